@@ -1,0 +1,17 @@
+# Ferry server image. Build: docker build -t ferry . ; run: docker run -p 3000:3000 -v ferry-data:/app/data ferry
+FROM denoland/deno:2.9.6
+
+WORKDIR /app
+RUN mkdir -p /app/data && chown deno:deno /app/data
+
+# The code stays root-owned (read-only for the server); only data/ is the server's.
+COPY . .
+USER deno
+# Download the dependencies at build time, exactly as pinned by deno.lock.
+RUN deno cache --frozen main.ts
+
+EXPOSE 3000
+VOLUME /app/data
+
+# Same permissions as the `start` task in deno.json; the image's entrypoint prefixes `deno`.
+CMD ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "--unstable-kv", "main.ts", "serve"]

@@ -1,0 +1,35 @@
+/** `serve`: the HTTP server, with graceful shutdown on SIGINT and SIGTERM. */
+import type { Config } from "../core/config.ts";
+import { createApp } from "../routes/mod.ts";
+import { closeServices, openServices } from "./services.ts";
+
+/** Runs the server until a signal asks it to stop. */
+export async function serve(config: Config): Promise<void> {
+  const services = await openServices(config);
+  const app = createApp(services, { logRequests: true });
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.hostname,
+    onListen: ({ hostname, port }) =>
+      services.logger.info("listening", {
+        url: `http://${hostname}:${port}`,
+        store: services.store.kind,
+        datasource: services.datasource.kind,
+        version: services.build.version,
+      }),
+  }, app.fetch);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    stopping ??= (async () => {
+      services.logger.info("shutting down: finishing in-flight requests", { signal });
+      await server.shutdown();
+      await closeServices(services);
+      services.logger.info("stopped");
+    })();
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  await server.finished;
+  await stopping;
+}

@@ -1,0 +1,109 @@
+/**
+ * Builds the running service from the environment: configuration, the server
+ * secret, the store, the datasource and the settings. Shared by `serve` and
+ * the operator commands.
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import denoJson from "../deno.json" with { type: "json" };
+import { randomString, systemClock, systemRandom } from "../core/clock.ts";
+import { type Config, ConfigError, parseConfig } from "../core/config.ts";
+import { consoleLogger, type Logger } from "../core/log.ts";
+import type { BuildInfo, Services } from "../core/services.ts";
+import { SettingsService } from "../core/settings/service.ts";
+import { openKvStore } from "../db/kv/mod.ts";
+import { openPostgresStore } from "../db/postgres/mod.ts";
+import type { Store } from "../db/store.ts";
+import type { Datasource } from "../storage/datasource.ts";
+import { LocalDatasource } from "../storage/local.ts";
+import { S3Datasource } from "../storage/s3.ts";
+
+/** Reads and validates the environment; prints the problem and exits 1 when it is bad. */
+export function loadConfig(): Config {
+  try {
+    return parseConfig(Deno.env.toObject(), (path) => Deno.readTextFileSync(path));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`configuration error: ${error.message}`);
+    Deno.exit(1);
+  }
+}
+
+/**
+ * The configured secret, or the one kept in `<data dir>/secret`, generated
+ * (mode 0600) on first start.
+ */
+export async function serverSecret(config: Config, logger: Logger): Promise<string> {
+  if (config.secret) return config.secret;
+  const path = join(config.dataDir, "secret");
+  try {
+    const kept = (await Deno.readTextFile(path)).trim();
+    if (kept.length >= 32) return kept;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  await Deno.mkdir(config.dataDir, { recursive: true });
+  const secret = randomString(systemRandom, 64);
+  await Deno.writeTextFile(path, secret + "\n", { mode: 0o600 });
+  await Deno.chmod(path, 0o600).catch(() => {});
+  logger.info("SERVICE_SECRET is not set: generated one and kept it", { path });
+  return secret;
+}
+
+/** Opens PostgreSQL when `DATABASE_URL` is set, else Deno KV in the data directory. */
+export async function openStore(config: Config): Promise<Store> {
+  if (config.databaseUrl) return await openPostgresStore(config.databaseUrl);
+  await Deno.mkdir(config.dataDir, { recursive: true });
+  return await openKvStore(join(config.dataDir, "ferry.kv"));
+}
+
+/** Opens the configured datasource. */
+export async function openDatasource(config: Config): Promise<Datasource> {
+  const ds = config.datasource;
+  if (ds.type === "s3") return new S3Datasource(ds);
+  await Deno.mkdir(ds.directory, { recursive: true });
+  return new LocalDatasource(ds.directory);
+}
+
+/** The build: version from deno.json; commit from `FERRY_COMMIT` or the checkout's `.git`. */
+export async function buildInfo(): Promise<BuildInfo> {
+  return { version: denoJson.version, commit: Deno.env.get("FERRY_COMMIT") || await gitCommit() };
+}
+
+async function gitCommit(): Promise<string | null> {
+  if (!import.meta.url.startsWith("file:")) return null;
+  const git = join(dirname(dirname(fileURLToPath(import.meta.url))), ".git");
+  try {
+    const head = (await Deno.readTextFile(join(git, "HEAD"))).trim();
+    const ref = head.match(/^ref: (.+)$/)?.[1];
+    const sha = ref ? (await Deno.readTextFile(join(git, ref))).trim() : head;
+    return /^[0-9a-f]{40}$/.test(sha) ? sha.slice(0, 12) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Everything the server needs, opened and loaded. */
+export async function openServices(config: Config, logger: Logger = consoleLogger) {
+  const secret = await serverSecret(config, logger);
+  const store = await openStore(config);
+  const datasource = await openDatasource(config);
+  const settings = new SettingsService(store);
+  await settings.reload();
+  const services: Services = {
+    store,
+    datasource,
+    settings,
+    clock: systemClock,
+    random: systemRandom,
+    logger,
+    secret,
+    build: await buildInfo(),
+  };
+  return services;
+}
+
+/** Closes what {@link openServices} opened. */
+export async function closeServices(s: Services): Promise<void> {
+  await Promise.allSettled([s.store.close(), s.datasource.close()]);
+}

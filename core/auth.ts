@@ -1,0 +1,73 @@
+/**
+ * Who is calling: an API token in the `Authorization` header (the whole value,
+ * no scheme word) wins over the session cookie. Failures are the spec's §5
+ * messages, exactly.
+ */
+import type { Role, SessionRecord, UserRecord } from "../db/store.ts";
+import { ApiError, forbidden } from "./errors.ts";
+import { hasRole } from "./roles.ts";
+import { resolveSession } from "./sessions.ts";
+import type { Services } from "./services.ts";
+import { storedTokenOf } from "./tokens.ts";
+
+/** How much a route asks of its caller. */
+export type AuthLevel = "none" | "user" | "admin" | "super";
+
+/** The role each level needs. */
+const LEVEL_ROLE: Record<Exclude<AuthLevel, "none">, Role> = {
+  user: "USER",
+  admin: "ADMIN",
+  super: "SUPERADMIN",
+};
+
+/** What a request presents: the Authorization header and the session cookie, if any. */
+export interface Credentials {
+  authorization?: string;
+  sessionSecret?: string;
+}
+
+/** The caller, once known. */
+export interface Caller {
+  user: UserRecord | null;
+  session: SessionRecord | null;
+}
+
+const unauthorized = (message: string) => new ApiError(401, message);
+
+/**
+ * Resolves the caller and checks it against `level`. For `none`, bad
+ * credentials make an anonymous caller rather than an error.
+ */
+export async function authenticate(
+  s: Services,
+  credentials: Credentials,
+  level: AuthLevel,
+): Promise<Caller> {
+  let caller: Caller;
+  try {
+    caller = await identify(s, credentials);
+  } catch (error) {
+    if (level === "none") return { user: null, session: null };
+    throw error;
+  }
+  if (level === "none") return caller;
+  if (!caller.user) throw unauthorized("not logged in");
+  if (!hasRole(caller.user.role, LEVEL_ROLE[level])) throw forbidden();
+  return caller;
+}
+
+async function identify(s: Services, { authorization, sessionSecret }: Credentials) {
+  if (authorization !== undefined) {
+    if (authorization.trim() === "") throw unauthorized("no token");
+    const stored = storedTokenOf(authorization.trim(), s.secret);
+    if (stored === null) throw unauthorized("could not decrypt token");
+    const user = await s.store.getUserByToken(stored);
+    if (!user) throw unauthorized("invalid authorization token");
+    return { user, session: null };
+  }
+  if (sessionSecret) {
+    const found = await resolveSession(s, sessionSecret);
+    if (found) return found;
+  }
+  return { user: null, session: null };
+}

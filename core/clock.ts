@@ -1,0 +1,61 @@
+/**
+ * Time and randomness come in through these interfaces so that expiry, rate
+ * limits and cookies can be tested without sleeping and ids without luck.
+ */
+
+/** A source of the current time. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+/** A source of random bytes. */
+export interface Random {
+  /** `length` cryptographically strong random bytes. */
+  bytes(length: number): Uint8Array;
+}
+
+/** The real clock. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** The platform's cryptographic random generator. */
+export const systemRandom: Random = {
+  bytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+};
+
+/** A clock that stands still until moved; for tests. */
+export class ManualClock implements Clock {
+  constructor(private time = Date.UTC(2026, 0, 1)) {}
+  /** The current manual time. */
+  now(): number {
+    return this.time;
+  }
+  /** Moves the clock forward by `ms`. */
+  advance(ms: number): void {
+    this.time += ms;
+  }
+  /** Sets the clock to `time`. */
+  set(time: number): void {
+    this.time = time;
+  }
+}
+
+const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A string of `length` characters from `alphabet`, drawn without modulo bias. */
+export function randomString(random: Random, length: number, alphabet = ALPHANUMERIC): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = "";
+  while (out.length < length) {
+    for (const byte of random.bytes(length * 2)) {
+      if (byte < limit) out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** A new record id: 25 lowercase base-36 characters starting with a letter, like Zipline's. */
+export function newId(random: Random): string {
+  return "c" + randomString(random, 24, "0123456789abcdefghijklmnopqrstuvwxyz");
+}

@@ -1,0 +1,31 @@
+/**
+ * Small cryptographic helpers shared by sessions, tokens and signatures:
+ * constant-time comparison, SHA-256, and base64url.
+ */
+import { timingSafeEqual } from "node:crypto";
+
+const encoder = new TextEncoder();
+
+/** Compares two strings in time independent of where they differ. */
+export function safeEqual(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  if (x.length !== y.length) {
+    timingSafeEqual(x, x);
+    return false;
+  }
+  return timingSafeEqual(x, y);
+}
+
+/** Base64url without padding. */
+export function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** SHA-256 of the UTF-8 text, as base64url. */
+export async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return base64url(new Uint8Array(digest));
+}

@@ -1,0 +1,28 @@
+/**
+ * What the core functions work with, gathered in one object the server builds
+ * at start (and tests build with a manual clock and an in-memory store).
+ */
+import type { Store } from "../db/store.ts";
+import type { Datasource } from "../storage/datasource.ts";
+import type { Clock, Random } from "./clock.ts";
+import type { Logger } from "./log.ts";
+import type { SettingsService } from "./settings/service.ts";
+
+/** The build this program is: version from deno.json, commit when known. */
+export interface BuildInfo {
+  version: string;
+  commit: string | null;
+}
+
+/** Everything a core function may need. */
+export interface Services {
+  store: Store;
+  datasource: Datasource;
+  settings: SettingsService;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  /** The server secret: encrypts tokens and TOTP secrets. */
+  secret: string;
+  build: BuildInfo;
+}

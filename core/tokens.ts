@@ -1,0 +1,60 @@
+/**
+ * API tokens. The store keeps a random token per user; clients hold it
+ * encrypted with the server secret (AES-256-GCM, key = SHA-256 of the secret),
+ * in Zipline's format: `base64(timestamp) "." base64(ivHex "." cipherHex "." tagHex)`.
+ * Decryption failure tells a mangled token from one that matches no user.
+ */
+import { Buffer } from "node:buffer";
+import { createCipheriv, createDecipheriv, createHash } from "node:crypto";
+import { type Random, randomString } from "./clock.ts";
+
+/** A new stored token: `base64(now) "." base64(32 random alphanumerics)`. */
+export function newStoredToken(now: number, random: Random): string {
+  return `${btoa(String(now))}.${btoa(randomString(random, 32))}`;
+}
+
+function key(secret: string): Uint8Array {
+  return createHash("sha256").update(secret, "utf8").digest();
+}
+
+/** Encrypts `plain` as `ivHex.cipherHex.tagHex`. */
+export function encrypt(plain: string, secret: string, random: Random): string {
+  const iv = random.bytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key(secret), iv);
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return [iv, body, cipher.getAuthTag()].map((b) => Buffer.from(b).toString("hex")).join(".");
+}
+
+/** Decrypts what {@link encrypt} made; `null` when it is malformed or forged. */
+export function decrypt(sealed: string, secret: string): string | null {
+  const parts = sealed.split(".");
+  if (parts.length !== 3 || parts.some((p) => !/^[0-9a-f]*$/i.test(p) || p.length % 2)) {
+    return null;
+  }
+  const [iv, body, tag] = parts.map((p) => Buffer.from(p, "hex"));
+  if (iv.length !== 12 || tag.length !== 16) return null;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key(secret), iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(body), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** The token a client holds for the stored token. A new IV each time; all stay valid. */
+export function clientToken(stored: string, now: number, secret: string, random: Random): string {
+  return `${btoa(String(now))}.${btoa(encrypt(stored, secret, random))}`;
+}
+
+/** The stored token inside a client token, or `null` when it cannot be decrypted. */
+export function storedTokenOf(client: string, secret: string): string | null {
+  const [stamp, sealed, ...rest] = client.split(".");
+  if (!stamp || !sealed || rest.length) return null;
+  try {
+    if (!Number.isFinite(parseInt(atob(stamp), 10))) return null;
+    return decrypt(atob(sealed), secret);
+  } catch {
+    return null;
+  }
+}

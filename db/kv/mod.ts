@@ -1,0 +1,213 @@
+/**
+ * The Deno KV store: the embedded default. Records live under one key each;
+ * unique values (usernames, tokens) have index keys that atomic operations
+ * check and write together with the record, so a clash is refused by KV
+ * itself rather than by a read-then-write race.
+ */
+import {
+  type SessionRecord,
+  type Store,
+  UniqueError,
+  type UserPatch,
+  type UserRecord,
+} from "../store.ts";
+
+/** The KV schema version this code writes. */
+export const KV_SCHEMA_VERSION = 1;
+
+const K = {
+  user: (id: string) => ["user", id],
+  userByName: (name: string) => ["user_by_name", name],
+  userByToken: (token: string) => ["user_by_token", token],
+  usersExist: ["meta", "users_exist"],
+  schemaVersion: ["meta", "schema_version"],
+  session: (id: string) => ["session", id],
+  userSessions: (userId: string) => ["session_by_user", userId],
+  setting: (key: string) => ["setting", key],
+} satisfies Record<string, Deno.KvKey | ((...args: string[]) => Deno.KvKey)>;
+
+/** Opens (creating when needed) the KV database at `path` (`:memory:` for tests). */
+export async function openKvStore(path?: string): Promise<KvStore> {
+  const kv = await Deno.openKv(path);
+  const version = await kv.get<number>(K.schemaVersion);
+  if (version.value === null) await kv.set(K.schemaVersion, KV_SCHEMA_VERSION);
+  else if (version.value > KV_SCHEMA_VERSION) {
+    kv.close();
+    throw new Error(`the KV database is at schema ${version.value}, newer than this program`);
+  }
+  return new KvStore(kv);
+}
+
+/** {@link Store} on Deno KV. */
+export class KvStore implements Store {
+  readonly kind = "kv";
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async ping(): Promise<void> {
+    await this.kv.get(K.schemaVersion);
+  }
+
+  async schemaVersion(): Promise<number> {
+    return (await this.kv.get<number>(K.schemaVersion)).value ?? 0;
+  }
+
+  close(): Promise<void> {
+    this.kv.close();
+    return Promise.resolve();
+  }
+
+  async createUser(user: UserRecord): Promise<void> {
+    await this.insertUser(user, false);
+  }
+
+  async createFirstUser(user: UserRecord): Promise<boolean> {
+    return await this.insertUser(user, true);
+  }
+
+  private async insertUser(user: UserRecord, onlyFirst: boolean): Promise<boolean> {
+    const op = this.kv.atomic()
+      .check({ key: K.user(user.id), versionstamp: null })
+      .check({ key: K.userByName(user.username), versionstamp: null })
+      .check({ key: K.userByToken(user.token), versionstamp: null });
+    if (onlyFirst) op.check({ key: K.usersExist, versionstamp: null });
+    const result = await op
+      .set(K.user(user.id), user)
+      .set(K.userByName(user.username), user.id)
+      .set(K.userByToken(user.token), user.id)
+      .set(K.usersExist, true)
+      .commit();
+    if (result.ok) return true;
+    if (onlyFirst && await this.hasUsers()) return false;
+    throw await this.clash(user.username, user.token);
+  }
+
+  private async clash(username: string, token: string): Promise<UniqueError> {
+    const [name, tok] = await this.kv.getMany([K.userByName(username), K.userByToken(token)]);
+    return new UniqueError(name.value !== null ? "username" : tok.value !== null ? "token" : "id");
+  }
+
+  async hasUsers(): Promise<boolean> {
+    return (await this.kv.get(K.usersExist)).value !== null;
+  }
+
+  async getUser(id: string): Promise<UserRecord | null> {
+    return (await this.kv.get<UserRecord>(K.user(id))).value;
+  }
+
+  async getUserByUsername(username: string): Promise<UserRecord | null> {
+    return await this.byIndex(K.userByName(username));
+  }
+
+  async getUserByToken(token: string): Promise<UserRecord | null> {
+    return await this.byIndex(K.userByToken(token));
+  }
+
+  private async byIndex(key: Deno.KvKey): Promise<UserRecord | null> {
+    const id = (await this.kv.get<string>(key)).value;
+    return id === null ? null : await this.getUser(id);
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const users: UserRecord[] = [];
+    for await (const entry of this.kv.list<UserRecord>({ prefix: ["user"] })) {
+      users.push(entry.value);
+    }
+    return users.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+    while (true) {
+      const current = await this.kv.get<UserRecord>(K.user(id));
+      if (current.value === null) return null;
+      const old = current.value;
+      const next: UserRecord = { ...old, ...patch, updatedAt: now };
+      const op = this.kv.atomic().check(current).set(K.user(id), next);
+      if (next.username !== old.username) {
+        op.check({ key: K.userByName(next.username), versionstamp: null })
+          .delete(K.userByName(old.username))
+          .set(K.userByName(next.username), id);
+      }
+      if (next.token !== old.token) {
+        op.check({ key: K.userByToken(next.token), versionstamp: null })
+          .delete(K.userByToken(old.token))
+          .set(K.userByToken(next.token), id);
+      }
+      if ((await op.commit()).ok) return next;
+      const again = await this.kv.get<UserRecord>(K.user(id));
+      if (again.versionstamp === current.versionstamp) {
+        throw new UniqueError(next.username !== old.username ? "username" : "token");
+      }
+    }
+  }
+
+  async deleteUser(id: string): Promise<UserRecord | null> {
+    const current = await this.kv.get<UserRecord>(K.user(id));
+    if (current.value === null) return null;
+    const user = current.value;
+    const result = await this.kv.atomic().check(current)
+      .delete(K.user(id))
+      .delete(K.userByName(user.username))
+      .delete(K.userByToken(user.token))
+      .commit();
+    if (!result.ok) return await this.deleteUser(id);
+    await this.deleteUserSessions(id);
+    return user;
+  }
+
+  async createSession(session: SessionRecord): Promise<void> {
+    const expireIn = Math.max(1, session.expiresAt.getTime() - Date.now());
+    await this.kv.atomic()
+      .set(K.session(session.id), session, { expireIn })
+      .set([...K.userSessions(session.userId), session.id], true, { expireIn })
+      .commit();
+  }
+
+  async getSession(id: string): Promise<SessionRecord | null> {
+    return (await this.kv.get<SessionRecord>(K.session(id))).value;
+  }
+
+  async listSessions(userId: string): Promise<SessionRecord[]> {
+    const ids: Deno.KvKey[] = [];
+    for await (const entry of this.kv.list({ prefix: K.userSessions(userId) })) {
+      ids.push(K.session(entry.key.at(-1) as string));
+    }
+    const sessions: SessionRecord[] = [];
+    for (let i = 0; i < ids.length; i += 10) {
+      for (const entry of await this.kv.getMany<SessionRecord[]>(ids.slice(i, i + 10))) {
+        if (entry.value) sessions.push(entry.value);
+      }
+    }
+    return sessions.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    const session = await this.getSession(id);
+    const op = this.kv.atomic().delete(K.session(id));
+    if (session) op.delete([...K.userSessions(session.userId), id]);
+    await op.commit();
+  }
+
+  async deleteUserSessions(userId: string, keepId?: string): Promise<void> {
+    for await (const entry of this.kv.list({ prefix: K.userSessions(userId) })) {
+      const id = entry.key.at(-1) as string;
+      if (id !== keepId) {
+        await this.kv.atomic().delete(entry.key).delete(K.session(id)).commit();
+      }
+    }
+  }
+
+  async getSettings(): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = {};
+    for await (const entry of this.kv.list({ prefix: ["setting"] })) {
+      values[entry.key[1] as string] = entry.value;
+    }
+    return values;
+  }
+
+  async updateSettings(values: Record<string, unknown>): Promise<void> {
+    const op = this.kv.atomic();
+    for (const [key, value] of Object.entries(values)) op.set(K.setting(key), value);
+    const result = await op.commit();
+    if (!result.ok) throw new Error("settings update was not committed");
+  }
+}

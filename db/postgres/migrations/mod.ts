@@ -1,0 +1,18 @@
+/**
+ * The PostgreSQL migrations, in order. Each is applied once, in its own
+ * transaction, and recorded in `schema_migrations`. Never edit one that has
+ * shipped: add the next.
+ */
+import { sql as init } from "./001_init.ts";
+
+/** One versioned migration. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, oldest first. */
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: "init", sql: init },
+];

@@ -1,0 +1,258 @@
+/**
+ * The PostgreSQL store (postgres.js). Uniqueness comes from the schema's
+ * UNIQUE constraints; multi-row changes run in one transaction.
+ */
+import postgres, { type Sql, type TransactionSql } from "postgres";
+import {
+  type SessionRecord,
+  type Store,
+  UniqueError,
+  type UserPatch,
+  type UserRecord,
+} from "../store.ts";
+import { currentVersion, migrate } from "./migrate.ts";
+
+/** Connects to `url`, applies pending migrations, and returns the store. */
+export async function openPostgresStore(url: string, options: { max?: number } = {}) {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    connection: { application_name: "ferry" },
+  });
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  return new PostgresStore(sql);
+}
+
+interface UserRow {
+  id: string;
+  username: string;
+  password: string | null;
+  role: UserRecord["role"];
+  avatar: string | null;
+  token: string;
+  totp_secret: string | null;
+  view: Record<string, unknown>;
+  quota: UserRecord["quota"];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toUser = (r: UserRow): UserRecord => ({
+  id: r.id,
+  username: r.username,
+  password: r.password,
+  role: r.role,
+  avatar: r.avatar,
+  token: r.token,
+  totpSecret: r.totp_secret,
+  view: r.view,
+  quota: r.quota,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const USER_COLUMNS: Record<keyof UserPatch, string> = {
+  username: "username",
+  password: "password",
+  role: "role",
+  avatar: "avatar",
+  token: "token",
+  totpSecret: "totp_secret",
+  view: "view",
+  quota: "quota",
+};
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  client: string;
+  device: string;
+  ua: string;
+}
+
+const toSession = (r: SessionRow): SessionRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  client: r.client,
+  device: r.device,
+  ua: r.ua,
+});
+
+/** Maps a unique-violation from PostgreSQL to a {@link UniqueError}. */
+function uniqueError(error: unknown): unknown {
+  const e = error as { code?: string; constraint_name?: string };
+  if (e?.code !== "23505") return error;
+  const field = e.constraint_name?.match(/^users_(\w+)_key$/)?.[1] ?? e.constraint_name ?? "id";
+  return new UniqueError(field === "pkey" ? "id" : field);
+}
+
+/** {@link Store} on PostgreSQL. */
+export class PostgresStore implements Store {
+  readonly kind = "postgres";
+  constructor(readonly sql: Sql) {}
+
+  async ping(): Promise<void> {
+    await this.sql`SELECT 1`;
+  }
+
+  async schemaVersion(): Promise<number> {
+    return await currentVersion(this.sql);
+  }
+
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+
+  private insertUser(sql: TransactionSql, u: UserRecord) {
+    return sql`INSERT INTO users ${
+      sql({
+        id: u.id,
+        username: u.username,
+        password: u.password,
+        role: u.role,
+        avatar: u.avatar,
+        token: u.token,
+        totp_secret: u.totpSecret,
+        view: sql.json(u.view as postgres.JSONValue),
+        quota: u.quota === null ? null : sql.json(u.quota as unknown as postgres.JSONValue),
+        created_at: u.createdAt,
+        updated_at: u.updatedAt,
+      })
+    }`;
+  }
+
+  async createUser(user: UserRecord): Promise<void> {
+    try {
+      await this.sql.begin(async (tx) => {
+        await this.insertUser(tx, user);
+        await tx`INSERT INTO meta (key, value) VALUES ('users_exist', 'true')
+          ON CONFLICT (key) DO NOTHING`;
+      });
+    } catch (error) {
+      throw uniqueError(error);
+    }
+  }
+
+  async createFirstUser(user: UserRecord): Promise<boolean> {
+    try {
+      return await this.sql.begin(async (tx) => {
+        const won = await tx`INSERT INTO meta (key, value) VALUES ('users_exist', 'true')
+          ON CONFLICT (key) DO NOTHING RETURNING key`;
+        if (won.length === 0) return false;
+        await this.insertUser(tx, user);
+        return true;
+      });
+    } catch (error) {
+      throw uniqueError(error);
+    }
+  }
+
+  async hasUsers(): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM meta WHERE key = 'users_exist'`;
+    return rows.length > 0;
+  }
+
+  async getUser(id: string): Promise<UserRecord | null> {
+    const [row] = await this.sql<UserRow[]>`SELECT * FROM users WHERE id = ${id}`;
+    return row ? toUser(row) : null;
+  }
+
+  async getUserByUsername(username: string): Promise<UserRecord | null> {
+    const [row] = await this.sql<UserRow[]>`SELECT * FROM users WHERE username = ${username}`;
+    return row ? toUser(row) : null;
+  }
+
+  async getUserByToken(token: string): Promise<UserRecord | null> {
+    const [row] = await this.sql<UserRow[]>`SELECT * FROM users WHERE token = ${token}`;
+    return row ? toUser(row) : null;
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const rows = await this.sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
+    return rows.map(toUser);
+  }
+
+  async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+    const values: Record<string, unknown> = { updated_at: now };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      const column = USER_COLUMNS[key as keyof UserPatch];
+      values[column] = (key === "view" || key === "quota") && value !== null
+        ? this.sql.json(value as postgres.JSONValue)
+        : value;
+    }
+    try {
+      const [row] = await this.sql<UserRow[]>`
+        UPDATE users SET ${this.sql(values)} WHERE id = ${id} RETURNING *`;
+      return row ? toUser(row) : null;
+    } catch (error) {
+      throw uniqueError(error);
+    }
+  }
+
+  async deleteUser(id: string): Promise<UserRecord | null> {
+    const [row] = await this.sql<UserRow[]>`DELETE FROM users WHERE id = ${id} RETURNING *`;
+    return row ? toUser(row) : null;
+  }
+
+  async createSession(s: SessionRecord): Promise<void> {
+    await this.sql`INSERT INTO sessions ${
+      this.sql({
+        id: s.id,
+        user_id: s.userId,
+        created_at: s.createdAt,
+        expires_at: s.expiresAt,
+        client: s.client,
+        device: s.device,
+        ua: s.ua,
+      })
+    }`;
+  }
+
+  async getSession(id: string): Promise<SessionRecord | null> {
+    const [row] = await this.sql<SessionRow[]>`SELECT * FROM sessions WHERE id = ${id}`;
+    return row ? toSession(row) : null;
+  }
+
+  async listSessions(userId: string): Promise<SessionRecord[]> {
+    const rows = await this.sql<SessionRow[]>`
+      SELECT * FROM sessions WHERE user_id = ${userId} AND expires_at > now()
+      ORDER BY created_at, id`;
+    return rows.map(toSession);
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.sql`DELETE FROM sessions WHERE id = ${id}`;
+  }
+
+  async deleteUserSessions(userId: string, keepId?: string): Promise<void> {
+    await this.sql`DELETE FROM sessions
+      WHERE user_id = ${userId} AND id IS DISTINCT FROM ${keepId ?? null}`;
+  }
+
+  async getSettings(): Promise<Record<string, unknown>> {
+    const rows = await this.sql<{ key: string; value: unknown }[]>`SELECT key, value FROM settings`;
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  async updateSettings(values: Record<string, unknown>): Promise<void> {
+    const entries = Object.entries(values);
+    if (entries.length === 0) return;
+    await this.sql.begin(async (tx) => {
+      for (const [key, value] of entries) {
+        const json = tx.json((value ?? null) as postgres.JSONValue);
+        await tx`INSERT INTO settings (key, value) VALUES (${key}, ${json})
+          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
+      }
+    });
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The Store: every piece of state the service keeps, behind one interface with
+ * two implementations, `kv/` (Deno KV, the embedded default) and `postgres/`.
+ * Both pass `tests/contract/store_test.ts`. Uniqueness and multi-record
+ * changes are enforced here, atomically, so that concurrent requests on any
+ * number of server processes can never both win.
+ */
+
+/** User roles, lowest first. */
+export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
+/** A user role. */
+export type Role = typeof ROLES[number];
+
+/** A user's quota; `null` fields mean no limit of that kind. */
+export interface QuotaRecord {
+  id: string;
+  filesQuota: "BY_BYTES" | "BY_FILES" | "NONE";
+  maxBytes: string | null;
+  maxFiles: number | null;
+  maxUrls: number | null;
+}
+
+/** A user as stored. Secrets (`password`, `token`, `totpSecret`) never leave the server. */
+export interface UserRecord {
+  id: string;
+  username: string;
+  /** PHC-format argon2 hash; `null` for accounts without a password. */
+  password: string | null;
+  role: Role;
+  avatar: string | null;
+  /** The stored API token; clients hold it encrypted with the server secret. */
+  token: string;
+  /** Encrypted TOTP secret, `null` while TOTP is off. */
+  totpSecret: string | null;
+  view: Record<string, unknown>;
+  quota: QuotaRecord | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The fields of a user that an update may change. */
+export type UserPatch = Partial<
+  Pick<
+    UserRecord,
+    "username" | "password" | "role" | "avatar" | "token" | "totpSecret" | "view" | "quota"
+  >
+>;
+
+/** A login session. The cookie holds a secret; `id` is its SHA-256, so a store leak gives no sessions. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  client: string;
+  device: string;
+  ua: string;
+}
+
+/** Thrown when a write would break a uniqueness rule; `field` names it. */
+export class UniqueError extends Error {
+  constructor(readonly field: string) {
+    super(`${field} already exists`);
+    this.name = "UniqueError";
+  }
+}
+
+/** Everything the service persists. */
+export interface Store {
+  /** `"kv"` or `"postgres"`, for logs and status. */
+  readonly kind: "kv" | "postgres";
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  /** The schema version the store is at. */
+  schemaVersion(): Promise<number>;
+  /** Releases connections and handles. */
+  close(): Promise<void>;
+
+  /** Adds a user; throws {@link UniqueError} (`username` or `token`) on a clash. */
+  createUser(user: UserRecord): Promise<void>;
+  /**
+   * Adds `user` only if no user was ever created (first-run setup). Returns
+   * `false`, writing nothing, when one already was; atomic across processes.
+   */
+  createFirstUser(user: UserRecord): Promise<boolean>;
+  /** `true` once any user has been created. */
+  hasUsers(): Promise<boolean>;
+  /** The user with this id, or `null`. */
+  getUser(id: string): Promise<UserRecord | null>;
+  /** The user with exactly this username, or `null`. */
+  getUserByUsername(username: string): Promise<UserRecord | null>;
+  /** The user whose stored token this is, or `null`. */
+  getUserByToken(token: string): Promise<UserRecord | null>;
+  /** Every user, oldest first. */
+  listUsers(): Promise<UserRecord[]>;
+  /**
+   * Applies `patch` and bumps `updatedAt` to `now`; returns the new record, or
+   * `null` when the user does not exist. Throws {@link UniqueError} on a clash.
+   */
+  updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null>;
+  /** Removes the user and its sessions; returns the removed record or `null`. */
+  deleteUser(id: string): Promise<UserRecord | null>;
+
+  /** Adds a session. */
+  createSession(session: SessionRecord): Promise<void>;
+  /** The session with this id, or `null` (expired ones included: the caller checks). */
+  getSession(id: string): Promise<SessionRecord | null>;
+  /** A user's sessions, oldest first. */
+  listSessions(userId: string): Promise<SessionRecord[]>;
+  /** Removes one session. */
+  deleteSession(id: string): Promise<void>;
+  /** Removes every session of the user except `keepId`. */
+  deleteUserSessions(userId: string, keepId?: string): Promise<void>;
+
+  /** The stored settings values (only keys ever written). */
+  getSettings(): Promise<Record<string, unknown>>;
+  /** Writes the given keys atomically; other keys keep their values. */
+  updateSettings(values: Record<string, unknown>): Promise<void>;
+}

@@ -1,0 +1,125 @@
+/**
+ * How every route is declared: once, with its method, path, auth level,
+ * rate-limit class and zod schemas. The declaration drives validation (the
+ * spec's 400 `issues` body), the handler's types, the auth middleware and the
+ * OpenAPI document. Built on @hono/zod-openapi.
+ */
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { isDeepStrictEqual } from "node:util";
+import type { AuthLevel } from "../core/auth.ts";
+import type { AppEnv } from "./env.ts";
+import { requireAuth } from "./middleware/auth.ts";
+import { validationError } from "./middleware/errors.ts";
+
+/** One validation problem. */
+export const IssueSchema = z.object({
+  path: z.array(z.string()),
+  message: z.string(),
+  code: z.string(),
+}).openapi("Issue");
+
+/** Every error body: `{error, statusCode}`, with `issues` on validation failures. */
+export const ErrorSchema = z.object({
+  error: z.string().openapi({ example: "forbidden" }),
+  statusCode: z.number().int().openapi({ example: 403 }),
+  issues: z.array(IssueSchema).optional(),
+}).openapi("Error");
+
+const error = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorSchema } },
+});
+
+/** A JSON response of `schema` for the document. */
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** A required JSON request body. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true as const, content: { "application/json": { schema } } };
+}
+
+/** What a route declares beyond a plain OpenAPI route. */
+export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
+  /** Who may call it. */
+  auth: AuthLevel;
+};
+
+function errorResponses(r: RouteDeclaration) {
+  const req = r.request;
+  return {
+    ...(req && (req.body || req.query || req.params || req.headers || req.cookies)
+      ? { 400: error("The request failed validation; `issues` says where.") }
+      : {}),
+    ...(req?.body ? { 415: error("The body is not of a declared media type.") } : {}),
+    ...(r.auth === "none" ? {} : {
+      401: error(
+        "`no token`, `could not decrypt token`, `invalid authorization token` or " +
+          "`not logged in`.",
+      ),
+    }),
+    ...(r.auth === "admin" || r.auth === "super"
+      ? { 403: error("`forbidden`: the caller's role is too low.") }
+      : {}),
+    500: error("`Internal Server Error`: logged on the server, never detailed here."),
+  };
+}
+
+/** Declares a route: adds auth, security, the shared error responses and the response check. */
+export function defineRoute<const R extends RouteDeclaration>(r: R) {
+  const { auth, ...route } = r;
+  const responses = { ...errorResponses(r), ...route.responses };
+  const declared = createRoute({
+    ...route,
+    responses,
+    security: auth === "none" ? [] : [{ token: [] }, { session: [] }],
+    middleware: [requireAuth(auth), checkResponse(responses)],
+    "x-auth-level": auth,
+  });
+  return declared as unknown as Omit<R, "auth" | "responses"> & {
+    responses: R["responses"] & ReturnType<typeof errorResponses>;
+    middleware: MiddlewareHandler<AppEnv>[];
+    getRoutingPath(): RoutingPath<R["path"]>;
+  };
+}
+
+/** `/users/{id}` as Hono routes it: `/users/:id`. */
+type RoutingPath<T extends string> = T extends `${infer S}{${infer P}}${infer E}`
+  ? RoutingPath<`${S}:${P}${E}`>
+  : T;
+
+/**
+ * In tests (`checkResponses` set), fails a response whose status is not
+ * declared or whose JSON body has a field its schema does not declare, so a
+ * handler cannot leak a password hash or a token unnoticed.
+ */
+function checkResponse(responses: RouteConfig["responses"]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (!c.var.checkResponses) return;
+    const declared = responses[c.res.status];
+    if (!declared) throw new Error(`undeclared status ${c.res.status} for ${c.req.path}`);
+    const content = (declared as { content?: Record<string, { schema?: unknown }> }).content;
+    const schema = content?.["application/json"]?.schema;
+    if (!schema || !(schema instanceof z.ZodType)) return;
+    const body = await c.res.clone().json();
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new Error(`response does not match its schema: ${JSON.stringify(parsed.error.issues)}`);
+    }
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(parsed.data)), body)) {
+      throw new Error(`response carries undeclared fields: ${JSON.stringify(body)}`);
+    }
+  };
+}
+
+/** A router for one API area, with the shared validation hook. */
+export function newRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.target, result.error);
+    },
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The application: every API area mounted in one place, the shared
+ * middleware, the error handler and the OpenAPI document.
+ */
+import { cors } from "hono/cors";
+import type { Services } from "../core/services.ts";
+import { newRouter } from "./define.ts";
+import { onError, onNotFound } from "./middleware/errors.ts";
+import { requestLog } from "./middleware/request_log.ts";
+import { healthRoutes } from "./health.ts";
+import { setupRoutes } from "./setup.ts";
+
+/** Options for {@link createApp}. */
+export interface AppOptions {
+  /** Check every response against its declared schema (tests only). */
+  checkResponses?: boolean;
+  /** Log each request (off in tests). */
+  logRequests?: boolean;
+}
+
+/** Builds the Hono app over `services`. */
+export function createApp(services: Services, options: AppOptions = {}) {
+  const app = newRouter();
+  app.use(async (c, next) => {
+    c.set("services", services);
+    c.set("user", null);
+    c.set("session", null);
+    c.set("checkResponses", options.checkResponses ?? false);
+    await next();
+  });
+  if (options.logRequests) app.use(requestLog);
+  app.use(cors());
+
+  app.route("/api", setupRoutes);
+  app.route("/api", healthRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "token", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description: "The API token from GET /api/user/token, as the whole header value.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "session", {
+    type: "apiKey",
+    in: "cookie",
+    name: "service_session",
+    description: "The session cookie set by POST /api/auth/login.",
+  });
+  app.get("/api/openapi.json", (c) => c.json(openApiDocument(app, services.build.version)));
+
+  app.notFound(onNotFound);
+  app.onError(onError);
+  return app;
+}
+
+/** The OpenAPI 3.1 document of `app`. */
+export function openApiDocument(app: ReturnType<typeof newRouter>, version: string) {
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Ferry API",
+      version,
+      description:
+        "Self-hosted file sharing and URL shortening; a drop-in successor to Zipline v4.",
+    },
+  });
+}

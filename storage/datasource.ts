@@ -1,0 +1,128 @@
+/**
+ * The datasource: where file bytes live. One interface, two implementations
+ * (`local.ts`, `s3.ts`), both held to `tests/contract/datasource_test.ts`.
+ *
+ * Names are relative paths inside the upload root. `safeName` refuses anything
+ * that could escape it, and every implementation calls it first.
+ */
+
+/** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Throws a `RangeError` unless `range` is well formed: integers with
+ * `0 <= start <= end`. Implementations call it before touching storage, so a bad
+ * range never turns into a whole-object answer (S3 ignores a malformed `Range`).
+ */
+export function checkRange(range: ByteRange): void {
+  const { start, end } = range;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw new RangeError(`bad byte range ${start}-${end}`);
+  }
+}
+
+/** Options for {@link Datasource.put}. */
+export interface PutOptions {
+  /** Abort and remove the partial object once more than this many bytes arrive. */
+  limit?: number;
+  /** MIME type recorded with the object where the backend keeps one (S3). */
+  contentType?: string;
+}
+
+/** Where file bytes are stored: local disk or an S3-compatible bucket. */
+export interface Datasource {
+  /** Which implementation this is, for status pages and logs. */
+  readonly kind: "local" | "s3";
+  /**
+   * Streams `body` into `name`, counting bytes. Resolves with the byte count.
+   * Rejects with {@link SizeLimitError} past `limit`, leaving nothing stored.
+   * Replaces an existing object of the same name.
+   */
+  put(name: string, body: ReadableStream<Uint8Array>, options?: PutOptions): Promise<number>;
+  /**
+   * Streams the object, or the inclusive `range` of it; `null` when it does not exist.
+   * A range ending past the last byte stops at the last byte; a range starting past
+   * it, or a malformed one (see {@link checkRange}), rejects with a `RangeError`.
+   */
+  get(name: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /** The object's size in bytes, or `null` when it does not exist. */
+  size(name: string): Promise<number | null>;
+  /** Removes the object; removing a missing object is not an error. */
+  delete(name: string): Promise<void>;
+  /** Renames `from` to `to`; rejects with {@link NotFoundError} when `from` is missing. */
+  rename(from: string, to: string): Promise<void>;
+  /** Releases what the implementation holds open. */
+  close(): Promise<void>;
+}
+
+/** Thrown by `put` when the stream passes its byte limit. */
+export class SizeLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`stream passed its limit of ${limit} bytes`);
+    this.name = "SizeLimitError";
+  }
+}
+
+/** Thrown when an object that must exist does not. */
+export class NotFoundError extends Error {
+  constructor(name: string) {
+    super(`no object named ${name}`);
+    this.name = "NotFoundError";
+  }
+}
+
+/** Thrown for a name that is empty, absolute or tries to leave the upload root. */
+export class UnsafeNameError extends Error {
+  constructor(name: string) {
+    super(`unsafe object name ${JSON.stringify(name)}`);
+    this.name = "UnsafeNameError";
+  }
+}
+
+/**
+ * Returns `name` when it is a safe relative path (segments separated by `/`,
+ * none empty, `.` or `..`, no backslash or NUL); throws {@link UnsafeNameError} otherwise.
+ */
+export function safeName(name: string): string {
+  if (name.length === 0 || name.length > 1024 || /[\\\0]/.test(name) || name.startsWith("/")) {
+    throw new UnsafeNameError(name);
+  }
+  for (const segment of name.split("/")) {
+    if (segment === "" || segment === "." || segment === "..") throw new UnsafeNameError(name);
+  }
+  return name;
+}
+
+/**
+ * Counts the bytes of a `put` body as they pass through {@link ByteCounter.stream}
+ * and errors that stream with {@link SizeLimitError} once they pass `limit`.
+ * Every implementation pipes its body through one, so all stop at the same byte.
+ */
+export class ByteCounter {
+  /** Pipe the body through this; chunks pass unchanged until the limit is passed. */
+  readonly stream: TransformStream<Uint8Array, Uint8Array>;
+  #bytes = 0;
+
+  constructor(readonly limit: number = Infinity) {
+    this.stream = new TransformStream({
+      transform: (chunk, controller) => {
+        this.#bytes += chunk.byteLength;
+        if (this.#bytes > limit) throw new SizeLimitError(limit);
+        controller.enqueue(chunk);
+      },
+    });
+  }
+
+  /** Bytes that have passed so far. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Whether the body passed the limit. */
+  get exceeded(): boolean {
+    return this.#bytes > this.limit;
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The local-disk datasource: every object is a file under one root directory.
+ */
+
+import { dirname, join, resolve, sep } from "node:path";
+import {
+  ByteCounter,
+  type ByteRange,
+  checkRange,
+  type Datasource,
+  NotFoundError,
+  type PutOptions,
+  safeName,
+  UnsafeNameError,
+} from "./datasource.ts";
+
+/** Where `put` stages bodies before renaming them into place; names under it are refused. */
+const STAGING = ".tmp";
+/** How many bytes `get` reads from disk per chunk. */
+const READ_CHUNK = 64 * 1024;
+
+/**
+ * Stores objects as files under `root`. `put` writes to `<root>/.tmp/<uuid>` and
+ * renames the finished file into place, so a reader never sees a partial object
+ * and a failed upload leaves nothing behind. `.tmp` itself is not a valid object name.
+ */
+export class LocalDatasource implements Datasource {
+  readonly kind = "local";
+  readonly #root: string;
+
+  /** Opens the datasource rooted at `root`; directories are created on first write. */
+  constructor(root: string) {
+    this.#root = resolve(root);
+  }
+
+  async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
+    const path = this.#path(name);
+    const staging = join(this.#root, STAGING);
+    await Deno.mkdir(staging, { recursive: true });
+    const temporary = join(staging, crypto.randomUUID());
+    const counter = new ByteCounter(options.limit);
+    try {
+      const file = await Deno.open(temporary, { write: true, createNew: true });
+      try {
+        await body.pipeThrough(counter.stream).pipeTo(
+          new WritableStream({ write: (chunk) => writeAll(file, chunk) }),
+        );
+        await file.syncData();
+      } finally {
+        file.close();
+      }
+      await Deno.mkdir(dirname(path), { recursive: true });
+      await Deno.rename(temporary, path);
+      return counter.bytes;
+    } catch (error) {
+      // Best effort: the staging file may not exist, and the put's own error matters more.
+      await Deno.remove(temporary).catch(() => {});
+      throw error;
+    }
+  }
+
+  async get(name: string, range?: ByteRange) {
+    const path = this.#path(name);
+    if (range) checkRange(range);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path);
+    } catch (error) {
+      rethrowUnlessMissing(error);
+      return null;
+    }
+    try {
+      const { isFile, size } = await file.stat();
+      if (!isFile) {
+        file.close();
+        return null;
+      }
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? Infinity, size - 1);
+      if (range && start >= size) throw new RangeError(`range starts past the end of ${name}`);
+      if (start > 0) await file.seek(start, Deno.SeekMode.Start);
+      return readSpan(file, end - start + 1);
+    } catch (error) {
+      file.close();
+      throw error;
+    }
+  }
+
+  async size(name: string) {
+    return await fileSize(this.#path(name));
+  }
+
+  async delete(name: string) {
+    const path = this.#path(name);
+    if (await fileSize(path) === null) return;
+    await Deno.remove(path).catch(rethrowUnlessMissing);
+  }
+
+  async rename(from: string, to: string) {
+    const source = this.#path(from);
+    const target = this.#path(to);
+    if (await fileSize(source) === null) throw new NotFoundError(from);
+    await Deno.mkdir(dirname(target), { recursive: true });
+    try {
+      await Deno.rename(source, target);
+    } catch (error) {
+      rethrowUnlessMissing(error);
+      throw new NotFoundError(from);
+    }
+  }
+
+  close() {
+    return Promise.resolve();
+  }
+
+  /** The file path for `name`, refusing unsafe names, the staging area and anything outside the root. */
+  #path(name: string): string {
+    safeName(name);
+    if (name === STAGING || name.startsWith(`${STAGING}/`)) throw new UnsafeNameError(name);
+    const path = resolve(this.#root, name);
+    if (!path.startsWith(this.#root + sep)) throw new UnsafeNameError(name);
+    return path;
+  }
+}
+
+/** The size of the regular file at `path`, or `null` when there is none. */
+async function fileSize(path: string): Promise<number | null> {
+  try {
+    const info = await Deno.stat(path);
+    return info.isFile ? info.size : null;
+  } catch (error) {
+    rethrowUnlessMissing(error);
+    return null;
+  }
+}
+
+/** Writes all of `chunk`, looping over short writes. */
+async function writeAll(file: Deno.FsFile, chunk: Uint8Array): Promise<void> {
+  for (let written = 0; written < chunk.byteLength;) {
+    written += await file.write(chunk.subarray(written));
+  }
+}
+
+/**
+ * Streams `length` bytes from the current position of `file`, one chunk per
+ * pull, and closes the file at the end, on error or when the reader cancels.
+ */
+function readSpan(file: Deno.FsFile, length: number): ReadableStream<Uint8Array> {
+  let left = length;
+  let open = true;
+  const release = () => {
+    if (open) file.close();
+    open = false;
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = new Uint8Array(Math.min(READ_CHUNK, left));
+        const read = left > 0 ? await file.read(chunk) : null;
+        if (read !== null) {
+          left -= read;
+          controller.enqueue(chunk.subarray(0, read));
+        }
+        if (read === null || left === 0) {
+          release();
+          controller.close();
+        }
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+    cancel: release,
+  });
+}
+
+/** Swallows "no such file" (also a path through a non-directory); rethrows anything else. */
+function rethrowUnlessMissing(error: unknown): void {
+  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return;
+  throw error;
+}

@@ -1,0 +1,377 @@
+/**
+ * The datasource contract: one list of steps, run against every implementation
+ * (local disk in a temporary directory, S3 against the test task's s3rver, and
+ * S3 again inside a bucket subdirectory).
+ */
+
+import assert from "node:assert/strict";
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import {
+  type Datasource,
+  NotFoundError,
+  SizeLimitError,
+  UnsafeNameError,
+} from "../../storage/datasource.ts";
+import { LocalDatasource } from "../../storage/local.ts";
+import { S3Datasource } from "../../storage/s3.ts";
+import { S3RVER_CREDENTIALS, serviceUrl, skipWithout } from "../helpers/services.ts";
+
+const MIB = 1024 * 1024;
+
+/** One opened implementation, with a look behind its back at what it really stored. */
+interface Subject {
+  datasource: Datasource;
+  /** Every key the backend holds, as the backend names it (paths under the root, raw bucket keys). */
+  stored(): Promise<string[]>;
+  /** The raw key under which `name` should be stored. */
+  rawKey(name: string): string;
+  dispose(): Promise<void>;
+}
+
+/** Registers the contract for one implementation. */
+function contract(implementation: string, ignore: boolean, open: () => Promise<Subject>) {
+  Deno.test({
+    name: `datasource contract: ${implementation}`,
+    ignore,
+    fn: async (t) => {
+      const subject = await open();
+      const ds = subject.datasource;
+      try {
+        await t.step("put then get returns the same bytes and put returns the count", async () => {
+          const text = new TextEncoder().encode("hello, ferry");
+          assert.equal(await ds.put("hello.txt", streamOf(text)), text.byteLength);
+          assert.deepEqual(await readAll(await ds.get("hello.txt")), text);
+
+          const big = pattern(3 * MIB + 17, 1);
+          assert.equal(await ds.put("big.bin", streamOf(big, 64 * 1024)), big.byteLength);
+          assert.deepEqual(await readAll(await ds.get("big.bin")), big);
+
+          assert.equal(await ds.put("empty.bin", streamOf(new Uint8Array(0))), 0);
+          assert.deepEqual(await readAll(await ds.get("empty.bin")), new Uint8Array(0));
+          assert.equal(await ds.size("empty.bin"), 0);
+        });
+
+        await t.step("get of a range returns exactly those bytes", async () => {
+          const data = pattern(1000, 2);
+          await ds.put("range.bin", streamOf(data));
+          const cases = [[0, 0], [999, 999], [100, 199], [0, 999], [1, 998]];
+          for (const [start, end] of cases) {
+            assert.deepEqual(
+              await readAll(await ds.get("range.bin", { start, end })),
+              data.subarray(start, end + 1),
+              `range ${start}-${end}`,
+            );
+          }
+        });
+
+        await t.step(
+          "a range past the end is cut there; one starting past it is refused",
+          async () => {
+            const data = pattern(1000, 3);
+            await ds.put("edge.bin", streamOf(data));
+            assert.deepEqual(
+              await readAll(await ds.get("edge.bin", { start: 990, end: 5000 })),
+              data.subarray(990),
+            );
+            for (
+              const range of [{ start: 1000, end: 1000 }, { start: 5, end: 2 }, {
+                start: -1,
+                end: 3,
+              }]
+            ) {
+              await assert.rejects(ds.get("edge.bin", range), RangeError, JSON.stringify(range));
+            }
+            await assert.rejects(ds.get("empty.bin", { start: 0, end: 0 }), RangeError);
+          },
+        );
+
+        await t.step("size is the stored byte count, null when missing", async () => {
+          await ds.put("sized.bin", streamOf(pattern(12345, 4)));
+          assert.equal(await ds.size("sized.bin"), 12345);
+          assert.equal(await ds.size("never-stored.bin"), null);
+        });
+
+        await t.step("get of a missing object is null, with or without a range", async () => {
+          assert.equal(await ds.get("never-stored.bin"), null);
+          assert.equal(await ds.get("never-stored.bin", { start: 0, end: 10 }), null);
+          assert.equal(await ds.get("no/such/dir/file.bin"), null);
+        });
+
+        await t.step("put replaces an existing object", async () => {
+          await ds.put("replaced.bin", streamOf(pattern(5000, 5)));
+          const second = pattern(10, 6);
+          assert.equal(await ds.put("replaced.bin", streamOf(second)), 10);
+          assert.deepEqual(await readAll(await ds.get("replaced.bin")), second);
+          assert.equal(await ds.size("replaced.bin"), 10);
+        });
+
+        await t.step("delete removes the object; deleting a missing one is fine", async () => {
+          await ds.put("doomed.bin", streamOf(pattern(10, 7)));
+          await ds.delete("doomed.bin");
+          assert.equal(await ds.size("doomed.bin"), null);
+          assert.equal(await ds.get("doomed.bin"), null);
+          await ds.delete("doomed.bin");
+          await ds.delete("never/stored.bin");
+        });
+
+        await t.step("rename moves the object, replacing the target", async () => {
+          const data = pattern(2048, 8);
+          await ds.put("before.bin", streamOf(data));
+          await ds.put("after/ä b.bin", streamOf(pattern(5, 9)));
+          await ds.rename("before.bin", "after/ä b.bin");
+          assert.equal(await ds.size("before.bin"), null);
+          assert.deepEqual(await readAll(await ds.get("after/ä b.bin")), data);
+
+          await ds.rename("after/ä b.bin", "after/ä b.bin");
+          assert.deepEqual(await readAll(await ds.get("after/ä b.bin")), data);
+        });
+
+        await t.step("rename of a missing object is NotFoundError", async () => {
+          await assert.rejects(ds.rename("never-stored.bin", "other.bin"), NotFoundError);
+          await assert.rejects(ds.rename("never-stored.bin", "never-stored.bin"), NotFoundError);
+          assert.equal(await ds.size("other.bin"), null);
+        });
+
+        await t.step("a body of exactly the limit is stored", async () => {
+          const data = pattern(4096, 10);
+          assert.equal(await ds.put("limit.bin", streamOf(data, 1000), { limit: 4096 }), 4096);
+          assert.deepEqual(await readAll(await ds.get("limit.bin")), data);
+        });
+
+        await t.step("one byte past the limit is SizeLimitError and stores nothing", async () => {
+          const before = await subject.stored();
+          await assert.rejects(
+            ds.put("over.bin", streamOf(pattern(4097, 11), 1000), { limit: 4096 }),
+            SizeLimitError,
+          );
+          assert.equal(await ds.size("over.bin"), null);
+          assert.deepEqual(await subject.stored(), before);
+        });
+
+        await t.step("past the limit after several parts' worth also stores nothing", async () => {
+          const before = await subject.stored();
+          await assert.rejects(
+            ds.put("over-big.bin", lazyChunks(20, MIB), { limit: 17 * MIB }),
+            SizeLimitError,
+          );
+          assert.equal(await ds.size("over-big.bin"), null);
+          assert.deepEqual(await subject.stored(), before);
+        });
+
+        await t.step(
+          "a put refused at the limit leaves the existing object as it was",
+          async () => {
+            const data = pattern(100, 12);
+            await ds.put("kept.bin", streamOf(data));
+            await assert.rejects(
+              ds.put("kept.bin", streamOf(pattern(200, 13)), { limit: 150 }),
+              SizeLimitError,
+            );
+            assert.deepEqual(await readAll(await ds.get("kept.bin")), data);
+          },
+        );
+
+        await t.step("nested names are stored under their raw key", async () => {
+          const data = pattern(300, 14);
+          assert.equal(await ds.put("a/b/c.txt", streamOf(data)), 300);
+          assert.deepEqual(await readAll(await ds.get("a/b/c.txt")), data);
+          assert.equal(await ds.size("a/b/c.txt"), 300);
+          assert.ok((await subject.stored()).includes(subject.rawKey("a/b/c.txt")));
+          // A folder holding objects is not itself an object.
+          assert.equal(await ds.size("a/b"), null);
+          assert.equal(await ds.get("a/b"), null);
+          await ds.delete("a/b");
+          assert.equal(await ds.size("a/b/c.txt"), 300);
+        });
+
+        await t.step("unsafe names are UnsafeNameError on every method", async () => {
+          const before = await subject.stored();
+          const unsafe = ["../x", "/abs", "a//b", "a\\b", "..", ".", "a/../../b", "a/", "", "a\0b"];
+          for (const name of unsafe) {
+            const calls: [string, () => Promise<unknown>][] = [
+              ["put", () => ds.put(name, streamOf(pattern(10, 15)))],
+              ["get", () => ds.get(name)],
+              ["get range", () => ds.get(name, { start: 0, end: 1 })],
+              ["size", () => ds.size(name)],
+              ["delete", () => ds.delete(name)],
+              ["rename from", () => ds.rename(name, "hello.txt")],
+              ["rename to", () => ds.rename("hello.txt", name)],
+            ];
+            for (const [method, call] of calls) {
+              await assert.rejects(call, UnsafeNameError, `${method} ${JSON.stringify(name)}`);
+            }
+          }
+          assert.deepEqual(await subject.stored(), before);
+        });
+
+        await t.step("put streams a body it is handed chunk by chunk", async () => {
+          let pulled = 0;
+          const body = lazyChunks(20, MIB, () => pulled++);
+          assert.equal(await ds.put("lazy.bin", body), 20 * MIB);
+          assert.equal(pulled, 20);
+          assert.equal(await ds.size("lazy.bin"), 20 * MIB);
+          await assertSameStream(await ds.get("lazy.bin"), lazyChunks(20, MIB));
+        });
+      } finally {
+        await subject.dispose();
+      }
+    },
+  });
+}
+
+contract("local", false, async () => {
+  const root = await Deno.makeTempDir({ prefix: "ferry-datasource-" });
+  const datasource = new LocalDatasource(root);
+  return {
+    datasource,
+    stored: () => listFiles(root),
+    rawKey: (name) => name,
+    dispose: async () => {
+      await datasource.close();
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+});
+
+contract("s3", skipWithout("s3"), () => openS3(""));
+contract("s3 with a subdirectory", skipWithout("s3"), () => openS3("ferry/uploads"));
+
+/** Creates a fresh bucket on the test S3 service and a datasource over it. */
+async function openS3(subdirectory: string): Promise<Subject> {
+  const endpoint = serviceUrl("s3")!;
+  const bucket = `ferry-test-${crypto.randomUUID()}`;
+  const client = new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  const datasource = new S3Datasource({
+    endpoint,
+    region: "us-east-1",
+    bucket,
+    forcePathStyle: true,
+    subdirectory,
+    ...S3RVER_CREDENTIALS,
+  });
+  const stored = async () => {
+    const keys: string[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, ContinuationToken }),
+      );
+      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      ContinuationToken = page.NextContinuationToken;
+    } while (ContinuationToken);
+    return keys.sort();
+  };
+  return {
+    datasource,
+    stored,
+    rawKey: (name) => subdirectory ? `${subdirectory}/${name}` : name,
+    dispose: async () => {
+      await datasource.close();
+      for (const Key of await stored()) {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
+      }
+      await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+      client.destroy();
+    },
+  };
+}
+
+/** Every file under `root`, as sorted `/`-separated relative paths (the staging area included). */
+async function listFiles(root: string, prefix = ""): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(`${root}/${prefix}`)) {
+    const path = prefix + entry.name;
+    if (entry.isDirectory) files.push(...await listFiles(root, `${path}/`));
+    else files.push(path);
+  }
+  return files.sort();
+}
+
+/** `length` deterministic, seed-dependent bytes. */
+function pattern(length: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let state = seed * 2654435761;
+  for (let i = 0; i < length; i++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    bytes[i] = state >>> 24;
+  }
+  return bytes;
+}
+
+/** A stream handing out `data` in chunks of `chunkSize`, one per pull. */
+function streamOf(data: Uint8Array, chunkSize = data.byteLength || 1): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= data.byteLength) return controller.close();
+      controller.enqueue(data.slice(offset, offset + chunkSize));
+      offset += chunkSize;
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * A stream of `count` chunks of `size` bytes, each made only when pulled (chunk
+ * `i` is filled from seed `i`), so the whole body never exists at once.
+ */
+function lazyChunks(count: number, size: number, onPull = () => {}): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (index === count) return controller.close();
+      onPull();
+      controller.enqueue(pattern(size, 100 + index++));
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** All bytes of `stream`, which must not be null. */
+async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  assert.ok(stream, "expected an object, got null");
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Asserts that two streams carry the same bytes, comparing as they flow instead of buffering them. */
+async function assertSameStream(
+  actual: ReadableStream<Uint8Array> | null,
+  expected: ReadableStream<Uint8Array>,
+): Promise<void> {
+  assert.ok(actual, "expected an object, got null");
+  const left = actual.getReader();
+  const right = expected.getReader();
+  let pending: Uint8Array = new Uint8Array(0);
+  let position = 0;
+  while (true) {
+    const { done, value } = await left.read();
+    if (done) break;
+    let offset = 0;
+    while (offset < value.byteLength) {
+      if (pending.byteLength === 0) {
+        const next = await right.read();
+        assert.ok(!next.done, `actual is longer than expected at byte ${position}`);
+        pending = next.value;
+      }
+      const n = Math.min(pending.byteLength, value.byteLength - offset);
+      for (let i = 0; i < n; i++) {
+        if (value[offset + i] !== pending[i]) assert.fail(`bytes differ at ${position + i}`);
+      }
+      pending = pending.subarray(n);
+      offset += n;
+      position += n;
+    }
+  }
+  assert.equal(pending.byteLength, 0, `actual is shorter than expected at byte ${position}`);
+  assert.ok((await right.read()).done, `actual is shorter than expected at byte ${position}`);
+}

@@ -1,0 +1,196 @@
+/** The Store contract: one suite, run against Deno KV and PostgreSQL alike. */
+import assert from "node:assert/strict";
+import { newId, systemRandom } from "../../core/clock.ts";
+import { newStoredToken } from "../../core/tokens.ts";
+import { type SessionRecord, type Store, UniqueError, type UserRecord } from "../../db/store.ts";
+import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+
+let tick = Date.UTC(2026, 0, 1);
+
+function user(username: string, extra: Partial<UserRecord> = {}): UserRecord {
+  const at = new Date(tick += 1000);
+  return {
+    id: newId(systemRandom),
+    username,
+    password: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+    role: "USER",
+    avatar: null,
+    token: newStoredToken(at.getTime(), systemRandom),
+    totpSecret: null,
+    view: { enabled: false },
+    quota: null,
+    createdAt: at,
+    updatedAt: at,
+    ...extra,
+  };
+}
+
+function session(userId: string, ttl = 60_000): SessionRecord {
+  const now = Date.now();
+  return {
+    id: newId(systemRandom),
+    userId,
+    createdAt: new Date(now),
+    expiresAt: new Date(now + ttl),
+    client: "Firefox 140",
+    device: "Linux",
+    ua: "Mozilla/5.0",
+  };
+}
+
+async function rejectsUnique(promise: Promise<unknown>, field: string) {
+  await assert.rejects(promise, (e) => e instanceof UniqueError && e.field === field);
+}
+
+const steps: Record<string, (store: Store) => Promise<void>> = {
+  "ping and schema version": async (store) => {
+    await store.ping();
+    assert.ok(await store.schemaVersion() >= 1);
+  },
+
+  "users round-trip every field": async (store) => {
+    const u = user("alice", {
+      role: "ADMIN",
+      avatar: "data:image/png;base64,AAAA",
+      view: { enabled: true, embedColor: "#ff0000" },
+      quota: { id: "q1", filesQuota: "BY_BYTES", maxBytes: "1gb", maxFiles: null, maxUrls: 5 },
+    });
+    await store.createUser(u);
+    assert.deepEqual(await store.getUser(u.id), u);
+    assert.deepEqual(await store.getUserByUsername("alice"), u);
+    assert.deepEqual(await store.getUserByToken(u.token), u);
+    assert.equal(await store.getUser("missing"), null);
+    assert.equal(await store.getUserByUsername("Alice"), null);
+    assert.equal(await store.getUserByToken("missing"), null);
+  },
+
+  "usernames and tokens are unique": async (store) => {
+    const a = user("bob");
+    await store.createUser(a);
+    await rejectsUnique(store.createUser(user("bob")), "username");
+    await rejectsUnique(store.createUser(user("bobby", { token: a.token })), "token");
+    assert.equal((await store.listUsers()).length, 1);
+  },
+
+  "concurrent creation of one username creates one user": async (store) => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => store.createUser(user("racer"))),
+    );
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 1);
+    for (const r of results) {
+      if (r.status === "rejected") assert.ok(r.reason instanceof UniqueError);
+    }
+    assert.equal((await store.listUsers()).length, 1);
+  },
+
+  "createFirstUser wins once, even concurrently": async (store) => {
+    assert.equal(await store.hasUsers(), false);
+    const results = await Promise.all(
+      ["a", "b", "c", "d"].map((name) => store.createFirstUser(user(name))),
+    );
+    assert.equal(results.filter(Boolean).length, 1);
+    assert.equal(await store.hasUsers(), true);
+    assert.equal((await store.listUsers()).length, 1);
+    assert.equal(await store.createFirstUser(user("late")), false);
+  },
+
+  "createUser closes first setup": async (store) => {
+    await store.createUser(user("cli-made"));
+    assert.equal(await store.hasUsers(), true);
+    assert.equal(await store.createFirstUser(user("setup")), false);
+  },
+
+  "listUsers is oldest first": async (store) => {
+    for (const name of ["one", "two", "three"]) await store.createUser(user(name));
+    assert.deepEqual((await store.listUsers()).map((u) => u.username), ["one", "two", "three"]);
+  },
+
+  "updateUser changes fields, moves indexes and refuses clashes": async (store) => {
+    const a = user("carol");
+    const b = user("dave");
+    await store.createUser(a);
+    await store.createUser(b);
+    const now = new Date(tick += 5000);
+    const token = newStoredToken(now.getTime(), systemRandom);
+    const updated = await store.updateUser(a.id, {
+      username: "caroline",
+      token,
+      role: "ADMIN",
+      totpSecret: "sealed",
+      quota: null,
+    }, now);
+    assert.equal(updated!.username, "caroline");
+    assert.deepEqual(updated!.updatedAt, now);
+    assert.deepEqual(await store.getUser(a.id), updated);
+    assert.equal(await store.getUserByUsername("carol"), null);
+    assert.equal(await store.getUserByToken(a.token), null);
+    assert.equal((await store.getUserByToken(token))!.id, a.id);
+    await rejectsUnique(store.updateUser(a.id, { username: "dave" }, now), "username");
+    assert.equal((await store.getUser(a.id))!.username, "caroline");
+    assert.equal((await store.getUserByUsername("dave"))!.id, b.id);
+    assert.equal(await store.updateUser("missing", { role: "ADMIN" }, now), null);
+  },
+
+  "deleteUser removes the user, its indexes and its sessions": async (store) => {
+    const a = user("erin");
+    await store.createUser(a);
+    await store.createSession(session(a.id));
+    const removed = await store.deleteUser(a.id);
+    assert.equal(removed!.id, a.id);
+    assert.equal(await store.getUser(a.id), null);
+    assert.equal(await store.getUserByUsername("erin"), null);
+    assert.equal(await store.getUserByToken(a.token), null);
+    assert.deepEqual(await store.listSessions(a.id), []);
+    assert.equal(await store.deleteUser(a.id), null);
+    await store.createUser(user("erin"));
+  },
+
+  "sessions: create, get, list, delete one, delete all but one": async (store) => {
+    const a = user("frank");
+    await store.createUser(a);
+    const s1 = session(a.id);
+    const s2 = session(a.id);
+    const s3 = session(a.id);
+    for (const s of [s1, s2, s3]) await store.createSession(s);
+    assert.deepEqual(await store.getSession(s1.id), s1);
+    assert.equal((await store.listSessions(a.id)).length, 3);
+    await store.deleteSession(s2.id);
+    assert.equal(await store.getSession(s2.id), null);
+    await store.deleteUserSessions(a.id, s1.id);
+    assert.deepEqual((await store.listSessions(a.id)).map((s) => s.id), [s1.id]);
+    await store.deleteUserSessions(a.id);
+    assert.deepEqual(await store.listSessions(a.id), []);
+  },
+
+  "settings: partial writes keep other keys": async (store) => {
+    assert.deepEqual(await store.getSettings(), {});
+    await store.updateSettings({ a: 1, b: "two", c: [1, 2], d: { x: true }, e: null });
+    await store.updateSettings({ a: 3 });
+    assert.deepEqual(await store.getSettings(), {
+      a: 3,
+      b: "two",
+      c: [1, 2],
+      d: { x: true },
+      e: null,
+    });
+  },
+};
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name: `store contract: ${kind}`,
+    ignore: ignoreKind(kind),
+    fn: async (t) => {
+      for (const [name, step] of Object.entries(steps)) {
+        await t.step(name, async () => {
+          const { store, close } = await openTestStore(kind);
+          try {
+            await step(store);
+          } finally {
+            await close();
+          }
+        });
+      }
+    },
+  });
+}

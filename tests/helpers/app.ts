@@ -1,0 +1,120 @@
+/**
+ * A complete service for API tests: a fresh store of the given kind, a local
+ * datasource in a temp dir, a manual clock, and the app with response checks
+ * on. Requests go through `app.request()`; no port is opened.
+ */
+import { ManualClock, systemRandom } from "../../core/clock.ts";
+import { MemoryLogger } from "../../core/log.ts";
+import type { Services } from "../../core/services.ts";
+import { SettingsService } from "../../core/settings/service.ts";
+import { createApp } from "../../routes/mod.ts";
+import { LocalDatasource } from "../../storage/local.ts";
+import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
+
+/** The secret test services use. */
+export const TEST_SECRET = "test-secret-test-secret-test-secret-0123";
+
+/** A running test instance. */
+export interface TestApp {
+  kind: StoreKind;
+  services: Services;
+  clock: ManualClock;
+  logger: MemoryLogger;
+  /** Sends a request to the app; `path` is relative to the origin. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Sends JSON with `method`; returns status, parsed body and headers. */
+  json(method: string, path: string, body?: unknown, headers?: HeadersInit): Promise<JsonReply>;
+  close(): Promise<void>;
+}
+
+/** What {@link TestApp.json} returns. */
+export interface JsonReply {
+  status: number;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+  headers: Headers;
+}
+
+/** Builds a test instance on a fresh store of `kind`. */
+export async function startTestApp(kind: StoreKind): Promise<TestApp> {
+  const { store, close: closeStore } = await openTestStore(kind);
+  const dir = await Deno.makeTempDir({ prefix: "ferry-test-" });
+  const datasource = new LocalDatasource(dir);
+  const clock = new ManualClock(Date.now());
+  const logger = new MemoryLogger();
+  const settings = new SettingsService(store);
+  await settings.reload();
+  const services: Services = {
+    store,
+    datasource,
+    settings,
+    clock,
+    random: systemRandom,
+    logger,
+    secret: TEST_SECRET,
+    build: { version: "0.0.0-test", commit: null },
+  };
+  const app = createApp(services, { checkResponses: true });
+  const request = async (path: string, init?: RequestInit) =>
+    await app.request(new URL(path, "http://ferry.test").toString(), init);
+  return {
+    kind,
+    services,
+    clock,
+    logger,
+    request,
+    async json(method, path, body, headers) {
+      const h = new Headers(headers);
+      if (body !== undefined && !h.has("content-type")) h.set("content-type", "application/json");
+      const res = await request(path, {
+        method,
+        headers: h,
+        body: body === undefined
+          ? undefined
+          : typeof body === "string"
+          ? body
+          : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      await datasource.close();
+      await closeStore();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Registers `fn` as one test per store kind, each with its own fresh instance. */
+export function apiTest(name: string, fn: (app: TestApp, t: Deno.TestContext) => Promise<void>) {
+  for (const kind of STORE_KINDS) {
+    Deno.test({
+      name: `${name} [${kind}]`,
+      ignore: ignoreKind(kind),
+      sanitizeResources: false,
+      sanitizeOps: false,
+      fn: async (t) => {
+        const app = await startTestApp(kind);
+        try {
+          await fn(app, t);
+        } finally {
+          await app.close();
+        }
+      },
+    });
+  }
+}
+
+/** The session cookie pair (`service_session=…`) from a response, for the next request. */
+export function sessionCookie(headers: Headers): string {
+  const cookie = headers.getSetCookie().find((c) => c.startsWith("service_session="));
+  if (!cookie) throw new Error("no session cookie was set");
+  return cookie.split(";")[0];
+}

@@ -1,0 +1,65 @@
+/**
+ * Opens a fresh, empty store of each kind for a test: Deno KV in memory, and
+ * PostgreSQL in a new database on the cluster the test task started.
+ */
+import postgres from "postgres";
+import { openKvStore } from "../../db/kv/mod.ts";
+import { openPostgresStore } from "../../db/postgres/mod.ts";
+import type { Store } from "../../db/store.ts";
+import { serviceUrl, skipWithout } from "./services.ts";
+
+/** The store kinds every store-backed suite runs on. */
+export const STORE_KINDS = ["kv", "postgres"] as const;
+/** A store kind. */
+export type StoreKind = typeof STORE_KINDS[number];
+
+/** An open store and how to dispose of it. */
+export interface TestStore {
+  store: Store;
+  /** The database URL for a Postgres store (for second processes), else `undefined`. */
+  url?: string;
+  close(): Promise<void>;
+}
+
+/** `true` when tests of this kind must be skipped (Postgres absent outside CI). */
+export function ignoreKind(kind: StoreKind): boolean {
+  return kind === "postgres" && skipWithout("postgres");
+}
+
+/** A fresh empty database on the test cluster; returns its URL and a drop function. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = serviceUrl("postgres");
+  if (!admin) throw new Error("FERRY_TEST_DATABASE_URL is not set");
+  const name = `ferry_${crypto.randomUUID().replaceAll("-", "")}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  await sql.unsafe(`CREATE DATABASE ${name}`);
+  await sql.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const sql = postgres(admin, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await sql.end();
+    },
+  };
+}
+
+/** Opens a fresh store of `kind`. */
+export async function openTestStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === "kv") {
+    const store = await openKvStore(":memory:");
+    return { store, close: () => store.close() };
+  }
+  const db = await freshDatabase();
+  const store = await openPostgresStore(db.url, { max: 20 });
+  return {
+    store,
+    url: db.url,
+    close: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+}
