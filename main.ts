@@ -6,32 +6,40 @@
  *   main.ts user create|reset-password   manage users from the shell
  *   main.ts openapi [FILE]               write the OpenAPI document
  */
+import { writeOpenApi } from "./cli/openapi.ts";
 import { serve } from "./cli/serve.ts";
 import { closeServices, loadConfig, openServices } from "./cli/services.ts";
 import { userCommand } from "./cli/user.ts";
-import { writeOpenApi } from "./cli/openapi.ts";
+import { ConfigError } from "./core/config.ts";
+
+async function run(command: string, rest: string[]): Promise<number> {
+  switch (command) {
+    case "serve":
+      await serve(loadConfig());
+      return 0;
+    case "migrate": {
+      const services = await openServices(loadConfig());
+      const version = await services.store.schemaVersion();
+      console.log(`${services.store.kind} store is at schema version ${version}`);
+      await closeServices(services);
+      return 0;
+    }
+    case "user":
+      return await userCommand(loadConfig(), rest);
+    case "openapi":
+      await writeOpenApi(rest[0]);
+      return 0;
+    default:
+      console.error(`unknown command ${command}; try serve, migrate, user, openapi`);
+      return 2;
+  }
+}
 
 const [command = "serve", ...rest] = Deno.args;
-
-switch (command) {
-  case "serve":
-    await serve(loadConfig());
-    break;
-  case "migrate": {
-    const services = await openServices(loadConfig());
-    console.log(
-      `${services.store.kind} store is at schema version ${await services.store.schemaVersion()}`,
-    );
-    await closeServices(services);
-    break;
-  }
-  case "user":
-    Deno.exit(await userCommand(loadConfig(), rest));
-    break;
-  case "openapi":
-    await writeOpenApi(rest[0]);
-    break;
-  default:
-    console.error(`unknown command ${command}; try serve, migrate, user, openapi`);
-    Deno.exit(2);
+try {
+  Deno.exitCode = await run(command, rest);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`configuration error: ${error.message}`);
+  Deno.exit(1);
 }

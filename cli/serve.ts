@@ -6,6 +6,7 @@ import { closeServices, openServices } from "./services.ts";
 /** Runs the server until a signal asks it to stop. */
 export async function serve(config: Config): Promise<void> {
   const services = await openServices(config);
+  services.settings.start();
   const app = createApp(services, { logRequests: true });
   const server = Deno.serve({
     port: config.port,

@@ -10,7 +10,10 @@ import { randomString, systemClock, systemRandom } from "../core/clock.ts";
 import { type Config, ConfigError, parseConfig } from "../core/config.ts";
 import { consoleLogger, type Logger } from "../core/log.ts";
 import type { BuildInfo, Services } from "../core/services.ts";
+import { parseSettingsEnv, SettingsEnvError } from "../core/settings/env.ts";
+import { envName, type Settings } from "../core/settings/registry.ts";
 import { SettingsService } from "../core/settings/service.ts";
+import { checkPaths, type ValidationContext } from "../core/settings/validate.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
@@ -29,6 +32,37 @@ export function loadConfig(): Config {
   }
 }
 
+/** Settings paths checked on this machine's file system. */
+export const fileSystemContext: ValidationContext = {
+  async exists(path, kind) {
+    try {
+      const info = await Deno.stat(path);
+      return kind === "file" ? info.isFile : info.isDirectory;
+    } catch {
+      return false;
+    }
+  },
+};
+
+/**
+ * Reads the settings overrides (`SERVICE_<KEY>`) from the environment and
+ * checks their paths; prints the problem and exits 1 when one is bad.
+ */
+export async function loadSettingsOverrides(): Promise<Partial<Settings>> {
+  try {
+    const overrides = parseSettingsEnv(Deno.env.toObject(), (p) => Deno.readTextFileSync(p));
+    const [bad] = await checkPaths(overrides, fileSystemContext);
+    if (bad) {
+      throw new SettingsEnvError(`${envName(bad.path[0] as keyof Settings)}: ${bad.message}`);
+    }
+    return overrides;
+  } catch (error) {
+    if (!(error instanceof SettingsEnvError)) throw error;
+    console.error(`configuration error: ${error.message}`);
+    Deno.exit(1);
+  }
+}
+
 /**
  * The configured secret, or the one kept in `<data dir>/secret`, generated
  * (mode 0600) on first start.
@@ -39,6 +73,7 @@ export async function serverSecret(config: Config, logger: Logger): Promise<stri
   try {
     const kept = (await Deno.readTextFile(path)).trim();
     if (kept.length >= 32) return kept;
+    throw new ConfigError(`${path} holds a secret shorter than 32 characters: fix or remove it`);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
@@ -85,10 +120,16 @@ async function gitCommit(): Promise<string | null> {
 
 /** Everything the server needs, opened and loaded. */
 export async function openServices(config: Config, logger: Logger = consoleLogger) {
+  const overrides = await loadSettingsOverrides();
   const secret = await serverSecret(config, logger);
   const store = await openStore(config);
   const datasource = await openDatasource(config);
-  const settings = new SettingsService(store);
+  const settings = new SettingsService(store, {
+    context: fileSystemContext,
+    clock: systemClock,
+    logger,
+    overrides,
+  });
   await settings.reload();
   const services: Services = {
     store,
@@ -105,5 +146,6 @@ export async function openServices(config: Config, logger: Logger = consoleLogge
 
 /** Closes what {@link openServices} opened. */
 export async function closeServices(s: Services): Promise<void> {
+  s.settings.stop();
   await Promise.allSettled([s.store.close(), s.datasource.close()]);
 }

@@ -32,7 +32,10 @@ const schema = z.object({
   SERVICE_DATASOURCE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   SERVICE_DATASOURCE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   SERVICE_DATASOURCE_S3_FORCE_PATH_STYLE: bool.default(false),
-  SERVICE_DATASOURCE_S3_SUBDIRECTORY: z.string().optional(),
+  SERVICE_DATASOURCE_S3_SUBDIRECTORY: z.string().regex(
+    /^(?!\/)(?!.*\/\/)(?!.*(^|\/)\.\.?(\/|$))[^\\\0]*$/,
+    "must be a relative path without '.', '..' or empty segments",
+  ).optional(),
 });
 
 /** Where file bytes go, as configured. */

@@ -60,3 +60,8 @@ export async function resolveSession(
   const user = await s.store.getUser(session.userId);
   return user ? { session, user } : null;
 }
+
+/** Ends `session` (when there is one); the user's other sessions stay. */
+export async function endSession(s: Services, session: SessionRecord | null): Promise<void> {
+  if (session) await s.store.deleteSession(session.id);
+}

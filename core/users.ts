@@ -3,7 +3,8 @@
  * carries a user goes through one of these views, which name the fields they
  * keep, so a secret can only leak by being added here on purpose.
  */
-import { type Role, UniqueError, type UserRecord } from "../db/store.ts";
+import { type QuotaRecord, type Role, UniqueError, type UserRecord } from "../db/store.ts";
+import { checkAvatar } from "./avatars.ts";
 import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";
 import { hashPassword } from "./passwords.ts";
@@ -26,7 +27,7 @@ export async function buildUser(s: Services, input: NewUser): Promise<UserRecord
     username: input.username,
     password: input.password === null ? null : await hashPassword(input.password, s.random),
     role: input.role,
-    avatar: input.avatar ?? null,
+    avatar: input.avatar ? checkAvatar(input.avatar) : null,
     token: newStoredToken(now.getTime(), s.random),
     totpSecret: null,
     view: {},
@@ -36,31 +37,72 @@ export async function buildUser(s: Services, input: NewUser): Promise<UserRecord
   };
 }
 
+/** Maps a username clash from the store to 400 `Username already exists`. */
+export function usernameTaken(error: unknown): unknown {
+  return error instanceof UniqueError && error.field === "username"
+    ? badRequest("Username already exists")
+    : error;
+}
+
 /** Stores a new user; a taken username is 400 `Username already exists`. */
 export async function createUser(s: Services, input: NewUser): Promise<UserRecord> {
   const user = await buildUser(s, input);
   try {
     await s.store.createUser(user);
   } catch (error) {
-    if (error instanceof UniqueError && error.field === "username") {
-      throw badRequest("Username already exists");
-    }
-    throw error;
+    throw usernameTaken(error);
   }
   return user;
 }
 
-/** The user as the user sees itself: no password, token or TOTP secret. */
-export function selfView(u: UserRecord) {
+/** A quota as the API shows it. */
+export function quotaView(q: QuotaRecord | null) {
+  return q && {
+    id: q.id,
+    filesQuota: q.filesQuota,
+    maxBytes: q.maxBytes,
+    maxFiles: q.maxFiles,
+    maxUrls: q.maxUrls,
+  };
+}
+
+/** The spec's user summary: list elements, create and update responses. */
+export function summaryView(u: UserRecord) {
   return {
     id: u.id,
     username: u.username,
     role: u.role,
     avatar: u.avatar,
-    view: u.view,
-    totp: u.totpSecret !== null,
-    quota: u.quota,
     createdAt: u.createdAt.toISOString(),
-    updatedAt: u.updatedAt.toISOString(),
+    quota: quotaView(u.quota),
   };
+}
+
+/** The spec's user detail: the summary plus `updatedAt` and `view`. */
+export function detailView(u: UserRecord) {
+  return {
+    ...summaryView(u),
+    updatedAt: u.updatedAt.toISOString(),
+    view: {
+      ...u.view,
+      enabled: u.view.enabled === true,
+      embedColor: typeof u.view.embedColor === "string" ? u.view.embedColor : null,
+    },
+  };
+}
+
+/** The spec's deletion response. */
+export function deletedView(u: UserRecord) {
+  return {
+    id: u.id,
+    username: u.username,
+    role: u.role,
+    avatar: u.avatar,
+    createdAt: u.createdAt.toISOString(),
+  };
+}
+
+/** The user as it sees itself: its detail and whether TOTP is on; never a secret. */
+export function selfView(u: UserRecord) {
+  return { ...detailView(u), totp: u.totpSecret !== null };
 }

@@ -8,6 +8,7 @@ import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi
 import type { MiddlewareHandler } from "hono";
 import { isDeepStrictEqual } from "node:util";
 import type { AuthLevel } from "../core/auth.ts";
+import { ApiError } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
 import { validationError } from "./middleware/errors.ts";
@@ -26,10 +27,10 @@ export const ErrorSchema = z.object({
   issues: z.array(IssueSchema).optional(),
 }).openapi("Error");
 
-const error = (description: string) => ({
-  description,
-  content: { "application/json": { schema: ErrorSchema } },
-});
+/** An error response with `description`, in the spec's error body. */
+export function errorDoc(description: string) {
+  return { description, content: { "application/json": { schema: ErrorSchema } } };
+}
 
 /** A JSON response of `schema` for the document. */
 export function json<T extends z.ZodType>(schema: T, description: string) {
@@ -51,19 +52,19 @@ function errorResponses(r: RouteDeclaration) {
   const req = r.request;
   return {
     ...(req && (req.body || req.query || req.params || req.headers || req.cookies)
-      ? { 400: error("The request failed validation; `issues` says where.") }
+      ? { 400: errorDoc("The request failed validation; `issues` says where.") }
       : {}),
-    ...(req?.body ? { 415: error("The body is not of a declared media type.") } : {}),
+    ...(req?.body ? { 415: errorDoc("The body is not of a declared media type.") } : {}),
     ...(r.auth === "none" ? {} : {
-      401: error(
+      401: errorDoc(
         "`no token`, `could not decrypt token`, `invalid authorization token` or " +
           "`not logged in`.",
       ),
     }),
     ...(r.auth === "admin" || r.auth === "super"
-      ? { 403: error("`forbidden`: the caller's role is too low.") }
+      ? { 403: errorDoc("`forbidden`: the caller's role is too low.") }
       : {}),
-    500: error("`Internal Server Error`: logged on the server, never detailed here."),
+    500: errorDoc("`Internal Server Error`: logged on the server, never detailed here."),
   };
 }
 
@@ -115,11 +116,28 @@ function checkResponse(responses: RouteConfig["responses"]): MiddlewareHandler<A
   };
 }
 
+/** The path of the first string in `value` holding a NUL, which no store can keep as text. */
+function nulPath(value: unknown, path: string[] = []): string[] | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (value && typeof value === "object") {
+    for (const [key, child] of Object.entries(value)) {
+      const found = nulPath(child, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 /** A router for one API area, with the shared validation hook. */
 export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.target, result.error);
+      const path = nulPath(result.data);
+      if (path) {
+        const issue = { path, message: "must not contain NUL characters", code: "custom" };
+        throw new ApiError(400, `${[result.target, ...path].join("/")} ${issue.message}`, [issue]);
+      }
     },
   });
 }

@@ -1,4 +1,5 @@
 /** The Hono environment every Ferry router shares. */
+import type { Context } from "hono";
 import type { SessionRecord, UserRecord } from "../db/store.ts";
 import type { Services } from "../core/services.ts";
 
@@ -15,4 +16,11 @@ export interface AppEnv {
     /** Set in tests: responses are checked against their declared schemas. */
     checkResponses: boolean;
   };
+}
+
+/** The authenticated user of a route whose auth level is above `none`. */
+export function currentUser(c: Context<AppEnv>): UserRecord {
+  const user = c.var.user;
+  if (!user) throw new Error("currentUser on a route without authentication");
+  return user;
 }

@@ -1,7 +1,7 @@
 /** `GET /api/healthcheck` and `GET /api/version`. */
 import { z } from "@hono/zod-openapi";
 import { healthcheck } from "../core/health.ts";
-import { defineRoute, ErrorSchema, json, newRouter } from "./define.ts";
+import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 
 const health = defineRoute({
   method: "get",
@@ -11,10 +11,7 @@ const health = defineRoute({
   summary: "Check that the server and its store answer",
   responses: {
     200: json(z.object({ pass: z.literal(true) }), "Healthy"),
-    404: {
-      description: "`featuresHealthcheck` is off",
-      content: { "application/json": { schema: ErrorSchema } },
-    },
+    404: errorDoc("`featuresHealthcheck` is off"),
   },
 });
 

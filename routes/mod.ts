@@ -7,8 +7,13 @@ import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { requestLog } from "./middleware/request_log.ts";
+import { docsRoutes } from "./docs.ts";
 import { healthRoutes } from "./health.ts";
 import { setupRoutes } from "./setup.ts";
+import { settingsRoutes } from "./settings.ts";
+import { authRoutes } from "./auth.ts";
+import { userRoutes } from "./user.ts";
+import { usersRoutes } from "./users.ts";
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -32,7 +37,12 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.use(cors());
 
   app.route("/api", setupRoutes);
+  app.route("/api", settingsRoutes);
   app.route("/api", healthRoutes);
+  app.route("/api", docsRoutes);
+  app.route("/api", authRoutes);
+  app.route("/api", userRoutes);
+  app.route("/api", usersRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",

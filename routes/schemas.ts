@@ -1,25 +1,84 @@
-/** Response shapes shared by several API areas. */
+/** Request and response shapes shared by several API areas. */
 import { z } from "@hono/zod-openapi";
 import { ROLES } from "../db/store.ts";
+
+/** An ISO 8601 timestamp string. */
+export const Timestamp = z.string().openapi({ format: "date-time" });
+
+/** A role. */
+export const RoleSchema = z.enum(ROLES).openapi("Role");
 
 /** A quota as the API shows it. */
 export const QuotaSchema = z.object({
   id: z.string(),
   filesQuota: z.enum(["BY_BYTES", "BY_FILES", "NONE"]),
-  maxBytes: z.string().nullable(),
+  maxBytes: z.string().nullable().openapi({ example: "50gb" }),
   maxFiles: z.number().int().nullable(),
   maxUrls: z.number().int().nullable(),
 }).openapi("Quota");
 
-/** The user as it sees itself (no secrets). */
-export const SelfUserSchema = z.object({
+/** A user's view (public page) settings, as Zipline keeps them. */
+export const ViewSchema = z.object({
+  enabled: z.boolean(),
+  disableTextFiles: z.boolean(),
+  align: z.enum(["left", "center", "right"]),
+  showMimetype: z.boolean(),
+  showTags: z.boolean(),
+  showFolder: z.boolean(),
+  content: z.string().max(10_000).nullable(),
+  embed: z.boolean(),
+  embedMediaOnly: z.boolean(),
+  embedTitle: z.string().max(1000).nullable(),
+  embedDescription: z.string().max(1000).nullable(),
+  embedColor: z.string().regex(/^#?([a-fA-F0-9]{6}|[a-fA-F0-9]{3})$/).nullable(),
+  embedSiteName: z.string().max(1000).nullable(),
+}).partial();
+
+/** The spec's user summary (list element, create and update response). */
+export const UserSummarySchema = z.object({
   id: z.string(),
   username: z.string(),
-  role: z.enum(ROLES),
+  role: RoleSchema,
   avatar: z.string().nullable(),
-  view: z.record(z.string(), z.unknown()),
-  totp: z.boolean().openapi({ description: "Whether TOTP is enabled; the secret is never sent." }),
+  createdAt: Timestamp,
   quota: QuotaSchema.nullable(),
-  createdAt: z.string().openapi({ format: "date-time" }),
-  updatedAt: z.string().openapi({ format: "date-time" }),
+}).openapi("UserSummary");
+
+/** The spec's user detail. */
+export const UserDetailSchema = UserSummarySchema.extend({
+  updatedAt: Timestamp,
+  view: ViewSchema.extend({ enabled: z.boolean(), embedColor: z.string().nullable() }),
+}).openapi("UserDetail");
+
+/** The user as it sees itself: its detail and whether TOTP is on. */
+export const SelfUserSchema = UserDetailSchema.extend({
+  totp: z.boolean().openapi({ description: "Whether TOTP is enabled; the secret is never sent." }),
 }).openapi("SelfUser");
+
+/** The spec's deletion response. */
+export const DeletedUserSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  role: RoleSchema,
+  avatar: z.string().nullable(),
+  createdAt: Timestamp,
+}).openapi("DeletedUser");
+
+/** A login session. */
+export const SessionSchema = z.object({
+  id: z.string(),
+  createdAt: Timestamp,
+  client: z.string(),
+  device: z.string(),
+  ua: z.string(),
+}).openapi("Session");
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0001-\u001f\u007f]/;
+
+/** A username: trimmed, 1–100 characters, no control characters. */
+export const Username = z.string().trim().min(1).max(100)
+  .refine((v) => !CONTROL.test(v), "must not contain control characters")
+  .openapi({ example: "alice" });
+/** A password: trimmed, 1–1000 characters. */
+export const Password = z.string().trim().min(1).max(1000).openapi({ example: "correct horse" });

@@ -4,13 +4,13 @@ import { startSession } from "../core/sessions.ts";
 import { isFirstSetup, runSetup } from "../core/setup.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
-import { defineRoute, ErrorSchema, json, jsonBody, newRouter } from "./define.ts";
-import { SelfUserSchema } from "./schemas.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { Password, SelfUserSchema, Username } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
 const Credentials = z.object({
-  username: z.string().trim().min(1).max(100).openapi({ example: "admin" }),
-  password: z.string().trim().min(1).max(1000).openapi({ example: "a long passphrase" }),
+  username: Username.openapi({ example: "admin" }),
+  password: Password,
 });
 
 const status = defineRoute({
@@ -33,10 +33,7 @@ const setup = defineRoute({
   request: { body: jsonBody(Credentials) },
   responses: {
     200: json(z.object({ firstSetup: z.literal(true), user: SelfUserSchema }), "Created"),
-    403: {
-      description: "Setup is already done",
-      content: { "application/json": { schema: ErrorSchema } },
-    },
+    403: errorDoc("Setup is already done"),
   },
 });
 

@@ -1,40 +1,553 @@
 /**
  * The settings registry: the one place a server setting is described. The
- * settings routes, defaults, validation, environment overrides and the API
- * document all derive from it.
+ * settings routes, defaults, validation, environment overrides (and so
+ * `tampered`), the audit masking, the API document and docs/settings.md all
+ * derive from it. Keys are Zipline v4's, so its dashboards and exports
+ * round-trip; Zipline's `discord*` keys are named `chat*` here, as the spec's
+ * §6.2 names them.
+ *
+ * A schema validates one value and normalises it; it must accept its own
+ * output unchanged, because stored values are parsed again on every reload.
+ * Rules that span keys or need the file system live in `validate.ts`.
  */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
+import { parseDuration } from "../units/duration.ts";
+import { parseSize } from "../units/size.ts";
+
+/** The categories of the spec's §2.4 table, in its order. */
+export const CATEGORIES = [
+  "Core",
+  "Chunked uploads",
+  "Task intervals",
+  "Files",
+  "URLs",
+  "Features",
+  "Invites",
+  "Website",
+  "OAuth",
+  "MFA",
+  "Rate limiting",
+  "Webhooks",
+  "PWA",
+  "Domains",
+] as const;
+/** A settings category. */
+export type Category = typeof CATEGORIES[number];
+
+/**
+ * How the value is written in an environment variable: `boolean` is `true` or
+ * `false`, `integer` a decimal number; `string`, `list` (comma separated) and
+ * `json` are handed to the key's schema as they are.
+ */
+export type SettingType = "boolean" | "integer" | "string" | "list" | "json";
+
+/** What a setting may additionally be marked with. */
+export interface SettingFlags {
+  /** `true` when a change takes effect only after a restart. */
+  restart?: boolean;
+  /** `true` for values masked in the audit trail (client secrets, webhook URLs with tokens). */
+  secret?: boolean;
+  /** When set, a non-null value must be an existing file or directory on the server. */
+  path?: "file" | "directory";
+}
 
 /** The description of one setting. */
-export interface SettingDef<T = unknown> {
+export interface SettingDef<T = unknown> extends SettingFlags {
   /** Category, as in the spec's §2.4 table. */
-  category: string;
+  category: Category;
+  /** How its environment variable is read. */
+  type: SettingType;
   /** Validates (and normalises) a value. */
   schema: z.ZodType<T>;
   /** The value until one is written. */
   default: T;
-  /** What it does, for the API document and the README. */
+  /** What it does, for the API document and docs/settings.md. */
   description: string;
-  /** `true` when a change takes effect only after a restart. */
-  restart?: boolean;
 }
 
-const def = <T>(d: SettingDef<T>): SettingDef<T> => d;
+/** The routes `filesRoute` and `urlsRoute` may not take, nor any path under them (spec §4.2). */
+export const RESERVED_ROUTES = [
+  "/dashboard",
+  "/auth",
+  "/api",
+  "/raw",
+  "/r",
+  "/invite",
+  "/view",
+  "/robots.txt",
+  "/manifest.json",
+  "/favicon.ico",
+];
+
+/** The longest timer JavaScript can set: the ceiling of task intervals. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Adds a custom issue with the message `check` returns, if any. Piped, so
+ * that `check` only ever sees a value `schema` accepted.
+ */
+function rule<S extends z.ZodType>(schema: S, check: (value: z.output<S>) => string | null) {
+  return schema.pipe(
+    z.custom<z.output<S>>().superRefine((value, ctx) => {
+      const message = check(value);
+      if (message) ctx.addIssue({ code: "custom", message });
+    }),
+  );
+}
+
+/** `""` means "not set" (as dashboards send a cleared field): stored as `null`. */
+function optional<S extends z.ZodType>(schema: S) {
+  return z.preprocess((v) => (v === "" ? null : v), schema.nullable());
+}
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+const size = () =>
+  rule(z.string().trim(), (v) => {
+    const bytes = parseSize(v);
+    if (bytes === null) return "must be a size such as 100mb, 1.5gb or 1024";
+    return bytes > 0 ? null : "Value must be greater than 0";
+  });
+
+const duration = (max = Number.MAX_SAFE_INTEGER) =>
+  rule(z.string().trim(), (v) => {
+    const ms = parseDuration(v);
+    if (ms === null) return "must be a duration such as 30m, 1h, 7d or 1 day";
+    if (ms <= 0) return "Value must be greater than 0";
+    return ms <= max ? null : `Value must be less than or equal to ${max}ms`;
+  });
+
+const url = () => z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+const route = () =>
+  rule(
+    z.string().trim().transform((v) => (v.length > 1 ? v.replace(/\/+$/, "") : v)),
+    (v) => {
+      if (!v.startsWith("/")) return "must start with /";
+      if (/[\s?#%\\]/.test(v)) return "must not contain spaces, ?, #, % or \\";
+      const lower = v.toLowerCase();
+      return RESERVED_ROUTES.some((r) => lower === r || lower.startsWith(`${r}/`))
+        ? "Provided route is reserved"
+        : null;
+    },
+  );
+
+const HOST =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const host = (port = false) =>
+  rule(z.string().trim().toLowerCase(), (v) => {
+    const [name, p, ...rest] = v.split(":");
+    const portOk = p === undefined || (port && /^\d{1,5}$/.test(p) && Number(p) <= 65535);
+    return HOST.test(name) && portOk && rest.length === 0
+      ? null
+      : port
+      ? "must be a host name, optionally with :port"
+      : "must be a host name such as files.example.com";
+  });
+
+const colour = () =>
+  z.string().trim().regex(/^#?(?:[a-fA-F0-9]{6}|[a-fA-F0-9]{3})$/, "must be a hex colour");
+
+const mime = () =>
+  z.string().trim().regex(
+    /^[a-zA-Z0-9!#$&^_\-+.]+\/[a-zA-Z0-9!#$&^_\-+.]+$/,
+    "must be a MIME type such as image/png",
+  );
+
+const extension = () =>
+  z.string().trim()
+    .regex(/^\.?[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*$/, "must be a file extension such as exe")
+    .transform((v) => v.replace(/^\./, ""));
+
+const themeId = () => z.string().trim().regex(/^[\w.:-]{1,100}$/, "must be a theme id");
+
+/** An array, or (as Zipline accepts, and environment variables give) a comma-separated string. */
+function list<S extends z.ZodType>(item: S) {
+  return z.preprocess(
+    (v) => typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v,
+    z.array(item).max(1000),
+  );
+}
+
+/** A JSON value, or (as Zipline accepts, and environment variables give) its JSON text. */
+function json<S extends z.ZodType>(schema: S) {
+  return z.preprocess((v, ctx) => {
+    if (typeof v !== "string") return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "Invalid JSON", input: v });
+      return z.NEVER;
+    }
+  }, schema);
+}
+
+const redirectUri = (provider: string) =>
+  optional(
+    rule(url(), (v) =>
+      new URL(v).pathname.replace(/\/$/, "") === `/api/auth/oauth/${provider}`
+        ? null
+        : `must end with /api/auth/oauth/${provider}`),
+  );
+
+const embed = () =>
+  optional(json(
+    z.object({
+      title: z.string().max(256).nullable().default(null),
+      description: z.string().max(4096).nullable().default(null),
+      footer: z.string().max(2048).nullable().default(null),
+      color: colour().nullable().default(null),
+      thumbnail: z.boolean().default(false),
+      imageOrVideo: z.boolean().default(false),
+      timestamp: z.boolean().default(false),
+      url: z.boolean().default(false),
+    }),
+  ));
+
+/** The key builders of one category. */
+function category(name: Category) {
+  const make = <S extends z.ZodType>(
+    type: SettingType,
+    schema: S,
+    value: z.output<S>,
+    description: string,
+    flags: SettingFlags = {},
+  ): SettingDef<z.output<S>> => ({
+    category: name,
+    type,
+    schema: schema as z.ZodType<z.output<S>>,
+    default: value,
+    description,
+    ...flags,
+  });
+  return {
+    boolean: (value: boolean, description: string, flags?: SettingFlags) =>
+      make("boolean", z.boolean(), value, description, flags),
+    integer: (min: number, max: number, value: number, description: string, f?: SettingFlags) =>
+      make("integer", int(min, max), value, description, f),
+    string: <S extends z.ZodType>(
+      schema: S,
+      value: z.output<S>,
+      description: string,
+      flags?: SettingFlags,
+    ) => make("string", schema, value, description, flags),
+    list: <S extends z.ZodType>(item: S, description: string, flags?: SettingFlags) =>
+      make("list", list(item), [] as z.output<S>[], description, flags),
+    json: <S extends z.ZodType>(
+      schema: S,
+      value: z.output<S>,
+      description: string,
+      flags?: SettingFlags,
+    ) => make("json", schema, value, description, flags),
+  };
+}
+
+const core = category("Core");
+const chunks = category("Chunked uploads");
+const tasks = category("Task intervals");
+const files = category("Files");
+const urls = category("URLs");
+const features = category("Features");
+const invites = category("Invites");
+const website = category("Website");
+const oauth = category("OAuth");
+const mfa = category("MFA");
+const ratelimit = category("Rate limiting");
+const webhooks = category("Webhooks");
+const pwa = category("PWA");
+const domains = category("Domains");
+
+const task = (value: string, what: string) =>
+  tasks.string(optional(duration(MAX_TIMER_MS)), value, `How often to ${what}; null turns it off.`);
+
+const secretUrl = (description: string) =>
+  webhooks.string(optional(url()), null, description, { secret: true });
+const text = (description: string) =>
+  webhooks.string(optional(z.string().max(2000)), null, description);
+
+const clientId = (provider: string) =>
+  oauth.string(optional(z.string().trim().max(500)), null, `${provider} OAuth client id.`);
+const clientSecret = (provider: string) =>
+  oauth.string(optional(z.string().trim().max(500)), null, `${provider} OAuth client secret.`, {
+    secret: true,
+  });
+const redirect = (provider: string, name: string) =>
+  oauth.string(
+    redirectUri(provider),
+    null,
+    `${name} OAuth redirect URI; null derives it from the request's host.`,
+  );
+const oauthUrl = (what: string) =>
+  oauth.string(optional(url()), null, `Generic OIDC provider's ${what} URL.`);
+const discordIds = (what: string) =>
+  oauth.list(
+    z.string().trim().regex(/^\d+$/, "Discord ID must be a number"),
+    `Discord user ids ${what}.`,
+  );
 
 /** Every setting, by key. */
 export const REGISTRY = {
-  coreReturnHttpsUrls: def({
-    category: "Core",
-    schema: z.boolean(),
-    default: false,
-    description: "Build returned URLs with https and mark cookies Secure.",
-  }),
-  featuresHealthcheck: def({
-    category: "Features",
-    schema: z.boolean(),
-    default: true,
-    description: "Serve GET /api/healthcheck.",
-  }),
+  coreReturnHttpsUrls: core.boolean(
+    false,
+    "Build returned URLs with https and mark cookies Secure.",
+  ),
+  coreDefaultDomain: core.string(
+    optional(host(true)),
+    null,
+    "Host (and port) of returned URLs; null uses the request's host.",
+  ),
+  coreTempDirectory: core.string(
+    z.string().trim().min(1),
+    join(tmpdir(), "ferry"),
+    "Existing directory for chunked uploads and exports in progress.",
+    { restart: true, path: "directory" },
+  ),
+  coreTrustProxy: core.boolean(
+    false,
+    "Take the client IP from X-Forwarded-For (behind a reverse proxy).",
+  ),
+
+  chunksEnabled: chunks.boolean(true, "Accept chunked (partial) uploads."),
+  chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload."),
+  chunksSize: chunks.string(size(), "25mb", "Size of each chunk clients should send."),
+
+  tasksDeleteInterval: task("30m", "delete expired files"),
+  tasksClearInvitesInterval: task("30m", "remove expired and used-up invites"),
+  tasksMaxViewsInterval: task("30m", "delete files and URLs past their max views"),
+  tasksThumbnailsInterval: task("30m", "generate missing video thumbnails"),
+  tasksMetricsInterval: task("30m", "record instance metrics"),
+  tasksCleanThumbnailsInterval: task("1d", "remove thumbnails of deleted files"),
+
+  filesRoute: files.string(route(), "/u", "Route files are served under; `/` is allowed."),
+  filesLength: files.integer(1, 64, 6, "Length of random file names."),
+  filesDefaultFormat: files.string(
+    z.enum(["random", "date", "uuid", "name", "gfycat"]),
+    "random",
+    "Naming format of uploads when the client asks for none.",
+  ),
+  filesDisabledExtensions: files.list(
+    extension(),
+    "Extensions refused on upload, stored without the leading dot.",
+  ),
+  filesMaxFileSize: files.string(size(), "100mb", "Largest file one upload may carry."),
+  filesDefaultExpiration: files.string(
+    optional(duration()),
+    null,
+    "Expiration of uploads that ask for none; null keeps them.",
+  ),
+  filesMaxExpiration: files.string(
+    optional(duration()),
+    null,
+    "Longest expiration an upload may ask for; null sets no bound.",
+  ),
+  filesAssumeMimetypes: files.boolean(false, "Guess a MIME type from the extension when unknown."),
+  filesDefaultDateFormat: files.string(
+    z.string().min(1).max(100),
+    "YYYY-MM-DD_HH:mm:ss",
+    "Date format of the `date` naming format.",
+  ),
+  filesRemoveGpsMetadata: files.boolean(false, "Strip GPS metadata from uploaded images."),
+  filesRandomWordsNumAdjectives: files.integer(
+    1,
+    20,
+    2,
+    "Adjectives in names of the `gfycat` format.",
+  ),
+  filesRandomWordsSeparator: files.string(
+    z.string().max(10),
+    "-",
+    "Separator of words in `gfycat` names.",
+  ),
+  filesDefaultCompressionFormat: files.string(
+    optional(z.enum(["jpg", "jpeg", "png", "webp", "jxl"])),
+    "jpg",
+    "Format compressed images are written in.",
+  ),
+  filesDisabledTypes: files.list(mime(), "MIME types refused on upload."),
+  filesDisabledTypesDefault: files.string(
+    optional(mime()),
+    null,
+    "MIME type assumed for uploads without one, checked against filesDisabledTypes.",
+  ),
+  filesMaxFilesPerUpload: files.integer(
+    1,
+    MAX_TIMER_MS,
+    1000,
+    "Most files one upload request may carry.",
+  ),
+  filesExtensionlessUrls: files.boolean(false, "Return file URLs without the extension."),
+
+  urlsRoute: urls.string(route(), "/go", "Route short URLs are served under; `/` is allowed."),
+  urlsLength: urls.integer(1, 64, 6, "Length of random short URL codes."),
+
+  featuresImageCompression: features.boolean(true, "Offer image compression on upload."),
+  featuresRobotsTxt: features.boolean(true, "Serve a robots.txt that disallows crawling."),
+  featuresHealthcheck: features.boolean(true, "Serve GET /api/healthcheck."),
+  featuresUserRegistration: features.boolean(false, "Let anyone create an account."),
+  featuresOauthRegistration: features.boolean(false, "Allow logging in and signing up with OAuth."),
+  featuresDeleteOnMaxViews: features.boolean(true, "Delete files and URLs at their max views."),
+  featuresThumbnailsEnabled: features.boolean(true, "Generate thumbnails of videos."),
+  featuresThumbnailsNumberThreads: features.integer(
+    1,
+    64,
+    4,
+    "Workers generating thumbnails.",
+    { restart: true },
+  ),
+  featuresThumbnailsFormat: features.string(
+    z.enum(["jpg", "png", "webp"]),
+    "jpg",
+    "Image format of thumbnails.",
+  ),
+  featuresThumbnailsInstantaneous: features.boolean(
+    false,
+    "Generate a thumbnail right after each upload rather than on the task's interval.",
+  ),
+  featuresMetricsEnabled: features.boolean(true, "Record and show instance metrics."),
+  featuresMetricsAdminOnly: features.boolean(false, "Show metrics to administrators only."),
+  featuresMetricsShowUserSpecific: features.boolean(true, "Include per-user numbers in metrics."),
+  featuresVersionChecking: features.boolean(
+    false,
+    "Kept for Zipline compatibility; unused: Ferry never calls the internet to check versions.",
+  ),
+  featuresVersionAPI: features.string(
+    optional(url()),
+    null,
+    "Kept for Zipline compatibility; unused: Ferry never calls a version API.",
+  ),
+
+  invitesEnabled: invites.boolean(true, "Let administrators create invites."),
+  invitesLength: invites.integer(1, 64, 6, "Length of invite codes."),
+
+  websiteTitle: website.string(z.string().trim().min(1).max(100), "Ferry", "Site title."),
+  websiteTitleLogo: website.string(optional(url()), null, "URL of a logo shown by the title."),
+  websiteExternalLinks: website.json(
+    json(
+      z.array(z.object({ name: z.string().trim().min(1).max(100), url: url() })).max(50),
+    ),
+    [],
+    "Links shown in the dashboard: `[{name, url}]`.",
+  ),
+  websiteLoginBackground: website.string(
+    optional(url()),
+    null,
+    "URL of the login page's background image.",
+  ),
+  websiteLoginBackgroundBlur: website.boolean(true, "Blur the login background."),
+  websiteDefaultAvatar: website.string(
+    optional(z.string().trim().min(1)),
+    null,
+    "Path of an image file on the server used as the default avatar.",
+    { path: "file" },
+  ),
+  websiteTos: website.string(
+    optional(z.string().trim().regex(/\.md$/i, "File is not a markdown file")),
+    null,
+    "Path of a markdown file on the server with the terms of service.",
+    { path: "file" },
+  ),
+  websiteThemeDefault: website.string(themeId(), "system", "Theme id, or `system`."),
+  websiteThemeDark: website.string(themeId(), "builtin:dark_gray", "Theme used in dark mode."),
+  websiteThemeLight: website.string(themeId(), "builtin:light_gray", "Theme used in light mode."),
+
+  oauthBypassLocalLogin: oauth.boolean(
+    false,
+    "Send the login page straight to the OAuth provider.",
+  ),
+  oauthLoginOnly: oauth.boolean(false, "OAuth may log in existing users but not create them."),
+  oauthDiscordClientId: clientId("Discord"),
+  oauthDiscordClientSecret: clientSecret("Discord"),
+  oauthDiscordRedirectUri: redirect("discord", "Discord"),
+  oauthDiscordAllowedIds: discordIds("allowed to log in; empty allows all"),
+  oauthDiscordDeniedIds: discordIds("refused at login"),
+  oauthGoogleClientId: clientId("Google"),
+  oauthGoogleClientSecret: clientSecret("Google"),
+  oauthGoogleRedirectUri: redirect("google", "Google"),
+  oauthGithubClientId: clientId("GitHub"),
+  oauthGithubClientSecret: clientSecret("GitHub"),
+  oauthGithubRedirectUri: redirect("github", "GitHub"),
+  oauthOidcClientId: clientId("Generic OIDC"),
+  oauthOidcClientSecret: clientSecret("Generic OIDC"),
+  oauthOidcAuthorizeUrl: oauthUrl("authorization"),
+  oauthOidcTokenUrl: oauthUrl("token"),
+  oauthOidcUserinfoUrl: oauthUrl("userinfo"),
+  oauthOidcRedirectUri: redirect("oidc", "Generic OIDC"),
+
+  mfaTotpEnabled: mfa.boolean(false, "Let users turn on TOTP codes."),
+  mfaTotpIssuer: mfa.string(
+    z.string().trim().min(1).max(100),
+    "Ferry",
+    "Issuer shown in authenticator apps.",
+  ),
+  mfaPasskeysEnabled: mfa.boolean(false, "Let users register passkeys; needs RP ID and origin."),
+  mfaPasskeysRpID: mfa.string(
+    optional(
+      z.string().trim().regex(
+        /^[a-zA-Z0-9.-]+$/,
+        "RP ID can only contain letters, numbers, dots, and hyphens. Example: example.com",
+      ),
+    ),
+    null,
+    "WebAuthn relying-party id: the site's domain.",
+  ),
+  mfaPasskeysOrigin: mfa.string(
+    optional(
+      z.string().trim().regex(
+        /^https?:\/\/[a-zA-Z0-9.-]+(?::\d+)?(?:\/.*)?$/,
+        "Origin must be a valid URL starting with http:// or https://",
+      ),
+    ),
+    null,
+    "WebAuthn origin, such as https://files.example.com.",
+  ),
+
+  ratelimitEnabled: ratelimit.boolean(true, "Limit request rates."),
+  ratelimitMax: ratelimit.integer(1, MAX_TIMER_MS, 10, "Requests allowed per window."),
+  ratelimitWindow: ratelimit.integer(1, MAX_TIMER_MS, 60_000, "Window length in milliseconds."),
+  ratelimitAdminBypass: ratelimit.boolean(true, "Administrators are not limited."),
+  ratelimitAllowList: ratelimit.list(
+    z.string().trim().min(1).max(500),
+    "Keys and IPs that are not limited.",
+  ),
+
+  httpWebhookOnUpload: secretUrl("URL POSTed on every upload."),
+  httpWebhookOnShorten: secretUrl("URL POSTed on every shortened URL."),
+  chatWebhookUrl: secretUrl("Chat webhook URL used when an event has none of its own."),
+  chatUsername: text("Chat webhook username used when an event has none of its own."),
+  chatAvatarUrl: webhooks.string(
+    optional(url()),
+    null,
+    "Chat webhook avatar URL used when an event has none of its own.",
+  ),
+  chatOnUploadWebhookUrl: secretUrl("Chat webhook URL for uploads."),
+  chatOnUploadUsername: text("Chat webhook username for uploads."),
+  chatOnUploadAvatarUrl: webhooks.string(
+    optional(url()),
+    null,
+    "Chat webhook avatar URL for uploads.",
+  ),
+  chatOnUploadContent: text("Message text for uploads; template variables allowed."),
+  chatOnUploadEmbed: webhooks.json(embed(), null, "Embed for uploads; null sends none."),
+  chatOnShortenWebhookUrl: secretUrl("Chat webhook URL for shortened URLs."),
+  chatOnShortenUsername: text("Chat webhook username for shortened URLs."),
+  chatOnShortenAvatarUrl: webhooks.string(
+    optional(url()),
+    null,
+    "Chat webhook avatar URL for shortened URLs.",
+  ),
+  chatOnShortenContent: text("Message text for shortened URLs; template variables allowed."),
+  chatOnShortenEmbed: webhooks.json(embed(), null, "Embed for shortened URLs; null sends none."),
+
+  pwaEnabled: pwa.boolean(false, "Serve a web app manifest."),
+  pwaTitle: pwa.string(z.string().trim().min(1).max(100), "Ferry", "Web app name."),
+  pwaShortName: pwa.string(z.string().trim().min(1).max(50), "Ferry", "Web app short name."),
+  pwaDescription: pwa.string(z.string().trim().max(500), "Ferry", "Web app description."),
+  pwaThemeColor: pwa.string(colour(), "#000000", "Web app theme colour."),
+  pwaBackgroundColor: pwa.string(colour(), "#000000", "Web app background colour."),
+
+  domains: domains.list(host(), "Extra host names users may choose for their file URLs."),
 };
 
 /** A settings key. */
@@ -45,9 +558,29 @@ export type Settings = {
   [K in SettingKey]: (typeof REGISTRY)[K] extends SettingDef<infer T> ? T : never;
 };
 
+/** Every key, in registry order. */
+export const SETTING_KEYS = Object.keys(REGISTRY) as SettingKey[];
+
+/** `true` when `key` is a settings key. */
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(REGISTRY, key);
+}
+
+/** The key's definition, untyped, for code that walks every key. */
+export function settingDef(key: SettingKey): SettingDef {
+  return REGISTRY[key] as SettingDef;
+}
+
+/** The environment variable of a key: `coreReturnHttpsUrls` → `SERVICE_CORE_RETURN_HTTPS_URLS`. */
+export function envName(key: SettingKey): string {
+  return "SERVICE_" +
+    key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z])([A-Z][a-z])/g, "$1_$2")
+      .toUpperCase();
+}
+
 /** The defaults of every key. */
 export function defaultSettings(): Settings {
   return Object.fromEntries(
-    Object.entries(REGISTRY).map(([key, d]) => [key, structuredClone(d.default)]),
+    SETTING_KEYS.map((key) => [key, structuredClone(settingDef(key).default)]),
   ) as Settings;
 }

@@ -1,25 +1,91 @@
 /**
- * The running settings: defaults overlaid with what the store holds. Read
- * once at start and after each change, so requests read memory, not the store.
+ * The running settings: defaults, overlaid with what the store holds,
+ * overlaid with the environment overrides. Read at start, after each change,
+ * and whenever the store reports that another process changed them, so that
+ * requests read memory, not the store.
  */
-import type { Store } from "../../db/store.ts";
-import { defaultSettings, REGISTRY, type SettingKey, type Settings } from "./registry.ts";
+import type {
+  SettingChange,
+  SettingsAuditQuery,
+  SettingsAuditRecord,
+  Store,
+} from "../../db/store.ts";
+import type { Clock } from "../clock.ts";
+import { badRequest } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import {
+  defaultSettings,
+  isSettingKey,
+  SETTING_KEYS,
+  settingDef,
+  type SettingKey,
+  type Settings,
+} from "./registry.ts";
+import { validateChange, type ValidationContext } from "./validate.ts";
+
+/** What a {@link SettingsService} is built with. */
+export interface SettingsServiceOptions {
+  /** Checks paths on the server (`cli/services.ts` builds it on `Deno.stat`). */
+  context: ValidationContext;
+  clock: Clock;
+  logger: Logger;
+  /** Values from the environment (`env.ts`): they win and cannot be changed. */
+  overrides?: Partial<Settings>;
+}
+
+/** Who changes the settings, for the audit trail. */
+export interface SettingsActor {
+  id: string;
+  username: string;
+}
+
+/** The settings as the API shows them. */
+export interface SettingsView {
+  settings: Settings;
+  /** Keys set by the environment. */
+  tampered: SettingKey[];
+}
+
+/** What the audit trail shows in place of a secret value. */
+export const MASK = "********";
+
+/** The value as the audit trail keeps it: secrets masked, `null` kept. */
+function masked(key: SettingKey, value: unknown): unknown {
+  return settingDef(key).secret && value !== null ? MASK : value;
+}
 
 /** Holds the current settings for one server process. */
 export class SettingsService {
   private current: Settings = defaultSettings();
+  private readonly overrides: Partial<Settings>;
+  private readonly tamperedKeys: ReadonlySet<SettingKey>;
+  private loading: Promise<unknown> = Promise.resolve();
+  private stopWatching?: () => void;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly options: SettingsServiceOptions) {
+    this.overrides = options.overrides ?? {};
+    this.tamperedKeys = new Set(SETTING_KEYS.filter((k) => k in this.overrides));
+  }
 
-  /** Re-reads the stored values; unknown or invalid stored keys are ignored. */
-  async reload(): Promise<Settings> {
+  /**
+   * Re-reads the stored values. Stored keys that are unknown or no longer
+   * valid fall back to their default. Reloads run one at a time, so a slow
+   * one never overwrites a newer one.
+   */
+  reload(): Promise<Settings> {
+    const next = this.loading.then(() => this.load());
+    this.loading = next.catch(() => {});
+    return next;
+  }
+
+  private async load(): Promise<Settings> {
     const next = defaultSettings() as Record<string, unknown>;
     for (const [key, value] of Object.entries(await this.store.getSettings())) {
-      const def = REGISTRY[key as SettingKey];
-      const parsed = def?.schema.safeParse(value);
-      if (parsed?.success) next[key] = parsed.data;
+      if (!isSettingKey(key)) continue;
+      const parsed = settingDef(key).schema.safeParse(value);
+      if (parsed.success) next[key] = parsed.data;
     }
-    this.current = next as Settings;
+    this.current = { ...next, ...this.overrides } as Settings;
     return this.current;
   }
 
@@ -31,5 +97,63 @@ export class SettingsService {
   /** Every key's current value. */
   all(): Settings {
     return this.current;
+  }
+
+  /** The settings and the keys the environment sets. */
+  view(): SettingsView {
+    return { settings: this.current, tampered: [...this.tamperedKeys] };
+  }
+
+  /**
+   * Applies a PATCH body: validates every key (a 400 with `issues` naming
+   * each bad key, nothing written), writes the changed keys and their audit
+   * record in one atomic store write, and reloads.
+   */
+  async update(body: unknown, actor: SettingsActor): Promise<SettingsView> {
+    const current = await this.reload();
+    const result = await validateChange(body, current, this.tamperedKeys, this.options.context);
+    if (!result.ok) {
+      const [first] = result.issues;
+      throw badRequest(["body", ...first.path].join("/") + ` ${first.message}`, result.issues);
+    }
+    const changes: SettingChange[] = Object.entries(result.values).map(([key, value]) => ({
+      key,
+      old: masked(key as SettingKey, current[key as SettingKey]),
+      new: masked(key as SettingKey, value),
+    }));
+    if (changes.length > 0) {
+      await this.store.updateSettings(result.values, {
+        at: new Date(this.options.clock.now()),
+        userId: actor.id,
+        username: actor.username,
+        changes,
+      });
+      this.options.logger.info("settings changed", {
+        by: actor.username,
+        keys: changes.map((c) => c.key).join(","),
+      });
+    }
+    await this.reload();
+    return this.view();
+  }
+
+  /** The audit trail of settings changes, newest first. */
+  async history(query: SettingsAuditQuery): Promise<SettingsAuditRecord[]> {
+    return await this.store.listSettingsAudit(query);
+  }
+
+  /** Starts following changes other processes make through the store. */
+  start(): void {
+    this.stopWatching ??= this.store.watchSettings(() => {
+      this.reload().catch((error) =>
+        this.options.logger.error("settings reload failed", { error })
+      );
+    });
+  }
+
+  /** Stops following changes. */
+  stop(): void {
+    this.stopWatching?.();
+    this.stopWatching = undefined;
   }
 }

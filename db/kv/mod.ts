@@ -6,6 +6,9 @@
  */
 import {
   type SessionRecord,
+  type SettingsAuditDraft,
+  type SettingsAuditQuery,
+  type SettingsAuditRecord,
   type Store,
   UniqueError,
   type UserPatch,
@@ -25,6 +28,11 @@ const K = {
   userSessions: (userId: string) => ["session_by_user", userId],
   setting: (key: string) => ["setting", key],
 } satisfies Record<string, Deno.KvKey | ((...args: string[]) => Deno.KvKey)>;
+
+/** `patch` without its `undefined` fields, so that spreading it changes only what it sets. */
+function defined<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 /** Opens (creating when needed) the KV database at `path` (`:memory:` for tests). */
 export async function openKvStore(path?: string): Promise<KvStore> {
@@ -120,7 +128,7 @@ export class KvStore implements Store {
       const current = await this.kv.get<UserRecord>(K.user(id));
       if (current.value === null) return null;
       const old = current.value;
-      const next: UserRecord = { ...old, ...patch, updatedAt: now };
+      const next: UserRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(current).set(K.user(id), next);
       if (next.username !== old.username) {
         op.check({ key: K.userByName(next.username), versionstamp: null })
@@ -204,10 +212,53 @@ export class KvStore implements Store {
     return values;
   }
 
-  async updateSettings(values: Record<string, unknown>): Promise<void> {
-    const op = this.kv.atomic();
-    for (const [key, value] of Object.entries(values)) op.set(K.setting(key), value);
-    const result = await op.commit();
-    if (!result.ok) throw new Error("settings update was not committed");
+  async updateSettings(values: Record<string, unknown>, audit?: SettingsAuditDraft) {
+    while (true) {
+      const current = await this.kv.get<number>(KvStore.SETTINGS_VERSION);
+      const version = (current.value ?? 0) + 1;
+      const op = this.kv.atomic().check(current).set(KvStore.SETTINGS_VERSION, version);
+      for (const [key, value] of Object.entries(values)) op.set(K.setting(key), value);
+      if (audit) op.set([...KvStore.SETTINGS_AUDIT, version], { ...audit, id: version });
+      if ((await op.commit()).ok) return version;
+    }
   }
+
+  async listSettingsAudit({ limit, before }: SettingsAuditQuery) {
+    const prefix = KvStore.SETTINGS_AUDIT;
+    const selector = typeof before === "number" ? { prefix, end: [...prefix, before] } : { prefix };
+    const records: SettingsAuditRecord[] = [];
+    for await (const entry of this.kv.list<SettingsAuditRecord>(selector, { reverse: true })) {
+      if (before instanceof Date && entry.value.at >= before) continue;
+      records.push(entry.value);
+      if (records.length >= limit) break;
+    }
+    return records;
+  }
+
+  /**
+   * `kv.watch` reports changes made through this process (and, on Deno
+   * Deploy, any isolate); processes sharing a local KV file do not see each
+   * other's writes through it, so the version is also polled every 2 seconds.
+   */
+  watchSettings(onChange: () => void): () => void {
+    let last: number | null | undefined;
+    const seen = (version: number | null) => {
+      if (version !== last) onChange();
+      last = version;
+    };
+    const reader = this.kv.watch<[number]>([KvStore.SETTINGS_VERSION]).getReader();
+    (async () => {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) seen(r.value[0].value);
+    })().catch(() => {});
+    const timer = setInterval(() => {
+      this.kv.get<number>(KvStore.SETTINGS_VERSION).then((e) => seen(e.value), () => {});
+    }, 2000);
+    return () => {
+      clearInterval(timer);
+      reader.cancel().catch(() => {});
+    };
+  }
+
+  private static readonly SETTINGS_VERSION: Deno.KvKey = ["meta", "settings_version"];
+  private static readonly SETTINGS_AUDIT: Deno.KvKey = ["settings_audit"];
 }

@@ -5,6 +5,10 @@
 import postgres, { type Sql, type TransactionSql } from "postgres";
 import {
   type SessionRecord,
+  type SettingChange,
+  type SettingsAuditDraft,
+  type SettingsAuditQuery,
+  type SettingsAuditRecord,
   type Store,
   UniqueError,
   type UserPatch,
@@ -244,15 +248,58 @@ export class PostgresStore implements Store {
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
-  async updateSettings(values: Record<string, unknown>): Promise<void> {
-    const entries = Object.entries(values);
-    if (entries.length === 0) return;
-    await this.sql.begin(async (tx) => {
-      for (const [key, value] of entries) {
+  async updateSettings(values: Record<string, unknown>, audit?: SettingsAuditDraft) {
+    return await this.sql.begin(async (tx) => {
+      // The row lock on the version orders concurrent writers.
+      const [{ version }] = await tx<{ version: number }[]>`
+        UPDATE meta SET value = to_jsonb((value #>> '{}')::integer + 1)
+        WHERE key = 'settings_version' RETURNING (value #>> '{}')::integer AS version`;
+      for (const [key, value] of Object.entries(values)) {
         const json = tx.json((value ?? null) as postgres.JSONValue);
         await tx`INSERT INTO settings (key, value) VALUES (${key}, ${json})
           ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
       }
+      if (audit) {
+        await tx`INSERT INTO settings_audit ${
+          tx({
+            id: version,
+            at: audit.at,
+            user_id: audit.userId,
+            username: audit.username,
+            changes: tx.json(audit.changes as unknown as postgres.JSONValue),
+          })
+        }`;
+      }
+      await tx`SELECT pg_notify(${PostgresStore.SETTINGS_CHANNEL}, ${String(version)})`;
+      return version;
     });
   }
+
+  async listSettingsAudit({ limit, before }: SettingsAuditQuery) {
+    const where = typeof before === "number"
+      ? this.sql`WHERE id < ${before}`
+      : before instanceof Date
+      ? this.sql`WHERE at < ${before}`
+      : this.sql``;
+    const rows = await this.sql<
+      { id: number; at: Date; user_id: string; username: string; changes: SettingChange[] }[]
+    >`SELECT * FROM settings_audit ${where} ORDER BY id DESC LIMIT ${limit}`;
+    return rows.map((r): SettingsAuditRecord => ({
+      id: r.id,
+      at: r.at,
+      userId: r.user_id,
+      username: r.username,
+      changes: r.changes,
+    }));
+  }
+
+  /** LISTEN on a dedicated connection; `onChange` also runs on each (re)connect, for missed notifications. */
+  watchSettings(onChange: () => void): () => void {
+    const listening = this.sql.listen(PostgresStore.SETTINGS_CHANNEL, onChange, onChange);
+    return () => {
+      listening.then((l) => l.unlisten()).catch(() => {});
+    };
+  }
+
+  private static readonly SETTINGS_CHANNEL = "ferry_settings";
 }

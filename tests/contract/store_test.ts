@@ -174,7 +174,90 @@ const steps: Record<string, (store: Store) => Promise<void>> = {
       e: null,
     });
   },
+
+  "settings: each write bumps the version and adds its audit record atomically": async (store) => {
+    const by = { userId: "u1", username: "root" };
+    const first = await store.updateSettings({ a: 1 }, {
+      at: new Date(Date.UTC(2026, 0, 1)),
+      ...by,
+      changes: [{ key: "a", old: null, new: 1 }],
+    });
+    const second = await store.updateSettings({ b: "x" });
+    const third = await store.updateSettings({ a: 2, c: [true] }, {
+      at: new Date(Date.UTC(2026, 0, 2)),
+      ...by,
+      changes: [{ key: "a", old: 1, new: 2 }, { key: "c", old: null, new: [true] }],
+    });
+    assert.deepEqual([second - first, third - second], [1, 1]);
+    const audit = await store.listSettingsAudit({ limit: 10 });
+    assert.deepEqual(audit, [
+      {
+        id: third,
+        at: new Date(Date.UTC(2026, 0, 2)),
+        ...by,
+        changes: [{ key: "a", old: 1, new: 2 }, { key: "c", old: null, new: [true] }],
+      },
+      {
+        id: first,
+        at: new Date(Date.UTC(2026, 0, 1)),
+        ...by,
+        changes: [{ key: "a", old: null, new: 1 }],
+      },
+    ]);
+  },
+
+  "settings: concurrent writes get distinct versions": async (store) => {
+    const versions = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => store.updateSettings({ [`k${i}`]: i })),
+    );
+    assert.equal(new Set(versions).size, 6);
+    assert.equal(Object.keys(await store.getSettings()).length, 6);
+  },
+
+  "settings audit: newest first, limited, paged by id or by time": async (store) => {
+    for (let day = 1; day <= 5; day++) {
+      await store.updateSettings({ n: day }, {
+        at: new Date(Date.UTC(2026, 0, day)),
+        userId: "u1",
+        username: "root",
+        changes: [{ key: "n", old: day - 1, new: day }],
+      });
+    }
+    const all = await store.listSettingsAudit({ limit: 10 });
+    assert.deepEqual(all.map((r) => r.changes[0].new), [5, 4, 3, 2, 1]);
+    const page = await store.listSettingsAudit({ limit: 2 });
+    assert.deepEqual(page.map((r) => r.changes[0].new), [5, 4]);
+    const next = await store.listSettingsAudit({ limit: 2, before: page[1].id });
+    assert.deepEqual(next.map((r) => r.changes[0].new), [3, 2]);
+    const byTime = await store.listSettingsAudit({
+      limit: 10,
+      before: new Date(Date.UTC(2026, 0, 3)),
+    });
+    assert.deepEqual(byTime.map((r) => r.changes[0].new), [2, 1]);
+  },
+
+  "watchSettings reports a change within seconds, and stops": async (store) => {
+    let calls = 0;
+    const stop = store.watchSettings(() => calls++);
+    try {
+      await until(() => calls >= 1);
+      const before = calls;
+      await store.updateSettings({ watched: true });
+      await until(() => calls > before);
+    } finally {
+      stop();
+    }
+  },
 };
+
+/** Waits until `done()` holds, checking every 20 ms; fails after 5 seconds. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 for (const kind of STORE_KINDS) {
   Deno.test({

@@ -6,7 +6,9 @@
 import { ManualClock, systemRandom } from "../../core/clock.ts";
 import { MemoryLogger } from "../../core/log.ts";
 import type { Services } from "../../core/services.ts";
+import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
+import { fileSystemContext } from "../../cli/services.ts";
 import { createApp } from "../../routes/mod.ts";
 import { LocalDatasource } from "../../storage/local.ts";
 import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
@@ -17,6 +19,8 @@ export const TEST_SECRET = "test-secret-test-secret-test-secret-0123";
 /** A running test instance. */
 export interface TestApp {
   kind: StoreKind;
+  /** The database URL of a Postgres store, for a second connection; else `undefined`. */
+  storeUrl?: string;
   services: Services;
   clock: ManualClock;
   logger: MemoryLogger;
@@ -35,14 +39,28 @@ export interface JsonReply {
   headers: Headers;
 }
 
+/** What a test instance may be started with. */
+export interface TestAppOptions {
+  /** Environment variables the settings overrides (`SERVICE_<KEY>`) are read from. */
+  env?: Record<string, string>;
+}
+
 /** Builds a test instance on a fresh store of `kind`. */
-export async function startTestApp(kind: StoreKind): Promise<TestApp> {
-  const { store, close: closeStore } = await openTestStore(kind);
+export async function startTestApp(
+  kind: StoreKind,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  const { store, url: storeUrl, close: closeStore } = await openTestStore(kind);
   const dir = await Deno.makeTempDir({ prefix: "ferry-test-" });
   const datasource = new LocalDatasource(dir);
   const clock = new ManualClock(Date.now());
   const logger = new MemoryLogger();
-  const settings = new SettingsService(store);
+  const settings = new SettingsService(store, {
+    context: fileSystemContext,
+    clock,
+    logger,
+    overrides: parseSettingsEnv(options.env ?? {}, (path) => Deno.readTextFileSync(path)),
+  });
   await settings.reload();
   const services: Services = {
     store,
@@ -59,6 +77,7 @@ export async function startTestApp(kind: StoreKind): Promise<TestApp> {
     await app.request(new URL(path, "http://ferry.test").toString(), init);
   return {
     kind,
+    storeUrl,
     services,
     clock,
     logger,
@@ -93,7 +112,11 @@ export async function startTestApp(kind: StoreKind): Promise<TestApp> {
 }
 
 /** Registers `fn` as one test per store kind, each with its own fresh instance. */
-export function apiTest(name: string, fn: (app: TestApp, t: Deno.TestContext) => Promise<void>) {
+export function apiTest(
+  name: string,
+  fn: (app: TestApp, t: Deno.TestContext) => Promise<void>,
+  options?: TestAppOptions,
+) {
   for (const kind of STORE_KINDS) {
     Deno.test({
       name: `${name} [${kind}]`,
@@ -101,7 +124,7 @@ export function apiTest(name: string, fn: (app: TestApp, t: Deno.TestContext) =>
       sanitizeResources: false,
       sanitizeOps: false,
       fn: async (t) => {
-        const app = await startTestApp(kind);
+        const app = await startTestApp(kind, options);
         try {
           await fn(app, t);
         } finally {

@@ -4,6 +4,7 @@
  * shipped: add the next.
  */
 import { sql as init } from "./001_init.ts";
+import { sql as settingsAudit } from "./002_settings_audit.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -15,4 +16,5 @@ export interface Migration {
 /** Every migration, oldest first. */
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: "init", sql: init },
+  { version: 2, name: "settings_audit", sql: settingsAudit },
 ];

@@ -1,0 +1,114 @@
+/**
+ * The current user's own account: profile changes, the API token and the
+ * sessions it is logged in with.
+ */
+import type { SessionRecord, UserPatch, UserRecord } from "../db/store.ts";
+import { checkAvatar } from "./avatars.ts";
+import { ApiError, badRequest } from "./errors.ts";
+import { hashPassword } from "./passwords.ts";
+import type { Services } from "./services.ts";
+import { clientToken, newStoredToken } from "./tokens.ts";
+import { usernameTaken } from "./users.ts";
+
+/** What a user may change about itself. */
+export interface SelfPatch {
+  username?: string;
+  password?: string;
+  /** `null` or `""` removes the avatar. */
+  avatar?: string | null;
+  /** Merged into the stored view settings. */
+  view?: Record<string, unknown>;
+}
+
+/** Applies the user's own changes; a taken username is 400 `Username already exists`. */
+export async function updateSelf(
+  s: Services,
+  user: UserRecord,
+  patch: SelfPatch,
+): Promise<UserRecord> {
+  const change: UserPatch = {
+    username: patch.username,
+    avatar: patch.avatar === undefined
+      ? undefined
+      : patch.avatar
+      ? checkAvatar(patch.avatar)
+      : null,
+    view: patch.view ? { ...user.view, ...patch.view } : undefined,
+    password: patch.password === undefined
+      ? undefined
+      : await hashPassword(patch.password, s.random),
+  };
+  try {
+    const updated = await s.store.updateUser(user.id, change, new Date(s.clock.now()));
+    if (!updated) throw new ApiError(401, "not logged in");
+    return updated;
+  } catch (error) {
+    throw usernameTaken(error);
+  }
+}
+
+/** The token the user puts in its `Authorization` header. */
+export function tokenFor(s: Services, user: UserRecord): string {
+  return clientToken(user.token, s.clock.now(), s.secret, s.random);
+}
+
+/** Replaces the user's token: every token issued before stops working at once. */
+export async function regenerateToken(s: Services, user: UserRecord): Promise<UserRecord> {
+  const now = s.clock.now();
+  const updated = await s.store.updateUser(
+    user.id,
+    { token: newStoredToken(now, s.random) },
+    new Date(now),
+  );
+  if (!updated) throw new ApiError(401, "not logged in");
+  return updated;
+}
+
+/** A session as its owner sees it. */
+export function sessionView(session: SessionRecord) {
+  return {
+    id: session.id,
+    createdAt: session.createdAt.toISOString(),
+    client: session.client,
+    device: session.device,
+    ua: session.ua,
+  };
+}
+
+/** The user's live sessions, split into the current one and the others. */
+export async function listSessions(
+  s: Services,
+  user: UserRecord,
+  current: SessionRecord | null,
+) {
+  const now = s.clock.now();
+  const live = (await s.store.listSessions(user.id)).filter((x) => x.expiresAt.getTime() > now);
+  return {
+    current: current && sessionView(current),
+    other: live.filter((x) => x.id !== current?.id).map(sessionView),
+  };
+}
+
+/** Ends one other session (`sessionId`) or all others (`all`); never the current one. */
+export async function revokeSessions(
+  s: Services,
+  user: UserRecord,
+  current: SessionRecord | null,
+  target: { sessionId?: string; all?: boolean },
+) {
+  if (target.all) {
+    await s.store.deleteUserSessions(user.id, current?.id);
+  } else if (target.sessionId) {
+    if (target.sessionId === current?.id) {
+      throw badRequest("Cannot delete current session, use log out instead.");
+    }
+    const session = await s.store.getSession(target.sessionId);
+    if (!session || session.userId !== user.id) {
+      throw badRequest("Session not found in logged in sessions");
+    }
+    await s.store.deleteSession(session.id);
+  } else {
+    throw badRequest("Give sessionId or all: true");
+  }
+  return await listSessions(s, user, current);
+}

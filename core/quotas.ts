@@ -1,0 +1,45 @@
+/**
+ * Quotas (spec §2.3): `BY_BYTES` needs `maxBytes`, `BY_FILES` needs
+ * `maxFiles`, `NONE` removes file limits; `maxUrls` stands apart. A patch is
+ * merged onto the current quota, then checked as a whole.
+ */
+import type { QuotaRecord } from "../db/store.ts";
+import { newId, type Random } from "./clock.ts";
+import { badRequest } from "./errors.ts";
+import { parseSize } from "./units/size.ts";
+
+/** A quota change as `PATCH /api/users/:id` takes it. */
+export interface QuotaInput {
+  filesType?: QuotaRecord["filesQuota"];
+  maxBytes?: string | null;
+  maxFiles?: number | null;
+  maxUrls?: number | null;
+}
+
+/** The quota after `input`; 400 for an incomplete or invalid configuration. */
+export function applyQuota(
+  current: QuotaRecord | null,
+  input: QuotaInput,
+  random: Random,
+): QuotaRecord {
+  const mode = input.filesType ?? current?.filesQuota ?? "NONE";
+  const pick = <K extends "maxBytes" | "maxFiles" | "maxUrls">(key: K) =>
+    input[key] !== undefined ? input[key] : current?.[key] ?? null;
+  const maxBytes = mode === "BY_BYTES" ? pick("maxBytes") : null;
+  const maxFiles = mode === "BY_FILES" ? pick("maxFiles") : null;
+  if (mode === "BY_BYTES") {
+    if (maxBytes === null) throw badRequest("maxBytes is required");
+    const bytes = parseSize(maxBytes);
+    if (bytes === null || bytes <= 0) {
+      throw badRequest("maxBytes must be a size greater than 0, such as 50gb");
+    }
+  }
+  if (mode === "BY_FILES" && maxFiles === null) throw badRequest("maxFiles is required");
+  return {
+    id: current?.id ?? newId(random),
+    filesQuota: mode,
+    maxBytes,
+    maxFiles,
+    maxUrls: pick("maxUrls"),
+  };
+}

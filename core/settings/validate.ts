@@ -1,0 +1,188 @@
+/**
+ * Validation of a settings change as a whole: each key by its registry schema,
+ * then what one schema cannot see — tampered keys, paths on the server, and
+ * rules that span keys. Every failure is an issue whose path starts with the
+ * key it is about; all are collected before anything is written.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { Issue } from "../errors.ts";
+import { parseDuration } from "../units/duration.ts";
+import {
+  envName,
+  isSettingKey,
+  SETTING_KEYS,
+  settingDef,
+  type SettingKey,
+  type Settings,
+} from "./registry.ts";
+
+/** What validation may ask of the server; injected so core stays free of the file system. */
+export interface ValidationContext {
+  /** `true` when `path` exists and is a file (or a directory, as asked). */
+  exists(path: string, kind: "file" | "directory"): Promise<boolean>;
+}
+
+const issue = (key: string, message: string, code = "custom"): Issue => ({
+  path: [key],
+  message,
+  code,
+});
+
+/** The issues of paths that must exist, for every such key set in `values`. */
+export async function checkPaths(
+  values: Partial<Settings>,
+  ctx: ValidationContext,
+): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  for (const key of SETTING_KEYS) {
+    const kind = settingDef(key).path;
+    const value = values[key];
+    if (!kind || typeof value !== "string") continue;
+    if (!(await ctx.exists(value, kind))) {
+      issues.push(issue(key, kind === "file" ? "File does not exist" : "Directory does not exist"));
+    }
+  }
+  return issues;
+}
+
+/**
+ * The OAuth providers: when any of a provider's fields is set (after the
+ * change), every one of its `required` fields must be. The redirect URI may
+ * stay null: it is then derived from the request.
+ */
+const OAUTH_PROVIDERS: { name: string; required: SettingKey[]; optional: SettingKey[] }[] = [
+  {
+    name: "Discord",
+    required: ["oauthDiscordClientId", "oauthDiscordClientSecret"],
+    optional: ["oauthDiscordRedirectUri"],
+  },
+  {
+    name: "Google",
+    required: ["oauthGoogleClientId", "oauthGoogleClientSecret"],
+    optional: ["oauthGoogleRedirectUri"],
+  },
+  {
+    name: "GitHub",
+    required: ["oauthGithubClientId", "oauthGithubClientSecret"],
+    optional: ["oauthGithubRedirectUri"],
+  },
+  {
+    name: "OIDC",
+    required: [
+      "oauthOidcClientId",
+      "oauthOidcClientSecret",
+      "oauthOidcAuthorizeUrl",
+      "oauthOidcTokenUrl",
+      "oauthOidcUserinfoUrl",
+    ],
+    optional: ["oauthOidcRedirectUri"],
+  },
+];
+
+/** A rule across keys: checked when a change touches any of `keys`, on the merged settings. */
+interface CrossRule {
+  keys: SettingKey[];
+  check(s: Settings): Issue[];
+}
+
+const CROSS_RULES: CrossRule[] = [
+  ...OAUTH_PROVIDERS.map(({ name, required, optional }): CrossRule => ({
+    keys: [...required, ...optional],
+    check: (s) =>
+      [...required, ...optional].some((k) => s[k] !== null)
+        ? required.filter((k) => s[k] === null).map((k) =>
+          issue(k, `${name} OAuth settings are incomplete: ${k} is required`)
+        )
+        : [],
+  })),
+  {
+    keys: ["mfaPasskeysEnabled", "mfaPasskeysRpID", "mfaPasskeysOrigin"],
+    check: (s) => [
+      ...(s.mfaPasskeysEnabled && !s.mfaPasskeysRpID
+        ? [issue("mfaPasskeysRpID", "RP ID is required when passkeys are enabled")]
+        : []),
+      ...(s.mfaPasskeysEnabled && !s.mfaPasskeysOrigin
+        ? [issue("mfaPasskeysOrigin", "Origin is required when passkeys are enabled")]
+        : []),
+    ],
+  },
+  {
+    keys: ["filesDefaultExpiration", "filesMaxExpiration"],
+    check: (s) => {
+      const byDefault = s.filesDefaultExpiration && parseDuration(s.filesDefaultExpiration);
+      const max = s.filesMaxExpiration && parseDuration(s.filesMaxExpiration);
+      return byDefault && max && byDefault > max
+        ? [issue(
+          "filesDefaultExpiration",
+          "filesDefaultExpiration must be less than or equal to filesMaxExpiration",
+        )]
+        : [];
+    },
+  },
+  {
+    keys: ["filesRoute", "urlsRoute"],
+    check: (s) =>
+      s.filesRoute === s.urlsRoute ? [issue("urlsRoute", "must differ from filesRoute")] : [],
+  },
+];
+
+/** The outcome of {@link validateChange}. */
+export type ValidatedChange =
+  | { ok: true; values: Partial<Settings> }
+  | { ok: false; issues: Issue[] };
+
+/**
+ * Validates `body` as a change of `current` (which includes the environment
+ * overrides). Returns the normalised values that differ from `current`, or
+ * every issue found. A key in `tampered` is refused unless its value is the
+ * one already in force (dashboards send the whole object back).
+ */
+export async function validateChange(
+  body: unknown,
+  current: Settings,
+  tampered: ReadonlySet<SettingKey>,
+  ctx: ValidationContext,
+): Promise<ValidatedChange> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return {
+      ok: false,
+      issues: [{ path: [], message: "expected an object", code: "invalid_type" }],
+    };
+  }
+  const entries = Object.entries(body);
+  if (entries.length === 0) {
+    return {
+      ok: false,
+      issues: [{ path: [], message: "No settings provided to update", code: "custom" }],
+    };
+  }
+  const issues: Issue[] = [];
+  const values: Partial<Record<SettingKey, unknown>> = {};
+  for (const [key, raw] of entries) {
+    if (!isSettingKey(key)) {
+      issues.push(issue(key, `Unrecognized key: "${key}"`, "unrecognized_keys"));
+      continue;
+    }
+    const parsed = settingDef(key).schema.safeParse(raw);
+    if (!parsed.success) {
+      for (const i of parsed.error.issues) {
+        issues.push({ path: [key, ...i.path.map(String)], message: i.message, code: i.code });
+      }
+      continue;
+    }
+    if (isDeepStrictEqual(parsed.data, current[key])) continue;
+    if (tampered.has(key)) {
+      issues.push(issue(key, `set by ${envName(key)} in the environment; it cannot be changed`));
+      continue;
+    }
+    values[key] = parsed.data;
+  }
+  const changed = values as Partial<Settings>;
+  issues.push(...await checkPaths(changed, ctx));
+  if (issues.length) return { ok: false, issues };
+  const merged = { ...current, ...changed };
+  for (const rule of CROSS_RULES) {
+    if (rule.keys.some((k) => k in changed)) issues.push(...rule.check(merged));
+  }
+  return issues.length ? { ok: false, issues } : { ok: true, values: changed };
+}

@@ -1,0 +1,56 @@
+/** Logging in and out: `POST /api/auth/login`, `GET /api/auth/logout`. */
+import { z } from "@hono/zod-openapi";
+import { login } from "../core/login.ts";
+import { endSession } from "../core/sessions.ts";
+import { selfView } from "../core/users.ts";
+import { clientInfo } from "./client_info.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { Password, SelfUserSchema, Username } from "./schemas.ts";
+import { clearSessionCookie, setSessionCookie } from "./session_cookie.ts";
+
+const loginRoute = defineRoute({
+  method: "post",
+  path: "/auth/login",
+  auth: "none",
+  tags: ["Auth"],
+  summary: "Log in with a username and password (and a TOTP code when enabled)",
+  description: "Sets the `service_session` cookie. A user with TOTP who sends no `code` gets " +
+    "`{totp: true}` and no cookie, and sends the request again with the code.",
+  request: {
+    body: jsonBody(z.object({
+      username: Username.openapi({ example: "admin" }),
+      password: Password,
+      code: z.string().min(1).max(16).optional().openapi({ description: "The TOTP code" }),
+    })),
+  },
+  responses: {
+    200: json(
+      z.union([z.object({ user: SelfUserSchema }), z.object({ totp: z.literal(true) })]),
+      "Logged in, or a TOTP code is needed",
+    ),
+    400: errorDoc("`Invalid username or password`, `Invalid code`, or a validation failure"),
+  },
+});
+
+const logoutRoute = defineRoute({
+  method: "get",
+  path: "/auth/logout",
+  auth: "user",
+  tags: ["Auth"],
+  summary: "End the current session (other sessions stay)",
+  responses: { 200: json(z.object({ loggedOut: z.literal(true) }), "Logged out") },
+});
+
+/** The login and logout routes. */
+export const authRoutes = newRouter()
+  .openapi(loginRoute, async (c) => {
+    const result = await login(c.var.services, c.req.valid("json"), clientInfo(c));
+    if ("totp" in result) return c.json({ totp: true as const }, 200);
+    setSessionCookie(c, result.secret);
+    return c.json({ user: selfView(result.user) }, 200);
+  })
+  .openapi(logoutRoute, async (c) => {
+    await endSession(c.var.services, c.var.session);
+    clearSessionCookie(c);
+    return c.json({ loggedOut: true as const }, 200);
+  });

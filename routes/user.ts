@@ -1,0 +1,126 @@
+/** The current user: profile, API token and sessions (`/api/user/...`). */
+import { z } from "@hono/zod-openapi";
+import {
+  listSessions,
+  regenerateToken,
+  revokeSessions,
+  tokenFor,
+  updateSelf,
+} from "../core/account.ts";
+import { selfView } from "../core/users.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { currentUser as me } from "./env.ts";
+import { Password, SelfUserSchema, SessionSchema, Username, ViewSchema } from "./schemas.ts";
+
+const UserReply = z.object({ user: SelfUserSchema }).openapi("UserReply");
+
+const getUser = (path: string, summary: string) =>
+  defineRoute({
+    method: "get",
+    path,
+    auth: "user",
+    tags: ["User"],
+    summary,
+    responses: { 200: json(UserReply, "The current user") },
+  });
+
+const patchUser = defineRoute({
+  method: "patch",
+  path: "/user",
+  auth: "user",
+  tags: ["User"],
+  summary: "Change the current user's username, password, avatar or view settings",
+  request: {
+    body: jsonBody(z.object({
+      username: Username.optional(),
+      password: Password.optional(),
+      avatar: z.string().nullable().optional().openapi({
+        description: 'A base64 image data URI or an http(s) URL; `null` or `""` removes it.',
+      }),
+      view: ViewSchema.optional(),
+    })),
+  },
+  responses: {
+    200: json(UserReply, "The updated user"),
+    400: errorDoc("`Username already exists`, an invalid avatar, or a validation failure"),
+  },
+});
+
+const TokenReply = z.object({
+  token: z.string().openapi({ description: "Send it as the whole `Authorization` header." }),
+}).openapi("TokenReply");
+
+const getToken = defineRoute({
+  method: "get",
+  path: "/user/token",
+  auth: "user",
+  tags: ["User"],
+  summary: "The API token",
+  responses: { 200: json(TokenReply, "The token") },
+});
+
+const resetToken = defineRoute({
+  method: "patch",
+  path: "/user/token",
+  auth: "user",
+  tags: ["User"],
+  summary: "Replace the API token; the old one stops working at once",
+  responses: { 200: json(TokenReply.extend({ user: SelfUserSchema }), "The new token") },
+});
+
+const SessionsReply = z.object({
+  current: SessionSchema.nullable().openapi({ description: "`null` with token auth" }),
+  other: z.array(SessionSchema),
+}).openapi("SessionsReply");
+
+const getSessions = defineRoute({
+  method: "get",
+  path: "/user/sessions",
+  auth: "user",
+  tags: ["User"],
+  summary: "The sessions the user is logged in with",
+  responses: { 200: json(SessionsReply, "Sessions") },
+});
+
+const deleteSessions = defineRoute({
+  method: "delete",
+  path: "/user/sessions",
+  auth: "user",
+  tags: ["User"],
+  summary: "Log out another session, or all other sessions",
+  request: {
+    body: jsonBody(z.object({
+      sessionId: z.string().min(1).max(200).optional(),
+      all: z.boolean().optional(),
+    })),
+  },
+  responses: {
+    200: json(SessionsReply, "The sessions left"),
+    400: errorDoc("The current session, an unknown one, or neither field given"),
+  },
+});
+
+/** The current-user routes. */
+export const userRoutes = newRouter()
+  .openapi(getUser("/user", "The current user"), (c) => c.json({ user: selfView(me(c)) }, 200))
+  .openapi(
+    getUser("/user/me", "The current user (alias)"),
+    (c) => c.json({ user: selfView(me(c)) }, 200),
+  )
+  .openapi(patchUser, async (c) => {
+    const user = await updateSelf(c.var.services, me(c), c.req.valid("json"));
+    return c.json({ user: selfView(user) }, 200);
+  })
+  .openapi(getToken, (c) => c.json({ token: tokenFor(c.var.services, me(c)) }, 200))
+  .openapi(resetToken, async (c) => {
+    const user = await regenerateToken(c.var.services, me(c));
+    return c.json({ user: selfView(user), token: tokenFor(c.var.services, user) }, 200);
+  })
+  .openapi(
+    getSessions,
+    async (c) => c.json(await listSessions(c.var.services, me(c), c.var.session), 200),
+  )
+  .openapi(deleteSessions, async (c) => {
+    const s = c.var.services;
+    return c.json(await revokeSessions(s, me(c), c.var.session, c.req.valid("json")), 200);
+  });

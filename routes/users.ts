@@ -1,0 +1,157 @@
+/** User administration (spec §4.1): `/api/users` and `/api/users/:id`. */
+import { z } from "@hono/zod-openapi";
+import {
+  adminCreateUser,
+  adminDeleteUser,
+  adminGetUser,
+  adminUpdateUser,
+  listManagedUsers,
+} from "../core/user_admin.ts";
+import { deletedView, detailView, summaryView } from "../core/users.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { currentUser as me } from "./env.ts";
+import {
+  DeletedUserSchema,
+  Password,
+  RoleSchema,
+  UserDetailSchema,
+  Username,
+  UserSummarySchema,
+} from "./schemas.ts";
+
+const IdParam = z.object({
+  id: z.string().min(1).max(100).openapi({ param: { name: "id", in: "path" }, example: "c0" }),
+});
+
+const notFound = errorDoc("`User not found`: unknown, or not one the caller manages");
+
+const list = defineRoute({
+  method: "get",
+  path: "/users",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "The users the caller manages (and itself unless `noincl`)",
+  request: {
+    query: z.object({
+      noincl: z.enum(["true", "false"]).optional().openapi({
+        description: "`true` leaves out the caller",
+      }),
+    }),
+  },
+  responses: { 200: json(z.array(UserSummarySchema), "Users, oldest first") },
+});
+
+const create = defineRoute({
+  method: "post",
+  path: "/users",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "Create a user with a role at or below the caller's",
+  request: {
+    body: jsonBody(z.object({
+      username: Username,
+      password: Password,
+      avatar: z.string().optional(),
+      role: RoleSchema.optional().openapi({ description: "Default `USER`" }),
+      noincl: z.boolean().optional().openapi({ description: "Accepted for Zipline clients" }),
+    })),
+  },
+  responses: {
+    200: json(UserSummarySchema, "The created user"),
+    400: errorDoc("`Username already exists`, an invalid avatar, or a validation failure"),
+    403: errorDoc("`You cannot create this role`, or `forbidden` for a non-admin"),
+  },
+});
+
+const get = defineRoute({
+  method: "get",
+  path: "/users/{id}",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "One user's detail",
+  request: { params: IdParam },
+  responses: { 200: json(UserDetailSchema, "The user"), 404: notFound },
+});
+
+const QuotaInput = z.object({
+  filesType: z.enum(["BY_BYTES", "BY_FILES", "NONE"]).optional(),
+  maxBytes: z.string().min(1).max(50).nullable().optional().openapi({ example: "50gb" }),
+  maxFiles: z.number().int().min(1).nullable().optional(),
+  maxUrls: z.number().int().min(1).nullable().optional(),
+});
+
+const update = defineRoute({
+  method: "patch",
+  path: "/users/{id}",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "Change a user the caller manages",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      username: Username.optional(),
+      password: Password.optional(),
+      avatar: z.string().nullable().optional(),
+      role: RoleSchema.optional(),
+      quota: QuotaInput.optional(),
+    })),
+  },
+  responses: {
+    200: json(UserSummarySchema, "The updated user"),
+    400: errorDoc("`Username already exists`, `maxBytes is required`, `maxFiles is required`, …"),
+    403: errorDoc("`You cannot modify this user`, `You cannot assign this role`"),
+    404: notFound,
+  },
+});
+
+const remove = defineRoute({
+  method: "delete",
+  path: "/users/{id}",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "Delete a user the caller manages",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      delete: z.boolean().optional().openapi({
+        description: "`true` also removes the user's files and URLs; otherwise they stay",
+      }),
+    })),
+  },
+  responses: {
+    200: json(DeletedUserSchema, "The deleted user"),
+    403: errorDoc("`You cannot delete yourself`, `You cannot delete this user`"),
+    404: notFound,
+  },
+});
+
+/** The user administration routes. */
+export const usersRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const noincl = c.req.valid("query").noincl === "true";
+    const users = await listManagedUsers(c.var.services, me(c), noincl);
+    return c.json(users.map(summaryView), 200);
+  })
+  .openapi(create, async (c) => {
+    const user = await adminCreateUser(c.var.services, me(c), c.req.valid("json"));
+    return c.json(summaryView(user), 200);
+  })
+  .openapi(get, async (c) => {
+    const user = await adminGetUser(c.var.services, me(c), c.req.valid("param").id);
+    return c.json(detailView(user), 200);
+  })
+  .openapi(update, async (c) => {
+    const { id } = c.req.valid("param");
+    const user = await adminUpdateUser(c.var.services, me(c), id, c.req.valid("json"));
+    return c.json(summaryView(user), 200);
+  })
+  .openapi(remove, async (c) => {
+    const { id } = c.req.valid("param");
+    const user = await adminDeleteUser(
+      c.var.services,
+      me(c),
+      id,
+      c.req.valid("json").delete ?? false,
+    );
+    return c.json(deletedView(user), 200);
+  });

@@ -1,0 +1,159 @@
+/** Login, logout, sessions and the §5 authentication failures. */
+import assert from "node:assert/strict";
+import { clientToken } from "../../core/tokens.ts";
+import { systemRandom } from "../../core/clock.ts";
+import { apiTest, sessionCookie } from "../helpers/app.ts";
+import { actor } from "../helpers/users.ts";
+
+apiTest("login sets a 14-day session cookie that authenticates", async (app) => {
+  await actor(app, "USER", "alice");
+  const res = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password",
+  });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.user.username, "alice");
+  for (const secret of ["password", "token", "totpSecret"]) {
+    assert.equal(res.body.user[secret], undefined);
+  }
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("service_session="))!;
+  assert.match(cookie, /Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax/);
+  assert.doesNotMatch(cookie, /Secure/);
+  const me = await app.json("GET", "/api/user", undefined, { cookie: sessionCookie(res.headers) });
+  assert.equal(me.status, 200);
+  assert.equal(me.body.user.username, "alice");
+});
+
+apiTest("the cookie is Secure when coreReturnHttpsUrls is on", async (app) => {
+  await actor(app, "USER", "alice");
+  await app.services.store.updateSettings({ coreReturnHttpsUrls: true });
+  await app.services.settings.reload();
+  const res = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password",
+  });
+  assert.match(res.headers.getSetCookie()[0], /Secure/);
+});
+
+apiTest("wrong password and unknown user get the same answer", async (app) => {
+  await actor(app, "USER", "alice");
+  const wrong = await app.json("POST", "/api/auth/login", { username: "alice", password: "nope" });
+  const unknown = await app.json("POST", "/api/auth/login", { username: "zed", password: "nope" });
+  for (const res of [wrong, unknown]) {
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { error: "Invalid username or password", statusCode: 400 });
+    assert.deepEqual(res.headers.getSetCookie(), []);
+  }
+});
+
+apiTest("an expired session is not logged in", async (app) => {
+  await actor(app, "USER", "alice");
+  const res = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password",
+  });
+  const cookie = sessionCookie(res.headers);
+  app.clock.advance(14 * 24 * 3600 * 1000 + 1);
+  const me = await app.json("GET", "/api/user", undefined, { cookie });
+  assert.equal(me.status, 401);
+  assert.deepEqual(me.body, { error: "not logged in", statusCode: 401 });
+});
+
+apiTest("logout ends the current session only", async (app) => {
+  await actor(app, "USER", "alice");
+  const login = () =>
+    app.json("POST", "/api/auth/login", { username: "alice", password: "password" });
+  const one = sessionCookie((await login()).headers);
+  const two = sessionCookie((await login()).headers);
+  const out = await app.json("GET", "/api/auth/logout", undefined, { cookie: one });
+  assert.equal(out.status, 200);
+  assert.deepEqual(out.body, { loggedOut: true });
+  assert.equal((await app.json("GET", "/api/user", undefined, { cookie: one })).status, 401);
+  assert.equal((await app.json("GET", "/api/user", undefined, { cookie: two })).status, 200);
+});
+
+apiTest("the four 401s of §5 and the 403 for a low role", async (app) => {
+  const bob = await actor(app, "USER", "bob");
+  const cases: [Record<string, string>, string][] = [
+    [{}, "not logged in"],
+    [{ authorization: "" }, "no token"],
+    [{ authorization: "garbage" }, "could not decrypt token"],
+    [{ authorization: "YQ==.YQ==" }, "could not decrypt token"],
+    [{
+      authorization: clientToken(
+        bob.user.token,
+        Date.now(),
+        "another-secret-another-secret-12",
+        systemRandom,
+      ),
+    }, "could not decrypt token"],
+    [{
+      authorization: clientToken("MTc=.bm9ib2R5", Date.now(), app.services.secret, systemRandom),
+    }, "invalid authorization token"],
+    [{ cookie: "service_session=forged-session-secret-value" }, "not logged in"],
+  ];
+  for (const [headers, message] of cases) {
+    const res = await app.json("GET", "/api/user", undefined, headers);
+    assert.equal(res.status, 401, message);
+    assert.deepEqual(res.body, { error: message, statusCode: 401 });
+  }
+  const admin = await app.json("GET", "/api/users", undefined, bob.headers);
+  assert.equal(admin.status, 403);
+  assert.deepEqual(admin.body, { error: "forbidden", statusCode: 403 });
+});
+
+apiTest("the token: read, regenerate, and the old one stops at once", async (app) => {
+  const bob = await actor(app, "USER", "bob");
+  const got = await app.json("GET", "/api/user/token", undefined, bob.headers);
+  assert.equal(got.status, 200);
+  assert.equal(
+    (await app.json("GET", "/api/user", undefined, { authorization: got.body.token }))
+      .status,
+    200,
+  );
+  const reset = await app.json("PATCH", "/api/user/token", undefined, bob.headers);
+  assert.equal(reset.status, 200);
+  assert.equal(reset.body.user.username, "bob");
+  for (const old of [bob.headers.authorization, got.body.token]) {
+    const res = await app.json("GET", "/api/user", undefined, { authorization: old });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error, "invalid authorization token");
+  }
+  const fresh = await app.json("GET", "/api/user", undefined, { authorization: reset.body.token });
+  assert.equal(fresh.status, 200);
+});
+
+apiTest("sessions: list, revoke one, revoke all others", async (app) => {
+  await actor(app, "USER", "alice");
+  const login = async () =>
+    sessionCookie(
+      (await app.json("POST", "/api/auth/login", { username: "alice", password: "password" }, {
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+      })).headers,
+    );
+  const [a, b, c] = [await login(), await login(), await login()];
+  const list = await app.json("GET", "/api/user/sessions", undefined, { cookie: a });
+  assert.equal(list.status, 200);
+  assert.equal(list.body.other.length, 2);
+  assert.equal(list.body.current.client, "Firefox 140.0");
+  assert.equal(list.body.current.device, "Linux");
+
+  const self = await app.json("DELETE", "/api/user/sessions", { sessionId: list.body.current.id }, {
+    cookie: a,
+  });
+  assert.equal(self.status, 400);
+  assert.equal(self.body.error, "Cannot delete current session, use log out instead.");
+
+  const one = await app.json("DELETE", "/api/user/sessions", {
+    sessionId: list.body.other[0].id,
+  }, { cookie: a });
+  assert.equal(one.status, 200);
+  assert.equal(one.body.other.length, 1);
+
+  const all = await app.json("DELETE", "/api/user/sessions", { all: true }, { cookie: a });
+  assert.deepEqual(all.body.other, []);
+  assert.equal((await app.json("GET", "/api/user", undefined, { cookie: a })).status, 200);
+  for (const gone of [b, c]) {
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie: gone })).status, 401);
+  }
+});

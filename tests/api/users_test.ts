@@ -1,0 +1,268 @@
+/** User administration (spec §4.1): every role rule, quotas, and the store's answer to races. */
+import assert from "node:assert/strict";
+import type { Role } from "../../db/store.ts";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { type Actor, actor } from "../helpers/users.ts";
+
+const ROLES: Role[] = ["USER", "ADMIN", "SUPERADMIN"];
+
+apiTest("create: summary shape, default role, and a duplicate is a 400", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  const res = await app.json(
+    "POST",
+    "/api/users",
+    { username: "alice", password: "pw" },
+    root.headers,
+  );
+  assert.equal(res.status, 200);
+  assert.deepEqual(Object.keys(res.body).sort(), [
+    "avatar",
+    "createdAt",
+    "id",
+    "quota",
+    "role",
+    "username",
+  ]);
+  assert.equal(res.body.role, "USER");
+  assert.equal(res.body.avatar, null);
+  assert.equal(res.body.quota, null);
+
+  const dup = await app.json(
+    "POST",
+    "/api/users",
+    { username: "alice", password: "x" },
+    root.headers,
+  );
+  assert.equal(dup.status, 400);
+  assert.deepEqual(dup.body, { error: "Username already exists", statusCode: 400 });
+
+  const missing = await app.json("POST", "/api/users", { username: "bob" }, root.headers);
+  assert.equal(missing.status, 400);
+  assert.deepEqual(missing.body.issues.map((i: { path: string[] }) => i.path), [["password"]]);
+
+  // The created user can log in with its password.
+  const login = await app.json("POST", "/api/auth/login", { username: "alice", password: "pw" });
+  assert.equal(login.status, 200);
+});
+
+apiTest("concurrent creation of one username creates one user", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  const replies = await Promise.all(
+    Array.from(
+      { length: 6 },
+      () => app.json("POST", "/api/users", { username: "same", password: "pw" }, root.headers),
+    ),
+  );
+  assert.deepEqual(replies.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400]);
+  const users = await app.services.store.listUsers();
+  assert.equal(users.filter((u) => u.username === "same").length, 1);
+});
+
+/** What each caller may do to each target role: create it, update one, delete one. */
+const ALLOWED: Record<Role, { create: Role[]; manage: Role[] }> = {
+  USER: { create: [], manage: [] },
+  ADMIN: { create: ["USER", "ADMIN"], manage: ["USER"] },
+  SUPERADMIN: { create: ["USER", "ADMIN", "SUPERADMIN"], manage: ["USER", "ADMIN"] },
+};
+
+async function snapshot(app: TestApp, id: string) {
+  return await app.services.store.getUser(id);
+}
+
+apiTest("role rules: every caller role against every target role", async (app, t) => {
+  for (const callerRole of ROLES) {
+    for (const targetRole of ROLES) {
+      await t.step(`${callerRole} → ${targetRole}`, async () => {
+        const caller: Actor = await actor(app, callerRole);
+        const allowedCreate = ALLOWED[callerRole].create.includes(targetRole);
+        const allowedManage = ALLOWED[callerRole].manage.includes(targetRole);
+
+        const name = `made-by-${caller.user.username}-${targetRole}`;
+        const created = await app.json("POST", "/api/users", {
+          username: name,
+          password: "pw",
+          role: targetRole,
+        }, caller.headers);
+        assert.equal(created.status, allowedCreate ? 200 : 403, `create ${targetRole}`);
+        if (!allowedCreate) {
+          assert.equal(await app.services.store.getUserByUsername(name), null);
+          assert.ok(["forbidden", "You cannot create this role"].includes(created.body.error));
+        }
+
+        const target = await actor(app, targetRole);
+        const before = await snapshot(app, target.user.id);
+        const updated = await app.json("PATCH", `/api/users/${target.user.id}`, {
+          username: `${target.user.username}-renamed`,
+        }, caller.headers);
+        assert.equal(updated.status, allowedManage ? 200 : 403, `update ${targetRole}`);
+        if (allowedManage) {
+          assert.equal(updated.body.username, `${target.user.username}-renamed`);
+        } else {
+          assert.deepEqual(await snapshot(app, target.user.id), before);
+        }
+
+        const deleted = await app.json(
+          "DELETE",
+          `/api/users/${target.user.id}`,
+          {},
+          caller.headers,
+        );
+        assert.equal(deleted.status, allowedManage ? 200 : 403, `delete ${targetRole}`);
+        const after = await snapshot(app, target.user.id);
+        if (allowedManage) {
+          assert.equal(after, null);
+          assert.deepEqual(Object.keys(deleted.body).sort(), [
+            "avatar",
+            "createdAt",
+            "id",
+            "role",
+            "username",
+          ]);
+        } else {
+          assert.notEqual(after, null);
+        }
+      });
+    }
+  }
+});
+
+apiTest("a caller assigns only roles at or below its own", async (app) => {
+  const admin = await actor(app, "ADMIN");
+  const user = await actor(app, "USER");
+  const up = await app.json(
+    "PATCH",
+    `/api/users/${user.user.id}`,
+    { role: "SUPERADMIN" },
+    admin.headers,
+  );
+  assert.equal(up.status, 403);
+  assert.deepEqual(up.body, { error: "You cannot assign this role", statusCode: 403 });
+  assert.equal((await app.services.store.getUser(user.user.id))!.role, "USER");
+  const ok = await app.json(
+    "PATCH",
+    `/api/users/${user.user.id}`,
+    { role: "ADMIN" },
+    admin.headers,
+  );
+  assert.equal(ok.status, 200);
+  assert.equal(ok.body.role, "ADMIN");
+});
+
+apiTest("nobody deletes themselves", async (app) => {
+  for (const role of ["ADMIN", "SUPERADMIN"] as Role[]) {
+    const self = await actor(app, role);
+    const res = await app.json("DELETE", `/api/users/${self.user.id}`, {}, self.headers);
+    assert.equal(res.status, 403);
+    assert.deepEqual(res.body, { error: "You cannot delete yourself", statusCode: 403 });
+    assert.notEqual(await app.services.store.getUser(self.user.id), null);
+  }
+});
+
+apiTest("list: managed users and the caller, noincl leaves the caller out", async (app) => {
+  const root = await actor(app, "SUPERADMIN", "root");
+  const admin = await actor(app, "ADMIN", "adm");
+  await actor(app, "USER", "usr");
+  await actor(app, "SUPERADMIN", "other-root");
+  const names = async (headers: Record<string, string>, query = "") =>
+    (await app.json("GET", `/api/users${query}`, undefined, headers)).body.map((
+      u: { username: string },
+    ) => u.username);
+  assert.deepEqual(await names(root.headers), ["root", "adm", "usr"]);
+  assert.deepEqual(await names(root.headers, "?noincl=true"), ["adm", "usr"]);
+  assert.deepEqual(await names(admin.headers), ["adm", "usr"]);
+  assert.deepEqual(await names(admin.headers, "?noincl=true"), ["usr"]);
+});
+
+apiTest("detail has updatedAt and view; a user not managed is a 404", async (app) => {
+  const admin = await actor(app, "ADMIN");
+  const user = await actor(app, "USER");
+  const other = await actor(app, "ADMIN");
+  const res = await app.json("GET", `/api/users/${user.user.id}`, undefined, admin.headers);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.updatedAt, user.user.updatedAt.toISOString());
+  assert.deepEqual(res.body.view, { enabled: false, embedColor: null });
+  for (const id of [other.user.id, "missing"]) {
+    const nf = await app.json("GET", `/api/users/${id}`, undefined, admin.headers);
+    assert.equal(nf.status, 404);
+    assert.deepEqual(nf.body, { error: "User not found", statusCode: 404 });
+  }
+  const unknown = await app.json("PATCH", "/api/users/missing", { username: "x" }, admin.headers);
+  assert.equal(unknown.status, 404);
+});
+
+apiTest("quotas: BY_BYTES needs maxBytes, BY_FILES needs maxFiles, NONE clears", async (app) => {
+  const admin = await actor(app, "ADMIN");
+  const user = await actor(app, "USER");
+  const patch = (quota: unknown) =>
+    app.json("PATCH", `/api/users/${user.user.id}`, { quota }, admin.headers);
+
+  let res = await patch({ filesType: "BY_BYTES" });
+  assert.equal(res.status, 400);
+  assert.deepEqual(res.body, { error: "maxBytes is required", statusCode: 400 });
+  assert.equal((await app.services.store.getUser(user.user.id))!.quota, null);
+
+  res = await patch({ filesType: "BY_BYTES", maxBytes: "0b" });
+  assert.equal(res.status, 400);
+
+  res = await patch({ filesType: "BY_BYTES", maxBytes: "50gb", maxUrls: 10 });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.quota.filesQuota, "BY_BYTES");
+  assert.equal(res.body.quota.maxBytes, "50gb");
+  assert.equal(res.body.quota.maxFiles, null);
+  assert.equal(res.body.quota.maxUrls, 10);
+  const id = res.body.quota.id;
+
+  res = await patch({ filesType: "BY_FILES" });
+  assert.equal(res.status, 400);
+  assert.deepEqual(res.body, { error: "maxFiles is required", statusCode: 400 });
+
+  res = await patch({ filesType: "BY_FILES", maxFiles: 100 });
+  assert.deepEqual(res.body.quota, {
+    id,
+    filesQuota: "BY_FILES",
+    maxBytes: null,
+    maxFiles: 100,
+    maxUrls: 10,
+  });
+
+  res = await patch({ filesType: "NONE" });
+  assert.deepEqual(res.body.quota, {
+    id,
+    filesQuota: "NONE",
+    maxBytes: null,
+    maxFiles: null,
+    maxUrls: 10,
+  });
+
+  res = await patch({ filesType: "WHATEVER" });
+  assert.equal(res.status, 400);
+  assert.deepEqual(res.body.issues[0].path, ["quota", "filesType"]);
+
+  const detail = await app.json("GET", `/api/users/${user.user.id}`, undefined, admin.headers);
+  assert.equal(detail.body.quota.filesQuota, "NONE");
+});
+
+apiTest("avatars: image data URIs and URLs, nothing else", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  const png = "data:image/png;base64,iVBORw0KGgo=";
+  const ok = await app.json("POST", "/api/users", {
+    username: "pic",
+    password: "pw",
+    avatar: png,
+  }, root.headers);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.body.avatar, png);
+  for (const avatar of ["data:image/svg+xml;base64,PHN2Zz4=", "javascript:alert(1)", "nope"]) {
+    const res = await app.json("POST", "/api/users", {
+      username: "bad",
+      password: "pw",
+      avatar,
+    }, root.headers);
+    assert.equal(res.status, 400, avatar);
+  }
+  const huge = await app.json("PATCH", `/api/users/${ok.body.id}`, {
+    avatar: "data:image/png;base64," + "A".repeat(600 * 1024),
+  }, root.headers);
+  assert.equal(huge.status, 400);
+  assert.equal((await app.services.store.getUser(ok.body.id))!.avatar, png);
+});

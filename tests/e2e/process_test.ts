@@ -1,0 +1,138 @@
+/**
+ * The real process, started the way the README starts it (`deno task start`
+ * in the repository), on Deno KV and on PostgreSQL; and the operator CLI.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
+import { freshDatabase, ignoreKind } from "../helpers/stores.ts";
+
+const GENERATED = "SERVICE_SECRET is not set: generated one and kept it";
+const TEST = { sanitizeResources: false, sanitizeOps: false };
+
+/** Runs `fn` with a fresh temp data dir, removed afterwards. */
+async function withDataDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-e2e-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Runs `fn` on a server started with `env`, stopping the server afterwards whatever happens. */
+async function withServer(
+  env: Record<string, string>,
+  fn: (server: ServerProcess) => Promise<void>,
+): Promise<void> {
+  const server = await startServer({ env });
+  try {
+    await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Checks the healthcheck, then runs first setup and checks it closed. */
+async function healthAndSetup(server: ServerProcess): Promise<void> {
+  assert.deepEqual(await server.json("GET", "/api/healthcheck"), {
+    status: 200,
+    body: { pass: true },
+  });
+  assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: true });
+  const setup = await server.json("POST", "/api/setup", { username: "admin", password: "pw" });
+  assert.equal(setup.status, 200, JSON.stringify(setup.body));
+  assert.equal(setup.body.user.role, "SUPERADMIN");
+  assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: false });
+}
+
+/** Sends SIGTERM and checks the server stops cleanly within a few seconds. */
+async function stopCleanly(server: ServerProcess): Promise<void> {
+  const status = await server.stop("SIGTERM", 5_000);
+  assert.equal(status.code, 0, server.output());
+  assert.match(server.output(), /INFO stopped/);
+}
+
+Deno.test({
+  name: "e2e: deno task start serves on KV, keeps a 0600 secret, stops on SIGTERM, restarts",
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const secretPath = join(dir, "secret");
+      const env = { SERVICE_DATA_DIR: dir };
+      await withServer(env, async (server) => {
+        await healthAndSetup(server);
+        assert.equal((await Deno.stat(secretPath)).mode! & 0o777, 0o600);
+        assert.ok(server.output().includes(GENERATED), server.output());
+        assert.match(server.output(), /listening .*store=kv datasource=local/);
+        await stopCleanly(server);
+      });
+      const secret = await Deno.readTextFile(secretPath);
+
+      await withServer(env, async (server) => {
+        assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: false });
+        assert.ok(!server.output().includes(GENERATED), server.output());
+        await stopCleanly(server);
+      });
+      assert.equal(await Deno.readTextFile(secretPath), secret);
+    }),
+});
+
+Deno.test({
+  name: "e2e: deno task start serves on PostgreSQL when DATABASE_URL is set",
+  ignore: ignoreKind("postgres"),
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const db = await freshDatabase();
+      try {
+        await withServer({ SERVICE_DATA_DIR: dir, DATABASE_URL: db.url }, async (server) => {
+          assert.match(server.output(), /listening .*store=postgres/);
+          await healthAndSetup(server);
+          await stopCleanly(server);
+        });
+      } finally {
+        await db.drop();
+      }
+    }),
+});
+
+Deno.test({
+  name: "e2e: a bad SERVICE_PORT exits 1 with a message naming it",
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const { code, output } = await runDeno(["task", "start"], {
+        env: { SERVICE_PORT: "abc", SERVICE_DATA_DIR: dir },
+      });
+      assert.equal(code, 1, output);
+      assert.match(output, /configuration error: SERVICE_PORT/);
+    }),
+});
+
+Deno.test({
+  name: "e2e: the operator CLI creates a user, resets its password and migrates",
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const env = { SERVICE_DATA_DIR: dir };
+      const cli = async (args: string[], expected: RegExp) => {
+        const { code, output } = await runDeno(["task", ...args], { env });
+        assert.equal(code, 0, output);
+        assert.match(output, expected);
+      };
+      await cli(
+        ["cli", "user", "create", "--username", "op", "--password", "pw", "--role", "ADMIN"],
+        /created ADMIN op/,
+      );
+      await cli(
+        ["cli", "user", "reset-password", "--username", "op", "--password", "pw2"],
+        /password of op reset/,
+      );
+      await cli(["migrate"], /kv store is at schema version \d+/);
+
+      await withServer(env, async (server) => {
+        assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: false });
+      });
+    }),
+});
