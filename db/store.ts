@@ -5,6 +5,7 @@
  * changes are enforced here, atomically, so that concurrent requests on any
  * number of server processes can never both win.
  */
+import type { RateLimitStore } from "./rate_limits.ts";
 
 /** User roles, lowest first. */
 export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
@@ -67,6 +68,9 @@ export class UniqueError extends Error {
 
 /** Everything the service persists. */
 export interface Store {
+  /** Rate-limit counters. */
+  readonly rateLimits: RateLimitStore;
+
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";
   /** Throws when the store cannot be reached. */

@@ -12,6 +12,7 @@ const loginRoute = defineRoute({
   method: "post",
   path: "/auth/login",
   auth: "none",
+  rateLimit: { max: 1, seconds: 2 },
   tags: ["Auth"],
   summary: "Log in with a username and password (and a TOTP code when enabled)",
   description: "Sets the `service_session` cookie. A user with TOTP who sends no `code` gets " +

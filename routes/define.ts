@@ -8,9 +8,11 @@ import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi
 import type { MiddlewareHandler } from "hono";
 import { isDeepStrictEqual } from "node:util";
 import type { AuthLevel } from "../core/auth.ts";
+import type { RateLimitPolicy } from "../core/rate_limit.ts";
 import { ApiError } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
+import { rateLimit } from "./middleware/rate_limit.ts";
 import { validationError } from "./middleware/errors.ts";
 
 /** One validation problem. */
@@ -46,6 +48,8 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
   /** Who may call it. */
   auth: AuthLevel;
+  /** Its rate limit: the settings' default unless it says otherwise. */
+  rateLimit?: RateLimitPolicy;
 };
 
 function errorResponses(r: RouteDeclaration) {
@@ -61,6 +65,9 @@ function errorResponses(r: RouteDeclaration) {
           "`not logged in`.",
       ),
     }),
+    ...(r.rateLimit !== "none"
+      ? { 429: errorDoc("`Rate limit exceeded, retry in N seconds`, with `Retry-After`.") }
+      : {}),
     ...(r.auth === "admin" || r.auth === "super"
       ? { 403: errorDoc("`forbidden`: the caller's role is too low.") }
       : {}),
@@ -70,16 +77,17 @@ function errorResponses(r: RouteDeclaration) {
 
 /** Declares a route: adds auth, security, the shared error responses and the response check. */
 export function defineRoute<const R extends RouteDeclaration>(r: R) {
-  const { auth, ...route } = r;
+  const { auth, rateLimit: limit = "default", ...route } = r;
   const responses = { ...errorResponses(r), ...route.responses };
   const declared = createRoute({
     ...route,
     responses,
     security: auth === "none" ? [] : [{ token: [] }, { session: [] }],
-    middleware: [requireAuth(auth), checkResponse(responses)],
+    middleware: [requireAuth(auth), rateLimit(limit), checkResponse(responses)],
     "x-auth-level": auth,
+    "x-rate-limit": limit,
   });
-  return declared as unknown as Omit<R, "auth" | "responses"> & {
+  return declared as unknown as Omit<R, "auth" | "rateLimit" | "responses"> & {
     responses: R["responses"] & ReturnType<typeof errorResponses>;
     middleware: MiddlewareHandler<AppEnv>[];
     getRoutingPath(): RoutingPath<R["path"]>;

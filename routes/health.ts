@@ -7,6 +7,7 @@ const health = defineRoute({
   method: "get",
   path: "/healthcheck",
   auth: "none",
+  rateLimit: "none",
   tags: ["Operations"],
   summary: "Check that the server and its store answer",
   responses: {
@@ -25,6 +26,7 @@ const version = defineRoute({
   method: "get",
   path: "/version",
   auth: "user",
+  rateLimit: "none",
   tags: ["Operations"],
   summary: "The running build, from the local build only",
   responses: { 200: json(VersionSchema, "The build") },

@@ -6,6 +6,7 @@ import { cors } from "hono/cors";
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
+import { clientIp } from "./middleware/client_ip.ts";
 import { requestLog } from "./middleware/request_log.ts";
 import { docsRoutes } from "./docs.ts";
 import { healthRoutes } from "./health.ts";
@@ -33,6 +34,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
     c.set("checkResponses", options.checkResponses ?? false);
     await next();
   });
+  app.use(clientIp);
   if (options.logRequests) app.use(requestLog);
   app.use(cors());
 

@@ -28,6 +28,7 @@ const patchUser = defineRoute({
   method: "patch",
   path: "/user",
   auth: "user",
+  rateLimit: { max: 1, seconds: 1 },
   tags: ["User"],
   summary: "Change the current user's username, password, avatar or view settings",
   request: {

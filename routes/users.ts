@@ -45,6 +45,7 @@ const create = defineRoute({
   method: "post",
   path: "/users",
   auth: "admin",
+  rateLimit: { max: 1, seconds: 1 },
   tags: ["Users"],
   summary: "Create a user with a role at or below the caller's",
   request: {

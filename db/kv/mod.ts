@@ -14,6 +14,7 @@ import {
   type UserPatch,
   type UserRecord,
 } from "../store.ts";
+import { KvRateLimits } from "./rate_limits.ts";
 
 /** The KV schema version this code writes. */
 export const KV_SCHEMA_VERSION = 1;
@@ -49,7 +50,11 @@ export async function openKvStore(path?: string): Promise<KvStore> {
 /** {@link Store} on Deno KV. */
 export class KvStore implements Store {
   readonly kind = "kv";
-  constructor(private readonly kv: Deno.Kv) {}
+  readonly rateLimits: KvRateLimits;
+
+  constructor(private readonly kv: Deno.Kv) {
+    this.rateLimits = new KvRateLimits(kv);
+  }
 
   async ping(): Promise<void> {
     await this.kv.get(K.schemaVersion);

@@ -14,6 +14,7 @@ import {
   type UserPatch,
   type UserRecord,
 } from "../store.ts";
+import { PostgresRateLimits } from "./rate_limits.ts";
 import { currentVersion, migrate } from "./migrate.ts";
 
 /** Connects to `url`, applies pending migrations, and returns the store. */
@@ -102,7 +103,11 @@ function uniqueError(error: unknown): unknown {
 /** {@link Store} on PostgreSQL. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
-  constructor(readonly sql: Sql) {}
+  readonly rateLimits: PostgresRateLimits;
+
+  constructor(readonly sql: Sql) {
+    this.rateLimits = new PostgresRateLimits(sql);
+  }
 
   async ping(): Promise<void> {
     await this.sql`SELECT 1`;

@@ -250,7 +250,7 @@ apiTest("GET /api/server/settings answers every registry key and tampered", asyn
   assert.equal(res.body.settings.mfaTotpIssuer, "Ferry");
   assert.equal(res.body.settings.ratelimitWindow, 60000);
   assert.equal(res.body.settings.ratelimitMax, 10);
-});
+}, { rateLimits: true });
 
 apiTest("PATCH changes only the given keys and answers the full settings", async (app) => {
   const admin = await superadmin(app);
@@ -270,7 +270,7 @@ apiTest("PATCH changes only the given keys and answers the full settings", async
   const again = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.deepEqual(again.body.settings, expected);
   assert.equal(app.services.settings.get("websiteTitle"), "Shared");
-});
+}, { rateLimits: true });
 
 apiTest("every registry key: a valid value round-trips, an invalid one is refused", async (app) => {
   assert.deepEqual(Object.keys(CASES).sort(), [...SETTING_KEYS].sort());
@@ -323,7 +323,7 @@ apiTest("one bad key among good ones writes nothing", async (app) => {
   const after = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.deepEqual(after.body, before.body);
   assert.deepEqual(await app.services.store.getSettings(), {});
-});
+}, { rateLimits: true });
 
 apiTest("unknown keys, an empty body and a non-object are 400 with issues", async (app) => {
   const admin = await superadmin(app);

@@ -43,6 +43,35 @@ async function rejectsUnique(promise: Promise<unknown>, field: string) {
 }
 
 const steps: Record<string, (store: Store) => Promise<void>> = {
+  "rate limits: counts to max, refuses past it, windows are separate": async (store) => {
+    const start = Math.floor(Date.now() / 60_000) * 60_000;
+    const hits = [];
+    for (let i = 0; i < 4; i++) hits.push(await store.rateLimits.hit("k", start, 60_000, 3));
+    assert.deepEqual(hits, [
+      { allowed: true, count: 1 },
+      { allowed: true, count: 2 },
+      { allowed: true, count: 3 },
+      { allowed: false, count: 3 },
+    ]);
+    assert.deepEqual(await store.rateLimits.hit("other", start, 60_000, 3), {
+      allowed: true,
+      count: 1,
+    });
+    assert.deepEqual(await store.rateLimits.hit("k", start + 60_000, 60_000, 3), {
+      allowed: true,
+      count: 1,
+    });
+    const racers = await Promise.all(
+      Array.from({ length: 10 }, () => store.rateLimits.hit("race", start, 60_000, 4)),
+    );
+    assert.equal(racers.filter((h) => h.allowed).length, 4);
+    assert.equal(await store.rateLimits.sweep(start + 60_001), 3);
+    assert.deepEqual(await store.rateLimits.hit("k", start, 60_000, 3), {
+      allowed: true,
+      count: 1,
+    });
+  },
+
   "ping and schema version": async (store) => {
     await store.ping();
     assert.ok(await store.schemaVersion() >= 1);

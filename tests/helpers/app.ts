@@ -43,6 +43,11 @@ export interface JsonReply {
 export interface TestAppOptions {
   /** Environment variables the settings overrides (`SERVICE_<KEY>`) are read from. */
   env?: Record<string, string>;
+  /**
+   * Keep rate limiting on (the default setting). Off unless asked for, so that
+   * tests sending many requests from one client test what they name.
+   */
+  rateLimits?: boolean;
 }
 
 /** Builds a test instance on a fresh store of `kind`. */
@@ -61,6 +66,7 @@ export async function startTestApp(
     logger,
     overrides: parseSettingsEnv(options.env ?? {}, (path) => Deno.readTextFileSync(path)),
   });
+  if (!options.rateLimits) await store.updateSettings({ ratelimitEnabled: false });
   await settings.reload();
   const services: Services = {
     store,

@@ -5,6 +5,7 @@
  */
 import { sql as init } from "./001_init.ts";
 import { sql as settingsAudit } from "./002_settings_audit.ts";
+import { sql as rateLimits } from "./003_rate_limits.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -17,4 +18,5 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: "init", sql: init },
   { version: 2, name: "settings_audit", sql: settingsAudit },
+  { version: 3, name: "rate_limits", sql: rateLimits },
 ];

@@ -1,0 +1,50 @@
+/**
+ * The machine a benchmark ran on, for the head of every results file: figures
+ * mean little without the CPU count, the memory and the runtime version.
+ */
+
+/** A command's stdout and stderr (wrk prints its version and fails), or `(unavailable: …)`. */
+async function shell(cmd: string, args: string[]): Promise<string> {
+  try {
+    const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
+    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    return text.replace(/^\n+/, "").trimEnd();
+  } catch (error) {
+    return `(unavailable: ${(error as Error).message})`;
+  }
+}
+
+async function cpuModel(): Promise<string> {
+  try {
+    const info = await Deno.readTextFile("/proc/cpuinfo");
+    return info.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** A Markdown section: date, CPU, `nproc`, `free -h`, Deno and, when given, more tool versions. */
+export async function machineSection(extra: Record<string, string> = {}): Promise<string> {
+  const lines = [
+    "## Machine",
+    "",
+    `- date: ${new Date().toISOString()}`,
+    `- CPU: ${await cpuModel()}, \`nproc\`: ${await shell("nproc", [])}`,
+    `- deno: ${Deno.version.deno} (V8 ${Deno.version.v8}, TypeScript ${Deno.version.typescript})`,
+    `- OS: ${Deno.build.os} ${Deno.osRelease()} ${Deno.build.arch}`,
+    ...Object.entries(extra).map(([name, value]) => `- ${name}: ${value}`),
+    "",
+    "`free -h`:",
+    "",
+    "```",
+    await shell("free", ["-h"]),
+    "```",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/** The first line of `cmd args` (e.g. a version banner), for {@link machineSection}'s extras. */
+export async function versionOf(cmd: string, args: string[]): Promise<string> {
+  return (await shell(cmd, args)).split("\n")[0];
+}

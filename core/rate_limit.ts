@@ -1,0 +1,85 @@
+/**
+ * Rate limiting (spec §8.1): per route, not global. The counter key is the
+ * user id (or the client IP when anonymous) with the method and the path;
+ * each route has the default window from the settings or a stricter one of
+ * its own. Counters live in the store, so every server process shares them.
+ */
+import type { UserRecord } from "../db/store.ts";
+import { ApiError } from "./errors.ts";
+import { isAdministrator } from "./roles.ts";
+import type { Services } from "./services.ts";
+
+/** A route's limit: the settings' default, none, or `max` requests per `seconds`. */
+export type RateLimitPolicy = "default" | "none" | { max: number; seconds: number };
+
+/** One request, as the limiter sees it. */
+export interface RateLimitRequest {
+  user: UserRecord | null;
+  ip: string;
+  method: string;
+  path: string;
+  /** A chunked-upload request (`x-service-p-filename`): never limited. */
+  chunked: boolean;
+}
+
+/** The limiter's verdict for a request it counted. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** When the window ends, in Unix seconds. */
+  reset: number;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+let lastSweep = 0;
+
+/**
+ * Counts the request against its route's limit. Returns the headers' values,
+ * `null` when the request is not limited at all, and throws 429 past the limit.
+ */
+export async function checkRateLimit(
+  s: Services,
+  policy: RateLimitPolicy,
+  req: RateLimitRequest,
+): Promise<RateLimitState | null> {
+  const settings = s.settings.all();
+  if (policy === "none" || !settings.ratelimitEnabled || req.chunked) return null;
+  if (settings.ratelimitAdminBypass && req.user && isAdministrator(req.user.role)) return null;
+  const who = req.user?.id ?? req.ip;
+  const key = `${who}|${req.method}|${req.path}`;
+  const allow = settings.ratelimitAllowList;
+  if (allow.includes(req.ip) || allow.includes(who) || allow.includes(key)) return null;
+
+  const { max, windowMs } = policy === "default"
+    ? { max: settings.ratelimitMax, windowMs: settings.ratelimitWindow }
+    : { max: policy.max, windowMs: policy.seconds * 1000 };
+  const now = s.clock.now();
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const reset = Math.ceil((windowStart + windowMs) / 1000);
+  const hit = await s.store.rateLimits.hit(key, windowStart, windowMs, max);
+  sweepNowAndThen(s, now);
+  if (!hit.allowed) {
+    const retry = Math.max(1, reset - Math.floor(now / 1000));
+    throw new ApiError(
+      429,
+      `Rate limit exceeded, retry in ${retry} second${retry === 1 ? "" : "s"}`,
+      undefined,
+      {
+        "Retry-After": String(retry),
+        "X-RateLimit-Limit": String(max),
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset": String(reset),
+      },
+    );
+  }
+  return { limit: max, remaining: max - hit.count, reset };
+}
+
+/** Removes ended windows about once a minute, without holding up the request. */
+function sweepNowAndThen(s: Services, now: number): void {
+  if (now - lastSweep < SWEEP_EVERY_MS) return;
+  lastSweep = now;
+  s.store.rateLimits.sweep(now).catch((error) =>
+    s.logger.warn("rate-limit sweep failed", { error })
+  );
+}

@@ -1,0 +1,26 @@
+/**
+ * Rate-limit counters, shared by every server process through the store.
+ * Each area of the store beyond users, sessions and settings is its own
+ * interface in `db/`, reached as a property of the {@link Store}, with one
+ * module per backend (`kv/rate_limits.ts`, `postgres/rate_limits.ts`).
+ */
+
+/** The answer to one counted request. */
+export interface RateLimitHit {
+  /** `false` once the window already holds `max` requests: this one was not counted. */
+  allowed: boolean;
+  /** Requests counted in the window, this one included when allowed. */
+  count: number;
+}
+
+/** Fixed-window counters. */
+export interface RateLimitStore {
+  /**
+   * Counts one request for `key` in the window starting at `windowStart` (ms)
+   * and lasting `windowMs`, unless the window already holds `max`. Atomic:
+   * of concurrent requests racing for the last slot, exactly one is allowed.
+   */
+  hit(key: string, windowStart: number, windowMs: number, max: number): Promise<RateLimitHit>;
+  /** Removes the windows that ended before `now`; returns how many. */
+  sweep(now: number): Promise<number>;
+}

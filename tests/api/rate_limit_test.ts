@@ -1,0 +1,165 @@
+/** Rate limiting (spec §8.1) with an injected clock, on both stores. */
+import assert from "node:assert/strict";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { actor } from "../helpers/users.ts";
+
+const limited = { rateLimits: true };
+
+async function configure(app: TestApp, values: Record<string, unknown>) {
+  await app.services.store.updateSettings(values);
+  await app.services.settings.reload();
+}
+
+/** Puts the clock at the start of a minute, so a window does not end mid-test. */
+function startOfWindow(app: TestApp, windowMs = 60_000) {
+  app.clock.set(Math.ceil(app.clock.now() / windowMs) * windowMs);
+}
+
+apiTest("the default limit: headers, the 429, and the next window", async (app) => {
+  await configure(app, { ratelimitMax: 3, ratelimitWindow: 60_000 });
+  startOfWindow(app);
+  const reset = String(app.clock.now() / 1000 + 60);
+  const bob = await actor(app, "USER");
+  for (const remaining of ["2", "1", "0"]) {
+    const res = await app.json("GET", "/api/user", undefined, bob.headers);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-ratelimit-limit"), "3");
+    assert.equal(res.headers.get("x-ratelimit-remaining"), remaining);
+    assert.equal(res.headers.get("x-ratelimit-reset"), reset);
+  }
+  app.clock.advance(59_000);
+  const over = await app.json("GET", "/api/user", undefined, bob.headers);
+  assert.equal(over.status, 429);
+  assert.deepEqual(over.body, { error: "Rate limit exceeded, retry in 1 second", statusCode: 429 });
+  assert.equal(over.headers.get("retry-after"), "1");
+  assert.equal(over.headers.get("x-ratelimit-remaining"), "0");
+  assert.equal(over.headers.get("x-ratelimit-reset"), reset);
+
+  // Another route and another user count separately.
+  assert.equal((await app.json("GET", "/api/user/token", undefined, bob.headers)).status, 200);
+  const eve = await actor(app, "USER");
+  assert.equal((await app.json("GET", "/api/user", undefined, eve.headers)).status, 200);
+
+  app.clock.advance(1000);
+  assert.equal((await app.json("GET", "/api/user", undefined, bob.headers)).status, 200);
+}, limited);
+
+apiTest("login: one attempt per 2 seconds, good or bad", async (app) => {
+  await actor(app, "USER", "alice");
+  startOfWindow(app, 2000);
+  const first = await app.json("POST", "/api/auth/login", { username: "alice", password: "bad" });
+  assert.equal(first.status, 400);
+  assert.equal(first.headers.get("x-ratelimit-limit"), "1");
+  const second = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password",
+  });
+  assert.equal(second.status, 429);
+  assert.equal(second.body.error, "Rate limit exceeded, retry in 2 seconds");
+  app.clock.advance(2000);
+  const third = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password",
+  });
+  assert.equal(third.status, 200);
+}, limited);
+
+apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  startOfWindow(app);
+  for (let i = 0; i < 3; i++) {
+    const res = await app.json(
+      "POST",
+      "/api/users",
+      { username: `u${i}`, password: "pw" },
+      root.headers,
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-ratelimit-limit"), null);
+  }
+  await configure(app, { ratelimitAdminBypass: false });
+  const one = await app.json(
+    "POST",
+    "/api/users",
+    { username: "v1", password: "pw" },
+    root.headers,
+  );
+  assert.equal(one.status, 200);
+  const two = await app.json(
+    "POST",
+    "/api/users",
+    { username: "v2", password: "pw" },
+    root.headers,
+  );
+  assert.equal(two.status, 429);
+  assert.equal(await app.services.store.getUserByUsername("v2"), null);
+}, limited);
+
+apiTest("the allow list (IP or user id), chunked uploads and the switch", async (app) => {
+  await configure(app, { ratelimitMax: 1, coreTrustProxy: true });
+  startOfWindow(app);
+  const bob = await actor(app, "USER");
+  const from = (ip: string) => ({ ...bob.headers, "x-forwarded-for": `${ip}, 10.0.0.1` });
+  assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 200);
+  assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 429);
+
+  await configure(app, { ratelimitAllowList: ["192.0.2.9"] });
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.9"))).status, 200);
+  }
+  await configure(app, { ratelimitAllowList: [bob.user.id] });
+  assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 200);
+
+  await configure(app, { ratelimitAllowList: [] });
+  const chunked = { ...from("192.0.2.1"), "x-service-p-filename": "big.bin" };
+  assert.equal((await app.json("GET", "/api/user", undefined, chunked)).status, 200);
+  assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 429);
+
+  await configure(app, { ratelimitEnabled: false });
+  const off = await app.json("GET", "/api/user", undefined, from("192.0.2.1"));
+  assert.equal(off.status, 200);
+  assert.equal(off.headers.get("x-ratelimit-limit"), null);
+}, limited);
+
+apiTest(
+  "anonymous clients are keyed by IP, trusted from X-Forwarded-For only with coreTrustProxy",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    startOfWindow(app, 2000);
+    const login = (ip: string) =>
+      app.json("POST", "/api/auth/login", { username: "alice", password: "password" }, {
+        "x-forwarded-for": ip,
+      });
+    assert.equal((await login("192.0.2.1")).status, 200);
+    assert.equal((await login("192.0.2.2")).status, 429, "the header is ignored by default");
+    await configure(app, { coreTrustProxy: true });
+    app.clock.advance(2000);
+    assert.equal((await login("192.0.2.1")).status, 200);
+    assert.equal((await login("192.0.2.2")).status, 200);
+  },
+  limited,
+);
+
+apiTest("healthcheck and version are not limited", async (app) => {
+  await configure(app, { ratelimitMax: 1 });
+  const bob = await actor(app, "USER");
+  for (let i = 0; i < 3; i++) {
+    const health = await app.json("GET", "/api/healthcheck");
+    assert.equal(health.status, 200);
+    assert.equal(health.headers.get("x-ratelimit-limit"), null);
+    assert.equal((await app.json("GET", "/api/version", undefined, bob.headers)).status, 200);
+  }
+}, limited);
+
+apiTest("concurrent requests racing for the last slot: exactly one wins", async (app) => {
+  await configure(app, { ratelimitMax: 5 });
+  startOfWindow(app);
+  const bob = await actor(app, "USER");
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await app.json("GET", "/api/user", undefined, bob.headers)).status, 200);
+  }
+  const racers = await Promise.all(
+    Array.from({ length: 8 }, () => app.json("GET", "/api/user", undefined, bob.headers)),
+  );
+  assert.deepEqual(racers.map((r) => r.status).sort(), [200, 429, 429, 429, 429, 429, 429, 429]);
+}, limited);
