@@ -29,6 +29,9 @@ export interface HttpBench {
 /** The HTTP load benchmarks, in the order they run. */
 export const HTTP_BENCHES: HttpBench[] = [
   { name: "accounts", script: "bench/http_accounts.ts", timeoutMinutes: 6 },
+  { name: "files", script: "bench/http_files.ts", timeoutMinutes: 5 },
+  { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
+  { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
 ];
 
 // deno-lint-ignore no-control-regex

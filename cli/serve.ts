@@ -1,5 +1,6 @@
 /** `serve`: the HTTP server, with graceful shutdown on SIGINT and SIGTERM. */
 import type { Config } from "../core/config.ts";
+import { WebhookWorker } from "../core/webhooks/worker.ts";
 import { createApp } from "../routes/mod.ts";
 import { closeServices, openServices } from "./services.ts";
 
@@ -7,6 +8,8 @@ import { closeServices, openServices } from "./services.ts";
 export async function serve(config: Config): Promise<void> {
   const services = await openServices(config);
   services.settings.start();
+  const webhooks = new WebhookWorker(services);
+  webhooks.start();
   const app = createApp(services, { logRequests: true });
   const server = Deno.serve({
     port: config.port,
@@ -25,6 +28,7 @@ export async function serve(config: Config): Promise<void> {
     stopping ??= (async () => {
       services.logger.info("shutting down: finishing in-flight requests", { signal });
       await server.shutdown();
+      await webhooks.stop();
       await closeServices(services);
       services.logger.info("stopped");
     })();

@@ -57,7 +57,7 @@ export async function regenerateToken(s: Services, user: UserRecord): Promise<Us
   const now = s.clock.now();
   const updated = await s.store.updateUser(
     user.id,
-    { token: newStoredToken(now, s.random) },
+    { token: newStoredToken(now, s.random, user.id) },
     new Date(now),
   );
   if (!updated) throw new ApiError(401, "not logged in");

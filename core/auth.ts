@@ -8,7 +8,8 @@ import { ApiError, forbidden } from "./errors.ts";
 import { hasRole } from "./roles.ts";
 import { resolveSession } from "./sessions.ts";
 import type { Services } from "./services.ts";
-import { storedTokenOf } from "./tokens.ts";
+import { safeEqual } from "./secrets.ts";
+import { storedTokenOf, tokenUserId } from "./tokens.ts";
 
 /** How much a route asks of its caller. */
 export type AuthLevel = "none" | "user" | "admin" | "super";
@@ -61,8 +62,9 @@ async function identify(s: Services, { authorization, sessionSecret }: Credentia
     if (authorization.trim() === "") throw unauthorized("no token");
     const stored = storedTokenOf(authorization.trim(), s.secret);
     if (stored === null) throw unauthorized("could not decrypt token");
-    const user = await s.store.getUserByToken(stored);
-    if (!user) throw unauthorized("invalid authorization token");
+    const id = tokenUserId(stored);
+    const user = id === null ? null : await s.store.getUser(id);
+    if (!user || !safeEqual(user.token, stored)) throw unauthorized("invalid authorization token");
     return { user, session: null };
   }
   if (sessionSecret) {

@@ -29,6 +29,13 @@ export const consoleLogger: Logger = {
   error: (m, f) => console.error(line("ERROR", m, f)),
 };
 
+/** Like {@link consoleLogger}, every level on stderr: for commands whose stdout is data. */
+export const stderrLogger: Logger = {
+  info: (m, f) => console.error(line("INFO", m, f)),
+  warn: consoleLogger.warn,
+  error: consoleLogger.error,
+};
+
 /** A logger that keeps its lines in memory; for tests. */
 export class MemoryLogger implements Logger {
   readonly lines: { level: string; message: string; fields?: LogFields }[] = [];

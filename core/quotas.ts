@@ -3,6 +3,7 @@
  * `maxFiles`, `NONE` removes file limits; `maxUrls` stands apart. A patch is
  * merged onto the current quota, then checked as a whole.
  */
+import type { FileLimits } from "../db/files.ts";
 import type { QuotaRecord } from "../db/store.ts";
 import { newId, type Random } from "./clock.ts";
 import { badRequest } from "./errors.ts";
@@ -42,4 +43,26 @@ export function applyQuota(
     maxFiles,
     maxUrls: pick("maxUrls"),
   };
+}
+
+/** A quota in numbers, as uploads (and short URLs, with `maxUrls`) are checked against it. */
+export interface QuotaLimits extends FileLimits {
+  maxUrls: number | null;
+}
+
+/** The numeric limits of `quota`; every field `null` (no limit) when there is none. */
+export function quotaLimits(quota: QuotaRecord | null): QuotaLimits {
+  return {
+    maxBytes: quota?.filesQuota === "BY_BYTES" && quota.maxBytes !== null
+      ? parseSize(quota.maxBytes)
+      : null,
+    maxFiles: quota?.filesQuota === "BY_FILES" ? quota.maxFiles : null,
+    maxUrls: quota?.maxUrls ?? null,
+  };
+}
+
+/** How a quota reads in error messages: `10gb`, `5 files`. */
+export function quotaLabel(quota: QuotaRecord | null): string {
+  if (quota?.filesQuota === "BY_FILES") return `${quota.maxFiles} files`;
+  return quota?.maxBytes ?? "unlimited";
 }

@@ -8,9 +8,18 @@ import { Buffer } from "node:buffer";
 import { createCipheriv, createDecipheriv, createHash } from "node:crypto";
 import { type Random, randomString } from "./clock.ts";
 
-/** A new stored token: `base64(now) "." base64(32 random alphanumerics)`. */
-export function newStoredToken(now: number, random: Random): string {
-  return `${btoa(String(now))}.${btoa(randomString(random, 32))}`;
+/**
+ * A new stored token: `base64(now) "." base64(32 random alphanumerics) "." userId`.
+ * Carrying the user id lets authentication find the user with one store read
+ * (by id) and then compare tokens in constant time.
+ */
+export function newStoredToken(now: number, random: Random, userId: string): string {
+  return `${btoa(String(now))}.${btoa(randomString(random, 32))}.${userId}`;
+}
+
+/** The user id inside a stored token, or `null` for one without. */
+export function tokenUserId(stored: string): string | null {
+  return stored.split(".")[2] || null;
 }
 
 function key(secret: string): Uint8Array {

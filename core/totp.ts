@@ -1,22 +1,104 @@
 /**
  * TOTP codes (RFC 6238: SHA-1, 6 digits, 30-second steps, one step of drift
- * either way). Secrets are stored encrypted with the server secret.
+ * either way). Secrets are stored encrypted with the server secret. A code is
+ * accepted once: the store remembers the last time step each user had
+ * accepted and refuses that step and any earlier one (RFC 6238 §5.2).
  */
+import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
 import type { UserRecord } from "../db/store.ts";
+import { badRequest, notFound } from "./errors.ts";
 import type { Services } from "./services.ts";
-import { decrypt } from "./tokens.ts";
+import { decrypt, encrypt } from "./tokens.ts";
+
+const PERIOD_S = 30;
+
+const totp = (secret: string, label?: string, issuer?: string) =>
+  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: PERIOD_S, label, issuer });
 
 /** The time step of `code` for `secret` at `now` (±1 step), or `null` when it does not verify. */
 export function matchCode(secret: string, code: string, now: number): number | null {
   if (!/^\d{6}$/.test(code)) return null;
-  const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
-  const delta = totp.validate({ token: code, timestamp: now, window: 1 });
-  return delta === null ? null : Math.floor(now / 30_000) + delta;
+  const delta = totp(secret).validate({ token: code, timestamp: now, window: 1 });
+  return delta === null ? null : Math.floor(now / (PERIOD_S * 1000)) + delta;
 }
 
-/** `true` when `code` verifies against the user's stored (encrypted) TOTP secret. */
-export function verifyLoginCode(s: Services, user: UserRecord, code: string): Promise<boolean> {
+/**
+ * `true` when `code` verifies against `secret` now and its time step is
+ * later than the last one the user had accepted, which it then becomes.
+ */
+async function acceptCode(s: Services, user: UserRecord, secret: string, code: string) {
+  const step = matchCode(secret, code, s.clock.now());
+  return step !== null && await s.store.mfa.acceptTotpStep(user.id, step);
+}
+
+/** `true` when `code` verifies, once, against the user's stored (encrypted) TOTP secret. */
+export async function verifyLoginCode(
+  s: Services,
+  user: UserRecord,
+  code: string,
+): Promise<boolean> {
   const secret = user.totpSecret && decrypt(user.totpSecret, s.secret);
-  return Promise.resolve(secret !== null && matchCode(secret, code, s.clock.now()) !== null);
+  return secret !== null && await acceptCode(s, user, secret, code);
+}
+
+function requireTotpEnabled(s: Services): void {
+  if (!s.settings.get("mfaTotpEnabled")) throw badRequest("TOTP is disabled");
+}
+
+/** What an authenticator app is set up with: the secret and its `otpauth://` QR code. */
+export interface TotpSetup {
+  /** Base32. */
+  secret: string;
+  /** A PNG data URI of the `otpauth://` URI. */
+  qrcode: string;
+}
+
+/**
+ * The user's TOTP setup (spec §4.3): a new random secret while none is
+ * configured (nothing is stored until it is confirmed), the existing one after.
+ */
+export async function totpSetup(s: Services, user: UserRecord): Promise<TotpSetup> {
+  requireTotpEnabled(s);
+  const stored = user.totpSecret && decrypt(user.totpSecret, s.secret);
+  const secret = stored ?? new Secret({ buffer: s.random.bytes(20).slice().buffer }).base32;
+  const uri = totp(secret, user.username, s.settings.get("mfaTotpIssuer")).toString();
+  return { secret, qrcode: await QRCode.toDataURL(uri) };
+}
+
+/**
+ * Turns TOTP on with `secret` when `code` verifies against it; 400 `Invalid
+ * code` otherwise. A secret in place is not replaced: turning TOTP off needs a
+ * code of the current one, and so does changing it.
+ */
+export async function enableTotp(
+  s: Services,
+  user: UserRecord,
+  input: { code: string; secret: string },
+): Promise<UserRecord> {
+  requireTotpEnabled(s);
+  if (user.totpSecret !== null) throw badRequest("TOTP is already enabled");
+  const secret = input.secret.toUpperCase().replace(/[\s=]/g, "");
+  if (!/^[A-Z2-7]{16,128}$/.test(secret) || !await acceptCode(s, user, secret, input.code)) {
+    throw badRequest("Invalid code");
+  }
+  return await saveSecret(s, user, encrypt(secret, s.secret, s.random));
+}
+
+/** Turns TOTP off when `code` verifies against the current secret. */
+export async function disableTotp(
+  s: Services,
+  user: UserRecord,
+  code: string,
+): Promise<UserRecord> {
+  requireTotpEnabled(s);
+  if (user.totpSecret === null) throw badRequest("You don't have TOTP enabled");
+  if (!await verifyLoginCode(s, user, code)) throw badRequest("Invalid code");
+  return await saveSecret(s, user, null);
+}
+
+async function saveSecret(s: Services, user: UserRecord, totpSecret: string | null) {
+  const updated = await s.store.updateUser(user.id, { totpSecret }, new Date(s.clock.now()));
+  if (!updated) throw notFound("User not found");
+  return updated;
 }

@@ -6,6 +6,7 @@
 import type { Role, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
 import { ApiError, forbidden } from "./errors.ts";
+import { releaseUserFiles } from "./files/manage.ts";
 import { hashPassword } from "./passwords.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
@@ -98,12 +99,16 @@ export async function adminDeleteUser(
   s: Services,
   caller: UserRecord,
   id: string,
-  _deleteContent: boolean,
+  deleteContent: boolean,
 ): Promise<UserRecord> {
   const user = await s.store.getUser(id);
   if (!user) throw userNotFound();
   if (user.id === caller.id) throw forbidden("You cannot delete yourself");
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot delete this user");
+  if (deleteContent) await s.store.urls.deleteByUser(id);
+  else await s.store.urls.orphanByUser(id);
+  await s.store.invites.deleteByInviter(id);
+  await releaseUserFiles(s, id, deleteContent);
   const removed = await s.store.deleteUser(id);
   if (!removed) throw userNotFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });

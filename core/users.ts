@@ -22,13 +22,14 @@ export interface NewUser {
 /** Builds a complete record for a new user: id, hashed password, fresh token. */
 export async function buildUser(s: Services, input: NewUser): Promise<UserRecord> {
   const now = new Date(s.clock.now());
+  const id = newId(s.random);
   return {
-    id: newId(s.random),
+    id,
     username: input.username,
     password: input.password === null ? null : await hashPassword(input.password, s.random),
     role: input.role,
     avatar: input.avatar ? checkAvatar(input.avatar) : null,
-    token: newStoredToken(now.getTime(), s.random),
+    token: newStoredToken(now.getTime(), s.random, id),
     totpSecret: null,
     view: {},
     quota: null,
@@ -91,15 +92,10 @@ export function detailView(u: UserRecord) {
   };
 }
 
-/** The spec's deletion response. */
+/** The spec's deletion response: the summary without the quota. */
 export function deletedView(u: UserRecord) {
-  return {
-    id: u.id,
-    username: u.username,
-    role: u.role,
-    avatar: u.avatar,
-    createdAt: u.createdAt.toISOString(),
-  };
+  const { quota: _quota, ...deleted } = summaryView(u);
+  return deleted;
 }
 
 /** The user as it sees itself: its detail and whether TOTP is on; never a secret. */

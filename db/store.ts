@@ -5,7 +5,14 @@
  * changes are enforced here, atomically, so that concurrent requests on any
  * number of server processes can never both win.
  */
+import type { MfaStore } from "./mfa.ts";
+import type { InviteStore } from "./invites.ts";
+import type { FileStore } from "./files.ts";
 import type { RateLimitStore } from "./rate_limits.ts";
+import type { UrlStore } from "./urls.ts";
+import type { WebhookStore } from "./webhooks.ts";
+import type { OauthStore } from "./oauth.ts";
+import type { MetricStore } from "./metrics.ts";
 
 /** User roles, lowest first. */
 export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
@@ -70,6 +77,20 @@ export class UniqueError extends Error {
 export interface Store {
   /** Rate-limit counters. */
   readonly rateLimits: RateLimitStore;
+  /** File records and per-user usage counters. */
+  readonly files: FileStore;
+  /** Short URLs. */
+  readonly urls: UrlStore;
+  /** Invites. */
+  readonly invites: InviteStore;
+  /** Passkeys, WebAuthn challenges and TOTP replay protection. */
+  readonly mfa: MfaStore;
+  /** The webhook outbox. */
+  readonly webhooks: WebhookStore;
+  /** OAuth links of users. */
+  readonly oauth: OauthStore;
+  /** Metrics snapshots. */
+  readonly metrics: MetricStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";
@@ -79,8 +100,20 @@ export interface Store {
   schemaVersion(): Promise<number>;
   /** Releases connections and handles. */
   close(): Promise<void>;
+  /**
+   * Runs `fn` with a view of this store whose writes all land or none do: a
+   * transaction on PostgreSQL, a journal of undoable writes on Deno KV (see
+   * `kv/journal.ts`, which also says what concurrent readers see). For
+   * changes too large for one atomic write, such as imports. The view is
+   * valid only while `fn` runs and must not be closed.
+   */
+  transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
 
-  /** Adds a user; throws {@link UniqueError} (`username` or `token`) on a clash. */
+  /**
+   * Adds a user; throws {@link UniqueError} (`username` or `token`) on a clash.
+   * Tokens are looked up by the user id they carry (`core/tokens.ts`); the
+   * store only keeps them unique.
+   */
   createUser(user: UserRecord): Promise<void>;
   /**
    * Adds `user` only if no user was ever created (first-run setup). Returns
@@ -93,8 +126,6 @@ export interface Store {
   getUser(id: string): Promise<UserRecord | null>;
   /** The user with exactly this username, or `null`. */
   getUserByUsername(username: string): Promise<UserRecord | null>;
-  /** The user whose stored token this is, or `null`. */
-  getUserByToken(token: string): Promise<UserRecord | null>;
   /** Every user, oldest first. */
   listUsers(): Promise<UserRecord[]>;
   /**
@@ -102,7 +133,7 @@ export interface Store {
    * `null` when the user does not exist. Throws {@link UniqueError} on a clash.
    */
   updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null>;
-  /** Removes the user and its sessions; returns the removed record or `null`. */
+  /** Removes the user, its sessions and its passkeys; returns the removed record or `null`. */
   deleteUser(id: string): Promise<UserRecord | null>;
 
   /** Adds a session. */

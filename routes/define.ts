@@ -113,6 +113,7 @@ function checkResponse(responses: RouteConfig["responses"]): MiddlewareHandler<A
     const content = (declared as { content?: Record<string, { schema?: unknown }> }).content;
     const schema = content?.["application/json"]?.schema;
     if (!schema || !(schema instanceof z.ZodType)) return;
+    if (!c.res.headers.get("content-type")?.startsWith("application/json")) return;
     const body = await c.res.clone().json();
     const parsed = schema.safeParse(body);
     if (!parsed.success) {

@@ -14,7 +14,14 @@ import { setupRoutes } from "./setup.ts";
 import { settingsRoutes } from "./settings.ts";
 import { authRoutes } from "./auth.ts";
 import { userRoutes } from "./user.ts";
+import { mfaRoutes } from "./mfa.ts";
+import { webRoutes } from "./web/mod.tsx";
 import { usersRoutes } from "./users.ts";
+import { fileRoutes } from "./files.ts";
+import { urlRoutes } from "./urls.ts";
+import { inviteRoutes } from "./invites.ts";
+import { publicRoutes } from "./redirects.ts";
+import { webhookRoutes } from "./webhooks.ts";
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -44,7 +51,13 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", docsRoutes);
   app.route("/api", authRoutes);
   app.route("/api", userRoutes);
+  app.route("/api", mfaRoutes);
+  app.route("/", webRoutes);
   app.route("/api", usersRoutes);
+  app.route("/api", fileRoutes);
+  app.route("/api", urlRoutes);
+  app.route("/api", inviteRoutes);
+  app.route("/api", webhookRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",
@@ -59,6 +72,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
     description: "The session cookie set by POST /api/auth/login.",
   });
   app.get("/api/openapi.json", (c) => c.json(openApiDocument(app, services.build.version)));
+  app.route("/", publicRoutes);
 
   app.notFound(onNotFound);
   app.onError(onError);

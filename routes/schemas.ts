@@ -82,3 +82,8 @@ export const Username = z.string().trim().min(1).max(100)
   .openapi({ example: "alice" });
 /** A password: trimmed, 1–1000 characters. */
 export const Password = z.string().trim().min(1).max(1000).openapi({ example: "correct horse" });
+
+/** A record id in the path (`/{id}`). */
+export const IdParam = z.object({
+  id: z.string().min(1).max(100).openapi({ param: { name: "id", in: "path" }, example: "c0" }),
+});

@@ -12,16 +12,13 @@ import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import {
   DeletedUserSchema,
+  IdParam,
   Password,
   RoleSchema,
   UserDetailSchema,
   Username,
   UserSummarySchema,
 } from "./schemas.ts";
-
-const IdParam = z.object({
-  id: z.string().min(1).max(100).openapi({ param: { name: "id", in: "path" }, example: "c0" }),
-});
 
 const notFound = errorDoc("`User not found`: unknown, or not one the caller manages");
 

@@ -78,6 +78,8 @@ export class LocalDatasource implements Datasource {
       const start = range?.start ?? 0;
       const end = Math.min(range?.end ?? Infinity, size - 1);
       if (range && start >= size) throw new RangeError(`range starts past the end of ${name}`);
+      // The whole file: the runtime's own stream, which Deno.serve sends without a JS copy per chunk.
+      if (start === 0 && end === size - 1) return file.readable;
       if (start > 0) await file.seek(start, Deno.SeekMode.Start);
       return readSpan(file, end - start + 1);
     } catch (error) {

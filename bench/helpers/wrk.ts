@@ -12,6 +12,10 @@ const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const WRK_SCRIPTS = {
   /** POSTs `WRK_BODY` as JSON. */
   postJson: "bench/wrk/post_json.lua",
+  /** Sends each request with the next `Authorization` of `WRK_TOKENS` (one per line). */
+  rotateAuth: "bench/wrk/rotate_auth.lua",
+  /** POSTs the multipart body `WRK_BODY` (boundary `WRK_BOUNDARY`). */
+  upload: "bench/wrk/upload.lua",
 };
 
 /** One wrk run. */

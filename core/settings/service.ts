@@ -11,7 +11,7 @@ import type {
   Store,
 } from "../../db/store.ts";
 import type { Clock } from "../clock.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import {
   defaultSettings,
@@ -149,6 +149,39 @@ export class SettingsService {
         this.options.logger.error("settings reload failed", { error })
       );
     });
+  }
+
+  /**
+   * Validates settings imported from another instance: as {@link update}
+   * does, but keys this version does not know are ignored, and a key that
+   * fails (or is set by the environment) is left out and reported instead of
+   * failing the rest. Returns the values to write with their audit changes;
+   * the caller writes them (inside its import's transaction) and reloads.
+   */
+  async validateImport(
+    body: Record<string, unknown>,
+  ): Promise<{ values: Partial<Settings>; changes: SettingChange[]; issues: Issue[] }> {
+    const current = await this.reload();
+    const issues: Issue[] = [];
+    const left = Object.fromEntries(Object.entries(body).filter(([key]) => isSettingKey(key)));
+    while (Object.keys(left).length > 0) {
+      const result = await validateChange(left, current, this.tamperedKeys, this.options.context);
+      if (result.ok) {
+        const changes = Object.entries(result.values).map(([key, value]) => ({
+          key,
+          old: masked(key as SettingKey, current[key as SettingKey]),
+          new: masked(key as SettingKey, value),
+        }));
+        return { values: result.values, changes, issues };
+      }
+      const before = Object.keys(left).length;
+      for (const issue of result.issues) {
+        issues.push(issue);
+        delete left[issue.path[0]];
+      }
+      if (Object.keys(left).length === before) break;
+    }
+    return { values: {}, changes: [], issues };
   }
 
   /** Stops following changes. */

@@ -14,7 +14,15 @@ import {
   type UserPatch,
   type UserRecord,
 } from "../store.ts";
+import { KvMfa } from "./mfa.ts";
+import { KvInvites } from "./invites.ts";
+import { KvFiles } from "./files.ts";
 import { KvRateLimits } from "./rate_limits.ts";
+import { KvUrls } from "./urls.ts";
+import { KvWebhooks } from "./webhooks.ts";
+import { KvOauth } from "./oauth.ts";
+import { KvMetrics } from "./metrics.ts";
+import { journaled, recoverJournals } from "./journal.ts";
 
 /** The KV schema version this code writes. */
 export const KV_SCHEMA_VERSION = 1;
@@ -44,6 +52,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     kv.close();
     throw new Error(`the KV database is at schema ${version.value}, newer than this program`);
   }
+  await recoverJournals(kv);
   return new KvStore(kv);
 }
 
@@ -51,9 +60,23 @@ export async function openKvStore(path?: string): Promise<KvStore> {
 export class KvStore implements Store {
   readonly kind = "kv";
   readonly rateLimits: KvRateLimits;
+  readonly files: KvFiles;
+  readonly urls: KvUrls;
+  readonly invites: KvInvites;
+  readonly mfa: KvMfa;
+  readonly webhooks: KvWebhooks;
+  readonly oauth: KvOauth;
+  readonly metrics: KvMetrics;
 
   constructor(private readonly kv: Deno.Kv) {
     this.rateLimits = new KvRateLimits(kv);
+    this.files = new KvFiles(kv);
+    this.urls = new KvUrls(kv);
+    this.invites = new KvInvites(kv);
+    this.mfa = new KvMfa(kv);
+    this.webhooks = new KvWebhooks(kv);
+    this.oauth = new KvOauth(kv);
+    this.metrics = new KvMetrics(kv);
   }
 
   async ping(): Promise<void> {
@@ -67,6 +90,12 @@ export class KvStore implements Store {
   close(): Promise<void> {
     this.kv.close();
     return Promise.resolve();
+  }
+
+  /** First undoes what imports of stopped processes left behind (`recoverJournals`). */
+  async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    await recoverJournals(this.kv);
+    return await journaled(this.kv, (view) => fn(new KvStore(view)));
   }
 
   async createUser(user: UserRecord): Promise<void> {
@@ -109,10 +138,6 @@ export class KvStore implements Store {
 
   async getUserByUsername(username: string): Promise<UserRecord | null> {
     return await this.byIndex(K.userByName(username));
-  }
-
-  async getUserByToken(token: string): Promise<UserRecord | null> {
-    return await this.byIndex(K.userByToken(token));
   }
 
   private async byIndex(key: Deno.KvKey): Promise<UserRecord | null> {
@@ -164,6 +189,8 @@ export class KvStore implements Store {
       .commit();
     if (!result.ok) return await this.deleteUser(id);
     await this.deleteUserSessions(id);
+    await this.mfa.deleteUserMfa(id);
+    await this.oauth.deleteByUser(id);
     return user;
   }
 

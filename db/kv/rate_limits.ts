@@ -7,11 +7,29 @@ interface Window {
   ends: number;
 }
 
-/** {@link RateLimitStore} on Deno KV. Windows also expire on their own (`expireIn`). */
+/**
+ * {@link RateLimitStore} on Deno KV. Windows also expire on their own
+ * (`expireIn`). Hits on one key are queued within the process, so its own
+ * requests never race each other's checked writes (which made a busy key
+ * retry many times); other processes still meet the versionstamp check.
+ */
 export class KvRateLimits implements RateLimitStore {
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   constructor(private readonly kv: Deno.Kv) {}
 
-  async hit(
+  hit(key: string, windowStart: number, windowMs: number, max: number): Promise<RateLimitHit> {
+    const before = this.queues.get(key) ?? Promise.resolve();
+    const mine = before.then(() => this.count(key, windowStart, windowMs, max));
+    const settled = mine.catch(() => {});
+    this.queues.set(key, settled);
+    settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return mine;
+  }
+
+  private async count(
     key: string,
     windowStart: number,
     windowMs: number,

@@ -14,7 +14,14 @@ import {
   type UserPatch,
   type UserRecord,
 } from "../store.ts";
+import { PostgresMfa } from "./mfa.ts";
+import { PostgresInvites } from "./invites.ts";
+import { PostgresFiles } from "./files.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
+import { PostgresUrls } from "./urls.ts";
+import { PostgresWebhooks } from "./webhooks.ts";
+import { PostgresOauth } from "./oauth.ts";
+import { PostgresMetrics } from "./metrics.ts";
 import { currentVersion, migrate } from "./migrate.ts";
 
 /** Connects to `url`, applies pending migrations, and returns the store. */
@@ -100,13 +107,37 @@ function uniqueError(error: unknown): unknown {
   return new UniqueError(field === "pkey" ? "id" : field);
 }
 
+/** `tx` as an `Sql` whose `begin` opens a savepoint, for code written against `Sql`. */
+function nested(tx: TransactionSql): Sql {
+  return new Proxy(tx, {
+    get(target, prop) {
+      if (prop === "begin") return (fn: (tx: TransactionSql) => unknown) => target.savepoint(fn);
+      return Reflect.get(target, prop, target);
+    },
+  }) as unknown as Sql;
+}
+
 /** {@link Store} on PostgreSQL. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly rateLimits: PostgresRateLimits;
+  readonly files: PostgresFiles;
+  readonly urls: PostgresUrls;
+  readonly invites: PostgresInvites;
+  readonly mfa: PostgresMfa;
+  readonly webhooks: PostgresWebhooks;
+  readonly oauth: PostgresOauth;
+  readonly metrics: PostgresMetrics;
 
   constructor(readonly sql: Sql) {
     this.rateLimits = new PostgresRateLimits(sql);
+    this.files = new PostgresFiles(sql);
+    this.urls = new PostgresUrls(sql);
+    this.invites = new PostgresInvites(sql);
+    this.mfa = new PostgresMfa(sql);
+    this.webhooks = new PostgresWebhooks(sql);
+    this.oauth = new PostgresOauth(sql);
+    this.metrics = new PostgresMetrics(sql);
   }
 
   async ping(): Promise<void> {
@@ -119,6 +150,14 @@ export class PostgresStore implements Store {
 
   async close(): Promise<void> {
     await this.sql.end({ timeout: 5 });
+  }
+
+  /**
+   * One transaction: the view's sub-stores run on it, and their own
+   * transactions become savepoints inside it.
+   */
+  async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
   }
 
   private insertUser(sql: TransactionSql, u: UserRecord) {
@@ -177,11 +216,6 @@ export class PostgresStore implements Store {
 
   async getUserByUsername(username: string): Promise<UserRecord | null> {
     const [row] = await this.sql<UserRow[]>`SELECT * FROM users WHERE username = ${username}`;
-    return row ? toUser(row) : null;
-  }
-
-  async getUserByToken(token: string): Promise<UserRecord | null> {
-    const [row] = await this.sql<UserRow[]>`SELECT * FROM users WHERE token = ${token}`;
     return row ? toUser(row) : null;
   }
 

@@ -15,6 +15,11 @@ const UNDOCUMENTED = new Set([
   "GET /api/openapi.json", // the document itself
   "GET /api/docs", // the reference page, for people
   "GET /api/docs/assets/{file}", // its stylesheet and scripts
+  "GET /", // the pages for people (routes/web/), and their script and stylesheet
+  "GET /auth/login",
+  "GET /dashboard",
+  "GET /dashboard/security",
+  "GET /assets/{file}",
 ]);
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

@@ -10,7 +10,7 @@ import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { fileSystemContext } from "../../cli/services.ts";
 import { createApp } from "../../routes/mod.ts";
-import { LocalDatasource } from "../../storage/local.ts";
+import { type DatasourceKind, ignoreDatasource, openTestDatasource } from "./datasources.ts";
 import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
 
 /** The secret test services use. */
@@ -24,6 +24,8 @@ export interface TestApp {
   services: Services;
   clock: ManualClock;
   logger: MemoryLogger;
+  /** The names of every object the datasource holds. */
+  storedObjects(): Promise<string[]>;
   /** Sends a request to the app; `path` is relative to the origin. */
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Sends JSON with `method`; returns status, parsed body and headers. */
@@ -48,6 +50,8 @@ export interface TestAppOptions {
    * tests sending many requests from one client test what they name.
    */
   rateLimits?: boolean;
+  /** The datasource behind the app: local disk (the default) or a fresh s3rver bucket. */
+  datasource?: DatasourceKind;
 }
 
 /** Builds a test instance on a fresh store of `kind`. */
@@ -56,8 +60,8 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const { store, url: storeUrl, close: closeStore } = await openTestStore(kind);
-  const dir = await Deno.makeTempDir({ prefix: "ferry-test-" });
-  const datasource = new LocalDatasource(dir);
+  const testDatasource = await openTestDatasource(options.datasource ?? "local");
+  const datasource = testDatasource.datasource;
   const clock = new ManualClock(Date.now());
   const logger = new MemoryLogger();
   const settings = new SettingsService(store, {
@@ -87,6 +91,7 @@ export async function startTestApp(
     services,
     clock,
     logger,
+    storedObjects: testDatasource.stored,
     request,
     async json(method, path, body, headers) {
       const h = new Headers(headers);
@@ -110,9 +115,8 @@ export async function startTestApp(
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {
-      await datasource.close();
+      await testDatasource.dispose();
       await closeStore();
-      await Deno.remove(dir, { recursive: true });
     },
   };
 }
@@ -126,7 +130,8 @@ export function apiTest(
   for (const kind of STORE_KINDS) {
     Deno.test({
       name: `${name} [${kind}]`,
-      ignore: ignoreKind(kind),
+      ignore: ignoreKind(kind) ||
+        (options?.datasource !== undefined && ignoreDatasource(options.datasource)),
       sanitizeResources: false,
       sanitizeOps: false,
       fn: async (t) => {

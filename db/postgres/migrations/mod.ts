@@ -6,6 +6,12 @@
 import { sql as init } from "./001_init.ts";
 import { sql as settingsAudit } from "./002_settings_audit.ts";
 import { sql as rateLimits } from "./003_rate_limits.ts";
+import { sql as mfa } from "./004_mfa.ts";
+import { sql as files } from "./005_files.ts";
+import { sql as urlsInvites } from "./006_urls_invites.ts";
+import { sql as webhooks } from "./007_webhooks.ts";
+import { sql as unloggedRateLimits } from "./008_unlogged_rate_limits.ts";
+import { sql as oauthMetrics } from "./009_oauth_metrics.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -19,4 +25,10 @@ export const MIGRATIONS: Migration[] = [
   { version: 1, name: "init", sql: init },
   { version: 2, name: "settings_audit", sql: settingsAudit },
   { version: 3, name: "rate_limits", sql: rateLimits },
+  { version: 4, name: "mfa", sql: mfa },
+  { version: 5, name: "files", sql: files },
+  { version: 6, name: "urls_invites", sql: urlsInvites },
+  { version: 7, name: "webhooks", sql: webhooks },
+  { version: 8, name: "unlogged_rate_limits", sql: unloggedRateLimits },
+  { version: 9, name: "oauth_metrics", sql: oauthMetrics },
 ];

@@ -1,0 +1,580 @@
+/**
+ * What the rate limiter costs a request: token-authenticated `GET /api/user`
+ * as a USER (administrators bypass the limiter by default), with wrk on
+ * loopback against the real server process (`main.ts serve`), on Deno KV and
+ * on PostgreSQL, with limiting off (`SERVICE_RATELIMIT_ENABLED=false`) and on
+ * with a limit so high that it never triggers — every request still pays the
+ * counter's read-modify-write. Two key patterns:
+ *
+ * - one user: every request counts on the same key (one KV entry, one table
+ *   row), the worst case for contention;
+ * - {@link SPREAD} users: wrk rotates the `Authorization` header on every
+ *   request over their tokens, so the counting spreads over as many keys.
+ *
+ * Off and on alternate for {@link ROUNDS} rounds, each on a fresh server
+ * process, so that drift shows as the gap between rounds. Then, in this
+ * process, the store's `rateLimits.hit` alone is timed (sequential and 32 at
+ * once, on one key and on 32), with the KV read-modify-write retries counted,
+ * to say where the time goes. Writes `bench/results/ratelimit.md`. About
+ * 4 minutes.
+ *
+ * Run alone: `deno run --allow-all --unstable-kv bench/http_ratelimit.ts`, or
+ * through `deno task bench ratelimit`.
+ */
+import { join } from "node:path";
+import postgres from "postgres";
+import { systemClock, systemRandom } from "../core/clock.ts";
+import type { Services } from "../core/services.ts";
+import { clientToken } from "../core/tokens.ts";
+import { buildUser } from "../core/users.ts";
+import { openKvStore } from "../db/kv/mod.ts";
+import { KvRateLimits } from "../db/kv/rate_limits.ts";
+import { openPostgresStore } from "../db/postgres/mod.ts";
+import type { RateLimitStore } from "../db/rate_limits.ts";
+import type { Role, Store, UserRecord } from "../db/store.ts";
+import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { machineSection, versionOf } from "./helpers/machine.ts";
+import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
+
+/** How many users the store holds (as in `bench/http_accounts.ts`), the SUPERADMIN included. */
+export const USER_COUNT = 1000;
+/** How many users' tokens the spread case rotates over (one per wrk connection). */
+export const SPREAD = 32;
+/** Off/on alternations, each on a fresh server. */
+export const ROUNDS = 2;
+/**
+ * `ratelimitMax` when limiting is on: never reached (the registry allows up to
+ * 2,147,483,647). The window is an hour (also within the registry's bound), so
+ * that the counters of a whole run stay in one window and can be checked.
+ */
+export const LIMIT = { max: 100_000_000, windowMs: 3_600_000 };
+/** The server secret, fixed so that the benchmark can make client tokens itself. */
+const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
+/** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
+const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
+/** The results file. */
+const RESULTS = join(REPO_ROOT, "bench/results/ratelimit.md");
+
+type Limiter = "off" | "on";
+type Keys = "1 user" | `${typeof SPREAD} users`;
+const ONE: Keys = "1 user";
+const MANY: Keys = `${SPREAD} users`;
+
+/** One measured line of the results table. */
+interface Row {
+  store: string;
+  keys: Keys;
+  limiter: Limiter;
+  round: number;
+  result: WrkResult;
+}
+
+/** One line of the direct `rateLimits.hit` timings. */
+interface HitTiming {
+  store: string;
+  what: string;
+  calls: number;
+  /** Wall time over calls: the time per call when sequential, the inverse throughput else. */
+  usPerCall: number;
+  /** KV only: `atomic()` commits attempted per call (1 = no retry). */
+  attemptsPerCall?: number;
+}
+
+/** Cleanups still to run, newest first; also run on Ctrl-C. */
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
+}
+
+/** Fills an empty store: one SUPERADMIN and USERs; returns the USERs. No passwords (token auth only). */
+async function populate(store: Store): Promise<UserRecord[]> {
+  const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
+  const make = (username: string, role: Role) =>
+    buildUser(s as Services, { username, password: null, role });
+  await store.createUser(await make("admin", "SUPERADMIN"));
+  const users: UserRecord[] = [];
+  for (let i = 1; i < USER_COUNT; i++) {
+    users.push(await make(`user${String(i).padStart(4, "0")}`, "USER"));
+  }
+  for (let i = 0; i < users.length; i += 50) {
+    await Promise.all(users.slice(i, i + 50).map((u) => store.createUser(u)));
+  }
+  return users;
+}
+
+/** The `Authorization` header value of `user`, as GET /api/user/token would give it. */
+function tokenOf(user: UserRecord): string {
+  return clientToken(user.token, Date.now(), SECRET, systemRandom);
+}
+
+/** Environment of the Ferry server, limiting off or on with {@link LIMIT}. */
+function ferryEnv(dataDir: string, limiter: Limiter): Record<string, string> {
+  const base = {
+    SERVICE_HOSTNAME: "127.0.0.1",
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_SECRET: SECRET,
+  };
+  return limiter === "off" ? { ...base, SERVICE_RATELIMIT_ENABLED: "false" } : {
+    ...base,
+    SERVICE_RATELIMIT_ENABLED: "true",
+    SERVICE_RATELIMIT_MAX: String(LIMIT.max),
+    SERVICE_RATELIMIT_WINDOW: String(LIMIT.windowMs),
+  };
+}
+
+/**
+ * Checks that `GET /api/user` answers 200 for every token, with the
+ * `X-RateLimit-*` headers exactly when limiting is on; returns the counter of
+ * the first token's key (`limit − remaining`), or `null` when off.
+ */
+async function check(origin: string, tokens: string[], limiter: Limiter): Promise<number | null> {
+  let counted: number | null = null;
+  for (const [i, token] of tokens.entries()) {
+    const response = await fetch(`${origin}/api/user`, { headers: { authorization: token } });
+    const body = await response.text();
+    const limit = response.headers.get("x-ratelimit-limit");
+    const remaining = response.headers.get("x-ratelimit-remaining");
+    if (response.status !== 200) throw new Error(`GET /api/user: ${response.status} ${body}`);
+    if ((limiter === "on") !== (limit === String(LIMIT.max))) {
+      throw new Error(`limiter ${limiter} but X-RateLimit-Limit: ${limit}`);
+    }
+    if (i === 0 && limit !== null) counted = LIMIT.max - Number(remaining);
+  }
+  return counted;
+}
+
+/** Warms the server up, then measures `GET /api/user` rotating over `tokens`. */
+async function measure(origin: string, tokens: string[]): Promise<WrkResult> {
+  const options = {
+    url: `${origin}/api/user`,
+    script: WRK_SCRIPTS.rotateAuth,
+    env: { WRK_TOKENS: tokens.join("\n") },
+  };
+  await wrk({ ...options, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+  const result = await wrk({ ...options, ...LOAD });
+  const shown = { ...result, command: result.command.replace(/WRK_TOKENS=('[^']*'|\S+)/, "") };
+  console.log(
+    `  ${tokens.length} token(s): ${result.requestsPerSecond.toFixed(0)} req/s, ` +
+      `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+  );
+  return shown;
+}
+
+/** What one store's runs produced. */
+interface StoreRun {
+  rows: Row[];
+  commands: string[];
+  timings: HitTiming[];
+  /** The single key's counter at the end, and the requests wrk completed with its token while on. */
+  counter: { counted: number | null; measured: number };
+}
+
+/**
+ * Alternates off and on for {@link ROUNDS} rounds on fresh servers over the
+ * same store; `env` adds the store's variables to {@link ferryEnv}.
+ */
+async function rounds(
+  store: string,
+  dataDir: string,
+  env: Record<string, string>,
+  users: UserRecord[],
+): Promise<Omit<StoreRun, "timings">> {
+  const one = [tokenOf(users[0])];
+  const many = users.slice(0, SPREAD).map(tokenOf);
+  const rows: Row[] = [];
+  const commands = new Set<string>();
+  let counted: number | null = null;
+  let measured = 0;
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const limiter of ["off", "on"] as const) {
+      console.log(`${store}, limiter ${limiter}, round ${round}`);
+      const server: BenchServer = await startServer(
+        FERRY_ARGS,
+        { ...ferryEnv(dataDir, limiter), ...env },
+        "/api/healthcheck",
+      );
+      try {
+        await check(server.origin, many, limiter);
+        commands.add(server.command);
+        const single = await measure(server.origin, one);
+        rows.push({ store, keys: ONE, limiter, round, result: single });
+        rows.push({
+          store,
+          keys: MANY,
+          limiter,
+          round,
+          result: await measure(server.origin, many),
+        });
+        if (limiter === "on") {
+          measured += single.requests;
+          counted = await check(server.origin, one, limiter);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  return { rows, commands: [...commands], counter: { counted, measured } };
+}
+
+/**
+ * Times `hit` alone: sequentially, then `concurrency` loops at once on one key
+ * and on as many keys. `attempts` reads the KV commit counter.
+ */
+async function timeHits(
+  store: string,
+  limits: RateLimitStore,
+  attempts?: () => number,
+): Promise<HitTiming[]> {
+  const timings: HitTiming[] = [];
+  const windowStart = Math.floor(Date.now() / LIMIT.windowMs) * LIMIT.windowMs;
+  const run = async (what: string, keys: string[], loops: number, perLoop: number) => {
+    let n = 0;
+    const hit = () => limits.hit(keys[n++ % keys.length], windowStart, LIMIT.windowMs, LIMIT.max);
+    for (let i = 0; i < 200; i++) await hit(); // warm-up
+    const before = attempts?.() ?? 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: loops }, async () => {
+        for (let i = 0; i < perLoop; i++) await hit();
+      }),
+    );
+    const elapsed = performance.now() - started;
+    const calls = loops * perLoop;
+    timings.push({
+      store,
+      what,
+      calls,
+      usPerCall: (elapsed * 1000) / calls,
+      attemptsPerCall: attempts ? (attempts() - before) / calls : undefined,
+    });
+    console.log(`  ${what}: ${((elapsed * 1000) / calls).toFixed(1)} µs/call`);
+  };
+  const keyOf = (i: number) => `bench-user-${i}|GET|/api/user`;
+  await run("sequential, 1 key", [keyOf(0)], 1, 3000);
+  await run(`${SPREAD} at once, 1 key`, [keyOf(0)], SPREAD, 200);
+  await run(
+    `${SPREAD} at once, ${SPREAD} keys`,
+    Array.from({ length: SPREAD }, (_, i) => keyOf(i + 1)),
+    SPREAD,
+    200,
+  );
+  return timings;
+}
+
+/**
+ * KV's `hit` on its own database file, through a proxy that counts `atomic()`
+ * (one per read-modify-write attempt), plus its two halves sequentially: the
+ * `get` alone and the checked `set` alone.
+ */
+async function profileKv(dataDir: string): Promise<HitTiming[]> {
+  console.log("Deno KV: rateLimits.hit alone");
+  const kv = await Deno.openKv(join(dataDir, "profile.kv"));
+  try {
+    let atomics = 0;
+    const counting = new Proxy(kv, {
+      get(target, name) {
+        if (name === "atomic") {
+          return () => {
+            atomics++;
+            return target.atomic();
+          };
+        }
+        const value = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const timings = await timeHits("Deno KV", new KvRateLimits(counting), () => atomics);
+    const key = ["ratelimit", "halves"];
+    await kv.set(key, { count: 0, ends: Date.now() + LIMIT.windowMs });
+    const halves = async (what: string, op: () => Promise<unknown>) => {
+      const calls = 3000;
+      const started = performance.now();
+      for (let i = 0; i < calls; i++) await op();
+      const usPerCall = ((performance.now() - started) * 1000) / calls;
+      timings.push({ store: "Deno KV", what, calls, usPerCall });
+      console.log(`  ${what}: ${usPerCall.toFixed(1)} µs/call`);
+    };
+    await halves("`kv.get` alone, sequential", () => kv.get(key));
+    let current = await kv.get(key);
+    await halves("checked `atomic().set().commit()` alone, sequential", async () => {
+      await kv.atomic().check(current).set(key, { count: 1, ends: 0 }, { expireIn: 60_000 })
+        .commit();
+      current = await kv.get(key);
+    });
+    // The commit-only figure above includes one `get` per call: subtract the get-alone figure.
+    const last = timings[timings.length - 1];
+    last.usPerCall -= timings[timings.length - 2].usPerCall;
+    last.what += " (a `get` per call subtracted)";
+    return timings;
+  } finally {
+    kv.close();
+  }
+}
+
+/** PostgreSQL's `hit` through the store's own pool, plus a `SELECT 1` round trip for scale. */
+async function profilePostgres(url: string): Promise<HitTiming[]> {
+  console.log("PostgreSQL: rateLimits.hit alone");
+  const store = await openPostgresStore(url);
+  try {
+    const timings = await timeHits("PostgreSQL", store.rateLimits);
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const calls = 3000;
+      for (let i = 0; i < 200; i++) await sql`SELECT 1`;
+      const started = performance.now();
+      for (let i = 0; i < calls; i++) await sql`SELECT 1`;
+      const usPerCall = ((performance.now() - started) * 1000) / calls;
+      timings.push({
+        store: "PostgreSQL",
+        what: "`SELECT 1` round trip, sequential",
+        calls,
+        usPerCall,
+      });
+      console.log(`  SELECT 1: ${usPerCall.toFixed(1)} µs/call`);
+    } finally {
+      await sql.end();
+    }
+    await store.rateLimits.sweep(Date.now() + 2 * LIMIT.windowMs);
+    return timings;
+  } finally {
+    await store.close();
+  }
+}
+
+async function kvRun(): Promise<StoreRun> {
+  console.log("Deno KV");
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-kv-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  let users: UserRecord[];
+  try {
+    users = await populate(store);
+  } finally {
+    await store.close();
+  }
+  const run = await rounds("Deno KV", dataDir, {}, users);
+  const timings = await profileKv(dataDir);
+  await cleanUp();
+  return { ...run, timings };
+}
+
+async function postgresRun(): Promise<StoreRun & { version: string }> {
+  console.log("PostgreSQL");
+  const cluster = await startPostgres();
+  cleanups.push(() => cluster.stop());
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+  const [{ server_version: version }] = await admin`SHOW server_version`;
+  await admin.unsafe("CREATE DATABASE ferry_bench");
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = "/ferry_bench";
+  const store = await openPostgresStore(url.toString());
+  let users: UserRecord[];
+  try {
+    users = await populate(store);
+  } finally {
+    await store.close();
+  }
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-pg-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const run = await rounds("PostgreSQL", dataDir, { DATABASE_URL: url.toString() }, users);
+  const timings = await profilePostgres(url.toString());
+  await cleanUp();
+  return {
+    ...run,
+    timings,
+    commands: run.commands.map((c) => c.replace(/:\d+\/ferry_bench/, ":<port>/ferry_bench")),
+    version,
+  };
+}
+
+/** The 1, 5 and 15 minute load averages: other work on the machine shows in the figures. */
+async function loadAverage(): Promise<string> {
+  try {
+    return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
+function ms(value: number): string {
+  return value >= 100 ? `${value.toFixed(0)} ms` : `${value.toPrecision(3)} ms`;
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** Every wrk run. */
+function rowsTable(rows: Row[]): string {
+  const lines = [
+    "| store | keys | limiter | round | requests/s | p50 | p99 | requests | non-2xx / socket errors |",
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const { store, keys, limiter, round, result: r } of rows) {
+    lines.push(
+      `| ${store} | ${keys} | ${limiter} | ${round} | ${r.requestsPerSecond.toFixed(1)} | ` +
+        `${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${r.requests} | ` +
+        `${r.non2xx}${r.socketErrors ? ` / ${r.socketErrors}` : ""} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** The limiter's overhead per store and key pattern: means over the rounds. */
+function overheadTable(rows: Row[]): string {
+  const lines = [
+    "| store | keys | req/s off | req/s on | time per request off → on | overhead | p50 off → on | p99 off → on |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  const stores = [...new Set(rows.map((r) => r.store))];
+  for (const store of stores) {
+    for (const keys of [ONE, MANY]) {
+      const of = (limiter: Limiter) =>
+        rows.filter((r) => r.store === store && r.keys === keys && r.limiter === limiter)
+          .map((r) => r.result);
+      const [off, on] = [of("off"), of("on")];
+      const rps = (rs: WrkResult[]) => mean(rs.map((r) => r.requestsPerSecond));
+      const range = (rs: WrkResult[]) => {
+        const values = rs.map((r) => r.requestsPerSecond);
+        return `${rps(rs).toFixed(0)} (${Math.min(...values).toFixed(0)}–${
+          Math.max(...values).toFixed(0)
+        })`;
+      };
+      const usOff = 1e6 / rps(off);
+      const usOn = 1e6 / rps(on);
+      const p = (rs: WrkResult[], key: "p50Ms" | "p99Ms") => ms(mean(rs.map((r) => r[key])));
+      lines.push(
+        `| ${store} | ${keys} | ${range(off)} | ${range(on)} | ` +
+          `${usOff.toFixed(0)} → ${usOn.toFixed(0)} µs | ` +
+          `**${(((usOn - usOff) / usOff) * 100).toFixed(1)} %** (${
+            (usOn - usOff).toFixed(0)
+          } µs) | ` +
+          `${p(off, "p50Ms")} → ${p(on, "p50Ms")} | ${p(off, "p99Ms")} → ${p(on, "p99Ms")} |`,
+      );
+    }
+  }
+  return lines.join("\n");
+}
+
+function timingsTable(timings: HitTiming[]): string {
+  const lines = [
+    "| store | what | calls | µs per call | commit attempts per call |",
+    "| --- | --- | ---: | ---: | ---: |",
+  ];
+  for (const t of timings) {
+    lines.push(
+      `| ${t.store} | ${t.what} | ${t.calls} | ${t.usPerCall.toFixed(1)} | ` +
+        `${t.attemptsPerCall === undefined ? "—" : t.attemptsPerCall.toFixed(2)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Runs both stores, limiter off and on, one key and {@link SPREAD}, and the
+ * direct `hit` timings; writes `bench/results/ratelimit.md` and returns its
+ * path. Stops every server and the cluster it started.
+ */
+export async function run(): Promise<string> {
+  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
+  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  const started = Date.now();
+  const loadAtStart = await loadAverage();
+  try {
+    const kv = await kvRun();
+    const pg = await postgresRun();
+    const rows = [...kv.rows, ...pg.rows];
+    const load = [
+      ...new Set(rows.map((r) => r.result.command.replace(/127\.0\.0\.1:\d+/, "127.0.0.1:<port>"))),
+    ];
+    const counters = [["Deno KV", kv], ["PostgreSQL", pg]] as const;
+    const text = [
+      "# Rate limiter overhead under HTTP load",
+      "",
+      `Written by \`bench/http_ratelimit.ts\` (\`deno task bench ratelimit\`) in ${
+        ((Date.now() - started) / 1000).toFixed(0)
+      } s. Token-authenticated \`GET /api/user\` as a USER (administrators bypass the ` +
+      "limiter by default), limiting off (`SERVICE_RATELIMIT_ENABLED=false`) against on with " +
+      `\`SERVICE_RATELIMIT_MAX=${LIMIT.max}\` and \`SERVICE_RATELIMIT_WINDOW=${LIMIT.windowMs}\` ` +
+      "(never reached: every request still counts, nothing is refused). `1 user`: every " +
+      "request counts on the same key, one KV entry or one table row, the worst case; " +
+      `\`${SPREAD} users\`: wrk rotates the \`Authorization\` header over ${SPREAD} users' ` +
+      `tokens on every request (bench/wrk/rotate_auth.lua; the 1-user case runs the same script ` +
+      `with one token). Off and on alternate for ${ROUNDS} rounds, each on a fresh server ` +
+      `process; each figure follows a ${LOAD.warmupSeconds} s warm-up run. ${USER_COUNT} users ` +
+      "in each store. wrk, the server (and PostgreSQL) share the machine's CPUs on loopback; " +
+      "the server logs every request to stdout (sent to /dev/null).",
+      "",
+      await machineSection({
+        wrk: await versionOf("wrk", ["-v"]),
+        "load average (/proc/loadavg) at start → end": `${loadAtStart} → ${await loadAverage()}`,
+        PostgreSQL: `${pg.version} (throwaway cluster of tests/helpers/postgres_cluster.ts: ` +
+          "fsync=off, synchronous_commit=off; the server's pool holds 10 connections)",
+      }),
+      "## Overhead",
+      "",
+      "Means over the rounds (the range of requests/s in brackets). Time per request is " +
+      "1 s / requests/s: the server's time per request at saturation; the overhead is what " +
+      "limiting adds to it, in % of the time without limiting and in µs.",
+      "",
+      overheadTable(rows),
+      "",
+      "Counters checked after the runs (`X-RateLimit-Limit` minus `X-RateLimit-Remaining` " +
+      "for the single user's key, all rounds share one window): " +
+      counters.map(([name, r]) =>
+        `${name} ${r.counter.counted ?? "?"} counted for ${r.counter.measured} ` +
+        "measured requests (plus warm-ups and that user's share of the spread runs)"
+      ).join("; ") + ".",
+      "",
+      "## Every run",
+      "",
+      rowsTable(rows),
+      "",
+      "## `rateLimits.hit` alone",
+      "",
+      "Timed in the benchmark's process, through the same store classes the server uses " +
+      "(`KvRateLimits` on a KV file of its own, the PostgreSQL store with its pool of 10), " +
+      `after the HTTP runs. "${SPREAD} at once": ${SPREAD} async loops awaiting one \`hit\` ` +
+      "after another, as the server's concurrent requests do; µs per call is then wall time " +
+      "over calls, the inverse of throughput. For KV, every `atomic()` is one attempt of the " +
+      "read-modify-write loop: above 1 per call, the checks failed and the loop retried.",
+      "",
+      timingsTable([...kv.timings, ...pg.timings]),
+      "",
+      "## Commands",
+      "",
+      "Servers (`SERVICE_PORT` is a free port each time; the data dirs are temp dirs):",
+      "",
+      "```sh",
+      ...new Set(
+        [...kv.commands, ...pg.commands].map((c) =>
+          c.replace(/SERVICE_PORT=\d+/, "SERVICE_PORT=<port>")
+            .replace(/SERVICE_DATA_DIR=\S+/, "SERVICE_DATA_DIR=<temp dir>")
+        ),
+      ),
+      "```",
+      "",
+      `Load (the same command ran first for a warm-up with \`-d${LOAD.warmupSeconds}s\`; ` +
+      "`WRK_TOKENS` holds one client token per line, made with core/tokens.ts `clientToken`: " +
+      `one user's, or ${SPREAD} users'):`,
+      "",
+      "```sh",
+      ...load.map((c) => `WRK_TOKENS=<tokens> ${c.trim()}`),
+      "```",
+      "",
+    ].join("\n");
+    await Deno.mkdir(join(REPO_ROOT, "bench/results"), { recursive: true });
+    await Deno.writeTextFile(RESULTS, text);
+    console.log(`\n${overheadTable(rows)}\n\n${timingsTable([...kv.timings, ...pg.timings])}`);
+    console.log(`\nwritten to ${RESULTS}`);
+    return RESULTS;
+  } finally {
+    await cleanUp();
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+  }
+}
+
+if (import.meta.main) await run();

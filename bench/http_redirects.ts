@@ -1,0 +1,207 @@
+/**
+ * Short-URL redirects under HTTP load: `GET /go/<code>` (a 302 that counts a
+ * view in the store), with wrk on loopback against the real server process
+ * (`main.ts serve`) on Deno KV and on PostgreSQL, and a bare `Deno.serve`
+ * hello-world measured in the same run as the reference. The goal: at least
+ * half the hello-world's requests per second. Writes
+ * `bench/results/redirects.md`. About a minute and a half.
+ *
+ * Run alone: `deno run --allow-all --unstable-kv bench/http_redirects.ts`, or
+ * through `deno task bench redirects`.
+ */
+import { join } from "node:path";
+import postgres from "postgres";
+import { newId, systemClock, systemRandom } from "../core/clock.ts";
+import type { Services } from "../core/services.ts";
+import { buildUser } from "../core/users.ts";
+import { openKvStore } from "../db/kv/mod.ts";
+import { openPostgresStore } from "../db/postgres/mod.ts";
+import type { Store } from "../db/store.ts";
+import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { machineSection, versionOf } from "./helpers/machine.ts";
+import { FERRY_ARGS, HELLO_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { hasWrk, wrk, type WrkResult } from "./helpers/wrk.ts";
+
+/** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
+const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
+/** The short URL's code. */
+const CODE = "bench1";
+const DESTINATION = "https://example.com/landing";
+const RESULTS = join(REPO_ROOT, "bench/results/redirects.md");
+
+/** One measured line. */
+interface Row {
+  scenario: string;
+  result: WrkResult;
+  command: string;
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
+}
+
+/** One user and its short URL `CODE` (no max views, no password). */
+async function populate(store: Store): Promise<void> {
+  const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
+  const user = await buildUser(s as Services, { username: "bench", password: null, role: "USER" });
+  await store.createUser(user);
+  const now = new Date();
+  await store.urls.create({
+    id: newId(systemRandom),
+    code: CODE,
+    vanity: null,
+    destination: DESTINATION,
+    views: 0,
+    maxViews: null,
+    password: null,
+    enabled: true,
+    userId: user.id,
+    createdAt: now,
+    updatedAt: now,
+  }, null);
+}
+
+/** Starts a server with `args`/`env`, checks `path` answers `status`, then warms up and measures. */
+async function measured(
+  scenario: string,
+  args: string[],
+  env: Record<string, string>,
+  readyPath: string,
+  path: string,
+  status: number,
+): Promise<Row> {
+  const server = await startServer(args, env, readyPath);
+  cleanups.push(() => server.stop());
+  const check = await fetch(`${server.origin}${path}`, { redirect: "manual" });
+  await check.body?.cancel();
+  if (check.status !== status) throw new Error(`${scenario}: ${path} answered ${check.status}`);
+  const url = `${server.origin}${path}`;
+  await wrk({ url, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+  const result = await wrk({ url, ...LOAD });
+  console.log(`  ${scenario}: ${result.requestsPerSecond.toFixed(0)} req/s`);
+  await server.stop();
+  return { scenario, result, command: server.command };
+}
+
+function ferryEnv(dataDir: string): Record<string, string> {
+  return {
+    SERVICE_HOSTNAME: "127.0.0.1",
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_SECRET: "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456",
+    SERVICE_RATELIMIT_ENABLED: "false",
+  };
+}
+
+async function kvRow(): Promise<Row> {
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-kv-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  await populate(store).finally(() => store.close());
+  return await measured(
+    "GET /go/<code> (302, view counted) — Deno KV",
+    FERRY_ARGS,
+    ferryEnv(dataDir),
+    "/api/healthcheck",
+    `/go/${CODE}`,
+    302,
+  );
+}
+
+async function postgresRow(): Promise<{ row: Row; version: string }> {
+  const cluster = await startPostgres();
+  cleanups.push(() => cluster.stop());
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+  const [{ server_version: version }] = await admin`SHOW server_version`;
+  await admin.unsafe("CREATE DATABASE ferry_bench");
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = "/ferry_bench";
+  const store = await openPostgresStore(url.toString());
+  await populate(store).finally(() => store.close());
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-pg-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const row = await measured(
+    "GET /go/<code> (302, view counted) — PostgreSQL",
+    FERRY_ARGS,
+    { ...ferryEnv(dataDir), DATABASE_URL: url.toString() },
+    "/api/healthcheck",
+    `/go/${CODE}`,
+    302,
+  );
+  return { row, version };
+}
+
+function table(rows: Row[], hello: number): string {
+  const lines = [
+    "| scenario | requests/s | of hello-world | p50 | p99 | requests | non-2xx/3xx |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const { scenario, result: r } of rows) {
+    lines.push(
+      `| ${scenario} | ${r.requestsPerSecond.toFixed(1)} | ` +
+        `${((100 * r.requestsPerSecond) / hello).toFixed(0)} % | ${r.p50Ms} ms | ${r.p99Ms} ms | ` +
+        `${r.requests} | ${r.non2xx} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Runs the three measurements and writes `bench/results/redirects.md`; returns its path. */
+export async function run(): Promise<string> {
+  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
+  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  try {
+    const hello = await measured(
+      "bare Deno.serve hello-world (reference)",
+      HELLO_ARGS,
+      { SERVICE_HOSTNAME: "127.0.0.1" },
+      "/",
+      "/",
+      200,
+    );
+    const kv = await kvRow();
+    const pg = await postgresRow();
+    await cleanUp();
+    const rows = [hello, kv, pg.row];
+    const helloRps = hello.result.requestsPerSecond;
+    const text = [
+      "# Short-URL redirects under HTTP load",
+      "",
+      "Written by `bench/http_redirects.ts` (`deno task bench redirects`). wrk and the server " +
+      `share the machine's CPUs on loopback; each figure follows a ${LOAD.warmupSeconds} s ` +
+      "warm-up. Every redirect reads the URL and counts its view in the store; the server logs " +
+      "every request to stdout (sent to /dev/null). Goal: at least 50 % of the hello-world.",
+      "",
+      await machineSection({
+        wrk: await versionOf("wrk", ["-v"]),
+        PostgreSQL: `${pg.version} (throwaway cluster: fsync=off, synchronous_commit=off)`,
+      }),
+      "## Results",
+      "",
+      table(rows, helloRps),
+      "",
+      "## Commands",
+      "",
+      "```sh",
+      ...rows.flatMap((r) => [
+        r.command.replace(/SERVICE_PORT=\d+/, "SERVICE_PORT=<port>")
+          .replace(/:\d+\/ferry_bench/, ":<port>/ferry_bench"),
+        r.result.command.replace(/127\.0\.0\.1:\d+/, "127.0.0.1:<port>"),
+      ]),
+      "```",
+      "",
+    ].join("\n");
+    await Deno.mkdir(join(REPO_ROOT, "bench/results"), { recursive: true });
+    await Deno.writeTextFile(RESULTS, text);
+    console.log(`\n${table(rows, helloRps)}\n\nwritten to ${RESULTS}`);
+    return RESULTS;
+  } finally {
+    await cleanUp();
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+  }
+}
+
+if (import.meta.main) await run();

@@ -1,0 +1,239 @@
+/**
+ * A user's files (reference §4.3): list, get, change, delete, and the bulk
+ * favorite and delete. A caller acts on its own files, and an administrator
+ * on those of users it manages (`canManage`) and on orphaned ones; any other
+ * file answers 404, exactly as a missing one, so nobody learns it exists.
+ * Moving files into folders arrives with the folders store.
+ */
+import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
+import { UniqueError, type UserRecord } from "../../db/store.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
+import { hashPassword } from "../passwords.ts";
+import { canManage, isAdministrator } from "../roles.ts";
+import type { Services } from "../services.ts";
+import type { Settings } from "../settings/registry.ts";
+import { routeLink } from "../links.ts";
+import { sanitizeFilename } from "./naming.ts";
+import { removeFile } from "./serve.ts";
+
+/** A file as the API shows it: the password only as a flag. */
+export function fileView(settings: Settings, f: FileRecord) {
+  return {
+    id: f.id,
+    name: f.name,
+    originalName: f.originalName,
+    size: f.size,
+    type: f.type,
+    views: f.views,
+    maxViews: f.maxViews,
+    favorite: f.favorite,
+    password: f.password !== null,
+    anonymous: f.anonymous,
+    folderId: f.folderId,
+    deletesAt: f.deletesAt?.toISOString() ?? null,
+    createdAt: f.createdAt.toISOString(),
+    updatedAt: f.updatedAt.toISOString(),
+    url: routeLink("", settings.filesRoute, f.name),
+  };
+}
+
+/** A file's API shape. */
+export type FileView = ReturnType<typeof fileView>;
+
+/** Types the dashboard filter keeps. */
+const DASHBOARD_TYPES = ["image/", "video/", "audio/", "text/"];
+
+/** A files list request, as `GET /api/user/files` takes it. */
+export interface ListInput {
+  page: number;
+  perpage: number;
+  filter: "dashboard" | "none" | "all";
+  favorite?: boolean;
+  sortBy: FileSortKey;
+  order: "asc" | "desc";
+  searchField: FileSearchField;
+  searchQuery?: string;
+  /** Whose files: another user's needs `canManage`. */
+  userId?: string;
+  folderId?: string;
+}
+
+/** One page of a user's files, with totals, and the search when there was one. */
+export async function listFiles(s: Services, caller: UserRecord, input: ListInput) {
+  const userId = input.userId ?? caller.id;
+  if (userId !== caller.id) {
+    const owner = await s.store.getUser(userId);
+    if (!owner || !canManage(caller.role, owner.role)) throw notFound();
+  }
+  const query: FileQuery = {
+    userId,
+    offset: (input.page - 1) * input.perpage,
+    limit: input.perpage,
+    sortBy: input.sortBy,
+    order: input.order,
+    favorite: input.filter === "all" ? undefined : input.favorite,
+    typePrefixes: input.filter === "dashboard" ? DASHBOARD_TYPES : undefined,
+    folderId: input.folderId,
+    search: input.searchQuery ? { field: input.searchField, query: input.searchQuery } : undefined,
+  };
+  const { files, total } = await s.store.files.list(query);
+  const settings = s.settings.all();
+  return {
+    page: files.map((f) => fileView(settings, f)),
+    total,
+    pages: Math.ceil(total / input.perpage),
+    ...(query.search ? { search: { field: query.search.field, query: query.search.query } } : {}),
+  };
+}
+
+/** Whether `caller` may act on `file`: its own, a managed user's, or (administrators) an orphan. */
+async function mayActOn(s: Services, caller: UserRecord, file: FileRecord): Promise<boolean> {
+  if (file.pending) return false;
+  if (file.userId === caller.id) return true;
+  if (file.userId === null) return isAdministrator(caller.role);
+  const owner = await s.store.getUser(file.userId);
+  return owner !== null && canManage(caller.role, owner.role);
+}
+
+/** The file with this id or name that `caller` may act on; 404 otherwise. */
+export async function findFile(
+  s: Services,
+  caller: UserRecord,
+  idOrName: string,
+): Promise<FileRecord> {
+  const file = await s.store.files.get(idOrName) ?? await s.store.files.getByName(idOrName);
+  if (!file || !await mayActOn(s, caller, file)) throw notFound();
+  return file;
+}
+
+/** What `PATCH /api/user/files/:id` may change. */
+export interface FileChange {
+  favorite?: boolean;
+  /** `0` or `null` removes the limit. */
+  maxViews?: number | null;
+  /** `""` or `null` removes the password. */
+  password?: string | null;
+  originalName?: string | null;
+  type?: string;
+  /** A new name: the stored object is renamed with it. */
+  name?: string;
+}
+
+/** Changes a file; a new name must be free and is applied to the stored bytes too. */
+export async function updateFile(
+  s: Services,
+  caller: UserRecord,
+  idOrName: string,
+  change: FileChange,
+): Promise<FileRecord> {
+  const file = await findFile(s, caller, idOrName);
+  const clean = (value: string, field: string) => {
+    const name = sanitizeFilename(value);
+    if (name === null) throw badRequest(`${field}: invalid file name`);
+    return name;
+  };
+  const name = change.name === undefined ? undefined : clean(change.name, "name");
+  const now = new Date(s.clock.now());
+  let updated: FileRecord | null;
+  try {
+    updated = await s.store.files.update(file.id, {
+      favorite: change.favorite,
+      maxViews: change.maxViews === undefined ? undefined : change.maxViews || null,
+      password: change.password === undefined
+        ? undefined
+        : change.password
+        ? await hashPassword(change.password, s.random)
+        : null,
+      originalName: change.originalName === undefined
+        ? undefined
+        : change.originalName && clean(change.originalName, "originalName"),
+      type: change.type,
+      name,
+    }, now);
+  } catch (error) {
+    if (error instanceof UniqueError) throw badRequest("File with this name already exists");
+    throw error;
+  }
+  if (!updated) throw notFound();
+  if (name !== undefined && name !== file.name) await renameBytes(s, file, updated, now);
+  return updated;
+}
+
+/** Moves the bytes after the record; puts the record's name back if the datasource fails. */
+async function renameBytes(s: Services, before: FileRecord, after: FileRecord, now: Date) {
+  try {
+    await s.datasource.rename(before.name, after.name);
+  } catch (error) {
+    s.logger.error("datasource rename failed", { from: before.name, to: after.name, error });
+    await s.store.files.update(before.id, { name: before.name }, now);
+    throw new ApiError(500, "Failed to rename file in datasource");
+  }
+}
+
+/** Deletes a file: the record, then its bytes. */
+export async function deleteFile(
+  s: Services,
+  caller: UserRecord,
+  idOrName: string,
+): Promise<FileRecord> {
+  const file = await findFile(s, caller, idOrName);
+  await removeFile(s, file);
+  return file;
+}
+
+/** The files among `ids` the caller may act on; the others are passed over as missing. */
+async function actionable(s: Services, caller: UserRecord, ids: string[]) {
+  const files: FileRecord[] = [];
+  for (const id of new Set(ids)) {
+    const file = await s.store.files.get(id);
+    if (file && await mayActOn(s, caller, file)) files.push(file);
+  }
+  return files;
+}
+
+/** Sets `favorite` on the given files; returns how many were updated. */
+export async function favoriteFiles(
+  s: Services,
+  caller: UserRecord,
+  ids: string[],
+  favorite: boolean,
+): Promise<number> {
+  const now = new Date(s.clock.now());
+  let count = 0;
+  for (const file of await actionable(s, caller, ids)) {
+    if (await s.store.files.update(file.id, { favorite }, now)) count++;
+  }
+  return count;
+}
+
+/**
+ * Deletes the given files' records, and their bytes only when `deleteBytes`
+ * (Zipline's `delete_datasourceFiles`: the bytes may be kept for a re-import).
+ */
+export async function deleteFiles(
+  s: Services,
+  caller: UserRecord,
+  ids: string[],
+  deleteBytes: boolean,
+): Promise<number> {
+  let count = 0;
+  for (const file of await actionable(s, caller, ids)) {
+    if (deleteBytes) await removeFile(s, file);
+    else if (!await s.store.files.delete(file.id)) continue;
+    count++;
+  }
+  return count;
+}
+
+/**
+ * What becomes of a deleted user's files: with `deleteContent` they go,
+ * records and bytes; without, they stay, without an owner.
+ */
+export async function releaseUserFiles(
+  s: Services,
+  userId: string,
+  deleteContent: boolean,
+): Promise<void> {
+  if (!deleteContent) return await s.store.files.disown(userId);
+  for (const file of await s.store.files.listByUser(userId)) await removeFile(s, file);
+}

@@ -1,0 +1,137 @@
+/**
+ * Upload options from the request headers (reference §5.2): `x-service-<name>`,
+ * or Zipline's `x-zipline-<name>` so that existing ShareX and Flameshot
+ * configurations keep working. Every bad value is a 400 naming the header.
+ */
+import type { Random } from "../clock.ts";
+import { badRequest } from "../errors.ts";
+import type { Settings } from "../settings/registry.ts";
+import { parseDuration } from "../units/duration.ts";
+import { NAME_FORMATS, type NameFormat, randomIndex, sanitizeFilename } from "./naming.ts";
+
+/** Reads one option header by its short name (`deletes-at`), whichever prefix it came with. */
+export type OptionHeader = (name: string) => string | undefined;
+
+/** The header prefixes, preferred first. */
+export const OPTION_PREFIXES = ["x-service-", "x-zipline-"];
+
+/** Options that apply to every file of one upload. */
+export interface UploadOptions {
+  /** When the files expire; `null` for never. */
+  deletesAt: Date | null;
+  /** What the response says about expiry: `"never"`, the ISO time, or nothing. */
+  deletesAtLabel: string | null;
+  maxViews: number | null;
+  /** The plaintext password to hash onto every file. */
+  password: string | null;
+  format: NameFormat;
+  /** A sanitized base name that replaces the format's. */
+  filename: string | null;
+  /** Keep the client's file name as `originalName`. */
+  keepOriginalName: boolean;
+  /** A dotted extension that replaces the file's own. */
+  extension: string | null;
+  /** An opaque folder id, checked by the folders store. */
+  folderId: string | null;
+  /** The host returned URLs use, picked from the `domain` header's list. */
+  domain: string | null;
+  /** Answer with the URLs as text instead of JSON. */
+  noJson: boolean;
+}
+
+const bad = (header: string, reason: string) => badRequest(`bad options[${header}]: ${reason}`);
+
+const EXTENSION = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*$/;
+const DOMAIN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
+
+/** Parses the option headers against the current settings at time `now`. */
+export function parseUploadOptions(
+  header: OptionHeader,
+  settings: Settings,
+  now: number,
+  random: Random,
+): UploadOptions {
+  const value = (name: string) => {
+    const v = header(name)?.trim();
+    return v ? v : null;
+  };
+  const flag = (name: string) => value(name)?.toLowerCase() === "true";
+  return {
+    ...expiry(value("deletes-at"), settings, now),
+    maxViews: maxViews(value("max-views")),
+    password: value("password"),
+    format: format(value("format"), settings.filesDefaultFormat),
+    filename: filename(value("filename")),
+    keepOriginalName: flag("original-name"),
+    extension: extension(value("file-extension")),
+    folderId: value("folder"),
+    domain: domain(value("domain"), random),
+    noJson: flag("no-json"),
+  };
+}
+
+function expiry(input: string | null, settings: Settings, now: number) {
+  const max = settings.filesMaxExpiration ? parseDuration(settings.filesMaxExpiration) : null;
+  const exceeds = () =>
+    bad(
+      "deletes-at",
+      `Expiry exceeds maximum allowed expiration of ${settings.filesMaxExpiration}`,
+    );
+  if (input === null) {
+    const fallback = settings.filesDefaultExpiration
+      ? parseDuration(settings.filesDefaultExpiration)
+      : null;
+    if (!fallback) return { deletesAt: null, deletesAtLabel: null };
+    const at = new Date(now + fallback);
+    return { deletesAt: at, deletesAtLabel: at.toISOString() };
+  }
+  if (input.toLowerCase() === "never") {
+    // Zipline lets `never` pass any maximum; a maximum that can be skipped is none.
+    if (max !== null) throw exceeds();
+    return { deletesAt: null, deletesAtLabel: "never" };
+  }
+  const date = /^date=(.+)$/i.exec(input)?.[1];
+  const at = date !== undefined ? Date.parse(date.trim()) : now + (parseDuration(input) ?? NaN);
+  if (!Number.isFinite(at) || at <= now) throw bad("deletes-at", "Invalid expiry date");
+  if (max !== null && at - now > max) throw exceeds();
+  return { deletesAt: new Date(at), deletesAtLabel: new Date(at).toISOString() };
+}
+
+function maxViews(input: string | null): number | null {
+  if (input === null) return null;
+  const n = Number(input);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 2_147_483_647) {
+    throw bad("max-views", "Invalid max views (must be a whole number of at least 0)");
+  }
+  return n === 0 ? null : n;
+}
+
+function format(input: string | null, fallback: string): NameFormat {
+  const f = (input ?? fallback).toLowerCase();
+  if (!(NAME_FORMATS as readonly string[]).includes(f)) throw bad("format", "Invalid format");
+  return f as NameFormat;
+}
+
+function filename(input: string | null): string | null {
+  if (input === null) return null;
+  const name = sanitizeFilename(input);
+  if (name === null) throw bad("filename", "invalid file name");
+  return name;
+}
+
+function extension(input: string | null): string | null {
+  if (input === null) return null;
+  const ext = input.replace(/^\./, "");
+  if (!EXTENSION.test(ext) || ext.length > 50) {
+    throw bad("file-extension", "Invalid file extension");
+  }
+  return `.${ext}`;
+}
+
+function domain(input: string | null, random: Random): string | null {
+  if (input === null) return null;
+  const domains = input.split(",").map((d) => d.trim()).filter(Boolean);
+  if (domains.some((d) => !DOMAIN.test(d))) throw bad("domain", "Invalid domain");
+  if (domains.length === 0) return null;
+  return domains[randomIndex(random, domains.length)];
+}

@@ -1,0 +1,131 @@
+/**
+ * Serving a file publicly (`/raw/:name` and `<filesRoute>/:name`): expiry and
+ * max views enforced at serve time, password access, view counting, then the
+ * bytes (whole, one range, or nothing for HEAD and 304) with their headers.
+ */
+import type { FileRecord } from "../../db/files.ts";
+import type { ByteRange } from "../../storage/datasource.ts";
+import { forbidden, notFound } from "../errors.ts";
+import { verifyPassword } from "../passwords.ts";
+import type { Services } from "../services.ts";
+import { hasFileAccess } from "./passwords.ts";
+import {
+  type Conditions,
+  etagOf,
+  fileHeaders,
+  notModified,
+  parseRange,
+  rangeStillValid,
+} from "./http.ts";
+import { firstViewIn } from "./views.ts";
+
+/** A public request for a file. */
+export interface ServeRequest extends Conditions {
+  name: string;
+  /** HEAD answers the headers only and counts no view. */
+  head: boolean;
+  range?: string;
+  /** `?download` asked for an attachment. */
+  download: boolean;
+  /** The `file_pw_<id>` cookie, read once the file is known. */
+  cookie: (fileId: string) => string | undefined;
+  /** `?pw=`: the password itself (older Zipline links). */
+  pw?: string;
+  ip: string;
+  ua: string;
+}
+
+/** What to answer. */
+export interface ServeAnswer {
+  status: 200 | 206 | 304 | 416;
+  headers: Record<string, string>;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+/** How long a viewer's repeated requests count as one view. */
+export const VIEW_WINDOW_MS = 5000;
+
+/** Serves `req`; throws 404 for a missing, expired or used-up file, 403 without its password. */
+export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAnswer> {
+  const file = await s.store.files.getByName(req.name);
+  if (!file || file.pending) throw notFound();
+  const now = s.clock.now();
+  if (file.deletesAt && file.deletesAt.getTime() <= now) {
+    await removeFile(s, file);
+    throw notFound();
+  }
+  if (file.password) await checkPassword(s, file, req);
+
+  const range = parseRange(req.range, file.size);
+  const opensAtStart = range.kind !== "partial" || range.start === 0;
+  if (req.head || !opensAtStart) {
+    if (file.maxViews !== null && file.views >= file.maxViews) throw notFound();
+  } else if (firstViewIn(s, `${file.id}\0${req.ip}\0${req.ua}`, now, VIEW_WINDOW_MS)) {
+    const counted = await s.store.files.addView(file.id);
+    if (counted === "missing") throw notFound();
+    if (counted === "exhausted") {
+      if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
+      throw notFound();
+    }
+  }
+
+  const headers = fileHeaders(file, req.download);
+  if (notModified(req, etagOf(file), file.createdAt)) {
+    return { status: 304, headers: omitBodyHeaders(headers), body: null };
+  }
+  const ranged = range.kind !== "full" && rangeStillValid(req, etagOf(file), file.createdAt);
+  if (ranged && range.kind === "unsatisfiable") {
+    headers["Content-Range"] = `bytes */${file.size}`;
+    headers["Content-Length"] = "0";
+    return { status: 416, headers, body: null };
+  }
+  const span: ByteRange | undefined = ranged && range.kind === "partial"
+    ? { start: range.start, end: range.end }
+    : undefined;
+  const length = span ? span.end - span.start + 1 : file.size;
+  headers["Content-Length"] = String(length);
+  if (span) headers["Content-Range"] = `bytes ${span.start}-${span.end}/${file.size}`;
+  const status = span ? 206 : 200;
+  if (req.head) return { status, headers, body: null };
+  const body = await open(s, file, span);
+  return { status, headers, body };
+}
+
+/** The file's bytes; a record whose bytes are gone is a 404 (and a warning). */
+async function open(s: Services, file: FileRecord, span?: ByteRange) {
+  // An empty file has no byte to range over: its body is empty.
+  if (file.size === 0) return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  const body = await s.datasource.get(file.name, span);
+  if (!body) {
+    s.logger.warn("file record without bytes", { id: file.id, name: file.name });
+    throw notFound();
+  }
+  return body;
+}
+
+/** A 304 keeps the validators and drops what describes a body. */
+function omitBodyHeaders(headers: Record<string, string>): Record<string, string> {
+  const { "Content-Type": _t, "Content-Disposition": _d, ...rest } = headers;
+  return rest;
+}
+
+/** 403 unless the request carries a live access cookie or the right `?pw=`. */
+async function checkPassword(s: Services, file: FileRecord, req: ServeRequest): Promise<void> {
+  const cookie = req.cookie(file.id);
+  if (cookie !== undefined && await hasFileAccess(s, file, cookie)) return;
+  if (req.pw !== undefined) {
+    if (await verifyPassword(req.pw, file.password!)) return;
+    throw forbidden("Incorrect password");
+  }
+  throw forbidden("Password protected");
+}
+
+/** Deletes a file's record, then its bytes. */
+export async function removeFile(s: Services, file: FileRecord): Promise<void> {
+  await s.store.files.delete(file.id);
+  try {
+    await s.datasource.delete(file.name);
+  } catch (error) {
+    s.logger.error("could not delete file bytes", { name: file.name, error });
+  }
+}

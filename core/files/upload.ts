@@ -1,0 +1,275 @@
+/**
+ * The upload pipeline (reference §5). Each file part is named, recorded
+ * `pending` (which takes the name and counts the file against the quota),
+ * streamed straight into the datasource under its final name with its bytes
+ * counted and capped, then completed (which counts its bytes, atomically
+ * refusing to pass the quota). A request that fails removes what it stored,
+ * records and bytes, so it leaves nothing behind.
+ */
+import { type FileRecord, QuotaError } from "../../db/files.ts";
+import { UniqueError } from "../../db/store.ts";
+import { SizeLimitError, UnsafeNameError } from "../../storage/datasource.ts";
+import { newId } from "../clock.ts";
+import { ApiError, badRequest } from "../errors.ts";
+import { hashPassword } from "../passwords.ts";
+import { quotaLabel, type QuotaLimits, quotaLimits } from "../quotas.ts";
+import type { Services } from "../services.ts";
+import type { Settings } from "../settings/registry.ts";
+import { parseSize } from "../units/size.ts";
+import { linkOrigin, routeLink } from "../links.ts";
+import { queueUpload } from "../webhooks/outbox.ts";
+import { type UploadTarget, uploadTarget } from "./folders.ts";
+import { mimeOf } from "./mime.ts";
+import {
+  extensionDisabled,
+  extensionOf,
+  MAX_NAME_BYTES,
+  nameCandidates,
+  sanitizeFilename,
+} from "./naming.ts";
+import type { UploadOptions } from "./options.ts";
+import type { UserRecord } from "../../db/store.ts";
+
+/** One file part of the request, its body not yet read. */
+export interface UploadPart {
+  filename: string;
+  /** The part's `Content-Type`; `""` when it had none. */
+  contentType: string;
+  body: ReadableStream<Uint8Array>;
+}
+
+/** What an upload is made of. */
+export interface UploadRequest {
+  /** The caller; `null` for an anonymous upload into a folder. */
+  user: UserRecord | null;
+  options: UploadOptions;
+  /** The file parts, in request order; each is read before the next is asked for. */
+  parts: AsyncIterable<UploadPart>;
+  /** The request's host, for returned URLs. */
+  host: string;
+}
+
+/** One stored file, as the upload answers it. */
+export interface UploadedFile {
+  id: string;
+  name: string;
+  type: string;
+  url: string;
+}
+
+/** The upload's answer. */
+export interface UploadResult {
+  files: UploadedFile[];
+  /** `"never"` or the ISO time, when an expiry applies. */
+  deletesAt?: string;
+}
+
+/** Everything one request's files share. */
+interface Batch {
+  s: Services;
+  settings: Settings;
+  options: UploadOptions;
+  target: UploadTarget;
+  limits: QuotaLimits;
+  passwordHash: string | null;
+  maxFileSize: number;
+}
+
+/** A quota refusal, worded once the number of files in the request is known. */
+class QuotaRefusal extends Error {}
+
+/** Stores every file of an upload, or none of them. */
+export async function upload(s: Services, req: UploadRequest): Promise<UploadResult> {
+  const settings = s.settings.all();
+  const target = await uploadTarget(s, req.user, req.options.folderId);
+  const batch: Batch = {
+    s,
+    settings,
+    options: req.options,
+    target,
+    // Anonymous uploads are the folder owner's invitation, not its own use (as in Zipline).
+    limits: quotaLimits(target.anonymous ? null : target.owner.quota),
+    passwordHash: req.options.password === null
+      ? null
+      : await hashPassword(req.options.password, s.random),
+    maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
+  };
+  const stored: FileRecord[] = [];
+  let refusal: QuotaRefusal | null = null;
+  let parts = 0;
+  try {
+    for await (const part of req.parts) {
+      const index = parts++;
+      if (refusal) {
+        // Only counted, to word the refusal: "this file" or "these files".
+        await part.body.cancel();
+        continue;
+      }
+      try {
+        stored.push(await storeOne(batch, part, index));
+      } catch (error) {
+        if (!(error instanceof QuotaRefusal)) throw error;
+        refusal = error;
+      }
+    }
+    if (refusal) {
+      throw parts > 1
+        ? new ApiError(413, "Uploading these files would exceed your quota")
+        : new ApiError(
+          403,
+          `Uploading this file would exceed your quota of ${quotaLabel(target.owner.quota)}`,
+        );
+    }
+  } catch (error) {
+    await Promise.all(stored.map((file) => discard(s, file)));
+    throw error;
+  }
+  const base = linkOrigin(s, req.options.domain ?? undefined, req.host);
+  for (const file of stored) announce(s, target.owner, file, routeLink(base, "/raw", file.name));
+  return {
+    files: stored.map((f) => ({
+      id: f.id,
+      name: f.name,
+      type: f.type,
+      url: routeLink(base, settings.filesRoute, f.name),
+    })),
+    ...(req.options.deletesAtLabel ? { deletesAt: req.options.deletesAtLabel } : {}),
+  };
+}
+
+/** Names, records and streams one file part; on failure leaves nothing of it behind. */
+async function storeOne(b: Batch, part: UploadPart, index: number): Promise<FileRecord> {
+  const { s, settings, options } = b;
+  const fail = (status: 400 | 413, message: string) =>
+    new ApiError(status, `file[${index}]: ${message}`);
+  const extension = options.extension ?? extensionOf(part.filename);
+  if (extensionDisabled(extension, settings.filesDisabledExtensions)) {
+    throw fail(400, `File extension ${extension} is not allowed`);
+  }
+  const wantsOriginal = options.keepOriginalName ||
+    (options.format === "name" && options.filename === null);
+  const originalName = wantsOriginal ? sanitizeFilename(part.filename) : null;
+  if (wantsOriginal && originalName === null) {
+    throw fail(400, "Invalid characters in original filename");
+  }
+  const type = fileType(settings, part.contentType, extension, index);
+
+  const now = new Date(s.clock.now());
+  const file = await createPending(
+    b,
+    {
+      id: newId(s.random),
+      name: "",
+      originalName: options.keepOriginalName ? originalName : null,
+      size: 0,
+      type,
+      views: 0,
+      maxViews: options.maxViews,
+      favorite: false,
+      password: b.passwordHash,
+      anonymous: b.target.anonymous,
+      userId: b.target.owner.id,
+      folderId: b.target.folderId,
+      deletesAt: options.deletesAt,
+      pending: true,
+      createdAt: now,
+      updatedAt: now,
+    },
+    extension,
+    originalName,
+    index,
+  );
+
+  try {
+    const room = b.limits.maxBytes === null
+      ? Infinity
+      : b.limits.maxBytes - (await s.store.files.usage(b.target.owner.id)).bytes;
+    const limit = Math.max(0, Math.min(b.maxFileSize, room));
+    let size: number;
+    try {
+      size = await s.datasource.put(file.name, part.body, { limit, contentType: type });
+    } catch (error) {
+      if (!(error instanceof SizeLimitError)) throw error;
+      if (limit === b.maxFileSize) {
+        throw fail(413, `File size is too large. Maximum file size is ${b.maxFileSize} bytes`);
+      }
+      throw new QuotaRefusal();
+    }
+    try {
+      const done = await s.store.files.complete(file.id, size, b.limits, new Date(s.clock.now()));
+      if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
+      return done;
+    } catch (error) {
+      await s.datasource.delete(file.name);
+      throw error instanceof QuotaError ? new QuotaRefusal() : error;
+    }
+  } catch (error) {
+    await s.store.files.delete(file.id);
+    throw error instanceof UnsafeNameError ? fail(400, "invalid file name") : error;
+  }
+}
+
+/** The stored type: the client's (or the extension's), replaced when disabled. */
+function fileType(settings: Settings, given: string, extension: string, index: number): string {
+  const type = settings.filesAssumeMimetypes || !given ? mimeOf(extension) : given.toLowerCase();
+  if (!settings.filesDisabledTypes.some((t) => t.toLowerCase() === type)) return type;
+  if (settings.filesDisabledTypesDefault) return settings.filesDisabledTypesDefault;
+  throw badRequest(`file[${index}]: File type ${type} is not allowed`);
+}
+
+/** Records `draft` under the first free name its format offers. */
+async function createPending(
+  b: Batch,
+  draft: FileRecord,
+  extension: string,
+  originalName: string | null,
+  index: number,
+): Promise<FileRecord> {
+  const { settings, options, s } = b;
+  const candidates = nameCandidates({
+    format: options.format,
+    extension,
+    originalName,
+    override: options.filename,
+    length: settings.filesLength,
+    dateFormat: settings.filesDefaultDateFormat,
+    adjectives: settings.filesRandomWordsNumAdjectives,
+    separator: settings.filesRandomWordsSeparator,
+    now: draft.createdAt,
+    random: s.random,
+  });
+  const fixed = options.filename !== null || options.format === "name";
+  for (const name of candidates) {
+    if (new TextEncoder().encode(name).byteLength > MAX_NAME_BYTES) {
+      throw badRequest(`file[${index}]: invalid file name`);
+    }
+    const file = { ...draft, name };
+    try {
+      await s.store.files.create(file, b.limits);
+      return file;
+    } catch (error) {
+      if (error instanceof QuotaError) throw new QuotaRefusal();
+      if (!(error instanceof UniqueError && error.field === "name")) throw error;
+      if (fixed) throw badRequest(`file[${index}]: file with the same name already exists`);
+    }
+  }
+  throw new Error("no free file name after many tries: raise filesLength");
+}
+
+/** Removes a stored file of a failed request: record first, so nobody is served half of it. */
+async function discard(s: Services, file: FileRecord): Promise<void> {
+  await s.store.files.delete(file.id);
+  await s.datasource.delete(file.name);
+}
+
+/** Queues the upload webhooks; a failure there is logged, never the upload's. */
+function announce(
+  s: Services,
+  owner: UserRecord,
+  file: FileRecord,
+  raw: string,
+): void {
+  queueUpload(s, { user: owner, file, link: { raw } }).catch((error) =>
+    s.logger.error("could not queue upload webhooks", { file: file.id, error })
+  );
+}

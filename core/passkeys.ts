@@ -1,0 +1,256 @@
+/**
+ * Passkeys (spec §4.4, WebAuthn through @simplewebauthn/server): registering
+ * them, and signing in with one instead of a password. Every ceremony's
+ * challenge is kept in the store with a two-minute expiry and taken (deleted)
+ * by the response that answers it, so it answers once, on any server process.
+ */
+import {
+  type AuthenticationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from "@simplewebauthn/server";
+import type { PasskeyRecord } from "../db/mfa.ts";
+import { UniqueError, type UserRecord } from "../db/store.ts";
+import { newId } from "./clock.ts";
+import { badRequest, notFound } from "./errors.ts";
+import { base64url } from "./secrets.ts";
+import type { Services } from "./services.ts";
+import { type ClientInfo, startSession } from "./sessions.ts";
+
+/** How long a ceremony may take from its options to its response. */
+export const CHALLENGE_TTL_MS = 2 * 60 * 1000;
+
+/** The relying party passkeys are bound to, from the settings. */
+export interface RelyingParty {
+  rpID: string;
+  origin: string;
+}
+
+/** The settings' relying party, or `null` unless passkeys are on with an RP ID and an origin. */
+export function relyingPartyOf(s: Services): RelyingParty | null {
+  const rpID = s.settings.get("mfaPasskeysRpID");
+  const origin = s.settings.get("mfaPasskeysOrigin");
+  return s.settings.get("mfaPasskeysEnabled") && rpID && origin ? { rpID, origin } : null;
+}
+
+/** The settings' relying party; 404 `Not Found` when passkeys are not usable. */
+function relyingParty(s: Services): RelyingParty {
+  const rp = relyingPartyOf(s);
+  if (!rp) throw notFound();
+  return rp;
+}
+
+/**
+ * `true` when `rpID` may serve `host`: it is the host itself or a parent
+ * domain of it (`example.com` for `files.example.com`). A bare top-level
+ * label (`com`) is never a parent, and an IP address has none.
+ */
+export function rpIdAllowed(rpID: string, host: string): boolean {
+  const rp = rpID.toLowerCase().replace(/\.$/, "");
+  const name = host.toLowerCase().replace(/\.$/, "");
+  if (rp === name) return true;
+  const isIp = /^[\d.]+$/.test(name) || name.includes(":");
+  return !isIp && rp.includes(".") && name.endsWith(`.${rp}`);
+}
+
+/**
+ * The relying party for a ceremony begun by a request to `requestHost`: the
+ * service's domain is `coreDefaultDomain` when set, else the request's host
+ * name, and the RP ID must be it or a parent of it (400 otherwise).
+ */
+function relyingPartyFor(s: Services, requestHost: string): RelyingParty {
+  const rp = relyingParty(s);
+  const configured = s.settings.get("coreDefaultDomain");
+  const domain = configured ? new URL(`http://${configured}`).hostname : requestHost;
+  if (!rpIdAllowed(rp.rpID, domain)) {
+    throw badRequest(
+      `The passkey RP ID ${rp.rpID} is neither this service's domain (${domain}) nor a parent of it`,
+    );
+  }
+  return rp;
+}
+
+const registrationChallengeId = (userId: string) => `registration:${userId}`;
+
+function expiry(s: Services): Date {
+  return new Date(s.clock.now() + CHALLENGE_TTL_MS);
+}
+
+/** What the API shows of a passkey (spec §2.6); the key and the counter stay here. */
+export function passkeyView(p: PasskeyRecord) {
+  return {
+    id: p.id,
+    name: p.name,
+    createdAt: p.createdAt.toISOString(),
+    lastUsed: p.lastUsed?.toISOString() ?? null,
+  };
+}
+
+/** The user's passkeys, oldest first. */
+export async function listPasskeys(s: Services, user: UserRecord): Promise<PasskeyRecord[]> {
+  relyingParty(s);
+  return await s.store.mfa.listPasskeys(user.id);
+}
+
+/**
+ * Registration options for `user`: user verification and a resident key
+ * preferred, the user's passkeys excluded. The challenge waits in the store
+ * (one per user; new options replace it).
+ */
+export async function registrationOptions(
+  s: Services,
+  user: UserRecord,
+  requestHost: string,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { rpID } = relyingPartyFor(s, requestHost);
+  const existing = await s.store.mfa.listPasskeys(user.id);
+  const options = await generateRegistrationOptions({
+    rpName: s.settings.get("websiteTitle"),
+    rpID,
+    userName: user.username,
+    userID: new TextEncoder().encode(user.id),
+    challenge: s.random.bytes(32).slice(),
+    authenticatorSelection: { userVerification: "preferred", residentKey: "preferred" },
+    excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+  });
+  await s.store.mfa.putChallenge({
+    id: registrationChallengeId(user.id),
+    kind: "registration",
+    challenge: options.challenge,
+    userId: user.id,
+    rpId: rpID,
+    expiresAt: expiry(s),
+  });
+  return options;
+}
+
+/** The library's reason a response failed, for the 400 a person reads. */
+const reason = (error: unknown) => error instanceof Error ? `: ${error.message}` : "";
+
+/**
+ * Verifies a registration response against the challenge of the user's
+ * options, their RP ID and the origin `mfaPasskeysOrigin`, and stores the
+ * passkey as `name`.
+ */
+export async function registerPasskey(
+  s: Services,
+  user: UserRecord,
+  input: { response: RegistrationResponseJSON; name: string },
+): Promise<PasskeyRecord> {
+  const { origin } = relyingParty(s);
+  const now = new Date(s.clock.now());
+  const challenge = await s.store.mfa.takeChallenge(registrationChallengeId(user.id), now);
+  if (!challenge) throw badRequest("Passkey registration timed out, try again later");
+  let result;
+  try {
+    result = await verifyRegistrationResponse({
+      response: input.response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: origin,
+      expectedRPID: challenge.rpId,
+    });
+  } catch (error) {
+    throw badRequest(`Error verifying passkey registration${reason(error)}`);
+  }
+  if (!result.verified) throw badRequest("Could not verify passkey registration");
+  const { credential } = result.registrationInfo;
+  const passkey: PasskeyRecord = {
+    id: newId(s.random),
+    userId: user.id,
+    name: input.name,
+    credentialId: credential.id,
+    publicKey: credential.publicKey,
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    createdAt: now,
+    lastUsed: null,
+  };
+  try {
+    await s.store.mfa.createPasskey(passkey);
+  } catch (error) {
+    if (error instanceof UniqueError) throw badRequest("This passkey is already registered");
+    throw error;
+  }
+  return passkey;
+}
+
+/** Removes one of the user's passkeys; 404 when the user has none with that id. */
+export async function removePasskey(s: Services, user: UserRecord, id: string): Promise<void> {
+  relyingParty(s);
+  if (!await s.store.mfa.deletePasskey(user.id, id)) throw notFound("Passkey not found");
+}
+
+/** Options for a passwordless sign-in, and the id of their challenge (for the cookie). */
+export async function authenticationOptions(
+  s: Services,
+  requestHost: string,
+): Promise<{ id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  const { rpID } = relyingPartyFor(s, requestHost);
+  const options = await generateAuthenticationOptions({
+    rpID,
+    userVerification: "preferred",
+    challenge: s.random.bytes(32).slice(),
+  });
+  const id = base64url(s.random.bytes(32));
+  await s.store.mfa.putChallenge({
+    id,
+    kind: "authentication",
+    challenge: options.challenge,
+    userId: null,
+    rpId: rpID,
+    expiresAt: expiry(s),
+  });
+  return { id, options };
+}
+
+/**
+ * Signs in with a passkey: takes the challenge `challengeId`, finds the
+ * passkey by credential id, verifies the signature, origin, RP ID and
+ * counter, records the use, and starts a session.
+ */
+export async function passkeyLogin(
+  s: Services,
+  challengeId: string | undefined,
+  response: AuthenticationResponseJSON,
+  client: ClientInfo,
+): Promise<{ user: UserRecord; secret: string }> {
+  const { origin } = relyingParty(s);
+  if (!challengeId) throw badRequest("Missing WebAuthn challenge ID");
+  const now = new Date(s.clock.now());
+  const challenge = await s.store.mfa.takeChallenge(challengeId, now);
+  if (challenge?.kind !== "authentication") {
+    throw badRequest("Passkey sign-in timed out, try again");
+  }
+  const passkey = await s.store.mfa.getPasskeyByCredential(response.id);
+  const user = passkey && await s.store.getUser(passkey.userId);
+  const handle = response.response.userHandle;
+  if (!passkey || !user || (handle && handle !== base64url(new TextEncoder().encode(user.id)))) {
+    throw badRequest("Could not verify passkey authentication");
+  }
+  let result;
+  try {
+    result = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: origin,
+      expectedRPID: challenge.rpId,
+      credential: {
+        id: passkey.credentialId,
+        publicKey: passkey.publicKey.slice(),
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
+    });
+  } catch (error) {
+    throw badRequest(`Error verifying passkey authentication${reason(error)}`);
+  }
+  if (!result.verified) throw badRequest("Could not verify passkey authentication");
+  await s.store.mfa.recordPasskeyUse(passkey.id, result.authenticationInfo.newCounter, now);
+  const { secret } = await startSession(s, user, client);
+  return { user, secret };
+}

@@ -1,0 +1,218 @@
+/**
+ * Short URLs: creating them under the owner's `maxUrls` quota, managing them,
+ * and resolving a public name (code or vanity) to a redirect that honours
+ * `enabled`, `maxViews` and the password. Passwords are argon2 hashes and
+ * never leave the server; views are counted by the store, atomically.
+ */
+import { UniqueError, type UserRecord } from "../db/store.ts";
+import type { UrlPatch, UrlRecord } from "../db/urls.ts";
+import { newId, randomString } from "./clock.ts";
+import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
+import { hashPassword, verifyPassword } from "./passwords.ts";
+import type { Services } from "./services.ts";
+import { queueShorten } from "./webhooks/outbox.ts";
+
+/** The cookie that proves a URL's password was verified: `url_pw_<urlId>`. */
+export const urlPasswordCookie = (urlId: string) => `url_pw_${urlId}`;
+/** How long that cookie lasts: 60 seconds. */
+export const URL_PASSWORD_COOKIE_SECONDS = 60;
+
+/** How many random codes to try before giving up on a crowded namespace. */
+const CODE_ATTEMPTS = 10;
+
+/** A URL as the API shows it: everything but the password hash, which is a flag. */
+export function urlView(u: UrlRecord) {
+  return {
+    id: u.id,
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
+    code: u.code,
+    vanity: u.vanity,
+    destination: u.destination,
+    views: u.views,
+    maxViews: u.maxViews,
+    password: u.password !== null,
+    enabled: u.enabled,
+    userId: u.userId,
+  };
+}
+
+/** What shortening takes (the options come from `x-service-*` headers). */
+export interface NewUrl {
+  destination: string;
+  vanity?: string | null;
+  enabled?: boolean;
+  maxViews?: number | null;
+  password?: string | null;
+}
+
+/**
+ * Shortens `input.destination` for `user`: a random code of `urlsLength`,
+ * the vanity when given (400 `Vanity already taken`), within the user's
+ * `maxUrls` (403). `link` builds the short URL for the shorten webhook.
+ */
+export async function createUrl(
+  s: Services,
+  user: UserRecord,
+  input: NewUrl,
+  link: (url: UrlRecord) => string,
+): Promise<UrlRecord> {
+  const now = new Date(s.clock.now());
+  const base = {
+    id: newId(s.random),
+    vanity: input.vanity ?? null,
+    destination: input.destination,
+    views: 0,
+    maxViews: input.maxViews ?? null,
+    password: input.password ? await hashPassword(input.password, s.random) : null,
+    enabled: input.enabled ?? true,
+    userId: user.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const maxUrls = user.quota?.maxUrls ?? null;
+  for (let attempt = 1;; attempt++) {
+    const url: UrlRecord = { ...base, code: randomString(s.random, s.settings.get("urlsLength")) };
+    try {
+      if (!(await s.store.urls.create(url, maxUrls))) {
+        throw forbidden(`Shortening this URL would exceed your quota of ${maxUrls} URLs.`);
+      }
+    } catch (error) {
+      if (!(error instanceof UniqueError)) throw error;
+      if (error.field === "vanity") throw badRequest("Vanity already taken");
+      if (attempt >= CODE_ATTEMPTS) throw new ApiError(503, "No free short URL code; try again");
+      continue;
+    }
+    await queueShorten(s, {
+      user: { id: user.id, username: user.username, role: user.role },
+      url: { id: url.id, code: url.code, destination: url.destination, views: 0, createdAt: now },
+      link: { raw: link(url) },
+    });
+    return url;
+  }
+}
+
+/** Which field a URL search looks in. */
+export type UrlSearchField = "destination" | "vanity" | "code";
+
+/** The user's URLs, oldest first; with `query`, those whose `field` contains it (any case). */
+export async function listUrls(
+  s: Services,
+  user: UserRecord,
+  field: UrlSearchField,
+  query?: string,
+): Promise<UrlRecord[]> {
+  const urls = await s.store.urls.listByUser(user.id);
+  if (!query) return urls;
+  const needle = query.toLowerCase();
+  return urls.filter((u) => (u[field] ?? "").toLowerCase().includes(needle));
+}
+
+/** The user's URL with this id; 404 when it is missing or someone else's. */
+export async function getOwnUrl(s: Services, user: UserRecord, id: string): Promise<UrlRecord> {
+  const url = await s.store.urls.get(id);
+  if (!url || url.userId !== user.id) throw notFound();
+  return url;
+}
+
+/** A change to a URL; `password` `""` or `null` removes the password. */
+export type UrlChange = Omit<UrlPatch, "password"> & { password?: string | null };
+
+/** Changes the user's URL; a vanity another URL holds is 400 `Vanity already exists`. */
+export async function updateUrl(
+  s: Services,
+  user: UserRecord,
+  id: string,
+  change: UrlChange,
+): Promise<UrlRecord> {
+  await getOwnUrl(s, user, id);
+  const patch: UrlPatch = {
+    ...change,
+    password: change.password === undefined
+      ? undefined
+      : change.password
+      ? await hashPassword(change.password, s.random)
+      : null,
+  };
+  try {
+    const updated = await s.store.urls.update(id, patch, new Date(s.clock.now()));
+    if (!updated) throw notFound();
+    return updated;
+  } catch (error) {
+    if (error instanceof UniqueError) throw badRequest("Vanity already exists");
+    throw error;
+  }
+}
+
+/** Deletes the user's URL; returns it. */
+export async function deleteUrl(s: Services, user: UserRecord, id: string): Promise<UrlRecord> {
+  await getOwnUrl(s, user, id);
+  const removed = await s.store.urls.delete(id);
+  if (!removed) throw notFound();
+  return removed;
+}
+
+/** Who is trying a password, for the log. */
+export interface Attempt {
+  ip: string;
+  ua: string;
+}
+
+/**
+ * Checks a URL's password (the URL named by id, code or vanity). 404 when
+ * there is no such URL or it has no password, 403 when the password is
+ * wrong; both outcomes are logged. Returns the URL for the access cookie.
+ */
+export async function verifyUrlPassword(
+  s: Services,
+  idOrName: string,
+  password: string,
+  attempt: Attempt,
+): Promise<UrlRecord> {
+  const url = await s.store.urls.get(idOrName) ?? await s.store.urls.getByName(idOrName);
+  if (!url?.password) throw notFound();
+  const ok = await verifyPassword(password, url.password);
+  s.logger.info(ok ? "url password accepted" : "url password refused", {
+    url: url.id,
+    code: url.code,
+    ip: attempt.ip,
+    ua: attempt.ua,
+    at: new Date(s.clock.now()).toISOString(),
+  });
+  if (!ok) throw forbidden("Incorrect password");
+  return url;
+}
+
+/** What a public request for a short URL name leads to. */
+export type UrlResolution =
+  | { kind: "redirect"; destination: string }
+  /** Password-protected and no valid access cookie: ask for the password. */
+  | { kind: "password"; urlId: string }
+  /** Disabled, or past its max views: 404. */
+  | { kind: "gone" };
+
+/**
+ * Resolves `name` (a code or a vanity); `null` when no URL has it.
+ * `cookieFor(id)` reads the access cookie of a URL. A counted view is a
+ * redirect; at its max views the URL is deleted when
+ * `featuresDeleteOnMaxViews` is on.
+ */
+export async function resolveUrl(
+  s: Services,
+  name: string,
+  cookieFor: (urlId: string) => string | undefined,
+): Promise<UrlResolution | null> {
+  const url = await s.store.urls.getByName(name);
+  if (!url) return null;
+  if (!url.enabled) return { kind: "gone" };
+  if (url.password) {
+    const given = cookieFor(url.id);
+    if (given === undefined || !(await verifyPassword(given, url.password))) {
+      return { kind: "password", urlId: url.id };
+    }
+  }
+  const view = await s.store.urls.view(url.id);
+  if (view?.counted) return { kind: "redirect", destination: view.url.destination };
+  if (view && s.settings.get("featuresDeleteOnMaxViews")) await s.store.urls.delete(url.id);
+  return { kind: "gone" };
+}

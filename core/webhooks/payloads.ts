@@ -1,0 +1,75 @@
+/**
+ * Webhook bodies (spec §6.1). Each is built field by field from the event, so
+ * nothing secret (password hashes, tokens, TOTP secrets, passkeys, OAuth
+ * providers, file passwords) can ride along.
+ */
+
+/** A completed upload, as webhooks tell it. */
+export interface UploadEvent {
+  user: { id: string; username: string; role: string; avatar: string | null; createdAt: Date };
+  file: {
+    id: string;
+    name: string;
+    originalName: string | null;
+    size: number;
+    type: string;
+    createdAt: Date;
+    views: number;
+    favorite: boolean;
+  };
+  /** `raw`: the file's raw URL. */
+  link: { raw: string };
+}
+
+/** A shortened URL, as webhooks tell it. */
+export interface ShortenEvent {
+  user: { id: string; username: string; role: string };
+  url: { id: string; code: string; destination: string; views: number; createdAt: Date };
+  /** `raw`: the short URL. */
+  link: { raw: string };
+}
+
+/** The HTTP webhook body for an upload. */
+export function uploadBody(e: UploadEvent) {
+  return {
+    type: "upload" as const,
+    data: {
+      user: {
+        id: e.user.id,
+        username: e.user.username,
+        role: e.user.role,
+        avatar: e.user.avatar,
+        createdAt: e.user.createdAt.toISOString(),
+      },
+      file: {
+        id: e.file.id,
+        name: e.file.name,
+        originalName: e.file.originalName,
+        size: e.file.size,
+        type: e.file.type,
+        createdAt: e.file.createdAt.toISOString(),
+        views: e.file.views,
+        favorite: e.file.favorite,
+      },
+      link: { raw: e.link.raw },
+    },
+  };
+}
+
+/** The HTTP webhook body for a shortened URL. */
+export function shortenBody(e: ShortenEvent) {
+  return {
+    type: "shorten" as const,
+    data: {
+      user: { id: e.user.id, username: e.user.username, role: e.user.role },
+      url: {
+        id: e.url.id,
+        code: e.url.code,
+        destination: e.url.destination,
+        views: e.url.views,
+        createdAt: e.url.createdAt.toISOString(),
+      },
+      link: { raw: e.link.raw },
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Sends what the outbox holds: due deliveries are leased (so several
+ * instances share the work without sending twice), POSTed with a 10-second
+ * timeout and bounded concurrency, and retried with backoff on network
+ * errors, 429 and 5xx. A 4xx other than 429 is final. Failures are logged with
+ * the target and status.
+ */
+import type { WebhookDelivery } from "../../db/webhooks.ts";
+import type { Services } from "../services.ts";
+import { signature, webhookSecret } from "./signature.ts";
+
+/** Delays before the 2nd, 3rd, … attempt; after the last, the delivery is dropped. */
+export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000];
+/** How long one attempt may take. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How many deliveries are sent at once by one process. */
+export const CONCURRENCY = 4;
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+
+/** The headers of a delivery: the spec's three, and the signature for HTTP webhooks. */
+export function deliveryHeaders(
+  s: Services,
+  d: WebhookDelivery,
+  timestamp: number,
+): Record<string, string> {
+  if (d.kind === "chat") return { "content-type": "application/json" };
+  return {
+    "content-type": "application/json",
+    "x-service-webhook": "true",
+    "x-service-webhook-type": d.event,
+    "x-service-webhook-timestamp": String(timestamp),
+    "x-service-signature": signature(webhookSecret(s.secret), timestamp, d.body),
+  };
+}
+
+/** Sends one delivery; `null` on success, else why it failed and whether to retry. */
+async function send(
+  s: Services,
+  d: WebhookDelivery,
+): Promise<{ error: string; retry: boolean } | null> {
+  try {
+    const response = await fetch(d.url, {
+      method: "POST",
+      headers: deliveryHeaders(s, d, Math.floor(s.clock.now() / 1000)),
+      body: d.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    if (response.status < 300) return null;
+    const retry = response.status === 429 || response.status >= 500;
+    return { error: `HTTP ${response.status}`, retry };
+  } catch (error) {
+    return { error: (error as Error).message, retry: true };
+  }
+}
+
+/** One process's webhook sender. */
+export class WebhookWorker {
+  private timer?: ReturnType<typeof setInterval>;
+  private running?: Promise<number>;
+
+  constructor(private readonly s: Services, private readonly intervalMs = 1000) {}
+
+  /** Sends every due delivery, `CONCURRENCY` at a time; returns how many were attempted. */
+  runOnce(): Promise<number> {
+    this.running ??= this.drain().finally(() => this.running = undefined);
+    return this.running;
+  }
+
+  private async drain(): Promise<number> {
+    let attempted = 0;
+    while (true) {
+      const batch = await this.s.store.webhooks.claimDue(this.s.clock.now(), CONCURRENCY, LEASE_MS);
+      if (batch.length === 0) return attempted;
+      attempted += batch.length;
+      await Promise.all(batch.map((d) => this.attempt(d)));
+    }
+  }
+
+  private async attempt(d: WebhookDelivery): Promise<void> {
+    const failure = await send(this.s, d);
+    const store = this.s.store.webhooks;
+    if (!failure) return await store.settle(d.id);
+    const attempts = d.attempts + 1;
+    const delay = failure.retry ? RETRY_DELAYS_MS[attempts - 1] : undefined;
+    const fields = { kind: d.kind, event: d.event, target: d.url, error: failure.error, attempts };
+    if (delay === undefined) {
+      this.s.logger.error("webhook delivery failed for good", fields);
+      return await store.settle(d.id);
+    }
+    this.s.logger.warn("webhook delivery failed; will retry", { ...fields, inMs: delay });
+    await store.reschedule(d.id, attempts, this.s.clock.now() + delay, failure.error);
+  }
+
+  /** Polls the outbox every `intervalMs` until stopped. */
+  start(): void {
+    this.timer ??= setInterval(() => {
+      this.runOnce().catch((error) => this.s.logger.error("webhook worker failed", { error }));
+    }, this.intervalMs);
+  }
+
+  /** Stops polling and waits for the deliveries under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

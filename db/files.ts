@@ -1,0 +1,197 @@
+/**
+ * File records and per-user usage counters. The counters (bytes, files) move
+ * in the same atomic operation as the record they count, and a write that
+ * would take them past the caller's limits is refused there, so concurrent
+ * uploads on any number of processes can never push a user past a quota.
+ *
+ * An upload first {@link FileStore.create}s its record `pending` (the name is
+ * taken and the file counted), streams the bytes, then
+ * {@link FileStore.complete}s it with its size (the bytes counted). A pending
+ * record is invisible to lists and serving; deleting it undoes both steps.
+ * Bytes already in the datasource (chunked uploads, imports) are recorded by
+ * `create` with `pending: false` and their size.
+ */
+
+/** A stored file. `password` is an argon2 hash and never leaves the server. */
+export interface FileRecord {
+  id: string;
+  /** The datasource object name and public name; unique. */
+  name: string;
+  originalName: string | null;
+  size: number;
+  type: string;
+  views: number;
+  maxViews: number | null;
+  favorite: boolean;
+  password: string | null;
+  /** Uploaded without an account into a folder that accepts it. */
+  anonymous: boolean;
+  /** `null` once the owner was deleted and its content kept. */
+  userId: string | null;
+  /** An opaque folder id; the folders store checks it. */
+  folderId: string | null;
+  deletesAt: Date | null;
+  /** `true` while the bytes are still arriving. */
+  pending: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The fields {@link FileStore.update} may change. */
+export type FilePatch = Partial<
+  Pick<
+    FileRecord,
+    | "name"
+    | "originalName"
+    | "type"
+    | "maxViews"
+    | "favorite"
+    | "password"
+    | "anonymous"
+    | "folderId"
+    | "deletesAt"
+  >
+>;
+
+/** A user's quota in numbers; `null` means no limit of that kind. */
+export interface FileLimits {
+  maxBytes: number | null;
+  maxFiles: number | null;
+}
+
+/** What a user's files take up. */
+export interface FileUsage {
+  bytes: number;
+  files: number;
+}
+
+/** Thrown when a write would take a user past `kind` of its limits; nothing was written. */
+export class QuotaError extends Error {
+  constructor(readonly kind: "bytes" | "files") {
+    super(`the ${kind} quota would be exceeded`);
+    this.name = "QuotaError";
+  }
+}
+
+/** The columns a file list may be sorted by. */
+export const FILE_SORT_KEYS = [
+  "id",
+  "createdAt",
+  "updatedAt",
+  "deletesAt",
+  "name",
+  "originalName",
+  "size",
+  "type",
+  "views",
+  "favorite",
+] as const;
+/** A sort column. */
+export type FileSortKey = typeof FILE_SORT_KEYS[number];
+
+/** The fields a file list may be searched in. */
+export const FILE_SEARCH_FIELDS = ["name", "originalName", "type", "id"] as const;
+/** A search field. */
+export type FileSearchField = typeof FILE_SEARCH_FIELDS[number];
+
+/** A page of one user's (complete) files. */
+export interface FileQuery {
+  userId: string;
+  /** 0-based offset and page size. */
+  offset: number;
+  limit: number;
+  sortBy: FileSortKey;
+  order: "asc" | "desc";
+  favorite?: boolean;
+  /** Keep only types starting with one of these (`image/`, …). */
+  typePrefixes?: string[];
+  folderId?: string;
+  /** Case-insensitive substring search. */
+  search?: { field: FileSearchField; query: string };
+}
+
+/** One page and how many files matched in all. */
+export interface FilePage {
+  files: FileRecord[];
+  total: number;
+}
+
+/** What {@link FileStore.addView} found. */
+export type ViewResult = "counted" | "exhausted" | "missing";
+
+/** File records, usage counters and password-access grants. */
+export interface FileStore {
+  /**
+   * Adds `file`; for an owned file, in the same atomic step, counts one file
+   * and `file.size` bytes against `limits`. Throws {@link UniqueError}
+   * (`name`) on a taken name and {@link QuotaError} past a limit.
+   */
+  create(file: FileRecord, limits: FileLimits): Promise<void>;
+  /**
+   * Sets a pending file's size and makes it visible, counting the bytes
+   * against `limits` atomically ({@link QuotaError}). `null` when there is no
+   * such pending file.
+   */
+  complete(id: string, size: number, limits: FileLimits, now: Date): Promise<FileRecord | null>;
+  /** The file with this id, pending ones included, or `null`. */
+  get(id: string): Promise<FileRecord | null>;
+  /** The file with exactly this name, pending ones included, or `null`. */
+  getByName(name: string): Promise<FileRecord | null>;
+  /** Applies `patch`, bumping `updatedAt`; `null` when missing; {@link UniqueError} on a taken name. */
+  update(id: string, patch: FilePatch, now: Date): Promise<FileRecord | null>;
+  /** Removes the record and uncounts it; returns it, or `null` when missing. */
+  delete(id: string): Promise<FileRecord | null>;
+  /** One page of a user's complete files. */
+  list(query: FileQuery): Promise<FilePage>;
+  /** Every file of a user (pending ones included), oldest first. */
+  listByUser(userId: string): Promise<FileRecord[]>;
+  /** Keeps a user's files without an owner (`userId` null) and drops its counters. */
+  disown(userId: string): Promise<void>;
+  /** What a user's files take up. */
+  usage(userId: string): Promise<FileUsage>;
+  /**
+   * Counts one view unless the file is pending, missing, or already at its
+   * `maxViews`; atomic, so concurrent viewers never pass `maxViews`.
+   */
+  addView(id: string): Promise<ViewResult>;
+  /** Records that `key` may read file `fileId` until `expiresAt`. */
+  grantAccess(fileId: string, key: string, expiresAt: Date): Promise<void>;
+  /** Whether an unexpired grant of `key` for `fileId` exists at `now`. */
+  hasAccess(fileId: string, key: string, now: Date): Promise<boolean>;
+  /** Every file, pending ones included, read a page at a time (exports). */
+  iterate(): AsyncIterable<FileRecord>;
+}
+
+/**
+ * Applies a {@link FileQuery} to records in memory, with the order PostgreSQL
+ * gives: nulls last in both directions, ties broken by id, code-point order.
+ */
+export function queryFiles(records: FileRecord[], q: FileQuery): FilePage {
+  const needle = q.search?.query.toLowerCase();
+  const matches = records.filter((f) =>
+    !f.pending && f.userId === q.userId &&
+    (q.favorite === undefined || f.favorite === q.favorite) &&
+    (q.folderId === undefined || f.folderId === q.folderId) &&
+    (!q.typePrefixes || q.typePrefixes.some((p) => f.type.startsWith(p))) &&
+    (needle === undefined || (f[q.search!.field] ?? "").toLowerCase().includes(needle))
+  );
+  const direction = q.order === "asc" ? 1 : -1;
+  matches.sort((a, b) => {
+    const x = sortValue(a, q.sortBy);
+    const y = sortValue(b, q.sortBy);
+    if (x !== y) {
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (x < y ? -1 : 1) * direction;
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
+  return { files: matches.slice(q.offset, q.offset + q.limit), total: matches.length };
+}
+
+function sortValue(f: FileRecord, key: FileSortKey): string | number | null {
+  const value = f[key];
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return value;
+}

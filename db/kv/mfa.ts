@@ -1,0 +1,103 @@
+/**
+ * Passkeys, challenges and TOTP steps on Deno KV. A passkey is one record
+ * plus two index keys (by credential, by user) written in one atomic
+ * operation; the credential index is checked, so a credential registers once.
+ */
+import type { ChallengeRecord, MfaStore, PasskeyRecord } from "../mfa.ts";
+import { UniqueError } from "../store.ts";
+
+const K = {
+  passkey: (id: string) => ["passkey", id],
+  byCredential: (credentialId: string) => ["passkey_by_credential", credentialId],
+  byUser: (userId: string) => ["passkey_by_user", userId],
+  challenge: (id: string) => ["webauthn_challenge", id],
+  totpStep: (userId: string) => ["totp_step", userId],
+};
+
+/** {@link MfaStore} on Deno KV. */
+export class KvMfa implements MfaStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async createPasskey(p: PasskeyRecord): Promise<void> {
+    const result = await this.kv.atomic()
+      .check({ key: K.passkey(p.id), versionstamp: null })
+      .check({ key: K.byCredential(p.credentialId), versionstamp: null })
+      .set(K.passkey(p.id), p)
+      .set(K.byCredential(p.credentialId), p.id)
+      .set([...K.byUser(p.userId), p.id], true)
+      .commit();
+    if (!result.ok) throw new UniqueError("credentialId");
+  }
+
+  async listPasskeys(userId: string): Promise<PasskeyRecord[]> {
+    const keys: Deno.KvKey[] = [];
+    for await (const entry of this.kv.list({ prefix: K.byUser(userId) })) {
+      keys.push(K.passkey(entry.key.at(-1) as string));
+    }
+    const passkeys: PasskeyRecord[] = [];
+    for (let i = 0; i < keys.length; i += 10) {
+      for (const entry of await this.kv.getMany<PasskeyRecord[]>(keys.slice(i, i + 10))) {
+        if (entry.value) passkeys.push(entry.value);
+      }
+    }
+    return passkeys.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async getPasskeyByCredential(credentialId: string): Promise<PasskeyRecord | null> {
+    const id = (await this.kv.get<string>(K.byCredential(credentialId))).value;
+    return id === null ? null : (await this.kv.get<PasskeyRecord>(K.passkey(id))).value;
+  }
+
+  async recordPasskeyUse(id: string, counter: number, at: Date): Promise<void> {
+    while (true) {
+      const current = await this.kv.get<PasskeyRecord>(K.passkey(id));
+      if (current.value === null) return;
+      const next = { ...current.value, counter, lastUsed: at };
+      if ((await this.kv.atomic().check(current).set(K.passkey(id), next).commit()).ok) return;
+    }
+  }
+
+  async deletePasskey(userId: string, id: string): Promise<boolean> {
+    const current = await this.kv.get<PasskeyRecord>(K.passkey(id));
+    if (current.value === null || current.value.userId !== userId) return false;
+    const result = await this.kv.atomic().check(current)
+      .delete(K.passkey(id))
+      .delete(K.byCredential(current.value.credentialId))
+      .delete([...K.byUser(userId), id])
+      .commit();
+    return result.ok || await this.deletePasskey(userId, id);
+  }
+
+  /** Removes every passkey and the TOTP step of a user; `KvStore.deleteUser` calls it. */
+  async deleteUserMfa(userId: string): Promise<void> {
+    for (const passkey of await this.listPasskeys(userId)) {
+      await this.deletePasskey(userId, passkey.id);
+    }
+    await this.kv.delete(K.totpStep(userId));
+  }
+
+  async putChallenge(challenge: ChallengeRecord): Promise<void> {
+    // KV drops it on its own a little after it expires; `takeChallenge` checks the time.
+    const expireIn = Math.max(1, challenge.expiresAt.getTime() - Date.now()) + 60_000;
+    await this.kv.set(K.challenge(challenge.id), challenge, { expireIn });
+  }
+
+  async takeChallenge(id: string, now: Date): Promise<ChallengeRecord | null> {
+    while (true) {
+      const current = await this.kv.get<ChallengeRecord>(K.challenge(id));
+      if (current.value === null) return null;
+      const result = await this.kv.atomic().check(current).delete(K.challenge(id)).commit();
+      if (result.ok) return current.value.expiresAt > now ? current.value : null;
+    }
+  }
+
+  async acceptTotpStep(userId: string, step: number): Promise<boolean> {
+    while (true) {
+      const current = await this.kv.get<number>(K.totpStep(userId));
+      if (current.value !== null && current.value >= step) return false;
+      if ((await this.kv.atomic().check(current).set(K.totpStep(userId), step).commit()).ok) {
+        return true;
+      }
+    }
+  }
+}

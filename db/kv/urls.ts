@@ -1,0 +1,171 @@
+/**
+ * Short URLs on Deno KV. Each name (code or vanity) has an index key that
+ * atomic operations check and write with the record; the owner's URL count
+ * is a key checked and written in the same operation as a create or delete.
+ * Views are a separate `KvU64` counter, summed without a check when there is
+ * no `maxViews`, so that busy redirects do not conflict with each other.
+ */
+import { UniqueError } from "../store.ts";
+import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+
+const K = {
+  url: (id: string) => ["url", id],
+  views: (id: string) => ["url_views", id],
+  name: (name: string) => ["url_name", name],
+  byUser: (userId: string, id: string) => ["url_by_user", userId, id],
+  userPrefix: (userId: string) => ["url_by_user", userId],
+  count: (userId: string) => ["url_count", userId],
+} satisfies Record<string, (...args: string[]) => Deno.KvKey>;
+
+/** `patch` without its `undefined` fields. */
+function defined(patch: UrlPatch): UrlPatch {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+}
+
+/** {@link UrlStore} on Deno KV. */
+export class KvUrls implements UrlStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  /** The record entry and the URL with its current view count. */
+  private async load(id: string) {
+    const [entry, views] = await this.kv.getMany<[UrlRecord, Deno.KvU64]>([
+      K.url(id),
+      K.views(id),
+    ]);
+    const url = entry.value && { ...entry.value, views: Number(views.value?.value ?? 0n) };
+    return { entry, views, url };
+  }
+
+  async create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    const names = url.vanity === null ? [url.code] : [url.code, url.vanity];
+    while (true) {
+      const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
+      const owned = count?.value ?? 0;
+      if (maxUrls !== null && owned >= maxUrls) return false;
+      const op = this.kv.atomic()
+        .check({ key: K.url(url.id), versionstamp: null })
+        .set(K.url(url.id), { ...url, views: 0 })
+        .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+      for (const name of names) {
+        op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
+      }
+      if (count && url.userId !== null) {
+        op.check(count).set(K.count(url.userId), owned + 1)
+          .set(K.byUser(url.userId, url.id), true);
+      }
+      if ((await op.commit()).ok) return true;
+      const taken = await this.kv.getMany(names.map(K.name));
+      const clash = taken.findIndex((e) => e.value !== null);
+      if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
+    }
+  }
+
+  async get(id: string): Promise<UrlRecord | null> {
+    return (await this.load(id)).url;
+  }
+
+  async getByName(name: string): Promise<UrlRecord | null> {
+    const id = (await this.kv.get<string>(K.name(name))).value;
+    return id === null ? null : await this.get(id);
+  }
+
+  private async ids(userId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const entry of this.kv.list({ prefix: K.userPrefix(userId) })) {
+      ids.push(entry.key.at(-1) as string);
+    }
+    return ids;
+  }
+
+  async listByUser(userId: string): Promise<UrlRecord[]> {
+    const urls: UrlRecord[] = [];
+    for (const id of await this.ids(userId)) {
+      const url = await this.get(id);
+      if (url) urls.push(url);
+    }
+    return urls.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async countByUser(userId: string): Promise<number> {
+    return (await this.kv.get<number>(K.count(userId))).value ?? 0;
+  }
+
+  async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    while (true) {
+      const { entry, views } = await this.load(id);
+      if (entry.value === null) return null;
+      const old = entry.value;
+      const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
+      const op = this.kv.atomic().check(entry).set(K.url(id), next);
+      if (next.vanity !== old.vanity) {
+        if (old.vanity !== null) op.delete(K.name(old.vanity));
+        if (next.vanity !== null) {
+          op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
+        }
+      }
+      if ((await op.commit()).ok) {
+        return { ...next, views: Number(views.value?.value ?? 0n) };
+      }
+      const again = await this.kv.get(K.url(id));
+      if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
+    }
+  }
+
+  async delete(id: string): Promise<UrlRecord | null> {
+    while (true) {
+      const { entry, url } = await this.load(id);
+      if (url === null) return null;
+      const op = this.kv.atomic().check(entry)
+        .delete(K.url(id))
+        .delete(K.views(id))
+        .delete(K.name(url.code));
+      if (url.vanity !== null) op.delete(K.name(url.vanity));
+      if (url.userId !== null) {
+        const count = await this.kv.get<number>(K.count(url.userId));
+        op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
+          .delete(K.byUser(url.userId, id));
+      }
+      if ((await op.commit()).ok) return url;
+    }
+  }
+
+  async view(id: string): Promise<UrlView | null> {
+    while (true) {
+      const { entry, views, url } = await this.load(id);
+      if (url === null) return null;
+      if (url.maxViews !== null && url.views >= url.maxViews) return { counted: false, url };
+      const op = this.kv.atomic().check(entry);
+      if (url.maxViews === null) op.sum(K.views(id), 1n);
+      else op.check(views).set(K.views(id), new Deno.KvU64(BigInt(url.views + 1)));
+      if ((await op.commit()).ok) return { counted: true, url: { ...url, views: url.views + 1 } };
+    }
+  }
+
+  async *iterate(): AsyncIterable<UrlRecord> {
+    for await (const entry of this.kv.list<UrlRecord>({ prefix: ["url"] }, { batchSize: 500 })) {
+      const views = await this.kv.get<Deno.KvU64>(K.views(entry.value.id));
+      yield { ...entry.value, views: Number(views.value?.value ?? 0n) };
+    }
+  }
+
+  async deleteByUser(userId: string): Promise<number> {
+    let removed = 0;
+    for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
+    return removed;
+  }
+
+  async orphanByUser(userId: string): Promise<number> {
+    let orphaned = 0;
+    for (const id of await this.ids(userId)) {
+      while (true) {
+        const entry = await this.kv.get<UrlRecord>(K.url(id));
+        const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
+        if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
+        if ((await op.commit()).ok) break;
+      }
+      orphaned++;
+    }
+    await this.kv.delete(K.count(userId));
+    return orphaned;
+  }
+}

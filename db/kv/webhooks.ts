@@ -1,0 +1,68 @@
+/**
+ * The webhook outbox on Deno KV: each delivery under `["webhook", id]`, and a
+ * due index `["webhook_due", nextAt, id]` that claims walk in time order.
+ * Moving a delivery in the index is checked against its version, so two
+ * workers never lease one delivery.
+ */
+import type { WebhookDelivery, WebhookStore } from "../webhooks.ts";
+
+const record = (id: string) => ["webhook", id];
+const due = (d: Pick<WebhookDelivery, "id" | "nextAt">) => ["webhook_due", d.nextAt, d.id];
+
+/** {@link WebhookStore} on Deno KV. */
+export class KvWebhooks implements WebhookStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async enqueue(deliveries: WebhookDelivery[]): Promise<void> {
+    const op = this.kv.atomic();
+    for (const d of deliveries) op.set(record(d.id), d).set(due(d), d.id);
+    const result = await op.commit();
+    if (!result.ok) throw new Error("webhook deliveries were not stored");
+  }
+
+  async claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
+    const claimed: WebhookDelivery[] = [];
+    const entries = this.kv.list<string>({
+      start: ["webhook_due"],
+      end: ["webhook_due", now + 1],
+    });
+    for await (const entry of entries) {
+      if (claimed.length >= limit) break;
+      const current = await this.kv.get<WebhookDelivery>(record(entry.value));
+      if (!current.value || current.value.nextAt !== entry.key[1]) continue;
+      const leased = { ...current.value, nextAt: now + leaseMs };
+      const result = await this.kv.atomic()
+        .check(current)
+        .delete(entry.key)
+        .set(record(leased.id), leased)
+        .set(due(leased), leased.id)
+        .commit();
+      if (result.ok) claimed.push(current.value);
+    }
+    return claimed;
+  }
+
+  async settle(id: string): Promise<void> {
+    const current = await this.kv.get<WebhookDelivery>(record(id));
+    if (!current.value) return;
+    await this.kv.atomic().check(current).delete(record(id)).delete(due(current.value)).commit();
+  }
+
+  async reschedule(id: string, attempts: number, nextAt: number, lastError: string) {
+    const current = await this.kv.get<WebhookDelivery>(record(id));
+    if (!current.value) return;
+    const next = { ...current.value, attempts, nextAt, lastError };
+    await this.kv.atomic()
+      .check(current)
+      .delete(due(current.value))
+      .set(record(id), next)
+      .set(due(next), id)
+      .commit();
+  }
+
+  async pending(): Promise<number> {
+    let count = 0;
+    for await (const _ of this.kv.list({ prefix: ["webhook"] })) count++;
+    return count;
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * Files on PostgreSQL. The usage row of the owner is updated first in each
+ * transaction, which locks it: concurrent uploads of one user queue there, and
+ * a limit check that fails rolls the whole change back.
+ */
+import type { Sql, TransactionSql } from "postgres";
+import {
+  type FileLimits,
+  type FilePatch,
+  type FileQuery,
+  type FileRecord,
+  type FileSortKey,
+  type FileStore,
+  type FileUsage,
+  QuotaError,
+  type ViewResult,
+} from "../files.ts";
+import { UniqueError } from "../store.ts";
+
+interface FileRow {
+  id: string;
+  name: string;
+  original_name: string | null;
+  size: string | number;
+  type: string;
+  views: number;
+  max_views: number | null;
+  favorite: boolean;
+  password: string | null;
+  anonymous: boolean;
+  user_id: string | null;
+  folder_id: string | null;
+  deletes_at: Date | null;
+  pending: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toFile = (r: FileRow): FileRecord => ({
+  id: r.id,
+  name: r.name,
+  originalName: r.original_name,
+  size: Number(r.size),
+  type: r.type,
+  views: r.views,
+  maxViews: r.max_views,
+  favorite: r.favorite,
+  password: r.password,
+  anonymous: r.anonymous,
+  userId: r.user_id,
+  folderId: r.folder_id,
+  deletesAt: r.deletes_at,
+  pending: r.pending,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const COLUMNS: Record<keyof FilePatch, string> = {
+  name: "name",
+  originalName: "original_name",
+  type: "type",
+  maxViews: "max_views",
+  favorite: "favorite",
+  password: "password",
+  anonymous: "anonymous",
+  folderId: "folder_id",
+  deletesAt: "deletes_at",
+};
+
+const SORT_COLUMNS: Record<FileSortKey, string> = {
+  id: `id COLLATE "C"`,
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+  deletesAt: "deletes_at",
+  name: `name COLLATE "C"`,
+  originalName: `original_name COLLATE "C"`,
+  size: "size",
+  type: `type COLLATE "C"`,
+  views: "views",
+  favorite: "favorite",
+};
+
+const SEARCH_COLUMNS = { name: "name", originalName: "original_name", type: "type", id: "id" };
+
+/** A name clash as {@link UniqueError}; anything else unchanged. */
+function uniqueError(error: unknown): unknown {
+  const e = error as { code?: string; constraint_name?: string };
+  if (e?.code !== "23505") return error;
+  return new UniqueError(e.constraint_name === "files_name_key" ? "name" : "id");
+}
+
+/** {@link FileStore} on PostgreSQL. */
+export class PostgresFiles implements FileStore {
+  constructor(private readonly sql: Sql) {}
+
+  async create(file: FileRecord, limits: FileLimits): Promise<void> {
+    try {
+      await this.sql.begin(async (tx) => {
+        if (file.userId !== null) await count(tx, file.userId, file.size, 1, limits);
+        await tx`INSERT INTO files ${
+          tx({
+            id: file.id,
+            name: file.name,
+            original_name: file.originalName,
+            size: file.size,
+            type: file.type,
+            views: file.views,
+            max_views: file.maxViews,
+            favorite: file.favorite,
+            password: file.password,
+            anonymous: file.anonymous,
+            user_id: file.userId,
+            folder_id: file.folderId,
+            deletes_at: file.deletesAt,
+            pending: file.pending,
+            created_at: file.createdAt,
+            updated_at: file.updatedAt,
+          })
+        }`;
+      });
+    } catch (error) {
+      throw uniqueError(error);
+    }
+  }
+
+  async complete(id: string, size: number, limits: FileLimits, now: Date) {
+    return await this.sql.begin(async (tx) => {
+      const [file] = await tx<FileRow[]>`
+        SELECT * FROM files WHERE id = ${id} AND pending FOR UPDATE`;
+      if (!file) return null;
+      if (file.user_id !== null) {
+        await count(tx, file.user_id, size - Number(file.size), 0, limits);
+      }
+      const [row] = await tx<FileRow[]>`
+        UPDATE files SET size = ${size}, pending = false, updated_at = ${now}
+        WHERE id = ${id} RETURNING *`;
+      return toFile(row);
+    });
+  }
+
+  async get(id: string) {
+    const [row] = await this.sql<FileRow[]>`SELECT * FROM files WHERE id = ${id}`;
+    return row ? toFile(row) : null;
+  }
+
+  async getByName(name: string) {
+    const [row] = await this.sql<FileRow[]>`SELECT * FROM files WHERE name = ${name}`;
+    return row ? toFile(row) : null;
+  }
+
+  async update(id: string, patch: FilePatch, now: Date) {
+    const values: Record<string, unknown> = { updated_at: now };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value !== undefined) values[COLUMNS[key as keyof FilePatch]] = value;
+    }
+    try {
+      const [row] = await this.sql<FileRow[]>`
+        UPDATE files SET ${this.sql(values)} WHERE id = ${id} RETURNING *`;
+      return row ? toFile(row) : null;
+    } catch (error) {
+      throw uniqueError(error);
+    }
+  }
+
+  async delete(id: string) {
+    return await this.sql.begin(async (tx) => {
+      const [row] = await tx<FileRow[]>`DELETE FROM files WHERE id = ${id} RETURNING *`;
+      if (!row) return null;
+      if (row.user_id !== null) {
+        await tx`UPDATE file_usage
+          SET bytes = greatest(0, bytes - ${row.size}), files = greatest(0, files - 1)
+          WHERE user_id = ${row.user_id}`;
+      }
+      return toFile(row);
+    });
+  }
+
+  async list(q: FileQuery) {
+    const sql = this.sql;
+    const conditions = [sql`user_id = ${q.userId}`, sql`NOT pending`];
+    if (q.favorite !== undefined) conditions.push(sql`favorite = ${q.favorite}`);
+    if (q.folderId !== undefined) conditions.push(sql`folder_id = ${q.folderId}`);
+    if (q.typePrefixes) {
+      const patterns = q.typePrefixes.map((p) => p.replace(/[\\%_]/g, "\\$&") + "%");
+      conditions.push(sql`type LIKE ANY(${patterns})`);
+    }
+    if (q.search) {
+      const column = sql.unsafe(SEARCH_COLUMNS[q.search.field]);
+      conditions.push(
+        sql`position(lower(${q.search.query}) in lower(coalesce(${column}, ''))) > 0`,
+      );
+    }
+    const where = conditions.reduce((all, c) => sql`${all} AND ${c}`);
+    const order = sql.unsafe(
+      `${SORT_COLUMNS[q.sortBy]} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST, id COLLATE "C"`,
+    );
+    const rows = await sql<(FileRow & { total: string })[]>`
+      SELECT *, count(*) OVER () AS total FROM files WHERE ${where}
+      ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}`;
+    if (rows.length > 0 || q.offset === 0) {
+      return { files: rows.map(toFile), total: rows.length > 0 ? Number(rows[0].total) : 0 };
+    }
+    // Past the last page: the window count came back with no rows to carry it.
+    const [{ n }] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM files WHERE ${where}`;
+    return { files: [], total: Number(n) };
+  }
+
+  async listByUser(userId: string) {
+    const rows = await this.sql<FileRow[]>`
+      SELECT * FROM files WHERE user_id = ${userId} ORDER BY created_at, id`;
+    return rows.map(toFile);
+  }
+
+  async disown(userId: string) {
+    await this.sql.begin(async (tx) => {
+      await tx`UPDATE files SET user_id = NULL WHERE user_id = ${userId}`;
+      await tx`DELETE FROM file_usage WHERE user_id = ${userId}`;
+    });
+  }
+
+  async usage(userId: string): Promise<FileUsage> {
+    const [row] = await this.sql<{ bytes: string; files: number }[]>`
+      SELECT bytes, files FROM file_usage WHERE user_id = ${userId}`;
+    return row ? { bytes: Number(row.bytes), files: row.files } : { bytes: 0, files: 0 };
+  }
+
+  async addView(id: string): Promise<ViewResult> {
+    const [row] = await this.sql<{ id: string }[]>`
+      UPDATE files SET views = views + 1
+      WHERE id = ${id} AND NOT pending AND (max_views IS NULL OR views < max_views)
+      RETURNING id`;
+    if (row) return "counted";
+    const [exists] = await this.sql`SELECT 1 FROM files WHERE id = ${id} AND NOT pending`;
+    return exists ? "exhausted" : "missing";
+  }
+
+  async grantAccess(fileId: string, key: string, expiresAt: Date) {
+    await this.sql.begin(async (tx) => {
+      await tx`DELETE FROM file_access WHERE file_id = ${fileId} AND expires_at < now()`;
+      await tx`INSERT INTO file_access (file_id, key, expires_at)
+        VALUES (${fileId}, ${key}, ${expiresAt})
+        ON CONFLICT (file_id, key) DO UPDATE SET expires_at = EXCLUDED.expires_at`;
+    });
+  }
+
+  async *iterate(): AsyncIterable<FileRecord> {
+    for await (const rows of this.sql<FileRow[]>`SELECT * FROM files`.cursor(500)) {
+      yield* rows.map(toFile);
+    }
+  }
+
+  async hasAccess(fileId: string, key: string, now: Date) {
+    const [row] = await this.sql`SELECT 1 FROM file_access
+      WHERE file_id = ${fileId} AND key = ${key} AND expires_at > ${now}`;
+    return row !== undefined;
+  }
+}
+
+/**
+ * Adds `bytes` and `files` to the user's counters (locking its row until the
+ * transaction ends); throws {@link QuotaError}, rolling back, past a limit.
+ */
+async function count(
+  tx: TransactionSql,
+  userId: string,
+  bytes: number,
+  files: number,
+  limits: FileLimits,
+): Promise<void> {
+  const [usage] = await tx<{ bytes: string; files: number }[]>`
+    INSERT INTO file_usage (user_id, bytes, files) VALUES (${userId}, ${bytes}, ${files})
+    ON CONFLICT (user_id) DO UPDATE
+      SET bytes = file_usage.bytes + EXCLUDED.bytes, files = file_usage.files + EXCLUDED.files
+    RETURNING bytes, files`;
+  if (limits.maxFiles !== null && usage.files > limits.maxFiles) throw new QuotaError("files");
+  if (limits.maxBytes !== null && Number(usage.bytes) > limits.maxBytes) {
+    throw new QuotaError("bytes");
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Short URLs on PostgreSQL. Names (codes and vanities) are rows of
+ * `url_names`, whose primary key makes the namespace unique; a create locks
+ * its owner's row, so concurrent creates count the owner's URLs one at a time.
+ */
+import type { Sql, TransactionSql } from "postgres";
+import { UniqueError } from "../store.ts";
+import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+
+interface UrlRow {
+  id: string;
+  code: string;
+  vanity: string | null;
+  destination: string;
+  views: number;
+  max_views: number | null;
+  password: string | null;
+  enabled: boolean;
+  user_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toUrl = (r: UrlRow): UrlRecord => ({
+  id: r.id,
+  code: r.code,
+  vanity: r.vanity,
+  destination: r.destination,
+  views: r.views,
+  maxViews: r.max_views,
+  password: r.password,
+  enabled: r.enabled,
+  userId: r.user_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const COLUMNS: Record<keyof UrlPatch, string> = {
+  destination: "destination",
+  vanity: "vanity",
+  maxViews: "max_views",
+  password: "password",
+  enabled: "enabled",
+};
+
+/** {@link UrlStore} on PostgreSQL. */
+export class PostgresUrls implements UrlStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Claims `name` for `urlId`; throws {@link UniqueError} (`field`) when it is taken. */
+  private async claim(tx: TransactionSql, name: string, urlId: string, field: string) {
+    const won = await tx`INSERT INTO url_names (name, url_id) VALUES (${name}, ${urlId})
+      ON CONFLICT (name) DO NOTHING RETURNING name`;
+    if (won.length === 0) throw new UniqueError(field);
+  }
+
+  async create(u: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    return await this.sql.begin(async (tx) => {
+      if (maxUrls !== null && u.userId !== null) {
+        await tx`SELECT 1 FROM users WHERE id = ${u.userId} FOR UPDATE`;
+        const [{ count }] = await tx<{ count: number }[]>`
+          SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
+        if (count >= maxUrls) return false;
+      }
+      await tx`INSERT INTO urls ${
+        tx({
+          id: u.id,
+          code: u.code,
+          vanity: u.vanity,
+          destination: u.destination,
+          views: u.views,
+          max_views: u.maxViews,
+          password: u.password,
+          enabled: u.enabled,
+          user_id: u.userId,
+          created_at: u.createdAt,
+          updated_at: u.updatedAt,
+        })
+      }`;
+      await this.claim(tx, u.code, u.id, "code");
+      if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
+      return true;
+    });
+  }
+
+  async get(id: string): Promise<UrlRecord | null> {
+    const [row] = await this.sql<UrlRow[]>`SELECT * FROM urls WHERE id = ${id}`;
+    return row ? toUrl(row) : null;
+  }
+
+  async getByName(name: string): Promise<UrlRecord | null> {
+    const [row] = await this.sql<UrlRow[]>`
+      SELECT urls.* FROM url_names JOIN urls ON urls.id = url_names.url_id
+      WHERE url_names.name = ${name}`;
+    return row ? toUrl(row) : null;
+  }
+
+  async listByUser(userId: string): Promise<UrlRecord[]> {
+    const rows = await this.sql<UrlRow[]>`
+      SELECT * FROM urls WHERE user_id = ${userId} ORDER BY created_at, id`;
+    return rows.map(toUrl);
+  }
+
+  async countByUser(userId: string): Promise<number> {
+    const [{ count }] = await this.sql<{ count: number }[]>`
+      SELECT count(*)::integer AS count FROM urls WHERE user_id = ${userId}`;
+    return count;
+  }
+
+  async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    const values: Record<string, unknown> = { updated_at: now };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
+    }
+    return await this.sql.begin(async (tx) => {
+      const [old] = await tx<UrlRow[]>`SELECT * FROM urls WHERE id = ${id} FOR UPDATE`;
+      if (!old) return null;
+      if (patch.vanity !== undefined && patch.vanity !== old.vanity) {
+        if (old.vanity !== null) await tx`DELETE FROM url_names WHERE name = ${old.vanity}`;
+        if (patch.vanity !== null) await this.claim(tx, patch.vanity, id, "vanity");
+      }
+      const [row] = await tx<UrlRow[]>`UPDATE urls SET ${tx(values)} WHERE id = ${id} RETURNING *`;
+      return toUrl(row);
+    });
+  }
+
+  async delete(id: string): Promise<UrlRecord | null> {
+    const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
+    return row ? toUrl(row) : null;
+  }
+
+  async view(id: string): Promise<UrlView | null> {
+    const [counted] = await this.sql<UrlRow[]>`
+      UPDATE urls SET views = views + 1
+      WHERE id = ${id} AND (max_views IS NULL OR views < max_views) RETURNING *`;
+    if (counted) return { counted: true, url: toUrl(counted) };
+    const url = await this.get(id);
+    return url && { counted: false, url };
+  }
+
+  async deleteByUser(userId: string): Promise<number> {
+    return (await this.sql`DELETE FROM urls WHERE user_id = ${userId}`).count;
+  }
+
+  async orphanByUser(userId: string): Promise<number> {
+    return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
+  }
+
+  async *iterate(): AsyncIterable<UrlRecord> {
+    for await (const rows of this.sql<UrlRow[]>`SELECT * FROM urls`.cursor(500)) {
+      yield* rows.map(toUrl);
+    }
+  }
+}

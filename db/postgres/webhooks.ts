@@ -1,0 +1,77 @@
+/** The webhook outbox on PostgreSQL: claims lease rows with `FOR UPDATE SKIP LOCKED`. */
+import type { Sql } from "postgres";
+import type { WebhookDelivery, WebhookStore } from "../webhooks.ts";
+
+interface Row {
+  id: string;
+  kind: WebhookDelivery["kind"];
+  event: WebhookDelivery["event"];
+  url: string;
+  body: string;
+  attempts: number;
+  next_at: string;
+  created_at: string;
+  last_error: string | null;
+}
+
+const toDelivery = (r: Row): WebhookDelivery => ({
+  id: r.id,
+  kind: r.kind,
+  event: r.event,
+  url: r.url,
+  body: r.body,
+  attempts: r.attempts,
+  nextAt: Number(r.next_at),
+  createdAt: Number(r.created_at),
+  lastError: r.last_error,
+});
+
+/** {@link WebhookStore} on PostgreSQL. */
+export class PostgresWebhooks implements WebhookStore {
+  constructor(private readonly sql: Sql) {}
+
+  async enqueue(deliveries: WebhookDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.sql`INSERT INTO webhook_outbox ${
+      this.sql(deliveries.map((d) => ({
+        id: d.id,
+        kind: d.kind,
+        event: d.event,
+        url: d.url,
+        body: d.body,
+        attempts: d.attempts,
+        next_at: d.nextAt,
+        created_at: d.createdAt,
+        last_error: d.lastError,
+      })))
+    }`;
+  }
+
+  async claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
+    const rows = await this.sql<Row[]>`
+      WITH due AS (
+        SELECT id, next_at FROM webhook_outbox WHERE next_at <= ${now}
+        ORDER BY next_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_outbox w SET next_at = ${now + leaseMs}
+      FROM due WHERE w.id = due.id
+      RETURNING w.id, w.kind, w.event, w.url, w.body, w.attempts, due.next_at,
+        w.created_at, w.last_error`;
+    return rows.map(toDelivery);
+  }
+
+  async settle(id: string): Promise<void> {
+    await this.sql`DELETE FROM webhook_outbox WHERE id = ${id}`;
+  }
+
+  async reschedule(id: string, attempts: number, nextAt: number, lastError: string) {
+    await this.sql`UPDATE webhook_outbox
+      SET attempts = ${attempts}, next_at = ${nextAt}, last_error = ${lastError}
+      WHERE id = ${id}`;
+  }
+
+  async pending(): Promise<number> {
+    const [row] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM webhook_outbox`;
+    return Number(row.n);
+  }
+}

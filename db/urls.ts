@@ -1,0 +1,70 @@
+/**
+ * Short URLs. A URL's code and its vanity share one namespace with every
+ * other URL's code and vanity, so a name resolves to at most one URL; the
+ * store enforces it, and the per-user count behind `maxUrls`, atomically.
+ */
+
+/** A short URL as stored. `password` is an argon2 PHC hash and never leaves the server. */
+export interface UrlRecord {
+  id: string;
+  code: string;
+  vanity: string | null;
+  destination: string;
+  views: number;
+  maxViews: number | null;
+  password: string | null;
+  enabled: boolean;
+  /** `null` once its owner was deleted without its content. */
+  userId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The fields of a URL that an update may change (`null` clears). */
+export type UrlPatch = Partial<
+  Pick<UrlRecord, "destination" | "vanity" | "maxViews" | "password" | "enabled">
+>;
+
+/** The outcome of counting a view. */
+export type UrlView =
+  | { counted: true; url: UrlRecord }
+  /** The URL was already at its `maxViews`: nothing was counted. */
+  | { counted: false; url: UrlRecord };
+
+/** Short URLs. */
+export interface UrlStore {
+  /**
+   * Adds `url`, unless its owner already has `maxUrls` URLs (`null`: no
+   * limit): then returns `false` and writes nothing. Throws
+   * {@link UniqueError} (`code` or `vanity`) when a name is taken by any URL's
+   * code or vanity. Atomic: concurrent creates never pass the limit.
+   */
+  create(url: UrlRecord, maxUrls: number | null): Promise<boolean>;
+  /** The URL with this id, or `null`. */
+  get(id: string): Promise<UrlRecord | null>;
+  /** The URL whose code or vanity is `name`, or `null`. */
+  getByName(name: string): Promise<UrlRecord | null>;
+  /** A user's URLs, oldest first. */
+  listByUser(userId: string): Promise<UrlRecord[]>;
+  /** How many URLs a user owns. */
+  countByUser(userId: string): Promise<number>;
+  /**
+   * Applies `patch` and sets `updatedAt`; returns the new record or `null`
+   * when there is no such URL. Throws {@link UniqueError} (`vanity`) on a clash.
+   */
+  update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null>;
+  /** Removes the URL; returns it, or `null`. */
+  delete(id: string): Promise<UrlRecord | null>;
+  /**
+   * Counts one view unless `maxViews` is set and reached. Atomic: of
+   * concurrent views racing for the last one, exactly one is counted.
+   * `null` when there is no such URL.
+   */
+  view(id: string): Promise<UrlView | null>;
+  /** Removes every URL of a user; returns how many. */
+  deleteByUser(userId: string): Promise<number>;
+  /** Keeps a user's URLs with no owner (`userId` null); returns how many. */
+  orphanByUser(userId: string): Promise<number>;
+  /** Every URL, read a page at a time (exports). */
+  iterate(): AsyncIterable<UrlRecord>;
+}

@@ -1,0 +1,347 @@
+/**
+ * Uploads (`POST /api/upload`), the user's files (`/api/user/files…`) and
+ * password access to a protected file (spec §4.5).
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import { authenticate } from "../core/auth.ts";
+import { ApiError } from "../core/errors.ts";
+import {
+  deleteFile,
+  deleteFiles,
+  favoriteFiles,
+  fileView,
+  findFile,
+  listFiles,
+  updateFile,
+} from "../core/files/manage.ts";
+import { OPTION_PREFIXES, parseUploadOptions } from "../core/files/options.ts";
+import { ACCESS_SECONDS, accessCookieName, verifyFileAccess } from "../core/files/passwords.ts";
+import { upload } from "../core/files/upload.ts";
+import { SESSION_COOKIE } from "../core/sessions.ts";
+import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
+import type { UserRecord } from "../db/store.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { type AppEnv, currentUser as me } from "./env.ts";
+import { fileParts, multipartBoundary } from "./multipart.ts";
+import { Timestamp } from "./schemas.ts";
+
+/** A file as the API shows it. */
+const FileSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  originalName: z.string().nullable(),
+  size: z.number().int(),
+  type: z.string(),
+  views: z.number().int(),
+  maxViews: z.number().int().nullable(),
+  favorite: z.boolean(),
+  password: z.boolean().openapi({ description: "Whether it has one; the hash is never sent" }),
+  anonymous: z.boolean(),
+  folderId: z.string().nullable(),
+  deletesAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  url: z.string().openapi({ description: "Where it is served, relative: `/u/<name>`" }),
+}).openapi("File");
+
+const IdParam = z.object({
+  id: z.string().min(1).max(1024).openapi({
+    param: { name: "id", in: "path" },
+    description: "The file's id or its name",
+    example: "aB3dE9.png",
+  }),
+});
+
+const notFound = errorDoc("`Not Found`: no such file, or not one the caller may see");
+
+const option = (name: string, description: string) =>
+  z.string().optional().openapi({
+    description: `${description} (\`x-zipline-${name}\` is accepted too)`,
+  });
+
+const upload_ = defineRoute({
+  method: "post",
+  path: "/upload",
+  auth: "none",
+  tags: ["Files"],
+  summary: "Upload files (multipart/form-data, any field names, one or more files)",
+  description: "Needs a token or session, except an upload into a folder that accepts " +
+    "anonymous uploads (`x-service-folder` and no credentials).",
+  request: {
+    headers: z.object({
+      "x-service-deletes-at": option(
+        "deletes-at",
+        "Expiry: a duration (`30m`, `7d`), `date=<ISO time>` or `never`",
+      ),
+      "x-service-max-views": option("max-views", "Views after which the file is gone"),
+      "x-service-password": option("password", "A password the file will need"),
+      "x-service-format": option(
+        "format",
+        "`random`, `date`, `uuid`, `name`, `gfycat` or `random-words`",
+      ),
+      "x-service-filename": option("filename", "A name to use instead of the format's"),
+      "x-service-original-name": option("original-name", "`true` keeps the client's file name"),
+      "x-service-file-extension": option("file-extension", "An extension to use instead"),
+      "x-service-folder": option("folder", "The folder to put the files in"),
+      "x-service-domain": option("domain", "Host names for the returned URLs, one picked"),
+      "x-service-no-json": option("no-json", "`true` answers the URLs as text"),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The stored files, or (`no-json`) their URLs separated by commas",
+      content: {
+        "application/json": {
+          schema: z.object({
+            files: z.array(z.object({
+              id: z.string(),
+              name: z.string(),
+              type: z.string(),
+              url: z.string(),
+            })),
+            deletesAt: z.string().optional().openapi({ description: "`never` or an ISO time" }),
+          }).openapi("UploadReply"),
+        },
+        "text/plain": { schema: z.string() },
+      },
+    },
+    400: errorDoc(
+      "`bad options[<header>]: …`, `file[i]: File extension .<ext> is not allowed`, " +
+        "`file[i]: Invalid characters in original filename`, a malformed body",
+    ),
+    401: errorDoc("`not logged in`, `no token`, `could not decrypt token`, …"),
+    403: errorDoc(
+      "`Uploading this file would exceed your quota of <size>`, `folder is not open`",
+    ),
+    413: errorDoc(
+      "`file[i]: File size is too large. Maximum file size is <bytes> bytes`, " +
+        "`Uploading these files would exceed your quota`",
+    ),
+    415: errorDoc("`the request is not multipart`"),
+  },
+});
+
+const list = defineRoute({
+  method: "get",
+  path: "/user/files",
+  auth: "user",
+  tags: ["Files"],
+  summary: "A page of the caller's files (or, for an administrator, a managed user's)",
+  request: {
+    query: z.object({
+      page: z.coerce.number().int().min(1).openapi({ example: 1 }),
+      perpage: z.coerce.number().int().min(1).max(1000).default(15),
+      filter: z.enum(["dashboard", "none", "all"]).default("none"),
+      favorite: z.enum(["true", "false"]).optional(),
+      sortBy: z.enum(FILE_SORT_KEYS).default("createdAt"),
+      order: z.enum(["asc", "desc"]).default("desc"),
+      searchField: z.enum(FILE_SEARCH_FIELDS).default("name"),
+      searchQuery: z.string().max(1000).optional(),
+      id: z.string().max(100).optional().openapi({ description: "Whose files (a user id)" }),
+      folder: z.string().max(100).optional().openapi({ description: "Only this folder's" }),
+    }),
+  },
+  responses: {
+    200: json(
+      z.object({
+        page: z.array(FileSchema),
+        total: z.number().int(),
+        pages: z.number().int(),
+        search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
+      }).openapi("FilePage"),
+      "The page, the number of matching files and of pages",
+    ),
+    404: errorDoc("`Not Found`: the user is unknown or not one the caller manages"),
+  },
+});
+
+const FileIds = z.array(z.string().min(1).max(1024)).min(1).max(1000);
+
+const bulkFavorite = defineRoute({
+  method: "patch",
+  path: "/user/files/transaction",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 2 },
+  tags: ["Files"],
+  summary: "Favorite or unfavorite several files (moving into folders comes with folders)",
+  request: {
+    body: jsonBody(z.object({
+      files: FileIds.openapi({ example: ["c0"] }),
+      favorite: z.boolean().openapi({ example: true }),
+    })),
+  },
+  responses: { 200: json(z.object({ count: z.number().int() }), "How many files changed") },
+});
+
+const bulkDelete = defineRoute({
+  method: "delete",
+  path: "/user/files/transaction",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 2 },
+  tags: ["Files"],
+  summary: "Delete several files",
+  request: {
+    body: jsonBody(z.object({
+      files: FileIds.openapi({ example: ["c0"] }),
+      delete_datasourceFiles: z.boolean().optional().openapi({
+        description: "`true` also removes the stored bytes; otherwise they stay in storage",
+      }),
+    })),
+  },
+  responses: { 200: json(z.object({ count: z.number().int() }), "How many files were deleted") },
+});
+
+const get = defineRoute({
+  method: "get",
+  path: "/user/files/{id}",
+  auth: "user",
+  tags: ["Files"],
+  summary: "One file",
+  request: { params: IdParam },
+  responses: { 200: json(FileSchema, "The file"), 404: notFound },
+});
+
+const patch = defineRoute({
+  method: "patch",
+  path: "/user/files/{id}",
+  auth: "user",
+  tags: ["Files"],
+  summary: "Change a file; a new name renames the stored object too",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      favorite: z.boolean().optional().openapi({ example: true }),
+      maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional().openapi({
+        description: "`0` or `null` removes the limit",
+      }),
+      password: z.string().max(1000).nullable().optional().openapi({
+        description: '`""` or `null` removes the password',
+      }),
+      originalName: z.string().max(255).nullable().optional(),
+      type: z.string().trim().min(1).max(255).optional(),
+      name: z.string().trim().min(1).max(255).optional(),
+    })),
+  },
+  responses: {
+    200: json(FileSchema, "The changed file"),
+    400: errorDoc("`File with this name already exists`, `name: invalid file name`, …"),
+    404: notFound,
+    500: errorDoc("`Failed to rename file in datasource`, or `Internal Server Error`"),
+  },
+});
+
+const remove = defineRoute({
+  method: "delete",
+  path: "/user/files/{id}",
+  auth: "user",
+  tags: ["Files"],
+  summary: "Delete a file, record and bytes",
+  request: { params: IdParam },
+  responses: { 200: json(FileSchema, "The deleted file"), 404: notFound },
+});
+
+const password = defineRoute({
+  method: "post",
+  path: "/user/files/{id}/password",
+  auth: "none",
+  rateLimit: { max: 2, seconds: 1 },
+  tags: ["Files"],
+  summary: "Verify a file's password: sets the cookie `file_pw_<fileId>` for 60 seconds",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      password: z.string().trim().min(1).max(1000).openapi({ example: "hunter2" }),
+    })),
+  },
+  responses: {
+    200: json(z.object({ success: z.literal(true) }), "Verified; the cookie is set"),
+    403: errorDoc("`Incorrect password`"),
+    404: errorDoc("`Not Found`: no such file, or it has no password"),
+  },
+});
+
+/**
+ * The uploader: the authenticated caller; `null` for an anonymous folder
+ * upload (a folder and no credentials at all); otherwise the 401 of `user` auth.
+ */
+async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
+  if (c.var.user) return c.var.user;
+  const authorization = c.req.header("authorization");
+  const sessionSecret = getCookie(c, SESSION_COOKIE);
+  const folder = OPTION_PREFIXES.some((p) => c.req.header(`${p}folder`));
+  if (folder && authorization === undefined && sessionSecret === undefined) return null;
+  return (await authenticate(c.var.services, { authorization, sessionSecret }, "user")).user;
+}
+
+/** The upload and files routes. */
+export const fileRoutes = newRouter()
+  .openapi(upload_, async (c) => {
+    const s = c.var.services;
+    const user = await uploader(c);
+    const boundary = multipartBoundary(c.req.header("content-type"));
+    const body = c.req.raw.body;
+    if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
+    const settings = s.settings.all();
+    const header = (name: string) =>
+      OPTION_PREFIXES.map((p) => c.req.header(p + name)).find((v) => v !== undefined);
+    const options = parseUploadOptions(header, settings, s.clock.now(), s.random);
+    const result = await upload(s, {
+      user,
+      options,
+      parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload),
+      host: new URL(c.req.url).host,
+    });
+    if (options.noJson) return c.text(result.files.map((f) => f.url).join(","), 200);
+    return c.json(result, 200);
+  })
+  .openapi(list, async (c) => {
+    const q = c.req.valid("query");
+    const page = await listFiles(c.var.services, me(c), {
+      ...q,
+      favorite: q.favorite === undefined ? undefined : q.favorite === "true",
+      userId: q.id,
+      folderId: q.folder,
+    });
+    return c.json(page, 200);
+  })
+  .openapi(bulkFavorite, async (c) => {
+    const { files, favorite } = c.req.valid("json");
+    return c.json({ count: await favoriteFiles(c.var.services, me(c), files, favorite) }, 200);
+  })
+  .openapi(bulkDelete, async (c) => {
+    const { files, delete_datasourceFiles } = c.req.valid("json");
+    const count = await deleteFiles(c.var.services, me(c), files, delete_datasourceFiles ?? false);
+    return c.json({ count }, 200);
+  })
+  .openapi(get, async (c) => {
+    const s = c.var.services;
+    const file = await findFile(s, me(c), c.req.valid("param").id);
+    return c.json(fileView(s.settings.all(), file), 200);
+  })
+  .openapi(patch, async (c) => {
+    const s = c.var.services;
+    const file = await updateFile(s, me(c), c.req.valid("param").id, c.req.valid("json"));
+    return c.json(fileView(s.settings.all(), file), 200);
+  })
+  .openapi(remove, async (c) => {
+    const s = c.var.services;
+    const file = await deleteFile(s, me(c), c.req.valid("param").id);
+    return c.json(fileView(s.settings.all(), file), 200);
+  })
+  .openapi(password, async (c) => {
+    const { password } = c.req.valid("json");
+    const file = await verifyFileAccess(c.var.services, c.req.valid("param").id, password, {
+      ip: c.var.ip,
+      ua: c.req.header("user-agent") ?? "",
+    });
+    setCookie(c, accessCookieName(file.id), password, {
+      maxAge: ACCESS_SECONDS,
+      path: "/",
+      sameSite: "Lax",
+      httpOnly: false,
+      secure: false,
+    });
+    return c.json({ success: true as const }, 200);
+  });

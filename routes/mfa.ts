@@ -1,0 +1,258 @@
+/**
+ * Multi-factor authentication (spec §4.3, §4.4): TOTP setup for the current
+ * user, passkey registration, and the passwordless passkey sign-in
+ * (`/api/auth/webauthn`).
+ */
+import { z } from "@hono/zod-openapi";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import {
+  authenticationOptions,
+  CHALLENGE_TTL_MS,
+  listPasskeys,
+  passkeyLogin,
+  passkeyView,
+  registerPasskey,
+  registrationOptions,
+  removePasskey,
+} from "../core/passkeys.ts";
+import { disableTotp, enableTotp, totpSetup } from "../core/totp.ts";
+import { selfView } from "../core/users.ts";
+import { clientInfo } from "./client_info.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { type AppEnv, currentUser as me } from "./env.ts";
+import { SelfUserSchema, Timestamp } from "./schemas.ts";
+import { setSessionCookie } from "./session_cookie.ts";
+
+/** The cookie naming the challenge of a passkey sign-in in progress (as Zipline names it). */
+const CHALLENGE_COOKIE = "webauthn-challenge-id";
+const CHALLENGE_COOKIE_PATH = "/api/auth/webauthn";
+
+/** No example: a code verifies only against a live secret, so no fixed one can be shown. */
+const TotpCode = z.string().regex(/^\d{6}$/, "must be 6 digits");
+
+const TotpSetupSchema = z.object({
+  secret: z.string().openapi({ description: "Base32; type it into an authenticator app." }),
+  qrcode: z.string().openapi({ description: "PNG data URI of the `otpauth://` URI." }),
+}).openapi("TotpSetup");
+
+const PasskeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: Timestamp,
+  lastUsed: Timestamp.nullable(),
+}).openapi("Passkey");
+
+const Base64Url = z.string().regex(/^[A-Za-z0-9_-]*$/, "must be base64url").max(65_536);
+
+/** A WebAuthn credential as `PublicKeyCredential.toJSON()` gives it; extra fields are kept. */
+const credentialJson = <T extends z.ZodRawShape>(response: T) =>
+  z.looseObject({
+    id: Base64Url.min(1),
+    rawId: Base64Url.min(1),
+    type: z.literal("public-key"),
+    response: z.looseObject(response),
+    clientExtensionResults: z.looseObject({}).default({}),
+    authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+  });
+
+const RegistrationResponse = credentialJson({
+  clientDataJSON: Base64Url,
+  attestationObject: Base64Url,
+  transports: z.array(z.string().max(50)).max(10).optional(),
+}).openapi("RegistrationResponseJSON");
+
+const AuthenticationResponse = credentialJson({
+  clientDataJSON: Base64Url,
+  authenticatorData: Base64Url,
+  signature: Base64Url,
+  userHandle: Base64Url.optional(),
+}).openapi("AuthenticationResponseJSON");
+
+/** WebAuthn options are the library's JSON, passed to the browser as they are. */
+const WebAuthnOptions = z.looseObject({ challenge: z.string() });
+
+const TOTP_ERRORS = "`TOTP is disabled`, `Invalid code`, or a validation failure";
+const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off, or have no RP ID or origin");
+
+const getTotp = defineRoute({
+  method: "get",
+  path: "/user/mfa/totp",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 5 },
+  tags: ["MFA"],
+  summary: "The TOTP secret and its QR code: a new one until TOTP is enabled, then the current one",
+  responses: {
+    200: json(TotpSetupSchema, "The secret and the QR code"),
+    400: errorDoc("`TOTP is disabled`"),
+  },
+});
+
+const postTotp = defineRoute({
+  method: "post",
+  path: "/user/mfa/totp",
+  auth: "user",
+  tags: ["MFA"],
+  summary: "Enable TOTP with a secret, confirmed by a current code",
+  request: {
+    body: jsonBody(z.object({ code: TotpCode, secret: z.string().min(1).max(200) })),
+  },
+  responses: {
+    200: json(SelfUserSchema, "The user, with `totp: true`"),
+    400: errorDoc(`${TOTP_ERRORS}, or \`TOTP is already enabled\``),
+  },
+});
+
+const deleteTotp = defineRoute({
+  method: "delete",
+  path: "/user/mfa/totp",
+  auth: "user",
+  tags: ["MFA"],
+  summary: "Disable TOTP, confirmed by a current code",
+  request: { body: jsonBody(z.object({ code: TotpCode })) },
+  responses: {
+    200: json(SelfUserSchema, "The user, with `totp: false`"),
+    400: errorDoc(`${TOTP_ERRORS}, or \`You don't have TOTP enabled\``),
+  },
+});
+
+const getPasskeys = defineRoute({
+  method: "get",
+  path: "/user/mfa/passkey",
+  auth: "user",
+  tags: ["MFA"],
+  summary: "The user's passkeys",
+  responses: { 200: json(z.array(PasskeySchema), "Passkeys, oldest first"), 404: PASSKEY_404 },
+});
+
+const getRegistrationOptions = defineRoute({
+  method: "get",
+  path: "/user/mfa/passkey/options",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["MFA"],
+  summary: "Options for `navigator.credentials.create()`; valid for 2 minutes",
+  responses: {
+    200: json(WebAuthnOptions, "PublicKeyCredentialCreationOptionsJSON"),
+    400: errorDoc("The RP ID is neither the service's domain nor a parent of it"),
+    404: PASSKEY_404,
+  },
+});
+
+const postPasskey = defineRoute({
+  method: "post",
+  path: "/user/mfa/passkey",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["MFA"],
+  summary: "Register a passkey from the browser's response to the latest options",
+  request: {
+    body: jsonBody(z.object({
+      response: RegistrationResponse,
+      name: z.string().trim().min(1).max(100),
+    })),
+  },
+  responses: {
+    200: json(PasskeySchema, "The registered passkey"),
+    400: errorDoc("No options in the last 2 minutes, or the response does not verify"),
+    404: PASSKEY_404,
+  },
+});
+
+const deletePasskey = defineRoute({
+  method: "delete",
+  path: "/user/mfa/passkey",
+  auth: "user",
+  tags: ["MFA"],
+  summary: "Remove a passkey",
+  request: { body: jsonBody(z.object({ id: z.string().min(1).max(100) })) },
+  responses: {
+    200: json(SelfUserSchema, "The user"),
+    404: errorDoc("`Passkey not found`, or passkeys are off"),
+  },
+});
+
+const getLoginOptions = defineRoute({
+  method: "get",
+  path: "/auth/webauthn/options",
+  auth: "none",
+  rateLimit: { max: 10, seconds: 60 },
+  tags: ["Auth"],
+  summary: "Options for a passwordless sign-in with `navigator.credentials.get()`",
+  description: `Sets the HttpOnly cookie \`${CHALLENGE_COOKIE}\` (2 minutes) that ` +
+    "`POST /api/auth/webauthn` needs.",
+  responses: {
+    200: json(
+      z.object({ id: z.string(), options: WebAuthnOptions }),
+      "The challenge id and PublicKeyCredentialRequestOptionsJSON",
+    ),
+    400: errorDoc("The RP ID is neither the service's domain nor a parent of it"),
+    404: PASSKEY_404,
+  },
+});
+
+const postLogin = defineRoute({
+  method: "post",
+  path: "/auth/webauthn",
+  auth: "none",
+  rateLimit: { max: 10, seconds: 60 },
+  tags: ["Auth"],
+  summary: "Sign in with a passkey",
+  description: "Sets the `service_session` cookie, as a password login does.",
+  request: { body: jsonBody(z.object({ response: AuthenticationResponse })) },
+  responses: {
+    200: json(z.object({ user: SelfUserSchema }), "Signed in"),
+    400: errorDoc("No or an expired challenge cookie, an unknown passkey, or a bad signature"),
+    404: PASSKEY_404,
+  },
+});
+
+/** The host name the request was sent to, which the passkey RP ID must match. */
+const requestHost = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
+
+/** The TOTP, passkey and passkey sign-in routes. */
+export const mfaRoutes = newRouter()
+  .openapi(getTotp, async (c) => c.json(await totpSetup(c.var.services, me(c)), 200))
+  .openapi(postTotp, async (c) => {
+    return c.json(selfView(await enableTotp(c.var.services, me(c), c.req.valid("json"))), 200);
+  })
+  .openapi(deleteTotp, async (c) => {
+    const user = await disableTotp(c.var.services, me(c), c.req.valid("json").code);
+    return c.json(selfView(user), 200);
+  })
+  .openapi(getPasskeys, async (c) => {
+    return c.json((await listPasskeys(c.var.services, me(c))).map(passkeyView), 200);
+  })
+  .openapi(getRegistrationOptions, async (c) => {
+    return c.json(await registrationOptions(c.var.services, me(c), requestHost(c)), 200);
+  })
+  .openapi(postPasskey, async (c) => {
+    const { response, name } = c.req.valid("json");
+    // The schema checked the shape the library reads; the library checks the rest.
+    const input = { response: response as unknown as RegistrationResponseJSON, name };
+    return c.json(passkeyView(await registerPasskey(c.var.services, me(c), input)), 200);
+  })
+  .openapi(deletePasskey, async (c) => {
+    await removePasskey(c.var.services, me(c), c.req.valid("json").id);
+    return c.json(selfView(me(c)), 200);
+  })
+  .openapi(getLoginOptions, async (c) => {
+    const result = await authenticationOptions(c.var.services, requestHost(c));
+    setCookie(c, CHALLENGE_COOKIE, result.id, {
+      httpOnly: true,
+      sameSite: "Lax",
+      path: CHALLENGE_COOKIE_PATH,
+      maxAge: CHALLENGE_TTL_MS / 1000,
+      secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+    });
+    return c.json(result, 200);
+  })
+  .openapi(postLogin, async (c) => {
+    const challengeId = getCookie(c, CHALLENGE_COOKIE);
+    deleteCookie(c, CHALLENGE_COOKIE, { path: CHALLENGE_COOKIE_PATH });
+    const response = c.req.valid("json").response as unknown as AuthenticationResponseJSON;
+    const result = await passkeyLogin(c.var.services, challengeId, response, clientInfo(c));
+    setSessionCookie(c, result.secret);
+    return c.json({ user: selfView(result.user) }, 200);
+  });

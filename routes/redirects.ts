@@ -1,0 +1,63 @@
+/**
+ * Public redirects, outside the API and the OpenAPI document, never rate
+ * limited: short URLs under the live `urlsRoute` setting and invite links
+ * (`/invite/<code>`). Served by one catch-all GET that asks each resolver of
+ * {@link PUBLIC_RESOLVERS} in turn; the first answer wins. Short URLs come
+ * first, so when files and URLs share the route `/`, a URL name wins over a
+ * file of the same name.
+ */
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { nameUnder } from "../core/links.ts";
+import { resolveUrl, urlPasswordCookie } from "../core/urls.ts";
+import type { AppEnv } from "./env.ts";
+import { newRouter } from "./define.ts";
+import { FILE_RESOLVERS } from "./public.ts";
+
+/** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
+export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Response | null>;
+
+/**
+ * A short URL by code or vanity: 302 to its destination (a counted view),
+ * 302 to `/view/url/<id>` when its password has not been verified, 404 when
+ * disabled or past its max views; `null` when no URL has the name.
+ */
+export const resolveShortUrl: PublicResolver = async (c, path) => {
+  const s = c.var.services;
+  const name = nameUnder(s.settings.get("urlsRoute"), path);
+  if (name === null) return null;
+  const found = await resolveUrl(s, name, (id) => getCookie(c, urlPasswordCookie(id)));
+  if (!found) return null;
+  if (found.kind === "redirect") return c.redirect(found.destination, 302);
+  if (found.kind === "password") {
+    return c.redirect(`/view/url/${encodeURIComponent(found.urlId)}`, 302);
+  }
+  return c.notFound();
+};
+
+/** `/invite/<code>`: 302 to the registration page with the code. */
+export const resolveInviteLink: PublicResolver = (c, path) => {
+  const code = nameUnder("/invite", path);
+  return Promise.resolve(
+    code === null ? null : c.redirect(`/auth/register?code=${encodeURIComponent(code)}`, 302),
+  );
+};
+
+/** The resolvers of public GETs, in the order they are asked. */
+export const PUBLIC_RESOLVERS: PublicResolver[] = [
+  resolveInviteLink,
+  resolveShortUrl,
+  ...FILE_RESOLVERS,
+];
+
+/** The catch-all GET for non-API paths; mount it after every other route. */
+export const publicRoutes = newRouter().get("*", async (c) => {
+  // As sent, still percent-encoded: resolvers decode the name themselves.
+  const path = new URL(c.req.url).pathname;
+  if (path === "/api" || path.startsWith("/api/")) return c.notFound();
+  for (const resolve of PUBLIC_RESOLVERS) {
+    const response = await resolve(c, path);
+    if (response) return response;
+  }
+  return c.notFound();
+});

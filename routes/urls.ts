@@ -1,0 +1,232 @@
+/** Short URLs of the current user (`/api/user/urls`) and URL password checks. */
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { setCookie } from "hono/cookie";
+import { RESERVED_ROUTES } from "../core/settings/registry.ts";
+import { linkOrigin, routeLink } from "../core/links.ts";
+import {
+  createUrl,
+  deleteUrl,
+  getOwnUrl,
+  listUrls,
+  updateUrl,
+  URL_PASSWORD_COOKIE_SECONDS,
+  urlPasswordCookie,
+  urlView,
+  verifyUrlPassword,
+} from "../core/urls.ts";
+import type { UrlRecord } from "../db/urls.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { type AppEnv, currentUser as me } from "./env.ts";
+import { IdParam, Password, Timestamp } from "./schemas.ts";
+
+/** A URL as the API shows it. */
+const UrlSchema = z.object({
+  id: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  code: z.string(),
+  vanity: z.string().nullable(),
+  destination: z.string(),
+  views: z.number().int(),
+  maxViews: z.number().int().nullable(),
+  password: z.boolean().openapi({ description: "Whether a password protects it" }),
+  enabled: z.boolean(),
+  userId: z.string().nullable(),
+}).openapi("Url");
+
+const Destination = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .max(10_000).openapi({ example: "https://example.com/some/page" });
+
+/** A vanity: 1–100 characters, no `/`, spaces, `?`, `#`, `%` or `\`, and not a reserved route. */
+const Vanity = z.string().trim().min(1).max(100)
+  .refine((v) => !/[\s/?#%\\]/.test(v), "must not contain /, spaces, ?, #, % or \\")
+  .refine(
+    (v) => !RESERVED_ROUTES.includes(`/${v.toLowerCase()}`),
+    "Provided vanity is a reserved route",
+  );
+
+/** A header in its `x-service-` and `x-zipline-` spellings. */
+function option<T extends z.ZodType>(name: string, schema: T, description: string) {
+  return {
+    [`x-service-${name}`]: schema.optional().openapi({ description }),
+    [`x-zipline-${name}`]: schema.optional().openapi({ description: `Alias of x-service-${name}` }),
+  };
+}
+
+const ShortenHeaders = z.object({
+  ...option("max-views", z.coerce.number().int().min(1), "Redirects allowed before a 404"),
+  ...option("password", z.string().min(1).max(1000), "Password asked before redirecting"),
+  ...option("domain", z.string().max(2000), "Host of the returned URL; a comma list picks one"),
+  ...option("no-json", z.enum(["true", "false"]), "`true` answers the short URL as text/plain"),
+});
+
+/** The value of option `name` from either spelling. */
+function header(headers: Record<string, unknown>, name: string) {
+  return headers[`x-service-${name}`] ?? headers[`x-zipline-${name}`];
+}
+
+const notFound = errorDoc("`Not Found`: no such URL of the caller's");
+
+const create = defineRoute({
+  method: "post",
+  path: "/user/urls",
+  auth: "user",
+  tags: ["URLs"],
+  summary: "Shorten a URL",
+  request: {
+    headers: ShortenHeaders,
+    body: jsonBody(z.object({
+      destination: Destination,
+      vanity: Vanity.nullable().optional(),
+      enabled: z.boolean().optional(),
+    })),
+  },
+  responses: {
+    200: {
+      description: "The URL and its short link `url`",
+      content: {
+        "application/json": {
+          schema: UrlSchema.extend({ url: z.string() }).openapi("ShortenedUrl"),
+        },
+        "text/plain": { schema: z.string().openapi({ description: "With no-json: the link" }) },
+      },
+    },
+    400: errorDoc("`Vanity already taken`, or a validation failure"),
+    403: errorDoc("`Shortening this URL would exceed your quota of N URLs.`"),
+  },
+});
+
+const list = defineRoute({
+  method: "get",
+  path: "/user/urls",
+  auth: "user",
+  tags: ["URLs"],
+  summary: "The caller's URLs, oldest first, optionally searched",
+  request: {
+    query: z.object({
+      searchField: z.enum(["destination", "vanity", "code"]).optional().openapi({
+        description: "Default `destination`",
+      }),
+      searchQuery: z.string().min(1).max(1000).optional().openapi({
+        description: "Case-insensitive substring of the field",
+      }),
+    }),
+  },
+  responses: { 200: json(z.array(UrlSchema), "URLs") },
+});
+
+const get = defineRoute({
+  method: "get",
+  path: "/user/urls/{id}",
+  auth: "user",
+  tags: ["URLs"],
+  summary: "One of the caller's URLs",
+  request: { params: IdParam },
+  responses: { 200: json(UrlSchema, "The URL"), 404: notFound },
+});
+
+const update = defineRoute({
+  method: "patch",
+  path: "/user/urls/{id}",
+  auth: "user",
+  tags: ["URLs"],
+  summary: "Change one of the caller's URLs",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      destination: Destination.optional(),
+      vanity: Vanity.nullable().optional(),
+      maxViews: z.number().int().min(0).nullable().optional(),
+      password: z.string().max(1000).nullable().optional().openapi({
+        description: '`""` or `null` removes the password',
+      }),
+      enabled: z.boolean().optional(),
+    })),
+  },
+  responses: {
+    200: json(UrlSchema, "The updated URL"),
+    400: errorDoc("`Vanity already exists`, or a validation failure"),
+    404: notFound,
+  },
+});
+
+const remove = defineRoute({
+  method: "delete",
+  path: "/user/urls/{id}",
+  auth: "user",
+  tags: ["URLs"],
+  summary: "Delete one of the caller's URLs",
+  request: { params: IdParam },
+  responses: { 200: json(UrlSchema, "The deleted URL"), 404: notFound },
+});
+
+const password = defineRoute({
+  method: "post",
+  path: "/user/urls/{id}/password",
+  auth: "none",
+  rateLimit: { max: 2, seconds: 1 },
+  tags: ["URLs"],
+  summary: "Verify a URL's password",
+  description: "`id` is the URL's id, code or vanity. Sets the cookie `url_pw_<urlId>` (the " +
+    "verified password, 60 seconds) that lets the short link redirect.",
+  request: { params: IdParam, body: jsonBody(z.object({ password: Password })) },
+  responses: {
+    200: json(z.object({ success: z.literal(true) }), "The password is right"),
+    403: errorDoc("`Incorrect password`"),
+    404: errorDoc("`Not Found`: no such URL, or it has no password"),
+  },
+});
+
+/** The absolute short link of `url` for this request. */
+function shortLink(c: Context<AppEnv>, url: UrlRecord, domains: string | undefined): string {
+  const s = c.var.services;
+  const origin = linkOrigin(s, domains, c.req.header("host") ?? new URL(c.req.url).host);
+  return routeLink(origin, s.settings.get("urlsRoute"), url.vanity ?? url.code);
+}
+
+/** The short-URL routes. */
+export const urlRoutes = newRouter()
+  .openapi(create, async (c) => {
+    const headers = c.req.valid("header") as Record<string, unknown>;
+    const domains = header(headers, "domain") as string | undefined;
+    const url = await createUrl(c.var.services, me(c), {
+      ...c.req.valid("json"),
+      maxViews: header(headers, "max-views") as number | undefined,
+      password: header(headers, "password") as string | undefined,
+    }, (u) => shortLink(c, u, domains));
+    const link = shortLink(c, url, domains);
+    if (header(headers, "no-json") === "true") return c.text(link, 200);
+    return c.json({ ...urlView(url), url: link }, 200);
+  })
+  .openapi(list, async (c) => {
+    const { searchField = "destination", searchQuery } = c.req.valid("query");
+    const urls = await listUrls(c.var.services, me(c), searchField, searchQuery);
+    return c.json(urls.map(urlView), 200);
+  })
+  .openapi(get, async (c) => {
+    const url = await getOwnUrl(c.var.services, me(c), c.req.valid("param").id);
+    return c.json(urlView(url), 200);
+  })
+  .openapi(update, async (c) => {
+    const { id } = c.req.valid("param");
+    const url = await updateUrl(c.var.services, me(c), id, c.req.valid("json"));
+    return c.json(urlView(url), 200);
+  })
+  .openapi(remove, async (c) => {
+    const url = await deleteUrl(c.var.services, me(c), c.req.valid("param").id);
+    return c.json(urlView(url), 200);
+  })
+  .openapi(password, async (c) => {
+    const given = c.req.valid("json").password;
+    const url = await verifyUrlPassword(c.var.services, c.req.valid("param").id, given, {
+      ip: c.var.ip,
+      ua: c.req.header("user-agent") ?? "",
+    });
+    setCookie(c, urlPasswordCookie(url.id), given, {
+      maxAge: URL_PASSWORD_COOKIE_SECONDS,
+      path: "/",
+      sameSite: "Lax",
+    });
+    return c.json({ success: true as const }, 200);
+  });

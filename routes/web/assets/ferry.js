@@ -1,0 +1,161 @@
+// Ferry's pages for people: sign-in and security. Plain browser JavaScript,
+// served by Ferry itself; no framework, no build step. Each part starts when
+// its elements are on the page.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+/** Shows `text` in the page's status line. */
+function say(text, kind = "error") {
+  const line = $("message");
+  line.textContent = text;
+  line.className = kind;
+}
+
+/** Calls the API with a JSON body; resolves with the JSON reply, rejects with its `error`. */
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error ?? `The server answered ${response.status}`);
+  return data;
+}
+
+/** Runs `action` on submit (or click) with the control disabled; errors go to the status line. */
+function on(element, event, action) {
+  element?.addEventListener(event, async (e) => {
+    e.preventDefault();
+    const control = e.submitter ?? e.currentTarget;
+    control.disabled = true;
+    try {
+      await action(e);
+    } catch (error) {
+      say(error.name === "NotAllowedError" ? "The passkey prompt was cancelled." : error.message);
+    } finally {
+      control.disabled = false;
+    }
+  });
+}
+
+// WebAuthn's binary fields travel as base64url in JSON.
+function toBase64url(buffer) {
+  let binary = "";
+  for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text) {
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+const withIds = (list) => (list ?? []).map((c) => ({ ...c, id: fromBase64url(c.id) }));
+
+/** A credential as the server reads it (`PublicKeyCredential.toJSON()`'s shape). */
+function credentialJson(credential) {
+  const r = credential.response;
+  const response = { clientDataJSON: toBase64url(r.clientDataJSON) };
+  if (r.attestationObject) {
+    response.attestationObject = toBase64url(r.attestationObject);
+    response.transports = r.getTransports?.() ?? [];
+  } else {
+    response.authenticatorData = toBase64url(r.authenticatorData);
+    response.signature = toBase64url(r.signature);
+    if (r.userHandle) response.userHandle = toBase64url(r.userHandle);
+  }
+  return {
+    id: credential.id,
+    rawId: toBase64url(credential.rawId),
+    type: credential.type,
+    response,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
+  };
+}
+
+// Sign-in page.
+const totpStep = $("totp-step");
+on($("login-form"), "submit", async () => {
+  const body = { username: $("username").value, password: $("password").value };
+  if (!totpStep.hidden) body.code = $("code").value.trim();
+  const result = await api("POST", "/api/auth/login", body);
+  if (result.totp) {
+    totpStep.hidden = false;
+    $("code").required = true;
+    $("code").focus();
+    say("Enter the code from your authenticator app.", "info");
+    return;
+  }
+  location.assign("/dashboard");
+});
+
+on($("passkey-login"), "click", async () => {
+  const { options } = await api("GET", "/api/auth/webauthn/options");
+  const credential = await navigator.credentials.get({
+    publicKey: {
+      ...options,
+      challenge: fromBase64url(options.challenge),
+      allowCredentials: withIds(options.allowCredentials),
+    },
+  });
+  await api("POST", "/api/auth/webauthn", { response: credentialJson(credential) });
+  location.assign("/dashboard");
+});
+
+// Every signed-in page.
+on($("logout"), "click", async () => {
+  await api("GET", "/api/auth/logout");
+  location.assign("/auth/login");
+});
+
+// Security page: TOTP.
+let totpSecret = null;
+on($("totp-setup"), "click", async () => {
+  const setup = await api("GET", "/api/user/mfa/totp");
+  totpSecret = setup.secret;
+  $("totp-qr").src = setup.qrcode;
+  $("totp-secret").textContent = setup.secret;
+  $("totp-enroll").hidden = false;
+  $("totp-setup").hidden = true;
+  $("totp-code").focus();
+});
+
+on($("totp-enable"), "submit", async () => {
+  await api("POST", "/api/user/mfa/totp", {
+    code: $("totp-code").value.trim(),
+    secret: totpSecret,
+  });
+  location.reload();
+});
+
+on($("totp-disable"), "submit", async () => {
+  await api("DELETE", "/api/user/mfa/totp", { code: $("totp-disable-code").value.trim() });
+  location.reload();
+});
+
+// Security page: passkeys.
+on($("passkey-add"), "submit", async () => {
+  const options = await api("GET", "/api/user/mfa/passkey/options");
+  const credential = await navigator.credentials.create({
+    publicKey: {
+      ...options,
+      challenge: fromBase64url(options.challenge),
+      user: { ...options.user, id: fromBase64url(options.user.id) },
+      excludeCredentials: withIds(options.excludeCredentials),
+    },
+  });
+  const name = $("passkey-name").value.trim();
+  await api("POST", "/api/user/mfa/passkey", { response: credentialJson(credential), name });
+  location.reload();
+});
+
+for (const button of document.querySelectorAll("[data-remove-passkey]")) {
+  on(button, "click", async () => {
+    await api("DELETE", "/api/user/mfa/passkey", { id: button.dataset.removePasskey });
+    location.reload();
+  });
+}

@@ -1,0 +1,365 @@
+/**
+ * Passkeys (spec §4.4) with a software authenticator: registration,
+ * passwordless sign-in, and the responses that must be refused (a bad
+ * signature, a replayed challenge, a wrong origin or RP ID, a stale counter)
+ * with a 4xx and no session.
+ */
+import assert from "node:assert/strict";
+import { rpIdAllowed } from "../../core/passkeys.ts";
+import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
+import { type CeremonyOptions, SoftAuthenticator } from "../helpers/authenticator.ts";
+import { type Actor, actor } from "../helpers/users.ts";
+
+const ORIGIN = "http://ferry.test";
+const RP_ID = "ferry.test";
+
+async function enablePasskeys(app: TestApp, settings: Record<string, unknown> = {}) {
+  await app.services.store.updateSettings({
+    mfaPasskeysEnabled: true,
+    mfaPasskeysRpID: RP_ID,
+    mfaPasskeysOrigin: ORIGIN,
+    ...settings,
+  });
+  await app.services.settings.reload();
+}
+
+/** Registers a passkey for `who` on a new authenticator; returns it and the reply. */
+async function register(app: TestApp, who: Actor, name = "laptop", ceremony?: CeremonyOptions) {
+  const authenticator = await SoftAuthenticator.create(ORIGIN, RP_ID);
+  const options = await app.json("GET", "/api/user/mfa/passkey/options", undefined, who.headers);
+  assert.equal(options.status, 200);
+  const response = await authenticator.register(options.body, ceremony);
+  const reply = await app.json("POST", "/api/user/mfa/passkey", { response, name }, who.headers);
+  return { authenticator, reply };
+}
+
+/** Fetches sign-in options; returns them with the challenge cookie pair. */
+async function loginOptions(app: TestApp) {
+  const res = await app.json("GET", "/api/auth/webauthn/options");
+  assert.equal(res.status, 200);
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("webauthn-challenge-id="));
+  assert.ok(cookie, "no challenge cookie");
+  return { body: res.body, cookie: cookie.split(";")[0], setCookie: cookie };
+}
+
+/** Signs in with `authenticator`'s passkey. */
+async function signIn(app: TestApp, authenticator: SoftAuthenticator, ceremony?: CeremonyOptions) {
+  const { body, cookie } = await loginOptions(app);
+  const response = await authenticator.authenticate(body.options, ceremony);
+  return await app.json("POST", "/api/auth/webauthn", { response }, { cookie });
+}
+
+function assertRefused(res: { status: number; headers: Headers }, message: RegExp) {
+  assert.equal(res.status, 400, JSON.stringify(res));
+  assert.match((res as unknown as { body: { error: string } }).body.error, message);
+  assert.equal(
+    res.headers.getSetCookie().some((c) => c.startsWith("service_session=")),
+    false,
+    "a session cookie was set",
+  );
+}
+
+apiTest(
+  "passkey routes answer 404 until passkeys are on with an RP ID and an origin",
+  async (app) => {
+    const alice = await actor(app, "USER", "alice");
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/api/auth/webauthn/options"],
+      ["GET", "/api/user/mfa/passkey"],
+      ["GET", "/api/user/mfa/passkey/options"],
+      ["DELETE", "/api/user/mfa/passkey", { id: "x" }],
+    ];
+    for (const settings of [{}, { mfaPasskeysEnabled: true, mfaPasskeysOrigin: ORIGIN }]) {
+      await app.services.store.updateSettings(settings);
+      await app.services.settings.reload();
+      for (const [method, path, body] of routes) {
+        const res = await app.json(method, path, body, alice.headers);
+        assert.deepEqual(res.body, { error: "Not Found", statusCode: 404 }, `${method} ${path}`);
+      }
+    }
+  },
+);
+
+apiTest(
+  "registration options name the RP ID, prefer verification and exclude known passkeys",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const first = await app.json("GET", "/api/user/mfa/passkey/options", undefined, alice.headers);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.rp.id, RP_ID);
+    assert.equal(first.body.user.name, "alice");
+    assert.deepEqual(first.body.authenticatorSelection, {
+      userVerification: "preferred",
+      residentKey: "preferred",
+      requireResidentKey: false,
+    });
+    assert.deepEqual(first.body.excludeCredentials, []);
+    const { authenticator, reply } = await register(app, alice);
+    assert.equal(reply.status, 200);
+    const again = await app.json("GET", "/api/user/mfa/passkey/options", undefined, alice.headers);
+    assert.deepEqual(again.body.excludeCredentials.map((c: { id: string }) => c.id), [
+      authenticator.id,
+    ]);
+  },
+);
+
+apiTest("a registered passkey is listed without its key, and signs in", async (app) => {
+  await enablePasskeys(app);
+  const alice = await actor(app, "USER", "alice");
+  const { authenticator, reply } = await register(app, alice, "  work laptop  ");
+  assert.equal(reply.status, 200);
+  assert.deepEqual(Object.keys(reply.body).sort(), ["createdAt", "id", "lastUsed", "name"]);
+  assert.equal(reply.body.name, "work laptop");
+  assert.equal(reply.body.lastUsed, null);
+
+  app.clock.advance(5000);
+  const options = await loginOptions(app);
+  assert.match(
+    options.setCookie,
+    /Max-Age=120; Path=\/api\/auth\/webauthn; HttpOnly; SameSite=Lax/,
+  );
+  assert.equal(options.body.options.rpId, RP_ID);
+  assert.equal(options.body.options.allowCredentials, undefined);
+  const response = await authenticator.authenticate(options.body.options);
+  const login = await app.json("POST", "/api/auth/webauthn", { response }, {
+    cookie: options.cookie,
+  });
+  assert.equal(login.status, 200);
+  assert.equal(login.body.user.username, "alice");
+  const me = await app.json("GET", "/api/user", undefined, {
+    cookie: sessionCookie(login.headers),
+  });
+  assert.equal(me.body.user.username, "alice");
+
+  const list = await app.json("GET", "/api/user/mfa/passkey", undefined, alice.headers);
+  assert.deepEqual(list.body, [{
+    ...reply.body,
+    lastUsed: new Date(app.clock.now()).toISOString(),
+  }]);
+});
+
+apiTest(
+  "a registration is refused for a wrong origin, a wrong RP ID or a used challenge",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const wrongOrigin = await register(app, alice, "a", { origin: "http://evil.test" });
+    assertRefused(wrongOrigin.reply, /^Error verifying passkey registration: .*origin/);
+    const wrongRp = await register(app, alice, "b", { rpId: "evil.test" });
+    assertRefused(wrongRp.reply, /^Error verifying passkey registration: .*RP ID/);
+
+    const authenticator = await SoftAuthenticator.create(ORIGIN, RP_ID);
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    const response = await authenticator.register(options.body);
+    const ok = await app.json(
+      "POST",
+      "/api/user/mfa/passkey",
+      { response, name: "c" },
+      alice.headers,
+    );
+    assert.equal(ok.status, 200);
+    const replay = await app.json(
+      "POST",
+      "/api/user/mfa/passkey",
+      { response, name: "d" },
+      alice.headers,
+    );
+    assertRefused(replay, /^Passkey registration timed out/);
+
+    const list = await app.json("GET", "/api/user/mfa/passkey", undefined, alice.headers);
+    assert.deepEqual(list.body.map((p: { name: string }) => p.name), ["c"]);
+  },
+);
+
+apiTest(
+  "a registration challenge expires after two minutes and is not another user's",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const bob = await actor(app, "USER", "bob");
+    const authenticator = await SoftAuthenticator.create(ORIGIN, RP_ID);
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    const response = await authenticator.register(options.body);
+    const asBob = await app.json(
+      "POST",
+      "/api/user/mfa/passkey",
+      { response, name: "x" },
+      bob.headers,
+    );
+    assertRefused(asBob, /^Passkey registration timed out/);
+    app.clock.advance(2 * 60 * 1000 + 1);
+    const late = await app.json(
+      "POST",
+      "/api/user/mfa/passkey",
+      { response, name: "x" },
+      alice.headers,
+    );
+    assertRefused(late, /^Passkey registration timed out/);
+  },
+);
+
+apiTest("a credential registers once", async (app) => {
+  await enablePasskeys(app);
+  const alice = await actor(app, "USER", "alice");
+  const { authenticator } = await register(app, alice);
+  const options = await app.json("GET", "/api/user/mfa/passkey/options", undefined, alice.headers);
+  const response = await authenticator.register(options.body);
+  const again = await app.json(
+    "POST",
+    "/api/user/mfa/passkey",
+    { response, name: "y" },
+    alice.headers,
+  );
+  assertRefused(again, /^This passkey is already registered$/);
+});
+
+apiTest(
+  "sign-in is refused for a bad signature, a wrong origin, a wrong RP ID or an old counter",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const { authenticator } = await register(app, alice);
+
+    const { body, cookie } = await loginOptions(app);
+    const forged = await authenticator.authenticate(body.options);
+    const response = forged.response as Record<string, string>;
+    const signature = atob(response.signature.replaceAll("-", "+").replaceAll("_", "/"));
+    const flipped = signature.slice(0, -1) +
+      String.fromCharCode(signature.charCodeAt(-1 + signature.length) ^ 1);
+    response.signature = btoa(flipped).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    assertRefused(
+      await app.json("POST", "/api/auth/webauthn", { response: forged }, { cookie }),
+      /verify/,
+    );
+
+    assertRefused(await signIn(app, authenticator, { origin: "http://evil.test" }), /origin/);
+    assertRefused(await signIn(app, authenticator, { rpId: "evil.test" }), /RP ID/);
+
+    assert.equal((await signIn(app, authenticator)).status, 200);
+    const stale = await signIn(app, authenticator, { counter: authenticator.counter });
+    assertRefused(stale, /counter/);
+    assert.equal((await signIn(app, authenticator)).status, 200);
+  },
+);
+
+apiTest(
+  "a sign-in challenge answers once, within two minutes, and needs its cookie",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const { authenticator } = await register(app, alice);
+
+    const { body, cookie } = await loginOptions(app);
+    const response = await authenticator.authenticate(body.options);
+    assertRefused(
+      await app.json("POST", "/api/auth/webauthn", { response }),
+      /^Missing WebAuthn challenge ID$/,
+    );
+    assert.equal(
+      (await app.json("POST", "/api/auth/webauthn", { response }, { cookie })).status,
+      200,
+    );
+    const replay = await app.json("POST", "/api/auth/webauthn", { response }, { cookie });
+    assertRefused(replay, /^Passkey sign-in timed out/);
+    const fresh = await authenticator.authenticate(body.options);
+    assertRefused(
+      await app.json("POST", "/api/auth/webauthn", { response: fresh }, { cookie }),
+      /timed out/,
+    );
+
+    const late = await loginOptions(app);
+    app.clock.advance(2 * 60 * 1000 + 1);
+    const lateResponse = await authenticator.authenticate(late.body.options);
+    assertRefused(
+      await app.json("POST", "/api/auth/webauthn", { response: lateResponse }, {
+        cookie: late.cookie,
+      }),
+      /timed out/,
+    );
+  },
+);
+
+apiTest("an unknown credential is refused", async (app) => {
+  await enablePasskeys(app);
+  const stranger = await SoftAuthenticator.create(ORIGIN, RP_ID);
+  assertRefused(await signIn(app, stranger), /^Could not verify passkey authentication$/);
+});
+
+apiTest("a removed passkey no longer signs in; another user's cannot be removed", async (app) => {
+  await enablePasskeys(app);
+  const alice = await actor(app, "USER", "alice");
+  const bob = await actor(app, "USER", "bob");
+  const { authenticator, reply } = await register(app, alice);
+  const byBob = await app.json(
+    "DELETE",
+    "/api/user/mfa/passkey",
+    { id: reply.body.id },
+    bob.headers,
+  );
+  assert.deepEqual(byBob.body, { error: "Passkey not found", statusCode: 404 });
+  const removed = await app.json(
+    "DELETE",
+    "/api/user/mfa/passkey",
+    { id: reply.body.id },
+    alice.headers,
+  );
+  assert.equal(removed.status, 200);
+  assert.equal(removed.body.username, "alice");
+  const list = await app.json("GET", "/api/user/mfa/passkey", undefined, alice.headers);
+  assert.deepEqual(list.body, []);
+  assertRefused(await signIn(app, authenticator), /^Could not verify passkey authentication$/);
+});
+
+apiTest("a deleted user's passkeys go with it", async (app) => {
+  await enablePasskeys(app);
+  const admin = await actor(app, "ADMIN", "root");
+  const alice = await actor(app, "USER", "alice");
+  const { authenticator } = await register(app, alice);
+  const deleted = await app.json("DELETE", `/api/users/${alice.user.id}`, {}, admin.headers);
+  assert.equal(deleted.status, 200);
+  assertRefused(await signIn(app, authenticator), /^Could not verify passkey authentication$/);
+});
+
+apiTest("the RP ID must be the service's domain or a parent of it", async (app) => {
+  const alice = await actor(app, "USER", "alice");
+  await enablePasskeys(app, { mfaPasskeysRpID: "example.com" });
+  for (const path of ["/api/auth/webauthn/options", "/api/user/mfa/passkey/options"]) {
+    const res = await app.json("GET", path, undefined, alice.headers);
+    assert.equal(res.status, 400);
+    assert.match(
+      res.body.error,
+      /RP ID example\.com is neither this service's domain \(ferry\.test\)/,
+    );
+    assert.deepEqual(res.headers.getSetCookie(), []);
+  }
+  await enablePasskeys(app);
+  const sub = await app.json("GET", "http://files.ferry.test/api/auth/webauthn/options");
+  assert.equal(sub.status, 200, "a parent domain is allowed");
+  const other = await app.json("GET", "http://other.test/api/auth/webauthn/options");
+  assert.equal(other.status, 400);
+  await enablePasskeys(app, { coreDefaultDomain: "files.ferry.test:3000" });
+  const configured = await app.json("GET", "http://other.test/api/auth/webauthn/options");
+  assert.equal(configured.status, 200, "coreDefaultDomain is the service's domain when set");
+});
+
+Deno.test("rpIdAllowed: the host itself or a registrable parent", () => {
+  assert.ok(rpIdAllowed("localhost", "localhost"));
+  assert.ok(rpIdAllowed("example.com", "files.example.com"));
+  assert.ok(rpIdAllowed("Example.COM", "a.b.example.com"));
+  assert.ok(!rpIdAllowed("com", "example.com"));
+  assert.ok(!rpIdAllowed("ample.com", "example.com"));
+  assert.ok(!rpIdAllowed("files.example.com", "example.com"));
+  assert.ok(!rpIdAllowed("0.0.1", "127.0.0.1"));
+  assert.ok(rpIdAllowed("127.0.0.1", "127.0.0.1"));
+});

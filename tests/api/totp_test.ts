@@ -1,0 +1,212 @@
+/**
+ * TOTP (spec §4.3) with the manual clock: setup and its QR code, enabling and
+ * disabling with a code, the login step, the ±1-step window, single use of a
+ * code, and the server setting.
+ */
+import assert from "node:assert/strict";
+import QRCode from "qrcode";
+import { Secret, TOTP } from "otpauth";
+import { decrypt } from "../../core/tokens.ts";
+import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
+import { type Actor, actor } from "../helpers/users.ts";
+
+const STEP = 30_000;
+
+/** The code for `secret` at `time` (ms), computed independently of the server. */
+function code(secret: string, time: number): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 })
+    .generate({ timestamp: time });
+}
+
+/** A 6-digit code that is not valid for `secret` within a step of `time`. */
+function wrongCode(secret: string, time: number): string {
+  const valid = [-1, 0, 1].map((d) => code(secret, time + d * STEP));
+  let n = 0;
+  while (valid.includes(String(n).padStart(6, "0"))) n++;
+  return String(n).padStart(6, "0");
+}
+
+async function enableSetting(app: TestApp, on = true) {
+  await app.services.store.updateSettings({ mfaTotpEnabled: on, mfaTotpIssuer: "Ferry Test" });
+  await app.services.settings.reload();
+}
+
+/** Turns TOTP on for `who`; returns the secret. The clock then moves to the next step. */
+async function enableTotp(app: TestApp, who: Actor): Promise<string> {
+  const setup = await app.json("GET", "/api/user/mfa/totp", undefined, who.headers);
+  const secret = setup.body.secret;
+  const res = await app.json("POST", "/api/user/mfa/totp", {
+    code: code(secret, app.clock.now()),
+    secret,
+  }, who.headers);
+  assert.equal(res.status, 200);
+  app.clock.advance(STEP);
+  return secret;
+}
+
+const login = (app: TestApp, extra: Record<string, string> = {}) =>
+  app.json("POST", "/api/auth/login", { username: "alice", password: "password", ...extra });
+
+apiTest("every TOTP route answers 400 `TOTP is disabled` while the setting is off", async (app) => {
+  const alice = await actor(app, "USER", "alice");
+  for (
+    const [method, body] of [["GET"], ["POST", { code: "123456", secret: "A".repeat(32) }], [
+      "DELETE",
+      { code: "123456" },
+    ]] as const
+  ) {
+    const res = await app.json(method, "/api/user/mfa/totp", body, alice.headers);
+    assert.deepEqual(res.body, { error: "TOTP is disabled", statusCode: 400 }, method);
+  }
+});
+
+apiTest("setup gives a new secret until TOTP is on, with the otpauth:// QR code", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const one = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+  const two = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+  assert.equal(one.status, 200);
+  assert.match(one.body.secret, /^[A-Z2-7]{32}$/);
+  assert.notEqual(one.body.secret, two.body.secret);
+  const uri = `otpauth://totp/Ferry%20Test:alice?issuer=Ferry%20Test&secret=${one.body.secret}` +
+    "&algorithm=SHA1&digits=6&period=30";
+  assert.equal(one.body.qrcode, await QRCode.toDataURL(uri));
+  assert.match(one.body.qrcode, /^data:image\/png;base64,/);
+
+  const secret = await enableTotp(app, alice);
+  const after = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+  assert.equal(after.body.secret, secret, "the existing secret once enabled");
+
+  const other = one.body.secret;
+  const replace = await app.json("POST", "/api/user/mfa/totp", {
+    code: code(other, app.clock.now()),
+    secret: other,
+  }, alice.headers);
+  assert.deepEqual(replace.body, { error: "TOTP is already enabled", statusCode: 400 });
+});
+
+apiTest("enabling needs a code that verifies; the secret is stored encrypted", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const { secret } = (await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers)).body;
+  const wrong = wrongCode(secret, app.clock.now());
+  for (
+    const bad of [{ code: wrong, secret }, { code: code(secret, app.clock.now()), secret: "!" }]
+  ) {
+    const res = await app.json("POST", "/api/user/mfa/totp", bad, alice.headers);
+    assert.deepEqual(res.body, { error: "Invalid code", statusCode: 400 });
+  }
+  const short = await app.json(
+    "POST",
+    "/api/user/mfa/totp",
+    { code: "12345", secret },
+    alice.headers,
+  );
+  assert.equal(short.status, 400);
+  assert.equal(short.body.issues[0].path[0], "code");
+  assert.equal(
+    (await app.json("GET", "/api/user", undefined, alice.headers)).body.user.totp,
+    false,
+  );
+
+  const ok = await app.json("POST", "/api/user/mfa/totp", {
+    code: code(secret, app.clock.now()),
+    secret,
+  }, alice.headers);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.body.totp, true);
+  const stored = (await app.services.store.getUser(alice.user.id))!.totpSecret!;
+  assert.ok(!stored.includes(secret));
+  assert.equal(decrypt(stored, TEST_SECRET), secret);
+});
+
+apiTest("login asks for the code, then takes a valid one and refuses a wrong one", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const secret = await enableTotp(app, alice);
+  const ask = await login(app);
+  assert.deepEqual(ask.body, { totp: true });
+  assert.deepEqual(ask.headers.getSetCookie(), []);
+  for (const wrong of [wrongCode(secret, app.clock.now()), "12345", "abcdef", "1234567"]) {
+    const res = await login(app, { code: wrong });
+    assert.deepEqual(res.body, { error: "Invalid code", statusCode: 400 }, wrong);
+    assert.deepEqual(res.headers.getSetCookie(), []);
+  }
+  const ok = await login(app, { code: code(secret, app.clock.now()) });
+  assert.equal(ok.status, 200);
+  const me = await app.json("GET", "/api/user", undefined, { cookie: sessionCookie(ok.headers) });
+  assert.equal(me.body.user.username, "alice");
+});
+
+apiTest("a code one step early or late is accepted, two steps off is not", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const secret = await enableTotp(app, alice);
+  app.clock.advance(10 * STEP);
+  const now = app.clock.now();
+  for (const offset of [-2, 2]) {
+    const res = await login(app, { code: code(secret, now + offset * STEP) });
+    assert.deepEqual(res.body, { error: "Invalid code", statusCode: 400 }, `${offset} steps`);
+  }
+  // Increasing steps: each is later than the one accepted before it.
+  for (const offset of [-1, 0, 1]) {
+    const res = await login(app, { code: code(secret, now + offset * STEP) });
+    assert.equal(res.status, 200, `${offset} steps`);
+  }
+});
+
+apiTest("a code is accepted once, even by concurrent logins", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const secret = await enableTotp(app, alice);
+  const current = code(secret, app.clock.now());
+  assert.equal((await login(app, { code: current })).status, 200);
+  app.clock.advance(STEP / 3);
+  const replay = await login(app, { code: current });
+  assert.deepEqual(replay.body, { error: "Invalid code", statusCode: 400 });
+  const earlier = await login(app, { code: code(secret, app.clock.now() - STEP) });
+  assert.equal(earlier.status, 400, "an earlier step than the last accepted one");
+
+  app.clock.advance(STEP);
+  const next = code(secret, app.clock.now());
+  const race = await Promise.all([1, 2, 3, 4].map(() => login(app, { code: next })));
+  assert.deepEqual(race.map((r) => r.status).sort(), [200, 400, 400, 400]);
+});
+
+apiTest("wrong codes count against the login rate limit", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const secret = await enableTotp(app, alice);
+  app.clock.set(Math.ceil(app.clock.now() / 2000) * 2000);
+  assert.equal((await login(app, { code: wrongCode(secret, app.clock.now()) })).status, 400);
+  const limited = await login(app, { code: code(secret, app.clock.now()) });
+  assert.equal(limited.status, 429);
+}, { rateLimits: true });
+
+apiTest("disabling needs a valid code; then login asks for none", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const secret = await enableTotp(app, alice);
+  const wrong = await app.json("DELETE", "/api/user/mfa/totp", {
+    code: wrongCode(secret, app.clock.now()),
+  }, alice.headers);
+  assert.deepEqual(wrong.body, { error: "Invalid code", statusCode: 400 });
+  const ok = await app.json("DELETE", "/api/user/mfa/totp", {
+    code: code(secret, app.clock.now()),
+  }, alice.headers);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.body.totp, false);
+  assert.equal((await app.services.store.getUser(alice.user.id))!.totpSecret, null);
+  assert.equal((await login(app)).status, 200);
+  const again = await app.json("DELETE", "/api/user/mfa/totp", { code: "123456" }, alice.headers);
+  assert.deepEqual(again.body, { error: "You don't have TOTP enabled", statusCode: 400 });
+});
+
+apiTest("a user with TOTP still needs the code after the setting is turned off", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const secret = await enableTotp(app, alice);
+  await enableSetting(app, false);
+  assert.deepEqual((await login(app)).body, { totp: true });
+  assert.equal((await login(app, { code: code(secret, app.clock.now()) })).status, 200);
+});

@@ -1,0 +1,78 @@
+/** The pages for people (routes/web/): redirects, the session they need, headers and escaping. */
+import assert from "node:assert/strict";
+import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
+import { actor } from "../helpers/users.ts";
+
+async function signIn(app: TestApp, username: string): Promise<string> {
+  const res = await app.json("POST", "/api/auth/login", { username, password: "password" });
+  return sessionCookie(res.headers);
+}
+
+const location = (res: Response) => res.headers.get("location");
+
+apiTest("/ and the dashboard pages send an anonymous visitor to sign in", async (app) => {
+  for (const path of ["/", "/dashboard", "/dashboard/security"]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 302, path);
+    assert.equal(location(res), "/auth/login", path);
+  }
+  const login = await app.request("/auth/login");
+  assert.equal(login.status, 200);
+  const csp = login.headers.get("content-security-policy") ?? "";
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'(;|$)/);
+  assert.doesNotMatch(await login.text(), /<script>|style=|passkey-login/);
+});
+
+apiTest(
+  "a signed-in user sees the dashboard, escaped, and is sent there from / and the login page",
+  async (app) => {
+    await actor(app, "USER", "<b>al&ce</b>");
+    const cookie = await signIn(app, "<b>al&ce</b>");
+    for (const path of ["/", "/auth/login"]) {
+      const res = await app.request(path, { headers: { cookie } });
+      assert.equal(location(res), "/dashboard", path);
+    }
+    const dashboard = await app.request("/dashboard", { headers: { cookie } });
+    assert.equal(dashboard.status, 200);
+    const html = await dashboard.text();
+    assert.match(
+      html,
+      /Signed in as <strong id="signed-in-as">&lt;b&gt;al&amp;ce&lt;\/b&gt;<\/strong>/,
+    );
+    assert.equal(dashboard.headers.get("cache-control"), "no-store");
+  },
+);
+
+apiTest("the security page shows what the server allows and the user's passkeys", async (app) => {
+  await actor(app, "USER", "alice");
+  const cookie = await signIn(app, "alice");
+  const off = await (await app.request("/dashboard/security", { headers: { cookie } })).text();
+  assert.match(off, /Two-factor codes are turned off on this server\./);
+  assert.match(off, /Passkeys are turned off on this server\./);
+
+  await app.services.store.updateSettings({
+    mfaTotpEnabled: true,
+    mfaPasskeysEnabled: true,
+    mfaPasskeysRpID: "ferry.test",
+    mfaPasskeysOrigin: "http://ferry.test",
+  });
+  await app.services.settings.reload();
+  const on = await (await app.request("/dashboard/security", { headers: { cookie } })).text();
+  assert.match(on, /id="totp-setup"/);
+  assert.match(on, /No passkeys yet\./);
+  assert.match(on, /id="passkey-add"/);
+  const login = await (await app.request("/auth/login")).text();
+  assert.match(login, /Sign in with a passkey/);
+});
+
+apiTest("the page script and stylesheet are served by Ferry", async (app) => {
+  const js = await app.request("/assets/ferry.js");
+  assert.equal(js.status, 200);
+  assert.match(js.headers.get("content-type") ?? "", /^text\/javascript/);
+  assert.match(await js.text(), /navigator\.credentials\.create/);
+  const css = await app.request("/assets/ferry.css");
+  assert.match(css.headers.get("content-type") ?? "", /^text\/css/);
+  await css.body?.cancel();
+  assert.equal((await app.request("/assets/nope.js")).status, 404);
+});

@@ -1,0 +1,268 @@
+/**
+ * Webhooks with a real local receiver: headers, bodies, signatures, templates,
+ * nothing sent unconfigured, retries until one success, and a pending delivery
+ * surviving a restart of the worker.
+ */
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { queueShorten, queueUpload } from "../../core/webhooks/outbox.ts";
+import type { ShortenEvent, UploadEvent } from "../../core/webhooks/payloads.ts";
+import { webhookSecret } from "../../core/webhooks/signature.ts";
+import { RETRY_DELAYS_MS, WebhookWorker } from "../../core/webhooks/worker.ts";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { type Received, startReceiver } from "../helpers/receiver.ts";
+import { actor } from "../helpers/users.ts";
+
+const created = new Date("2026-11-22T10:00:00.000Z");
+
+async function uploadEvent(app: TestApp): Promise<UploadEvent> {
+  const { user } = await actor(app, "USER", "uploader");
+  return {
+    user,
+    file: {
+      id: "f1",
+      name: "cat.png",
+      originalName: "my cat.png",
+      size: 1234,
+      type: "image/png",
+      createdAt: created,
+      views: 0,
+      favorite: false,
+    },
+    link: { raw: "https://ferry.example/raw/cat.png" },
+  };
+}
+
+const shortenEvent = (user: ShortenEvent["user"]): ShortenEvent => ({
+  user,
+  url: {
+    id: "u1",
+    code: "abc123",
+    destination: "https://example.org/x",
+    views: 0,
+    createdAt: created,
+  },
+  link: { raw: "https://ferry.example/go/abc123" },
+});
+
+async function configure(app: TestApp, values: Record<string, unknown>) {
+  await app.services.store.updateSettings(values);
+  await app.services.settings.reload();
+}
+
+/** Every key anywhere in `value`. */
+function keys(value: unknown): string[] {
+  if (!value || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => [k, ...keys(v)]);
+}
+
+apiTest("HTTP webhooks: the spec's headers and bodies, signed, nothing secret", async (app) => {
+  const receiver = startReceiver();
+  try {
+    await configure(app, { httpWebhookOnUpload: receiver.url, httpWebhookOnShorten: receiver.url });
+    const upload = await uploadEvent(app);
+    await queueUpload(app.services, upload);
+    await queueShorten(app.services, shortenEvent(upload.user));
+    assert.equal(receiver.received.length, 0, "queued, not sent inline");
+    assert.equal(await new WebhookWorker(app.services).runOnce(), 2);
+    assert.equal(receiver.received.length, 2);
+
+    const byType: Record<string, Received> = Object.fromEntries(
+      receiver.received.map((r) => [r.headers.get("x-service-webhook-type"), r]),
+    );
+    for (const [type, r] of Object.entries(byType)) {
+      assert.equal(r.method, "POST");
+      assert.equal(r.headers.get("content-type"), "application/json");
+      assert.equal(r.headers.get("x-service-webhook"), "true");
+      const timestamp = r.headers.get("x-service-webhook-timestamp")!;
+      const expected = "sha256=" +
+        createHmac("sha256", webhookSecret(app.services.secret)).update(`${timestamp}.${r.body}`)
+          .digest("hex");
+      assert.equal(r.headers.get("x-service-signature"), expected, type);
+      const body = JSON.parse(r.body);
+      for (const secret of ["password", "token", "totpSecret", "passkeys", "oauthProviders"]) {
+        assert.ok(!keys(body).includes(secret), `${type} carries ${secret}`);
+      }
+      const user = await app.services.store.getUser(upload.user.id);
+      assert.ok(!r.body.includes(user!.password!) && !r.body.includes(user!.token));
+    }
+    assert.deepEqual(JSON.parse(byType.upload.body), {
+      type: "upload",
+      data: {
+        user: {
+          id: upload.user.id,
+          username: "uploader",
+          role: "USER",
+          avatar: null,
+          createdAt: upload.user.createdAt.toISOString(),
+        },
+        file: {
+          id: "f1",
+          name: "cat.png",
+          originalName: "my cat.png",
+          size: 1234,
+          type: "image/png",
+          createdAt: created.toISOString(),
+          views: 0,
+          favorite: false,
+        },
+        link: { raw: "https://ferry.example/raw/cat.png" },
+      },
+    });
+    assert.deepEqual(JSON.parse(byType.shorten.body), {
+      type: "shorten",
+      data: {
+        user: { id: upload.user.id, username: "uploader", role: "USER" },
+        url: {
+          id: "u1",
+          code: "abc123",
+          destination: "https://example.org/x",
+          views: 0,
+          createdAt: created.toISOString(),
+        },
+        link: { raw: "https://ferry.example/go/abc123" },
+      },
+    });
+    assert.equal(await app.services.store.webhooks.pending(), 0);
+  } finally {
+    await receiver.close();
+  }
+});
+
+apiTest("nothing is sent when no webhook is configured", async (app) => {
+  const upload = await uploadEvent(app);
+  await configure(app, { chatWebhookUrl: "http://127.0.0.1:9/only-global" });
+  await queueUpload(app.services, upload);
+  await queueShorten(app.services, shortenEvent(upload.user));
+  assert.equal(await app.services.store.webhooks.pending(), 0);
+});
+
+apiTest("chat webhooks: per-event config, URL fallback, templates and embeds", async (app) => {
+  const receiver = startReceiver();
+  try {
+    await configure(app, {
+      chatWebhookUrl: receiver.url,
+      chatUsername: "Ferry",
+      chatOnUploadContent:
+        "{user.username} uploaded {file.name} ({file.size} bytes, {file.type}) " +
+        "{link.raw} {nope.nothing}",
+      chatOnUploadEmbed: {
+        title: "New file {file.name}",
+        description: "by {user.id}",
+        color: "#abc",
+        footer: "{url.code}",
+        timestamp: true,
+        thumbnail: true,
+        imageOrVideo: true,
+      },
+      chatOnShortenUsername: "Shortener",
+      chatOnShortenContent: "{url.destination} → {url.code} {file.name}",
+    });
+    const upload = await uploadEvent(app);
+    await queueUpload(app.services, upload);
+    await queueShorten(app.services, shortenEvent(upload.user));
+    await new WebhookWorker(app.services).runOnce();
+    const bodies = receiver.received.map((r) => JSON.parse(r.body));
+    const [up] = bodies.filter((b) => b.embeds.length === 1);
+    const [short] = bodies.filter((b) => b.embeds.length === 0);
+    assert.deepEqual(up, {
+      username: "Ferry",
+      avatar_url: null,
+      content: `uploader uploaded cat.png (1234 bytes, image/png) ` +
+        `https://ferry.example/raw/cat.png {nope.nothing}`,
+      embeds: [{
+        title: "New file cat.png",
+        description: `by ${upload.user.id}`,
+        color: 0xaabbcc,
+        footer: { text: "{url.code}" },
+        timestamp: created.toISOString(),
+        image: { url: "https://ferry.example/raw/cat.png" },
+        thumbnail: { url: "https://ferry.example/raw/cat.png" },
+      }],
+    });
+    assert.deepEqual(short, {
+      username: "Shortener",
+      avatar_url: null,
+      content: "https://example.org/x → abc123 {file.name}",
+      embeds: [],
+    });
+    for (const r of receiver.received) {
+      assert.equal(r.headers.get("content-type"), "application/json");
+    }
+  } finally {
+    await receiver.close();
+  }
+});
+
+apiTest("a receiver that fails twice then succeeds gets exactly one success", async (app) => {
+  const receiver = startReceiver((n) => (n < 2 ? 503 : 204));
+  try {
+    await configure(app, { httpWebhookOnUpload: receiver.url });
+    await queueUpload(app.services, await uploadEvent(app));
+    const worker = new WebhookWorker(app.services);
+    await worker.runOnce();
+    assert.equal(await worker.runOnce(), 0, "not due before its backoff");
+    app.clock.advance(RETRY_DELAYS_MS[0]);
+    await worker.runOnce();
+    app.clock.advance(RETRY_DELAYS_MS[1]);
+    await worker.runOnce();
+    app.clock.advance(RETRY_DELAYS_MS[2]);
+    assert.equal(await worker.runOnce(), 0);
+    assert.equal(receiver.received.length, 3);
+    assert.equal(await app.services.store.webhooks.pending(), 0);
+    const warnings = app.logger.lines.filter((l) =>
+      l.message.startsWith("webhook delivery failed")
+    );
+    assert.equal(warnings.length, 2);
+    assert.equal(warnings[0].fields?.target, receiver.url);
+    assert.equal(warnings[0].fields?.error, "HTTP 503");
+  } finally {
+    await receiver.close();
+  }
+});
+
+apiTest("a 4xx is final; an unreachable target is retried", async (app) => {
+  const receiver = startReceiver(() => 410);
+  try {
+    await configure(app, {
+      httpWebhookOnUpload: receiver.url,
+      httpWebhookOnShorten: "http://127.0.0.1:9/closed",
+    });
+    const upload = await uploadEvent(app);
+    await queueUpload(app.services, upload);
+    await queueShorten(app.services, shortenEvent(upload.user));
+    await new WebhookWorker(app.services).runOnce();
+    assert.equal(receiver.received.length, 1);
+    assert.equal(await app.services.store.webhooks.pending(), 1, "the unreachable one waits");
+    assert.ok(app.logger.lines.some((l) => l.message === "webhook delivery failed for good"));
+  } finally {
+    await receiver.close();
+  }
+});
+
+apiTest("a pending delivery survives a restart of the worker", async (app) => {
+  const receiver = startReceiver();
+  try {
+    await configure(app, { httpWebhookOnUpload: receiver.url });
+    await queueUpload(app.services, await uploadEvent(app));
+    // The process that queued it stops before sending; a new one starts on the same store.
+    const restarted = new WebhookWorker(app.services);
+    await restarted.runOnce();
+    assert.equal(receiver.received.length, 1);
+    assert.equal(JSON.parse(receiver.received[0].body).type, "upload");
+  } finally {
+    await receiver.close();
+  }
+});
+
+apiTest("GET /api/server/webhooks: the signing secret, for SUPERADMINs only", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  const admin = await actor(app, "ADMIN");
+  const res = await app.json("GET", "/api/server/webhooks", undefined, root.headers);
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body, { secret: webhookSecret(app.services.secret), pending: 0 });
+  assert.equal(
+    (await app.json("GET", "/api/server/webhooks", undefined, admin.headers)).status,
+    403,
+  );
+});

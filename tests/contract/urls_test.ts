@@ -1,0 +1,233 @@
+/** The URL and invite stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
+import assert from "node:assert/strict";
+import { newId, systemRandom } from "../../core/clock.ts";
+import type { InviteRecord } from "../../db/invites.ts";
+import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
+import type { UrlRecord } from "../../db/urls.ts";
+import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+
+let tick = Date.UTC(2026, 0, 1);
+
+async function owner(store: Store, username = `u${tick}`): Promise<UserRecord> {
+  const at = new Date(tick += 1000);
+  const user: UserRecord = {
+    id: newId(systemRandom),
+    username,
+    password: null,
+    role: "USER",
+    avatar: null,
+    token: newId(systemRandom),
+    totpSecret: null,
+    view: {},
+    quota: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await store.createUser(user);
+  return user;
+}
+
+function url(userId: string | null, code: string, extra: Partial<UrlRecord> = {}): UrlRecord {
+  const at = new Date(tick += 1000);
+  return {
+    id: newId(systemRandom),
+    code,
+    vanity: null,
+    destination: "https://example.com/",
+    views: 0,
+    maxViews: null,
+    password: null,
+    enabled: true,
+    userId,
+    createdAt: at,
+    updatedAt: at,
+    ...extra,
+  };
+}
+
+function invite(inviterId: string, extra: Partial<InviteRecord> = {}): InviteRecord {
+  const at = new Date(tick += 1000);
+  return {
+    id: newId(systemRandom),
+    code: newId(systemRandom).slice(0, 8),
+    expiresAt: null,
+    uses: 0,
+    maxUses: null,
+    inviterId,
+    createdAt: at,
+    updatedAt: at,
+    ...extra,
+  };
+}
+
+async function rejectsUnique(promise: Promise<unknown>, field: string) {
+  await assert.rejects(promise, (e) => e instanceof UniqueError && e.field === field);
+}
+
+const steps: Record<string, (store: Store) => Promise<void>> = {
+  "urls round-trip every field; found by id, code and vanity": async (store) => {
+    const u = await owner(store);
+    const full = url(u.id, "abc", {
+      vanity: "Nice",
+      maxViews: 4,
+      password: "$argon2id$hash",
+      enabled: false,
+      views: 2,
+    });
+    assert.equal(await store.urls.create(full, null), true);
+    assert.deepEqual(await store.urls.get(full.id), full);
+    assert.deepEqual(await store.urls.getByName("abc"), full);
+    assert.deepEqual(await store.urls.getByName("Nice"), full);
+    assert.equal(await store.urls.getByName("nice"), null);
+    assert.equal(await store.urls.get("missing"), null);
+  },
+
+  "codes and vanities share one namespace": async (store) => {
+    const u = await owner(store);
+    await store.urls.create(url(u.id, "one", { vanity: "van" }), null);
+    await rejectsUnique(store.urls.create(url(u.id, "one"), null), "code");
+    await rejectsUnique(store.urls.create(url(u.id, "van"), null), "code");
+    await rejectsUnique(store.urls.create(url(u.id, "two", { vanity: "one" }), null), "vanity");
+    await rejectsUnique(store.urls.create(url(u.id, "two", { vanity: "van" }), null), "vanity");
+    assert.equal(await store.urls.countByUser(u.id), 1);
+    const racers = await Promise.allSettled(
+      Array.from(
+        { length: 6 },
+        (_, i) => store.urls.create(url(u.id, `r${i}`, { vanity: "hot" }), null),
+      ),
+    );
+    assert.equal(racers.filter((r) => r.status === "fulfilled").length, 1);
+  },
+
+  "maxUrls: creates stop at the limit, also concurrently; deletes free a slot": async (store) => {
+    const u = await owner(store);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.urls.create(url(u.id, `c${i}`), 3)),
+    );
+    assert.equal(results.filter(Boolean).length, 3);
+    assert.equal(await store.urls.countByUser(u.id), 3);
+    const [first] = await store.urls.listByUser(u.id);
+    assert.equal((await store.urls.delete(first.id))?.id, first.id);
+    assert.equal(await store.urls.delete(first.id), null);
+    assert.equal(await store.urls.countByUser(u.id), 2);
+    assert.equal(await store.urls.create(url(u.id, "again"), 3), true);
+    assert.equal(await store.urls.create(url(u.id, "over"), 3), false);
+    assert.equal(await store.urls.getByName("over"), null);
+  },
+
+  "update: fields, vanity moves in the namespace, clashes refused": async (store) => {
+    const u = await owner(store);
+    const a = url(u.id, "aaa", { vanity: "old" });
+    const b = url(u.id, "bbb");
+    await store.urls.create(a, null);
+    await store.urls.create(b, null);
+    const now = new Date(tick += 1000);
+    const updated = await store.urls.update(a.id, {
+      vanity: "new",
+      destination: "https://new.example/",
+      maxViews: 9,
+      password: null,
+      enabled: false,
+    }, now);
+    assert.deepEqual(updated, {
+      ...a,
+      vanity: "new",
+      destination: "https://new.example/",
+      maxViews: 9,
+      enabled: false,
+      updatedAt: now,
+    });
+    assert.equal(await store.urls.getByName("old"), null);
+    assert.equal((await store.urls.getByName("new"))?.id, a.id);
+    await rejectsUnique(store.urls.update(b.id, { vanity: "new" }, now), "vanity");
+    await rejectsUnique(store.urls.update(b.id, { vanity: "aaa" }, now), "vanity");
+    assert.equal((await store.urls.update(b.id, { vanity: "old" }, now))?.vanity, "old");
+    assert.equal(await store.urls.update("missing", { enabled: true }, now), null);
+  },
+
+  "view: counts, stops at maxViews exactly, also concurrently": async (store) => {
+    const u = await owner(store);
+    const free = url(u.id, "free");
+    const capped = url(u.id, "capped", { maxViews: 4 });
+    await store.urls.create(free, null);
+    await store.urls.create(capped, null);
+    await Promise.all(Array.from({ length: 10 }, () => store.urls.view(free.id)));
+    assert.equal((await store.urls.get(free.id))?.views, 10);
+    const views = await Promise.all(Array.from({ length: 10 }, () => store.urls.view(capped.id)));
+    assert.equal(views.filter((v) => v?.counted).length, 4);
+    assert.equal((await store.urls.get(capped.id))?.views, 4);
+    assert.equal(await store.urls.view("missing"), null);
+  },
+
+  "listByUser, deleteByUser and orphanByUser": async (store) => {
+    const a = await owner(store);
+    const b = await owner(store);
+    const a1 = url(a.id, "a1", { vanity: "av" });
+    const a2 = url(a.id, "a2");
+    const b1 = url(b.id, "b1");
+    for (const x of [a1, a2, b1]) await store.urls.create(x, null);
+    assert.deepEqual((await store.urls.listByUser(a.id)).map((x) => x.id), [a1.id, a2.id]);
+    assert.equal(await store.urls.deleteByUser(a.id), 2);
+    assert.equal(await store.urls.getByName("av"), null);
+    assert.equal(await store.urls.countByUser(a.id), 0);
+    assert.equal(await store.urls.orphanByUser(b.id), 1);
+    assert.equal((await store.urls.get(b1.id))?.userId, null);
+    assert.deepEqual(await store.urls.listByUser(b.id), []);
+    assert.equal((await store.urls.getByName("b1"))?.id, b1.id);
+  },
+
+  "invites: round-trip, unique codes, delete, deleteByInviter": async (store) => {
+    const u = await owner(store);
+    const full = invite(u.id, { expiresAt: new Date(tick + 60_000), maxUses: 3, uses: 1 });
+    await store.invites.create(full);
+    assert.deepEqual(await store.invites.get(full.id), full);
+    assert.deepEqual(await store.invites.getByCode(full.code), full);
+    await rejectsUnique(store.invites.create(invite(u.id, { code: full.code })), "code");
+    const other = invite(u.id);
+    await store.invites.create(other);
+    assert.deepEqual((await store.invites.list()).map((i) => i.id), [full.id, other.id]);
+    assert.deepEqual(await store.invites.delete(other.id), other);
+    assert.equal(await store.invites.delete(other.id), null);
+    assert.equal(await store.invites.getByCode(other.code), null);
+    assert.equal(await store.invites.deleteByInviter(u.id), 1);
+    assert.deepEqual(await store.invites.list(), []);
+  },
+
+  "invites: use honours expiry and maxUses exactly, also concurrently; release": async (store) => {
+    const u = await owner(store);
+    const now = new Date(tick += 1000);
+    const capped = invite(u.id, { maxUses: 3 });
+    const expiring = invite(u.id, { expiresAt: new Date(now.getTime() + 1000) });
+    await store.invites.create(capped);
+    await store.invites.create(expiring);
+    const uses = await Promise.all(
+      Array.from({ length: 8 }, () => store.invites.use(capped.id, now)),
+    );
+    assert.equal(uses.filter(Boolean).length, 3);
+    assert.equal((await store.invites.get(capped.id))?.uses, 3);
+    await store.invites.release(capped.id);
+    assert.equal((await store.invites.use(capped.id, now))?.uses, 3);
+    assert.equal((await store.invites.use(expiring.id, now))?.uses, 1);
+    assert.equal(await store.invites.use(expiring.id, new Date(now.getTime() + 1000)), null);
+    assert.equal(await store.invites.use("missing", now), null);
+  },
+};
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name: `url and invite store contract: ${kind}`,
+    ignore: ignoreKind(kind),
+    fn: async (t) => {
+      for (const [name, step] of Object.entries(steps)) {
+        await t.step(name, async () => {
+          const { store, close } = await openTestStore(kind);
+          try {
+            await step(store);
+          } finally {
+            await close();
+          }
+        });
+      }
+    },
+  });
+}

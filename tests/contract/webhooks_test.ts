@@ -1,0 +1,68 @@
+/** The webhook outbox contract, on Deno KV and PostgreSQL alike. */
+import assert from "node:assert/strict";
+import type { WebhookDelivery } from "../../db/webhooks.ts";
+import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+
+const delivery = (id: string, nextAt: number): WebhookDelivery => ({
+  id,
+  kind: "http",
+  event: "upload",
+  url: "http://127.0.0.1:9/hook",
+  body: JSON.stringify({ id }),
+  attempts: 0,
+  nextAt,
+  createdAt: nextAt,
+  lastError: null,
+});
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name: `webhook outbox contract: ${kind}`,
+    ignore: ignoreKind(kind),
+    fn: async (t) => {
+      const { store, close } = await openTestStore(kind);
+      const outbox = store.webhooks;
+      try {
+        await t.step("claims due deliveries in time order, leasing them", async () => {
+          await outbox.enqueue([delivery("a", 1000), delivery("b", 2000), delivery("c", 9000)]);
+          assert.equal(await outbox.pending(), 3);
+          const first = await outbox.claimDue(5000, 10, 30_000);
+          assert.deepEqual(first.map((d) => d.id), ["a", "b"]);
+          assert.deepEqual(first[0], delivery("a", 1000));
+          assert.deepEqual(await outbox.claimDue(5000, 10, 30_000), [], "leased");
+          assert.deepEqual(
+            (await outbox.claimDue(35_001, 10, 30_000)).map((d) => d.id).sort(),
+            ["a", "b", "c"],
+            "a lease that runs out makes the delivery due again",
+          );
+        });
+
+        await t.step("settle removes; reschedule records the attempt", async () => {
+          await outbox.settle("a");
+          await outbox.reschedule("b", 1, 100_000, "HTTP 500");
+          assert.deepEqual((await outbox.claimDue(99_999, 10, 1)).map((d) => d.id), ["c"]);
+          const [b] = await outbox.claimDue(100_000, 10, 1);
+          assert.equal(b.id, "b");
+          assert.equal(b.attempts, 1);
+          assert.equal(b.lastError, "HTTP 500");
+          await outbox.settle("b");
+          await outbox.settle("c");
+          await outbox.settle("missing");
+          assert.equal(await outbox.pending(), 0);
+        });
+
+        await t.step("concurrent claims never share a delivery", async () => {
+          await outbox.enqueue(Array.from({ length: 20 }, (_, i) => delivery(`d${i}`, i)));
+          const batches = await Promise.all(
+            Array.from({ length: 5 }, () => outbox.claimDue(1000, 6, 60_000)),
+          );
+          const ids = batches.flat().map((d) => d.id);
+          assert.equal(new Set(ids).size, ids.length);
+          assert.equal(ids.length, 20);
+        });
+      } finally {
+        await close();
+      }
+    },
+  });
+}
