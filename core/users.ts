@@ -4,7 +4,7 @@
  * keep, so a secret can only leak by being added here on purpose.
  */
 import { type QuotaRecord, type Role, UniqueError, type UserRecord } from "../db/store.ts";
-import { checkAvatar } from "./avatars.ts";
+import { checkAvatar, defaultAvatar } from "./avatars.ts";
 import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";
 import { hashPassword } from "./passwords.ts";
@@ -45,9 +45,13 @@ export function usernameTaken(error: unknown): unknown {
     : error;
 }
 
-/** Stores a new user; a taken username is 400 `Username already exists`. */
+/**
+ * Stores a new user; a taken username is 400 `Username already exists`. A user
+ * created without an avatar gets the server's default (`websiteDefaultAvatar`).
+ */
 export async function createUser(s: Services, input: NewUser): Promise<UserRecord> {
-  const user = await buildUser(s, input);
+  const avatar = input.avatar === undefined ? await defaultAvatar(s) : input.avatar;
+  const user = await buildUser(s, { ...input, avatar });
   try {
     await s.store.createUser(user);
   } catch (error) {

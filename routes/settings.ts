@@ -41,6 +41,7 @@ const patch = defineRoute({
   method: "patch",
   path: "/server/settings",
   auth: "admin",
+  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Change any subset of the settings, all or nothing",
   description: "Every key is validated before any is written; unknown keys, keys set by the " +

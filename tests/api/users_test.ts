@@ -266,3 +266,30 @@ apiTest("avatars: image data URIs and URLs, nothing else", async (app) => {
   assert.equal(huge.status, 400);
   assert.equal((await app.services.store.getUser(ok.body.id))!.avatar, png);
 });
+
+apiTest("a user created without an avatar gets websiteDefaultAvatar's image", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/default.png`;
+    await Deno.writeFile(path, new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
+    await app.services.store.updateSettings({ websiteDefaultAvatar: path });
+    await app.services.settings.reload();
+    const res = await app.json(
+      "POST",
+      "/api/users",
+      { username: "d", password: "pw" },
+      root.headers,
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.body.avatar, "data:image/png;base64,iVBORwECAw==");
+    const own = await app.json("POST", "/api/users", {
+      username: "e",
+      password: "pw",
+      avatar: "https://example.org/e.png",
+    }, root.headers);
+    assert.equal(own.body.avatar, "https://example.org/e.png");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
