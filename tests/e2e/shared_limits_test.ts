@@ -27,7 +27,10 @@ Deno.test({
       const setup = await a.json("POST", "/api/setup", { username: "admin", password: "pw" });
       assert.equal(setup.status, 200);
       const credentials = { username: "admin", password: "pw" };
-      // Login allows one attempt per 2 s per client, across both processes.
+      // Login allows one attempt per 2 s per client, across both processes. The
+      // windows are fixed: start the pair just after one begins, so it cannot
+      // straddle two.
+      await new Promise((resolve) => setTimeout(resolve, 2000 - (Date.now() % 2000) + 50));
       const first = await a.json("POST", "/api/auth/login", credentials);
       const second = await b.json("POST", "/api/auth/login", credentials);
       assert.deepEqual([first.status, second.status].sort(), [200, 429]);
