@@ -1,0 +1,32 @@
+/** Passwords: argon2id PHC hashes, ours and Zipline's (the argon2 npm package's defaults). */
+import assert from "node:assert/strict";
+import { systemRandom } from "../../core/clock.ts";
+import { hashPassword, verifyDecoy, verifyPassword } from "../../core/passwords.ts";
+
+const fixture = new URL(
+  "../../../shared/reference/fixtures/zipline-v4-export.sample.json",
+  import.meta.url,
+);
+
+Deno.test("new hashes are argon2id PHC strings that verify, and only with the password", async () => {
+  const hash = await hashPassword("correct horse", systemRandom);
+  assert.match(hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+  assert.equal(await verifyPassword("correct horse", hash), true);
+  assert.equal(await verifyPassword("correct horsE", hash), false);
+  assert.notEqual(await hashPassword("correct horse", systemRandom), hash, "salted");
+});
+
+Deno.test("a hash made by Zipline (m=65536, t=3, p=4) verifies as it is", async () => {
+  const doc = JSON.parse(await Deno.readTextFile(fixture));
+  const maria = doc.data.users.find((u: { username: string }) => u.username === "maria");
+  assert.match(maria.password, /^\$argon2id\$v=19\$m=65536,t=3,p=4\$/);
+  assert.equal(await verifyPassword("maria-pass-2024", maria.password), true);
+  assert.equal(await verifyPassword("maria-pass-2025", maria.password), false);
+});
+
+Deno.test("malformed hashes never verify, and the decoy always refuses", async () => {
+  for (const hash of ["", "plain", "$argon2id$v=19$m=1$bad", "$2b$10$bcrypthash"]) {
+    assert.equal(await verifyPassword("x", hash), false, hash);
+  }
+  assert.equal(await verifyDecoy("anything"), false);
+});
