@@ -1,6 +1,7 @@
 /** `serve`: the HTTP server, with graceful shutdown on SIGINT and SIGTERM. */
 import type { Config } from "../core/config.ts";
 import { WebhookWorker } from "../core/webhooks/worker.ts";
+import { TaskRunner } from "../core/tasks/runner.ts";
 import { createApp } from "../routes/mod.ts";
 import { closeServices, openServices } from "./services.ts";
 
@@ -10,6 +11,8 @@ export async function serve(config: Config): Promise<void> {
   services.settings.start();
   const webhooks = new WebhookWorker(services);
   webhooks.start();
+  const tasks = new TaskRunner(services);
+  tasks.start();
   const app = createApp(services, { logRequests: true });
   const server = Deno.serve({
     port: config.port,
@@ -29,6 +32,7 @@ export async function serve(config: Config): Promise<void> {
       services.logger.info("shutting down: finishing in-flight requests", { signal });
       await server.shutdown();
       await webhooks.stop();
+      await tasks.stop();
       await closeServices(services);
       services.logger.info("stopped");
     })();

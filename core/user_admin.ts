@@ -6,6 +6,7 @@
 import type { Role, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
 import { ApiError, forbidden } from "./errors.ts";
+import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { hashPassword } from "./passwords.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
@@ -93,7 +94,8 @@ export async function adminUpdateUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned.
+ * without, they stay, orphaned. Its tags and folders always go; the files in
+ * its folders move to the root first.
  */
 export async function adminDeleteUser(
   s: Services,
@@ -108,6 +110,8 @@ export async function adminDeleteUser(
   if (deleteContent) await s.store.urls.deleteByUser(id);
   else await s.store.urls.orphanByUser(id);
   await s.store.invites.deleteByInviter(id);
+  await s.store.tags.deleteByUser(id);
+  await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);
   const removed = await s.store.deleteUser(id);
   if (!removed) throw userNotFound();

@@ -106,6 +106,8 @@ export interface FileQuery {
   /** Keep only types starting with one of these (`image/`, …). */
   typePrefixes?: string[];
   folderId?: string;
+  /** Keep only files with these ids (a tag search). */
+  ids?: string[];
   /** Case-insensitive substring search. */
   search?: { field: FileSearchField; query: string };
 }
@@ -168,10 +170,12 @@ export interface FileStore {
  */
 export function queryFiles(records: FileRecord[], q: FileQuery): FilePage {
   const needle = q.search?.query.toLowerCase();
+  const ids = q.ids && new Set(q.ids);
   const matches = records.filter((f) =>
     !f.pending && f.userId === q.userId &&
     (q.favorite === undefined || f.favorite === q.favorite) &&
     (q.folderId === undefined || f.folderId === q.folderId) &&
+    (ids === undefined || ids.has(f.id)) &&
     (!q.typePrefixes || q.typePrefixes.some((p) => f.type.startsWith(p))) &&
     (needle === undefined || (f[q.search!.field] ?? "").toLowerCase().includes(needle))
   );

@@ -13,6 +13,10 @@ import type { UrlStore } from "./urls.ts";
 import type { WebhookStore } from "./webhooks.ts";
 import type { OauthStore } from "./oauth.ts";
 import type { MetricStore } from "./metrics.ts";
+import type { FolderStore } from "./folders.ts";
+import type { TagStore } from "./tags.ts";
+import type { ChunkStore } from "./chunks.ts";
+import type { LeaseStore } from "./leases.ts";
 
 /** User roles, lowest first. */
 export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
@@ -91,6 +95,14 @@ export interface Store {
   readonly oauth: OauthStore;
   /** Metrics snapshots. */
   readonly metrics: MetricStore;
+  /** Chunked uploads in progress. */
+  readonly chunks: ChunkStore;
+  /** Background task leases. */
+  readonly leases: LeaseStore;
+  /** Users' folder trees. */
+  readonly folders: FolderStore;
+  /** Users' tags and their links to files. */
+  readonly tags: TagStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

@@ -14,9 +14,11 @@ import {
   fileView,
   findFile,
   listFiles,
+  taggedViews,
   updateFile,
 } from "../core/files/manage.ts";
-import { OPTION_PREFIXES, parseUploadOptions } from "../core/files/options.ts";
+import { moveFiles } from "../core/files/folders.ts";
+import { OPTION_PREFIXES, type OptionHeader, parseUploadOptions } from "../core/files/options.ts";
 import { ACCESS_SECONDS, accessCookieName, verifyFileAccess } from "../core/files/passwords.ts";
 import { upload } from "../core/files/upload.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
@@ -27,8 +29,17 @@ import { type AppEnv, currentUser as me } from "./env.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
 
-/** A file as the API shows it. */
-const FileSchema = z.object({
+/** A tag as a file carries it. */
+const FileTagSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  color: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+}).openapi("FileTag");
+
+/** A file as the API shows it; `tags` where Zipline sends them (list, get, change). */
+export const FileSchema = z.object({
   id: z.string(),
   name: z.string(),
   originalName: z.string().nullable(),
@@ -44,6 +55,7 @@ const FileSchema = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   url: z.string().openapi({ description: "Where it is served, relative: `/u/<name>`" }),
+  tags: z.array(FileTagSchema).optional(),
 }).openapi("File");
 
 const IdParam = z.object({
@@ -100,6 +112,9 @@ const upload_ = defineRoute({
               name: z.string(),
               type: z.string(),
               url: z.string(),
+              removedGps: z.literal(true).optional().openapi({
+                description: "GPS data was removed from the image",
+              }),
             })),
             deletesAt: z.string().optional().openapi({ description: "`never` or an ISO time" }),
           }).openapi("UploadReply"),
@@ -108,7 +123,9 @@ const upload_ = defineRoute({
       },
     },
     400: errorDoc(
-      "`bad options[<header>]: …`, `file[i]: File extension .<ext> is not allowed`, " +
+      "`bad options[<header>]: …`, `bad options, receieved: partial upload` (a " +
+        "`Content-Range`: chunks go to `/api/upload/partial`), " +
+        "`file[i]: File extension .<ext> is not allowed`, " +
         "`file[i]: Invalid characters in original filename`, a malformed body",
     ),
     401: errorDoc("`not logged in`, `no token`, `could not decrypt token`, …"),
@@ -137,8 +154,10 @@ const list = defineRoute({
       favorite: z.enum(["true", "false"]).optional(),
       sortBy: z.enum(FILE_SORT_KEYS).default("createdAt"),
       order: z.enum(["asc", "desc"]).default("desc"),
-      searchField: z.enum(FILE_SEARCH_FIELDS).default("name"),
-      searchQuery: z.string().max(1000).optional(),
+      searchField: z.enum([...FILE_SEARCH_FIELDS, "tags"]).default("name"),
+      searchQuery: z.string().max(1000).optional().openapi({
+        description: "A substring; for `tags`, comma-separated tag ids the files must all carry",
+      }),
       id: z.string().max(100).optional().openapi({ description: "Whose files (a user id)" }),
       folder: z.string().max(100).optional().openapi({ description: "Only this folder's" }),
     }),
@@ -149,30 +168,49 @@ const list = defineRoute({
         page: z.array(FileSchema),
         total: z.number().int(),
         pages: z.number().int(),
-        search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
+        search: z.object({
+          field: z.enum([...FILE_SEARCH_FIELDS, "tags"]),
+          query: z.union([z.string(), z.array(z.string())]),
+        }).optional(),
       }).openapi("FilePage"),
       "The page, the number of matching files and of pages",
     ),
-    404: errorDoc("`Not Found`: the user is unknown or not one the caller manages"),
+    400: errorDoc("`Invalid tag specified`, or a malformed query"),
+    404: errorDoc(
+      "`Not Found`: the user is unknown or not one the caller manages, or the folder is not " +
+        "one of that user's",
+    ),
   },
 });
 
 const FileIds = z.array(z.string().min(1).max(1024)).min(1).max(1000);
 
-const bulkFavorite = defineRoute({
+const bulkChange = defineRoute({
   method: "patch",
   path: "/user/files/transaction",
   auth: "user",
   rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
-  summary: "Favorite or unfavorite several files (moving into folders comes with folders)",
+  summary: "Favorite or unfavorite several files, or move the caller's own into its folder",
   request: {
     body: jsonBody(z.object({
       files: FileIds.openapi({ example: ["c0"] }),
-      favorite: z.boolean().openapi({ example: true }),
+      favorite: z.boolean().optional().openapi({ example: true }),
+      folder: z.string().min(1).max(100).optional().openapi({
+        description: "A folder of the caller's to move the files into (when no `favorite`)",
+      }),
     })),
   },
-  responses: { 200: json(z.object({ count: z.number().int() }), "How many files changed") },
+  responses: {
+    200: json(
+      z.object({
+        count: z.number().int(),
+        name: z.string().optional().openapi({ description: "The folder's name, on a move" }),
+      }),
+      "How many files changed",
+    ),
+    404: errorDoc("`Folder not found`, `No files were moved.`"),
+  },
 });
 
 const bulkDelete = defineRoute({
@@ -222,11 +260,17 @@ const patch = defineRoute({
       originalName: z.string().max(255).nullable().optional(),
       type: z.string().trim().min(1).max(255).optional(),
       name: z.string().trim().min(1).max(255).optional(),
+      tags: z.array(z.string().min(1).max(100)).max(100).optional().openapi({
+        description: "Tag ids of the file owner's; they replace the file's tags",
+      }),
     })),
   },
   responses: {
     200: json(FileSchema, "The changed file"),
-    400: errorDoc("`File with this name already exists`, `name: invalid file name`, …"),
+    400: errorDoc(
+      "`File with this name already exists`, `name: invalid file name`, " +
+        "`Invalid tag specified`, …",
+    ),
     404: notFound,
     500: errorDoc("`Failed to rename file in datasource`, or `Internal Server Error`"),
   },
@@ -266,7 +310,7 @@ const password = defineRoute({
  * The uploader: the authenticated caller; `null` for an anonymous folder
  * upload (a folder and no credentials at all); otherwise the 401 of `user` auth.
  */
-async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
+export async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
   if (c.var.user) return c.var.user;
   const authorization = c.req.header("authorization");
   const sessionSecret = getCookie(c, SESSION_COOKIE);
@@ -275,18 +319,25 @@ async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
   return (await authenticate(c.var.services, { authorization, sessionSecret }, "user")).user;
 }
 
+/** Reads an option header by its short name, whichever prefix it came with. */
+export function optionHeader(c: Context<AppEnv>): OptionHeader {
+  return (name) => OPTION_PREFIXES.map((p) => c.req.header(p + name)).find((v) => v !== undefined);
+}
+
 /** The upload and files routes. */
 export const fileRoutes = newRouter()
   .openapi(upload_, async (c) => {
     const s = c.var.services;
     const user = await uploader(c);
+    // A chunk sent here would be stored as a whole file (Zipline's words, typo included).
+    if (c.req.header("content-range") !== undefined) {
+      throw new ApiError(400, "bad options, receieved: partial upload");
+    }
     const boundary = multipartBoundary(c.req.header("content-type"));
     const body = c.req.raw.body;
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const settings = s.settings.all();
-    const header = (name: string) =>
-      OPTION_PREFIXES.map((p) => c.req.header(p + name)).find((v) => v !== undefined);
-    const options = parseUploadOptions(header, settings, s.clock.now(), s.random);
+    const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random);
     const result = await upload(s, {
       user,
       options,
@@ -306,9 +357,14 @@ export const fileRoutes = newRouter()
     });
     return c.json(page, 200);
   })
-  .openapi(bulkFavorite, async (c) => {
-    const { files, favorite } = c.req.valid("json");
-    return c.json({ count: await favoriteFiles(c.var.services, me(c), files, favorite) }, 200);
+  .openapi(bulkChange, async (c) => {
+    const { files, favorite, folder } = c.req.valid("json");
+    const s = c.var.services;
+    if (favorite !== undefined) {
+      return c.json({ count: await favoriteFiles(s, me(c), files, favorite) }, 200);
+    }
+    if (folder === undefined) throw new ApiError(400, "Cannot PATCH without an action");
+    return c.json(await moveFiles(s, me(c), files, folder), 200);
   })
   .openapi(bulkDelete, async (c) => {
     const { files, delete_datasourceFiles } = c.req.valid("json");
@@ -318,12 +374,14 @@ export const fileRoutes = newRouter()
   .openapi(get, async (c) => {
     const s = c.var.services;
     const file = await findFile(s, me(c), c.req.valid("param").id);
-    return c.json(fileView(s.settings.all(), file), 200);
+    const [view] = await taggedViews(s, [file]);
+    return c.json(view, 200);
   })
   .openapi(patch, async (c) => {
     const s = c.var.services;
     const file = await updateFile(s, me(c), c.req.valid("param").id, c.req.valid("json"));
-    return c.json(fileView(s.settings.all(), file), 200);
+    const [view] = await taggedViews(s, [file]);
+    return c.json(view, 200);
   })
   .openapi(remove, async (c) => {
     const s = c.var.services;

@@ -54,8 +54,54 @@ export interface Datasource {
   delete(name: string): Promise<void>;
   /** Renames `from` to `to`; rejects with {@link NotFoundError} when `from` is missing. */
   rename(from: string, to: string): Promise<void>;
+  /**
+   * Starts an object assembled from numbered parts (chunked uploads); returns
+   * the handle the other part methods take. `partSize` is the size of every
+   * part but the last, which lets S3 choose between a real multipart upload
+   * (parts of at least 5 MiB) and staged part objects joined at the end.
+   */
+  beginParts(name: string, options: PartsOptions): Promise<string>;
+  /**
+   * Stores part `number` (from 1) of exactly `size` bytes, replacing an earlier
+   * copy of it; parts may arrive in any order and at once. Resolves with the
+   * tag {@link Datasource.completeParts} needs; rejects with {@link PartSizeError}
+   * when the body is not `size` bytes long, storing nothing.
+   */
+  putPart(
+    name: string,
+    handle: string,
+    number: number,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+  ): Promise<string>;
+  /** Joins `parts` in number order into the object `name`; resolves with its size. */
+  completeParts(name: string, handle: string, parts: StoredPart[]): Promise<number>;
+  /** Drops the parts of an assembly that will not complete; the object never appears. */
+  abortParts(name: string, handle: string): Promise<void>;
   /** Releases what the implementation holds open. */
   close(): Promise<void>;
+}
+
+/** Options for {@link Datasource.beginParts}. */
+export interface PartsOptions {
+  /** The size of every part but the last. */
+  partSize: number;
+  /** MIME type recorded with the object where the backend keeps one (S3). */
+  contentType?: string;
+}
+
+/** A stored part, as {@link Datasource.putPart} answered it. */
+export interface StoredPart {
+  number: number;
+  tag: string;
+}
+
+/** Thrown by `putPart` when the body is longer or shorter than the part's size. */
+export class PartSizeError extends Error {
+  constructor(readonly expected: number) {
+    super(`the part was not ${expected} bytes long`);
+    this.name = "PartSizeError";
+  }
 }
 
 /** Thrown by `put` when the stream passes its byte limit. */
@@ -125,4 +171,37 @@ export class ByteCounter {
   get exceeded(): boolean {
     return this.#bytes > this.limit;
   }
+}
+
+/**
+ * Passes `body` on unchanged, erroring with {@link PartSizeError} as soon as it
+ * is longer than `size` bytes or when it ends shorter.
+ */
+export function exactly(
+  body: ReadableStream<Uint8Array>,
+  size: number,
+): ReadableStream<Uint8Array> {
+  let seen = 0;
+  return body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > size) throw new PartSizeError(size);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        if (seen !== size) throw new PartSizeError(size);
+      },
+    }),
+  );
+}
+
+/** One stream of the `count` streams `open` gives, read one after the other, in order. */
+export function concatenated(
+  count: number,
+  open: (index: number) => Promise<ReadableStream<Uint8Array>>,
+): ReadableStream<Uint8Array> {
+  return ReadableStream.from((async function* () {
+    for (let i = 0; i < count; i++) yield* await open(i);
+  })());
 }

@@ -7,10 +7,13 @@ import {
   ByteCounter,
   type ByteRange,
   checkRange,
+  concatenated,
   type Datasource,
+  exactly,
   NotFoundError,
   type PutOptions,
   safeName,
+  type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
 
@@ -23,6 +26,7 @@ const READ_CHUNK = 64 * 1024;
  * Stores objects as files under `root`. `put` writes to `<root>/.tmp/<uuid>` and
  * renames the finished file into place, so a reader never sees a partial object
  * and a failed upload leaves nothing behind. `.tmp` itself is not a valid object name.
+ * Chunked uploads keep their parts under `.tmp` too, invisible until joined.
  */
 export class LocalDatasource implements Datasource {
   readonly kind = "local";
@@ -34,11 +38,15 @@ export class LocalDatasource implements Datasource {
   }
 
   async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
-    const path = this.#path(name);
+    return await this.#write(this.#path(name), body, options.limit);
+  }
+
+  /** Streams `body` into a staging file, then renames it to `path`; resolves with the byte count. */
+  async #write(path: string, body: ReadableStream<Uint8Array>, limit?: number): Promise<number> {
     const staging = join(this.#root, STAGING);
     await Deno.mkdir(staging, { recursive: true });
     const temporary = join(staging, crypto.randomUUID());
-    const counter = new ByteCounter(options.limit);
+    const counter = new ByteCounter(limit);
     try {
       const file = await Deno.open(temporary, { write: true, createNew: true });
       try {
@@ -57,6 +65,51 @@ export class LocalDatasource implements Datasource {
       await Deno.remove(temporary).catch(() => {});
       throw error;
     }
+  }
+
+  /** Parts are files `<root>/.tmp/parts-<handle>/<number>`, joined by streaming into `put`. */
+  async beginParts(name: string) {
+    this.#path(name);
+    const handle = crypto.randomUUID();
+    await Deno.mkdir(this.#partsDir(handle), { recursive: true });
+    return handle;
+  }
+
+  async putPart(
+    name: string,
+    handle: string,
+    number: number,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+  ) {
+    this.#path(name);
+    await this.#write(join(this.#partsDir(handle), String(number)), exactly(body, size));
+    return String(size);
+  }
+
+  async completeParts(name: string, handle: string, parts: StoredPart[]) {
+    const dir = this.#partsDir(handle);
+    const ordered = parts.map((p) => p.number).sort((a, b) => a - b);
+    const size = await this.put(
+      name,
+      concatenated(
+        ordered.length,
+        async (i) => (await Deno.open(join(dir, String(ordered[i])))).readable,
+      ),
+    );
+    await Deno.remove(dir, { recursive: true });
+    return size;
+  }
+
+  async abortParts(name: string, handle: string) {
+    this.#path(name);
+    await Deno.remove(this.#partsDir(handle), { recursive: true }).catch(rethrowUnlessMissing);
+  }
+
+  /** Where the parts of the assembly `handle` are kept; refuses a handle that is not ours. */
+  #partsDir(handle: string): string {
+    if (!/^[0-9a-f-]{36}$/.test(handle)) throw new UnsafeNameError(handle);
+    return join(this.#root, STAGING, `parts-${handle}`);
   }
 
   async get(name: string, range?: ByteRange) {

@@ -4,29 +4,44 @@
  */
 
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import {
   ByteCounter,
   type ByteRange,
   checkRange,
+  concatenated,
   type Datasource,
+  exactly,
   NotFoundError,
+  type PartsOptions,
   type PutOptions,
   safeName,
   SizeLimitError,
+  type StoredPart,
 } from "./datasource.ts";
 
 /** Bytes per multipart part; an upload buffers at most `PART_SIZE * QUEUE_SIZE` (plus one part being cut). */
 const PART_SIZE = 8 * 1024 * 1024;
 /** Parts uploaded in parallel per `put`. */
 const QUEUE_SIZE = 2;
+/** The smallest part S3 accepts in a multipart upload, except the last. */
+export const MIN_PART_SIZE = 5 * 1024 * 1024;
+/** Where staged parts of an assembly with small parts live: `<STAGED>/<handle>/<number>`. */
+const STAGED = ".ferry-parts";
 
 /** How to reach the bucket. */
 export interface S3DatasourceOptions {
@@ -167,6 +182,132 @@ export class S3Datasource implements Datasource {
     await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: source }));
   }
 
+  /**
+   * With parts of at least {@link MIN_PART_SIZE}, a real multipart upload
+   * (handle `mp:<upload id>`): each part is one UploadPart, and completing
+   * copies nothing. Smaller parts, which S3 would refuse, are staged as
+   * objects (handle `st:<uuid>`) and streamed into the object through `put`
+   * when it completes: memory stays bounded and no temporary file is written,
+   * at the cost of a second pass over the bytes.
+   */
+  async beginParts(name: string, options: PartsOptions) {
+    const key = this.#key(name);
+    if (options.partSize < MIN_PART_SIZE) return `st:${crypto.randomUUID()}`;
+    const { UploadId } = await this.#client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        ContentType: options.contentType,
+      }),
+    );
+    if (!UploadId) throw new Error(`S3 returned no upload id for ${key}`);
+    return `mp:${UploadId}`;
+  }
+
+  async putPart(
+    name: string,
+    handle: string,
+    number: number,
+    body: ReadableStream<Uint8Array>,
+    size: number,
+  ) {
+    const key = this.#key(name);
+    const { staged, id } = parseHandle(handle);
+    if (staged) {
+      await this.put(stagedName(id, number), exactly(body, size));
+      return "staged";
+    }
+    // The SDK's HTTP handler streams Node streams, not web ones, when it knows the length;
+    // it pipes them without listening for errors, so a body of the wrong size aborts here.
+    const readable = Readable.fromWeb(exactly(body, size) as NodeReadableStream<Uint8Array>);
+    const abort = new AbortController();
+    let failure: unknown;
+    readable.on("error", (error) => {
+      failure = error;
+      abort.abort(error);
+    });
+    let ETag: string | undefined;
+    try {
+      ({ ETag } = await this.#client.send(
+        new UploadPartCommand({
+          Bucket: this.#bucket,
+          Key: key,
+          UploadId: id,
+          PartNumber: number,
+          Body: readable,
+          ContentLength: size,
+        }),
+        { abortSignal: abort.signal },
+      ));
+    } catch (error) {
+      throw failure ?? error;
+    }
+    if (!ETag) throw new Error(`S3 returned no ETag for part ${number} of ${key}`);
+    return ETag;
+  }
+
+  async completeParts(name: string, handle: string, parts: StoredPart[]) {
+    const key = this.#key(name);
+    const { staged, id } = parseHandle(handle);
+    const ordered = [...parts].sort((a, b) => a.number - b.number);
+    if (staged) {
+      const size = await this.put(
+        name,
+        concatenated(ordered.length, async (i) => {
+          const part = await this.get(stagedName(id, ordered[i].number));
+          if (!part) throw new NotFoundError(stagedName(id, ordered[i].number));
+          return part;
+        }),
+      );
+      await this.#deleteStaged(id);
+      return size;
+    }
+    await this.#client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        UploadId: id,
+        MultipartUpload: { Parts: ordered.map((p) => ({ PartNumber: p.number, ETag: p.tag })) },
+      }),
+    );
+    const size = await this.size(name);
+    if (size === null) throw new NotFoundError(name);
+    return size;
+  }
+
+  async abortParts(name: string, handle: string) {
+    const key = this.#key(name);
+    const { staged, id } = parseHandle(handle);
+    if (staged) return await this.#deleteStaged(id);
+    try {
+      await this.#client.send(
+        new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: id }),
+      );
+    } catch (error) {
+      // Already completed or aborted: nothing is left to drop. A service without the call
+      // (s3rver) keeps the parts until a bucket lifecycle rule for incomplete uploads drops them.
+      const ignored = ["NoSuchUpload", "MethodNotAllowed", "NotImplemented"];
+      if (!(error instanceof S3ServiceException && ignored.includes(error.name))) throw error;
+    }
+  }
+
+  /** Removes the staged parts of assembly `id`. */
+  async #deleteStaged(id: string): Promise<void> {
+    const Prefix = `${this.#key(`${STAGED}/${id}`)}/`;
+    while (true) {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix }),
+      );
+      const keys = (page.Contents ?? []).map((o) => o.Key!);
+      await Promise.all(
+        keys.map((Key) =>
+          this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key }))
+        ),
+      );
+      if (!page.IsTruncated || keys.length === 0) return;
+    }
+  }
+
   close() {
     this.#client.destroy();
     return Promise.resolve();
@@ -176,6 +317,18 @@ export class S3Datasource implements Datasource {
   #key(name: string): string {
     return this.#prefix + safeName(name);
   }
+}
+
+/** The parts of a handle from `beginParts`: staged or multipart, and the id. */
+function parseHandle(handle: string): { staged: boolean; id: string } {
+  const match = /^(st|mp):(.+)$/.exec(handle);
+  if (!match) throw new Error(`not an S3 assembly handle: ${handle}`);
+  return { staged: match[1] === "st", id: match[2] };
+}
+
+/** The object name of staged part `number` of assembly `id`. */
+function stagedName(id: string, number: number): string {
+  return `${STAGED}/${id}/${number}`;
 }
 
 /**

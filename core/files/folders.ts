@@ -1,12 +1,20 @@
 /**
- * Where an upload's files go. Folders arrive with their own store; until then
- * an authenticated upload keeps the `folder` header's id as an opaque
- * `folderId`, and an anonymous upload (a folder id and no credentials, which
- * only a folder that accepts uploads allows) is refused.
+ * Folders (reference §4.4, §5.7): a tree per user. A caller acts on its own
+ * folders and an administrator on those of users it manages (`canManage`);
+ * any other folder answers 404, like a missing one. A folder's files are its
+ * owner's: files move only into their owner's folders, and an upload into a
+ * folder is stored as the folder owner's. Removing a folder never removes a
+ * file unless asked (`cascade-files`): its files move to the root or to the
+ * target folder, in the same transaction as the folder change.
  */
-import type { UserRecord } from "../../db/store.ts";
-import { forbidden } from "../errors.ts";
+import type { FileRecord } from "../../db/files.ts";
+import { type FolderRecord, type FolderRemoval, FolderTreeError } from "../../db/folders.ts";
+import { UniqueError, type UserRecord } from "../../db/store.ts";
+import { newId } from "../clock.ts";
+import { badRequest, forbidden, notFound } from "../errors.ts";
+import { canManage } from "../roles.ts";
 import type { Services } from "../services.ts";
+import { type FileView, fileView } from "./manage.ts";
 
 /** Who owns an upload's files and where they go. */
 export interface UploadTarget {
@@ -15,12 +23,444 @@ export interface UploadTarget {
   anonymous: boolean;
 }
 
-/** The target of an upload by `user` (`null`: anonymous) into `folderId`. */
-export function uploadTarget(
-  _s: Services,
+/**
+ * The target of an upload by `user` (`null`: no credentials) into `folderId`.
+ * The folder's owner, or a user managing it, uploads as the owner; anyone
+ * else, anonymous or not, only into a folder that allows uploads, and then
+ * the files are the owner's, marked `anonymous`. Otherwise, and for an
+ * unknown folder (so that nobody learns which ids exist), 403 `folder is not
+ * open`.
+ */
+export async function uploadTarget(
+  s: Services,
   user: UserRecord | null,
   folderId: string | null,
 ): Promise<UploadTarget> {
-  if (!user) return Promise.reject(forbidden("folder is not open"));
-  return Promise.resolve({ owner: user, folderId, anonymous: false });
+  if (folderId === null) {
+    if (!user) throw forbidden("folder is not open");
+    return { owner: user, folderId: null, anonymous: false };
+  }
+  const folder = await s.store.folders.get(folderId);
+  const owner = folder && await s.store.getUser(folder.userId);
+  if (!folder || !owner) throw forbidden("folder is not open");
+  if (user && (user.id === owner.id || canManage(user.role, owner.role))) {
+    return { owner, folderId, anonymous: false };
+  }
+  if (!folder.allowUploads) throw forbidden("folder is not open");
+  return { owner, folderId, anonymous: true };
+}
+
+/** The folder with this id that `caller` may act on; 404 otherwise. */
+export async function findFolder(
+  s: Services,
+  caller: UserRecord,
+  id: string,
+): Promise<FolderRecord> {
+  const folder = await s.store.folders.get(id);
+  if (!folder || !await mayManageUser(s, caller, folder.userId)) throw notFound();
+  return folder;
+}
+
+/** Whether `caller` may act on the things of user `userId`: itself or a user it manages. */
+async function mayManageUser(s: Services, caller: UserRecord, userId: string) {
+  if (userId === caller.id) return true;
+  const owner = await s.store.getUser(userId);
+  return owner !== null && canManage(caller.role, owner.role);
+}
+
+/** A folder's parent, as the API shows it. */
+export interface ParentView {
+  id: string;
+  name: string;
+  parentId: string | null;
+  /** The parent's own parent; only in a single folder's view. */
+  parent?: ParentView | null;
+}
+
+/** A folder as the API shows it. */
+export interface FolderView {
+  id: string;
+  name: string;
+  public: boolean;
+  allowUploads: boolean;
+  parentId: string | null;
+  userId: string;
+  createdAt: string;
+  updatedAt: string;
+  _count: { children: number; files: number };
+  parent: ParentView | null;
+  files?: FileView[];
+  children?: FolderView[];
+}
+
+/** A user's folders and complete files, to shape views from one read of each. */
+interface Tree {
+  folders: FolderRecord[];
+  files: FileRecord[];
+}
+
+async function treeOf(s: Services, userId: string): Promise<Tree> {
+  const files = (await s.store.files.listByUser(userId)).filter((f) => !f.pending);
+  return { folders: await s.store.folders.listByUser(userId), files };
+}
+
+/** The view of `folder`; `chain` gives the whole parent chain instead of the parent alone. */
+function folderView(
+  s: Services,
+  tree: Tree,
+  folder: FolderRecord,
+  withFiles: boolean,
+  chain = false,
+): FolderView {
+  const files = tree.files.filter((f) => f.folderId === folder.id)
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const settings = s.settings.all();
+  return {
+    id: folder.id,
+    name: folder.name,
+    public: folder.public,
+    allowUploads: folder.allowUploads,
+    parentId: folder.parentId,
+    userId: folder.userId,
+    createdAt: folder.createdAt.toISOString(),
+    updatedAt: folder.updatedAt.toISOString(),
+    _count: {
+      children: tree.folders.filter((f) => f.parentId === folder.id).length,
+      files: files.length,
+    },
+    parent: parentView(tree.folders, folder.parentId, chain),
+    ...(withFiles ? { files: files.map((f) => fileView(settings, f)) } : {}),
+  };
+}
+
+function parentView(folders: FolderRecord[], id: string | null, chain: boolean): ParentView | null {
+  const parent = folders.find((f) => f.id === id);
+  if (!parent) return null;
+  const view = { id: parent.id, name: parent.name, parentId: parent.parentId };
+  return chain ? { ...view, parent: parentView(folders, parent.parentId, true) } : view;
+}
+
+/** What `GET /api/user/folders` asks for. */
+export interface FolderListInput {
+  /** Whose folders: another user's needs `canManage`. */
+  userId?: string;
+  parentId?: string;
+  /** Only top-level folders. */
+  root?: boolean;
+  withFiles: boolean;
+}
+
+/** A user's folders, newest first, with their counts and (unless asked not to) files. */
+export async function listFolders(
+  s: Services,
+  caller: UserRecord,
+  input: FolderListInput,
+): Promise<FolderView[]> {
+  const userId = input.userId ?? caller.id;
+  if (!await mayManageUser(s, caller, userId)) throw notFound();
+  const tree = await treeOf(s, userId);
+  return tree.folders
+    .filter((f) => !input.root || f.parentId === null)
+    .filter((f) => input.parentId === undefined || f.parentId === input.parentId)
+    .reverse()
+    .map((f) => folderView(s, tree, f, input.withFiles));
+}
+
+/** One folder with its files, its subfolders and its whole parent chain. */
+export async function getFolder(
+  s: Services,
+  caller: UserRecord,
+  id: string,
+  withFiles: boolean,
+): Promise<FolderView> {
+  const folder = await findFolder(s, caller, id);
+  const tree = await treeOf(s, folder.userId);
+  return {
+    ...folderView(s, tree, folder, withFiles, true),
+    children: tree.folders.filter((f) => f.parentId === folder.id)
+      .map((f) => folderView(s, tree, f, false)),
+  };
+}
+
+/** What a new folder is made of. */
+export interface NewFolder {
+  name: string;
+  isPublic?: boolean;
+  /** Files of the caller's to put into it at once. */
+  files?: string[];
+  parentId?: string | null;
+}
+
+/** Creates one of the caller's folders, optionally holding some of its files. */
+export async function createFolder(
+  s: Services,
+  caller: UserRecord,
+  input: NewFolder,
+): Promise<FolderView> {
+  const files = input.files ? await ownFiles(s, caller.id, input.files) : [];
+  if (input.files && files.length === 0) throw badRequest("No files found for the given request");
+  const parentId = input.parentId ?? null;
+  if (parentId !== null) await checkParent(s, caller.id, parentId);
+  const now = new Date(s.clock.now());
+  const folder: FolderRecord = {
+    id: newId(s.random),
+    name: input.name,
+    public: input.isPublic ?? false,
+    allowUploads: false,
+    parentId,
+    userId: caller.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await treeChange(() => s.store.folders.create(folder));
+  for (const file of files) await s.store.files.update(file.id, { folderId: folder.id }, now);
+  return folderView(s, await treeOf(s, caller.id), folder, true);
+}
+
+/** The complete files among `ids` that belong to `userId`. */
+async function ownFiles(s: Services, userId: string, ids: string[]): Promise<FileRecord[]> {
+  const files: FileRecord[] = [];
+  for (const id of new Set(ids)) {
+    const file = await s.store.files.get(id);
+    if (file && !file.pending && file.userId === userId) files.push(file);
+  }
+  return files;
+}
+
+/** 404 when the parent is missing, 403 when it is not a folder of `userId`. */
+async function checkParent(s: Services, userId: string, parentId: string): Promise<void> {
+  const parent = await s.store.folders.get(parentId);
+  if (!parent) throw notFound("Parent folder not found");
+  if (parent.userId !== userId) throw forbidden("Parent folder does not belong to you");
+}
+
+/** Runs a store change of a tree, answering its refusals as 400s. */
+async function treeChange<T>(change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof UniqueError) throw badRequest("A folder with this name already exists");
+    if (error instanceof FolderTreeError) {
+      throw badRequest(
+        error.reason === "cycle"
+          ? "Cannot move folder into one of its descendants"
+          : "Parent folder not found",
+      );
+    }
+    throw error;
+  }
+}
+
+/** What `PATCH /api/user/folders/:id` may change; `parentId: null` moves it to the root. */
+export interface FolderChange {
+  name?: string;
+  isPublic?: boolean;
+  allowUploads?: boolean;
+  parentId?: string | null;
+}
+
+/** Renames, opens, closes or moves a folder. */
+export async function updateFolder(
+  s: Services,
+  caller: UserRecord,
+  id: string,
+  change: FolderChange,
+): Promise<FolderView> {
+  const folder = await findFolder(s, caller, id);
+  if (change.parentId === folder.id) throw badRequest("A folder cannot be its own parent");
+  if (change.parentId) await checkParent(s, folder.userId, change.parentId);
+  const updated = await treeChange(() =>
+    s.store.folders.update(folder.id, {
+      name: change.name,
+      public: change.isPublic,
+      allowUploads: change.allowUploads,
+      parentId: change.parentId,
+    }, new Date(s.clock.now()))
+  );
+  if (!updated) throw notFound();
+  return folderView(s, await treeOf(s, folder.userId), updated, true);
+}
+
+/** Puts one of the folder owner's files into the folder. */
+export async function addFolderFile(
+  s: Services,
+  caller: UserRecord,
+  id: string,
+  fileId: string,
+): Promise<FolderView> {
+  const folder = await findFolder(s, caller, id);
+  const [file] = await ownFiles(s, folder.userId, [fileId]);
+  if (!file) throw notFound("File not found");
+  if (file.folderId === folder.id) throw badRequest("File already in folder");
+  await s.store.files.update(file.id, { folderId: folder.id }, new Date(s.clock.now()));
+  return folderView(s, await treeOf(s, folder.userId), folder, true);
+}
+
+/** Takes a file out of the folder, to the root. */
+export async function removeFolderFile(
+  s: Services,
+  caller: UserRecord,
+  id: string,
+  fileId: string,
+): Promise<FolderView> {
+  const folder = await findFolder(s, caller, id);
+  const [file] = await ownFiles(s, folder.userId, [fileId]);
+  if (!file) throw notFound("File not found");
+  if (file.folderId !== folder.id) throw badRequest("File not in folder");
+  await s.store.files.update(file.id, { folderId: null }, new Date(s.clock.now()));
+  return folderView(s, await treeOf(s, folder.userId), folder, true);
+}
+
+/**
+ * What becomes of a deleted folder's subfolders and files: `root` (the
+ * default) moves both to the root, `folder` into `targetFolderId`; `cascade`
+ * deletes the subfolders too and moves all their files to the root;
+ * `cascade-files` deletes the subfolders and every file in the tree.
+ */
+export type ChildrenAction = "root" | "folder" | "cascade" | "cascade-files";
+
+/** Deletes a folder; no file goes unless `cascade-files` asks for it. */
+export async function deleteFolder(
+  s: Services,
+  caller: UserRecord,
+  id: string,
+  action: ChildrenAction = "root",
+  targetFolderId?: string,
+): Promise<void> {
+  const folder = await findFolder(s, caller, id);
+  let moveTo: string | null = null;
+  if (action === "folder") {
+    if (!targetFolderId) throw badRequest("targetFolderId is required");
+    const target = await s.store.folders.get(targetFolderId);
+    if (!target || target.userId !== folder.userId) throw notFound("Target folder not found");
+    moveTo = target.id;
+  }
+  const removal: FolderRemoval = { subtree: action.startsWith("cascade"), moveTo };
+  const deleteFiles = action === "cascade-files";
+  const now = new Date(s.clock.now());
+  const deleted: FileRecord[] = [];
+  await treeChange(() =>
+    s.store.transaction(async (tx) => {
+      const removed = await tx.folders.delete(folder.id, removal, now);
+      if (!removed) throw notFound();
+      const ids = new Set(removed.map((f) => f.id));
+      for (const file of await tx.files.listByUser(folder.userId)) {
+        if (file.folderId === null || !ids.has(file.folderId)) continue;
+        if (!deleteFiles) await tx.files.update(file.id, { folderId: moveTo }, now);
+        else if (await tx.files.delete(file.id)) deleted.push(file);
+      }
+    })
+  );
+  for (const file of deleted) {
+    await s.datasource.delete(file.name).catch((error) =>
+      s.logger.error("could not delete file bytes", { name: file.name, error })
+    );
+  }
+}
+
+/**
+ * Moves the caller's own files among `ids` into one of its folders (the
+ * files transaction); returns how many moved and the folder's name.
+ */
+export async function moveFiles(
+  s: Services,
+  caller: UserRecord,
+  ids: string[],
+  folderId: string,
+): Promise<{ count: number; name: string }> {
+  const folder = await s.store.folders.get(folderId);
+  if (!folder || folder.userId !== caller.id) throw notFound("Folder not found");
+  const now = new Date(s.clock.now());
+  let count = 0;
+  for (const file of await ownFiles(s, caller.id, ids)) {
+    if (await s.store.files.update(file.id, { folderId: folder.id }, now)) count++;
+  }
+  if (count === 0) throw notFound("No files were moved.");
+  return { count, name: folder.name };
+}
+
+/**
+ * Before a user is deleted: its files leave its folders (to the root), then
+ * the folders go, in one transaction.
+ */
+export async function releaseUserFolders(s: Services, userId: string): Promise<void> {
+  const now = new Date(s.clock.now());
+  await s.store.transaction(async (tx) => {
+    for (const file of await tx.files.listByUser(userId)) {
+      if (file.folderId !== null) await tx.files.update(file.id, { folderId: null }, now);
+    }
+    await tx.folders.deleteByUser(userId);
+  });
+}
+
+/** A folder as anyone sees it at `/api/server/folder/:id`. */
+export interface PublicFolderView {
+  id: string;
+  name: string;
+  public: boolean;
+  allowUploads: boolean;
+  /** Public folders only: its public subfolders and public parent chain. */
+  children?: { id: string; name: string }[];
+  parent?: ParentView | null;
+}
+
+/** One page of the public view's files. */
+export interface PublicFolderPage {
+  folder: PublicFolderView;
+  page: FileView[];
+  total: number;
+  pages: number;
+}
+
+/** What the public view's page asks for. */
+export interface PublicPageInput {
+  page: number;
+  perpage: number;
+  sortBy: "createdAt" | "name" | "size" | "views";
+  order: "asc" | "desc";
+}
+
+/**
+ * The public view of a folder, by id or name: a public folder shows its
+ * files a page at a time; a folder that only accepts uploads shows just
+ * itself (Zipline also lists an upload-only folder's files when asked for a
+ * page; Ferry keeps them private). Any other folder is 404.
+ */
+export async function publicFolder(
+  s: Services,
+  idOrName: string,
+  input: PublicPageInput,
+): Promise<PublicFolderPage> {
+  const open = (f: FolderRecord | null): f is FolderRecord => !!f && (f.public || f.allowUploads);
+  const byId = await s.store.folders.get(idOrName);
+  const folder = open(byId) ? byId : (await s.store.folders.listByName(idOrName)).find(open);
+  if (!folder) throw notFound();
+  const summary = {
+    id: folder.id,
+    name: folder.name,
+    public: folder.public,
+    allowUploads: folder.allowUploads,
+  };
+  if (!folder.public) return { folder: summary, page: [], total: 0, pages: 0 };
+  const folders = (await s.store.folders.listByUser(folder.userId)).filter((f) => f.public);
+  const { files, total } = await s.store.files.list({
+    userId: folder.userId,
+    folderId: folder.id,
+    offset: (input.page - 1) * input.perpage,
+    limit: input.perpage,
+    sortBy: input.sortBy,
+    order: input.order,
+  });
+  const settings = s.settings.all();
+  return {
+    folder: {
+      ...summary,
+      children: folders.filter((f) => f.parentId === folder.id)
+        .map((f) => ({ id: f.id, name: f.name })),
+      parent: parentView(folders, folder.parentId, true),
+    },
+    page: files.map((f) => fileView(settings, f)),
+    total,
+    pages: Math.ceil(total / input.perpage),
+  };
 }

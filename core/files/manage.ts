@@ -3,7 +3,7 @@
  * favorite and delete. A caller acts on its own files, and an administrator
  * on those of users it manages (`canManage`) and on orphaned ones; any other
  * file answers 404, exactly as a missing one, so nobody learns it exists.
- * Moving files into folders arrives with the folders store.
+ * Moving files into folders is in `folders.ts`; tags are in `tags.ts`.
  */
 import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
 import { UniqueError, type UserRecord } from "../../db/store.ts";
@@ -15,6 +15,7 @@ import type { Settings } from "../settings/registry.ts";
 import { routeLink } from "../links.ts";
 import { sanitizeFilename } from "./naming.ts";
 import { removeFile } from "./serve.ts";
+import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
 
 /** A file as the API shows it: the password only as a flag. */
 export function fileView(settings: Settings, f: FileRecord) {
@@ -51,7 +52,8 @@ export interface ListInput {
   favorite?: boolean;
   sortBy: FileSortKey;
   order: "asc" | "desc";
-  searchField: FileSearchField;
+  /** `tags`: files carrying all the comma-separated tag ids of `searchQuery`. */
+  searchField: FileSearchField | "tags";
   searchQuery?: string;
   /** Whose files: another user's needs `canManage`. */
   userId?: string;
@@ -65,6 +67,12 @@ export async function listFiles(s: Services, caller: UserRecord, input: ListInpu
     const owner = await s.store.getUser(userId);
     if (!owner || !canManage(caller.role, owner.role)) throw notFound();
   }
+  if (input.folderId !== undefined) {
+    const folder = await s.store.folders.get(input.folderId);
+    if (!folder || folder.userId !== userId) throw notFound();
+  }
+  const { searchField: field, searchQuery } = input;
+  const tagIds = field === "tags" && searchQuery ? searchQuery.split(",").map((t) => t.trim()) : [];
   const query: FileQuery = {
     userId,
     offset: (input.page - 1) * input.perpage,
@@ -74,16 +82,26 @@ export async function listFiles(s: Services, caller: UserRecord, input: ListInpu
     favorite: input.filter === "all" ? undefined : input.favorite,
     typePrefixes: input.filter === "dashboard" ? DASHBOARD_TYPES : undefined,
     folderId: input.folderId,
-    search: input.searchQuery ? { field: input.searchField, query: input.searchQuery } : undefined,
+    ids: tagIds.length > 0 ? await filesWithAllTags(s, userId, tagIds) : undefined,
+    search: searchQuery && field !== "tags" ? { field, query: searchQuery } : undefined,
   };
   const { files, total } = await s.store.files.list(query);
-  const settings = s.settings.all();
   return {
-    page: files.map((f) => fileView(settings, f)),
+    page: await taggedViews(s, files),
     total,
     pages: Math.ceil(total / input.perpage),
-    ...(query.search ? { search: { field: query.search.field, query: query.search.query } } : {}),
+    ...(searchQuery ? { search: { field, query: field === "tags" ? tagIds : searchQuery } } : {}),
   };
+}
+
+/** The views of `files`, each with its tags. */
+export async function taggedViews(s: Services, files: FileRecord[]) {
+  const tags = await s.store.tags.tagsOfFiles(files.map((f) => f.id));
+  const settings = s.settings.all();
+  return files.map((f) => ({
+    ...fileView(settings, f),
+    tags: (tags.get(f.id) ?? []).map(tagSummary),
+  }));
 }
 
 /** Whether `caller` may act on `file`: its own, a managed user's, or (administrators) an orphan. */
@@ -117,6 +135,8 @@ export interface FileChange {
   type?: string;
   /** A new name: the stored object is renamed with it. */
   name?: string;
+  /** Tag ids of the file owner's: they replace the file's tags. */
+  tags?: string[];
 }
 
 /** Changes a file; a new name must be free and is applied to the stored bytes too. */
@@ -133,6 +153,10 @@ export async function updateFile(
     return name;
   };
   const name = change.name === undefined ? undefined : clean(change.name, "name");
+  if (change.tags) {
+    if (file.userId === null && change.tags.length > 0) throw badRequest("Invalid tag specified");
+    if (file.userId !== null) await checkTags(s, file.userId, change.tags);
+  }
   const now = new Date(s.clock.now());
   let updated: FileRecord | null;
   try {
@@ -156,6 +180,7 @@ export async function updateFile(
   }
   if (!updated) throw notFound();
   if (name !== undefined && name !== file.name) await renameBytes(s, file, updated, now);
+  if (change.tags) await s.store.tags.setFileTags(file.id, change.tags);
   return updated;
 }
 

@@ -19,6 +19,7 @@ import { parseSize } from "../units/size.ts";
 import { linkOrigin, routeLink } from "../links.ts";
 import { queueUpload } from "../webhooks/outbox.ts";
 import { type UploadTarget, uploadTarget } from "./folders.ts";
+import { GpsRemover } from "./exif.ts";
 import { mimeOf } from "./mime.ts";
 import {
   extensionDisabled,
@@ -55,6 +56,8 @@ export interface UploadedFile {
   name: string;
   type: string;
   url: string;
+  /** GPS data was removed from the image (`filesRemoveGpsMetadata`). */
+  removedGps?: true;
 }
 
 /** The upload's answer. */
@@ -65,7 +68,7 @@ export interface UploadResult {
 }
 
 /** Everything one request's files share. */
-interface Batch {
+export interface Batch {
   s: Services;
   settings: Settings;
   options: UploadOptions;
@@ -73,27 +76,52 @@ interface Batch {
   limits: QuotaLimits;
   passwordHash: string | null;
   maxFileSize: number;
+  /** Ids of the stored files GPS data was removed from. */
+  removedGps: Set<string>;
 }
 
-/** A quota refusal, worded once the number of files in the request is known. */
-class QuotaRefusal extends Error {}
+/** A quota refusal, worded once the number of files in the request is known ({@link quotaRefused}). */
+export class QuotaRefusal extends Error {}
+
+/** The limits an upload to `target` is held to. */
+export function targetLimits(target: UploadTarget): QuotaLimits {
+  // Anonymous uploads are the folder owner's invitation, not its own use (as in Zipline).
+  return quotaLimits(target.anonymous ? null : target.owner.quota);
+}
+
+/** What the files of one upload by `user` with `options` share; hashes the password. */
+export async function openBatch(
+  s: Services,
+  user: UserRecord | null,
+  options: UploadOptions,
+): Promise<Batch> {
+  const settings = s.settings.all();
+  const target = await uploadTarget(s, user, options.folderId);
+  return {
+    s,
+    settings,
+    options,
+    target,
+    limits: targetLimits(target),
+    passwordHash: options.password === null ? null : await hashPassword(options.password, s.random),
+    maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
+    removedGps: new Set(),
+  };
+}
+
+/** The refusal of an upload of `files` files to `target` that would pass its quota. */
+export function quotaRefused(target: UploadTarget, files: number): ApiError {
+  return files > 1
+    ? new ApiError(413, "Uploading these files would exceed your quota")
+    : new ApiError(
+      403,
+      `Uploading this file would exceed your quota of ${quotaLabel(target.owner.quota)}`,
+    );
+}
 
 /** Stores every file of an upload, or none of them. */
 export async function upload(s: Services, req: UploadRequest): Promise<UploadResult> {
-  const settings = s.settings.all();
-  const target = await uploadTarget(s, req.user, req.options.folderId);
-  const batch: Batch = {
-    s,
-    settings,
-    options: req.options,
-    target,
-    // Anonymous uploads are the folder owner's invitation, not its own use (as in Zipline).
-    limits: quotaLimits(target.anonymous ? null : target.owner.quota),
-    passwordHash: req.options.password === null
-      ? null
-      : await hashPassword(req.options.password, s.random),
-    maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
-  };
+  const batch = await openBatch(s, req.user, req.options);
   const stored: FileRecord[] = [];
   let refusal: QuotaRefusal | null = null;
   let parts = 0;
@@ -112,19 +140,18 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
         refusal = error;
       }
     }
-    if (refusal) {
-      throw parts > 1
-        ? new ApiError(413, "Uploading these files would exceed your quota")
-        : new ApiError(
-          403,
-          `Uploading this file would exceed your quota of ${quotaLabel(target.owner.quota)}`,
-        );
-    }
+    if (refusal) throw quotaRefused(batch.target, parts);
   } catch (error) {
     await Promise.all(stored.map((file) => discard(s, file)));
     throw error;
   }
-  const base = linkOrigin(s, req.options.domain ?? undefined, req.host);
+  return uploadAnswer(batch, stored, req.host);
+}
+
+/** Announces the stored files (webhooks) and shapes the upload's answer. */
+export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): UploadResult {
+  const { s, settings, options, target } = b;
+  const base = linkOrigin(s, options.domain ?? undefined, host);
   for (const file of stored) announce(s, target.owner, file, routeLink(base, "/raw", file.name));
   return {
     files: stored.map((f) => ({
@@ -132,30 +159,76 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
       name: f.name,
       type: f.type,
       url: routeLink(base, settings.filesRoute, f.name),
+      ...(b.removedGps.has(f.id) ? { removedGps: true as const } : {}),
     })),
-    ...(req.options.deletesAtLabel ? { deletesAt: req.options.deletesAtLabel } : {}),
+    ...(options.deletesAtLabel ? { deletesAt: options.deletesAtLabel } : {}),
   };
 }
 
 /** Names, records and streams one file part; on failure leaves nothing of it behind. */
 async function storeOne(b: Batch, part: UploadPart, index: number): Promise<FileRecord> {
-  const { s, settings, options } = b;
+  const { s } = b;
   const fail = (status: 400 | 413, message: string) =>
     new ApiError(status, `file[${index}]: ${message}`);
-  const extension = options.extension ?? extensionOf(part.filename);
+  const file = await recordPending(b, part.filename, part.contentType, index);
+  const { type } = file;
+  try {
+    const room = b.limits.maxBytes === null
+      ? Infinity
+      : b.limits.maxBytes - (await s.store.files.usage(b.target.owner.id)).bytes;
+    const limit = Math.max(0, Math.min(b.maxFileSize, room));
+    const gps = b.settings.filesRemoveGpsMetadata && type.startsWith("image/")
+      ? new GpsRemover()
+      : null;
+    const body = gps ? part.body.pipeThrough(gps.stream) : part.body;
+    let size: number;
+    try {
+      size = await s.datasource.put(file.name, body, { limit, contentType: type });
+    } catch (error) {
+      if (!(error instanceof SizeLimitError)) throw error;
+      if (limit === b.maxFileSize) {
+        throw fail(413, `File size is too large. Maximum file size is ${b.maxFileSize} bytes`);
+      }
+      throw new QuotaRefusal();
+    }
+    try {
+      const done = await s.store.files.complete(file.id, size, b.limits, new Date(s.clock.now()));
+      if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
+      if (gps?.removed) b.removedGps.add(done.id);
+      return done;
+    } catch (error) {
+      await s.datasource.delete(file.name);
+      throw error instanceof QuotaError ? new QuotaRefusal() : error;
+    }
+  } catch (error) {
+    await s.store.files.delete(file.id);
+    throw error instanceof UnsafeNameError ? fail(400, "invalid file name") : error;
+  }
+}
+
+/** Names the file by `b`'s options and records it pending; errors name it `file[index]`. */
+export async function recordPending(
+  b: Batch,
+  filename: string,
+  contentType: string,
+  index: number,
+): Promise<FileRecord> {
+  const { s, settings, options } = b;
+  const fail = (status: 400, message: string) => new ApiError(status, `file[${index}]: ${message}`);
+  const extension = options.extension ?? extensionOf(filename);
   if (extensionDisabled(extension, settings.filesDisabledExtensions)) {
     throw fail(400, `File extension ${extension} is not allowed`);
   }
   const wantsOriginal = options.keepOriginalName ||
     (options.format === "name" && options.filename === null);
-  const originalName = wantsOriginal ? sanitizeFilename(part.filename) : null;
+  const originalName = wantsOriginal ? sanitizeFilename(filename) : null;
   if (wantsOriginal && originalName === null) {
     throw fail(400, "Invalid characters in original filename");
   }
-  const type = fileType(settings, part.contentType, extension, index);
+  const type = fileType(settings, contentType, extension, index);
 
   const now = new Date(s.clock.now());
-  const file = await createPending(
+  return await createPending(
     b,
     {
       id: newId(s.random),
@@ -179,34 +252,6 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
     originalName,
     index,
   );
-
-  try {
-    const room = b.limits.maxBytes === null
-      ? Infinity
-      : b.limits.maxBytes - (await s.store.files.usage(b.target.owner.id)).bytes;
-    const limit = Math.max(0, Math.min(b.maxFileSize, room));
-    let size: number;
-    try {
-      size = await s.datasource.put(file.name, part.body, { limit, contentType: type });
-    } catch (error) {
-      if (!(error instanceof SizeLimitError)) throw error;
-      if (limit === b.maxFileSize) {
-        throw fail(413, `File size is too large. Maximum file size is ${b.maxFileSize} bytes`);
-      }
-      throw new QuotaRefusal();
-    }
-    try {
-      const done = await s.store.files.complete(file.id, size, b.limits, new Date(s.clock.now()));
-      if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
-      return done;
-    } catch (error) {
-      await s.datasource.delete(file.name);
-      throw error instanceof QuotaError ? new QuotaRefusal() : error;
-    }
-  } catch (error) {
-    await s.store.files.delete(file.id);
-    throw error instanceof UnsafeNameError ? fail(400, "invalid file name") : error;
-  }
 }
 
 /** The stored type: the client's (or the extension's), replaced when disabled. */

@@ -3,7 +3,8 @@
  * `["file_by_user", owner, id]` (so a user's files are one prefix scan), the
  * name index under `["file_by_name", name]` and the user's counters under
  * `["file_usage", userId]`. Every change checks the versionstamps it read and
- * writes record, copy, index and counters in one atomic operation.
+ * writes record, copy, index and counters in one atomic operation; a deletion
+ * also removes the file's tag links (`./tags.ts`).
  */
 import {
   type FileLimits,
@@ -17,6 +18,7 @@ import {
   type ViewResult,
 } from "../files.ts";
 import { UniqueError } from "../store.ts";
+import { fileTagsPrefix, tagFileKey } from "./tags.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -111,6 +113,9 @@ export class KvFiles implements FileStore {
         .delete(K.file(id))
         .delete(K.byName(file.name))
         .delete(K.byUser(file.userId, id));
+      for await (const link of this.kv.list({ prefix: fileTagsPrefix(id) })) {
+        op.delete(link.key).delete(tagFileKey(link.key[2] as string, id));
+      }
       if (file.userId !== null) {
         const usage = await this.kv.get<FileUsage>(K.usage(file.userId));
         const left = usage.value ?? NO_USAGE;

@@ -22,6 +22,10 @@ import { KvUrls } from "./urls.ts";
 import { KvWebhooks } from "./webhooks.ts";
 import { KvOauth } from "./oauth.ts";
 import { KvMetrics } from "./metrics.ts";
+import { KvChunks } from "./chunks.ts";
+import { KvLeases } from "./leases.ts";
+import { KvFolders } from "./folders.ts";
+import { KvTags } from "./tags.ts";
 import { journaled, recoverJournals } from "./journal.ts";
 
 /** The KV schema version this code writes. */
@@ -67,6 +71,10 @@ export class KvStore implements Store {
   readonly webhooks: KvWebhooks;
   readonly oauth: KvOauth;
   readonly metrics: KvMetrics;
+  readonly chunks: KvChunks;
+  readonly leases: KvLeases;
+  readonly folders: KvFolders;
+  readonly tags: KvTags;
 
   constructor(private readonly kv: Deno.Kv) {
     this.rateLimits = new KvRateLimits(kv);
@@ -77,6 +85,10 @@ export class KvStore implements Store {
     this.webhooks = new KvWebhooks(kv);
     this.oauth = new KvOauth(kv);
     this.metrics = new KvMetrics(kv);
+    this.chunks = new KvChunks(kv);
+    this.leases = new KvLeases(kv);
+    this.folders = new KvFolders(kv);
+    this.tags = new KvTags(kv);
   }
 
   async ping(): Promise<void> {

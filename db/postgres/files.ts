@@ -180,6 +180,7 @@ export class PostgresFiles implements FileStore {
     const conditions = [sql`user_id = ${q.userId}`, sql`NOT pending`];
     if (q.favorite !== undefined) conditions.push(sql`favorite = ${q.favorite}`);
     if (q.folderId !== undefined) conditions.push(sql`folder_id = ${q.folderId}`);
+    if (q.ids !== undefined) conditions.push(sql`id = ANY(${q.ids})`);
     if (q.typePrefixes) {
       const patterns = q.typePrefixes.map((p) => p.replace(/[\\%_]/g, "\\$&") + "%");
       conditions.push(sql`type LIKE ANY(${patterns})`);

@@ -22,6 +22,10 @@ import { PostgresUrls } from "./urls.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
 import { PostgresOauth } from "./oauth.ts";
 import { PostgresMetrics } from "./metrics.ts";
+import { PostgresChunks } from "./chunks.ts";
+import { PostgresLeases } from "./leases.ts";
+import { PostgresFolders } from "./folders.ts";
+import { PostgresTags } from "./tags.ts";
 import { currentVersion, migrate } from "./migrate.ts";
 
 /** Connects to `url`, applies pending migrations, and returns the store. */
@@ -128,6 +132,10 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhooks;
   readonly oauth: PostgresOauth;
   readonly metrics: PostgresMetrics;
+  readonly chunks: PostgresChunks;
+  readonly leases: PostgresLeases;
+  readonly folders: PostgresFolders;
+  readonly tags: PostgresTags;
 
   constructor(readonly sql: Sql) {
     this.rateLimits = new PostgresRateLimits(sql);
@@ -138,6 +146,10 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhooks(sql);
     this.oauth = new PostgresOauth(sql);
     this.metrics = new PostgresMetrics(sql);
+    this.chunks = new PostgresChunks(sql);
+    this.leases = new PostgresLeases(sql);
+    this.folders = new PostgresFolders(sql);
+    this.tags = new PostgresTags(sql);
   }
 
   async ping(): Promise<void> {

@@ -288,17 +288,18 @@ apiTest("upload: every option header, with either prefix", async (app, t) => {
     assert.equal(bad.body.error, "file[0]: Invalid characters in original filename");
   });
 
-  await t.step("folder (opaque id) and domain", async () => {
+  await t.step("folder and domain", async () => {
+    const folder = await app.json("POST", "/api/user/folders", { name: "up" }, a.headers);
     const res = await uploadFiles(
       app,
       [{ name: "a.txt", content: "x" }],
       h({
-        "x-service-folder": "f123",
+        "x-service-folder": folder.body.id,
         "x-service-domain": "files.example.com",
       }),
     );
     assert.equal(res.body.files[0].url, `http://files.example.com/u/${res.body.files[0].name}`);
-    assert.equal((await record(res.body.files[0].name)).folderId, "f123");
+    assert.equal((await record(res.body.files[0].name)).folderId, folder.body.id);
     await settings(app, { coreReturnHttpsUrls: true, coreDefaultDomain: "dl.example.org" });
     const https = await uploadFiles(app, [{ name: "a.txt", content: "x" }], a.headers);
     assert.match(https.body.files[0].url, /^https:\/\/dl\.example\.org\/u\//);

@@ -15,6 +15,7 @@ import {
 import {
   type Datasource,
   NotFoundError,
+  PartSizeError,
   SizeLimitError,
   UnsafeNameError,
 } from "../../storage/datasource.ts";
@@ -209,6 +210,45 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           }
           assert.deepEqual(await subject.stored(), before);
         });
+
+        for (const partSize of [1000, 5 * MIB]) {
+          await t.step(
+            `parts of ${partSize} bytes join in number order, whatever order they came in`,
+            async () => {
+              const before = await subject.stored();
+              const data = pattern(2 * partSize + 123, 16);
+              const handle = await ds.beginParts("joined.bin", { partSize });
+              const part = (n: number) =>
+                data.subarray((n - 1) * partSize, Math.min(n * partSize, data.byteLength));
+              const put = (n: number, bytes = part(n), size = part(n).byteLength) =>
+                ds.putPart("joined.bin", handle, n, streamOf(bytes, 700), size);
+              // A refused part is put again (s3rver keeps what a refused UploadPart sent).
+              await assert.rejects(put(2, part(2).subarray(1), partSize), PartSizeError);
+              await assert.rejects(put(2, pattern(partSize + 1, 1), partSize), PartSizeError);
+              const [third, second] = await Promise.all([put(3), put(2)]);
+              await put(1, pattern(partSize, 17)); // replaced below
+              const first = await put(1);
+              assert.equal(await ds.size("joined.bin"), null);
+              const parts = [{ number: 3, tag: third }, { number: 1, tag: first }, {
+                number: 2,
+                tag: second,
+              }];
+              assert.equal(await ds.completeParts("joined.bin", handle, parts), data.byteLength);
+              assert.deepEqual(await readAll(await ds.get("joined.bin")), data);
+              await ds.delete("joined.bin");
+              assert.deepEqual(await subject.stored(), before);
+            },
+          );
+
+          await t.step(`abortParts of ${partSize}-byte parts leaves nothing`, async () => {
+            const before = await subject.stored();
+            const handle = await ds.beginParts("aborted.bin", { partSize });
+            await ds.putPart("aborted.bin", handle, 1, streamOf(pattern(partSize, 18)), partSize);
+            await ds.abortParts("aborted.bin", handle);
+            assert.equal(await ds.size("aborted.bin"), null);
+            assert.deepEqual(await subject.stored(), before);
+          });
+        }
 
         await t.step("put streams a body it is handed chunk by chunk", async () => {
           let pulled = 0;

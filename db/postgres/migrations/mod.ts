@@ -12,6 +12,8 @@ import { sql as urlsInvites } from "./006_urls_invites.ts";
 import { sql as webhooks } from "./007_webhooks.ts";
 import { sql as unloggedRateLimits } from "./008_unlogged_rate_limits.ts";
 import { sql as oauthMetrics } from "./009_oauth_metrics.ts";
+import { sql as foldersTags } from "./010_folders_tags.ts";
+import { sql as chunkedUploadsLeases } from "./011_chunked_uploads_leases.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -31,4 +33,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 7, name: "webhooks", sql: webhooks },
   { version: 8, name: "unlogged_rate_limits", sql: unloggedRateLimits },
   { version: 9, name: "oauth_metrics", sql: oauthMetrics },
+  { version: 10, name: "folders_tags", sql: foldersTags },
+  { version: 11, name: "chunked_uploads_leases", sql: chunkedUploadsLeases },
 ];

@@ -1,0 +1,286 @@
+/**
+ * Chunked uploads (reference §5.8): a file sent as several requests, each one
+ * chunk with `Content-Range: bytes <start>-<end>/<total>`. The first chunk
+ * (start 0) starts the upload and fixes the part size: every chunk but the
+ * last is that long and starts at a multiple of it, so chunk `n` is part `n`
+ * of an assembly in the datasource (a real multipart upload on S3). Progress
+ * lives in the store (`chunks`), not in memory: an upload survives a restart,
+ * continues on any instance, and {@link chunkStatus} tells a client which
+ * ranges arrived so it resends only what is missing. Chunks may come in any
+ * order and at once; the request whose chunk completes the ranges joins the
+ * parts, records the file like an upload (name, quota, webhooks) and answers
+ * like one.
+ */
+import { type ChunkedUploadRecord, receivedRanges } from "../../db/chunks.ts";
+import { QuotaError } from "../../db/files.ts";
+import type { UserRecord } from "../../db/store.ts";
+import { PartSizeError } from "../../storage/datasource.ts";
+import { randomString } from "../clock.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
+import type { Services } from "../services.ts";
+import { parseSize } from "../units/size.ts";
+import { uploadTarget } from "./folders.ts";
+import type { OptionHeader, UploadOptions } from "./options.ts";
+import {
+  openBatch,
+  QuotaRefusal,
+  quotaRefused,
+  recordPending,
+  targetLimits,
+  uploadAnswer,
+  type UploadPart,
+  type UploadResult,
+} from "./upload.ts";
+
+/** The most parts one upload may have (S3's limit for a multipart upload). */
+export const MAX_PARTS = 10_000;
+
+/** One chunk request. */
+export interface ChunkRequest {
+  /** The caller; `null` for an anonymous upload into a folder. */
+  user: UserRecord | null;
+  /** The `Content-Range` header. */
+  contentRange: string | undefined;
+  /** Reads `p-<name>` (and every other option) header, whichever prefix it came with. */
+  header: OptionHeader;
+  options: UploadOptions;
+  /** The chunk: the request's one file part (more is refused). */
+  parts: AsyncIterator<UploadPart>;
+  host: string;
+}
+
+/** The answer to a chunk: the file once the last range arrived, else `files: []`. */
+export interface ChunkResult extends UploadResult {
+  partialSuccess: true;
+  /** The identifier later chunks send as `x-service-p-identifier`. */
+  partialIdentifier: string;
+}
+
+/** What a client learns about an upload in progress. */
+export interface ChunkStatus {
+  identifier: string;
+  size: number;
+  partSize: number;
+  /** The received byte ranges, inclusive, merged and ascending. */
+  received: [number, number][];
+  /** Every byte arrived: the upload is being joined. */
+  complete: boolean;
+}
+
+const invalidIdentifier = () => badRequest("Partial upload identifier is invalid");
+const invalidRange = (reason: string) => badRequest(`Invalid partial upload: ${reason}`);
+
+/** Stores one chunk; joins and records the file when it completes the upload. */
+export async function uploadChunk(s: Services, req: ChunkRequest): Promise<ChunkResult> {
+  const settings = s.settings.all();
+  if (!settings.chunksEnabled) throw badRequest("Chunked uploads are disabled");
+  if (req.contentRange === undefined) throw badRequest("Partial upload was not detected");
+  const range = parseContentRange(req.contentRange);
+  const length = range.end - range.start + 1;
+  const announced = req.header("p-content-length");
+  if (announced !== undefined && Number(announced) !== range.total) {
+    throw invalidRange("x-service-p-content-length is not the total of Content-Range");
+  }
+  const maxTotal = Math.min(
+    parseSize(settings.chunksMax) ?? Infinity,
+    parseSize(settings.filesMaxFileSize) ?? Infinity,
+  );
+  if (range.total > maxTotal) {
+    throw new ApiError(413, `File size is too large. Maximum file size is ${maxTotal} bytes`);
+  }
+  const maxChunk = parseSize(settings.chunksSize) ?? Infinity;
+  if (length > maxChunk) {
+    throw new ApiError(413, `Chunk is too large. Maximum chunk size is ${maxChunk} bytes`);
+  }
+
+  const first = await req.parts.next();
+  if (first.done) throw badRequest("No files in multipart/form-data request");
+  const chunk = first.value;
+  const identifier = req.header("p-identifier")?.trim();
+  let upload: ChunkedUploadRecord;
+  try {
+    upload = identifier
+      ? await continued(s, req, identifier, range)
+      : await started(s, req, chunk, range, length);
+    const number = range.start / upload.partSize + 1;
+    const tag = await s.datasource.putPart(upload.object, upload.handle, number, chunk.body, length)
+      .catch((error) => {
+        if (error instanceof PartSizeError) {
+          throw invalidRange("the chunk is not as long as its Content-Range");
+        }
+        throw error;
+      });
+    if (!(await req.parts.next()).done) {
+      throw badRequest("Partial uploads only support one file field");
+    }
+    const part = { number, start: range.start, end: range.end, tag };
+    if (!await s.store.chunks.addPart(upload.id, part, new Date(s.clock.now()))) {
+      throw invalidIdentifier();
+    }
+  } catch (error) {
+    await chunk.body.cancel().catch(() => {});
+    throw error;
+  }
+
+  const received = receivedRanges(await s.store.chunks.parts(upload.id));
+  const answer = { partialSuccess: true as const, partialIdentifier: upload.id };
+  if (!covers(received, upload.size)) return { files: [], ...answer };
+  const claimed = await s.store.chunks.claim(upload.id);
+  // Another request completes it.
+  if (!claimed) return { files: [], ...answer };
+  return { ...await complete(s, req, claimed), ...answer };
+}
+
+/** Where a client's upload stands; 404 for an unknown one or another user's. */
+export async function chunkStatus(
+  s: Services,
+  user: UserRecord | null,
+  identifier: string,
+): Promise<ChunkStatus> {
+  const upload = await s.store.chunks.get(identifier);
+  if (!upload || (upload.userId !== null && upload.userId !== user?.id)) throw notFound();
+  const received = receivedRanges(await s.store.chunks.parts(upload.id));
+  return {
+    identifier: upload.id,
+    size: upload.size,
+    partSize: upload.partSize,
+    received,
+    complete: covers(received, upload.size),
+  };
+}
+
+/** Drops an upload that will not complete: its parts in the datasource and its progress. */
+export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): Promise<void> {
+  await s.datasource.abortParts(upload.object, upload.handle);
+  await s.store.chunks.delete(upload.id);
+}
+
+interface ContentRange {
+  start: number;
+  end: number;
+  total: number;
+}
+
+/** `bytes <start>-<end>/<total>`, with `start <= end < total`. */
+function parseContentRange(header: string): ContentRange {
+  const match = /^bytes (\d{1,16})-(\d{1,16})\/(\d{1,16})$/.exec(header.trim());
+  const [start, end, total] = match ? match.slice(1).map(Number) : [];
+  if (!match || start > end || end >= total) throw invalidRange("bad Content-Range");
+  return { start, end, total };
+}
+
+/** Whether `ranges` (merged) hold every byte of a file of `size` bytes. */
+function covers(ranges: [number, number][], size: number): boolean {
+  return ranges.length === 1 && ranges[0][0] === 0 && ranges[0][1] === size - 1;
+}
+
+/** Starts an upload with its first chunk: checks the quota up front and begins the assembly. */
+async function started(
+  s: Services,
+  req: ChunkRequest,
+  chunk: UploadPart,
+  range: ContentRange,
+  length: number,
+): Promise<ChunkedUploadRecord> {
+  if (range.start !== 0) throw invalidIdentifier();
+  const partSize = length;
+  if (Math.ceil(range.total / partSize) > MAX_PARTS) {
+    throw invalidRange(`more than ${MAX_PARTS} chunks: send larger chunks`);
+  }
+  const target = await uploadTarget(s, req.user, req.options.folderId);
+  const limits = targetLimits(target);
+  const usage = await s.store.files.usage(target.owner.id);
+  if (
+    (limits.maxBytes !== null && usage.bytes + range.total > limits.maxBytes) ||
+    (limits.maxFiles !== null && usage.files + 1 > limits.maxFiles)
+  ) throw quotaRefused(target, 1);
+
+  const id = randomString(s.random, 24);
+  const object = `.partial/${id}`;
+  const type = req.header("p-content-type")?.trim() || chunk.contentType;
+  const handle = await s.datasource.beginParts(object, { partSize, contentType: type });
+  const now = new Date(s.clock.now());
+  const upload: ChunkedUploadRecord = {
+    id,
+    userId: req.user?.id ?? null,
+    folderId: target.folderId,
+    filename: req.header("p-filename")?.trim() || chunk.filename,
+    type,
+    size: range.total,
+    partSize,
+    object,
+    handle,
+    completing: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await s.store.chunks.create(upload);
+  return upload;
+}
+
+/** The upload a later chunk belongs to, checked against the caller and the range. */
+async function continued(
+  s: Services,
+  req: ChunkRequest,
+  identifier: string,
+  range: ContentRange,
+): Promise<ChunkedUploadRecord> {
+  const upload = await s.store.chunks.get(identifier);
+  if (!upload || upload.completing || upload.userId !== (req.user?.id ?? null)) {
+    throw invalidIdentifier();
+  }
+  const length = range.end - range.start + 1;
+  const last = range.end === upload.size - 1;
+  if (
+    range.total !== upload.size || range.start % upload.partSize !== 0 ||
+    (last ? length > upload.partSize : length !== upload.partSize)
+  ) {
+    throw invalidRange(
+      `chunks of this upload are ${upload.partSize} bytes (the last may be shorter), ` +
+        `of ${upload.size} in all`,
+    );
+  }
+  return upload;
+}
+
+/**
+ * Joins a claimed upload's parts into its file: records the file pending
+ * (name, file count) by this request's options, joins the parts, renames the
+ * object into place and completes the record (bytes counted). A refusal
+ * before the join (a taken name, a disabled extension) releases the claim so
+ * the last chunk can be sent again; a failure after it drops the upload.
+ */
+async function complete(
+  s: Services,
+  req: ChunkRequest,
+  upload: ChunkedUploadRecord,
+): Promise<UploadResult> {
+  let batch, file;
+  try {
+    batch = await openBatch(s, req.user, { ...req.options, folderId: upload.folderId });
+    file = await recordPending(batch, upload.filename, upload.type, 0);
+  } catch (error) {
+    await s.store.chunks.release(upload.id);
+    throw error instanceof QuotaRefusal && batch ? quotaRefused(batch.target, 1) : error;
+  }
+  try {
+    const parts = await s.store.chunks.parts(upload.id);
+    const size = await s.datasource.completeParts(upload.object, upload.handle, parts);
+    await s.store.chunks.delete(upload.id);
+    await s.datasource.rename(upload.object, file.name);
+    const done = await s.store.files.complete(file.id, size, batch.limits, new Date(s.clock.now()))
+      .catch((error) => {
+        throw error instanceof QuotaError ? quotaRefused(batch.target, 1) : error;
+      });
+    if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
+    return uploadAnswer(batch, [done], req.host);
+  } catch (error) {
+    await s.store.files.delete(file.id);
+    await Promise.allSettled([
+      s.datasource.delete(file.name),
+      s.datasource.delete(upload.object),
+      abandonUpload(s, upload),
+    ]);
+    throw error;
+  }
+}

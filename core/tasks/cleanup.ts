@@ -1,0 +1,73 @@
+/**
+ * The cleaning tasks (reference §10): expired files, files and URLs past
+ * their max views, used-up or expired invites, and what interrupted uploads
+ * leave: chunked uploads gone idle and pending file records of an upload
+ * that never finished (a crash mid-stream). Each returns how many things it
+ * removed and is safe to run on any instance, as often as wanted.
+ */
+import type { FileRecord } from "../../db/files.ts";
+import { removeFile } from "../files/serve.ts";
+import { abandonUpload } from "../files/chunked.ts";
+import type { Services } from "../services.ts";
+
+/** How long a chunked upload may wait for its next chunk, and a pending file for its bytes. */
+export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** Removes every file, record and bytes, that `doomed` picks. */
+async function removeFiles(s: Services, doomed: (file: FileRecord) => boolean): Promise<number> {
+  const picked: FileRecord[] = [];
+  for await (const file of s.store.files.iterate()) if (doomed(file)) picked.push(file);
+  for (const file of picked) await removeFile(s, file);
+  return picked.length;
+}
+
+/** Deletes the files whose `deletesAt` has come. */
+export async function deleteExpiredFiles(s: Services): Promise<number> {
+  const now = s.clock.now();
+  return await removeFiles(
+    s,
+    (f) => !f.pending && f.deletesAt !== null && f.deletesAt.getTime() <= now,
+  );
+}
+
+/**
+ * Deletes the files and URLs whose views reached their `maxViews`, when
+ * `featuresDeleteOnMaxViews` is on (serving already refuses them either way).
+ */
+export async function deleteMaxViews(s: Services): Promise<number> {
+  if (!s.settings.get("featuresDeleteOnMaxViews")) return 0;
+  const files = await removeFiles(
+    s,
+    (f) => !f.pending && f.maxViews !== null && f.views >= f.maxViews,
+  );
+  const urls: string[] = [];
+  for await (const url of s.store.urls.iterate()) {
+    if (url.maxViews !== null && url.views >= url.maxViews) urls.push(url.id);
+  }
+  for (const id of urls) await s.store.urls.delete(id);
+  return files + urls.length;
+}
+
+/** Deletes invites that expired or were used up. */
+export async function clearInvites(s: Services): Promise<number> {
+  const now = s.clock.now();
+  let removed = 0;
+  for (const invite of await s.store.invites.list()) {
+    const expired = invite.expiresAt !== null && invite.expiresAt.getTime() <= now;
+    const usedUp = invite.maxUses !== null && invite.uses >= invite.maxUses;
+    if ((expired || usedUp) && await s.store.invites.delete(invite.id)) removed++;
+  }
+  return removed;
+}
+
+/**
+ * Drops chunked uploads idle for {@link ABANDONED_AFTER_MS} (their parts and
+ * progress) and pending file records as old (with whatever bytes they got).
+ */
+export async function cleanAbandonedUploads(s: Services): Promise<number> {
+  const before = s.clock.now() - ABANDONED_AFTER_MS;
+  const idle = await s.store.chunks.listIdle(new Date(before));
+  for (const upload of idle) await abandonUpload(s, upload);
+  const pending = await removeFiles(s, (f) => f.pending && f.updatedAt.getTime() < before);
+  return idle.length + pending;
+}

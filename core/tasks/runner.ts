@@ -1,0 +1,99 @@
+/**
+ * Runs the background tasks on the intervals of the `tasks*Interval`
+ * settings, read on every tick so a change applies without a restart (`null`
+ * turns a task off). Before each pass a runner takes the task's lease in the
+ * store for one interval: of any number of instances sharing the store, one
+ * runs each pass. A task that fails is logged; the others still run.
+ */
+import type { Services } from "../services.ts";
+import type { Settings } from "../settings/registry.ts";
+import { parseDuration } from "../units/duration.ts";
+import {
+  cleanAbandonedUploads,
+  clearInvites,
+  deleteExpiredFiles,
+  deleteMaxViews,
+} from "./cleanup.ts";
+import { recordMetrics } from "./metrics.ts";
+
+/** One background task. */
+export interface Task {
+  /** Its lease name and log label (Zipline's task ids where it has one). */
+  name: string;
+  /** The setting that holds its interval. */
+  interval: keyof Settings;
+  /** One pass; returns how many things it handled. */
+  run(s: Services): Promise<number>;
+}
+
+/** Every background task. */
+export const TASKS: Task[] = [
+  { name: "deletefiles", interval: "tasksDeleteInterval", run: deleteExpiredFiles },
+  { name: "maxviews", interval: "tasksMaxViewsInterval", run: deleteMaxViews },
+  { name: "clearinvites", interval: "tasksClearInvitesInterval", run: clearInvites },
+  { name: "cleanuploads", interval: "tasksDeleteInterval", run: cleanAbandonedUploads },
+  { name: "metrics", interval: "tasksMetricsInterval", run: recordMetrics },
+];
+
+/** How often a runner looks for due tasks. */
+export const TICK_MS = 30_000;
+
+/** One process's task runner. */
+export class TaskRunner {
+  private timer?: ReturnType<typeof setInterval>;
+  private running?: Promise<string[]>;
+
+  /** `holder` names this runner in the leases it takes. */
+  constructor(
+    private readonly s: Services,
+    private readonly holder: string = crypto.randomUUID(),
+    private readonly tasks: Task[] = TASKS,
+  ) {}
+
+  /** Runs every task that is on and whose lease this runner gets; returns their names. */
+  runDue(): Promise<string[]> {
+    this.running ??= this.pass().finally(() => this.running = undefined);
+    return this.running;
+  }
+
+  private async pass(): Promise<string[]> {
+    const ran: string[] = [];
+    for (const task of this.tasks) {
+      const setting = this.s.settings.get(task.interval);
+      const interval = typeof setting === "string" ? parseDuration(setting) : null;
+      if (!interval) continue;
+      const now = new Date(this.s.clock.now());
+      const leased = await this.s.store.leases.acquire(
+        `task:${task.name}`,
+        this.holder,
+        now,
+        interval,
+      );
+      if (!leased) continue;
+      ran.push(task.name);
+      try {
+        const handled = await task.run(this.s);
+        if (handled > 0) this.s.logger.info("task ran", { task: task.name, handled });
+      } catch (error) {
+        this.s.logger.error("task failed", { task: task.name, error });
+      }
+    }
+    return ran;
+  }
+
+  /** Runs due tasks now and every {@link TICK_MS} until stopped. */
+  start(): void {
+    if (this.timer !== undefined) return;
+    const tick = () =>
+      this.runDue().catch((error) => this.s.logger.error("task runner failed", { error }));
+    tick();
+    this.timer = setInterval(tick, TICK_MS);
+  }
+
+  /** Stops ticking and waits for the pass under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

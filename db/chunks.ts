@@ -1,0 +1,77 @@
+/**
+ * The progress of chunked uploads, kept in the store so that an upload
+ * survives a restart, continues on any instance, and a client can ask which
+ * byte ranges arrived. Each received chunk is one part record, written on its
+ * own, so concurrent chunks of one upload never lose each other's ranges.
+ */
+
+/** A chunked upload in progress. */
+export interface ChunkedUploadRecord {
+  /** The identifier clients send back (`x-service-p-identifier`). */
+  id: string;
+  /** Who started it; `null` for an anonymous upload into a folder. */
+  userId: string | null;
+  folderId: string | null;
+  filename: string;
+  /** The MIME type the client announced. */
+  type: string;
+  /** Total bytes of the file. */
+  size: number;
+  /** Bytes of every chunk but the last; chunk `n` starts at `(n - 1) * partSize`. */
+  partSize: number;
+  /** The datasource object the parts are joined into, and its assembly handle. */
+  object: string;
+  handle: string;
+  /** `true` while one request joins the parts; no chunk is accepted then. */
+  completing: boolean;
+  createdAt: Date;
+  /** When the last chunk arrived (or the upload started). */
+  updatedAt: Date;
+}
+
+/** One received chunk: part `number`, bytes `start`–`end` inclusive. */
+export interface ChunkPart {
+  number: number;
+  start: number;
+  end: number;
+  /** What the datasource answered for the part. */
+  tag: string;
+}
+
+/** Chunked uploads and their received parts. */
+export interface ChunkStore {
+  /** Adds an upload; the id is random and never reused. */
+  create(upload: ChunkedUploadRecord): Promise<void>;
+  /** The upload with this id, or `null`. */
+  get(id: string): Promise<ChunkedUploadRecord | null>;
+  /** The upload's parts, by number. */
+  parts(id: string): Promise<ChunkPart[]>;
+  /**
+   * Records a part (replacing an earlier copy of its number) and bumps the
+   * upload's `updatedAt`; `false`, writing nothing, when the upload is gone or
+   * completing.
+   */
+  addPart(id: string, part: ChunkPart, now: Date): Promise<boolean>;
+  /**
+   * Marks the upload completing; the upload as it was, or `null` when it is
+   * gone or already completing. Atomic: of concurrent claims exactly one wins.
+   */
+  claim(id: string): Promise<ChunkedUploadRecord | null>;
+  /** Undoes a {@link claim} whose completion failed, so the upload can be finished again. */
+  release(id: string): Promise<void>;
+  /** Removes the upload and its parts. */
+  delete(id: string): Promise<void>;
+  /** Uploads whose last chunk arrived before `before`, oldest first. */
+  listIdle(before: Date): Promise<ChunkedUploadRecord[]>;
+}
+
+/** The parts' byte ranges merged into ascending, non-touching `[start, end]` pairs. */
+export function receivedRanges(parts: ChunkPart[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const { start, end } of [...parts].sort((a, b) => a.start - b.start)) {
+    const last = ranges.at(-1);
+    if (last && start <= last[1] + 1) last[1] = Math.max(last[1], end);
+    else ranges.push([start, end]);
+  }
+  return ranges;
+}

@@ -1,0 +1,83 @@
+/**
+ * Chunked uploads on Deno KV: the upload under `["chunked", id]`, each part
+ * under `["chunked_part", id, number]`. Adding a part checks the upload's
+ * versionstamp (so no part lands once a claim won) and rewrites the upload's
+ * `updatedAt` in the same atomic operation.
+ */
+import type { ChunkedUploadRecord, ChunkPart, ChunkStore } from "../chunks.ts";
+
+const K = {
+  upload: (id: string) => ["chunked", id],
+  part: (id: string, number: number) => ["chunked_part", id, number],
+  parts: (id: string) => ["chunked_part", id],
+};
+
+/** {@link ChunkStore} on Deno KV. */
+export class KvChunks implements ChunkStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async create(upload: ChunkedUploadRecord): Promise<void> {
+    const result = await this.kv.atomic().check({ key: K.upload(upload.id), versionstamp: null })
+      .set(K.upload(upload.id), upload).commit();
+    if (!result.ok) throw new Error(`chunked upload ${upload.id} exists`);
+  }
+
+  async get(id: string): Promise<ChunkedUploadRecord | null> {
+    return (await this.kv.get<ChunkedUploadRecord>(K.upload(id))).value;
+  }
+
+  async parts(id: string): Promise<ChunkPart[]> {
+    const parts: ChunkPart[] = [];
+    for await (const entry of this.kv.list<ChunkPart>({ prefix: K.parts(id) })) {
+      parts.push(entry.value);
+    }
+    return parts.sort((a, b) => a.number - b.number);
+  }
+
+  async addPart(id: string, part: ChunkPart, now: Date): Promise<boolean> {
+    while (true) {
+      const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
+      if (!current.value || current.value.completing) return false;
+      const next = { ...current.value, updatedAt: now };
+      const result = await this.kv.atomic().check(current).set(K.upload(id), next)
+        .set(K.part(id, part.number), part).commit();
+      if (result.ok) return true;
+    }
+  }
+
+  async claim(id: string): Promise<ChunkedUploadRecord | null> {
+    return await this.setCompleting(id, true);
+  }
+
+  async release(id: string): Promise<void> {
+    await this.setCompleting(id, false);
+  }
+
+  private async setCompleting(id: string, completing: boolean) {
+    while (true) {
+      const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
+      if (!current.value || current.value.completing === completing) return null;
+      const result = await this.kv.atomic().check(current)
+        .set(K.upload(id), { ...current.value, completing }).commit();
+      if (result.ok) return current.value;
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    const keys: Deno.KvKey[] = [K.upload(id)];
+    for await (const entry of this.kv.list({ prefix: K.parts(id) })) keys.push(entry.key);
+    for (let i = 0; i < keys.length; i += 1000) {
+      const op = this.kv.atomic();
+      for (const key of keys.slice(i, i + 1000)) op.delete(key);
+      await op.commit();
+    }
+  }
+
+  async listIdle(before: Date): Promise<ChunkedUploadRecord[]> {
+    const idle: ChunkedUploadRecord[] = [];
+    for await (const entry of this.kv.list<ChunkedUploadRecord>({ prefix: ["chunked"] })) {
+      if (entry.value.updatedAt < before) idle.push(entry.value);
+    }
+    return idle.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime());
+  }
+}

@@ -1,0 +1,270 @@
+/** Folders of the current user (`/api/user/folders`) and their public view (`/api/server/folder`). */
+import { z } from "@hono/zod-openapi";
+import {
+  addFolderFile,
+  createFolder,
+  deleteFolder,
+  getFolder,
+  listFolders,
+  publicFolder,
+  removeFolderFile,
+  updateFolder,
+} from "../core/files/folders.ts";
+import { ApiError } from "../core/errors.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { currentUser as me } from "./env.ts";
+import { FileSchema } from "./files.ts";
+import { IdParam, Timestamp } from "./schemas.ts";
+
+/** A folder's parent; in a single folder's view, with its own parent, up to the root. */
+const ParentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  parentId: z.string().nullable(),
+  get parent() {
+    return ParentSchema.nullable().optional();
+  },
+}).openapi("FolderParent");
+
+const FolderBase = z.object({
+  id: z.string(),
+  name: z.string(),
+  public: z.boolean(),
+  allowUploads: z.boolean(),
+  parentId: z.string().nullable(),
+  userId: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  _count: z.object({ children: z.number().int(), files: z.number().int() }),
+  parent: ParentSchema.nullable(),
+  files: z.array(FileSchema).optional().openapi({ description: "Newest first; not with noincl" }),
+});
+
+/** A folder as the API shows it. */
+const FolderSchema = FolderBase.extend({
+  children: z.array(FolderBase).optional().openapi({ description: "In a single folder's view" }),
+}).openapi("Folder");
+
+const notFound = errorDoc("`Not Found`: no such folder, or not one the caller may see");
+const Flag = z.enum(["true", "false"]).optional();
+const FolderName = z.string().trim().min(1).max(255).openapi({ example: "holiday" });
+
+const list = defineRoute({
+  method: "get",
+  path: "/user/folders",
+  auth: "user",
+  tags: ["Folders"],
+  summary: "The caller's folders (or a managed user's), newest first",
+  request: {
+    query: z.object({
+      noincl: Flag.openapi({ description: "`true` leaves out each folder's files" }),
+      user: z.string().max(100).optional().openapi({ description: "Whose folders (a user id)" }),
+      parentId: z.string().max(100).optional().openapi({ description: "Only this one's children" }),
+      root: Flag.openapi({ description: "`true`: only top-level folders" }),
+    }),
+  },
+  responses: {
+    200: json(z.array(FolderSchema), "The folders"),
+    404: errorDoc("`Not Found`: the user is unknown or not one the caller manages"),
+  },
+});
+
+const create = defineRoute({
+  method: "post",
+  path: "/user/folders",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 2 },
+  tags: ["Folders"],
+  summary: "Create a folder, optionally holding some of the caller's files",
+  request: {
+    body: jsonBody(z.object({
+      name: FolderName,
+      isPublic: z.boolean().optional(),
+      files: z.array(z.string().min(1).max(100)).max(1000).optional(),
+      parentId: z.string().min(1).max(100).nullable().optional(),
+    })),
+  },
+  responses: {
+    200: json(FolderSchema, "The new folder"),
+    400: errorDoc(
+      "`A folder with this name already exists`, `No files found for the given request`",
+    ),
+    403: errorDoc("`Parent folder does not belong to you`"),
+    404: errorDoc("`Parent folder not found`"),
+  },
+});
+
+const get = defineRoute({
+  method: "get",
+  path: "/user/folders/{id}",
+  auth: "user",
+  tags: ["Folders"],
+  summary: "One folder with its files, subfolders and parent chain",
+  request: { params: IdParam, query: z.object({ noincl: Flag }) },
+  responses: { 200: json(FolderSchema, "The folder"), 404: notFound },
+});
+
+const put = defineRoute({
+  method: "put",
+  path: "/user/folders/{id}",
+  auth: "user",
+  tags: ["Folders"],
+  summary: "Put one of the folder owner's files into the folder",
+  request: {
+    params: IdParam,
+    body: jsonBody(
+      z.object({ id: z.string().min(1).max(100).openapi({ description: "File id" }) }),
+    ),
+  },
+  responses: {
+    200: json(FolderSchema, "The folder"),
+    400: errorDoc("`File already in folder`"),
+    404: errorDoc("`Not Found` (folder), `File not found`"),
+  },
+});
+
+const patch = defineRoute({
+  method: "patch",
+  path: "/user/folders/{id}",
+  auth: "user",
+  tags: ["Folders"],
+  summary: "Rename a folder, open or close it, or move it (`parentId: null`: to the root)",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      name: FolderName.optional(),
+      isPublic: z.boolean().optional(),
+      allowUploads: z.boolean().optional().openapi({
+        description: "Whether anyone may upload into it without an account",
+      }),
+      parentId: z.string().min(1).max(100).nullable().optional(),
+    })),
+  },
+  responses: {
+    200: json(FolderSchema, "The changed folder"),
+    400: errorDoc(
+      "`A folder cannot be its own parent`, `Cannot move folder into one of its descendants`, " +
+        "`A folder with this name already exists`",
+    ),
+    403: errorDoc("`Parent folder does not belong to you`"),
+    404: errorDoc("`Not Found` (folder), `Parent folder not found`"),
+  },
+});
+
+const remove = defineRoute({
+  method: "delete",
+  path: "/user/folders/{id}",
+  auth: "user",
+  tags: ["Folders"],
+  summary: "Delete a folder (`delete: folder`) or take a file out of it (`delete: file`)",
+  description: "Deleting a folder deletes no file unless `childrenAction` is `cascade-files`: " +
+    "`root` (the default) moves its subfolders and files to the root, `folder` into " +
+    "`targetFolderId`; `cascade` deletes the subfolders too and moves all their files to the root.",
+  request: {
+    params: IdParam,
+    body: jsonBody(z.object({
+      delete: z.enum(["folder", "file"]),
+      id: z.string().min(1).max(100).optional().openapi({ description: "The file, for `file`" }),
+      childrenAction: z.enum(["root", "folder", "cascade", "cascade-files"]).optional(),
+      targetFolderId: z.string().min(1).max(100).optional(),
+    })),
+  },
+  responses: {
+    200: json(
+      z.union([z.object({ success: z.literal(true) }), z.object({ folder: FolderSchema })]),
+      "`{success: true}` for a folder, `{folder}` for a file",
+    ),
+    400: errorDoc(
+      "`File ID is required`, `File not in folder`, `targetFolderId is required`, " +
+        "`Cannot move folder into one of its descendants`",
+    ),
+    404: errorDoc("`Not Found` (folder), `File not found`, `Target folder not found`"),
+  },
+});
+
+const PublicFolderSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  public: z.boolean(),
+  allowUploads: z.boolean(),
+  children: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+  parent: ParentSchema.nullable().optional(),
+}).openapi("PublicFolder");
+
+const publicView = defineRoute({
+  method: "get",
+  path: "/server/folder/{id}",
+  auth: "none",
+  tags: ["Folders"],
+  summary: "A public folder's files, or an upload-only folder's name",
+  request: {
+    params: z.object({
+      id: z.string().min(1).max(255).openapi({
+        param: { name: "id", in: "path" },
+        description: "The folder's id or name",
+      }),
+    }),
+    query: z.object({
+      page: z.coerce.number().int().min(1).default(1),
+      perpage: z.coerce.number().int().min(1).max(1000).default(15),
+      sortBy: z.enum(["createdAt", "name", "size", "views"]).default("createdAt"),
+      order: z.enum(["asc", "desc"]).default("desc"),
+    }),
+  },
+  responses: {
+    200: json(
+      z.object({
+        folder: PublicFolderSchema,
+        page: z.array(FileSchema),
+        total: z.number().int(),
+        pages: z.number().int(),
+      }),
+      "The folder and a page of its files (none for a folder that is not public)",
+    ),
+    404: errorDoc("`Not Found`: no such folder, or neither public nor open for uploads"),
+  },
+});
+
+/** The folder routes. */
+export const folderRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const q = c.req.valid("query");
+    const folders = await listFolders(c.var.services, me(c), {
+      userId: q.user,
+      parentId: q.parentId,
+      root: q.root === "true",
+      withFiles: q.noincl !== "true",
+    });
+    return c.json(folders, 200);
+  })
+  .openapi(create, async (c) => {
+    return c.json(await createFolder(c.var.services, me(c), c.req.valid("json")), 200);
+  })
+  .openapi(get, async (c) => {
+    const { id } = c.req.valid("param");
+    const withFiles = c.req.valid("query").noincl !== "true";
+    return c.json(await getFolder(c.var.services, me(c), id, withFiles), 200);
+  })
+  .openapi(put, async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json(await addFolderFile(c.var.services, me(c), id, c.req.valid("json").id), 200);
+  })
+  .openapi(patch, async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json(await updateFolder(c.var.services, me(c), id, c.req.valid("json")), 200);
+  })
+  .openapi(remove, async (c) => {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const s = c.var.services;
+    if (body.delete === "file") {
+      if (!body.id) throw new ApiError(400, "File ID is required");
+      return c.json({ folder: await removeFolderFile(s, me(c), id, body.id) }, 200);
+    }
+    await deleteFolder(s, me(c), id, body.childrenAction, body.targetFolderId);
+    return c.json({ success: true as const }, 200);
+  })
+  .openapi(publicView, async (c) => {
+    const page = await publicFolder(c.var.services, c.req.valid("param").id, c.req.valid("query"));
+    return c.json(page, 200);
+  });

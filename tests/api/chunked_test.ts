@@ -1,0 +1,306 @@
+/**
+ * POST /api/upload/partial and GET /api/upload/partial/{identifier}: chunks in
+ * order, out of order and at once; resuming from the status after a restart;
+ * the checks of every chunk; on both stores, and on S3 with parts joined as a
+ * real multipart upload (5 MiB chunks) and staged (small chunks).
+ */
+import assert from "node:assert/strict";
+import { createApp } from "../../routes/mod.ts";
+import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
+import { actor } from "../helpers/users.ts";
+
+const MIB = 1024 * 1024;
+
+async function settings(app: TestApp, values: Record<string, unknown>) {
+  await app.services.store.updateSettings(values);
+  await app.services.settings.reload();
+}
+
+/** `length` deterministic bytes. */
+function bytes(length: number): Uint8Array {
+  return new Uint8Array(length).map((_, i) => (i * 7 + (i >> 8)) % 251);
+}
+
+type Send = (path: string, init: RequestInit) => Promise<Response>;
+
+/** Sends bytes `start`–`end` (inclusive) of `file` as one chunk; returns the JSON reply. */
+async function chunk(
+  app: TestApp,
+  file: Uint8Array,
+  start: number,
+  end: number,
+  headers: Record<string, string>,
+  send: Send = app.request,
+): Promise<JsonReply> {
+  const form = new FormData();
+  form.append("file", new Blob([file.slice(start, end + 1)]), "blob");
+  const res = await send("/api/upload/partial", {
+    method: "POST",
+    body: form,
+    headers: {
+      "content-range": `bytes ${start}-${end}/${file.byteLength}`,
+      "x-zipline-p-filename": "movie.mp4",
+      "x-service-p-content-type": "video/mp4",
+      "x-service-p-content-length": String(file.byteLength),
+      ...(end === file.byteLength - 1 ? { "x-service-p-lastchunk": "true" } : {}),
+      ...headers,
+    },
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+/** Sends `file` in chunks of `size`, one after the other; returns every reply. */
+async function sendAll(
+  app: TestApp,
+  file: Uint8Array,
+  size: number,
+  headers: Record<string, string>,
+): Promise<JsonReply[]> {
+  const first = await chunk(app, file, 0, Math.min(size, file.byteLength) - 1, headers);
+  const replies = [first];
+  const id = { "x-service-p-identifier": first.body.partialIdentifier };
+  for (let start = size; start < file.byteLength; start += size) {
+    const end = Math.min(start + size, file.byteLength) - 1;
+    replies.push(await chunk(app, file, start, end, { ...headers, ...id }));
+  }
+  return replies;
+}
+
+/** Asserts the last reply holds the file and that it is served back whole. */
+async function assertStored(app: TestApp, reply: JsonReply, file: Uint8Array, userId: string) {
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  const [stored] = reply.body.files;
+  assert.match(stored.name, /^[A-Za-z0-9]{6}\.mp4$/);
+  assert.equal(stored.type, "video/mp4");
+  assert.equal(stored.url, `http://ferry.test/u/${stored.name}`);
+  const served = await app.request(`/raw/${stored.name}`);
+  assert.deepEqual(new Uint8Array(await served.arrayBuffer()), file);
+  assert.deepEqual(await app.services.store.files.usage(userId), {
+    bytes: file.byteLength,
+    files: 1,
+  });
+  assert.deepEqual(await app.storedObjects(), [stored.name]);
+  assert.equal(await app.services.store.chunks.get(reply.body.partialIdentifier), null);
+}
+
+for (
+  const [datasource, size, total] of [
+    ["local", 1000, 2500],
+    ["s3", 1000, 2500],
+    ["s3", 5 * MIB, 11 * MIB + 5],
+  ] as const
+) {
+  apiTest(
+    `chunked (${datasource}, ${size}-byte chunks): in order, the last answers the file`,
+    async (app) => {
+      const a = await actor(app, "USER");
+      const file = bytes(total);
+      const replies = await sendAll(app, file, size, a.headers);
+      for (const reply of replies.slice(0, -1)) {
+        assert.equal(reply.status, 200, JSON.stringify(reply.body));
+        assert.deepEqual(reply.body, {
+          files: [],
+          partialSuccess: true,
+          partialIdentifier: replies[0].body.partialIdentifier,
+        });
+      }
+      assert.equal(replies.at(-1)!.body.partialSuccess, true);
+      await assertStored(app, replies.at(-1)!, file, a.user.id);
+    },
+    { datasource },
+  );
+}
+
+apiTest("chunked: chunks sent at once make one file, answered once", async (app) => {
+  const a = await actor(app, "USER");
+  const file = bytes(4500);
+  const first = await chunk(app, file, 0, 999, a.headers);
+  const id = { ...a.headers, "x-service-p-identifier": first.body.partialIdentifier };
+  const rest = await Promise.all(
+    [4000, 1000, 3000, 2000].map((start) =>
+      chunk(app, file, start, Math.min(start + 1000, 4500) - 1, id)
+    ),
+  );
+  const done = rest.filter((r) => r.body.files?.length === 1);
+  assert.equal(done.length, 1);
+  assert.ok(rest.every((r) => r.status === 200));
+  await assertStored(app, done[0], file, a.user.id);
+});
+
+apiTest(
+  "chunked: the status tells what arrived; another instance resumes after a restart",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const file = bytes(3500);
+    const first = await chunk(app, file, 0, 999, a.headers);
+    const identifier = first.body.partialIdentifier;
+    const id = { ...a.headers, "x-service-p-identifier": identifier };
+    await chunk(app, file, 2000, 2999, id);
+
+    // A new app over the same store and datasource: nothing was kept in the first one's memory.
+    const restarted = createApp(app.services, { checkResponses: true });
+    const send: Send = async (path, init) =>
+      await restarted.request(`http://ferry.test${path}`, init);
+    const res = await send(`/api/upload/partial/${identifier}`, { headers: a.headers });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), {
+      identifier,
+      size: 3500,
+      partSize: 1000,
+      received: [[0, 999], [2000, 2999]],
+      complete: false,
+    });
+    assert.equal((await chunk(app, file, 1000, 1999, id, send)).body.files.length, 0);
+    const last = await chunk(app, file, 3000, 3499, id, send);
+    await assertStored(app, last, file, a.user.id);
+    assert.equal(
+      (await app.json("GET", `/api/upload/partial/${identifier}`, undefined, a.headers)).status,
+      404,
+    );
+  },
+);
+
+apiTest("chunked: the completing chunk's options name the file", async (app) => {
+  const a = await actor(app, "USER");
+  const file = bytes(1500);
+  const first = await chunk(app, file, 0, 999, a.headers);
+  const last = await chunk(app, file, 1000, 1499, {
+    ...a.headers,
+    "x-service-p-identifier": first.body.partialIdentifier,
+    "x-zipline-filename": "holiday",
+    "x-service-deletes-at": "1d",
+  });
+  assert.equal(last.status, 200);
+  assert.equal(last.body.files[0].name, "holiday.mp4");
+  assert.equal(last.body.deletesAt, new Date(app.clock.now() + 86_400_000).toISOString());
+  const record = await app.services.store.files.getByName("holiday.mp4");
+  assert.equal(record?.size, 1500);
+  assert.equal(record?.pending, false);
+});
+
+apiTest("chunked: a refused completion can be sent again", async (app) => {
+  const a = await actor(app, "USER");
+  const file = bytes(1500);
+  const first = await chunk(app, file, 0, 999, a.headers);
+  const id = { ...a.headers, "x-service-p-identifier": first.body.partialIdentifier };
+  const taken = await chunk(app, file, 1000, 1499, { ...id, "x-service-filename": "x" });
+  assert.equal(taken.status, 200);
+  const clash = await chunk(app, file, 1000, 1499, { ...id, "x-service-filename": "x" });
+  assert.equal(clash.status, 400, JSON.stringify(clash.body));
+  assert.equal(clash.body.error, "Partial upload identifier is invalid");
+
+  const second = await chunk(app, file, 0, 999, a.headers);
+  const id2 = { ...a.headers, "x-service-p-identifier": second.body.partialIdentifier };
+  const refused = await chunk(app, file, 1000, 1499, { ...id2, "x-service-filename": "x" });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.error, "file[0]: file with the same name already exists");
+  const retried = await chunk(app, file, 1000, 1499, { ...id2, "x-service-filename": "y" });
+  assert.equal(retried.status, 200, JSON.stringify(retried.body));
+  assert.equal(retried.body.files[0].name, "y.mp4");
+});
+
+apiTest("chunked: every chunk is checked", async (app) => {
+  const a = await actor(app, "USER");
+  const b = await actor(app, "USER");
+  const file = bytes(2500);
+  const form = () => {
+    const f = new FormData();
+    f.append("file", new Blob([file.slice(0, 1000)]), "blob");
+    return f;
+  };
+  const post = async (headers: Record<string, string>, body: FormData = form()) => {
+    const res = await app.request("/api/upload/partial", { method: "POST", body, headers });
+    return { status: res.status, body: await res.json() };
+  };
+  const error = (status: number, error: string) => ({
+    status,
+    body: { error, statusCode: status },
+  });
+
+  assert.deepEqual(await post(a.headers), error(400, "Partial upload was not detected"));
+  const range = (r: string) => ({ ...a.headers, "content-range": r });
+  for (const bad of ["bytes 5-4/10", "bytes 0-10/10", "0-9/10", "bytes 0-9/x"]) {
+    assert.deepEqual(
+      await post(range(bad)),
+      error(400, "Invalid partial upload: bad Content-Range"),
+    );
+  }
+  assert.deepEqual(
+    await post(range("bytes 0-999/2500")).then(() => post(range("bytes 0-999/1000000000"))),
+    error(413, "File size is too large. Maximum file size is 99614720 bytes"),
+  );
+  await settings(app, { chunksSize: "500b" });
+  assert.deepEqual(
+    await post(range("bytes 0-999/2500")),
+    error(413, "Chunk is too large. Maximum chunk size is 500 bytes"),
+  );
+  await settings(app, { chunksSize: "25mb" });
+  assert.deepEqual(
+    await post(range("bytes 0-998/2500")),
+    error(400, "Invalid partial upload: the chunk is not as long as its Content-Range"),
+  );
+  assert.deepEqual(
+    await post({ ...range("bytes 0-999/2500"), "x-service-p-content-length": "2400" }),
+    error(
+      400,
+      "Invalid partial upload: x-service-p-content-length is not the total of Content-Range",
+    ),
+  );
+  assert.deepEqual(
+    await post(range("bytes 1000-1999/2500")),
+    error(400, "Partial upload identifier is invalid"),
+  );
+  const two = form();
+  two.append("other", new Blob([file.slice(0, 10)]), "other");
+  assert.deepEqual(
+    await post(range("bytes 0-999/2500"), two),
+    error(400, "Partial uploads only support one file field"),
+  );
+
+  const started = await chunk(app, file, 0, 999, a.headers);
+  const identifier = started.body.partialIdentifier;
+  const other = { ...b.headers, "x-service-p-identifier": identifier };
+  assert.deepEqual(
+    await chunk(app, file, 1000, 1999, other).then((r) => r.body.error),
+    "Partial upload identifier is invalid",
+  );
+  assert.equal(
+    (await app.json("GET", `/api/upload/partial/${identifier}`, undefined, b.headers)).status,
+    404,
+  );
+  const mine = { ...a.headers, "x-service-p-identifier": identifier };
+  assert.equal(
+    (await chunk(app, file, 500, 1499, mine)).body.error,
+    "Invalid partial upload: chunks of this upload are 1000 bytes (the last may be shorter), " +
+      "of 2500 in all",
+  );
+  assert.deepEqual((await app.request("/api/upload/partial", { method: "POST" })).status, 401);
+  const whole = await app.request("/api/upload", {
+    method: "POST",
+    body: form(),
+    headers: range("bytes 0-999/2500"),
+  });
+  assert.deepEqual(
+    await whole.json(),
+    { error: "bad options, receieved: partial upload", statusCode: 400 },
+  );
+
+  await settings(app, { chunksEnabled: false });
+  assert.deepEqual(
+    await post(range("bytes 0-999/2500")),
+    error(400, "Chunked uploads are disabled"),
+  );
+  assert.deepEqual(await app.services.store.files.listByUser(a.user.id), []);
+});
+
+apiTest("chunked: the quota is checked up front and when the file is recorded", async (app) => {
+  const a = await actor(app, "USER");
+  await app.services.store.updateUser(a.user.id, {
+    quota: { id: "q", filesQuota: "BY_BYTES", maxBytes: "2kb", maxFiles: null, maxUrls: null },
+  }, new Date());
+  const refused = await chunk(app, bytes(2500), 0, 999, a.headers);
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.error, "Uploading this file would exceed your quota of 2kb");
+  const ok = await sendAll(app, bytes(1500), 1000, a.headers);
+  assert.equal(ok.at(-1)!.body.files.length, 1);
+});

@@ -1,0 +1,208 @@
+/**
+ * The background tasks, each run directly with the manual clock, and the
+ * runner: intervals from the settings, and one pass per interval across
+ * runners sharing a store (the lease).
+ */
+import assert from "node:assert/strict";
+import { newId } from "../../core/clock.ts";
+import {
+  ABANDONED_AFTER_MS,
+  cleanAbandonedUploads,
+  clearInvites,
+  deleteExpiredFiles,
+  deleteMaxViews,
+} from "../../core/tasks/cleanup.ts";
+import { recordMetrics } from "../../core/tasks/metrics.ts";
+import { TaskRunner, TASKS } from "../../core/tasks/runner.ts";
+import type { UrlRecord } from "../../db/urls.ts";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { uploadOne } from "../helpers/files.ts";
+import { actor } from "../helpers/users.ts";
+
+const HOUR = 60 * 60 * 1000;
+
+async function settings(app: TestApp, values: Record<string, unknown>) {
+  await app.services.store.updateSettings(values);
+  await app.services.settings.reload();
+}
+
+async function url(app: TestApp, userId: string, maxViews: number | null): Promise<UrlRecord> {
+  const now = new Date(app.clock.now());
+  const record: UrlRecord = {
+    id: newId(app.services.random),
+    code: newId(app.services.random).slice(0, 8),
+    vanity: null,
+    destination: "https://example.com/",
+    views: 0,
+    maxViews,
+    password: null,
+    enabled: true,
+    userId,
+    createdAt: now,
+    updatedAt: now,
+  };
+  assert.ok(await app.services.store.urls.create(record, null));
+  return record;
+}
+
+apiTest("task deletefiles: removes expired files, record and bytes", async (app) => {
+  const a = await actor(app, "USER");
+  const expiring = await uploadOne(app, { ...a.headers, "x-service-deletes-at": "1h" });
+  const kept = await uploadOne(app, a.headers);
+  assert.equal(await deleteExpiredFiles(app.services), 0);
+  app.clock.advance(HOUR);
+  assert.equal(await deleteExpiredFiles(app.services), 1);
+  assert.equal(await app.services.store.files.get(expiring.id), null);
+  assert.deepEqual(await app.storedObjects(), [kept.name]);
+  assert.equal((await app.request(`/raw/${expiring.name}`)).status, 404);
+});
+
+apiTest("task maxviews: removes files and URLs at their max views when asked", async (app) => {
+  const a = await actor(app, "USER");
+  const file = await uploadOne(app, { ...a.headers, "x-service-max-views": "1" });
+  const other = await uploadOne(app, { ...a.headers, "x-service-max-views": "2" });
+  const link = await url(app, a.user.id, 1);
+  const open = await url(app, a.user.id, null);
+  await app.services.store.files.addView(file.id);
+  await app.services.store.files.addView(other.id);
+  await app.services.store.urls.view(link.id);
+  await app.services.store.urls.view(open.id);
+
+  await settings(app, { featuresDeleteOnMaxViews: false });
+  assert.equal(await deleteMaxViews(app.services), 0);
+  await settings(app, { featuresDeleteOnMaxViews: true });
+  assert.equal(await deleteMaxViews(app.services), 2);
+  assert.equal(await app.services.store.files.get(file.id), null);
+  assert.deepEqual(await app.storedObjects(), [other.name]);
+  assert.equal(await app.services.store.urls.get(link.id), null);
+  assert.ok(await app.services.store.urls.get(open.id));
+});
+
+apiTest("task clearinvites: removes expired and used-up invites", async (app) => {
+  const a = await actor(app, "ADMIN");
+  const now = app.clock.now();
+  const invite = (code: string, expiresAt: number | null, uses: number, maxUses: number | null) =>
+    app.services.store.invites.create({
+      id: code,
+      code,
+      expiresAt: expiresAt === null ? null : new Date(expiresAt),
+      uses,
+      maxUses,
+      inviterId: a.user.id,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    });
+  await invite("expired", now - 1, 0, null);
+  await invite("usedup", null, 3, 3);
+  await invite("fine", now + HOUR, 1, 3);
+  assert.equal(await clearInvites(app.services), 2);
+  assert.deepEqual((await app.services.store.invites.list()).map((i) => i.code), ["fine"]);
+});
+
+apiTest("task cleanuploads: drops idle chunked uploads and stale pending files", async (app) => {
+  const a = await actor(app, "USER");
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(1000)]), "blob");
+  const res = await app.request("/api/upload/partial", {
+    method: "POST",
+    body: form,
+    headers: { ...a.headers, "content-range": "bytes 0-999/3000" },
+  });
+  const { partialIdentifier } = await res.json();
+  const now = new Date(app.clock.now());
+  const pending = {
+    id: newId(app.services.random),
+    name: "crashed.bin",
+    originalName: null,
+    size: 0,
+    type: "application/octet-stream",
+    views: 0,
+    maxViews: null,
+    favorite: false,
+    password: null,
+    anonymous: false,
+    userId: a.user.id,
+    folderId: null,
+    deletesAt: null,
+    pending: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await app.services.store.files.create(pending, { maxBytes: null, maxFiles: null });
+  await app.services.datasource.put("crashed.bin", ReadableStream.from([new Uint8Array(5)]));
+
+  app.clock.advance(ABANDONED_AFTER_MS - 1);
+  assert.equal(await cleanAbandonedUploads(app.services), 0);
+  app.clock.advance(2);
+  assert.equal(await cleanAbandonedUploads(app.services), 2);
+  assert.equal(await app.services.store.chunks.get(partialIdentifier), null);
+  assert.equal(await app.services.store.files.get(pending.id), null);
+  assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 0, files: 0 });
+  assert.deepEqual(await app.storedObjects(), []);
+  const status = await app.json(
+    "GET",
+    `/api/upload/partial/${partialIdentifier}`,
+    undefined,
+    a.headers,
+  );
+  assert.equal(status.status, 404);
+});
+
+apiTest("task metrics: records a snapshot in Zipline's shape", async (app) => {
+  const a = await actor(app, "USER", "alice");
+  const file = await uploadOne(app, a.headers, "12345", "a.txt");
+  await app.services.store.files.addView(file.id);
+  await url(app, a.user.id, null);
+  assert.equal(await recordMetrics(app.services), 1);
+  const snapshots = [];
+  for await (const m of app.services.store.metrics.iterate()) snapshots.push(m);
+  assert.equal(snapshots.length, 1);
+  assert.equal(snapshots[0].createdAt.getTime(), app.clock.now());
+  assert.deepEqual(snapshots[0].data, {
+    users: 1,
+    files: 1,
+    fileViews: 1,
+    urls: 1,
+    urlViews: 0,
+    storage: 5,
+    filesUsers: [{ username: "alice", sum: 1, storage: 5, views: 1 }],
+    urlsUsers: [{ username: "alice", sum: 1, views: 0 }],
+    types: [{ type: "text/plain", sum: 1 }],
+  });
+});
+
+apiTest(
+  "task runner: one pass per interval across runners, intervals from settings",
+  async (app) => {
+    const first = new TaskRunner(app.services, "one");
+    const second = new TaskRunner(app.services, "two");
+    const passes = await Promise.all([first.runDue(), second.runDue()]);
+    const ran = passes.flat().sort();
+    assert.deepEqual(ran, TASKS.map((t) => t.name).sort());
+    assert.deepEqual(await second.runDue(), []);
+
+    await settings(app, { tasksMetricsInterval: null, tasksClearInvitesInterval: "1m" });
+    app.clock.advance(60_000);
+    assert.deepEqual(
+      [...await first.runDue(), ...await second.runDue()].sort(),
+      ["clearinvites"],
+    );
+    app.clock.advance(30 * 60_000);
+    assert.deepEqual(
+      [...await second.runDue(), ...await first.runDue()].sort(),
+      ["cleanuploads", "clearinvites", "deletefiles", "maxviews"],
+    );
+    let metrics = 0;
+    for await (const _ of app.services.store.metrics.iterate()) metrics++;
+    assert.equal(metrics, 1);
+  },
+);
+
+apiTest("task runner: a failing task is logged and the others still run", async (app) => {
+  const runner = new TaskRunner(app.services, "one", [
+    { name: "broken", interval: "tasksDeleteInterval", run: () => Promise.reject(new Error("x")) },
+    ...TASKS.filter((t) => t.name === "metrics"),
+  ]);
+  assert.deepEqual(await runner.runDue(), ["broken", "metrics"]);
+  assert.ok(app.logger.lines.some((e) => e.message === "task failed"));
+});

@@ -1,0 +1,124 @@
+/** The chunked-upload and lease stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
+import assert from "node:assert/strict";
+import { type ChunkedUploadRecord, type ChunkPart, receivedRanges } from "../../db/chunks.ts";
+import type { Store } from "../../db/store.ts";
+import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+
+const T0 = new Date(Date.UTC(2026, 0, 1));
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+function upload(id: string, extra: Partial<ChunkedUploadRecord> = {}): ChunkedUploadRecord {
+  return {
+    id,
+    userId: "u1",
+    folderId: null,
+    filename: "movie.mp4",
+    type: "video/mp4",
+    size: 2500,
+    partSize: 1000,
+    object: `.partial/${id}`,
+    handle: "h",
+    completing: false,
+    createdAt: T0,
+    updatedAt: T0,
+    ...extra,
+  };
+}
+
+const part = (number: number, size = 1000, tag = `t${number}`): ChunkPart => ({
+  number,
+  start: (number - 1) * 1000,
+  end: (number - 1) * 1000 + size - 1,
+  tag,
+});
+
+const steps: Record<string, (store: Store) => Promise<void>> = {
+  async "create, get, and parts recorded concurrently are all kept"(store) {
+    await store.chunks.create(upload("a"));
+    assert.deepEqual(await store.chunks.get("a"), upload("a"));
+    assert.equal(await store.chunks.get("missing"), null);
+    const added = await Promise.all([
+      store.chunks.addPart("a", part(3, 500), at(3)),
+      store.chunks.addPart("a", part(1), at(1)),
+      store.chunks.addPart("a", part(2), at(2)),
+    ]);
+    assert.deepEqual(added, [true, true, true]);
+    assert.deepEqual(await store.chunks.parts("a"), [part(1), part(2), part(3, 500)]);
+    assert.deepEqual(receivedRanges(await store.chunks.parts("a")), [[0, 2499]]);
+    assert.ok((await store.chunks.get("a"))!.updatedAt > T0);
+  },
+
+  async "a part sent again replaces the first copy"(store) {
+    await store.chunks.create(upload("a"));
+    await store.chunks.addPart("a", part(1, 1000, "old"), at(1));
+    await store.chunks.addPart("a", part(1, 1000, "new"), at(2));
+    assert.deepEqual(await store.chunks.parts("a"), [part(1, 1000, "new")]);
+    assert.deepEqual((await store.chunks.get("a"))!.updatedAt, at(2));
+  },
+
+  async "exactly one of concurrent claims wins; no part lands while completing"(store) {
+    await store.chunks.create(upload("a"));
+    const claims = await Promise.all([1, 2, 3, 4].map(() => store.chunks.claim("a")));
+    assert.equal(claims.filter((c) => c !== null).length, 1);
+    assert.equal(claims.find((c) => c !== null)!.id, "a");
+    assert.equal(await store.chunks.addPart("a", part(1), at(1)), false);
+    assert.deepEqual(await store.chunks.parts("a"), []);
+    await store.chunks.release("a");
+    assert.equal(await store.chunks.addPart("a", part(1), at(1)), true);
+    assert.equal(await store.chunks.claim("missing"), null);
+    assert.equal(await store.chunks.addPart("missing", part(1), at(1)), false);
+  },
+
+  async "delete removes the upload and its parts; listIdle finds old ones"(store) {
+    await store.chunks.create(upload("old"));
+    await store.chunks.create(upload("new", { updatedAt: at(100) }));
+    await store.chunks.addPart("old", part(1), at(10));
+    assert.deepEqual((await store.chunks.listIdle(at(50))).map((u) => u.id), ["old"]);
+    assert.deepEqual((await store.chunks.listIdle(at(101))).map((u) => u.id), ["old", "new"]);
+    await store.chunks.delete("old");
+    assert.equal(await store.chunks.get("old"), null);
+    assert.deepEqual(await store.chunks.parts("old"), []);
+    assert.deepEqual((await store.chunks.listIdle(at(101))).map((u) => u.id), ["new"]);
+  },
+
+  async "a lease goes to one of concurrent takers, and again once its term passed"(store) {
+    const term = 60_000;
+    const takes = await Promise.all(
+      ["p1", "p2", "p3"].map((p) => store.leases.acquire("task", p, at(0), term)),
+    );
+    assert.equal(takes.filter(Boolean).length, 1);
+    assert.equal(await store.leases.acquire("task", "p1", at(59), term), false);
+    assert.equal(await store.leases.acquire("other", "p1", at(59), term), true);
+    assert.equal(await store.leases.acquire("task", "p2", at(60), term), true);
+    // A shorter term frees a lease sooner.
+    assert.equal(await store.leases.acquire("task", "p1", at(70), term), false);
+    assert.equal(await store.leases.acquire("task", "p1", at(70), 10_000), true);
+  },
+};
+
+Deno.test("receivedRanges merges touching and overlapping parts", () => {
+  assert.deepEqual(receivedRanges([]), []);
+  assert.deepEqual(
+    receivedRanges([part(4), part(1), part(2)]),
+    [[0, 1999], [3000, 3999]],
+  );
+});
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name: `chunk and lease store contract: ${kind}`,
+    ignore: ignoreKind(kind),
+    fn: async (t) => {
+      for (const [name, step] of Object.entries(steps)) {
+        await t.step(name, async () => {
+          const { store, close } = await openTestStore(kind);
+          try {
+            await step(store);
+          } finally {
+            await close();
+          }
+        });
+      }
+    },
+  });
+}
