@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The pages Ferry serves to people (the first pieces of the dashboard):
- * `/auth/login`, `/dashboard` and `/dashboard/security`, with `/` sending
+ * `/auth/login`, `/auth/register`, `/dashboard` and `/dashboard/security`, with `/` sending
  * to one of them. Server-rendered with Hono's JSX; the one script and the one
  * stylesheet are files of this folder, served at `/assets/…`, so the pages
  * work offline and under a strict Content-Security-Policy. Not API routes:
@@ -18,6 +18,7 @@ import type { UserRecord } from "../../db/store.ts";
 import type { AppEnv } from "../env.ts";
 import { DashboardPage } from "./dashboard.tsx";
 import { LoginPage } from "./login.tsx";
+import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
 
 /** Scripts, styles and requests from this origin only; images also as `data:` (the QR code). */
@@ -60,6 +61,11 @@ export const webRoutes = new Hono<AppEnv>()
     const s = c.var.services;
     const passkeys = relyingPartyOf(s) !== null;
     return page(c, <LoginPage site={s.settings.get("websiteTitle")} passkeys={passkeys} />);
+  })
+  .get("/auth/register", async (c) => {
+    if (await sessionUser(c)) return c.redirect("/dashboard", 302);
+    const site = c.var.services.settings.get("websiteTitle");
+    return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} />);
   })
   .get("/dashboard", async (c) => {
     const user = await sessionUser(c);

@@ -17,6 +17,7 @@ const UNDOCUMENTED = new Set([
   "GET /api/docs/assets/{file}", // its stylesheet and scripts
   "GET /", // the pages for people (routes/web/), and their script and stylesheet
   "GET /auth/login",
+  "GET /auth/register",
   "GET /dashboard",
   "GET /dashboard/security",
   "GET /assets/{file}",

@@ -76,3 +76,16 @@ apiTest("the page script and stylesheet are served by Ferry", async (app) => {
   await css.body?.cancel();
   assert.equal((await app.request("/assets/nope.js")).status, 404);
 });
+
+apiTest("an invite link leads to the registration page with its code filled in", async (app) => {
+  const link = await app.request("/invite/AbC123");
+  assert.equal(link.status, 302);
+  assert.equal(location(link), "/auth/register?code=AbC123");
+  const page = await app.request(location(link)!);
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  assert.match(html, /<form id="register-form"/);
+  assert.match(html, /id="invite" name="code" value="AbC123"/);
+  const escaped = await app.request("/auth/register?code=%22%3E%3Cscript%3E");
+  assert.doesNotMatch(await escaped.text(), /"><script>/);
+});

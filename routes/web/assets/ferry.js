@@ -93,6 +93,15 @@ on($("login-form"), "submit", async () => {
   location.assign("/dashboard");
 });
 
+// Registration page (invite links lead here).
+on($("register-form"), "submit", async () => {
+  const body = { username: $("username").value, password: $("password").value };
+  const code = $("invite").value.trim();
+  if (code) body.code = code;
+  await api("POST", "/api/auth/register", body);
+  location.assign("/dashboard");
+});
+
 on($("passkey-login"), "click", async () => {
   const { options } = await api("GET", "/api/auth/webauthn/options");
   const credential = await navigator.credentials.get({

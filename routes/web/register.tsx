@@ -1,0 +1,34 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The registration page that invite links (`/invite/<code>`) lead to:
+ * username, password and the invite code, sent by `/assets/ferry.js` to
+ * `POST /api/auth/register`.
+ */
+import { Layout } from "./layout.tsx";
+
+/** The registration page, the invite code filled in from the link. */
+export function RegisterPage({ site, code }: { site: string; code: string }) {
+  return (
+    <Layout site={site} title="Create an account">
+      <h1>Create an account</h1>
+      <form id="register-form" class="card">
+        <label for="username">Username</label>
+        <input id="username" name="username" autocomplete="username" required />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+        />
+        <label for="invite">Invite code (if you have one)</label>
+        <input id="invite" name="code" value={code} autocomplete="off" />
+        <button type="submit">Create the account</button>
+      </form>
+      <p>
+        Already have one? <a href="/auth/login">Sign in</a>.
+      </p>
+    </Layout>
+  );
+}
