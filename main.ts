@@ -5,11 +5,15 @@
  *   main.ts migrate                      bring the store's schema up to date
  *   main.ts user create|reset-password   manage users from the shell
  *   main.ts openapi [FILE]               write the OpenAPI document
+ *   main.ts export > FILE                write the v4 export document
+ *   main.ts import v3|v4 FILE [...]      import an export document (see cli/import.ts)
  */
 import { writeOpenApi } from "./cli/openapi.ts";
 import { serve } from "./cli/serve.ts";
 import { closeServices, loadConfig, openServices } from "./cli/services.ts";
 import { userCommand } from "./cli/user.ts";
+import { exportCommand } from "./cli/export.ts";
+import { importCommand } from "./cli/import.ts";
 import { ConfigError } from "./core/config.ts";
 
 async function run(command: string, rest: string[]): Promise<number> {
@@ -29,8 +33,14 @@ async function run(command: string, rest: string[]): Promise<number> {
     case "openapi":
       await writeOpenApi(rest[0]);
       return 0;
+    case "export":
+      return await exportCommand(loadConfig(), rest);
+    case "import":
+      return await importCommand(loadConfig(), rest);
     default:
-      console.error(`unknown command ${command}; try serve, migrate, user, openapi`);
+      console.error(
+        `unknown command ${command}; try serve, migrate, user, openapi, export, import`,
+      );
       return 2;
   }
 }

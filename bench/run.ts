@@ -32,6 +32,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "files", script: "bench/http_files.ts", timeoutMinutes: 5 },
   { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
+  { name: "transfer", script: "bench/transfer.ts", timeoutMinutes: 20 },
 ];
 
 // deno-lint-ignore no-control-regex

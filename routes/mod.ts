@@ -25,6 +25,7 @@ import { urlRoutes } from "./urls.ts";
 import { inviteRoutes } from "./invites.ts";
 import { publicRoutes } from "./redirects.ts";
 import { webhookRoutes } from "./webhooks.ts";
+import { transferRoutes } from "./transfer.ts";
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -64,6 +65,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", urlRoutes);
   app.route("/api", inviteRoutes);
   app.route("/api", webhookRoutes);
+  app.route("/api", transferRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",

@@ -111,11 +111,16 @@ function uniqueError(error: unknown): unknown {
   return new UniqueError(field === "pkey" ? "id" : field);
 }
 
-/** `tx` as an `Sql` whose `begin` opens a savepoint, for code written against `Sql`. */
+/**
+ * `tx` as an `Sql` whose `begin` runs inside it, for code written against
+ * `Sql`. Not a savepoint: an error aborts the whole transaction, which is what
+ * its all-or-nothing callers want, and thousands of savepoints (subtransactions)
+ * in one transaction make PostgreSQL slow down sharply.
+ */
 function nested(tx: TransactionSql): Sql {
   return new Proxy(tx, {
     get(target, prop) {
-      if (prop === "begin") return (fn: (tx: TransactionSql) => unknown) => target.savepoint(fn);
+      if (prop === "begin") return (fn: (tx: TransactionSql) => unknown) => fn(target);
       return Reflect.get(target, prop, target);
     },
   }) as unknown as Sql;
@@ -165,8 +170,8 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One transaction: the view's sub-stores run on it, and their own
-   * transactions become savepoints inside it.
+   * One transaction: the view's sub-stores run on it, their own transactions
+   * folded into it; any error rolls everything back.
    */
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
     return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;

@@ -1,0 +1,140 @@
+/**
+ * Import and export at size: a generated v4 document with 100,000 files and
+ * 10,000 URLs (100 users) imported with `main.ts import v4` into an empty
+ * instance, then exported with `main.ts export`, on Deno KV and on
+ * PostgreSQL. Each command is its own process; wall time and peak RSS
+ * (VmHWM, polled) go to `bench/results/transfer.md`. Goal: under 60 s and
+ * under 300 MB each. Run: `deno task bench transfer`.
+ */
+import postgres from "postgres";
+import { join } from "node:path";
+import { openKvStore } from "../db/kv/mod.ts";
+import { openPostgresStore } from "../db/postgres/mod.ts";
+import type { Store } from "../db/store.ts";
+import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { addSuperadmin, writeGeneratedV4 } from "../tests/helpers/transfer.ts";
+import { machineSection } from "./helpers/machine.ts";
+import { REPO_ROOT } from "./helpers/server.ts";
+
+const SIZE = { users: 100, files: 100_000, urls: 10_000 };
+
+interface Measured {
+  seconds: number;
+  peakMb: number;
+}
+
+/** Runs `main.ts <args>` with `env`, stdout to `stdoutPath` (or discarded); times it and polls its peak RSS. */
+async function measure(
+  args: string[],
+  env: Record<string, string>,
+  stdoutPath?: string,
+): Promise<Measured> {
+  const start = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "main.ts", ...args],
+    cwd: REPO_ROOT,
+    env,
+    stdout: stdoutPath ? "piped" : "null",
+    stderr: "null",
+  }).spawn();
+  let peak = 0;
+  const poll = setInterval(() => {
+    try {
+      const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+      peak = Math.max(peak, Number(status.match(/VmHWM:\s+(\d+)/)?.[1] ?? 0));
+    } catch {
+      // exited
+    }
+  }, 50);
+  if (stdoutPath) {
+    const file = await Deno.open(stdoutPath, { create: true, write: true, truncate: true });
+    await child.stdout.pipeTo(file.writable);
+  }
+  const status = await child.status;
+  clearInterval(poll);
+  if (!status.success) throw new Error(`main.ts ${args.join(" ")} failed`);
+  return { seconds: (performance.now() - start) / 1000, peakMb: Math.round(peak / 1024) };
+}
+
+/** Imports then exports on one store; returns both measurements. */
+async function run(
+  env: Record<string, string>,
+  open: () => Promise<Store>,
+  doc: string,
+  dir: string,
+) {
+  const store = await open();
+  await addSuperadmin(store);
+  await store.close();
+  const importing = await measure(["import", "v4", doc], env);
+  console.log("import", importing);
+  const out = join(dir, "export.json");
+  const exporting = await measure(["export"], env, out);
+  const exported = JSON.parse(await Deno.readTextFile(out));
+  if (exported.data.files.length !== SIZE.files || exported.data.urls.length !== SIZE.urls) {
+    throw new Error("the export does not hold every record");
+  }
+  return { importing, exporting };
+}
+
+if (import.meta.main) {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-bench-transfer-" });
+  const cleanups: (() => Promise<unknown>)[] = [() => Deno.remove(dir, { recursive: true })];
+  try {
+    const doc = join(dir, "doc.json");
+    await writeGeneratedV4(doc, SIZE);
+    const docMb = ((await Deno.stat(doc)).size / 1e6).toFixed(1);
+    console.log(`document: ${docMb} MB`);
+
+    const kvDir = join(dir, "kv");
+    const kv = await run(
+      { SERVICE_DATA_DIR: kvDir },
+      async () => {
+        await Deno.mkdir(kvDir, { recursive: true });
+        return await openKvStore(join(kvDir, "ferry.kv"));
+      },
+      doc,
+      dir,
+    );
+    console.log("kv", kv);
+
+    const cluster = await startPostgres();
+    cleanups.push(() => cluster.stop());
+    const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+    await admin.unsafe("CREATE DATABASE ferry_bench");
+    await admin.end();
+    const url = new URL(cluster.url);
+    url.pathname = "/ferry_bench";
+    const pg = await run(
+      { DATABASE_URL: url.toString(), SERVICE_DATA_DIR: join(dir, "pg") },
+      () => openPostgresStore(url.toString()),
+      doc,
+      dir,
+    );
+    console.log("postgres", pg);
+
+    const row = (store: string, what: string, m: Measured) =>
+      `| ${store} | ${what} | ${m.seconds.toFixed(1)} s | ${m.peakMb} MB |`;
+    const report = [
+      "# Import and export at size",
+      "",
+      `\`deno task bench transfer\` (bench/transfer.ts): a generated v4 document of ${docMb} MB ` +
+      `(${SIZE.users} users, ${SIZE.files} files, ${SIZE.urls} URLs), imported with ` +
+      "`main.ts import v4` into an empty instance, then exported with `main.ts export`; " +
+      "each command a process of its own. Goal: under 60 s and under 300 MB each.",
+      "",
+      "| store | command | wall time | peak RSS |",
+      "| --- | --- | --- | --- |",
+      row("Deno KV", "import v4", kv.importing),
+      row("Deno KV", "export", kv.exporting),
+      row("PostgreSQL", "import v4", pg.importing),
+      row("PostgreSQL", "export", pg.exporting),
+      "",
+      await machineSection(),
+    ].join("\n");
+    await Deno.writeTextFile(join(REPO_ROOT, "bench/results/transfer.md"), report + "\n");
+    console.log(report);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  }
+}

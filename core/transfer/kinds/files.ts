@@ -1,0 +1,144 @@
+/**
+ * File records (`data.files`; v3 `files`). The bytes are not in the export:
+ * they must already be in the datasource under the same name. A name that is
+ * not a plain file name is replaced by a random one; a name in use (by any
+ * user) skips the file.
+ */
+import { z } from "zod";
+import type { FileRecord } from "../../../db/files.ts";
+import { newId, randomString } from "../../clock.ts";
+import { sanitizeFilename } from "../../files/naming.ts";
+import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
+
+const FileV4 = z.object({
+  id: z.string(),
+  createdAt: IsoDate,
+  deletesAt: IsoDate.nullable(),
+  name: z.string(),
+  originalName: z.string().nullable(),
+  size: z.number(),
+  type: z.string(),
+  views: z.number().int(),
+  maxViews: z.number().int().nullable(),
+  favorite: z.boolean(),
+  password: z.string().nullable(),
+  userId: z.string().nullable(),
+  folderId: z.string().nullable(),
+});
+type FileV4 = z.infer<typeof FileV4>;
+
+/** A v3 file (`files[<id>]`). */
+export const FileV3 = z.object({
+  name: z.string(),
+  original_name: z.string().nullish(),
+  type: z.string(),
+  size: z.union([z.number(), z.bigint()]),
+  user: z.string().nullish(),
+  thumbnail: z.string().nullish(),
+  max_views: z.number().nullish(),
+  views: z.number(),
+  expires_at: z.string().nullish(),
+  created_at: z.string(),
+  favorite: z.boolean(),
+  password: z.string().nullish(),
+});
+type FileV3 = z.infer<typeof FileV3>;
+
+/** The fields of a file record an import takes from the export. */
+type IncomingFile = Pick<
+  FileRecord,
+  | "name"
+  | "originalName"
+  | "size"
+  | "type"
+  | "views"
+  | "maxViews"
+  | "favorite"
+  | "password"
+  | "folderId"
+  | "deletesAt"
+  | "createdAt"
+>;
+
+/** Imports one file of `owner` (an exported user id or null); maps its id. */
+async function importFile(
+  ctx: ImportContext,
+  oldId: string,
+  owner: string | null | undefined,
+  file: IncomingFile,
+): Promise<void> {
+  const userId = owner ? ctx.ids.users.get(owner) : undefined;
+  if (!userId) {
+    return ctx.report.skip("files", oldId, owner ? "owner not imported" : "no owner");
+  }
+  const name = sanitizeFilename(file.name) === file.name
+    ? file.name
+    : randomString(ctx.s.random, 12);
+  if (await ctx.store.files.getByName(name)) {
+    return ctx.report.skip("files", oldId, "a file of that name exists");
+  }
+  const id = newId(ctx.s.random);
+  await ctx.store.files.create({
+    ...file,
+    id,
+    name,
+    anonymous: false,
+    userId,
+    pending: false,
+    updatedAt: ctx.now,
+  }, { maxBytes: null, maxFiles: null });
+  ctx.ids.files.set(oldId, id);
+  ctx.report.add("files");
+}
+
+/** v4 `data.files`. */
+export const filesV4: V4Kind<FileV4> = {
+  key: "files",
+  counted: "files",
+  schema: FileV4,
+  async importRecord(ctx, f) {
+    await importFile(ctx, f.id, f.userId, {
+      ...f,
+      folderId: f.folderId === null ? null : ctx.ids.folders.get(f.folderId) ?? null,
+      deletesAt: f.deletesAt === null ? null : new Date(f.deletesAt),
+      createdAt: new Date(f.createdAt),
+    });
+  },
+  async *exportRecords(x) {
+    for await (const f of x.s.store.files.iterate()) {
+      if (f.pending) continue;
+      yield {
+        id: f.id,
+        createdAt: f.createdAt.toISOString(),
+        deletesAt: f.deletesAt?.toISOString() ?? null,
+        name: f.name,
+        originalName: f.originalName,
+        size: f.size,
+        type: f.type,
+        views: f.views,
+        maxViews: f.maxViews,
+        favorite: f.favorite,
+        password: f.password,
+        userId: f.userId,
+        folderId: f.folderId,
+      };
+    }
+  },
+};
+
+/** Imports one v3 file (`[id, record]`). */
+export async function importFileV3(ctx: ImportContext, [oldId, f]: [string, FileV3]) {
+  await importFile(ctx, oldId, f.user, {
+    name: f.name,
+    originalName: f.original_name || null,
+    size: Number(f.size),
+    type: f.type,
+    views: f.views || 0,
+    maxViews: f.max_views || null,
+    favorite: f.favorite,
+    password: f.password ?? null,
+    folderId: null,
+    deletesAt: f.expires_at ? dateOf(f.expires_at, ctx.now) : null,
+    createdAt: dateOf(f.created_at, ctx.now),
+  });
+}

@@ -1,0 +1,41 @@
+/** Metrics snapshots (`data.metrics`): always appended, with their timestamps (as Zipline does). */
+import { z } from "zod";
+import type { MetricRecord } from "../../../db/metrics.ts";
+import { newId } from "../../clock.ts";
+import { type ImportContext, IsoDate, type V4Kind } from "../context.ts";
+
+const MetricV4 = z.object({
+  id: z.string(),
+  createdAt: IsoDate,
+  data: z.record(z.string(), z.unknown()),
+});
+type MetricV4 = z.infer<typeof MetricV4>;
+
+const batches = new WeakMap<ImportContext, MetricRecord[]>();
+
+async function flush(ctx: ImportContext) {
+  const batch = batches.get(ctx) ?? [];
+  batches.delete(ctx);
+  await ctx.store.metrics.add(batch);
+}
+
+/** v4 `data.metrics`, written in batches of 500. */
+export const metricsV4: V4Kind<MetricV4> = {
+  key: "metrics",
+  counted: "metrics",
+  schema: MetricV4,
+  async importRecord(ctx, m) {
+    const batch = batches.get(ctx) ?? [];
+    batches.set(ctx, batch);
+    batch.push({ id: newId(ctx.s.random), createdAt: new Date(m.createdAt), data: m.data });
+    ctx.report.add("metrics");
+    if (batch.length >= 500) await flush(ctx);
+  },
+  finish: flush,
+  async *exportRecords(x) {
+    if (x.nometrics) return;
+    for await (const m of x.s.store.metrics.iterate()) {
+      yield { id: m.id, createdAt: m.createdAt.toISOString(), data: m.data };
+    }
+  },
+};

@@ -1,0 +1,100 @@
+/**
+ * Short URLs (`data.urls`; v3 `urls`). Ferry's codes and vanities share one
+ * namespace, so a URL is skipped when its code, or its vanity, is taken.
+ */
+import { z } from "zod";
+import type { UrlRecord } from "../../../db/urls.ts";
+import { newId } from "../../clock.ts";
+import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
+
+const UrlV4 = z.object({
+  id: z.string(),
+  createdAt: IsoDate,
+  code: z.string(),
+  vanity: z.string().nullable(),
+  destination: z.string(),
+  views: z.number().int(),
+  maxViews: z.number().int().nullable(),
+  password: z.string().nullable(),
+  enabled: z.boolean(),
+  userId: z.string().nullable(),
+});
+type UrlV4 = z.infer<typeof UrlV4>;
+
+/** A v3 URL (`urls[<id>]`). */
+export const UrlV3 = z.object({
+  destination: z.string(),
+  vanity: z.string().nullish(),
+  created_at: z.string(),
+  max_views: z.number().nullish(),
+  views: z.number(),
+  user: z.string().nullish(),
+  code: z.string(),
+});
+type UrlV3 = z.infer<typeof UrlV3>;
+
+type IncomingUrl = Pick<
+  UrlRecord,
+  "code" | "vanity" | "destination" | "views" | "maxViews" | "password" | "enabled" | "createdAt"
+>;
+
+async function importUrl(
+  ctx: ImportContext,
+  oldId: string,
+  owner: string | null | undefined,
+  url: IncomingUrl,
+): Promise<void> {
+  const userId = owner ? ctx.ids.users.get(owner) : undefined;
+  if (!userId) return ctx.report.skip("urls", oldId, owner ? "owner not imported" : "no owner");
+  if (await ctx.store.urls.getByName(url.code)) {
+    return ctx.report.skip("urls", oldId, "a URL with that code exists");
+  }
+  if (url.vanity !== null && await ctx.store.urls.getByName(url.vanity)) {
+    return ctx.report.skip("urls", oldId, "a URL with that vanity exists");
+  }
+  const id = newId(ctx.s.random);
+  await ctx.store.urls.create({ ...url, id, userId, updatedAt: ctx.now }, null);
+  ctx.ids.urls.set(oldId, id);
+  ctx.report.add("urls");
+}
+
+/** v4 `data.urls`. */
+export const urlsV4: V4Kind<UrlV4> = {
+  key: "urls",
+  counted: "urls",
+  schema: UrlV4,
+  async importRecord(ctx, u) {
+    await importUrl(ctx, u.id, u.userId, { ...u, createdAt: new Date(u.createdAt) });
+  },
+  async *exportRecords(x) {
+    for await (const u of x.s.store.urls.iterate()) {
+      if (u.userId === null) continue;
+      yield {
+        id: u.id,
+        createdAt: u.createdAt.toISOString(),
+        code: u.code,
+        vanity: u.vanity,
+        destination: u.destination,
+        views: u.views,
+        maxViews: u.maxViews,
+        password: u.password,
+        enabled: u.enabled,
+        userId: u.userId,
+      };
+    }
+  },
+};
+
+/** Imports one v3 URL (`[id, record]`): no password, enabled. */
+export async function importUrlV3(ctx: ImportContext, [oldId, u]: [string, UrlV3]) {
+  await importUrl(ctx, oldId, u.user, {
+    code: u.code,
+    vanity: u.vanity || null,
+    destination: u.destination,
+    views: u.views || 0,
+    maxViews: u.max_views || null,
+    password: null,
+    enabled: true,
+    createdAt: dateOf(u.created_at, ctx.now),
+  });
+}
