@@ -1,8 +1,7 @@
 /** The chunked-upload and lease stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
 import assert from "node:assert/strict";
 import { type ChunkedUploadRecord, type ChunkPart, receivedRanges } from "../../db/chunks.ts";
-import type { Store } from "../../db/store.ts";
-import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 const T0 = new Date(Date.UTC(2026, 0, 1));
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -32,7 +31,7 @@ const part = (number: number, size = 1000, tag = `t${number}`): ChunkPart => ({
   tag,
 });
 
-const steps: Record<string, (store: Store) => Promise<void>> = {
+const steps: ContractSteps = {
   async "create, get, and parts recorded concurrently are all kept"(store) {
     await store.chunks.create(upload("a"));
     assert.deepEqual(await store.chunks.get("a"), upload("a"));
@@ -104,21 +103,4 @@ Deno.test("receivedRanges merges touching and overlapping parts", () => {
   );
 });
 
-for (const kind of STORE_KINDS) {
-  Deno.test({
-    name: `chunk and lease store contract: ${kind}`,
-    ignore: ignoreKind(kind),
-    fn: async (t) => {
-      for (const [name, step] of Object.entries(steps)) {
-        await t.step(name, async () => {
-          const { store, close } = await openTestStore(kind);
-          try {
-            await step(store);
-          } finally {
-            await close();
-          }
-        });
-      }
-    },
-  });
-}
+contractSuite("chunk and lease store contract", steps);

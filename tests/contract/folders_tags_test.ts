@@ -5,7 +5,7 @@ import type { FileRecord } from "../../db/files.ts";
 import { type FolderRecord, FolderTreeError } from "../../db/folders.ts";
 import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
 const next = () => new Date(tick += 1000);
@@ -77,7 +77,7 @@ const isTree = (reason: string) => (e: unknown) =>
 const isUnique = (e: unknown) => e instanceof UniqueError && e.field === "name";
 const names = (folders: FolderRecord[]) => folders.map((f) => f.name);
 
-const steps: Record<string, (store: Store) => Promise<void>> = {
+const steps: ContractSteps = {
   "folders: names unique per user, parents of the same user, listing": async (store) => {
     const a = await owner(store);
     const b = await owner(store);
@@ -239,21 +239,4 @@ const steps: Record<string, (store: Store) => Promise<void>> = {
   },
 };
 
-for (const kind of STORE_KINDS) {
-  Deno.test({
-    name: `folder and tag store contract: ${kind}`,
-    ignore: ignoreKind(kind),
-    fn: async (t) => {
-      for (const [name, step] of Object.entries(steps)) {
-        await t.step(name, async () => {
-          const { store, close } = await openTestStore(kind);
-          try {
-            await step(store);
-          } finally {
-            await close();
-          }
-        });
-      }
-    },
-  });
-}
+contractSuite("folder and tag store contract", steps);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { ChallengeRecord, PasskeyRecord } from "../../db/mfa.ts";
 import { type Store, UniqueError } from "../../db/store.ts";
-import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -54,7 +54,7 @@ function challenge(id: string, expiresAt: number): ChallengeRecord {
   };
 }
 
-const steps: Record<string, (store: Store) => Promise<void>> = {
+const steps: ContractSteps = {
   "passkeys round-trip every field, listed oldest first per user": async (store) => {
     const alice = await addUser(store, "alice");
     const bob = await addUser(store, "bob");
@@ -150,21 +150,4 @@ const steps: Record<string, (store: Store) => Promise<void>> = {
   },
 };
 
-for (const kind of STORE_KINDS) {
-  Deno.test({
-    name: `mfa store contract: ${kind}`,
-    ignore: ignoreKind(kind),
-    fn: async (t) => {
-      for (const [name, step] of Object.entries(steps)) {
-        await t.step(name, async () => {
-          const { store, close } = await openTestStore(kind);
-          try {
-            await step(store);
-          } finally {
-            await close();
-          }
-        });
-      }
-    },
-  });
-}
+contractSuite("mfa store contract", steps);

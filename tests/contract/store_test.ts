@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
-import { type SessionRecord, type Store, UniqueError, type UserRecord } from "../../db/store.ts";
-import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+import { type SessionRecord, UniqueError, type UserRecord } from "../../db/store.ts";
+import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
 
@@ -42,7 +42,7 @@ async function rejectsUnique(promise: Promise<unknown>, field: string) {
   await assert.rejects(promise, (e) => e instanceof UniqueError && e.field === field);
 }
 
-const steps: Record<string, (store: Store) => Promise<void>> = {
+const steps: ContractSteps = {
   "rate limits: counts to max, refuses past it, windows are separate": async (store) => {
     const start = Math.floor(Date.now() / 60_000) * 60_000;
     const hits = [];
@@ -286,21 +286,4 @@ async function until(done: () => boolean): Promise<void> {
   }
 }
 
-for (const kind of STORE_KINDS) {
-  Deno.test({
-    name: `store contract: ${kind}`,
-    ignore: ignoreKind(kind),
-    fn: async (t) => {
-      for (const [name, step] of Object.entries(steps)) {
-        await t.step(name, async () => {
-          const { store, close } = await openTestStore(kind);
-          try {
-            await step(store);
-          } finally {
-            await close();
-          }
-        });
-      }
-    },
-  });
-}
+contractSuite("store contract", steps);

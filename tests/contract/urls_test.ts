@@ -4,7 +4,7 @@ import { newId, systemRandom } from "../../core/clock.ts";
 import type { InviteRecord } from "../../db/invites.ts";
 import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
 import type { UrlRecord } from "../../db/urls.ts";
-import { ignoreKind, openTestStore, STORE_KINDS } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
 
@@ -64,7 +64,7 @@ async function rejectsUnique(promise: Promise<unknown>, field: string) {
   await assert.rejects(promise, (e) => e instanceof UniqueError && e.field === field);
 }
 
-const steps: Record<string, (store: Store) => Promise<void>> = {
+const steps: ContractSteps = {
   "urls round-trip every field; found by id, code and vanity": async (store) => {
     const u = await owner(store);
     const full = url(u.id, "abc", {
@@ -213,21 +213,4 @@ const steps: Record<string, (store: Store) => Promise<void>> = {
   },
 };
 
-for (const kind of STORE_KINDS) {
-  Deno.test({
-    name: `url and invite store contract: ${kind}`,
-    ignore: ignoreKind(kind),
-    fn: async (t) => {
-      for (const [name, step] of Object.entries(steps)) {
-        await t.step(name, async () => {
-          const { store, close } = await openTestStore(kind);
-          try {
-            await step(store);
-          } finally {
-            await close();
-          }
-        });
-      }
-    },
-  });
-}
+contractSuite("url and invite store contract", steps);

@@ -63,3 +63,31 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     },
   };
 }
+
+/** The steps of a contract suite: each gets a fresh, empty store. */
+export type ContractSteps = Record<string, (store: Store) => Promise<void>>;
+
+/**
+ * Registers one test per store kind, `<name>: <kind>`, running every step of
+ * `steps` on its own fresh store: one suite, every implementation.
+ */
+export function contractSuite(name: string, steps: ContractSteps): void {
+  for (const kind of STORE_KINDS) {
+    Deno.test({
+      name: `${name}: ${kind}`,
+      ignore: ignoreKind(kind),
+      fn: async (t) => {
+        for (const [stepName, step] of Object.entries(steps)) {
+          await t.step(stepName, async () => {
+            const { store, close } = await openTestStore(kind);
+            try {
+              await step(store);
+            } finally {
+              await close();
+            }
+          });
+        }
+      },
+    });
+  }
+}
