@@ -15,7 +15,6 @@
  * through `deno task bench`.
  */
 import { join } from "node:path";
-import postgres from "postgres";
 import { systemClock, systemRandom } from "../core/clock.ts";
 import { hashPassword } from "../core/passwords.ts";
 import type { Services } from "../core/services.ts";
@@ -24,7 +23,7 @@ import { buildUser } from "../core/users.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Role, Store, UserRecord } from "../db/store.ts";
-import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import {
   type BenchServer,
@@ -59,13 +58,6 @@ interface Row {
 interface Actors {
   admin: UserRecord;
   user: UserRecord;
-}
-
-/** Cleanups still to run, newest first; also run on Ctrl-C. */
-const cleanups: (() => Promise<unknown>)[] = [];
-
-async function cleanUp(): Promise<void> {
-  while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
 }
 
 /** Fills an empty store: one SUPERADMIN `admin` and `user0001`…`user0999`. */
@@ -221,15 +213,8 @@ async function kvRun(): Promise<{ rows: Row[]; command: string }> {
 
 async function postgresRun(): Promise<{ rows: Row[]; command: string; version: string }> {
   console.log("PostgreSQL");
-  const cluster = await startPostgres();
-  cleanups.push(() => cluster.stop());
-  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
-  const [{ server_version: version }] = await admin`SHOW server_version`;
-  await admin.unsafe("CREATE DATABASE ferry_bench");
-  await admin.end();
-  const url = new URL(cluster.url);
-  url.pathname = "/ferry_bench";
-  const store = await openPostgresStore(url.toString());
+  const { url, version } = await benchDatabase();
+  const store = await openPostgresStore(url);
   let actors: Actors;
   try {
     actors = await populate(store);

@@ -32,7 +32,7 @@ import { KvRateLimits } from "../db/kv/rate_limits.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { RateLimitStore } from "../db/rate_limits.ts";
 import type { Role, Store, UserRecord } from "../db/store.ts";
-import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
@@ -79,13 +79,6 @@ interface HitTiming {
   usPerCall: number;
   /** KV only: `atomic()` commits attempted per call (1 = no retry). */
   attemptsPerCall?: number;
-}
-
-/** Cleanups still to run, newest first; also run on Ctrl-C. */
-const cleanups: (() => Promise<unknown>)[] = [];
-
-async function cleanUp(): Promise<void> {
-  while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
 }
 
 /** Fills an empty store: one SUPERADMIN and USERs; returns the USERs. No passwords (token auth only). */
@@ -363,15 +356,8 @@ async function kvRun(): Promise<StoreRun> {
 
 async function postgresRun(): Promise<StoreRun & { version: string }> {
   console.log("PostgreSQL");
-  const cluster = await startPostgres();
-  cleanups.push(() => cluster.stop());
-  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
-  const [{ server_version: version }] = await admin`SHOW server_version`;
-  await admin.unsafe("CREATE DATABASE ferry_bench");
-  await admin.end();
-  const url = new URL(cluster.url);
-  url.pathname = "/ferry_bench";
-  const store = await openPostgresStore(url.toString());
+  const { url, version } = await benchDatabase();
+  const store = await openPostgresStore(url);
   let users: UserRecord[];
   try {
     users = await populate(store);

@@ -10,14 +10,13 @@
  * through `deno task bench redirects`.
  */
 import { join } from "node:path";
-import postgres from "postgres";
 import { newId, systemClock, systemRandom } from "../core/clock.ts";
 import type { Services } from "../core/services.ts";
 import { buildUser } from "../core/users.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
-import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { FERRY_ARGS, HELLO_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { hasWrk, wrk, type WrkResult } from "./helpers/wrk.ts";
@@ -34,12 +33,6 @@ interface Row {
   scenario: string;
   result: WrkResult;
   command: string;
-}
-
-const cleanups: (() => Promise<unknown>)[] = [];
-
-async function cleanUp(): Promise<void> {
-  while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
 }
 
 /** One user and its short URL `CODE` (no max views, no password). */
@@ -110,15 +103,8 @@ async function kvRow(): Promise<Row> {
 }
 
 async function postgresRow(): Promise<{ row: Row; version: string }> {
-  const cluster = await startPostgres();
-  cleanups.push(() => cluster.stop());
-  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
-  const [{ server_version: version }] = await admin`SHOW server_version`;
-  await admin.unsafe("CREATE DATABASE ferry_bench");
-  await admin.end();
-  const url = new URL(cluster.url);
-  url.pathname = "/ferry_bench";
-  const store = await openPostgresStore(url.toString());
+  const { url, version } = await benchDatabase();
+  const store = await openPostgresStore(url);
   await populate(store).finally(() => store.close());
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-pg-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));

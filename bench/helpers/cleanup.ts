@@ -1,0 +1,29 @@
+/**
+ * What a benchmark started and must stop: a stack of cleanups run newest
+ * first at the end (and on Ctrl-C), and a throwaway PostgreSQL cluster with
+ * an empty `ferry_bench` database. Each benchmark runs as its own process, so
+ * one stack per process is enough.
+ */
+import postgres from "postgres";
+import { startPostgres } from "../../tests/helpers/postgres_cluster.ts";
+
+/** Cleanups still to run, newest first. */
+export const cleanups: (() => Promise<unknown>)[] = [];
+
+/** Runs every pending cleanup, newest first; a failing one is reported, not fatal. */
+export async function cleanUp(): Promise<void> {
+  while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
+}
+
+/** Starts a cluster (stopped by {@link cleanUp}) with an empty `ferry_bench` database. */
+export async function benchDatabase(): Promise<{ url: string; version: string }> {
+  const cluster = await startPostgres();
+  cleanups.push(() => cluster.stop());
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+  const [{ server_version: version }] = await admin`SHOW server_version`;
+  await admin.unsafe("CREATE DATABASE ferry_bench");
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = "/ferry_bench";
+  return { url: url.toString(), version };
+}
