@@ -3,31 +3,12 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { FileRecord } from "../../db/files.ts";
 import { type FolderRecord, FolderTreeError } from "../../db/folders.ts";
-import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
+import { type Store, UniqueError } from "../../db/store.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite, storedUser as owner } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
 const next = () => new Date(tick += 1000);
-
-async function owner(store: Store): Promise<UserRecord> {
-  const at = next();
-  const user: UserRecord = {
-    id: newId(systemRandom),
-    username: `u${tick}`,
-    password: null,
-    role: "USER",
-    avatar: null,
-    token: newId(systemRandom),
-    totpSecret: null,
-    view: {},
-    quota: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-  await store.createUser(user);
-  return user;
-}
 
 function folder(userId: string, name: string, parentId: string | null = null): FolderRecord {
   const at = next();

@@ -2,30 +2,11 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { InviteRecord } from "../../db/invites.ts";
-import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
+import { UniqueError } from "../../db/store.ts";
 import type { UrlRecord } from "../../db/urls.ts";
-import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite, storedUser as owner } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
-
-async function owner(store: Store, username = `u${tick}`): Promise<UserRecord> {
-  const at = new Date(tick += 1000);
-  const user: UserRecord = {
-    id: newId(systemRandom),
-    username,
-    password: null,
-    role: "USER",
-    avatar: null,
-    token: newId(systemRandom),
-    totpSecret: null,
-    view: {},
-    quota: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-  await store.createUser(user);
-  return user;
-}
 
 function url(userId: string | null, code: string, extra: Partial<UrlRecord> = {}): UrlRecord {
   const at = new Date(tick += 1000);

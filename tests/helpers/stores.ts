@@ -5,7 +5,8 @@
 import postgres from "postgres";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
-import type { Store } from "../../db/store.ts";
+import type { Store, UserRecord } from "../../db/store.ts";
+import { newId, systemRandom } from "../../core/clock.ts";
 import { serviceUrl, skipWithout } from "./services.ts";
 
 /** The store kinds every store-backed suite runs on. */
@@ -90,4 +91,29 @@ export function contractSuite(name: string, steps: ContractSteps): void {
       },
     });
   }
+}
+
+let created = Date.UTC(2026, 0, 1);
+
+/**
+ * Stores a plain USER (no password, a random token) for contract steps that
+ * need an owner; each is a second younger than the one before.
+ */
+export async function storedUser(store: Store, username?: string): Promise<UserRecord> {
+  const at = new Date(created += 1000);
+  const user: UserRecord = {
+    id: newId(systemRandom),
+    username: username ?? `u${created}`,
+    password: null,
+    role: "USER",
+    avatar: null,
+    token: newId(systemRandom),
+    totpSecret: null,
+    view: {},
+    quota: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await store.createUser(user);
+  return user;
 }

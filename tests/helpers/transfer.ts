@@ -3,6 +3,7 @@ import { newId } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
 import type { Store, UserRecord } from "../../db/store.ts";
 import type { TestApp } from "./app.ts";
+import { COUNT_KEYS } from "../../core/transfer/v4.ts";
 
 /** Adds a SUPERADMIN `admin` without a password straight to `store` (no services needed). */
 export async function addSuperadmin(store: Store): Promise<UserRecord> {
@@ -53,19 +54,7 @@ export async function importDoc(
 
 /** The counts the v4 import answers, as a list in the spec's order. */
 export function counts(imported: Record<string, number>): number[] {
-  return [
-    "users",
-    "oauthProviders",
-    "quotas",
-    "passkeys",
-    "folders",
-    "files",
-    "tags",
-    "urls",
-    "invites",
-    "metrics",
-  ]
-    .map((k) => imported[k]);
+  return COUNT_KEYS.map((k) => imported[k]);
 }
 
 /** The size of a generated v4 document. */
