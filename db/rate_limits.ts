@@ -24,3 +24,34 @@ export interface RateLimitStore {
   /** Removes the windows that ended before `now`; returns how many. */
   sweep(now: number): Promise<number>;
 }
+
+/** One request waiting to be counted, as both backends batch them. */
+export interface RateLimitAsk {
+  key: string;
+  windowStart: number;
+  windowMs: number;
+  max: number;
+}
+
+/** The batch key of a request: its counter and window. */
+export function windowOf(ask: RateLimitAsk): string {
+  return `${ask.key}|${ask.windowStart}`;
+}
+
+/**
+ * Shares out one window among requests, in arrival order: each is counted
+ * while the count is under its own `max`. `before` is the window's count
+ * before them; answers one hit per request and the count after them.
+ */
+export function shareWindow(
+  before: number,
+  maxes: number[],
+): { hits: RateLimitHit[]; count: number } {
+  let count = before;
+  const hits = maxes.map((max) => {
+    if (count >= max) return { allowed: false, count };
+    count++;
+    return { allowed: true, count };
+  });
+  return { hits, count };
+}

@@ -1,25 +1,73 @@
-/** Rate-limit counters on PostgreSQL: one conditional upsert per request. */
+/**
+ * Rate-limit counters on PostgreSQL. Concurrent requests are combined into
+ * one upsert per batch (see `db/coalesce.ts`): the row lock that
+ * `ON CONFLICT DO UPDATE` takes keeps each window's count exact across
+ * server processes, and the old count (`prev`) says which requests fit.
+ */
 import type { Sql } from "postgres";
-import type { RateLimitHit, RateLimitStore } from "../rate_limits.ts";
+import { Coalescer, groupBy } from "../coalesce.ts";
+import {
+  type RateLimitAsk,
+  type RateLimitHit,
+  type RateLimitStore,
+  shareWindow,
+  windowOf,
+} from "../rate_limits.ts";
+
+interface Row {
+  key: string;
+  window_start: string;
+  prev: number;
+  count: number;
+}
 
 /** {@link RateLimitStore} on PostgreSQL. */
 export class PostgresRateLimits implements RateLimitStore {
+  private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>((asks) => this.count(asks));
+
   constructor(private readonly sql: Sql) {}
 
-  async hit(
-    key: string,
-    windowStart: number,
-    windowMs: number,
-    max: number,
-  ): Promise<RateLimitHit> {
-    const ends = new Date(windowStart + windowMs);
-    const [row] = await this.sql<{ count: number }[]>`
-      INSERT INTO rate_limits (key, window_start, count, ends_at)
-      VALUES (${key}, ${windowStart}, 1, ${ends})
-      ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limits.count + 1
-        WHERE rate_limits.count < ${max}
-      RETURNING count`;
-    return row ? { allowed: true, count: row.count } : { allowed: false, count: max };
+  hit(key: string, windowStart: number, windowMs: number, max: number): Promise<RateLimitHit> {
+    return this.batches.run({ key, windowStart, windowMs, max });
+  }
+
+  /**
+   * Counts a batch with one statement. A window's requests share the
+   * smallest `max` among them (they differ only while the settings change),
+   * so the database alone decides how many fit: the old count plus the
+   * requests, capped, and never lowered.
+   */
+  private async count(asks: RateLimitAsk[]): Promise<RateLimitHit[]> {
+    const groups = [...groupBy(asks, windowOf).values()];
+    const first = groups.map((g) => asks[g[0]]);
+    const caps = groups.map((g) => Math.min(...g.map((i) => asks[i].max)));
+    const rows = await this.sql<Row[]>`
+      WITH input AS (
+        SELECT * FROM unnest(
+          ${first.map((a) => a.key)}::text[],
+          ${first.map((a) => a.windowStart)}::bigint[],
+          ${groups.map((g) => g.length)}::int[],
+          ${caps}::int[],
+          ${first.map((a) => a.windowStart + a.windowMs)}::bigint[]
+        ) AS t(key, window_start, n, cap, ends_ms)
+      )
+      INSERT INTO rate_limits AS r (key, window_start, count, prev, ends_at)
+      SELECT key, window_start, LEAST(n, cap), 0, to_timestamp(ends_ms / 1000.0)
+      FROM input ORDER BY key, window_start
+      ON CONFLICT (key, window_start) DO UPDATE SET
+        prev = r.count,
+        count = (
+          SELECT GREATEST(r.count, LEAST(r.count + i.n, i.cap)) FROM input i
+          WHERE i.key = EXCLUDED.key AND i.window_start = EXCLUDED.window_start
+        )
+      RETURNING key, window_start, prev, count`;
+    const before = new Map(rows.map((row) => [`${row.key}|${row.window_start}`, row.prev]));
+    const hits: RateLimitHit[] = new Array(asks.length);
+    groups.forEach((group, g) => {
+      const shared = shareWindow(before.get(windowOf(first[g])) ?? 0, group.map(() => caps[g]));
+      group.forEach((index, i) => hits[index] = shared.hits[i]);
+    });
+    return hits;
   }
 
   async sweep(now: number): Promise<number> {

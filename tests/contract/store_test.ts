@@ -72,6 +72,26 @@ const steps: ContractSteps = {
     });
   },
 
+  "rate limits: a burst over many windows counts each one exactly": async (store) => {
+    const start = Math.floor(Date.now() / 60_000) * 60_000;
+    const keys = Array.from({ length: 25 }, (_, i) => `burst${i}`);
+    const burst = await Promise.all(
+      Array.from({ length: 250 }, (_, i) => store.rateLimits.hit(keys[i % 25], start, 60_000, 7)),
+    );
+    for (const [k, key] of keys.entries()) {
+      const mine = burst.filter((_, i) => i % 25 === k);
+      assert.deepEqual(
+        mine.filter((h) => h.allowed).map((h) => h.count).sort((a, b) => a - b),
+        [1, 2, 3, 4, 5, 6, 7],
+        key,
+      );
+    }
+    assert.deepEqual(await store.rateLimits.hit("burst0", start, 60_000, 8), {
+      allowed: true,
+      count: 8,
+    });
+  },
+
   "ping and schema version": async (store) => {
     await store.ping();
     assert.ok(await store.schemaVersion() >= 1);
