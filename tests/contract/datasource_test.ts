@@ -6,13 +6,6 @@
 
 import assert from "node:assert/strict";
 import {
-  CreateBucketCommand,
-  DeleteBucketCommand,
-  DeleteObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-} from "@aws-sdk/client-s3";
-import {
   type Datasource,
   NotFoundError,
   PartSizeError,
@@ -20,8 +13,8 @@ import {
   UnsafeNameError,
 } from "../../storage/datasource.ts";
 import { LocalDatasource } from "../../storage/local.ts";
-import { S3Datasource } from "../../storage/s3.ts";
-import { S3RVER_CREDENTIALS, serviceUrl, skipWithout } from "../helpers/services.ts";
+import { openTestBucket } from "../helpers/datasources.ts";
+import { skipWithout } from "../helpers/services.ts";
 
 const MIB = 1024 * 1024;
 
@@ -282,50 +275,10 @@ contract("local", false, async () => {
 contract("s3", skipWithout("s3"), () => openS3(""));
 contract("s3 with a subdirectory", skipWithout("s3"), () => openS3("ferry/uploads"));
 
-/** Creates a fresh bucket on the test S3 service and a datasource over it. */
+/** A fresh bucket on the test S3 service and a datasource over it. */
 async function openS3(subdirectory: string): Promise<Subject> {
-  const endpoint = serviceUrl("s3")!;
-  const bucket = `ferry-test-${crypto.randomUUID()}`;
-  const client = new S3Client({
-    endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: S3RVER_CREDENTIALS,
-  });
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  const datasource = new S3Datasource({
-    endpoint,
-    region: "us-east-1",
-    bucket,
-    forcePathStyle: true,
-    subdirectory,
-    ...S3RVER_CREDENTIALS,
-  });
-  const stored = async () => {
-    const keys: string[] = [];
-    let ContinuationToken: string | undefined;
-    do {
-      const page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, ContinuationToken }),
-      );
-      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
-      ContinuationToken = page.NextContinuationToken;
-    } while (ContinuationToken);
-    return keys.sort();
-  };
-  return {
-    datasource,
-    stored,
-    rawKey: (name) => subdirectory ? `${subdirectory}/${name}` : name,
-    dispose: async () => {
-      await datasource.close();
-      for (const Key of await stored()) {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
-      }
-      await client.send(new DeleteBucketCommand({ Bucket: bucket }));
-      client.destroy();
-    },
-  };
+  const bucket = await openTestBucket(subdirectory);
+  return { ...bucket, rawKey: (name) => subdirectory ? `${subdirectory}/${name}` : name };
 }
 
 /** Every file under `root`, as sorted `/`-separated relative paths (the staging area included). */

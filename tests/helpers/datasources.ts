@@ -50,6 +50,14 @@ export async function openTestDatasource(kind: DatasourceKind): Promise<TestData
       },
     };
   }
+  return await openTestBucket();
+}
+
+/**
+ * A fresh bucket on the test task's s3rver and an S3 datasource over it
+ * (inside `subdirectory` when given). `stored` lists the bucket's raw keys.
+ */
+export async function openTestBucket(subdirectory = ""): Promise<TestDatasource> {
   const endpoint = serviceUrl("s3")!;
   const bucket = `ferry-test-${crypto.randomUUID()}`;
   const client = new S3Client({
@@ -64,11 +72,20 @@ export async function openTestDatasource(kind: DatasourceKind): Promise<TestData
     region: "us-east-1",
     bucket,
     forcePathStyle: true,
+    subdirectory,
     ...S3RVER_CREDENTIALS,
   });
   const stored = async () => {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
-    return (page.Contents ?? []).map((o) => o.Key!).sort();
+    const keys: string[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, ContinuationToken }),
+      );
+      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      ContinuationToken = page.NextContinuationToken;
+    } while (ContinuationToken);
+    return keys.sort();
   };
   return {
     datasource,
