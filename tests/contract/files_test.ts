@@ -7,37 +7,14 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { type FileLimits, type FileRecord, type FileStats, QuotaError } from "../../db/files.ts";
 import { type Store, UniqueError } from "../../db/store.ts";
-import { type ContractSteps, contractSuite, storedUser } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
-let tick = Date.UTC(2026, 0, 1);
-const next = () => new Date(tick += 1000);
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
-
-function draft(userId: string | null, extra: Partial<FileRecord> = {}): FileRecord {
-  const at = next();
-  return {
-    id: newId(systemRandom),
-    name: `${newId(systemRandom)}.txt`,
-    originalName: null,
-    size: 1,
-    type: "text/plain",
-    views: 0,
-    maxViews: null,
-    favorite: false,
-    password: null,
-    anonymous: false,
-    userId,
-    folderId: null,
-    deletesAt: null,
-    pending: false,
-    createdAt: at,
-    updatedAt: at,
-    ...extra,
-  };
-}
+let tick = Date.UTC(2026, 6, 1);
+const next = () => new Date(tick += 1000);
 
 async function stored(store: Store, userId: string | null, extra: Partial<FileRecord> = {}) {
-  const file = draft(userId, extra);
+  const file = fileRecord(userId, extra);
   await store.files.create(file, NO_LIMITS);
   return file;
 }
@@ -45,6 +22,9 @@ async function stored(store: Store, userId: string | null, extra: Partial<FileRe
 const isUnique = (field: string) => (e: unknown) => e instanceof UniqueError && e.field === field;
 const isQuota = (kind: string) => (e: unknown) => e instanceof QuotaError && e.kind === kind;
 const ids = (files: FileRecord[]) => files.map((f) => f.id);
+/** The first page of a user's files, newest first. */
+const newest = (userId: string) =>
+  ({ userId, offset: 0, limit: 10, sortBy: "createdAt", order: "desc" }) as const;
 
 const steps: ContractSteps = {
   async "create, get and getByName; a taken name or id is refused"(store) {
@@ -55,11 +35,11 @@ const steps: ContractSteps = {
     assert.equal(await store.files.get("missing"), null);
     assert.equal(await store.files.getByName("missing"), null);
     await assert.rejects(
-      store.files.create(draft(user.id, { name: file.name }), NO_LIMITS),
+      store.files.create(fileRecord(user.id, { name: file.name }), NO_LIMITS),
       isUnique("name"),
     );
     await assert.rejects(
-      store.files.create(draft(user.id, { id: file.id }), NO_LIMITS),
+      store.files.create(fileRecord(user.id, { id: file.id }), NO_LIMITS),
       isUnique("id"),
     );
     assert.deepEqual(await store.files.usage(user.id), { bytes: 1, files: 1 });
@@ -69,13 +49,7 @@ const steps: ContractSteps = {
     const user = await storedUser(store);
     const file = await stored(store, user.id, { pending: true, size: 0 });
     assert.deepEqual(await store.files.usage(user.id), { bytes: 0, files: 1 });
-    const page = {
-      userId: user.id,
-      offset: 0,
-      limit: 10,
-      sortBy: "createdAt",
-      order: "desc",
-    } as const;
+    const page = newest(user.id);
     assert.deepEqual((await store.files.list(page)).files, []);
     assert.equal(await store.files.addView(file.id), "missing");
     const done = await store.files.complete(file.id, 42, NO_LIMITS, next());
@@ -91,7 +65,7 @@ const steps: ContractSteps = {
     const user = await storedUser(store);
     const limits = { maxBytes: null, maxFiles: 3 };
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () => store.files.create(draft(user.id), limits)),
+      Array.from({ length: 8 }, () => store.files.create(fileRecord(user.id), limits)),
     );
     assert.equal(results.filter((r) => r.status === "fulfilled").length, 3);
     for (const r of results.filter((r) => r.status === "rejected")) {
@@ -101,17 +75,17 @@ const steps: ContractSteps = {
 
     const other = await storedUser(store);
     const bytes = { maxBytes: 100, maxFiles: null };
-    const pending = draft(other.id, { pending: true, size: 0 });
+    const pending = fileRecord(other.id, { pending: true, size: 0 });
     await store.files.create(pending, bytes);
     await assert.rejects(store.files.complete(pending.id, 101, bytes, next()), isQuota("bytes"));
     assert.equal((await store.files.get(pending.id))?.pending, true, "nothing written");
     assert.deepEqual(await store.files.usage(other.id), { bytes: 0, files: 1 });
     await assert.rejects(
-      store.files.create(draft(other.id, { size: 101 }), bytes),
+      store.files.create(fileRecord(other.id, { size: 101 }), bytes),
       isQuota("bytes"),
     );
     // An owner-less file counts against nobody.
-    await store.files.create(draft(null, { size: 500 }), bytes);
+    await store.files.create(fileRecord(null, { size: 500 }), bytes);
   },
 
   async "update applies a patch and renames with the name's uniqueness"(store) {
@@ -119,7 +93,7 @@ const steps: ContractSteps = {
     const a = await stored(store, user.id);
     const b = await stored(store, user.id);
     const at = next();
-    const changed = await store.files.update(a.id, {
+    const patch = {
       favorite: true,
       maxViews: 3,
       password: "hash",
@@ -127,18 +101,10 @@ const steps: ContractSteps = {
       type: "text/markdown",
       name: "renamed.txt",
       deletesAt: null,
-      folderId: undefined,
-    }, at);
-    assert.deepEqual(changed, {
-      ...a,
-      favorite: true,
-      maxViews: 3,
-      password: "hash",
-      originalName: "x.txt",
-      type: "text/markdown",
-      name: "renamed.txt",
-      updatedAt: at,
-    });
+    };
+    // `undefined` leaves a field as it is.
+    const changed = await store.files.update(a.id, { ...patch, folderId: undefined }, at);
+    assert.deepEqual(changed, { ...a, ...patch, updatedAt: at });
     assert.deepEqual(await store.files.getByName("renamed.txt"), changed);
     assert.equal(await store.files.getByName(a.name), null, "the old name is free");
     await assert.rejects(
@@ -174,13 +140,7 @@ const steps: ContractSteps = {
     const f3 = await stored(store, user.id, { type: "video/mp4", size: 2, folderId: folder });
     await stored(store, user.id, { pending: true });
     await stored(store, other.id);
-    const q = {
-      userId: user.id,
-      offset: 0,
-      limit: 10,
-      sortBy: "createdAt",
-      order: "desc",
-    } as const;
+    const q = newest(user.id);
     const all = await store.files.list(q);
     assert.deepEqual(ids(all.files), [f3.id, f2.id, f1.id]);
     assert.equal(all.total, 3);

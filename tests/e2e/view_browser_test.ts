@@ -5,16 +5,10 @@
  * after the page reloads with its cookie. Debian's chromium, playwright-core.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { deflateSync } from "node:zlib";
-import { chromium } from "playwright-core";
+import { launchChromium, NO_BROWSER, screenshot, watchProblems } from "../helpers/browser.ts";
 import { pngChunk } from "../helpers/images.ts";
-import { REPO_ROOT, startServer } from "../helpers/process.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-/** Where screenshots are kept for a person to look at (git-ignored). */
-const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
+import { startServer } from "../helpers/process.ts";
 /** The password route allows two attempts a second per client. */
 const ATTEMPT_INTERVAL_MS = 1100;
 
@@ -33,25 +27,13 @@ function redSquare(): Uint8Array {
 
 Deno.test({
   name: "e2e: the file page shows an image, and opens a protected file with its password",
-  // Without chromium the test is skipped, except under CI, where it must run (and fail).
-  ignore: !existsSync(CHROMIUM) && !Deno.env.get("CI"),
+  ignore: NO_BROWSER,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "ferry-view-" });
     const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const setup = await server.json("POST", "/api/setup", {
         username: "admin",
@@ -82,15 +64,7 @@ Deno.test({
 
       const context = await browser.newContext();
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      page.on("response", (response) => {
-        if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
-      });
-      await Deno.mkdir(ARTIFACTS, { recursive: true });
+      const problems = watchProblems(page);
 
       // An image: shown, under the page's CSP, its view counted by /raw.
       const shown = await page.goto(`${server.origin}/view/${image.name}`);
@@ -101,7 +75,7 @@ Deno.test({
       await page.waitForFunction("document.getElementById('file-image').complete");
       assert.equal(await page.evaluate("document.getElementById('file-image').naturalWidth"), 4);
       assert.equal(await page.locator("#file-size").textContent(), `${red.byteLength} B`);
-      await page.screenshot({ path: join(ARTIFACTS, "view-image.png"), fullPage: true });
+      await screenshot(page, "view-image");
       const record = await fetch(`${server.origin}/api/user/files/${image.id}`, {
         headers: { cookie },
       });
@@ -117,7 +91,7 @@ Deno.test({
         `403 ${server.origin}/api/user/files/${secret.id}/password`,
         "console: Failed to load resource: the server responded with a status of 403 (Forbidden)",
       ], "only the refused attempt");
-      await page.screenshot({ path: join(ARTIFACTS, "view-password.png"), fullPage: true });
+      await screenshot(page, "view-password");
 
       await page.waitForTimeout(ATTEMPT_INTERVAL_MS);
       await page.getByLabel("Password").fill("hunter2");
@@ -131,7 +105,7 @@ Deno.test({
       const access = cookies.find((c) => c.name === `file_pw_${secret.id}`);
       assert.equal(access?.value, "hunter2");
       assert.equal(access?.httpOnly, false);
-      await page.screenshot({ path: join(ARTIFACTS, "view-unlocked.png"), fullPage: true });
+      await screenshot(page, "view-unlocked");
 
       assert.deepEqual(problems, []);
     } finally {
