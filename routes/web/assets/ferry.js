@@ -1,4 +1,4 @@
-// Ferry's pages for people: sign-in and security. Plain browser JavaScript,
+// Ferry's pages for people: sign-in, security and a file's page. Plain browser JavaScript,
 // served by Ferry itself; no framework, no build step. Each part starts when
 // its elements are on the page.
 "use strict";
