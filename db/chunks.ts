@@ -61,6 +61,8 @@ export interface ChunkStore {
   release(id: string): Promise<void>;
   /** Removes the upload and its parts. */
   delete(id: string): Promise<void>;
+  /** A user's uploads in progress, oldest first. */
+  listByUser(userId: string): Promise<ChunkedUploadRecord[]>;
   /** Uploads whose last chunk arrived before `before`, oldest first. */
   listIdle(before: Date): Promise<ChunkedUploadRecord[]>;
 }

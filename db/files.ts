@@ -65,6 +65,16 @@ export interface FileUsage {
   files: number;
 }
 
+/** Totals over a user's complete files, for its statistics. */
+export interface FileStats {
+  files: number;
+  favorites: number;
+  views: number;
+  bytes: number;
+  /** How many files of each MIME type. */
+  types: Record<string, number>;
+}
+
 /** Thrown when a write would take a user past `kind` of its limits; nothing was written. */
 export class QuotaError extends Error {
   constructor(readonly kind: "bytes" | "files") {
@@ -151,6 +161,8 @@ export interface FileStore {
   disown(userId: string): Promise<void>;
   /** What a user's files take up. */
   usage(userId: string): Promise<FileUsage>;
+  /** Totals over a user's complete files, aggregated by the store. */
+  stats(userId: string): Promise<FileStats>;
   /**
    * Counts one view unless the file is pending, missing, or already at its
    * `maxViews`; atomic, so concurrent viewers never pass `maxViews`.

@@ -18,6 +18,7 @@ import { mfaRoutes } from "./mfa.ts";
 import { webRoutes } from "./web/mod.tsx";
 import { usersRoutes } from "./users.ts";
 import { fileRoutes } from "./files.ts";
+import { userFileRoutes } from "./user_files.ts";
 import { chunkedRoutes } from "./chunked.ts";
 import { folderRoutes } from "./folders.ts";
 import { tagRoutes } from "./tags.ts";
@@ -58,6 +59,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", mfaRoutes);
   app.route("/", webRoutes);
   app.route("/api", usersRoutes);
+  app.route("/api", userFileRoutes); // before fileRoutes: `/user/files/incomplete` is no `{id}`
   app.route("/api", fileRoutes);
   app.route("/api", chunkedRoutes);
   app.route("/api", folderRoutes);

@@ -1,13 +1,18 @@
 /**
- * Public file serving, outside `/api`: `GET /raw/:name` and
- * `GET <filesRoute>/:name`, as resolvers of the public catch-all
- * (`redirects.ts`). Each reads the settings per request, so a changed
- * `filesRoute` applies at once. Not rate limited (spec §8.1); not part of the
- * API document.
+ * Public file serving, outside `/api`: `GET /raw/:name`, `GET /r/:name`
+ * (301 to `/raw/:name`) and `GET <filesRoute>/:name`, as resolvers of the
+ * public catch-all (`redirects.ts`). Each reads the settings per request, so
+ * a changed `filesRoute` applies at once. Not rate limited (spec §8.1); not
+ * part of the API document.
  */
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import { serveFile } from "../core/files/serve.ts";
+import {
+  type BytesRequest,
+  PasswordRequired,
+  type ServeAnswer,
+  serveFile,
+} from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
 import { nameUnder } from "../core/links.ts";
 import type { AppEnv } from "./env.ts";
@@ -18,24 +23,43 @@ function rawPath(c: Context<AppEnv>): string {
   return new URL(c.req.url).pathname;
 }
 
-/** Serves the file `name` with the request's conditions, range, cookie and `?pw=`. */
-async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Response> {
-  const query = (key: string) => c.req.query(key);
-  const download = query("download");
-  const answer = await serveFile(c.var.services, {
-    name,
+/** What every file-serving route reads of a request: method, range, validators, access proof. */
+export function bytesRequest(
+  c: Context<AppEnv>,
+  download: boolean,
+  pw: string | undefined,
+): BytesRequest {
+  return {
     head: c.req.method === "HEAD",
     range: c.req.header("range"),
     ifNoneMatch: c.req.header("if-none-match"),
     ifModifiedSince: c.req.header("if-modified-since"),
     ifRange: c.req.header("if-range"),
-    download: download !== undefined && download !== "false" && download !== "0",
+    download,
     cookie: (fileId) => getCookie(c, accessCookieName(fileId)),
-    pw: query("pw"),
+    pw,
+  };
+}
+
+/** The serving core's answer as a response. */
+export function fileResponse(answer: ServeAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+/** Serves the file `name` with the request's conditions, range, cookie and `?pw=`. */
+async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Response> {
+  const download = c.req.query("download");
+  const answer = await serveFile(c.var.services, {
+    ...bytesRequest(
+      c,
+      download !== undefined && download !== "false" && download !== "0",
+      c.req.query("pw"),
+    ),
+    name,
     ip: c.var.ip,
     ua: c.req.header("user-agent") ?? "",
   });
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  return fileResponse(answer);
 }
 
 /** `/raw/:name`: the bytes of a file. */
@@ -44,11 +68,30 @@ const raw: PublicResolver = async (c) => {
   return name === null ? null : await respondWithFile(c, name);
 };
 
-/** `<filesRoute>/:name`, following the current setting. */
+/** `/r/:name`: Zipline's short form of `/raw/:name`, a permanent redirect there. */
+const shortRaw: PublicResolver = (c) => {
+  const path = rawPath(c);
+  const name = nameUnder("/r", path);
+  return Promise.resolve(
+    name === null ? null : c.redirect(`/raw${path.slice("/r".length)}`, 301),
+  );
+};
+
+/**
+ * `<filesRoute>/:name`, following the current setting. A password-protected
+ * file asked for without its access cookie (or `?pw=`) goes to its page,
+ * `/view/<name>`, which asks for the password.
+ */
 const filesRoute: PublicResolver = async (c) => {
   const name = nameUnder(c.var.services.settings.get("filesRoute"), rawPath(c));
-  return name === null ? null : await respondWithFile(c, name);
+  if (name === null) return null;
+  try {
+    return await respondWithFile(c, name);
+  } catch (error) {
+    if (!(error instanceof PasswordRequired)) throw error;
+    return c.redirect(`/view/${encodeURIComponent(name)}`, 302);
+  }
 };
 
 /** The file resolvers, asked after short URLs (which win where the routes coincide). */
-export const FILE_RESOLVERS: PublicResolver[] = [raw, filesRoute];
+export const FILE_RESOLVERS: PublicResolver[] = [raw, shortRaw, filesRoute];

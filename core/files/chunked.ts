@@ -12,16 +12,18 @@
  * like one.
  */
 import { type ChunkedUploadRecord, receivedRanges } from "../../db/chunks.ts";
-import { QuotaError } from "../../db/files.ts";
+import { type FileRecord, QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/store.ts";
 import { PartSizeError } from "../../storage/datasource.ts";
 import { randomString } from "../clock.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { parseSize } from "../units/size.ts";
+import { GpsRemover } from "./exif.ts";
 import { uploadTarget } from "./folders.ts";
 import type { OptionHeader, UploadOptions } from "./options.ts";
 import {
+  type Batch,
   openBatch,
   QuotaRefusal,
   quotaRefused,
@@ -149,6 +151,43 @@ export async function chunkStatus(
   };
 }
 
+/**
+ * The caller's unfinished chunked uploads in Zipline's `IncompleteFile` shape:
+ * `PENDING` while chunks arrive, `PROCESSING` while the parts are joined.
+ * No file exists before that, so `metadata.file.id` is the upload's identifier.
+ */
+export async function incompleteUploads(s: Services, user: UserRecord) {
+  const uploads = await s.store.chunks.listByUser(user.id);
+  return await Promise.all(uploads.map(async (u) => ({
+    id: u.id,
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
+    status: u.completing ? "PROCESSING" as const : "PENDING" as const,
+    chunksTotal: Math.ceil(u.size / u.partSize),
+    chunksComplete: (await s.store.chunks.parts(u.id)).length,
+    userId: user.id,
+    metadata: { file: { filename: u.filename, type: u.type, id: u.id } },
+  })));
+}
+
+/**
+ * Drops the caller's uploads among `ids` (their parts and progress); others'
+ * uploads and ones being joined are passed over. Returns how many went.
+ */
+export async function dropUploads(s: Services, user: UserRecord, ids: string[]): Promise<number> {
+  let count = 0;
+  for (const id of new Set(ids)) {
+    const upload = await s.store.chunks.get(id);
+    if (upload?.userId !== user.id) continue;
+    // Claiming first keeps a request that is joining the parts from losing them.
+    const claimed = await s.store.chunks.claim(id);
+    if (!claimed) continue;
+    await abandonUpload(s, claimed);
+    count++;
+  }
+  return count;
+}
+
 /** Drops an upload that will not complete: its parts in the datasource and its progress. */
 export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): Promise<void> {
   await s.datasource.abortParts(upload.object, upload.handle);
@@ -265,9 +304,13 @@ async function complete(
   }
   try {
     const parts = await s.store.chunks.parts(upload.id);
-    const size = await s.datasource.completeParts(upload.object, upload.handle, parts);
+    let size = await s.datasource.completeParts(upload.object, upload.handle, parts);
     await s.store.chunks.delete(upload.id);
-    await s.datasource.rename(upload.object, file.name);
+    if (batch.settings.filesRemoveGpsMetadata && file.type.startsWith("image/")) {
+      size = await copyWithoutGps(batch, upload.object, file);
+    } else {
+      await s.datasource.rename(upload.object, file.name);
+    }
     const done = await s.store.files.complete(file.id, size, batch.limits, new Date(s.clock.now()))
       .catch((error) => {
         throw error instanceof QuotaError ? quotaRefused(batch.target, 1) : error;
@@ -283,4 +326,22 @@ async function complete(
     ]);
     throw error;
   }
+}
+
+/**
+ * Copies the joined object to the file's name through the GPS remover (Exif
+ * data may sit in any chunk: a PNG's `eXIf` may follow the image data), then
+ * drops the joined object. The one case where the bytes are written twice.
+ */
+async function copyWithoutGps(batch: Batch, object: string, file: FileRecord): Promise<number> {
+  const { s } = batch;
+  const joined = await s.datasource.get(object);
+  if (!joined) throw new Error(`joined object ${object} is missing`);
+  const gps = new GpsRemover();
+  const size = await s.datasource.put(file.name, joined.pipeThrough(gps.stream), {
+    contentType: file.type,
+  });
+  await s.datasource.delete(object);
+  if (gps.removed) batch.removedGps.add(file.id);
+  return size;
 }

@@ -1,14 +1,20 @@
 /**
- * GPS removal from JPEG images (`filesRemoveGpsMetadata`) while they stream:
- * the segments before the image data are held (at most {@link MAX_HEAD}
- * bytes), every Exif APP1 segment's GPS directory is blanked in place —
- * entries and the values they point to zeroed, its entry count set to 0 —
- * and the bytes pass on. Nothing moves and the length stays the same, so the
- * rest of the Exif data (orientation, camera, date) is kept intact. Anything
- * that is not a JPEG, or whose Exif data does not parse, passes unchanged.
+ * GPS removal from JPEG and PNG images (`filesRemoveGpsMetadata`) while they
+ * stream. Exif data is a TIFF structure; its GPS directory is blanked in
+ * place — entries and the values they point to zeroed, its entry count set
+ * to 0 — so nothing moves, the length stays the same, and the rest of the
+ * Exif data (orientation, camera, date) is kept intact.
+ *
+ * - JPEG: the segments before the image data are held (at most
+ *   {@link MAX_HEAD} bytes) and every Exif APP1 segment is blanked.
+ * - PNG: the chunks pass as they come, except an `eXIf` chunk (which may
+ *   stand anywhere, even after the image data), held whole when it is at most
+ *   {@link MAX_HEAD} bytes, blanked, and its CRC written anew.
+ *
+ * Anything else, or Exif data that does not parse, passes unchanged.
  */
 
-/** The most bytes held while looking for Exif segments; past it the stream passes unchanged. */
+/** The most bytes held while looking for Exif data; past it the stream passes unchanged. */
 export const MAX_HEAD = 256 * 1024;
 
 /** The TIFF tag pointing at the GPS directory. */
@@ -16,26 +22,43 @@ const GPS_IFD_TAG = 0x8825;
 /** Bytes per value of each TIFF field type (index = type). */
 const TYPE_SIZES = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8];
 const EXIF_HEADER = [0x45, 0x78, 0x69, 0x66, 0, 0]; // "Exif\0\0"
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const EXIF_CHUNK = [0x65, 0x58, 0x49, 0x66]; // "eXIf"
 
-/** A stream step that blanks GPS data in a JPEG; `removed` says whether it found any. */
+/** Sends bytes on down the stream. */
+type Enqueue = (bytes: Uint8Array) => void;
+
+/** How one image format is walked: bytes in, bytes out, the held rest at the end. */
+interface Walker {
+  push(chunk: Uint8Array, enqueue: Enqueue): void;
+  flush(enqueue: Enqueue): void;
+}
+
+/** A stream step that blanks GPS data in a JPEG or PNG; `removed` says whether it found any. */
 export class GpsRemover {
   /** Pipe the image through this. */
   readonly stream: TransformStream<Uint8Array, Uint8Array>;
   #removed = false;
 
   constructor() {
-    let head: Uint8Array | null = new Uint8Array(0);
+    let walker: Walker | null = null;
+    let start: Uint8Array = new Uint8Array(0);
     this.stream = new TransformStream({
       transform: (chunk, controller) => {
-        if (head === null) return controller.enqueue(chunk);
-        head = join(head, chunk);
-        const state = this.#scan(head);
-        if (state === "more" && head.byteLength <= MAX_HEAD) return;
-        controller.enqueue(head);
-        head = null;
+        const enqueue = (bytes: Uint8Array) => {
+          if (bytes.byteLength > 0) controller.enqueue(bytes);
+        };
+        if (walker) return walker.push(chunk, enqueue);
+        start = join(start, chunk);
+        walker = this.#walkerFor(start);
+        if (walker) walker.push(start, enqueue);
       },
       flush: (controller) => {
-        if (head !== null && head.byteLength > 0) controller.enqueue(head);
+        const enqueue = (bytes: Uint8Array) => {
+          if (bytes.byteLength > 0) controller.enqueue(bytes);
+        };
+        if (walker) walker.flush(enqueue);
+        else enqueue(start);
       },
     });
   }
@@ -45,14 +68,37 @@ export class GpsRemover {
     return this.#removed;
   }
 
+  /** The walker for the format `start` begins with; `null` until enough bytes arrived to tell. */
+  #walkerFor(start: Uint8Array): Walker | null {
+    const matches = (signature: number[]) =>
+      signature.every((b, i) => i >= start.byteLength || start[i] === b);
+    if (matches([0xff, 0xd8])) return start.byteLength < 2 ? null : this.#jpeg();
+    if (matches(PNG_SIGNATURE)) return start.byteLength < 8 ? null : this.#png();
+    return { push: (chunk, enqueue) => enqueue(chunk), flush: () => {} };
+  }
+
+  /** JPEG: holds the segments before the image data, then passes everything. */
+  #jpeg(): Walker {
+    let head: Uint8Array | null = new Uint8Array(0);
+    return {
+      push: (chunk, enqueue) => {
+        if (head === null) return enqueue(chunk);
+        head = join(head, chunk);
+        if (this.#scanJpeg(head) === "more" && head.byteLength <= MAX_HEAD) return;
+        enqueue(head);
+        head = null;
+      },
+      flush: (enqueue) => {
+        if (head !== null) enqueue(head);
+      },
+    };
+  }
+
   /**
    * Walks the segments in `head`: `"more"` while a segment before the image
-   * data is incomplete, `"done"` once past them (GPS blanked where found) or
-   * when this is not a JPEG.
+   * data is incomplete, `"done"` once past them (GPS blanked where found).
    */
-  #scan(head: Uint8Array): "more" | "done" {
-    if (head.byteLength < 2) return "more";
-    if (head[0] !== 0xff || head[1] !== 0xd8) return "done";
+  #scanJpeg(head: Uint8Array): "more" | "done" {
     let at = 2;
     while (true) {
       if (head.byteLength < at + 4) return "more";
@@ -66,6 +112,48 @@ export class GpsRemover {
       }
       at = end;
     }
+  }
+
+  /**
+   * PNG: after the signature, chunk by chunk — a chunk header is held until
+   * complete, an `eXIf` chunk until whole, and every other chunk passes as it
+   * streams (`skip` bytes of it still to come).
+   */
+  #png(): Walker {
+    let held: Uint8Array = new Uint8Array(0);
+    let skip = PNG_SIGNATURE.length;
+    return {
+      push: (chunk, enqueue) => {
+        let rest = join(held, chunk);
+        held = new Uint8Array(0);
+        while (rest.byteLength > 0) {
+          if (skip > 0) {
+            const passed = Math.min(skip, rest.byteLength);
+            enqueue(rest.subarray(0, passed));
+            rest = rest.subarray(passed);
+            skip -= passed;
+            continue;
+          }
+          if (rest.byteLength < 8) break;
+          const whole = new DataView(rest.buffer, rest.byteOffset).getUint32(0) + 12;
+          const exif = EXIF_CHUNK.every((b, i) => rest[4 + i] === b);
+          if (!exif || whole > MAX_HEAD) {
+            skip = whole;
+            continue;
+          }
+          if (rest.byteLength < whole) break;
+          const own = rest.slice(0, whole);
+          if (blankGps(own.subarray(8, whole - 4))) {
+            new DataView(own.buffer).setUint32(whole - 4, crc32(own.subarray(4, whole - 4)));
+            this.#removed = true;
+          }
+          enqueue(own);
+          rest = rest.subarray(whole);
+        }
+        held = rest.slice();
+      },
+      flush: (enqueue) => enqueue(held),
+    };
   }
 }
 
@@ -111,4 +199,14 @@ function join(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.byteLength);
   return out;
+}
+
+/** CRC-32 (ISO 3309, as PNG chunks carry it) of `bytes`. */
+function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }

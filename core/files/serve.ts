@@ -2,10 +2,12 @@
  * Serving a file publicly (`/raw/:name` and `<filesRoute>/:name`): expiry and
  * max views enforced at serve time, password access, view counting, then the
  * bytes (whole, one range, or nothing for HEAD and 304) with their headers.
+ * The owner's read (`/api/user/files/:id/raw`) and the view page share the
+ * same checks, without counting a view.
  */
 import type { FileRecord } from "../../db/files.ts";
 import type { ByteRange } from "../../storage/datasource.ts";
-import { forbidden, notFound } from "../errors.ts";
+import { ApiError, forbidden, notFound } from "../errors.ts";
 import { verifyPassword } from "../passwords.ts";
 import type { Services } from "../services.ts";
 import { hasFileAccess } from "./passwords.ts";
@@ -19,18 +21,26 @@ import {
 } from "./http.ts";
 import { firstViewIn } from "./views.ts";
 
-/** A public request for a file. */
-export interface ServeRequest extends Conditions {
-  name: string;
+/** How a request proves it may read a password-protected file. */
+export interface AccessProof {
+  /** The `file_pw_<id>` cookie, read once the file is known. */
+  cookie: (fileId: string) => string | undefined;
+  /** `?pw=`: the password itself (older Zipline links). */
+  pw?: string;
+}
+
+/** What a request asks of a file's bytes. */
+export interface BytesRequest extends Conditions, AccessProof {
   /** HEAD answers the headers only and counts no view. */
   head: boolean;
   range?: string;
   /** `?download` asked for an attachment. */
   download: boolean;
-  /** The `file_pw_<id>` cookie, read once the file is known. */
-  cookie: (fileId: string) => string | undefined;
-  /** `?pw=`: the password itself (older Zipline links). */
-  pw?: string;
+}
+
+/** A public request for a file. */
+export interface ServeRequest extends BytesRequest {
+  name: string;
   ip: string;
   ua: string;
 }
@@ -47,20 +57,14 @@ export const VIEW_WINDOW_MS = 5000;
 
 /** Serves `req`; throws 404 for a missing, expired or used-up file, 403 without its password. */
 export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAnswer> {
-  const file = await s.store.files.getByName(req.name);
-  if (!file || file.pending) throw notFound();
-  const now = s.clock.now();
-  if (file.deletesAt && file.deletesAt.getTime() <= now) {
-    await removeFile(s, file);
-    throw notFound();
-  }
+  const file = await liveFile(s, await s.store.files.getByName(req.name));
   if (file.password) await checkPassword(s, file, req);
 
   const range = parseRange(req.range, file.size);
   const opensAtStart = range.kind !== "partial" || range.start === 0;
   if (req.head || !opensAtStart) {
-    if (file.maxViews !== null && file.views >= file.maxViews) throw notFound();
-  } else if (firstViewIn(s, `${file.id}\0${req.ip}\0${req.ua}`, now, VIEW_WINDOW_MS)) {
+    if (exhausted(file)) throw notFound();
+  } else if (firstViewIn(s, `${file.id}\0${req.ip}\0${req.ua}`, s.clock.now(), VIEW_WINDOW_MS)) {
     const counted = await s.store.files.addView(file.id);
     if (counted === "missing") throw notFound();
     if (counted === "exhausted") {
@@ -68,11 +72,74 @@ export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAn
       throw notFound();
     }
   }
+  return await sendBytes(s, file, req);
+}
 
+/**
+ * Serves a file to its owner or a manager of the owner (the caller checked
+ * that): the same headers and ranges as {@link serveFile}, no view counted; a
+ * password is still needed, and a used-up file is gone (removed when
+ * `featuresDeleteOnMaxViews`).
+ */
+export async function serveOwnedFile(
+  s: Services,
+  file: FileRecord,
+  req: BytesRequest,
+): Promise<ServeAnswer> {
+  await liveFile(s, file);
+  if (exhausted(file)) {
+    if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
+    throw notFound();
+  }
+  if (file.password) await checkPassword(s, file, req);
+  return await sendBytes(s, file, req);
+}
+
+/** What the view page shows: the file, and whether its password is still to be given. */
+export interface FileOnView {
+  file: FileRecord;
+  locked: boolean;
+}
+
+/**
+ * The file the page `/view/<name>` shows, without counting a view (its
+ * bytes are fetched from `/raw`, which counts); 404 for a missing, expired or
+ * used-up file. `locked` until the access cookie of its password is sent.
+ */
+export async function fileOnView(
+  s: Services,
+  name: string,
+  cookie: AccessProof["cookie"],
+): Promise<FileOnView> {
+  const file = await liveFile(s, await s.store.files.getByName(name));
+  if (exhausted(file)) throw notFound();
+  if (!file.password) return { file, locked: false };
+  const value = cookie(file.id);
+  return { file, locked: value === undefined || !await hasFileAccess(s, file, value) };
+}
+
+/** `file` when it may be served; 404 for a missing, pending or expired one (expired ones are removed). */
+async function liveFile(s: Services, file: FileRecord | null): Promise<FileRecord> {
+  if (!file || file.pending) throw notFound();
+  if (file.deletesAt && file.deletesAt.getTime() <= s.clock.now()) {
+    await removeFile(s, file);
+    throw notFound();
+  }
+  return file;
+}
+
+/** Whether the file has had all the views it may have. */
+function exhausted(file: FileRecord): boolean {
+  return file.maxViews !== null && file.views >= file.maxViews;
+}
+
+/** The answer for `file`'s bytes: whole, one range, or nothing for HEAD, 304 and 416. */
+async function sendBytes(s: Services, file: FileRecord, req: BytesRequest): Promise<ServeAnswer> {
   const headers = fileHeaders(file, req.download);
   if (notModified(req, etagOf(file), file.createdAt)) {
     return { status: 304, headers: omitBodyHeaders(headers), body: null };
   }
+  const range = parseRange(req.range, file.size);
   const ranged = range.kind !== "full" && rangeStillValid(req, etagOf(file), file.createdAt);
   if (ranged && range.kind === "unsatisfiable") {
     headers["Content-Range"] = `bytes */${file.size}`;
@@ -109,15 +176,22 @@ function omitBodyHeaders(headers: Record<string, string>): Record<string, string
   return rest;
 }
 
+/** The 403 of a protected file asked for with no password at all (no cookie, no `?pw=`). */
+export class PasswordRequired extends ApiError {
+  constructor() {
+    super(403, "Password protected");
+  }
+}
+
 /** 403 unless the request carries a live access cookie or the right `?pw=`. */
-async function checkPassword(s: Services, file: FileRecord, req: ServeRequest): Promise<void> {
+async function checkPassword(s: Services, file: FileRecord, req: AccessProof): Promise<void> {
   const cookie = req.cookie(file.id);
   if (cookie !== undefined && await hasFileAccess(s, file, cookie)) return;
   if (req.pw !== undefined) {
     if (await verifyPassword(req.pw, file.password!)) return;
     throw forbidden("Incorrect password");
   }
-  throw forbidden("Password protected");
+  throw new PasswordRequired();
 }
 
 /** Deletes a file's record, then its bytes. */

@@ -25,3 +25,13 @@ export function parseSize(input: string): number | null {
   const bytes = Math.floor(parseFloat(match[1]) * UNITS[(match[2] ?? "b").toLowerCase()]);
   return Number.isSafeInteger(bytes) ? bytes : null;
 }
+
+/** `bytes` for people, in the units {@link parseSize} reads: `512 B`, `1.5 MB`. */
+export function formatSize(bytes: number): string {
+  const units = Object.entries(UNITS);
+  let [unit, factor] = units[0];
+  for (const [name, size] of units) if (bytes >= size) [unit, factor] = [name, size];
+  const value = bytes / factor;
+  const shown = factor === 1 ? String(bytes) : value.toFixed(value < 10 ? 1 : 0);
+  return `${shown} ${unit.toUpperCase()}`;
+}

@@ -73,11 +73,23 @@ export class KvChunks implements ChunkStore {
     }
   }
 
+  async listByUser(userId: string): Promise<ChunkedUploadRecord[]> {
+    // Uploads in progress are few and short-lived: a scan beats keeping an index.
+    const mine = await this.filter((u) => u.userId === userId);
+    return mine.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
   async listIdle(before: Date): Promise<ChunkedUploadRecord[]> {
-    const idle: ChunkedUploadRecord[] = [];
-    for await (const entry of this.kv.list<ChunkedUploadRecord>({ prefix: ["chunked"] })) {
-      if (entry.value.updatedAt < before) idle.push(entry.value);
-    }
+    const idle = await this.filter((u) => u.updatedAt < before);
     return idle.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime());
+  }
+
+  /** Every upload `keep` accepts. */
+  private async filter(keep: (u: ChunkedUploadRecord) => boolean) {
+    const found: ChunkedUploadRecord[] = [];
+    for await (const entry of this.kv.list<ChunkedUploadRecord>({ prefix: ["chunked"] })) {
+      if (keep(entry.value)) found.push(entry.value);
+    }
+    return found;
   }
 }

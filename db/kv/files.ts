@@ -11,6 +11,7 @@ import {
   type FilePatch,
   type FileQuery,
   type FileRecord,
+  type FileStats,
   type FileStore,
   type FileUsage,
   queryFiles,
@@ -154,6 +155,21 @@ export class KvFiles implements FileStore {
 
   async usage(userId: string) {
     return (await this.kv.get<FileUsage>(K.usage(userId))).value ?? { ...NO_USAGE };
+  }
+
+  async stats(userId: string): Promise<FileStats> {
+    // KV has no aggregates: one pass over the user's prefix, holding only the totals.
+    const stats: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };
+    const entries = this.kv.list<FileRecord>({ prefix: K.userFiles(userId) }, { batchSize: 500 });
+    for await (const { value: f } of entries) {
+      if (f.pending) continue;
+      stats.files++;
+      if (f.favorite) stats.favorites++;
+      stats.views += f.views;
+      stats.bytes += f.size;
+      stats.types[f.type] = (stats.types[f.type] ?? 0) + 1;
+    }
+    return stats;
   }
 
   async addView(id: string): Promise<ViewResult> {

@@ -96,6 +96,12 @@ export class PostgresChunks implements ChunkStore {
     await this.sql`DELETE FROM chunked_uploads WHERE id = ${id}`;
   }
 
+  async listByUser(userId: string): Promise<ChunkedUploadRecord[]> {
+    const rows = await this.sql<UploadRow[]>`
+      SELECT * FROM chunked_uploads WHERE user_id = ${userId} ORDER BY created_at, id`;
+    return rows.map(toUpload);
+  }
+
   async listIdle(before: Date): Promise<ChunkedUploadRecord[]> {
     const rows = await this.sql<UploadRow[]>`
       SELECT * FROM chunked_uploads WHERE updated_at < ${before} ORDER BY updated_at, id`;

@@ -10,6 +10,7 @@ import {
   type FileQuery,
   type FileRecord,
   type FileSortKey,
+  type FileStats,
   type FileStore,
   type FileUsage,
   QuotaError,
@@ -223,6 +224,24 @@ export class PostgresFiles implements FileStore {
     const [row] = await this.sql<{ bytes: string; files: number }[]>`
       SELECT bytes, files FROM file_usage WHERE user_id = ${userId}`;
     return row ? { bytes: Number(row.bytes), files: row.files } : { bytes: 0, files: 0 };
+  }
+
+  async stats(userId: string): Promise<FileStats> {
+    const rows = await this.sql<
+      { type: string; files: number; favorites: number; views: string; bytes: string }[]
+    >`
+      SELECT type, count(*)::integer AS files, count(*) FILTER (WHERE favorite)::integer AS favorites,
+        coalesce(sum(views), 0) AS views, coalesce(sum(size), 0) AS bytes
+      FROM files WHERE user_id = ${userId} AND NOT pending GROUP BY type`;
+    const stats: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };
+    for (const row of rows) {
+      stats.files += row.files;
+      stats.favorites += row.favorites;
+      stats.views += Number(row.views);
+      stats.bytes += Number(row.bytes);
+      stats.types[row.type] = row.files;
+    }
+    return stats;
   }
 
   async addView(id: string): Promise<ViewResult> {

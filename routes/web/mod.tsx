@@ -2,7 +2,7 @@
 /**
  * The pages Ferry serves to people (the first pieces of the dashboard):
  * `/auth/login`, `/auth/register`, `/dashboard` and `/dashboard/security`, with `/` sending
- * to one of them. Server-rendered with Hono's JSX; the one script and the one
+ * to one of them, and a file's page, `/view/<name>`. Server-rendered with Hono's JSX; the one script and the one
  * stylesheet are files of this folder, served at `/assets/…`, so the pages
  * work offline and under a strict Content-Security-Policy. Not API routes:
  * they are not in the OpenAPI document.
@@ -12,6 +12,9 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import script from "./assets/ferry.js" with { type: "text" };
 import style from "./assets/ferry.css" with { type: "text" };
+import { ApiError } from "../../core/errors.ts";
+import { fileOnView } from "../../core/files/serve.ts";
+import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import type { UserRecord } from "../../db/store.ts";
@@ -20,13 +23,18 @@ import { DashboardPage } from "./dashboard.tsx";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
+import { FileNotFoundPage, ViewPage } from "./view.tsx";
 
-/** Scripts, styles and requests from this origin only; images also as `data:` (the QR code). */
+/**
+ * Scripts, styles, media and requests from this origin only; images also as
+ * `data:` (the QR code).
+ */
 const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  "media-src 'self'",
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
@@ -45,12 +53,12 @@ async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
 }
 
 /** Sends a rendered page with the security headers every page gets. */
-function page(c: Context<AppEnv>, body: ReturnType<typeof LoginPage>) {
+function page(c: Context<AppEnv>, body: ReturnType<typeof LoginPage>, status: 200 | 404 = 200) {
   c.header("content-security-policy", CSP);
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
-  return c.html(body);
+  return c.html(body, status);
 }
 
 /** The page routes and their assets. */
@@ -88,6 +96,23 @@ export const webRoutes = new Hono<AppEnv>()
         passkeys={passkeys}
       />,
     );
+  })
+  .get("/view/:name", async (c) => {
+    const s = c.var.services;
+    const site = s.settings.get("websiteTitle");
+    try {
+      const shown = await fileOnView(
+        s,
+        c.req.param("name"),
+        (id) => getCookie(c, accessCookieName(id)),
+      );
+      return page(c, <ViewPage site={site} {...shown} />);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        return page(c, <FileNotFoundPage site={site} />, 404);
+      }
+      throw error;
+    }
   })
   .get("/assets/:file", (c) => {
     const file = ASSETS[c.req.param("file")];

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
+import { jpegWithGps, pngWithGps } from "../helpers/images.ts";
 import { actor } from "../helpers/users.ts";
 
 const MIB = 1024 * 1024;
@@ -304,3 +305,125 @@ apiTest("chunked: the quota is checked up front and when the file is recorded", 
   const ok = await sendAll(app, bytes(1500), 1000, a.headers);
   assert.equal(ok.at(-1)!.body.files.length, 1);
 });
+
+apiTest("incomplete: the caller's unfinished uploads, and dropping them", async (app) => {
+  const a = await actor(app, "USER");
+  const b = await actor(app, "USER");
+  const file = bytes(3500);
+  const first = await chunk(app, file, 0, 999, a.headers);
+  const identifier = first.body.partialIdentifier;
+  await chunk(app, file, 2000, 2999, { ...a.headers, "x-service-p-identifier": identifier });
+  app.clock.advance(1000);
+  const other = await chunk(app, file, 0, 999, {
+    ...a.headers,
+    "x-zipline-p-filename": "photo.png",
+    "x-service-p-content-type": "image/png",
+  });
+  const theirs = await chunk(app, file, 0, 999, b.headers);
+
+  const list = await app.json("GET", "/api/user/files/incomplete", undefined, a.headers);
+  assert.equal(list.status, 200);
+  assert.deepEqual(list.body.map((u: { id: string }) => u.id), [
+    identifier,
+    other.body.partialIdentifier,
+  ]);
+  const [movie] = list.body;
+  assert.deepEqual({ ...movie, createdAt: undefined, updatedAt: undefined }, {
+    id: identifier,
+    createdAt: undefined,
+    updatedAt: undefined,
+    status: "PENDING",
+    chunksTotal: 4,
+    chunksComplete: 2,
+    userId: a.user.id,
+    metadata: { file: { filename: "movie.mp4", type: "video/mp4", id: identifier } },
+  });
+  assert.equal(list.body[1].metadata.file.filename, "photo.png");
+  assert.equal(list.body[1].metadata.file.type, "image/png");
+  assert.equal(list.body[1].chunksComplete, 1);
+
+  // Another's upload and unknown ids are passed over; the caller's go, parts and all.
+  const drop = await app.json("DELETE", "/api/user/files/incomplete", {
+    id: [identifier, theirs.body.partialIdentifier, "nope"],
+  }, a.headers);
+  assert.equal(drop.status, 200);
+  assert.deepEqual(drop.body, { count: 1 });
+  const left = await app.json("GET", "/api/user/files/incomplete", undefined, a.headers);
+  assert.deepEqual(left.body.map((u: { id: string }) => u.id), [other.body.partialIdentifier]);
+  assert.equal(
+    (await app.json("GET", `/api/upload/partial/${identifier}`, undefined, a.headers)).status,
+    404,
+  );
+  const late = await chunk(app, file, 1000, 1999, {
+    ...a.headers,
+    "x-service-p-identifier": identifier,
+  });
+  assert.equal(late.status, 400);
+  assert.equal(late.body.error, "Partial upload identifier is invalid");
+  const bList = await app.json("GET", "/api/user/files/incomplete", undefined, b.headers);
+  assert.deepEqual(bList.body.map((u: { id: string }) => u.id), [theirs.body.partialIdentifier]);
+
+  // One being joined is PROCESSING and is not dropped.
+  await app.services.store.chunks.claim(other.body.partialIdentifier);
+  const joining = await app.json("GET", "/api/user/files/incomplete", undefined, a.headers);
+  assert.equal(joining.body[0].status, "PROCESSING");
+  const kept = await app.json("DELETE", "/api/user/files/incomplete", {
+    id: [other.body.partialIdentifier],
+  }, a.headers);
+  assert.deepEqual(kept.body, { count: 0 });
+
+  for (const body of [{}, { id: [] }, { id: "x" }]) {
+    const bad = await app.json("DELETE", "/api/user/files/incomplete", body, a.headers);
+    assert.equal(bad.status, 400, JSON.stringify(body));
+  }
+  assert.equal((await app.json("GET", "/api/user/files/incomplete")).status, 401);
+});
+
+apiTest("incomplete: DELETE allows one request a second", async (app) => {
+  const a = await actor(app, "USER");
+  const drop = () => app.json("DELETE", "/api/user/files/incomplete", { id: ["x"] }, a.headers);
+  assert.equal((await drop()).status, 200);
+  assert.equal((await drop()).status, 429);
+  app.clock.advance(1001);
+  assert.equal((await drop()).status, 200);
+}, { rateLimits: true });
+
+for (const datasource of ["local", "s3"] as const) {
+  apiTest(
+    `chunked (${datasource}): GPS data is removed from JPEG and PNG when the setting is on`,
+    async (app) => {
+      const a = await actor(app, "USER");
+      await settings(app, { filesRemoveGpsMetadata: true });
+      const jpeg = jpegWithGps();
+      const { bytes: png, exifAt } = pngWithGps(true, true);
+      for (
+        const [image, name, type, tiffAt] of [
+          [jpeg, "photo.jpg", "image/jpeg", 12],
+          [png, "photo.png", "image/png", exifAt + 8],
+        ] as const
+      ) {
+        const replies = await sendAll(app, image, 64, {
+          ...a.headers,
+          "x-zipline-p-filename": name,
+          "x-service-p-content-type": type,
+        });
+        const done = replies.at(-1)!;
+        assert.equal(done.status, 200, JSON.stringify(done.body));
+        assert.equal(done.body.files[0].removedGps, true, name);
+        const served = new Uint8Array(
+          await (await app.request(`/raw/${done.body.files[0].name}`)).arrayBuffer(),
+        );
+        assert.equal(served.byteLength, image.byteLength);
+        assert.ok(served.subarray(tiffAt + 38, tiffAt + 92).every((b) => b === 0), name);
+        assert.deepEqual(served.subarray(0, tiffAt + 38), image.subarray(0, tiffAt + 38));
+      }
+      // Not an image: joined as sent.
+      const other = await sendAll(app, jpeg, 64, a.headers);
+      assert.equal(other.at(-1)!.body.files[0].removedGps, undefined);
+      const served = await app.request(`/raw/${other.at(-1)!.body.files[0].name}`);
+      assert.deepEqual(new Uint8Array(await served.arrayBuffer()), jpeg);
+      assert.equal((await app.storedObjects()).length, 3, "no joined object left behind");
+    },
+    { datasource },
+  );
+}

@@ -68,6 +68,20 @@ const steps: ContractSteps = {
     assert.equal(await store.chunks.addPart("missing", part(1), at(1)), false);
   },
 
+  async "listByUser finds one user's uploads, oldest first"(store) {
+    await store.chunks.create(upload("b", { createdAt: at(2) }));
+    await store.chunks.create(upload("a", { createdAt: at(1) }));
+    await store.chunks.create(upload("theirs", { userId: "u2" }));
+    await store.chunks.create(upload("anonymous", { userId: null }));
+    assert.deepEqual((await store.chunks.listByUser("u1")).map((u) => u.id), ["a", "b"]);
+    assert.deepEqual(await store.chunks.listByUser("u1"), [
+      upload("a", { createdAt: at(1) }),
+      upload("b", { createdAt: at(2) }),
+    ]);
+    assert.deepEqual((await store.chunks.listByUser("u2")).map((u) => u.id), ["theirs"]);
+    assert.deepEqual(await store.chunks.listByUser("nobody"), []);
+  },
+
   async "delete removes the upload and its parts; listIdle finds old ones"(store) {
     await store.chunks.create(upload("old"));
     await store.chunks.create(upload("new", { updatedAt: at(100) }));

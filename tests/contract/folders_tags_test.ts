@@ -1,11 +1,15 @@
 /** The folder and tag stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
-import type { FileRecord } from "../../db/files.ts";
 import { type FolderRecord, FolderTreeError } from "../../db/folders.ts";
 import { type Store, UniqueError } from "../../db/store.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { type ContractSteps, contractSuite, storedUser as owner } from "../helpers/stores.ts";
+import {
+  type ContractSteps,
+  contractSuite,
+  fileRecord,
+  storedUser as owner,
+} from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
 const next = () => new Date(tick += 1000);
@@ -31,24 +35,7 @@ function tag(userId: string, name: string): TagRecord {
 
 async function file(store: Store, userId: string, folderId: string | null = null) {
   const at = next();
-  const record: FileRecord = {
-    id: newId(systemRandom),
-    name: `${newId(systemRandom)}.txt`,
-    originalName: null,
-    size: 1,
-    type: "text/plain",
-    views: 0,
-    maxViews: null,
-    favorite: false,
-    password: null,
-    anonymous: false,
-    userId,
-    folderId,
-    deletesAt: null,
-    pending: false,
-    createdAt: at,
-    updatedAt: at,
-  };
+  const record = fileRecord(userId, { folderId, createdAt: at, updatedAt: at });
   await store.files.create(record, { maxBytes: null, maxFiles: null });
   return record;
 }

@@ -5,43 +5,22 @@
  * aborted and counted as a failure.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { REPO_ROOT, startServer } from "../helpers/process.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-/** Where the screenshot is kept for a person to look at (git-ignored). */
-const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
+import { launchChromium, NO_BROWSER, screenshot, watchProblems } from "../helpers/browser.ts";
+import { startServer } from "../helpers/process.ts";
 
 Deno.test({
   name: "e2e: /api/docs renders the whole reference offline",
-  // Without chromium the test is skipped, except under CI, where it must run (and fail).
-  ignore: !existsSync(CHROMIUM) && !Deno.env.get("CI"),
+  ignore: NO_BROWSER,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "ferry-docs-" });
     const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        // Even a request the route below missed cannot resolve a name.
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const origin = new URL(server.origin);
       const context = await browser.newContext();
       const external: string[] = [];
-      const problems: string[] = [];
       context.on("request", (request) => {
         if (new URL(request.url()).host !== origin.host) external.push(request.url());
       });
@@ -53,10 +32,7 @@ Deno.test({
             : route.abort("internetdisconnected"),
       );
       const page = await context.newPage();
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
+      const problems = watchProblems(page, false);
 
       const res = await page.goto(`${server.origin}/api/docs`);
       assert.equal(res?.status(), 200);
@@ -67,8 +43,7 @@ Deno.test({
         .reduce((n, item) => n + Object.keys(item).length, 0);
       assert.equal(await page.locator(".opblock").count(), documented);
 
-      await Deno.mkdir(ARTIFACTS, { recursive: true });
-      const png = await page.screenshot({ path: join(ARTIFACTS, "docs.png"), fullPage: true });
+      const png = await screenshot(page, "docs");
       assert.ok(png.byteLength > 10_000, "the screenshot is nearly empty");
 
       assert.deepEqual(external, [], "requests to hosts other than the server");

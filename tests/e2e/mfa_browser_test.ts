@@ -6,15 +6,16 @@
  * while the server listens on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { REPO_ROOT, type ServerProcess, startServer } from "../helpers/process.ts";
+import type { BrowserContext, Page } from "playwright-core";
+import {
+  launchChromium,
+  NO_BROWSER,
+  screenshot as save,
+  watchProblems,
+} from "../helpers/browser.ts";
+import { type ServerProcess, startServer } from "../helpers/process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-/** Where screenshots are kept for a person to look at (git-ignored). */
-const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
 /** The login route allows one attempt per 2 seconds per client. */
 const LOGIN_INTERVAL_MS = 2100;
 
@@ -36,26 +37,14 @@ interface Session {
 function browserTest(name: string, fn: (session: Session) => Promise<void>) {
   Deno.test({
     name,
-    // Without chromium the test is skipped, except under CI, where it must run (and fail).
-    ignore: !existsSync(CHROMIUM) && !Deno.env.get("CI"),
+    ignore: NO_BROWSER,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn() {
       const dir = await Deno.makeTempDir({ prefix: "ferry-mfa-" });
       const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
       const origin = `http://localhost:${new URL(server.origin).port}`;
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const setup = await fetch(`${server.origin}/api/setup`, {
           method: "POST",
@@ -78,14 +67,7 @@ function browserTest(name: string, fn: (session: Session) => Promise<void>) {
 
         const context = await browser.newContext();
         const page = await context.newPage();
-        const problems: string[] = [];
-        page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-        page.on("console", (message) => {
-          if (message.type() === "error") problems.push(`console: ${message.text()}`);
-        });
-        page.on("response", (response) => {
-          if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
-        });
+        const problems = watchProblems(page);
         await fn({ server, origin, context, page, problems });
         assert.deepEqual(problems, []);
       } finally {
@@ -114,8 +96,7 @@ async function passwordLogin(page: Page, origin: string, code?: () => string) {
 }
 
 async function screenshot(page: Page, name: string) {
-  await Deno.mkdir(ARTIFACTS, { recursive: true });
-  const png = await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const png = await save(page, name);
   assert.ok(png.byteLength > 5_000, `the ${name} screenshot is nearly empty`);
 }
 

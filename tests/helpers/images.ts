@@ -1,10 +1,10 @@
 /** Image bytes for tests, built by hand. */
 
 /**
- * A small JPEG with one Exif segment at byte 12: IFD0 (orientation and the GPS
- * pointer) at TIFF offset 8, the GPS IFD at 38 with its latitude values at 68–91.
+ * Exif data as a 100-byte TIFF structure: IFD0 (orientation and the GPS
+ * pointer) at offset 8, the GPS IFD at 38 with its latitude values at 68–91.
  */
-export function jpegWithGps(little = true): Uint8Array {
+export function tiffWithGps(little = true): Uint8Array {
   const tiff = new Uint8Array(100);
   const view = new DataView(tiff.buffer);
   const u16 = (at: number, v: number) => view.setUint16(at, v, little);
@@ -23,7 +23,12 @@ export function jpegWithGps(little = true): Uint8Array {
   u16(52, 2), u16(54, 5), u32(56, 3), u32(60, 68);
   u32(64, 0);
   [52, 1, 31, 1, 4512, 100].forEach((v, i) => u32(68 + i * 4, v));
-  const payload = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
+  return tiff;
+}
+
+/** A small JPEG whose one Exif segment ({@link tiffWithGps}) starts its TIFF data at byte 12. */
+export function jpegWithGps(little = true): Uint8Array {
+  const payload = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiffWithGps(little)];
   const length = payload.length + 2;
   return new Uint8Array([
     0xff,
@@ -43,4 +48,47 @@ export function jpegWithGps(little = true): Uint8Array {
     0xff,
     0xd9,
   ]);
+}
+
+/** One PNG chunk: length, type, data and CRC. */
+export function pngChunk(type: string, data: Uint8Array): Uint8Array {
+  const typed = new Uint8Array([...new TextEncoder().encode(type), ...data]);
+  const out = new Uint8Array(data.byteLength + 12);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.byteLength);
+  out.set(typed, 4);
+  view.setUint32(8 + data.byteLength, crc32(typed));
+  return out;
+}
+
+/**
+ * A PNG (signature, IHDR, IDAT, IEND) with an `eXIf` chunk of
+ * {@link tiffWithGps}, before the image data or after it; `exifAt` is where
+ * the chunk starts.
+ */
+export function pngWithGps(little = true, afterData = false) {
+  const ihdr = pngChunk("IHDR", new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]));
+  const idat = pngChunk("IDAT", new Uint8Array(40).fill(9));
+  const exif = pngChunk("eXIf", tiffWithGps(little));
+  const iend = pngChunk("IEND", new Uint8Array(0));
+  const signature = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const order = afterData
+    ? [signature, ihdr, idat, exif, iend]
+    : [signature, ihdr, exif, idat, iend];
+  const exifAt = order.slice(0, order.indexOf(exif)).reduce((n, c) => n + c.byteLength, 0);
+  const bytes = new Uint8Array(order.reduce((n, c) => n + c.byteLength, 0));
+  order.reduce((at, c) => (bytes.set(c, at), at + c.byteLength), 0);
+  return { bytes, exifAt };
+}
+
+/** CRC-32 as PNG chunks carry it (written out here, apart from the code under test). */
+export function crc32(bytes: Uint8Array): number {
+  const table = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = table[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
 }

@@ -5,6 +5,7 @@
 import postgres from "postgres";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
+import type { FileRecord } from "../../db/files.ts";
 import type { Store, UserRecord } from "../../db/store.ts";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { serviceUrl, skipWithout } from "./services.ts";
@@ -116,4 +117,31 @@ export async function storedUser(store: Store, username?: string): Promise<UserR
   };
   await store.createUser(user);
   return user;
+}
+
+/**
+ * A complete file record of `userId` for contract steps: a fresh id and name,
+ * one byte of text, each a second younger than the one before; `extra` over it.
+ */
+export function fileRecord(userId: string | null, extra: Partial<FileRecord> = {}): FileRecord {
+  const at = new Date(created += 1000);
+  return {
+    id: newId(systemRandom),
+    name: `${newId(systemRandom)}.txt`,
+    originalName: null,
+    size: 1,
+    type: "text/plain",
+    views: 0,
+    maxViews: null,
+    favorite: false,
+    password: null,
+    anonymous: false,
+    userId,
+    folderId: null,
+    deletesAt: null,
+    pending: false,
+    createdAt: at,
+    updatedAt: at,
+    ...extra,
+  };
 }

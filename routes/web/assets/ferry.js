@@ -1,4 +1,4 @@
-// Ferry's pages for people: sign-in and security. Plain browser JavaScript,
+// Ferry's pages for people: sign-in, security and a file's page. Plain browser JavaScript,
 // served by Ferry itself; no framework, no build step. Each part starts when
 // its elements are on the page.
 "use strict";
@@ -166,5 +166,31 @@ for (const button of document.querySelectorAll("[data-remove-passkey]")) {
   on(button, "click", async () => {
     await api("DELETE", "/api/user/mfa/passkey", { id: button.dataset.removePasskey });
     location.reload();
+  });
+}
+
+// File page: the password of a protected file, then the page again with its cookie.
+const filePassword = $("file-password-form");
+on(filePassword, "submit", async () => {
+  const id = encodeURIComponent(filePassword.dataset.file);
+  await api("POST", `/api/user/files/${id}/password`, { password: $("file-password").value });
+  location.reload();
+});
+
+// File page: the start of a text file, as text (never as markup).
+const textPreview = $("text-preview");
+if (textPreview) {
+  const limit = Number(textPreview.dataset.limit);
+  fetch(textPreview.dataset.src, {
+    credentials: "same-origin",
+    headers: { range: `bytes=0-${limit - 1}` },
+  }).then(async (response) => {
+    if (!response.ok) throw new Error(`The server answered ${response.status}`);
+    const total = Number(response.headers.get("content-range")?.split("/")[1] ?? 0);
+    const text = await response.text();
+    textPreview.textContent = total > limit ? `${text}\n…` : text;
+  }).catch((error) => {
+    textPreview.textContent = "";
+    say(error.message);
   });
 }

@@ -1,0 +1,159 @@
+/**
+ * The caller's files at a glance and in progress (`/api/user/recent`,
+ * `/api/user/stats`, `/api/user/files/incomplete`) and an owner's read of a
+ * file's bytes (`/api/user/files/{id}/raw`). Mounted before `files.ts`, whose
+ * `/user/files/{id}` would otherwise answer for `incomplete`.
+ */
+import { z } from "@hono/zod-openapi";
+import { dropUploads, incompleteUploads } from "../core/files/chunked.ts";
+import { findFile } from "../core/files/manage.ts";
+import { recentFiles, userStats } from "../core/files/overview.ts";
+import { serveOwnedFile } from "../core/files/serve.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { currentUser as me } from "./env.ts";
+import { FileSchema } from "./files.ts";
+import { bytesRequest, fileResponse } from "./public.ts";
+import { Timestamp } from "./schemas.ts";
+
+const recent = defineRoute({
+  method: "get",
+  path: "/user/recent",
+  auth: "user",
+  tags: ["Files"],
+  summary: "The caller's newest files, newest first",
+  request: {
+    query: z.object({
+      take: z.coerce.number().int().min(1).max(100).default(3).openapi({ example: 3 }),
+    }),
+  },
+  responses: { 200: json(z.array(FileSchema), "Up to `take` files") },
+});
+
+const stats = defineRoute({
+  method: "get",
+  path: "/user/stats",
+  auth: "user",
+  tags: ["User"],
+  summary: "Totals over the caller's files and short URLs",
+  responses: {
+    200: json(
+      z.object({
+        filesUploaded: z.number().int(),
+        favoriteFiles: z.number().int(),
+        views: z.number().int().openapi({ description: "Views of all the files" }),
+        avgViews: z.number().openapi({ description: "Views per file" }),
+        storageUsed: z.number().int().openapi({ description: "Bytes of all the files" }),
+        avgStorageUsed: z.number().openapi({ description: "Bytes per file" }),
+        urlsCreated: z.number().int(),
+        urlViews: z.number().int(),
+        sortTypeCount: z.record(z.string(), z.number().int()).openapi({
+          description: "Files per MIME type",
+          example: { "image/png": 3, "text/plain": 1 },
+        }),
+      }).openapi("UserStats"),
+      "The totals",
+    ),
+  },
+});
+
+const IncompleteFileSchema = z.object({
+  id: z.string().openapi({ description: "The upload's identifier" }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp.openapi({ description: "When the last chunk arrived" }),
+  status: z.enum(["PENDING", "PROCESSING"]).openapi({
+    description: "`PENDING` while chunks arrive, `PROCESSING` while they are joined",
+  }),
+  chunksTotal: z.number().int(),
+  chunksComplete: z.number().int(),
+  userId: z.string(),
+  metadata: z.object({
+    file: z.object({
+      filename: z.string(),
+      type: z.string(),
+      id: z.string().openapi({ description: "The upload's identifier (no file exists yet)" }),
+    }),
+  }),
+}).openapi("IncompleteFile");
+
+const incomplete = defineRoute({
+  method: "get",
+  path: "/user/files/incomplete",
+  auth: "user",
+  tags: ["Files"],
+  summary: "The caller's unfinished chunked uploads",
+  responses: { 200: json(z.array(IncompleteFileSchema), "Oldest first") },
+});
+
+const dropIncomplete = defineRoute({
+  method: "delete",
+  path: "/user/files/incomplete",
+  auth: "user",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Files"],
+  summary: "Abandon some of the caller's unfinished chunked uploads",
+  request: {
+    body: jsonBody(z.object({
+      id: z.array(z.string().min(1).max(100)).min(1).max(1000).openapi({
+        description: "Upload identifiers; others' and unknown ones are passed over",
+      }),
+    })),
+  },
+  responses: { 200: json(z.object({ count: z.number().int() }), "How many were dropped") },
+});
+
+const Binary = z.string().openapi({ format: "binary" });
+const bytes = (description: string) => ({
+  description,
+  content: { "application/octet-stream": { schema: Binary } },
+});
+
+const raw = defineRoute({
+  method: "get",
+  path: "/user/files/{id}/raw",
+  auth: "user",
+  tags: ["Files"],
+  summary: "A file's bytes, for its owner or a manager of the owner; no view is counted",
+  description: "The headers, ranges and conditional requests of `/raw/<name>`. A " +
+    "password-protected file still needs its access cookie `file_pw_<id>` (or `?pw=`).",
+  request: {
+    params: z.object({
+      id: z.string().min(1).max(1024).openapi({
+        param: { name: "id", in: "path" },
+        description: "The file's id or its name",
+      }),
+    }),
+    query: z.object({
+      download: z.enum(["true", "false"]).optional().openapi({
+        description: "`true` sends it as an attachment",
+      }),
+      pw: z.string().max(1000).optional().openapi({ description: "The file's password" }),
+    }),
+  },
+  responses: {
+    200: bytes("The file"),
+    206: bytes("The requested range"),
+    304: { description: "The client's copy is current" },
+    403: errorDoc("`Password protected`, `Incorrect password`"),
+    404: errorDoc("`Not Found`: no such file, not one the caller may see, expired or used up"),
+    416: { description: "The range starts past the end (`Content-Range: bytes */<size>`)" },
+  },
+});
+
+/** The overview, incomplete-upload and owner-read routes. */
+export const userFileRoutes = newRouter()
+  .openapi(recent, async (c) => {
+    return c.json(await recentFiles(c.var.services, me(c), c.req.valid("query").take), 200);
+  })
+  .openapi(stats, async (c) => c.json(await userStats(c.var.services, me(c)), 200))
+  .openapi(incomplete, async (c) => c.json(await incompleteUploads(c.var.services, me(c)), 200))
+  .openapi(dropIncomplete, async (c) => {
+    const count = await dropUploads(c.var.services, me(c), c.req.valid("json").id);
+    return c.json({ count }, 200);
+  })
+  .openapi(raw, async (c) => {
+    const s = c.var.services;
+    const { download, pw } = c.req.valid("query");
+    const file = await findFile(s, me(c), c.req.valid("param").id);
+    const answer = await serveOwnedFile(s, file, bytesRequest(c, download === "true", pw));
+    return fileResponse(answer);
+  });

@@ -1,0 +1,90 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * A file's page, `/view/<name>`: its name, size and views, and the file
+ * itself (an image, a video, audio, or the start of a text file) with a
+ * download link. The bytes always come from `/raw/<name>`, which counts the
+ * view and checks the password. A protected file first shows a password form;
+ * `/assets/ferry.js` sends it to `POST /api/user/files/<id>/password`, whose
+ * cookie opens the file when the page reloads.
+ */
+import type { FileRecord } from "../../db/files.ts";
+import { formatSize } from "../../core/units/size.ts";
+import { Layout } from "./layout.tsx";
+
+/** How many bytes of a text file the page shows. */
+export const TEXT_PREVIEW_BYTES = 256 * 1024;
+
+/** What the page shows of a file. */
+export interface ViewPageProps {
+  site: string;
+  file: FileRecord;
+  /** The password is still to be given. */
+  locked: boolean;
+}
+
+/** The file page. */
+export function ViewPage({ site, file, locked }: ViewPageProps) {
+  const shown = file.originalName ?? file.name;
+  if (locked) {
+    return (
+      <Layout site={site} title={shown}>
+        <h1>{shown}</h1>
+        <form id="file-password-form" class="card" data-file={file.id}>
+          <p>This file is protected by a password.</p>
+          <label for="file-password">Password</label>
+          <input id="file-password" type="password" autocomplete="off" required />
+          <button type="submit">Open</button>
+        </form>
+      </Layout>
+    );
+  }
+  const raw = `/raw/${encodeURIComponent(file.name)}`;
+  const views = file.maxViews === null ? `${file.views}` : `${file.views} of ${file.maxViews}`;
+  return (
+    <Layout site={site} title={shown}>
+      <h1 id="file-name">{shown}</h1>
+      <div class="card file-preview">
+        <Preview file={file} raw={raw} />
+      </div>
+      <dl class="file-facts">
+        <dt>Size</dt>
+        <dd id="file-size">{formatSize(file.size)}</dd>
+        <dt>Type</dt>
+        <dd>{file.type}</dd>
+        <dt>Views</dt>
+        <dd id="file-views">{views}</dd>
+      </dl>
+      <p>
+        <a id="file-download" class="button" href={`${raw}?download=true`}>Download</a>
+      </p>
+    </Layout>
+  );
+}
+
+/** The file itself, where a browser can show it without running it. */
+function Preview({ file, raw }: { file: FileRecord; raw: string }) {
+  const { type } = file;
+  if (type.startsWith("image/") && !type.startsWith("image/svg")) {
+    return <img id="file-image" src={raw} alt={file.originalName ?? file.name} />;
+  }
+  if (type.startsWith("video/")) return <video id="file-video" src={raw} controls />;
+  if (type.startsWith("audio/")) return <audio id="file-audio" src={raw} controls />;
+  if (type.startsWith("text/")) {
+    return (
+      <pre id="text-preview" data-src={raw} data-limit={TEXT_PREVIEW_BYTES}>
+        Loading…
+      </pre>
+    );
+  }
+  return <p>No preview for this kind of file.</p>;
+}
+
+/** The page of a file that is not there (missing, expired, or used up). */
+export function FileNotFoundPage({ site }: { site: string }) {
+  return (
+    <Layout site={site} title="Not found">
+      <h1>File not found</h1>
+      <p>It may have expired, been deleted, or reached its view limit.</p>
+    </Layout>
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * The caller's files at a glance: `GET /api/user/recent` (newest first, the
+ * list's shape) and `GET /api/user/stats` (totals aggregated by the store),
+ * each only ever about the caller.
+ */
+import assert from "node:assert/strict";
+import { apiTest } from "../helpers/app.ts";
+import { uploadFiles } from "../helpers/files.ts";
+import { actor } from "../helpers/users.ts";
+
+apiTest("recent: the caller's newest files, take 1–100, default 3", async (app) => {
+  const a = await actor(app, "USER");
+  const b = await actor(app, "USER");
+  const names: string[] = [];
+  for (const i of [1, 2, 3, 4]) {
+    app.clock.advance(1000);
+    const headers = i === 4 ? { ...a.headers, "x-service-password": "pw" } : a.headers;
+    const res = await uploadFiles(app, [{ name: `f${i}.txt`, content: "x".repeat(i) }], headers);
+    names.push(res.body.files[0].name);
+  }
+  await uploadFiles(app, [{ name: "other.txt", content: "b" }], b.headers);
+
+  const recent = await app.json("GET", "/api/user/recent", undefined, a.headers);
+  assert.equal(recent.status, 200);
+  assert.deepEqual(recent.body.map((f: { name: string }) => f.name), [
+    names[3],
+    names[2],
+    names[1],
+  ]);
+  assert.equal(recent.body[0].password, true);
+  assert.equal(recent.body[1].password, false);
+  assert.equal(recent.body[0].url, `/u/${names[3]}`);
+  assert.equal(recent.body[0].size, 4);
+
+  const one = await app.json("GET", "/api/user/recent?take=1", undefined, a.headers);
+  assert.deepEqual(one.body.map((f: { name: string }) => f.name), [names[3]]);
+  const all = await app.json("GET", "/api/user/recent?take=100", undefined, a.headers);
+  assert.equal(all.body.length, 4);
+  for (const take of ["0", "101", "two"]) {
+    const bad = await app.json("GET", `/api/user/recent?take=${take}`, undefined, a.headers);
+    assert.equal(bad.status, 400, take);
+    assert.match(bad.body.error, /^querystring\/take /);
+  }
+  assert.equal((await app.json("GET", "/api/user/recent")).status, 401);
+});
+
+apiTest("stats: files, favorites, views, storage, URLs and types, with averages", async (app) => {
+  const a = await actor(app, "USER");
+  const b = await actor(app, "USER");
+  const empty = await app.json("GET", "/api/user/stats", undefined, a.headers);
+  assert.equal(empty.status, 200);
+  assert.deepEqual(empty.body, {
+    filesUploaded: 0,
+    favoriteFiles: 0,
+    views: 0,
+    avgViews: 0,
+    storageUsed: 0,
+    avgStorageUsed: 0,
+    urlsCreated: 0,
+    urlViews: 0,
+    sortTypeCount: {},
+  });
+
+  const up = await uploadFiles(app, [
+    { name: "a.png", content: "1234", type: "image/png" },
+    { name: "b.png", content: "12", type: "image/png" },
+    { name: "c.txt", content: "123456789", type: "text/plain" },
+  ], a.headers);
+  await uploadFiles(app, [{ name: "not-mine.txt", content: "zzzz" }], b.headers);
+  const [png, , txt] = up.body.files;
+  await app.json("PATCH", `/api/user/files/${png.id}`, { favorite: true }, a.headers);
+  for (const ua of ["one", "two", "three"]) {
+    await app.request(`/raw/${png.name}`, { headers: { "user-agent": ua } }).then((r) =>
+      r.body?.cancel()
+    );
+  }
+  await app.request(`/raw/${txt.name}`).then((r) => r.body?.cancel());
+  const url = await app.json(
+    "POST",
+    "/api/user/urls",
+    { destination: "https://example.com" },
+    a.headers,
+  );
+  await app.json("POST", "/api/user/urls", { destination: "https://example.org" }, a.headers);
+  await app.request(`/go/${url.body.code}`, { redirect: "manual" });
+  await app.request(`/go/${url.body.code}`, { redirect: "manual" });
+
+  const stats = await app.json("GET", "/api/user/stats", undefined, a.headers);
+  assert.equal(stats.status, 200);
+  assert.deepEqual(stats.body, {
+    filesUploaded: 3,
+    favoriteFiles: 1,
+    views: 4,
+    avgViews: 4 / 3,
+    storageUsed: 15,
+    avgStorageUsed: 5,
+    urlsCreated: 2,
+    urlViews: 2,
+    sortTypeCount: { "image/png": 2, "text/plain": 1 },
+  });
+
+  // A deleted file leaves the totals at once.
+  await app.json("DELETE", `/api/user/files/${txt.id}`, undefined, a.headers);
+  const after = await app.json("GET", "/api/user/stats", undefined, a.headers);
+  assert.equal(after.body.filesUploaded, 2);
+  assert.equal(after.body.storageUsed, 6);
+  assert.deepEqual(after.body.sortTypeCount, { "image/png": 2 });
+  assert.equal((await app.json("GET", "/api/user/stats")).status, 401);
+});

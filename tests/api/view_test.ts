@@ -1,0 +1,133 @@
+/**
+ * A file's page, `/view/<name>` (server-rendered, strict CSP), and the public
+ * routes that lead there: the files route sends a password-protected file to
+ * its page, and `/r/<name>` is a permanent redirect to `/raw/<name>`.
+ */
+import assert from "node:assert/strict";
+import { apiTest } from "../helpers/app.ts";
+import { uploadFiles, uploadOne } from "../helpers/files.ts";
+import { actor } from "../helpers/users.ts";
+
+const get = (
+  app: { request: (p: string, i?: RequestInit) => Promise<Response> },
+  path: string,
+  cookie?: string,
+) => app.request(path, { redirect: "manual", headers: cookie ? { cookie } : {} });
+
+apiTest(
+  "view: a file's page shows it, its name, size and views, and counts no view",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const res = await uploadFiles(app, [
+      { name: "cat & dog.png", content: new Uint8Array(2048), type: "image/png" },
+      { name: "clip.mp4", content: "v", type: "video/mp4" },
+      { name: "tune.mp3", content: "a", type: "audio/mpeg" },
+      { name: "notes.txt", content: "hello", type: "text/plain" },
+      { name: "data.zip", content: "z", type: "application/zip" },
+      { name: "draw.svg", content: "<svg/>", type: "image/svg+xml" },
+    ], { ...a.headers, "x-service-original-name": "true", "x-service-max-views": "5" });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [png, mp4, mp3, txt, zip, svg] = res.body.files;
+
+    const page = await get(app, `/view/${encodeURIComponent(png.name)}`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type")!, /^text\/html/);
+    const csp = page.headers.get("content-security-policy")!;
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /media-src 'self'/);
+    const html = await page.text();
+    assert.match(html, new RegExp(`<img id="file-image" src="/raw/${png.name}"`));
+    assert.match(html, /<h1 id="file-name">cat &amp; dog\.png<\/h1>/, "the original name, escaped");
+    assert.match(html, /<dd id="file-size">2\.0 KB<\/dd>/);
+    assert.match(html, /<dd id="file-views">0 of 5<\/dd>/);
+    assert.match(html, new RegExp(`href="/raw/${png.name}\\?download=true"`));
+    assert.doesNotMatch(html, /<script>|style=/);
+
+    const kinds: [string, RegExp][] = [
+      [mp4.name, /<video id="file-video" src="\/raw\/[^"]+" controls/],
+      [mp3.name, /<audio id="file-audio" src="\/raw\/[^"]+" controls/],
+      [txt.name, /<pre id="text-preview" data-src="\/raw\/[^"]+" data-limit="262144">/],
+      [zip.name, /No preview for this kind of file/],
+      [svg.name, /No preview for this kind of file/],
+    ];
+    for (const [name, pattern] of kinds) {
+      assert.match(
+        await (await get(app, `/view/${name}`)).text(),
+        pattern,
+        name,
+      );
+    }
+
+    const record = await app.json("GET", `/api/user/files/${png.id}`, undefined, a.headers);
+    assert.equal(record.body.views, 0, "the page itself counts no view");
+  },
+);
+
+apiTest("view: missing, expired and used-up files answer the not-found page", async (app) => {
+  const a = await actor(app, "USER");
+  const expiring = await uploadOne(app, { ...a.headers, "x-service-deletes-at": "1m" });
+  const once = await uploadOne(app, { ...a.headers, "x-service-max-views": "1" });
+  await (await app.request(`/raw/${once.name}`)).body?.cancel();
+  app.clock.advance(61_000);
+  for (const name of ["missing.txt", expiring.name, once.name]) {
+    const res = await get(app, `/view/${name}`);
+    assert.equal(res.status, 404, name);
+    assert.match(res.headers.get("content-type")!, /^text\/html/);
+    assert.match(res.headers.get("content-security-policy")!, /default-src 'none'/);
+    assert.match(await res.text(), /File not found/);
+  }
+  assert.equal(await app.services.store.files.get(expiring.id), null, "the expired one is removed");
+});
+
+apiTest("view: a protected file asks for its password; its cookie opens the page", async (app) => {
+  const a = await actor(app, "USER");
+  const file = await uploadOne(app, { ...a.headers, "x-service-password": "hunter2" });
+
+  // The files route sends it to its page; /raw keeps answering 403 JSON.
+  const routed = await get(app, `/u/${file.name}`);
+  assert.equal(routed.status, 302);
+  assert.equal(routed.headers.get("location"), `/view/${file.name}`);
+  assert.equal((await get(app, `/raw/${file.name}`)).status, 403);
+
+  const locked = await get(app, `/view/${file.name}`);
+  assert.equal(locked.status, 200);
+  const html = await locked.text();
+  assert.match(
+    html,
+    new RegExp(`<form id="file-password-form" class="card" data-file="${file.id}">`),
+  );
+  assert.doesNotMatch(html, /\/raw\//, "no link to the bytes before the password");
+
+  const grant = await app.json("POST", `/api/user/files/${file.id}/password`, {
+    password: "hunter2",
+  });
+  const cookie = grant.headers.getSetCookie()[0].split(";")[0];
+  const open = await (await get(app, `/view/${file.name}`, cookie)).text();
+  assert.match(open, /<pre id="text-preview" data-src="\/raw\//);
+  assert.doesNotMatch(open, /file-password-form/);
+  const viaRoute = await get(app, `/u/${file.name}`, cookie);
+  assert.equal(viaRoute.status, 200, "with the cookie the files route serves it");
+  assert.equal(await viaRoute.text(), "hello ferry");
+  const legacy = await get(app, `/u/${file.name}?pw=hunter2`);
+  assert.equal(await legacy.text(), "hello ferry", "?pw= links keep working");
+
+  app.clock.advance(61_000);
+  assert.match(await (await get(app, `/view/${file.name}`, cookie)).text(), /file-password-form/);
+  assert.equal((await get(app, `/u/${file.name}`, cookie)).status, 302);
+  const wrong = await get(app, `/u/${file.name}?pw=nope`);
+  assert.equal(wrong.status, 403, "a wrong ?pw= is refused, not sent to the page");
+});
+
+apiTest("/r/<name> is a permanent redirect to /raw/<name>", async (app) => {
+  const a = await actor(app, "USER");
+  const file = await uploadOne(app, a.headers, "bytes", "a b.txt", "text/plain");
+  await app.json("PATCH", `/api/user/files/${file.id}`, { name: "a b.txt" }, a.headers);
+  const res = await get(app, "/r/a%20b.txt");
+  assert.equal(res.status, 301);
+  assert.equal(res.headers.get("location"), "/raw/a%20b.txt");
+  const served = await app.request(res.headers.get("location")!);
+  assert.equal(await served.text(), "bytes");
+  assert.equal((await get(app, "/r/")).status, 404);
+  assert.equal((await get(app, "/r/a/b")).status, 404);
+});

@@ -1,0 +1,233 @@
+/**
+ * The file store's contract (`db/files.ts`): records, names, the usage
+ * counters and their limits, pages, views, access grants and the totals the
+ * API relies on; one suite, run against Deno KV and PostgreSQL alike.
+ */
+import assert from "node:assert/strict";
+import { newId, systemRandom } from "../../core/clock.ts";
+import { type FileLimits, type FileRecord, type FileStats, QuotaError } from "../../db/files.ts";
+import { type Store, UniqueError } from "../../db/store.ts";
+import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
+
+const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
+let tick = Date.UTC(2026, 6, 1);
+const next = () => new Date(tick += 1000);
+
+async function stored(store: Store, userId: string | null, extra: Partial<FileRecord> = {}) {
+  const file = fileRecord(userId, extra);
+  await store.files.create(file, NO_LIMITS);
+  return file;
+}
+
+const isUnique = (field: string) => (e: unknown) => e instanceof UniqueError && e.field === field;
+const isQuota = (kind: string) => (e: unknown) => e instanceof QuotaError && e.kind === kind;
+const ids = (files: FileRecord[]) => files.map((f) => f.id);
+/** The first page of a user's files, newest first. */
+const newest = (userId: string) =>
+  ({ userId, offset: 0, limit: 10, sortBy: "createdAt", order: "desc" }) as const;
+
+const steps: ContractSteps = {
+  async "create, get and getByName; a taken name or id is refused"(store) {
+    const user = await storedUser(store);
+    const file = await stored(store, user.id, { originalName: "a b.txt", deletesAt: next() });
+    assert.deepEqual(await store.files.get(file.id), file);
+    assert.deepEqual(await store.files.getByName(file.name), file);
+    assert.equal(await store.files.get("missing"), null);
+    assert.equal(await store.files.getByName("missing"), null);
+    await assert.rejects(
+      store.files.create(fileRecord(user.id, { name: file.name }), NO_LIMITS),
+      isUnique("name"),
+    );
+    await assert.rejects(
+      store.files.create(fileRecord(user.id, { id: file.id }), NO_LIMITS),
+      isUnique("id"),
+    );
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 1, files: 1 });
+  },
+
+  async "a pending file counts as a file, then its bytes once completed"(store) {
+    const user = await storedUser(store);
+    const file = await stored(store, user.id, { pending: true, size: 0 });
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 0, files: 1 });
+    const page = newest(user.id);
+    assert.deepEqual((await store.files.list(page)).files, []);
+    assert.equal(await store.files.addView(file.id), "missing");
+    const done = await store.files.complete(file.id, 42, NO_LIMITS, next());
+    assert.equal(done?.pending, false);
+    assert.equal(done?.size, 42);
+    assert.deepEqual(await store.files.get(file.id), done);
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 42, files: 1 });
+    assert.equal(await store.files.complete(file.id, 1, NO_LIMITS, next()), null, "not pending");
+    assert.equal(await store.files.complete("missing", 1, NO_LIMITS, next()), null);
+  },
+
+  async "limits are checked in the write: concurrent creates never pass them"(store) {
+    const user = await storedUser(store);
+    const limits = { maxBytes: null, maxFiles: 3 };
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => store.files.create(fileRecord(user.id), limits)),
+    );
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 3);
+    for (const r of results.filter((r) => r.status === "rejected")) {
+      assert.ok(isQuota("files")((r as PromiseRejectedResult).reason));
+    }
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 3, files: 3 });
+
+    const other = await storedUser(store);
+    const bytes = { maxBytes: 100, maxFiles: null };
+    const pending = fileRecord(other.id, { pending: true, size: 0 });
+    await store.files.create(pending, bytes);
+    await assert.rejects(store.files.complete(pending.id, 101, bytes, next()), isQuota("bytes"));
+    assert.equal((await store.files.get(pending.id))?.pending, true, "nothing written");
+    assert.deepEqual(await store.files.usage(other.id), { bytes: 0, files: 1 });
+    await assert.rejects(
+      store.files.create(fileRecord(other.id, { size: 101 }), bytes),
+      isQuota("bytes"),
+    );
+    // An owner-less file counts against nobody.
+    await store.files.create(fileRecord(null, { size: 500 }), bytes);
+  },
+
+  async "update applies a patch and renames with the name's uniqueness"(store) {
+    const user = await storedUser(store);
+    const a = await stored(store, user.id);
+    const b = await stored(store, user.id);
+    const at = next();
+    const patch = {
+      favorite: true,
+      maxViews: 3,
+      password: "hash",
+      originalName: "x.txt",
+      type: "text/markdown",
+      name: "renamed.txt",
+      deletesAt: null,
+    };
+    // `undefined` leaves a field as it is.
+    const changed = await store.files.update(a.id, { ...patch, folderId: undefined }, at);
+    assert.deepEqual(changed, { ...a, ...patch, updatedAt: at });
+    assert.deepEqual(await store.files.getByName("renamed.txt"), changed);
+    assert.equal(await store.files.getByName(a.name), null, "the old name is free");
+    await assert.rejects(
+      store.files.update(b.id, { name: "renamed.txt" }, next()),
+      isUnique("name"),
+    );
+    assert.equal((await store.files.get(b.id))?.name, b.name);
+    assert.equal(await store.files.update("missing", { favorite: true }, next()), null);
+  },
+
+  async "delete returns the record and uncounts it"(store) {
+    const user = await storedUser(store);
+    const file = await stored(store, user.id, { size: 10 });
+    await stored(store, user.id, { size: 5 });
+    assert.deepEqual(await store.files.delete(file.id), file);
+    assert.equal(await store.files.get(file.id), null);
+    assert.equal(await store.files.getByName(file.name), null);
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 5, files: 1 });
+    assert.equal(await store.files.delete(file.id), null);
+    await stored(store, user.id, { name: file.name }); // the name is free again
+  },
+
+  async "list: the user's complete files, filtered, searched, sorted and paged"(store) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const folder = newId(systemRandom);
+    const f1 = await stored(store, user.id, {
+      originalName: "Cat.png",
+      type: "image/png",
+      size: 3,
+    });
+    const f2 = await stored(store, user.id, { type: "text/plain", size: 1, favorite: true });
+    const f3 = await stored(store, user.id, { type: "video/mp4", size: 2, folderId: folder });
+    await stored(store, user.id, { pending: true });
+    await stored(store, other.id);
+    const q = newest(user.id);
+    const all = await store.files.list(q);
+    assert.deepEqual(ids(all.files), [f3.id, f2.id, f1.id]);
+    assert.equal(all.total, 3);
+    const paged = await store.files.list({ ...q, offset: 1, limit: 1 });
+    assert.deepEqual([ids(paged.files), paged.total], [[f2.id], 3]);
+    assert.deepEqual(await store.files.list({ ...q, offset: 9 }), { files: [], total: 3 });
+    assert.deepEqual(ids((await store.files.list({ ...q, sortBy: "size", order: "asc" })).files), [
+      f2.id,
+      f3.id,
+      f1.id,
+    ]);
+    assert.deepEqual(
+      ids((await store.files.list({ ...q, sortBy: "originalName", order: "asc" })).files)[0],
+      f1.id,
+      "nulls last",
+    );
+    assert.deepEqual(ids((await store.files.list({ ...q, favorite: true })).files), [f2.id]);
+    assert.deepEqual(ids((await store.files.list({ ...q, folderId: folder })).files), [f3.id]);
+    assert.deepEqual(ids((await store.files.list({ ...q, ids: [f1.id, "x"] })).files), [f1.id]);
+    const media = await store.files.list({ ...q, typePrefixes: ["image/", "video/"] });
+    assert.deepEqual(ids(media.files), [f3.id, f1.id]);
+    const found = await store.files.list({
+      ...q,
+      search: { field: "originalName", query: "cAT" },
+    });
+    assert.deepEqual([ids(found.files), found.total], [[f1.id], 1]);
+  },
+
+  async "listByUser (pending included, oldest first), iterate, and disown"(store) {
+    const user = await storedUser(store);
+    const a = await stored(store, user.id);
+    const b = await stored(store, user.id, { pending: true });
+    const orphan = await stored(store, null);
+    assert.deepEqual(ids(await store.files.listByUser(user.id)), [a.id, b.id]);
+    const everything: string[] = [];
+    for await (const f of store.files.iterate()) everything.push(f.id);
+    assert.deepEqual(everything.sort(), [a.id, b.id, orphan.id].sort());
+    await store.files.disown(user.id);
+    assert.deepEqual(await store.files.listByUser(user.id), []);
+    assert.equal((await store.files.get(a.id))?.userId, null);
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 0, files: 0 });
+  },
+
+  async "addView counts up to maxViews, at once from many viewers"(store) {
+    const user = await storedUser(store);
+    const file = await stored(store, user.id, { maxViews: 3 });
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => store.files.addView(file.id)),
+    );
+    assert.equal(results.filter((r) => r === "counted").length, 3);
+    assert.equal(results.filter((r) => r === "exhausted").length, 3);
+    assert.equal((await store.files.get(file.id))?.views, 3);
+    const open = await stored(store, user.id);
+    assert.equal(await store.files.addView(open.id), "counted");
+    assert.equal(await store.files.addView("missing"), "missing");
+  },
+
+  async "access grants hold for their file and key until they expire"(store) {
+    const user = await storedUser(store);
+    const file = await stored(store, user.id);
+    const now = new Date();
+    const until = new Date(now.getTime() + 60_000);
+    await store.files.grantAccess(file.id, "k1", until);
+    assert.equal(await store.files.hasAccess(file.id, "k1", now), true);
+    assert.equal(await store.files.hasAccess(file.id, "k2", now), false);
+    assert.equal(await store.files.hasAccess("other", "k1", now), false);
+    assert.equal(await store.files.hasAccess(file.id, "k1", until), false, "expired at its time");
+  },
+
+  async "stats: totals and types over a user's complete files only"(store) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const empty: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };
+    assert.deepEqual(await store.files.stats(user.id), empty);
+    await stored(store, user.id, { type: "image/png", size: 100, views: 4, favorite: true });
+    await stored(store, user.id, { type: "image/png", size: 50, views: 1 });
+    await stored(store, user.id, { type: "text/plain", size: 7 });
+    await stored(store, user.id, { pending: true, type: "video/mp4", size: 0 });
+    await stored(store, other.id, { type: "audio/mpeg", size: 9, views: 9, favorite: true });
+    assert.deepEqual(await store.files.stats(user.id), {
+      files: 3,
+      favorites: 1,
+      views: 5,
+      bytes: 157,
+      types: { "image/png": 2, "text/plain": 1 },
+    });
+  },
+};
+
+contractSuite("file store contract", steps);
