@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { FileRecord } from "../../../db/files.ts";
-import { newId, randomString } from "../../clock.ts";
+import { randomString } from "../../clock.ts";
 import { sanitizeFilename } from "../../files/naming.ts";
 import { Batches, claimNames } from "../batch.ts";
 import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
@@ -103,7 +103,7 @@ async function importFile(
     oldId,
     file: {
       ...file,
-      id: newId(ctx.s.random),
+      id: ctx.newId(),
       name,
       anonymous: false,
       userId,

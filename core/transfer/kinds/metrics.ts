@@ -1,7 +1,6 @@
 /** Metrics snapshots (`data.metrics`): always appended, with their timestamps (as Zipline does). */
 import { z } from "zod";
 import type { MetricRecord } from "../../../db/metrics.ts";
-import { newId } from "../../clock.ts";
 import { Batches } from "../batch.ts";
 import { IsoDate, type V4Kind } from "../context.ts";
 
@@ -21,7 +20,7 @@ export const metricsV4: V4Kind<MetricV4> = {
   schema: MetricV4,
   async importRecord(ctx, m) {
     await batches.add(ctx, {
-      id: newId(ctx.s.random),
+      id: ctx.newId(),
       createdAt: new Date(m.createdAt),
       data: m.data,
     });

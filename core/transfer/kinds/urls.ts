@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import type { UrlRecord } from "../../../db/urls.ts";
-import { newId } from "../../clock.ts";
 import { Batches, claimNames } from "../batch.ts";
 import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
@@ -80,7 +79,7 @@ async function importUrl(
   if (!userId) return ctx.report.skip("urls", oldId, owner ? "owner not imported" : "no owner");
   await batches.add(ctx, {
     oldId,
-    url: { ...url, id: newId(ctx.s.random), userId, updatedAt: ctx.now },
+    url: { ...url, id: ctx.newId(), userId, updatedAt: ctx.now },
   });
 }
 
