@@ -18,7 +18,7 @@ import {
   type ViewResult,
 } from "../files.ts";
 import { UniqueError } from "../store.ts";
-import { atomicRuns, byOwner, getAll } from "./many.ts";
+import { getAll, writeInRuns } from "./many.ts";
 import { fileTagsPrefix, tagFileKey } from "./tags.ts";
 
 const K = {
@@ -62,30 +62,18 @@ export class KvFiles implements FileStore {
   }
 
   async createMany(files: FileRecord[]) {
-    const sorted = byOwner(files, (f) => f.userId);
-    const runs = atomicRuns(sorted, (f) => ({ checks: 1, mutations: 3, shared: f.userId }));
-    for (const run of runs) await this.createRun(run);
-  }
-
-  /** Adds `files` in one atomic operation, with their owners' usage. */
-  private async createRun(files: FileRecord[]) {
-    const owners = [...new Set(files.flatMap((f) => f.userId ?? []))];
-    while (true) {
-      const usages = await getAll<FileUsage>(this.kv, owners.map(K.usage));
-      const op = this.kv.atomic();
-      for (const usage of usages) {
-        const owned = files.filter((f) => f.userId === usage.key[1]);
-        const next = { ...(usage.value ?? NO_USAGE) };
-        next.files += owned.length;
-        next.bytes += owned.reduce((sum, f) => sum + f.size, 0);
-        op.check(usage).set(usage.key, next);
-      }
-      for (const file of files) {
-        this.write(op.check({ key: K.byName(file.name), versionstamp: null }), file);
-      }
-      if ((await op.commit()).ok) return;
-      if ((await this.takenNames(files.map((f) => f.name))).size) throw new UniqueError("name");
-    }
+    await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
+      owner: (f) => f.userId,
+      cost: () => ({ checks: 1, mutations: 3 }),
+      counter: K.usage,
+      count: (usage, owned) => ({
+        files: (usage ?? NO_USAGE).files + owned.length,
+        bytes: (usage ?? NO_USAGE).bytes + owned.reduce((sum, f) => sum + f.size, 0),
+      }),
+      write: (op, f) => this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f),
+      clash: async (run) =>
+        (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
+    });
   }
 
   async takenNames(names: string[]) {

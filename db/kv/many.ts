@@ -23,41 +23,47 @@ export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.K
   return (await Promise.all(calls)).flat();
 }
 
-/** What one item of a bulk write adds to an atomic operation. */
-export interface AtomicCost {
+/** What one item of a bulk write adds to an atomic operation, its owner's counter aside. */
+interface AtomicCost {
   checks: number;
   mutations: number;
-  /**
-   * A key shared by items (an owner's counter): the first item of a run that
-   * names it adds one check and one mutation for it.
-   */
-  shared: string | null;
 }
 
 /**
- * Splits `items` into runs that each fit one atomic operation. Items sharing
- * a key should be next to each other (sorted by owner) so that runs share it.
+ * Splits `items` into runs that each fit one atomic operation; the first item
+ * of a run with a given owner adds one check and one mutation for the owner's
+ * counter. Items are sorted by owner first so that runs share owners.
  */
-export function atomicRuns<T>(items: T[], cost: (item: T) => AtomicCost): T[][] {
+function atomicRuns<T>(
+  items: T[],
+  owner: (item: T) => string | null,
+  cost: (item: T) => AtomicCost,
+): T[][] {
+  const sorted = [...items].sort((a, b) => {
+    const x = owner(a) ?? "";
+    const y = owner(b) ?? "";
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   const runs: T[][] = [];
   let run: T[] = [];
-  let shared = new Set<string>();
+  let owners = new Set<string>();
   let checks = 0;
   let mutations = 0;
-  for (const item of items) {
+  for (const item of sorted) {
     const c = cost(item);
-    const extra = c.shared !== null && !shared.has(c.shared) ? 1 : 0;
+    const who = owner(item);
+    const extra = who !== null && !owners.has(who) ? 1 : 0;
     if (
       run.length > 0 &&
       (checks + c.checks + extra > MAX_CHECKS || mutations + c.mutations + extra > MAX_MUTATIONS)
     ) {
       runs.push(run);
       run = [];
-      shared = new Set();
+      owners = new Set();
       checks = mutations = 0;
     }
-    if (c.shared !== null && !shared.has(c.shared)) {
-      shared.add(c.shared);
+    if (who !== null && !owners.has(who)) {
+      owners.add(who);
       checks++;
       mutations++;
     }
@@ -69,11 +75,44 @@ export function atomicRuns<T>(items: T[], cost: (item: T) => AtomicCost): T[][] 
   return runs;
 }
 
-/** `items` sorted by `owner` (stable), so that {@link atomicRuns} shares owners' keys. */
-export function byOwner<T>(items: T[], owner: (item: T) => string | null): T[] {
-  return [...items].sort((a, b) => {
-    const x = owner(a) ?? "";
-    const y = owner(b) ?? "";
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+/** How a bulk write lays out its items; see {@link writeInRuns}. */
+export interface BulkWrite<T, C> {
+  /** The item's owner, whose counter it moves, or `null`. */
+  owner(item: T): string | null;
+  cost(item: T): AtomicCost;
+  /** The key of an owner's counter. */
+  counter(owner: string): Deno.KvKey;
+  /** The counter's next value once `owned` are added. */
+  count(current: C | null, owned: T[]): C;
+  /** Adds one item's checks and writes. */
+  write(op: Deno.AtomicOperation, item: T): void;
+  /** The error to throw when a run's commit failed on a clash; `null` (a counter moved) retries it. */
+  clash(run: T[]): Promise<Error | null>;
+}
+
+/**
+ * Writes `items` in as few atomic operations as KV's limits allow, each with
+ * its owners' counters checked and moved; on KV alone a failure leaves the
+ * earlier runs written, so callers run inside `Store.transaction`.
+ */
+export async function writeInRuns<T, C>(
+  kv: Deno.Kv,
+  items: T[],
+  w: BulkWrite<T, C>,
+): Promise<void> {
+  for (const run of atomicRuns(items, w.owner, w.cost)) {
+    const owners = [...new Set(run.flatMap((item) => w.owner(item) ?? []))];
+    while (true) {
+      const counters = await getAll<C>(kv, owners.map(w.counter));
+      const op = kv.atomic();
+      counters.forEach((entry, i) => {
+        const owned = run.filter((item) => w.owner(item) === owners[i]);
+        op.check(entry).set(entry.key, w.count(entry.value, owned));
+      });
+      for (const item of run) w.write(op, item);
+      if ((await op.commit()).ok) break;
+      const clash = await w.clash(run);
+      if (clash) throw clash;
+    }
+  }
 }

@@ -6,7 +6,7 @@
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../store.ts";
-import { atomicRuns, byOwner, getAll } from "./many.ts";
+import { getAll, writeInRuns } from "./many.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
 
 const K = {
@@ -65,35 +65,25 @@ export class KvUrls implements UrlStore {
   }
 
   async createMany(urls: UrlRecord[]): Promise<void> {
-    const runs = atomicRuns(byOwner(urls, (u) => u.userId), (u) => ({
-      checks: namesOf(u).length,
-      mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1),
-      shared: u.userId,
-    }));
-    for (const run of runs) await this.createRun(run);
-  }
-
-  /** Adds `urls` in one atomic operation, with their owners' counts. */
-  private async createRun(urls: UrlRecord[]) {
-    const owners = [...new Set(urls.flatMap((u) => u.userId ?? []))];
-    while (true) {
-      const counts = await getAll<number>(this.kv, owners.map(K.count));
-      const op = this.kv.atomic();
-      for (const count of counts) {
-        const added = urls.filter((u) => u.userId === count.key[1]).length;
-        op.check(count).set(count.key, (count.value ?? 0) + added);
-      }
-      for (const url of urls) {
+    await writeInRuns<UrlRecord, number>(this.kv, urls, {
+      owner: (u) => u.userId,
+      cost: (u) => ({
+        checks: namesOf(u).length,
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1),
+      }),
+      counter: K.count,
+      count: (count, owned) => (count ?? 0) + owned.length,
+      write: (op, url) => {
         op.set(K.url(url.id), { ...url, views: 0 })
           .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
         for (const name of namesOf(url)) {
           op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
         }
         if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
-      }
-      if ((await op.commit()).ok) return;
-      if ((await this.takenNames(urls.flatMap(namesOf))).size) throw new UniqueError("code");
-    }
+      },
+      clash: async (run) =>
+        (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
+    });
   }
 
   async takenNames(names: string[]): Promise<Set<string>> {

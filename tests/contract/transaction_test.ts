@@ -107,13 +107,19 @@ async function writeEverything(tx: Store, owner: UserRecord, existing: FileRecor
   return added;
 }
 
+/** A user `owner` with one file, `existing.png`. */
+async function withOwner(store: Store) {
+  const owner = await storedUser(store, "owner");
+  const existing = file(owner.id, "existing.png", 7);
+  await store.files.create(existing, { maxBytes: null, maxFiles: null });
+  return { owner, existing };
+}
+
 const steps: ContractSteps = {
   "a transaction that resolves: its writes are seen through the store, its result returned": async (
     store,
   ) => {
-    const owner = await storedUser(store, "owner");
-    const existing = file(owner.id, "existing.png", 7);
-    await store.files.create(existing, { maxBytes: null, maxFiles: null });
+    const { owner, existing } = await withOwner(store);
     const result = await store.transaction(async (tx) => {
       const added = await writeEverything(tx, owner, existing);
       assert.equal((await tx.getUserByUsername("added"))?.id, added.id, "reads its own writes");
@@ -138,9 +144,7 @@ const steps: ContractSteps = {
   "a transaction that throws: nothing of it is left, changed records are restored": async (
     store,
   ) => {
-    const owner = await storedUser(store, "owner");
-    const existing = file(owner.id, "existing.png", 7);
-    await store.files.create(existing, { maxBytes: null, maxFiles: null });
+    const { owner, existing } = await withOwner(store);
     await store.urls.create(url(owner.id, "kept"), null);
     await store.oauth.create(link(owner.id, "1"));
     await store.metrics.add([metric(0)]);
