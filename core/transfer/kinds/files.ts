@@ -2,7 +2,7 @@
  * File records (`data.files`; v3 `files`). The bytes are not in the export:
  * they must already be in the datasource under the same name. A name that is
  * not a plain file name is replaced by a random one; a name in use (by any
- * user) skips the file.
+ * user) skips the file. Files are written 1000 at a time (`../batch.ts`).
  */
 import { z } from "zod";
 import type { FileRecord } from "../../../db/files.ts";

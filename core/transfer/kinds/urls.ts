@@ -1,6 +1,7 @@
 /**
  * Short URLs (`data.urls`; v3 `urls`). Ferry's codes and vanities share one
  * namespace, so a URL is skipped when its code, or its vanity, is taken.
+ * URLs are written 1000 at a time (`../batch.ts`).
  */
 import { z } from "zod";
 import type { UrlRecord } from "../../../db/urls.ts";
