@@ -33,7 +33,7 @@ import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { RateLimitStore } from "../db/rate_limits.ts";
 import type { Role, Store, UserRecord } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
-import { machineSection, versionOf } from "./helpers/machine.ts";
+import { loadAverage, machineSection, versionOf } from "./helpers/machine.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
@@ -375,15 +375,6 @@ async function postgresRun(): Promise<StoreRun & { version: string }> {
     commands: run.commands.map((c) => c.replace(/:\d+\/ferry_bench/, ":<port>/ferry_bench")),
     version,
   };
-}
-
-/** The 1, 5 and 15 minute load averages: other work on the machine shows in the figures. */
-async function loadAverage(): Promise<string> {
-  try {
-    return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
-  } catch {
-    return "unknown";
-  }
 }
 
 function ms(value: number): string {

@@ -145,6 +145,16 @@ export interface FileStore {
    * such pending file.
    */
   complete(id: string, size: number, limits: FileLimits, now: Date): Promise<FileRecord | null>;
+  /**
+   * Adds complete files whose bytes are already stored (imports), counting
+   * each against its owner's usage with no limit, in a few large writes. The
+   * ids must be new. Throws {@link UniqueError} (`name`) on a taken name; on
+   * Deno KV earlier writes of the call have landed by then, so call it inside
+   * `Store.transaction`.
+   */
+  createMany(files: FileRecord[]): Promise<void>;
+  /** Which of `names` are taken (by any file, pending ones included). */
+  takenNames(names: string[]): Promise<Set<string>>;
   /** The file with this id, pending ones included, or `null`. */
   get(id: string): Promise<FileRecord | null>;
   /** The file with exactly this name, pending ones included, or `null`. */

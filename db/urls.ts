@@ -40,6 +40,15 @@ export interface UrlStore {
    * code or vanity. Atomic: concurrent creates never pass the limit.
    */
   create(url: UrlRecord, maxUrls: number | null): Promise<boolean>;
+  /**
+   * Adds URLs (imports) with no limit on their owners' counts, in a few large
+   * writes. The ids must be new. Throws {@link UniqueError} (`code`) when a
+   * code or vanity is taken; on Deno KV earlier writes of the call have landed
+   * by then, so call it inside `Store.transaction`.
+   */
+  createMany(urls: UrlRecord[]): Promise<void>;
+  /** Which of `names` are taken by a URL's code or vanity. */
+  takenNames(names: string[]): Promise<Set<string>>;
   /** The URL with this id, or `null`. */
   get(id: string): Promise<UrlRecord | null>;
   /** The URL whose code or vanity is `name`, or `null`. */

@@ -44,6 +44,15 @@ export async function machineSection(extra: Record<string, string> = {}): Promis
   return lines.join("\n");
 }
 
+/** The 1, 5 and 15 minute load averages: other work on the machine shows in the figures. */
+export async function loadAverage(): Promise<string> {
+  try {
+    return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
 /** The first line of `cmd args` (e.g. a version banner), for {@link machineSection}'s extras. */
 export async function versionOf(cmd: string, args: string[]): Promise<string> {
   return (await shell(cmd, args)).split("\n")[0];

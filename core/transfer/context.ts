@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Store, UserRecord } from "../../db/store.ts";
+import { type Random, randomString } from "../clock.ts";
 import type { Services } from "../services.ts";
 
 /** Called as records are imported: how many are done out of how many. */
@@ -69,6 +70,8 @@ export interface ImportContext {
   /** The exported id of the user to merge into `caller`, if any. */
   mergeFrom: string | null;
   now: Date;
+  /** A new record id; see {@link importIds}. */
+  newId: () => string;
   /** Old id → new id, per kind. */
   ids: {
     users: Map<string, string>;
@@ -93,9 +96,25 @@ export function newContext(
     caller,
     mergeFrom,
     now: new Date(s.clock.now()),
+    newId: importIds(s.random, new Date(s.clock.now())),
     ids: { users: new Map(), folders: new Map(), files: new Map(), urls: new Map() },
     report,
   };
+}
+
+const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * Ids for one import's records, in the form of `newId` (25 base-36
+ * characters after a `c`) but increasing: the import's start time, a
+ * counter, then randomness. Records written in id order land next to each
+ * other in the stores' indexes (KV's B-tree, Postgres primary keys) instead
+ * of all over them, which makes bulk writes several times cheaper.
+ */
+export function importIds(random: Random, start: Date): () => string {
+  const prefix = "c" + start.getTime().toString(36).padStart(9, "0").slice(-9);
+  let n = 0;
+  return () => prefix + (n++).toString(36).padStart(6, "0") + randomString(random, 9, BASE36);
 }
 
 /** A date from an export: the parsed string, or `fallback` when it does not parse. */

@@ -7,9 +7,9 @@
  * broken byte to a bad field in the last record, is a 400 whose `issues` say
  * where, with nothing written yet.
  */
-import { Tokenizer, TokenParser, TokenType } from "@streamparser/json";
 import type { z } from "zod";
 import { ApiError, type Issue } from "../errors.ts";
+import { JsonScanner, JsonSyntaxError, type ScanHandler } from "./scan.ts";
 import type { Spool } from "./spool.ts";
 
 /** A body larger than this is refused: Zipline's limit for imports (24 GiB). */
@@ -53,56 +53,56 @@ export interface ReadDocument {
 type Shape = "object" | "array" | "value";
 
 /**
- * Tracks the JSON structure token by token, to know which containers (down
- * to depth 3) were present and of which shape: the streaming parser only
- * hands over the values it was asked for, and an empty array yields none.
+ * Which paths the document is read at: `patterns` (dotted, `*` for any key)
+ * name the values wanted; the containers on the way to them are walked. It
+ * also keeps the shapes of the containers and values around the records (to
+ * know which were present, an empty array yielding no record) and the
+ * document's top-level keys in order.
  */
-class StructureTracker {
-  private readonly stack: { shape: "object" | "array"; key: string; expectKey: boolean }[] = [];
+class Structure implements ScanHandler {
   readonly seen = new Map<string, Shape>();
-  /** The document's top-level keys, in order. */
   readonly rootKeys: string[] = [];
+  private readonly patterns: string[][];
 
-  token(token: TokenType, value: unknown): void {
-    const top = this.stack.at(-1);
-    if (top?.shape === "object" && top.expectKey && token === TokenType.STRING) {
-      top.key = value as string;
-      top.expectKey = false;
-      if (this.stack.length === 1) this.rootKeys.push(top.key);
-      return;
-    }
-    switch (token) {
-      case TokenType.COMMA:
-        if (top?.shape === "object") top.expectKey = true;
-        else if (top) top.key = String(Number(top.key) + 1);
-        return;
-      case TokenType.COLON:
-        return;
-      case TokenType.RIGHT_BRACE:
-      case TokenType.RIGHT_BRACKET:
-        this.stack.pop();
-        return;
-      case TokenType.LEFT_BRACE:
-      case TokenType.LEFT_BRACKET: {
-        const shape = token === TokenType.LEFT_BRACE ? "object" : "array";
-        this.record(shape);
-        this.stack.push({ shape, key: shape === "array" ? "0" : "", expectKey: true });
-        return;
-      }
-      default:
-        this.record("value");
-    }
+  constructor(
+    patterns: string[],
+    private readonly onValue: (path: string[], value: unknown) => void,
+  ) {
+    this.patterns = patterns.map((p) => p.split("."));
   }
 
-  private record(shape: Shape) {
-    if (this.stack.length > 3) return;
-    this.seen.set(this.stack.map((s) => s.key).join("."), shape);
+  /** How `path` relates to the patterns: a wanted value, a way to one, or neither. */
+  private match(path: string[]): "value" | "way" | null {
+    let way = false;
+    for (const pattern of this.patterns) {
+      if (pattern.length < path.length) continue;
+      if (!path.every((key, i) => pattern[i] === "*" || pattern[i] === key)) continue;
+      if (pattern.length === path.length) return "value";
+      way = true;
+    }
+    return way ? "way" : null;
   }
-}
 
-/** The dotted path of a parsed value's parent, from the parser's stack. */
-function parentPath(stack: { key?: string | number }[]): string[] {
-  return stack.slice(1).map((s) => String(s.key));
+  walk(path: string[]): boolean {
+    return this.match(path) === "way";
+  }
+
+  begin(path: string[], shape: Shape): void {
+    if (path.length === 1) this.rootKeys.push(path[0]);
+    if (path.length <= 3 && !this.isRecord(path)) this.seen.set(path.join("."), shape);
+  }
+
+  value(path: string[], value: unknown): void {
+    if (this.match(path) === "value") this.onValue(path, value);
+  }
+
+  /** A record of a collection (a path ending where a pattern has `*`). */
+  private isRecord(path: string[]): boolean {
+    return this.patterns.some((p) =>
+      p.length === path.length && p.at(-1) === "*" &&
+      path.every((key, i) => p[i] === "*" || p[i] === key)
+    );
+  }
 }
 
 function issuesOf(error: z.ZodError, path: string[]): Issue[] {
@@ -114,7 +114,7 @@ function issuesOf(error: z.ZodError, path: string[]): Issue[] {
 }
 
 /**
- * Streams `body` through the parser, validating and spooling every record
+ * Streams `body` through the {@link JsonScanner}, validating and spooling every record
  * of `layout`; throws a 400 {@link ApiError} listing the issues (at most 20)
  * when anything is wrong.
  */
@@ -125,24 +125,17 @@ export async function readDocument(
 ): Promise<ReadDocument> {
   const w = layout.wrapper;
   const paths = [
-    ...Object.keys(layout.options).map((o) => `$.${o}`),
-    ...Object.keys(layout.parts).flatMap((p) => [`$.${p}`, `$.${w}.${p}`]),
-    ...Object.keys(layout.collections).flatMap((c) => [`$.${c}.*`, `$.${w}.${c}.*`]),
+    ...Object.keys(layout.options),
+    ...Object.keys(layout.parts).flatMap((p) => [p, `${w}.${p}`]),
+    ...Object.keys(layout.collections).flatMap((c) => [`${c}.*`, `${w}.${c}.*`]),
   ];
-  const tracker = new StructureTracker();
-  const tokenizer = new Tokenizer();
-  const parser = new TokenParser({ paths, keepStack: false });
-  const issues: Issue[] = [];
   const pending: { path: string[]; key: string; value: unknown }[] = [];
-  tokenizer.onToken = (info) => {
-    tracker.token(info.token, info.value);
-    parser.write(info);
-  };
-  parser.onValue = ({ value, key, stack }) => {
-    pending.push({ path: parentPath(stack), key: String(key), value });
-  };
+  const tracker = new Structure(paths, (path, value) => {
+    pending.push({ path: path.slice(0, -1), key: path.at(-1)!, value });
+  });
+  const scanner = new JsonScanner(tracker);
+  const issues: Issue[] = [];
   let failure: Error | null = null;
-  tokenizer.onError = parser.onError = (error) => failure ??= error;
 
   const parts: Record<string, unknown> = {};
   const options: Record<string, unknown> = {};
@@ -186,16 +179,16 @@ export async function readDocument(
     bytes += chunk.byteLength;
     if (bytes > MAX_IMPORT_BYTES) throw new ApiError(413, "The import document is too large");
     try {
-      tokenizer.write(chunk);
+      scanner.write(chunk);
     } catch (error) {
-      failure ??= error as Error;
+      if (!(error instanceof JsonSyntaxError)) throw error;
+      failure = error;
     }
-    if (failure) break;
-    while (pending.length) await handle(pending.shift()!);
-    if (issues.length >= MAX_ISSUES) break;
+    for (const item of pending.splice(0)) await handle(item);
+    if (failure || issues.length >= MAX_ISSUES) break;
   }
   if (failure) {
-    const message = `The body is not valid JSON: ${(failure as Error).message}`;
+    const message = `The body is not valid JSON: ${failure.message}`;
     throw new ApiError(400, message, [{ path: [], message, code: "invalid_json" }]);
   }
   if (bytes === 0) {
@@ -205,8 +198,14 @@ export async function readDocument(
       code: "invalid_type",
     }]);
   }
-  if (issues.length === 0 && !parser.isEnded) {
-    issues.push({ path: [], message: "The document ends too early", code: "invalid_json" });
+  if (issues.length === 0) {
+    try {
+      scanner.end();
+      for (const item of pending.splice(0)) await handle(item);
+    } catch (error) {
+      if (!(error instanceof JsonSyntaxError)) throw error;
+      issues.push({ path: [], message: "The document ends too early", code: "invalid_json" });
+    }
   }
   if (issues.length === 0) issues.push(...structureIssues(layout, tracker, wrapped(), options));
   if (issues.length > 0) {
@@ -229,7 +228,7 @@ function documentKeys(layout: DocumentLayout): Record<string, true> {
 /** Missing or mis-shaped parts and collections, and missing required options. */
 function structureIssues(
   layout: DocumentLayout,
-  tracker: StructureTracker,
+  tracker: Structure,
   wrapped: boolean,
   options: Record<string, unknown>,
 ): Issue[] {

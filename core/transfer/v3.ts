@@ -7,11 +7,11 @@
 import { z } from "zod";
 import type { Services } from "../services.ts";
 import type { SkipSummary } from "./context.ts";
-import { FileV3, importFileV3 } from "./kinds/files.ts";
+import { FileV3, finishFiles, importFileV3 } from "./kinds/files.ts";
 import { FolderV3, importFolderV3 } from "./kinds/folders.ts";
 import { InviteV3 } from "./kinds/invites.ts";
 import { ThumbnailV3 } from "./kinds/thumbnails.ts";
-import { importUrlV3, UrlV3 } from "./kinds/urls.ts";
+import { finishUrls, importUrlV3, UrlV3 } from "./kinds/urls.ts";
 import { importUserV3, UserV3 } from "./kinds/users.ts";
 import type { DocumentLayout } from "./read.ts";
 import { eachRecord, type ImportRun, runImport } from "./run.ts";
@@ -116,8 +116,10 @@ export async function importV3(
     async (ctx, spool) => {
       await eachRecord(ctx, spool, "users", importUserV3);
       await eachRecord(ctx, spool, "files", importFileV3);
+      await finishFiles(ctx);
       await eachRecord(ctx, spool, "folders", importFolderV3);
       await eachRecord(ctx, spool, "urls", importUrlV3);
+      await finishUrls(ctx);
       for (const kind of IGNORED) ctx.report.tick(spool.count(kind));
       return ctx.ids;
     },

@@ -19,6 +19,7 @@ import {
   type ViewResult,
 } from "../files.ts";
 import { UniqueError } from "../store.ts";
+import { getAll, writeInRuns } from "./many.ts";
 import { fileTagsPrefix, tagFileKey } from "./tags.ts";
 
 const K = {
@@ -59,6 +60,26 @@ export class KvFiles implements FileStore {
       if ((await this.kv.get(K.byName(file.name))).value !== null) throw new UniqueError("name");
       if ((await this.kv.get(K.file(file.id))).value !== null) throw new UniqueError("id");
     }
+  }
+
+  async createMany(files: FileRecord[]) {
+    await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
+      owner: (f) => f.userId,
+      cost: () => ({ checks: 1, mutations: 3 }),
+      counter: K.usage,
+      count: (usage, owned) => ({
+        files: (usage ?? NO_USAGE).files + owned.length,
+        bytes: (usage ?? NO_USAGE).bytes + owned.reduce((sum, f) => sum + f.size, 0),
+      }),
+      write: (op, f) => this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f),
+      clash: async (run) =>
+        (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
+    });
+  }
+
+  async takenNames(names: string[]) {
+    const entries = await getAll(this.kv, names.map(K.byName));
+    return new Set(entries.filter((e) => e.value !== null).map((e) => e.key[1] as string));
   }
 
   async complete(id: string, size: number, limits: FileLimits, now: Date) {

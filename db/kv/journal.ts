@@ -2,7 +2,9 @@
  * All-or-nothing changes too large for one KV atomic operation (imports):
  * every write made through a journaled view of the database also records,
  * in the same atomic operation, the value its key held before, under
- * `["journal", id, seq]` (the journal's state: `["journal_state", id]`).
+ * `["journal", id, seq]` (the journal's state: `["journal_state", id]`);
+ * keys that held nothing are listed together, many to an entry, so that a
+ * bulk import adds few journal writes and a commit has few to remove.
  * Writes land in their real keys at once, so uniqueness is still checked by
  * the same index keys. Setting the journal's
  * state to `committed` makes them final; undoing the journal (on failure, or
@@ -13,6 +15,7 @@
  * made (an import's users, files and URLs appear one by one), and, if the
  * change fails, their disappearance during the undo.
  */
+import { getAll } from "./many.ts";
 
 /** How often a running journal proves its process alive, and when it is deemed dead. */
 const HEARTBEAT_MS = 5_000;
@@ -68,13 +71,9 @@ class JournaledAtomic {
   }
 
   async commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-    const keys = this.mutations.map((m) => m.key);
     const op = this.kv.atomic().check(...this.checks);
-    for (let i = 0; i < keys.length; i += 10) {
-      for (const prior of await this.kv.getMany(keys.slice(i, i + 10))) {
-        op.set(this.journal.nextKey(), priorOf(prior));
-      }
-    }
+    const priors = (await getAll(this.kv, this.mutations.map((m) => m.key))).map(priorOf);
+    for (const entry of packed(priors)) op.set(this.journal.nextKey(), entry);
     for (const m of this.mutations) {
       if (m.type === "set") op.set(m.key, m.value, { expireIn: m.expireIn });
       else if (m.type === "delete") op.delete(m.key);
@@ -89,6 +88,47 @@ function priorOf(entry: Deno.KvEntryMaybe<unknown>): PriorValue {
   return entry.value instanceof Deno.KvU64
     ? { key: entry.key, existed: true, u64: entry.value.value }
     : { key: entry.key, existed: true, value: entry.value };
+}
+
+/** Bytes of absent keys one journal entry gathers (KV takes 64 KiB a value). */
+const PACK_BYTES = 32 * 1024;
+
+/** An upper bound of a key's size in bytes. */
+function keySize(key: Deno.KvKey): number {
+  return key.reduce<number>(
+    (sum, part) =>
+      sum + 9 +
+      (typeof part === "string" ? part.length * 3 : part instanceof Uint8Array ? part.length : 16),
+    0,
+  );
+}
+
+/**
+ * The journal entries for `priors`: a key that held a value gets an entry of
+ * its own (the value may be up to 64 KiB); keys that held nothing are gathered
+ * into lists of up to {@link PACK_BYTES}, so that a bulk write of new records
+ * adds one or two entries, not one per key.
+ */
+function packed(priors: PriorValue[]): (PriorValue | PriorValue[])[] {
+  const entries: (PriorValue | PriorValue[])[] = [];
+  let pack: PriorValue[] = [];
+  let size = 0;
+  for (const prior of priors) {
+    if (prior.existed) {
+      entries.push(prior);
+      continue;
+    }
+    const bytes = keySize(prior.key);
+    if (pack.length > 0 && size + bytes > PACK_BYTES) {
+      entries.push(pack);
+      pack = [];
+      size = 0;
+    }
+    pack.push(prior);
+    size += bytes;
+  }
+  if (pack.length > 0) entries.push(pack);
+  return entries;
 }
 
 /** One journal: its id and the number of its next write. */
@@ -149,9 +189,12 @@ export async function journaled<T>(
 /** Restores every key the journal wrote, newest write first, then removes the journal. */
 async function undo(kv: Deno.Kv, id: string): Promise<void> {
   let batch: PriorValue[] = [];
-  for await (const entry of kv.list<PriorValue>({ prefix: writesPrefix(id) }, { reverse: true })) {
-    batch.push(entry.value);
-    if (batch.length === 200) {
+  const entries = kv.list<PriorValue | PriorValue[]>({ prefix: writesPrefix(id) }, {
+    reverse: true,
+  });
+  for await (const entry of entries) {
+    batch.push(...(Array.isArray(entry.value) ? entry.value.toReversed() : [entry.value]));
+    if (batch.length >= 200) {
       await restore(kv, batch);
       batch = [];
     }

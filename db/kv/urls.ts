@@ -6,6 +6,7 @@
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../store.ts";
+import { getAll, writeInRuns } from "./many.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
 
 const K = {
@@ -22,6 +23,9 @@ function defined(patch: UrlPatch): UrlPatch {
   return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
 }
 
+/** The names a URL takes: its code and its vanity. */
+const namesOf = (url: UrlRecord) => url.vanity === null ? [url.code] : [url.code, url.vanity];
+
 /** {@link UrlStore} on Deno KV. */
 export class KvUrls implements UrlStore {
   constructor(private readonly kv: Deno.Kv) {}
@@ -37,7 +41,7 @@ export class KvUrls implements UrlStore {
   }
 
   async create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    const names = url.vanity === null ? [url.code] : [url.code, url.vanity];
+    const names = namesOf(url);
     while (true) {
       const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
       const owned = count?.value ?? 0;
@@ -58,6 +62,33 @@ export class KvUrls implements UrlStore {
       const clash = taken.findIndex((e) => e.value !== null);
       if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
     }
+  }
+
+  async createMany(urls: UrlRecord[]): Promise<void> {
+    await writeInRuns<UrlRecord, number>(this.kv, urls, {
+      owner: (u) => u.userId,
+      cost: (u) => ({
+        checks: namesOf(u).length,
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1),
+      }),
+      counter: K.count,
+      count: (count, owned) => (count ?? 0) + owned.length,
+      write: (op, url) => {
+        op.set(K.url(url.id), { ...url, views: 0 })
+          .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+        for (const name of namesOf(url)) {
+          op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
+        }
+        if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
+      },
+      clash: async (run) =>
+        (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
+    });
+  }
+
+  async takenNames(names: string[]): Promise<Set<string>> {
+    const entries = await getAll(this.kv, names.map(K.name));
+    return new Set(entries.filter((e) => e.value !== null).map((e) => e.key[1] as string));
   }
 
   async get(id: string): Promise<UrlRecord | null> {

@@ -56,6 +56,29 @@ const toFile = (r: FileRow): FileRecord => ({
   updatedAt: r.updated_at,
 });
 
+/** The row of `file`, for an INSERT. */
+const toRow = (file: FileRecord) => ({
+  id: file.id,
+  name: file.name,
+  original_name: file.originalName,
+  size: file.size,
+  type: file.type,
+  views: file.views,
+  max_views: file.maxViews,
+  favorite: file.favorite,
+  password: file.password,
+  anonymous: file.anonymous,
+  user_id: file.userId,
+  folder_id: file.folderId,
+  deletes_at: file.deletesAt,
+  pending: file.pending,
+  created_at: file.createdAt,
+  updated_at: file.updatedAt,
+});
+
+/** Rows one multi-row INSERT carries (16 columns: well under PostgreSQL's 65535 parameters). */
+const ROWS_PER_INSERT = 1000;
+
 const COLUMNS: Record<keyof FilePatch, string> = {
   name: "name",
   originalName: "original_name",
@@ -98,30 +121,42 @@ export class PostgresFiles implements FileStore {
     try {
       await this.sql.begin(async (tx) => {
         if (file.userId !== null) await count(tx, file.userId, file.size, 1, limits);
-        await tx`INSERT INTO files ${
-          tx({
-            id: file.id,
-            name: file.name,
-            original_name: file.originalName,
-            size: file.size,
-            type: file.type,
-            views: file.views,
-            max_views: file.maxViews,
-            favorite: file.favorite,
-            password: file.password,
-            anonymous: file.anonymous,
-            user_id: file.userId,
-            folder_id: file.folderId,
-            deletes_at: file.deletesAt,
-            pending: file.pending,
-            created_at: file.createdAt,
-            updated_at: file.updatedAt,
-          })
-        }`;
+        await tx`INSERT INTO files ${tx(toRow(file))}`;
       });
     } catch (error) {
       throw uniqueError(error);
     }
+  }
+
+  async createMany(files: FileRecord[]) {
+    const usage = new Map<string, { user_id: string; bytes: number; files: number }>();
+    for (const f of files) {
+      if (f.userId === null) continue;
+      const row = usage.get(f.userId) ?? { user_id: f.userId, bytes: 0, files: 0 };
+      row.bytes += f.size;
+      row.files++;
+      usage.set(f.userId, row);
+    }
+    try {
+      await this.sql.begin(async (tx) => {
+        for (let i = 0; i < files.length; i += ROWS_PER_INSERT) {
+          await tx`INSERT INTO files ${tx(files.slice(i, i + ROWS_PER_INSERT).map(toRow))}`;
+        }
+        if (usage.size === 0) return;
+        await tx`INSERT INTO file_usage ${tx([...usage.values()])}
+          ON CONFLICT (user_id) DO UPDATE
+          SET bytes = file_usage.bytes + EXCLUDED.bytes, files = file_usage.files + EXCLUDED.files`;
+      });
+    } catch (error) {
+      throw uniqueError(error);
+    }
+  }
+
+  async takenNames(names: string[]) {
+    if (names.length === 0) return new Set<string>();
+    const rows = await this.sql<{ name: string }[]>`
+      SELECT name FROM files WHERE name IN ${this.sql(names)}`;
+    return new Set(rows.map((r) => r.name));
   }
 
   async complete(id: string, size: number, limits: FileLimits, now: Date) {

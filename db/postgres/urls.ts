@@ -35,6 +35,24 @@ const toUrl = (r: UrlRow): UrlRecord => ({
   updatedAt: r.updated_at,
 });
 
+/** The row of `u`, for an INSERT. */
+const toRow = (u: UrlRecord) => ({
+  id: u.id,
+  code: u.code,
+  vanity: u.vanity,
+  destination: u.destination,
+  views: u.views,
+  max_views: u.maxViews,
+  password: u.password,
+  enabled: u.enabled,
+  user_id: u.userId,
+  created_at: u.createdAt,
+  updated_at: u.updatedAt,
+});
+
+/** Rows one multi-row INSERT carries (at most 11 columns: well under PostgreSQL's 65535 parameters). */
+const ROWS_PER_INSERT = 1000;
+
 const COLUMNS: Record<keyof UrlPatch, string> = {
   destination: "destination",
   vanity: "vanity",
@@ -62,25 +80,37 @@ export class PostgresUrls implements UrlStore {
           SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
         if (count >= maxUrls) return false;
       }
-      await tx`INSERT INTO urls ${
-        tx({
-          id: u.id,
-          code: u.code,
-          vanity: u.vanity,
-          destination: u.destination,
-          views: u.views,
-          max_views: u.maxViews,
-          password: u.password,
-          enabled: u.enabled,
-          user_id: u.userId,
-          created_at: u.createdAt,
-          updated_at: u.updatedAt,
-        })
-      }`;
+      await tx`INSERT INTO urls ${tx(toRow(u))}`;
       await this.claim(tx, u.code, u.id, "code");
       if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
       return true;
     });
+  }
+
+  async createMany(urls: UrlRecord[]): Promise<void> {
+    const names = urls.flatMap((u) =>
+      [u.code, u.vanity].flatMap((name) => name === null ? [] : [{ name, url_id: u.id }])
+    );
+    try {
+      await this.sql.begin(async (tx) => {
+        for (let i = 0; i < urls.length; i += ROWS_PER_INSERT) {
+          await tx`INSERT INTO urls ${tx(urls.slice(i, i + ROWS_PER_INSERT).map(toRow))}`;
+        }
+        for (let i = 0; i < names.length; i += ROWS_PER_INSERT) {
+          await tx`INSERT INTO url_names ${tx(names.slice(i, i + ROWS_PER_INSERT))}`;
+        }
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === "23505") throw new UniqueError("code");
+      throw error;
+    }
+  }
+
+  async takenNames(names: string[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const rows = await this.sql<{ name: string }[]>`
+      SELECT name FROM url_names WHERE name IN ${this.sql(names)}`;
+    return new Set(rows.map((r) => r.name));
   }
 
   async get(id: string): Promise<UrlRecord | null> {

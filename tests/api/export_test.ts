@@ -69,6 +69,22 @@ async function snapshot(store: Store) {
   return out;
 }
 
+interface ExportDoc {
+  data: {
+    folders: { id: string; name: string; files: string[] }[];
+    files: { id: string; name: string; folderId: string | null }[];
+  };
+}
+
+/** Each exported folder lists the ids of exactly the exported files in it; some have files. */
+function assertFolderFiles(doc: ExportDoc) {
+  for (const folder of doc.data.folders) {
+    const inside = doc.data.files.filter((f) => f.folderId === folder.id).map((f) => f.id);
+    assert.deepEqual([...folder.files].sort(), inside.sort(), folder.name);
+  }
+  assert.ok(doc.data.folders.some((f) => f.files.length > 0));
+}
+
 apiTest("export, import into an empty instance: every record comes back", async (app) => {
   const admin = await actor(app, "SUPERADMIN", "admin");
   const doc = await fixtureV4();
@@ -107,6 +123,7 @@ apiTest("export, import into an empty instance: every record comes back", async 
   assert.deepEqual(exported.request.env, {}, "no process environment");
   assert.equal(exported.request.user, `${admin.user.id}:admin`);
   assert.equal(exported.data.files.length, 8);
+  assertFolderFiles(exported);
 
   const target = await startTestApp(app.kind);
   try {
@@ -118,6 +135,15 @@ apiTest("export, import into an empty instance: every record comes back", async 
     const after = await snapshot(target.services.store);
     delete after["user root"];
     assert.deepEqual(after, before);
+
+    const reexported = await target.json("GET", "/api/server/export", undefined, root.headers);
+    assertFolderFiles(reexported.body);
+    const named = (d: ExportDoc) =>
+      d.data.folders.map((f) => [
+        f.name,
+        f.files.map((id) => d.data.files.find((file) => file.id === id)!.name).sort(),
+      ]).sort();
+    assert.deepEqual(named(reexported.body), named(exported));
 
     const again = await importDoc(target, "v4", text, root.headers);
     assert.deepEqual(counts(again.body.imported), [0, 0, 0, 0, 0, 0, 0, 0, 0, 3]);

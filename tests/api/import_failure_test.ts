@@ -52,18 +52,18 @@ apiTest("a corrupt record at the end of a large document leaves no trace", async
 apiTest("a storage error midway through an import leaves no trace", async (app) => {
   const admin = await actor(app, "SUPERADMIN", "admin");
   const real = app.services.store;
-  let creates = 0;
-  // A store whose transaction view fails on the 1500th file.
+  let batches = 0;
+  // A store whose transaction view fails on the second batch of files (the first has landed).
   const failing = (view: Store): Store =>
     new Proxy(view, {
       get(target, prop) {
         if (prop !== "files") return Reflect.get(target, prop, target);
         return new Proxy(target.files, {
           get(files, name) {
-            if (name !== "create") return Reflect.get(files, name, files);
-            return (...args: Parameters<FileStore["create"]>) => {
-              if (++creates === 1500) throw new Error("injected storage failure");
-              return files.create(...args);
+            if (name !== "createMany") return Reflect.get(files, name, files);
+            return (...args: Parameters<FileStore["createMany"]>) => {
+              if (++batches === 2) throw new Error("injected storage failure");
+              return files.createMany(...args);
             };
           },
         });
@@ -85,7 +85,7 @@ apiTest("a storage error midway through an import leaves no trace", async (app) 
       config: { mergeCurrentUser: generatedUserId(0) },
     }, admin.headers);
     assert.equal(res.status, 500);
-    assert.equal(creates, 1500);
+    assert.equal(batches, 2);
   } finally {
     app.services.store = real;
     await Deno.remove(path);

@@ -2,12 +2,13 @@
  * File records (`data.files`; v3 `files`). The bytes are not in the export:
  * they must already be in the datasource under the same name. A name that is
  * not a plain file name is replaced by a random one; a name in use (by any
- * user) skips the file.
+ * user) skips the file. Files are written 1000 at a time (`../batch.ts`).
  */
 import { z } from "zod";
 import type { FileRecord } from "../../../db/files.ts";
-import { newId, randomString } from "../../clock.ts";
+import { randomString } from "../../clock.ts";
 import { sanitizeFilename } from "../../files/naming.ts";
+import { Batches, claimNames } from "../batch.ts";
 import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
 const FileV4 = z.object({
@@ -60,7 +61,31 @@ type IncomingFile = Pick<
   | "createdAt"
 >;
 
-/** Imports one file of `owner` (an exported user id or null); maps its id. */
+/** A file waiting in its batch, with the exported id it maps from. */
+interface PendingFile {
+  oldId: string;
+  file: FileRecord;
+}
+
+/** Writes a batch of files: those whose name is taken (or repeated) are skipped. */
+const batches = new Batches<PendingFile>(1000, async (ctx, batch) => {
+  const taken = await ctx.store.files.takenNames(batch.map((p) => p.file.name));
+  const clashes = claimNames(batch, (p) => [p.file.name], taken);
+  const accepted = batch.filter((p, i) => {
+    if (clashes[i] !== null) ctx.report.skip("files", p.oldId, "a file of that name exists");
+    return clashes[i] === null;
+  });
+  await ctx.store.files.createMany(accepted.map((p) => p.file));
+  for (const { oldId, file } of accepted) {
+    ctx.ids.files.set(oldId, file.id);
+    ctx.report.add("files");
+  }
+});
+
+/** Writes the files still waiting in the import's batch; call after the last file. */
+export const finishFiles = (ctx: ImportContext) => batches.flush(ctx);
+
+/** Queues one file of `owner` (an exported user id or null) for its batch. */
 async function importFile(
   ctx: ImportContext,
   oldId: string,
@@ -74,21 +99,18 @@ async function importFile(
   const name = sanitizeFilename(file.name) === file.name
     ? file.name
     : randomString(ctx.s.random, 12);
-  if (await ctx.store.files.getByName(name)) {
-    return ctx.report.skip("files", oldId, "a file of that name exists");
-  }
-  const id = newId(ctx.s.random);
-  await ctx.store.files.create({
-    ...file,
-    id,
-    name,
-    anonymous: false,
-    userId,
-    pending: false,
-    updatedAt: ctx.now,
-  }, { maxBytes: null, maxFiles: null });
-  ctx.ids.files.set(oldId, id);
-  ctx.report.add("files");
+  await batches.add(ctx, {
+    oldId,
+    file: {
+      ...file,
+      id: ctx.newId(),
+      name,
+      anonymous: false,
+      userId,
+      pending: false,
+      updatedAt: ctx.now,
+    },
+  });
 }
 
 /** v4 `data.files`. */
@@ -104,6 +126,7 @@ export const filesV4: V4Kind<FileV4> = {
       createdAt: new Date(f.createdAt),
     });
   },
+  finish: finishFiles,
   async *exportRecords(x) {
     for await (const f of x.s.store.files.iterate()) {
       if (f.pending) continue;

@@ -3,12 +3,19 @@
  * imported or already has a folder of that name; the tree is rebuilt in a
  * second pass, so the order of the array does not matter, and a folder whose
  * parent was skipped stays at the root. v3 folders are flat: one is skipped
- * whole when any of its files was not imported.
+ * whole when any of its files was not imported. An export lists each folder's
+ * file ids (informational: imports go by `files[].folderId`), one folder's
+ * ids in memory at a time.
  */
 import { z } from "zod";
 import type { FolderRecord } from "../../../db/folders.ts";
-import { newId } from "../../clock.ts";
-import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
+import {
+  dateOf,
+  type ExportContext,
+  type ImportContext,
+  IsoDate,
+  type V4Kind,
+} from "../context.ts";
 
 const FolderV4 = z.object({
   id: z.string(),
@@ -52,12 +59,31 @@ async function importFolder(
     ctx.report.skip("folders", oldId, "the user has a folder of that name");
     return null;
   }
-  const id = newId(ctx.s.random);
+  const id = ctx.newId();
   await ctx.store.folders.create({ ...folder, id, parentId: null, userId, updatedAt: ctx.now });
   ctx.ids.folders.set(oldId, id);
   ctx.report.add("folders");
   return id;
 }
+
+/** The ids of the (complete) files in `folder`, oldest first, read a page at a time. */
+async function fileIds(x: ExportContext, folder: FolderRecord): Promise<string[]> {
+  const ids: string[] = [];
+  for (let offset = 0;; offset += PAGE) {
+    const { files } = await x.s.store.files.list({
+      userId: folder.userId,
+      folderId: folder.id,
+      offset,
+      limit: PAGE,
+      sortBy: "createdAt",
+      order: "asc",
+    });
+    ids.push(...files.map((f) => f.id));
+    if (files.length < PAGE) return ids;
+  }
+}
+
+const PAGE = 1000;
 
 /** v4 `data.folders`. */
 export const foldersV4: V4Kind<FolderV4> = {
@@ -93,7 +119,7 @@ export const foldersV4: V4Kind<FolderV4> = {
         name: f.name,
         public: f.public,
         allowUploads: f.allowUploads,
-        files: [],
+        files: await fileIds(x, f),
         userId: f.userId,
         parentId: f.parentId,
       };

@@ -1,6 +1,5 @@
 /** Invites (`data.invites`): skipped when the inviter was not imported or the code is taken. */
 import { z } from "zod";
-import { newId } from "../../clock.ts";
 import { IsoDate, type V4Kind } from "../context.ts";
 
 const InviteV4 = z.object({
@@ -35,7 +34,7 @@ export const invitesV4: V4Kind<InviteV4> = {
       return ctx.report.skip("invites", i.id, "an invite with that code exists");
     }
     await ctx.store.invites.create({
-      id: newId(ctx.s.random),
+      id: ctx.newId(),
       code: i.code,
       expiresAt: i.expiresAt === null ? null : new Date(i.expiresAt),
       uses: i.uses,

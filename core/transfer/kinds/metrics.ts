@@ -1,8 +1,8 @@
 /** Metrics snapshots (`data.metrics`): always appended, with their timestamps (as Zipline does). */
 import { z } from "zod";
 import type { MetricRecord } from "../../../db/metrics.ts";
-import { newId } from "../../clock.ts";
-import { type ImportContext, IsoDate, type V4Kind } from "../context.ts";
+import { Batches } from "../batch.ts";
+import { IsoDate, type V4Kind } from "../context.ts";
 
 const MetricV4 = z.object({
   id: z.string(),
@@ -11,13 +11,7 @@ const MetricV4 = z.object({
 });
 type MetricV4 = z.infer<typeof MetricV4>;
 
-const batches = new WeakMap<ImportContext, MetricRecord[]>();
-
-async function flush(ctx: ImportContext) {
-  const batch = batches.get(ctx) ?? [];
-  batches.delete(ctx);
-  await ctx.store.metrics.add(batch);
-}
+const batches = new Batches<MetricRecord>(500, (ctx, batch) => ctx.store.metrics.add(batch));
 
 /** v4 `data.metrics`, written in batches of 500. */
 export const metricsV4: V4Kind<MetricV4> = {
@@ -25,13 +19,14 @@ export const metricsV4: V4Kind<MetricV4> = {
   counted: "metrics",
   schema: MetricV4,
   async importRecord(ctx, m) {
-    const batch = batches.get(ctx) ?? [];
-    batches.set(ctx, batch);
-    batch.push({ id: newId(ctx.s.random), createdAt: new Date(m.createdAt), data: m.data });
+    await batches.add(ctx, {
+      id: ctx.newId(),
+      createdAt: new Date(m.createdAt),
+      data: m.data,
+    });
     ctx.report.add("metrics");
-    if (batch.length >= 500) await flush(ctx);
   },
-  finish: flush,
+  finish: (ctx) => batches.flush(ctx),
   async *exportRecords(x) {
     if (x.nometrics) return;
     for await (const m of x.s.store.metrics.iterate()) {

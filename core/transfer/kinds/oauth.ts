@@ -1,7 +1,6 @@
 /** OAuth links (`data.userOauthProviders`; v3 `users[].oauth`): skipped when the account is linked already. */
 import { z } from "zod";
 import { OAUTH_PROVIDERS, type OauthLinkRecord } from "../../../db/oauth.ts";
-import { newId } from "../../clock.ts";
 import { type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
 const OauthV4 = z.object({
@@ -27,7 +26,7 @@ export async function importOauthLink(
     ctx.report.skip("oauthProviders", oldId, "provider account already linked");
     return;
   }
-  await ctx.store.oauth.create({ ...link, id: newId(ctx.s.random), userId });
+  await ctx.store.oauth.create({ ...link, id: ctx.newId(), userId });
   ctx.report.add("oauthProviders");
 }
 

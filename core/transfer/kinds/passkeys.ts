@@ -4,7 +4,6 @@
  * current server either; they are skipped.
  */
 import { z } from "zod";
-import { newId } from "../../clock.ts";
 import { base64url } from "../../secrets.ts";
 import { IsoDate, type V4Kind } from "../context.ts";
 
@@ -58,7 +57,7 @@ export const passkeysV4: V4Kind<PasskeyV4> = {
       return ctx.report.skip("passkeys", p.id, "credential already registered");
     }
     await ctx.store.mfa.createPasskey({
-      id: newId(ctx.s.random),
+      id: ctx.newId(),
       userId,
       name: p.name,
       credentialId: reg.data.id,

@@ -4,7 +4,6 @@
  * as `NONE`.
  */
 import { z } from "zod";
-import { newId } from "../../clock.ts";
 import { IsoDate, type V4Kind } from "../context.ts";
 
 const QuotaV4 = z.object({
@@ -30,7 +29,7 @@ export const quotasV4: V4Kind<QuotaV4> = {
     if (!user || user.quota) return ctx.report.skip("quotas", q.id, "user already has a quota");
     const none = q.filesQuota === "BY_BYTES" && q.maxBytes === null && q.maxFiles === null;
     const quota = {
-      id: newId(ctx.s.random),
+      id: ctx.newId(),
       filesQuota: none ? "NONE" as const : q.filesQuota,
       maxBytes: q.maxBytes,
       maxFiles: q.maxFiles,

@@ -4,7 +4,6 @@
  * that were skipped are left out). A missing colour becomes `#000000`.
  */
 import { z } from "zod";
-import { newId } from "../../clock.ts";
 import { IsoDate, type V4Kind } from "../context.ts";
 
 const TagV4 = z.object({
@@ -28,7 +27,7 @@ export const tagsV4: V4Kind<TagV4> = {
     if ((await ctx.store.tags.listByUser(userId)).some((tag) => tag.name === t.name)) {
       return ctx.report.skip("tags", t.id, "the user has a tag of that name");
     }
-    const id = newId(ctx.s.random);
+    const id = ctx.newId();
     await ctx.store.tags.create({
       id,
       name: t.name,

@@ -1,10 +1,11 @@
 /**
  * Short URLs (`data.urls`; v3 `urls`). Ferry's codes and vanities share one
  * namespace, so a URL is skipped when its code, or its vanity, is taken.
+ * URLs are written 1000 at a time (`../batch.ts`).
  */
 import { z } from "zod";
 import type { UrlRecord } from "../../../db/urls.ts";
-import { newId } from "../../clock.ts";
+import { Batches, claimNames } from "../batch.ts";
 import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
 const UrlV4 = z.object({
@@ -38,6 +39,37 @@ type IncomingUrl = Pick<
   "code" | "vanity" | "destination" | "views" | "maxViews" | "password" | "enabled" | "createdAt"
 >;
 
+/** A URL waiting in its batch, with the exported id it maps from. */
+interface PendingUrl {
+  oldId: string;
+  url: UrlRecord;
+}
+
+const namesOf = ({ url }: PendingUrl) => url.vanity === null ? [url.code] : [url.code, url.vanity];
+
+/** Writes a batch of URLs: those whose code or vanity is taken (or repeated) are skipped. */
+const batches = new Batches<PendingUrl>(1000, async (ctx, batch) => {
+  const taken = await ctx.store.urls.takenNames(batch.flatMap(namesOf));
+  const clashes = claimNames(batch, namesOf, taken);
+  const accepted = batch.filter((p, i) => {
+    const clash = clashes[i];
+    if (clash !== null) {
+      const which = clash === p.url.code ? "code" : "vanity";
+      ctx.report.skip("urls", p.oldId, `a URL with that ${which} exists`);
+    }
+    return clash === null;
+  });
+  await ctx.store.urls.createMany(accepted.map((p) => p.url));
+  for (const { oldId, url } of accepted) {
+    ctx.ids.urls.set(oldId, url.id);
+    ctx.report.add("urls");
+  }
+});
+
+/** Writes the URLs still waiting in the import's batch; call after the last URL. */
+export const finishUrls = (ctx: ImportContext) => batches.flush(ctx);
+
+/** Queues one URL of `owner` (an exported user id or null) for its batch. */
 async function importUrl(
   ctx: ImportContext,
   oldId: string,
@@ -46,16 +78,10 @@ async function importUrl(
 ): Promise<void> {
   const userId = owner ? ctx.ids.users.get(owner) : undefined;
   if (!userId) return ctx.report.skip("urls", oldId, owner ? "owner not imported" : "no owner");
-  if (await ctx.store.urls.getByName(url.code)) {
-    return ctx.report.skip("urls", oldId, "a URL with that code exists");
-  }
-  if (url.vanity !== null && await ctx.store.urls.getByName(url.vanity)) {
-    return ctx.report.skip("urls", oldId, "a URL with that vanity exists");
-  }
-  const id = newId(ctx.s.random);
-  await ctx.store.urls.create({ ...url, id, userId, updatedAt: ctx.now }, null);
-  ctx.ids.urls.set(oldId, id);
-  ctx.report.add("urls");
+  await batches.add(ctx, {
+    oldId,
+    url: { ...url, id: ctx.newId(), userId, updatedAt: ctx.now },
+  });
 }
 
 /** v4 `data.urls`. */
@@ -66,6 +92,7 @@ export const urlsV4: V4Kind<UrlV4> = {
   async importRecord(ctx, u) {
     await importUrl(ctx, u.id, u.userId, { ...u, createdAt: new Date(u.createdAt) });
   },
+  finish: finishUrls,
   async *exportRecords(x) {
     for await (const u of x.s.store.urls.iterate()) {
       if (u.userId === null) continue;

@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import { ROLES, type UserRecord } from "../../../db/store.ts";
-import { newId } from "../../clock.ts";
 import { decrypt, encrypt, newStoredToken } from "../../tokens.ts";
 import { type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 import { importOauthLink } from "./oauth.ts";
@@ -83,7 +82,7 @@ async function importUser(
     ctx.report.skip("users", oldId, taken);
     return null;
   }
-  const id = newId(ctx.s.random);
+  const id = ctx.newId();
   await ctx.store.createUser({
     id,
     username: user.username,
