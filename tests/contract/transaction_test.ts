@@ -10,30 +10,23 @@ import type { FileRecord } from "../../db/files.ts";
 import type { OauthLinkRecord } from "../../db/oauth.ts";
 import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
 import type { UrlRecord } from "../../db/urls.ts";
-import { type ContractSteps, contractSuite, storedUser } from "../helpers/stores.ts";
+import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const at = (s: number) => new Date(T0 + s * 1000);
 
+/** A file of `userId` with the fields the round trips compare set to non-defaults. */
 function file(userId: string, name: string, size = 100): FileRecord {
-  return {
-    id: newId(systemRandom),
+  return fileRecord(userId, {
     name,
     originalName: `${name}.orig`,
     size,
     type: "image/png",
     views: 3,
-    maxViews: null,
     favorite: true,
-    password: null,
-    anonymous: false,
-    userId,
-    folderId: null,
-    deletesAt: null,
-    pending: false,
     createdAt: at(1),
     updatedAt: at(2),
-  };
+  });
 }
 
 function url(userId: string, code: string, vanity: string | null = null): UrlRecord {
