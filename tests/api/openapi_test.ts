@@ -20,6 +20,7 @@ const UNDOCUMENTED = new Set([
   "GET /auth/register",
   "GET /dashboard",
   "GET /dashboard/security",
+  "GET /view/url/{id}",
   "GET /assets/{file}",
 ]);
 
