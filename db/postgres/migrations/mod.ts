@@ -14,6 +14,7 @@ import { sql as unloggedRateLimits } from "./008_unlogged_rate_limits.ts";
 import { sql as oauthMetrics } from "./009_oauth_metrics.ts";
 import { sql as foldersTags } from "./010_folders_tags.ts";
 import { sql as chunkedUploadsLeases } from "./011_chunked_uploads_leases.ts";
+import { sql as userExports } from "./013_user_exports.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -35,4 +36,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 9, name: "oauth_metrics", sql: oauthMetrics },
   { version: 10, name: "folders_tags", sql: foldersTags },
   { version: 11, name: "chunked_uploads_leases", sql: chunkedUploadsLeases },
+  // 12 is kept for a change being made on another branch.
+  { version: 13, name: "user_exports", sql: userExports },
 ];
