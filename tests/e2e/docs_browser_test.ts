@@ -5,38 +5,23 @@
  * aborted and counted as a failure.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium, noBrowser } from "../helpers/browser.ts";
 import { REPO_ROOT, startServer } from "../helpers/process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 /** Where the screenshot is kept for a person to look at (git-ignored). */
 const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
 
 Deno.test({
   name: "e2e: /api/docs renders the whole reference offline",
-  // Without chromium the test is skipped, except under CI, where it must run (and fail).
-  ignore: !existsSync(CHROMIUM) && !Deno.env.get("CI"),
+  ignore: noBrowser,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "ferry-docs-" });
     const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        // Even a request the route below missed cannot resolve a name.
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-      ],
-    });
+    // Even a request the route below missed cannot resolve a name.
+    const browser = await launchChromium();
     try {
       const origin = new URL(server.origin);
       const context = await browser.newContext();

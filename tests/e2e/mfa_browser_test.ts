@@ -6,13 +6,12 @@
  * while the server listens on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchChromium, noBrowser, setupAdmin } from "../helpers/browser.ts";
 import { REPO_ROOT, type ServerProcess, startServer } from "../helpers/process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 /** Where screenshots are kept for a person to look at (git-ignored). */
 const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
 /** The login route allows one attempt per 2 seconds per client. */
@@ -36,34 +35,16 @@ interface Session {
 function browserTest(name: string, fn: (session: Session) => Promise<void>) {
   Deno.test({
     name,
-    // Without chromium the test is skipped, except under CI, where it must run (and fail).
-    ignore: !existsSync(CHROMIUM) && !Deno.env.get("CI"),
+    ignore: noBrowser,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn() {
       const dir = await Deno.makeTempDir({ prefix: "ferry-mfa-" });
       const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
       const origin = `http://localhost:${new URL(server.origin).port}`;
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-        ],
-      });
+      const browser = await launchChromium();
       try {
-        const setup = await fetch(`${server.origin}/api/setup`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ username: "admin", password: "password123" }),
-        });
-        assert.equal(setup.status, 200, await setup.clone().text());
-        const cookie = setup.headers.getSetCookie()[0].split(";")[0];
+        const cookie = await setupAdmin(server.origin);
         const settings = await fetch(`${server.origin}/api/server/settings`, {
           method: "PATCH",
           headers: { "content-type": "application/json", cookie },

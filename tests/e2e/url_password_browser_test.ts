@@ -7,12 +7,10 @@
  * counted view, with no script or style outside the page's strict CSP.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { launchChromium, noBrowser, setupAdmin } from "../helpers/browser.ts";
 import { startServer } from "../helpers/process.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS } from "../helpers/stores.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 /** The password route allows 2 attempts per second per client. */
 const ATTEMPT_INTERVAL_MS = 1100;
 
@@ -36,8 +34,7 @@ function startDestination() {
 for (const kind of STORE_KINDS) {
   Deno.test({
     name: `e2e: a protected short URL asks for its password, then leads on [${kind}]`,
-    // Without chromium the test is skipped, except under CI, where it must run (and fail).
-    ignore: ignoreKind(kind) || (!existsSync(CHROMIUM) && !Deno.env.get("CI")),
+    ignore: ignoreKind(kind) || noBrowser,
     sanitizeResources: false,
     sanitizeOps: false,
     async fn() {
@@ -47,26 +44,9 @@ for (const kind of STORE_KINDS) {
       const server = await startServer({
         env: { SERVICE_DATA_DIR: dir, ...(db ? { DATABASE_URL: db.url } : {}) },
       });
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        ],
-      });
+      const browser = await launchChromium();
       try {
-        const setup = await fetch(`${server.origin}/api/setup`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ username: "admin", password: "password123" }),
-        });
-        assert.equal(setup.status, 200, await setup.clone().text());
-        const cookie = setup.headers.getSetCookie()[0].split(";")[0];
+        const cookie = await setupAdmin(server.origin);
         const shortened = await fetch(`${server.origin}/api/user/urls`, {
           method: "POST",
           headers: {
