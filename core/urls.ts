@@ -228,9 +228,9 @@ async function openUrl(
   cookieFor: (urlId: string) => string | undefined,
 ): Promise<UrlResolution> {
   if (!url.enabled) return { kind: "gone" };
-  // Never ask for the password of a URL that has no redirect left.
-  if (url.maxViews !== null && url.views >= url.maxViews && url.password) return { kind: "gone" };
-  if (url.password) {
+  // A URL with no redirect left is gone (below) without asking for its password.
+  const usedUp = url.maxViews !== null && url.views >= url.maxViews;
+  if (url.password && !usedUp) {
     const given = cookieFor(url.id);
     if (given === undefined || !(await verifyPassword(given, url.password))) {
       return { kind: "password", urlId: url.id };

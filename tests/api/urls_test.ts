@@ -358,6 +358,7 @@ apiTest("/view/url/:id: unknown, disabled, used up and unprotected URLs", async 
   const cookie = `url_pw_${once.id}=pw`;
   assert.equal((await visit(app, `/view/url/${once.id}`, cookie)).status, 302);
   assert.equal((await visit(app, `/view/url/${once.id}`)).status, 404, "no password asked");
+  assert.equal(await app.services.store.urls.get(once.id), null, "deleted at its max views");
   assert.equal((await visit(app, `/view/url/${once.id}`, cookie)).status, 404);
   const plain = (await shorten(app, alice, { destination: "https://c.example" })).body;
   const go = await visit(app, `/view/url/${plain.id}`);
