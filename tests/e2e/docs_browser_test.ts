@@ -5,12 +5,8 @@
  * aborted and counted as a failure.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { launchChromium, noBrowser } from "../helpers/browser.ts";
-import { REPO_ROOT, startServer } from "../helpers/process.ts";
-
-/** Where the screenshot is kept for a person to look at (git-ignored). */
-const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
+import { launchChromium, noBrowser, screenshot } from "../helpers/browser.ts";
+import { startServer } from "../helpers/process.ts";
 
 Deno.test({
   name: "e2e: /api/docs renders the whole reference offline",
@@ -52,9 +48,7 @@ Deno.test({
         .reduce((n, item) => n + Object.keys(item).length, 0);
       assert.equal(await page.locator(".opblock").count(), documented);
 
-      await Deno.mkdir(ARTIFACTS, { recursive: true });
-      const png = await page.screenshot({ path: join(ARTIFACTS, "docs.png"), fullPage: true });
-      assert.ok(png.byteLength > 10_000, "the screenshot is nearly empty");
+      await screenshot(page, "docs", 10_000);
 
       assert.deepEqual(external, [], "requests to hosts other than the server");
       assert.deepEqual(problems, []);

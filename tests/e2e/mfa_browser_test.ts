@@ -6,14 +6,11 @@
  * while the server listens on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { BrowserContext, Page } from "playwright-core";
-import { launchChromium, noBrowser, setupAdmin } from "../helpers/browser.ts";
-import { REPO_ROOT, type ServerProcess, startServer } from "../helpers/process.ts";
+import { launchChromium, noBrowser, screenshot, setupAdmin } from "../helpers/browser.ts";
+import { type ServerProcess, startServer } from "../helpers/process.ts";
 
-/** Where screenshots are kept for a person to look at (git-ignored). */
-const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
 /** The login route allows one attempt per 2 seconds per client. */
 const LOGIN_INTERVAL_MS = 2100;
 
@@ -92,12 +89,6 @@ async function passwordLogin(page: Page, origin: string, code?: () => string) {
   }
   await page.waitForURL(`${origin}/dashboard`);
   assert.equal(await page.locator("#signed-in-as").textContent(), "admin");
-}
-
-async function screenshot(page: Page, name: string) {
-  await Deno.mkdir(ARTIFACTS, { recursive: true });
-  const png = await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  assert.ok(png.byteLength > 5_000, `the ${name} screenshot is nearly empty`);
 }
 
 browserTest("e2e: register a passkey on the security page, then sign in with it", async (s) => {

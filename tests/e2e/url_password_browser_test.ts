@@ -7,7 +7,7 @@
  * counted view, with no script or style outside the page's strict CSP.
  */
 import assert from "node:assert/strict";
-import { launchChromium, noBrowser, setupAdmin } from "../helpers/browser.ts";
+import { launchChromium, noBrowser, screenshot, setupAdmin } from "../helpers/browser.ts";
 import { startServer } from "../helpers/process.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS } from "../helpers/stores.ts";
 
@@ -77,6 +77,7 @@ for (const kind of STORE_KINDS) {
         await page.getByLabel("Password").fill("not it");
         await page.getByRole("button", { name: "Open the link" }).click();
         await page.locator("#message", { hasText: "Incorrect password" }).waitFor();
+        await screenshot(page, `url-password-${kind}`);
         assert.equal(destination.visits(), 0);
 
         await page.waitForTimeout(ATTEMPT_INTERVAL_MS);

@@ -5,9 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { REPO_ROOT } from "./process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
+/** Where screenshots are kept for a person to look at (git-ignored). */
+const ARTIFACTS = join(REPO_ROOT, ".tmp", "e2e");
 
 /** Without chromium, browser tests are skipped, except under CI, where they must run (and fail). */
 export const noBrowser = !existsSync(CHROMIUM) && !Deno.env.get("CI");
@@ -38,4 +42,11 @@ export async function setupAdmin(origin: string): Promise<string> {
   });
   assert.equal(setup.status, 200, await setup.clone().text());
   return setup.headers.getSetCookie()[0].split(";")[0];
+}
+
+/** Saves a full-page screenshot as `.tmp/e2e/<name>.png`; fails when it is nearly empty. */
+export async function screenshot(page: Page, name: string, minBytes = 5_000): Promise<void> {
+  await Deno.mkdir(ARTIFACTS, { recursive: true });
+  const png = await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  assert.ok(png.byteLength > minBytes, `the ${name} screenshot is nearly empty`);
 }
