@@ -5,9 +5,9 @@
  *
  * The archive goes to the datasource, at `.exports/zexport_<userId>_<ms>_<files>.zip`,
  * not to a server's temp directory: any instance behind a load balancer can
- * then serve it, and a bucket holds it as well as a disk does. No upload can
- * be named with a `/`, so the object never shadows a file, and `/raw` serves
- * only names with a file record. The record (`store.userExports`) says
+ * then serve it, and a bucket holds it as well as a disk does. No file can be
+ * named with a `/` or `.exports`, so the archive never shadows a file nor a
+ * file the folder, and `/raw` serves only names with a file record. The record (`store.userExports`) says
  * whether the archive is complete. A build that fails removes its record and
  * object (logged); one cut short by a restart stays incomplete until deleted.
  */
@@ -18,10 +18,8 @@ import { badRequest, notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { zipStream } from "../zip.ts";
 import { exportableFiles, flatEntries } from "./archive.ts";
+import { EXPORTS_FOLDER } from "./naming.ts";
 import type { FileRecord } from "../../db/files.ts";
-
-/** The datasource folder of the archives. */
-const EXPORTS_FOLDER = ".exports";
 
 /**
  * Starts an export of the user's files (400 `No files to export` without

@@ -159,6 +159,26 @@ apiTest("user export: deleting the user deletes its exports and their archives",
   assert.equal(await app.services.datasource.size(done.path), null);
 });
 
+apiTest("user export: no file may take the exports folder's name", async (app) => {
+  const alice = await actor(app, "USER");
+  const res = await uploadFiles(app, [{ name: ".exports", content: "x" }], {
+    ...alice.headers,
+    "x-service-format": "name",
+  });
+  assert.deepEqual(res.body, {
+    error: "file[0]: Invalid characters in original filename",
+    statusCode: 400,
+  });
+  const other = await upload(app, alice, "a.txt", "a");
+  const renamed = await app.json(
+    "PATCH",
+    `/api/user/files/${other}`,
+    { name: ".exports" },
+    alice.headers,
+  );
+  assert.deepEqual(renamed.body, { error: "name: invalid file name", statusCode: 400 });
+});
+
 apiTest("user export: one start per 5 seconds", async (app) => {
   const alice = await actor(app, "USER");
   await upload(app, alice, "a.txt", "a");
