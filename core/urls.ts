@@ -203,9 +203,34 @@ export async function resolveUrl(
   cookieFor: (urlId: string) => string | undefined,
 ): Promise<UrlResolution | null> {
   const url = await s.store.urls.getByName(name);
-  if (!url) return null;
+  return url && await openUrl(s, url, cookieFor);
+}
+
+/**
+ * The password page `/view/url/<id>` (reference §6.5) for the URL with this
+ * id (or code, or vanity); `null` when there is none. Like {@link resolveUrl}:
+ * `password` until the access cookie holds the right password, then one
+ * counted view and the destination. A URL without a password redirects too.
+ */
+export async function resolveUrlPage(
+  s: Services,
+  idOrName: string,
+  cookieFor: (urlId: string) => string | undefined,
+): Promise<UrlResolution | null> {
+  const url = await s.store.urls.get(idOrName) ?? await s.store.urls.getByName(idOrName);
+  return url && await openUrl(s, url, cookieFor);
+}
+
+/** Where a request for `url` leads: the password, a counted redirect, or gone. */
+async function openUrl(
+  s: Services,
+  url: UrlRecord,
+  cookieFor: (urlId: string) => string | undefined,
+): Promise<UrlResolution> {
   if (!url.enabled) return { kind: "gone" };
-  if (url.password) {
+  // A URL with no redirect left is gone (below) without asking for its password.
+  const usedUp = url.maxViews !== null && url.views >= url.maxViews;
+  if (url.password && !usedUp) {
     const given = cookieFor(url.id);
     if (given === undefined || !(await verifyPassword(given, url.password))) {
       return { kind: "password", urlId: url.id };

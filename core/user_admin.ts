@@ -8,6 +8,7 @@ import { checkAvatar } from "./avatars.ts";
 import { ApiError, forbidden } from "./errors.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
+import { removeUserExports } from "./files/user_export.ts";
 import { hashPassword } from "./passwords.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
@@ -94,8 +95,8 @@ export async function adminUpdateUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its tags and folders always go; the files in
- * its folders move to the root first.
+ * without, they stay, orphaned. Its tags, folders and exports always go; the
+ * files in its folders move to the root first.
  */
 export async function adminDeleteUser(
   s: Services,
@@ -113,6 +114,7 @@ export async function adminDeleteUser(
   await s.store.tags.deleteByUser(id);
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);
+  await removeUserExports(s, id);
   const removed = await s.store.deleteUser(id);
   if (!removed) throw userNotFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });

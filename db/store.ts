@@ -15,6 +15,7 @@ import type { OauthStore } from "./oauth.ts";
 import type { MetricStore } from "./metrics.ts";
 import type { FolderStore } from "./folders.ts";
 import type { TagStore } from "./tags.ts";
+import type { UserExportStore } from "./user_exports.ts";
 import type { ChunkStore } from "./chunks.ts";
 import type { LeaseStore } from "./leases.ts";
 
@@ -103,6 +104,8 @@ export interface Store {
   readonly folders: FolderStore;
   /** Users' tags and their links to files. */
   readonly tags: TagStore;
+  /** Users' exports of their files. */
+  readonly userExports: UserExportStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

@@ -11,6 +11,8 @@ import {
   updateFolder,
 } from "../core/files/folders.ts";
 import { ApiError } from "../core/errors.ts";
+import { folderArchive } from "../core/files/archive.ts";
+import { contentDisposition } from "../core/files/http.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { FileSchema } from "./files.ts";
@@ -182,6 +184,26 @@ const remove = defineRoute({
   },
 });
 
+const exportRoute = defineRoute({
+  method: "get",
+  path: "/user/folders/{id}/export",
+  auth: "user",
+  tags: ["Folders"],
+  summary: "Download a folder as a zip",
+  description: "The folder's files at the archive's root, each subfolder a directory (stored, " +
+    "not compressed), streamed as it is read. For the folder's owner only, administrators " +
+    "included. An empty folder is an empty archive.",
+  request: { params: IdParam },
+  responses: {
+    200: {
+      description: "The archive, `<folder name>.zip`",
+      content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+    403: errorDoc("`You do not own this folder`"),
+    404: errorDoc("`Not Found`: no such folder"),
+  },
+});
+
 const PublicFolderSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -263,6 +285,14 @@ export const folderRoutes = newRouter()
     }
     await deleteFolder(s, me(c), id, body.childrenAction, body.targetFolderId);
     return c.json({ success: true as const }, 200);
+  })
+  .openapi(exportRoute, async (c) => {
+    const archive = await folderArchive(c.var.services, me(c), c.req.valid("param").id);
+    return c.body(archive.stream, 200, {
+      "content-type": "application/zip",
+      "content-disposition": contentDisposition("attachment", `${archive.name}.zip`),
+      "cache-control": "no-store",
+    });
   })
   .openapi(publicView, async (c) => {
     const page = await publicFolder(c.var.services, c.req.valid("param").id, c.req.valid("query"));

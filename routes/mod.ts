@@ -16,6 +16,7 @@ import { authRoutes } from "./auth.ts";
 import { userRoutes } from "./user.ts";
 import { mfaRoutes } from "./mfa.ts";
 import { webRoutes } from "./web/mod.tsx";
+import { userExportRoutes } from "./user_export.ts";
 import { usersRoutes } from "./users.ts";
 import { fileRoutes } from "./files.ts";
 import { userFileRoutes } from "./user_files.ts";
@@ -56,6 +57,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", docsRoutes);
   app.route("/api", authRoutes);
   app.route("/api", userRoutes);
+  app.route("/api", userExportRoutes);
   app.route("/api", mfaRoutes);
   app.route("/", webRoutes);
   app.route("/api", usersRoutes);

@@ -169,7 +169,8 @@ const password = defineRoute({
   tags: ["URLs"],
   summary: "Verify a URL's password",
   description: "`id` is the URL's id, code or vanity. Sets the cookie `url_pw_<urlId>` (the " +
-    "verified password, 60 seconds) that lets the short link redirect.",
+    "verified password, 60 seconds) that lets the short link and its password page " +
+    "`/view/url/<id>` redirect.",
   request: { params: IdParam, body: jsonBody(z.object({ password: Password })) },
   responses: {
     200: json(z.object({ success: z.literal(true) }), "The password is right"),

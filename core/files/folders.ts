@@ -19,6 +19,8 @@ import { type FileView, fileView } from "./manage.ts";
 /** Who owns an upload's files and where they go. */
 export interface UploadTarget {
   owner: UserRecord;
+  /** Who sent the upload (the webhooks' `user`); `null` without credentials. */
+  uploader: UserRecord | null;
   folderId: string | null;
   anonymous: boolean;
 }
@@ -38,16 +40,16 @@ export async function uploadTarget(
 ): Promise<UploadTarget> {
   if (folderId === null) {
     if (!user) throw forbidden("folder is not open");
-    return { owner: user, folderId: null, anonymous: false };
+    return { owner: user, uploader: user, folderId: null, anonymous: false };
   }
   const folder = await s.store.folders.get(folderId);
   const owner = folder && await s.store.getUser(folder.userId);
   if (!folder || !owner) throw forbidden("folder is not open");
   if (user && (user.id === owner.id || canManage(user.role, owner.role))) {
-    return { owner, folderId, anonymous: false };
+    return { owner, uploader: user, folderId, anonymous: false };
   }
   if (!folder.allowUploads) throw forbidden("folder is not open");
-  return { owner, folderId, anonymous: true };
+  return { owner, uploader: user, folderId, anonymous: true };
 }
 
 /** The folder with this id that `caller` may act on; 404 otherwise. */

@@ -79,6 +79,11 @@ function asciiFallback(name: string): string {
   return name.replace(/[^\x20-\x7e]|["\\]/g, "_");
 }
 
+/** A `Content-Disposition` naming `name`: an ASCII `filename` and the exact UTF-8 `filename*`. */
+export function contentDisposition(kind: "inline" | "attachment", name: string): string {
+  return `${kind}; filename="${asciiFallback(name)}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
 /**
  * The headers of a file response: type (with a charset for text), length,
  * validators, disposition from the original name (attachment when
@@ -94,9 +99,7 @@ export function fileHeaders(file: FileRecord, download: boolean): Record<string,
     "Accept-Ranges": "bytes",
     "ETag": etagOf(file),
     "Last-Modified": file.createdAt.toUTCString(),
-    "Content-Disposition": `${download ? "attachment" : "inline"}; filename="${
-      asciiFallback(shown)
-    }"; filename*=UTF-8''${encodeURIComponent(shown)}`,
+    "Content-Disposition": contentDisposition(download ? "attachment" : "inline", shown),
     "X-Content-Type-Options": "nosniff",
   };
   if (!PASSIVE.test(file.type)) headers["Content-Security-Policy"] = SANDBOX_POLICY;

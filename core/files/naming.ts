@@ -31,12 +31,19 @@ const DOUBLE_EXTENSIONS = [
 /** Longest file name in bytes: what most file systems take as one path segment. */
 export const MAX_NAME_BYTES = 255;
 
+/**
+ * The datasource folder that holds user exports (`./user_export.ts`). No file
+ * may be named so: on local disk such a file would stand where the folder must.
+ */
+export const EXPORTS_FOLDER = ".exports";
+
 // deno-lint-ignore no-control-regex
 const UNSAFE = /[/\\\u0000-\u001f\u007f]/;
 
 /**
  * A client-given file name, URI-decoded, or `null` when it is not a plain
- * name: a path separator, a control character, `.`/`..`, or bad escapes.
+ * name: a path separator, a control character, `.`/`..`, the exports
+ * folder's name, or bad escapes.
  */
 export function sanitizeFilename(input: string): string | null {
   let name: string;
@@ -45,7 +52,9 @@ export function sanitizeFilename(input: string): string | null {
   } catch {
     return null;
   }
-  if (!name || name === "." || name === ".." || UNSAFE.test(name)) return null;
+  if (!name || name === "." || name === ".." || name === EXPORTS_FOLDER || UNSAFE.test(name)) {
+    return null;
+  }
   return new TextEncoder().encode(name).byteLength <= MAX_NAME_BYTES ? name : null;
 }
 

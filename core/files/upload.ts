@@ -18,6 +18,7 @@ import type { Settings } from "../settings/registry.ts";
 import { parseSize } from "../units/size.ts";
 import { linkOrigin, routeLink } from "../links.ts";
 import { queueUpload } from "../webhooks/outbox.ts";
+import { anonymousUploader } from "../webhooks/payloads.ts";
 import { type UploadTarget, uploadTarget } from "./folders.ts";
 import { GpsRemover } from "./exif.ts";
 import { mimeOf } from "./mime.ts";
@@ -152,7 +153,7 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
 export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): UploadResult {
   const { s, settings, options, target } = b;
   const base = linkOrigin(s, options.domain ?? undefined, host);
-  for (const file of stored) announce(s, target.owner, file, routeLink(base, "/raw", file.name));
+  for (const file of stored) announce(s, target.uploader, file, routeLink(base, "/raw", file.name));
   return {
     files: stored.map((f) => ({
       id: f.id,
@@ -307,14 +308,19 @@ async function discard(s: Services, file: FileRecord): Promise<void> {
   await s.datasource.delete(file.name);
 }
 
-/** Queues the upload webhooks; a failure there is logged, never the upload's. */
+/**
+ * Queues the upload webhooks, naming who sent the file (the anonymous
+ * placeholder for an upload without credentials); a failure there is logged,
+ * never the upload's.
+ */
 function announce(
   s: Services,
-  owner: UserRecord,
+  uploader: UserRecord | null,
   file: FileRecord,
   raw: string,
 ): void {
-  queueUpload(s, { user: owner, file, link: { raw } }).catch((error) =>
+  const user = uploader ?? anonymousUploader(file.createdAt);
+  queueUpload(s, { user, file, link: { raw } }).catch((error) =>
     s.logger.error("could not queue upload webhooks", { file: file.id, error })
   );
 }

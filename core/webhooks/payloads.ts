@@ -21,6 +21,14 @@ export interface UploadEvent {
   link: { raw: string };
 }
 
+/**
+ * The `user` of an upload sent without an account into a folder open to
+ * uploads (reference §5.7): a placeholder, not the folder's owner.
+ */
+export function anonymousUploader(at: Date): UploadEvent["user"] {
+  return { id: "anonymous", username: "anonymous", role: "USER", avatar: null, createdAt: at };
+}
+
 /** A shortened URL, as webhooks tell it. */
 export interface ShortenEvent {
   user: { id: string; username: string; role: string };

@@ -16,6 +16,7 @@ import {
 } from "../store.ts";
 import { KvMfa } from "./mfa.ts";
 import { KvInvites } from "./invites.ts";
+import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { KvUrls } from "./urls.ts";
@@ -75,6 +76,7 @@ export class KvStore implements Store {
   readonly leases: KvLeases;
   readonly folders: KvFolders;
   readonly tags: KvTags;
+  readonly userExports: KvUserExports;
 
   constructor(private readonly kv: Deno.Kv) {
     this.rateLimits = new KvRateLimits(kv);
@@ -89,6 +91,7 @@ export class KvStore implements Store {
     this.leases = new KvLeases(kv);
     this.folders = new KvFolders(kv);
     this.tags = new KvTags(kv);
+    this.userExports = new KvUserExports(kv);
   }
 
   async ping(): Promise<void> {

@@ -3,12 +3,16 @@
  * `["tag_by_user", owner, id]`; the per-user name index `["tag_name", owner,
  * name]` is checked and written with the record. Links are kept both ways,
  * `["tag_file", tagId, fileId]` and `["file_tag", fileId, tagId]`, written
- * together. Readers skip a link whose tag is gone (a link made while its tag
- * was being deleted).
+ * together. Replacing a file's set checks and rewrites the file's record, so
+ * concurrent replacements queue. Readers skip a link whose tag is gone (a link
+ * made while its tag was being deleted).
  */
 import { UniqueError } from "../store.ts";
 import type { TagLink, TagPatch, TagRecord, TagStore } from "../tags.ts";
 import { oldestFirst } from "./order.ts";
+
+/** The key of a file's record (`./files.ts`), which a change of the file's tag set checks. */
+const fileRecordKey = (fileId: string) => ["file", fileId];
 
 const K = {
   tag: (id: string) => ["tag", id],
@@ -97,17 +101,24 @@ export class KvTags implements TagStore {
   }
 
   async setFileTags(fileId: string, tagIds: string[]) {
-    const wanted = new Set(tagIds);
-    const op = this.kv.atomic();
-    for await (const e of this.kv.list({ prefix: K.fileTags(fileId) })) {
-      const tagId = e.key.at(-1) as string;
-      if (wanted.delete(tagId)) continue;
-      op.delete(e.key).delete(K.tagFile(tagId, fileId));
+    // The file's record is the lock, as its row is on Postgres: the operation
+    // checks it and rewrites it unchanged (a new versionstamp), so of two
+    // concurrent replacements the later commit retries on the earlier's links.
+    while (true) {
+      const file = await this.kv.get(fileRecordKey(fileId));
+      if (file.value === null) return;
+      const wanted = new Set(tagIds);
+      const op = this.kv.atomic().check(file).set(file.key, file.value);
+      for await (const e of this.kv.list({ prefix: K.fileTags(fileId) })) {
+        const tagId = e.key.at(-1) as string;
+        if (wanted.delete(tagId)) continue;
+        op.delete(e.key).delete(K.tagFile(tagId, fileId));
+      }
+      for (const tagId of wanted) {
+        op.set(K.fileTag(fileId, tagId), true).set(K.tagFile(tagId, fileId), true);
+      }
+      if ((await op.commit()).ok) return;
     }
-    for (const tagId of wanted) {
-      op.set(K.fileTag(fileId, tagId), true).set(K.tagFile(tagId, fileId), true);
-    }
-    await op.commit();
   }
 
   async tagsOfFiles(fileIds: string[]) {

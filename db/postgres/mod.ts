@@ -16,6 +16,7 @@ import {
 } from "../store.ts";
 import { PostgresMfa } from "./mfa.ts";
 import { PostgresInvites } from "./invites.ts";
+import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { PostgresUrls } from "./urls.ts";
@@ -141,6 +142,7 @@ export class PostgresStore implements Store {
   readonly leases: PostgresLeases;
   readonly folders: PostgresFolders;
   readonly tags: PostgresTags;
+  readonly userExports: PostgresUserExports;
 
   constructor(readonly sql: Sql) {
     this.rateLimits = new PostgresRateLimits(sql);
@@ -155,6 +157,7 @@ export class PostgresStore implements Store {
     this.leases = new PostgresLeases(sql);
     this.folders = new PostgresFolders(sql);
     this.tags = new PostgresTags(sql);
+    this.userExports = new PostgresUserExports(sql);
   }
 
   async ping(): Promise<void> {

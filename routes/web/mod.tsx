@@ -2,8 +2,10 @@
 /**
  * The pages Ferry serves to people (the first pieces of the dashboard):
  * `/auth/login`, `/auth/register`, `/dashboard` and `/dashboard/security`, with `/` sending
- * to one of them, and a file's page, `/view/<name>`. Server-rendered with Hono's JSX; the one script and the one
- * stylesheet are files of this folder, served at `/assets/…`, so the pages
+ * to one of them, a file's page, `/view/<name>`, and `/view/url/:id`, where a
+ * password-protected short URL asks for its password. Server-rendered with Hono's
+ * JSX; the one script and the one stylesheet are files of this folder, served at
+ * `/assets/…`, so the pages
  * work offline and under a strict Content-Security-Policy. Not API routes:
  * they are not in the OpenAPI document.
  */
@@ -17,6 +19,7 @@ import { fileOnView } from "../../core/files/serve.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
+import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
 import type { UserRecord } from "../../db/store.ts";
 import type { AppEnv } from "../env.ts";
 import { DashboardPage } from "./dashboard.tsx";
@@ -24,6 +27,7 @@ import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
 import { FileNotFoundPage, ViewPage } from "./view.tsx";
+import { UrlPasswordPage } from "./url_password.tsx";
 
 /**
  * Scripts, styles, media and requests from this origin only; images also as
@@ -96,6 +100,18 @@ export const webRoutes = new Hono<AppEnv>()
         passkeys={passkeys}
       />,
     );
+  })
+  .get("/view/url/:id", async (c) => {
+    const s = c.var.services;
+    const found = await resolveUrlPage(
+      s,
+      c.req.param("id"),
+      (id) => getCookie(c, urlPasswordCookie(id)),
+    );
+    if (!found || found.kind === "gone") return c.notFound();
+    if (found.kind === "redirect") return c.redirect(found.destination, 302);
+    const site = s.settings.get("websiteTitle");
+    return page(c, <UrlPasswordPage site={site} urlId={found.urlId} />);
   })
   .get("/view/:name", async (c) => {
     const s = c.var.services;

@@ -21,6 +21,7 @@ const UNDOCUMENTED = new Set([
   "GET /dashboard",
   "GET /dashboard/security",
   "GET /view/{name}",
+  "GET /view/url/{id}",
   "GET /assets/{file}",
 ]);
 

@@ -304,6 +304,69 @@ apiTest(
   },
 );
 
+apiTest(
+  "/view/url/:id: the password page, then one counted view and the destination",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const url =
+      (await shorten(app, alice, { destination: "https://secret.example/x", vanity: "pv" }, {
+        "x-service-password": "open sesame",
+      })).body;
+    const asked = await visit(app, `/view/url/${url.id}`);
+    assert.equal(asked.status, 200);
+    assert.match(asked.headers.get("content-type")!, /^text\/html/);
+    const csp = asked.headers.get("content-security-policy")!;
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
+    assert.equal(asked.headers.get("cache-control"), "no-store");
+    const html = await asked.text();
+    assert.match(html, new RegExp(`<form id="url-password-form"[^>]*data-url-id="${url.id}"`));
+    assert.match(html, /<script src="\/assets\/ferry.js"/);
+    assert.doesNotMatch(html, /secret\.example|<script>/, "no destination, no inline script");
+    // The code and the vanity name the same page.
+    assert.equal((await visit(app, "/view/url/pv")).status, 200);
+    assert.equal((await visit(app, `/view/url/${url.code}`)).status, 200);
+
+    const wrong = `url_pw_${url.id}=nope`;
+    assert.equal((await visit(app, `/view/url/${url.id}`, wrong)).status, 200);
+    const right = await app.json("POST", `/api/user/urls/${url.id}/password`, {
+      password: "open sesame",
+    });
+    assert.equal(right.status, 200);
+    const cookie = right.headers.getSetCookie()[0].split(";")[0];
+    assert.equal((await app.services.store.urls.get(url.id))!.views, 0, "verifying counts nothing");
+    const through = await visit(app, `/view/url/${url.id}`, cookie);
+    assert.equal(through.status, 302);
+    assert.equal(through.headers.get("location"), "https://secret.example/x");
+    const got = await app.json("GET", `/api/user/urls/${url.id}`, undefined, alice.headers);
+    assert.equal(got.body.views, 1);
+  },
+);
+
+apiTest("/view/url/:id: unknown, disabled, used up and unprotected URLs", async (app) => {
+  const alice = await actor(app, "USER");
+  const pw = { "x-service-password": "pw" };
+  assert.equal((await visit(app, "/view/url/nothing-here")).status, 404);
+  const off = (await shorten(app, alice, { destination: "https://a.example", enabled: false }, pw))
+    .body;
+  assert.equal((await visit(app, `/view/url/${off.id}`)).status, 404);
+  const once = (await shorten(app, alice, { destination: "https://b.example" }, {
+    ...pw,
+    "x-service-max-views": "1",
+  })).body;
+  await app.json("POST", `/api/user/urls/${once.id}/password`, { password: "pw" });
+  const cookie = `url_pw_${once.id}=pw`;
+  assert.equal((await visit(app, `/view/url/${once.id}`, cookie)).status, 302);
+  assert.equal((await visit(app, `/view/url/${once.id}`)).status, 404, "no password asked");
+  assert.equal(await app.services.store.urls.get(once.id), null, "deleted at its max views");
+  assert.equal((await visit(app, `/view/url/${once.id}`, cookie)).status, 404);
+  const plain = (await shorten(app, alice, { destination: "https://c.example" })).body;
+  const go = await visit(app, `/view/url/${plain.id}`);
+  assert.equal(go.status, 302);
+  assert.equal(go.headers.get("location"), "https://c.example");
+  assert.equal((await app.services.store.urls.get(plain.id))!.views, 1);
+});
+
 apiTest("the password route allows 2 attempts per second", async (app) => {
   const alice = await actor(app, "USER");
   const url = (await shorten(app, alice, { destination: "https://a.example" }, {

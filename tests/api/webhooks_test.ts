@@ -11,7 +11,9 @@ import { webhookSecret } from "../../core/webhooks/signature.ts";
 import { RETRY_DELAYS_MS, WebhookWorker } from "../../core/webhooks/worker.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { type Received, startReceiver } from "../helpers/receiver.ts";
+import { uploadFiles } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
+import { eventually } from "../helpers/wait.ts";
 
 const created = new Date("2026-11-22T10:00:00.000Z");
 
@@ -124,6 +126,78 @@ apiTest("HTTP webhooks: the spec's headers and bodies, signed, nothing secret", 
       },
     });
     assert.equal(await app.services.store.webhooks.pending(), 0);
+  } finally {
+    await receiver.close();
+  }
+});
+
+/** Runs the worker once `count` deliveries are queued (an upload queues them unawaited). */
+async function deliverQueued(app: TestApp, count: number) {
+  await eventually(
+    `${count} queued deliveries`,
+    async () => await app.services.store.webhooks.pending() >= count,
+  );
+  return await new WebhookWorker(app.services).runOnce();
+}
+
+/** The parsed HTTP (upload) and chat bodies among `received`. */
+function bodiesOf(received: Received[]) {
+  return ["upload", null].map((type) =>
+    JSON.parse(received.find((r) => r.headers.get("x-service-webhook-type") === type)!.body)
+  );
+}
+
+apiTest("uploads into an open folder name who sent them, never the folder's owner", async (app) => {
+  const receiver = startReceiver();
+  try {
+    await configure(app, {
+      httpWebhookOnUpload: receiver.url,
+      chatOnUploadWebhookUrl: receiver.url,
+      chatOnUploadContent: "{user.username} ({user.id}) sent {file.name}",
+    });
+    const owner = await actor(app, "USER", "owner");
+    const guest = await actor(app, "USER", "guest");
+    const drop = await app.json("POST", "/api/user/folders", { name: "drop" }, owner.headers);
+    await app.json(
+      "PATCH",
+      `/api/user/folders/${drop.body.id}`,
+      { allowUploads: true },
+      owner.headers,
+    );
+    const file = [{ name: "a.txt", content: "x" }];
+    const anon = await uploadFiles(app, file, { "x-service-folder": drop.body.id });
+    assert.equal(anon.status, 200);
+    assert.equal(await deliverQueued(app, 2), 2);
+    const [http, chat] = bodiesOf(receiver.received);
+    const stored = await app.services.store.files.get(anon.body.files[0].id);
+    assert.deepEqual(http.data.user, {
+      id: "anonymous",
+      username: "anonymous",
+      role: "USER",
+      avatar: null,
+      createdAt: stored!.createdAt.toISOString(),
+    });
+    assert.equal(http.data.file.id, stored!.id);
+    assert.equal(chat.content, `anonymous (anonymous) sent ${stored!.name}`);
+    const ownerRecord = (await app.services.store.getUser(owner.user.id))!;
+    for (const r of receiver.received) {
+      assert.ok(!r.body.includes(ownerRecord.id) && !r.body.includes("owner"), r.body);
+      assert.ok(!r.body.includes(ownerRecord.token));
+    }
+
+    // A signed-in stranger uploading into the open folder is named as itself.
+    const byGuest = await uploadFiles(app, file, {
+      ...guest.headers,
+      "x-service-folder": drop.body.id,
+    });
+    assert.equal(byGuest.status, 200);
+    assert.equal(await deliverQueued(app, 2), 2);
+    const [guestHttp, guestChat] = bodiesOf(receiver.received.slice(2));
+    assert.deepEqual([guestHttp.data.user.id, guestHttp.data.user.username], [
+      guest.user.id,
+      "guest",
+    ]);
+    assert.match(guestChat.content, /^guest \(/);
   } finally {
     await receiver.close();
   }

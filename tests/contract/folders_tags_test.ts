@@ -205,6 +205,24 @@ const steps: ContractSteps = {
     await store.tags.setFileTags(f2.id, []);
     assert.deepEqual(await store.tags.tagsOfFiles([f2.id]), new Map());
   },
+
+  "tags: two concurrent replacements of a file's set leave one of them whole": async (store) => {
+    const a = await owner(store);
+    const [t1, t2, t3, t4] = ["one", "two", "three", "four"].map((n) => tag(a.id, n));
+    for (const t of [t1, t2, t3, t4]) await store.tags.create(t);
+    const f = await file(store, a.id);
+    const sets = [[t1.id, t2.id], [t3.id, t4.id]].map((set) => set.sort());
+    for (let round = 0; round < 10; round++) {
+      await store.tags.setFileTags(f.id, round % 2 ? [t1.id, t3.id] : []);
+      await Promise.all(sets.map((set) => store.tags.setFileTags(f.id, set)));
+      const now = (await store.tags.tagsOfFiles([f.id])).get(f.id)!.map((t) => t.id).sort();
+      assert.ok(sets.some((set) => set.join() === now.join()), `round ${round}: ${now}`);
+      const linked = await store.tags.filesOfTags([t1.id, t2.id, t3.id, t4.id]);
+      assert.deepEqual([...linked.keys()].sort(), now, "the links agree both ways");
+    }
+    await store.tags.setFileTags("no-such-file", [t1.id]);
+    assert.deepEqual(await store.tags.tagsOfFiles(["no-such-file"]), new Map());
+  },
 };
 
 contractSuite("folder and tag store contract", steps);

@@ -16,6 +16,7 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "ferry-docs-" });
     const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
+    // Even a request the route below missed cannot resolve a name.
     const browser = await launchChromium();
     try {
       const origin = new URL(server.origin);
@@ -43,8 +44,7 @@ Deno.test({
         .reduce((n, item) => n + Object.keys(item).length, 0);
       assert.equal(await page.locator(".opblock").count(), documented);
 
-      const png = await screenshot(page, "docs");
-      assert.ok(png.byteLength > 10_000, "the screenshot is nearly empty");
+      await screenshot(page, "docs", 10_000);
 
       assert.deepEqual(external, [], "requests to hosts other than the server");
       assert.deepEqual(problems, []);

@@ -11,7 +11,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import {
   launchChromium,
   NO_BROWSER,
-  screenshot as save,
+  screenshot,
+  setupAdmin,
   watchProblems,
 } from "../helpers/browser.ts";
 import { type ServerProcess, startServer } from "../helpers/process.ts";
@@ -46,13 +47,7 @@ function browserTest(name: string, fn: (session: Session) => Promise<void>) {
       const origin = `http://localhost:${new URL(server.origin).port}`;
       const browser = await launchChromium();
       try {
-        const setup = await fetch(`${server.origin}/api/setup`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ username: "admin", password: "password123" }),
-        });
-        assert.equal(setup.status, 200, await setup.clone().text());
-        const cookie = setup.headers.getSetCookie()[0].split(";")[0];
+        const cookie = await setupAdmin(server.origin);
         const settings = await fetch(`${server.origin}/api/server/settings`, {
           method: "PATCH",
           headers: { "content-type": "application/json", cookie },
@@ -93,11 +88,6 @@ async function passwordLogin(page: Page, origin: string, code?: () => string) {
   }
   await page.waitForURL(`${origin}/dashboard`);
   assert.equal(await page.locator("#signed-in-as").textContent(), "admin");
-}
-
-async function screenshot(page: Page, name: string) {
-  const png = await save(page, name);
-  assert.ok(png.byteLength > 5_000, `the ${name} screenshot is nearly empty`);
 }
 
 browserTest("e2e: register a passkey on the security page, then sign in with it", async (s) => {

@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { deflateSync } from "node:zlib";
-import { launchChromium, NO_BROWSER, screenshot, watchProblems } from "../helpers/browser.ts";
+import {
+  launchChromium,
+  NO_BROWSER,
+  screenshot,
+  setupAdmin,
+  watchProblems,
+} from "../helpers/browser.ts";
 import { pngChunk } from "../helpers/images.ts";
 import { startServer } from "../helpers/process.ts";
 /** The password route allows two attempts a second per client. */
@@ -35,18 +41,7 @@ Deno.test({
     const server = await startServer({ env: { SERVICE_DATA_DIR: dir } });
     const browser = await launchChromium();
     try {
-      const setup = await server.json("POST", "/api/setup", {
-        username: "admin",
-        password: "password123",
-      });
-      assert.equal(setup.status, 200);
-      const login = await fetch(`${server.origin}/api/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: "admin", password: "password123" }),
-      });
-      const cookie = login.headers.getSetCookie()[0].split(";")[0];
-      await login.body?.cancel();
+      const cookie = await setupAdmin(server.origin);
       const upload = async (name: string, type: string, content: BlobPart, password?: string) => {
         const form = new FormData();
         form.append("file", new Blob([content], { type }), name);

@@ -1,4 +1,10 @@
-/** The real browser of the e2e tests: Debian's chromium, driven by playwright-core. */
+/**
+ * The real browser of the end-to-end tests: Debian's chromium driven by
+ * playwright-core, launched headless with no way to reach any host but the
+ * local ones; what went wrong on a page; screenshots; and the first account of
+ * a fresh server.
+ */
+import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -49,8 +55,23 @@ export function watchProblems(page: Page, responses = true): string[] {
   return problems;
 }
 
-/** Saves a full-page screenshot as `<name>.png` in {@link ARTIFACTS}; returns its bytes. */
-export async function screenshot(page: Page, name: string): Promise<Uint8Array> {
+/**
+ * Saves a full-page screenshot as `<name>.png` in {@link ARTIFACTS}; fails
+ * when it is smaller than `minBytes` (a blank page).
+ */
+export async function screenshot(page: Page, name: string, minBytes = 5_000): Promise<void> {
   await Deno.mkdir(ARTIFACTS, { recursive: true });
-  return await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const png = await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  assert.ok(png.byteLength > minBytes, `the ${name} screenshot is nearly empty`);
+}
+
+/** Creates the first user, `admin`/`password123`, on the server at `origin`; returns its session cookie pair. */
+export async function setupAdmin(origin: string): Promise<string> {
+  const setup = await fetch(`${origin}/api/setup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: "password123" }),
+  });
+  assert.equal(setup.status, 200, await setup.clone().text());
+  return setup.headers.getSetCookie()[0].split(";")[0];
 }

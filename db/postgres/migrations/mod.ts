@@ -15,6 +15,7 @@ import { sql as oauthMetrics } from "./009_oauth_metrics.ts";
 import { sql as foldersTags } from "./010_folders_tags.ts";
 import { sql as chunkedUploadsLeases } from "./011_chunked_uploads_leases.ts";
 import { sql as rateLimitsPrev } from "./012_rate_limits_prev.ts";
+import { sql as userExports } from "./013_user_exports.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -37,4 +38,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: "folders_tags", sql: foldersTags },
   { version: 11, name: "chunked_uploads_leases", sql: chunkedUploadsLeases },
   { version: 12, name: "rate_limits_prev", sql: rateLimitsPrev },
+  { version: 13, name: "user_exports", sql: userExports },
 ];

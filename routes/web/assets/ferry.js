@@ -1,6 +1,6 @@
-// Ferry's pages for people: sign-in, security and a file's page. Plain browser JavaScript,
-// served by Ferry itself; no framework, no build step. Each part starts when
-// its elements are on the page.
+// Ferry's pages for people: sign-in, security, a file's page and short-URL
+// passwords. Plain browser JavaScript, served by Ferry itself; no framework, no
+// build step. Each part starts when its elements are on the page.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -100,6 +100,17 @@ on($("register-form"), "submit", async () => {
   if (code) body.code = code;
   await api("POST", "/api/auth/register", body);
   location.assign("/dashboard");
+});
+
+// The password page of a protected short URL: once the password is right,
+// this page again, which now redirects to the destination (one counted view).
+const urlPasswordForm = $("url-password-form");
+on(urlPasswordForm, "submit", async () => {
+  const id = urlPasswordForm.dataset.urlId;
+  await api("POST", `/api/user/urls/${encodeURIComponent(id)}/password`, {
+    password: $("url-password").value,
+  });
+  location.replace(`/view/url/${encodeURIComponent(id)}`);
 });
 
 on($("passkey-login"), "click", async () => {

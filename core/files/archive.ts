@@ -1,0 +1,97 @@
+/**
+ * Files as zip archives (`../zip.ts`): a folder with its subfolders
+ * (reference §4.4, `GET /api/user/folders/:id/export`) and the whole of a
+ * user's files (the user export, `./user_export.ts`). Only records are read up
+ * front; each file's bytes are opened from the datasource when the archive
+ * reaches it. Pending and expired files are left out, and so is a file whose
+ * bytes are missing (logged).
+ */
+import type { FileRecord } from "../../db/files.ts";
+import type { FolderRecord } from "../../db/folders.ts";
+import type { UserRecord } from "../../db/store.ts";
+import { forbidden, notFound } from "../errors.ts";
+import type { Services } from "../services.ts";
+import { type ZipEntry, zipSegment, zipStream } from "../zip.ts";
+
+/** A named archive, ready to stream. */
+export interface Archive {
+  /** The download's name, without `.zip`. */
+  name: string;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/**
+ * The zip of folder `id`: its files at the archive's root, each subfolder a
+ * directory, all the way down. The owner's alone, administrators included
+ * (403 `You do not own this folder`); 404 for an unknown folder.
+ */
+export async function folderArchive(s: Services, caller: UserRecord, id: string): Promise<Archive> {
+  const folder = await s.store.folders.get(id);
+  if (!folder) throw notFound();
+  if (folder.userId !== caller.id) throw forbidden("You do not own this folder");
+  const folders = await s.store.folders.listByUser(folder.userId);
+  const files = await exportableFiles(s, folder.userId);
+  return { name: folder.name, stream: zipStream(folderEntries(s, folders, files, folder.id, "")) };
+}
+
+/** The user's files that an archive holds: complete and not expired, oldest first. */
+export async function exportableFiles(s: Services, userId: string): Promise<FileRecord[]> {
+  const now = s.clock.now();
+  return (await s.store.files.listByUser(userId)).filter((f) =>
+    !f.pending && (f.deletesAt === null || f.deletesAt.getTime() > now)
+  );
+}
+
+/** Every file of `files` at the archive's root. */
+export function flatEntries(s: Services, files: FileRecord[]): ZipEntry[] {
+  const used = new Set<string>();
+  return files.map((f) => fileEntry(s, f, uniqueName(used, zipSegment(f.name))));
+}
+
+/** The files of folder `folderId`, then each subfolder as a directory and its contents. */
+function* folderEntries(
+  s: Services,
+  folders: FolderRecord[],
+  files: FileRecord[],
+  folderId: string,
+  prefix: string,
+): Generator<ZipEntry> {
+  const used = new Set<string>();
+  for (const f of files) {
+    if (f.folderId === folderId) {
+      yield fileEntry(s, f, prefix + uniqueName(used, zipSegment(f.name)));
+    }
+  }
+  for (const child of folders) {
+    if (child.parentId !== folderId) continue;
+    const path = prefix + uniqueName(used, zipSegment(child.name));
+    yield { kind: "directory", path, modified: child.createdAt };
+    yield* folderEntries(s, folders, files, child.id, `${path}/`);
+  }
+}
+
+/** The entry of one stored file, its bytes opened when the archive reaches it. */
+function fileEntry(s: Services, file: FileRecord, path: string): ZipEntry {
+  return {
+    kind: "file",
+    path,
+    modified: file.createdAt,
+    size: file.size,
+    async open() {
+      const body = await s.datasource.get(file.name);
+      if (!body) s.logger.warn("archive: the file's bytes are missing", { file: file.id });
+      return body;
+    },
+  };
+}
+
+/** `name`, or `name (2).ext`, … when a sibling already took it (names cleaned alike). */
+function uniqueName(used: Set<string>, name: string): string {
+  let candidate = name;
+  for (let n = 2; used.has(candidate); n++) {
+    const dot = name.lastIndexOf(".");
+    candidate = dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
+  }
+  used.add(candidate);
+  return candidate;
+}

@@ -1,0 +1,119 @@
+/**
+ * User exports (reference §4.3): a zip of all of a user's files, built in the
+ * background after `POST /api/user/export` answers, then listed, downloaded
+ * and deleted by the user.
+ *
+ * The archive goes to the datasource, at `.exports/zexport_<userId>_<ms>_<files>.zip`,
+ * not to a server's temp directory: any instance behind a load balancer can
+ * then serve it, and a bucket holds it as well as a disk does. No file can be
+ * named with a `/` or `.exports`, so the archive never shadows a file nor a
+ * file the folder, and `/raw` serves only names with a file record. The record (`store.userExports`) says
+ * whether the archive is complete. A build that fails removes its record and
+ * object (logged); one cut short by a restart stays incomplete until deleted.
+ */
+import type { UserRecord } from "../../db/store.ts";
+import type { UserExportRecord } from "../../db/user_exports.ts";
+import { newId } from "../clock.ts";
+import { badRequest, notFound } from "../errors.ts";
+import type { Services } from "../services.ts";
+import { zipStream } from "../zip.ts";
+import { exportableFiles, flatEntries } from "./archive.ts";
+import { EXPORTS_FOLDER } from "./naming.ts";
+import type { FileRecord } from "../../db/files.ts";
+
+/**
+ * Starts an export of the user's files (400 `No files to export` without
+ * any) and returns its record; the archive is built after this returns.
+ */
+export async function startUserExport(s: Services, user: UserRecord): Promise<UserExportRecord> {
+  const files = await exportableFiles(s, user.id);
+  if (files.length === 0) throw badRequest("No files to export");
+  const now = new Date(s.clock.now());
+  const record: UserExportRecord = {
+    id: newId(s.random),
+    userId: user.id,
+    path: `${EXPORTS_FOLDER}/zexport_${user.id}_${now.getTime()}_${files.length}.zip`,
+    files: files.length,
+    size: 0,
+    completed: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await s.store.userExports.create(record);
+  s.logger.info("user export started", { user: user.id, export: record.id, files: files.length });
+  void build(s, record, files);
+  return record;
+}
+
+/** Streams the archive into the datasource and completes the record; never rejects. */
+async function build(s: Services, record: UserExportRecord, files: FileRecord[]): Promise<void> {
+  try {
+    const size = await s.datasource.put(record.path, zipStream(flatEntries(s, files)), {
+      contentType: "application/zip",
+    });
+    if (await s.store.userExports.complete(record.id, size, new Date(s.clock.now()))) {
+      s.logger.info("user export completed", { export: record.id, size });
+      return;
+    }
+    // Deleted while it was being built.
+    await s.datasource.delete(record.path);
+  } catch (error) {
+    s.logger.error("user export failed", { export: record.id, error });
+    await Promise.allSettled([
+      s.store.userExports.delete(record.id),
+      s.datasource.delete(record.path),
+    ]);
+  }
+}
+
+/** The user's exports, oldest first. */
+export async function listUserExports(s: Services, user: UserRecord) {
+  return await s.store.userExports.listByUser(user.id);
+}
+
+/** The user's export with this id; 404 for a missing one or someone else's. */
+async function ownExport(s: Services, user: UserRecord, id: string): Promise<UserExportRecord> {
+  const record = await s.store.userExports.get(id);
+  if (!record || record.userId !== user.id) throw notFound();
+  return record;
+}
+
+/** A finished export's download: its file name, size and bytes. */
+export interface ExportDownload {
+  name: string;
+  size: number;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/** The archive of the user's export `id`; 400 `Export is not completed` while it is being built. */
+export async function downloadUserExport(
+  s: Services,
+  user: UserRecord,
+  id: string,
+): Promise<ExportDownload> {
+  const record = await ownExport(s, user, id);
+  if (!record.completed) throw badRequest("Export is not completed");
+  const stream = await s.datasource.get(record.path);
+  if (!stream) throw notFound();
+  return { name: record.path.slice(EXPORTS_FOLDER.length + 1), size: record.size, stream };
+}
+
+/** Deletes the user's export `id` (400 `No ID provided` without one), record and archive. */
+export async function deleteUserExport(
+  s: Services,
+  user: UserRecord,
+  id: string | undefined,
+): Promise<void> {
+  if (!id) throw badRequest("No ID provided");
+  const record = await ownExport(s, user, id);
+  await s.store.userExports.delete(record.id);
+  await s.datasource.delete(record.path);
+}
+
+/** Deletes every export of a user, records and archives (the user is being deleted). */
+export async function removeUserExports(s: Services, userId: string): Promise<void> {
+  for (const record of await s.store.userExports.listByUser(userId)) {
+    await s.store.userExports.delete(record.id);
+    await s.datasource.delete(record.path);
+  }
+}

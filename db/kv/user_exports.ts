@@ -1,0 +1,62 @@
+/**
+ * User exports on Deno KV: the record under `["user_export", id]` and a copy
+ * under `["user_export_by_user", userId, id]`, written and removed together
+ * with a check on the record.
+ */
+import type { UserExportRecord, UserExportStore } from "../user_exports.ts";
+import { oldestFirst } from "./order.ts";
+
+const K = {
+  record: (id: string) => ["user_export", id],
+  byUser: (userId: string, id: string) => ["user_export_by_user", userId, id],
+  userExports: (userId: string) => ["user_export_by_user", userId],
+} satisfies Record<string, (...args: string[]) => Deno.KvKey>;
+
+/** {@link UserExportStore} on Deno KV. */
+export class KvUserExports implements UserExportStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async create(record: UserExportRecord): Promise<void> {
+    await this.kv.atomic()
+      .set(K.record(record.id), record)
+      .set(K.byUser(record.userId, record.id), record)
+      .commit();
+  }
+
+  async get(id: string): Promise<UserExportRecord | null> {
+    return (await this.kv.get<UserExportRecord>(K.record(id))).value;
+  }
+
+  async listByUser(userId: string): Promise<UserExportRecord[]> {
+    const records: UserExportRecord[] = [];
+    for await (const e of this.kv.list<UserExportRecord>({ prefix: K.userExports(userId) })) {
+      records.push(e.value);
+    }
+    return records.sort(oldestFirst);
+  }
+
+  async complete(id: string, size: number, now: Date): Promise<UserExportRecord | null> {
+    while (true) {
+      const entry = await this.kv.get<UserExportRecord>(K.record(id));
+      if (entry.value === null || entry.value.completed) return null;
+      const next = { ...entry.value, size, completed: true, updatedAt: now };
+      const result = await this.kv.atomic().check(entry)
+        .set(K.record(id), next)
+        .set(K.byUser(next.userId, id), next)
+        .commit();
+      if (result.ok) return next;
+    }
+  }
+
+  async delete(id: string): Promise<UserExportRecord | null> {
+    while (true) {
+      const entry = await this.kv.get<UserExportRecord>(K.record(id));
+      if (entry.value === null) return null;
+      const result = await this.kv.atomic().check(entry)
+        .delete(K.record(id))
+        .delete(K.byUser(entry.value.userId, id))
+        .commit();
+      if (result.ok) return entry.value;
+    }
+  }
+}

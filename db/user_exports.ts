@@ -1,0 +1,37 @@
+/**
+ * User exports (reference §4.3): a zip of all of a user's files, built in the
+ * background. The record says which datasource object holds the archive and
+ * whether it is complete; the bytes themselves live in the datasource.
+ */
+
+/** One export of a user's files. */
+export interface UserExportRecord {
+  id: string;
+  userId: string;
+  /** The datasource object of the archive. */
+  path: string;
+  /** How many files it holds. */
+  files: number;
+  /** The archive's bytes; 0 until completed. */
+  size: number;
+  completed: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** User export records. */
+export interface UserExportStore {
+  /** Adds `record`. */
+  create(record: UserExportRecord): Promise<void>;
+  /** The export with this id, or `null`. */
+  get(id: string): Promise<UserExportRecord | null>;
+  /** Every export of a user, oldest first. */
+  listByUser(userId: string): Promise<UserExportRecord[]>;
+  /**
+   * Marks an incomplete export complete with its `size`; `null` when it is
+   * missing (deleted while it was being built) or already complete.
+   */
+  complete(id: string, size: number, now: Date): Promise<UserExportRecord | null>;
+  /** Removes the record; returns it, or `null` when missing. */
+  delete(id: string): Promise<UserExportRecord | null>;
+}

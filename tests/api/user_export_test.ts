@@ -1,0 +1,189 @@
+/**
+ * `/api/user/export` (reference §4.3): a zip of all of a user's files, built
+ * in the background, listed, downloaded and deleted; on both stores and both
+ * datasources, the archives read back by independent readers.
+ */
+import assert from "node:assert/strict";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { DATASOURCE_KINDS } from "../helpers/datasources.ts";
+import { uploadFiles } from "../helpers/files.ts";
+import { type Actor, actor } from "../helpers/users.ts";
+import { eventually } from "../helpers/wait.ts";
+import { readZip, sha256 } from "../helpers/zip.ts";
+
+/** Uploads `content` as `name` (kept as the stored name); returns the stored name. */
+async function upload(app: TestApp, who: Actor, name: string, content: Uint8Array | string) {
+  const headers = { ...who.headers, "x-service-format": "name" };
+  const res = await uploadFiles(app, [{ name, content }], headers);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.files[0].name as string;
+}
+
+/** The caller's exports once every one of them is complete. */
+async function completedExports(app: TestApp, who: Actor) {
+  // deno-lint-ignore no-explicit-any
+  let exports: any[] = [];
+  await eventually("the export to complete", async () => {
+    exports = (await app.json("GET", "/api/user/export", undefined, who.headers)).body;
+    return exports.length > 0 && exports.every((e) => e.completed);
+  });
+  return exports;
+}
+
+for (const datasource of DATASOURCE_KINDS) {
+  apiTest(
+    `user export: start, list, download and delete a zip of every file [${datasource}]`,
+    async (app) => {
+      const alice = await actor(app, "USER");
+      const bob = await actor(app, "USER");
+      const none = await app.json("POST", "/api/user/export", undefined, alice.headers);
+      assert.deepEqual(none.body, { error: "No files to export", statusCode: 400 });
+
+      const big = crypto.getRandomValues(new Uint8Array(60_000));
+      const drop = await app.json("POST", "/api/user/folders", { name: "drop" }, alice.headers);
+      const inFolder = await uploadFiles(app, [{ name: "deep.txt", content: "in a folder" }], {
+        ...alice.headers,
+        "x-service-format": "name",
+        "x-service-folder": drop.body.id,
+      });
+      const names = {
+        note: await upload(app, alice, "note.txt", "hello"),
+        big: await upload(app, alice, "big.bin", big),
+        deep: inFolder.body.files[0].name as string,
+      };
+      await upload(app, bob, "bobs.txt", "not alice's");
+
+      const started = await app.json("POST", "/api/user/export", undefined, alice.headers);
+      assert.deepEqual([started.status, started.body], [200, { running: true }]);
+      const [done] = await completedExports(app, alice);
+      assert.deepEqual(Object.keys(done).sort(), [
+        "completed",
+        "createdAt",
+        "files",
+        "id",
+        "path",
+        "size",
+        "updatedAt",
+      ]);
+      assert.equal(done.files, 3);
+      assert.match(done.path, new RegExp(`^\\.exports/zexport_${alice.user.id}_\\d+_3\\.zip$`));
+      assert.match(done.size, /^[1-9]\d*$/);
+
+      const res = await app.request(`/api/user/export?id=${done.id}`, { headers: alice.headers });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "application/zip");
+      assert.equal(res.headers.get("content-length"), done.size);
+      const file = done.path.slice(".exports/".length);
+      assert.match(
+        res.headers.get("content-disposition")!,
+        new RegExp(`^attachment; filename="${file}"`),
+      );
+      assert.deepEqual(await readZip(res.body!), {
+        [names.note]: sha256("hello"),
+        [names.big]: sha256(big),
+        [names.deep]: sha256("in a folder"),
+      });
+
+      // Bob sees neither the export nor its archive; unknown ids are 404.
+      assert.deepEqual(
+        (await app.json("GET", "/api/user/export", undefined, bob.headers)).body,
+        [],
+      );
+      for (const id of [done.id, "nope"]) {
+        const other = await app.json("GET", `/api/user/export?id=${id}`, undefined, bob.headers);
+        assert.equal(other.status, 404);
+        const gone = await app.json("DELETE", `/api/user/export?id=${id}`, undefined, bob.headers);
+        assert.equal(gone.status, 404);
+      }
+
+      const noId = await app.json("DELETE", "/api/user/export", undefined, alice.headers);
+      assert.deepEqual(noId.body, { error: "No ID provided", statusCode: 400 });
+      const deleted = await app.json(
+        "DELETE",
+        `/api/user/export?id=${done.id}`,
+        undefined,
+        alice.headers,
+      );
+      assert.deepEqual(deleted.body, { deleted: true });
+      assert.deepEqual(
+        (await app.json("GET", "/api/user/export", undefined, alice.headers)).body,
+        [],
+      );
+      const after = await app.json(
+        "GET",
+        `/api/user/export?id=${done.id}`,
+        undefined,
+        alice.headers,
+      );
+      assert.equal(after.status, 404);
+      assert.equal(await app.services.datasource.size(done.path), null, "the archive is gone");
+    },
+    { datasource },
+  );
+}
+
+apiTest("user export: an export still being built cannot be downloaded", async (app) => {
+  const alice = await actor(app, "USER");
+  const now = new Date(app.clock.now());
+  await app.services.store.userExports.create({
+    id: "building",
+    userId: alice.user.id,
+    path: ".exports/building.zip",
+    files: 1,
+    size: 0,
+    completed: false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const listed = await app.json("GET", "/api/user/export", undefined, alice.headers);
+  assert.deepEqual(
+    listed.body.map((e: { completed: boolean; size: string }) => [e.completed, e.size]),
+    [
+      [false, "0"],
+    ],
+  );
+  const res = await app.json("GET", "/api/user/export?id=building", undefined, alice.headers);
+  assert.deepEqual(res.body, { error: "Export is not completed", statusCode: 400 });
+});
+
+apiTest("user export: deleting the user deletes its exports and their archives", async (app) => {
+  const admin = await actor(app, "SUPERADMIN");
+  const alice = await actor(app, "USER");
+  await upload(app, alice, "a.txt", "a");
+  await app.json("POST", "/api/user/export", undefined, alice.headers);
+  const [done] = await completedExports(app, alice);
+  assert.ok(await app.services.datasource.size(done.path));
+  const res = await app.json("DELETE", `/api/users/${alice.user.id}`, {}, admin.headers);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(await app.services.store.userExports.listByUser(alice.user.id), []);
+  assert.equal(await app.services.datasource.size(done.path), null);
+});
+
+apiTest("user export: no file may take the exports folder's name", async (app) => {
+  const alice = await actor(app, "USER");
+  const res = await uploadFiles(app, [{ name: ".exports", content: "x" }], {
+    ...alice.headers,
+    "x-service-format": "name",
+  });
+  assert.deepEqual(res.body, {
+    error: "file[0]: Invalid characters in original filename",
+    statusCode: 400,
+  });
+  const other = await upload(app, alice, "a.txt", "a");
+  const renamed = await app.json(
+    "PATCH",
+    `/api/user/files/${other}`,
+    { name: ".exports" },
+    alice.headers,
+  );
+  assert.deepEqual(renamed.body, { error: "name: invalid file name", statusCode: 400 });
+});
+
+apiTest("user export: one start per 5 seconds", async (app) => {
+  const alice = await actor(app, "USER");
+  await upload(app, alice, "a.txt", "a");
+  const first = await app.json("POST", "/api/user/export", undefined, alice.headers);
+  const second = await app.json("POST", "/api/user/export", undefined, alice.headers);
+  assert.deepEqual([first.status, second.status], [200, 429]);
+  await completedExports(app, alice);
+}, { rateLimits: true });

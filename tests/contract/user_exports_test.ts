@@ -1,0 +1,62 @@
+/** The user export store's contract: one suite, run against Deno KV and PostgreSQL alike. */
+import assert from "node:assert/strict";
+import { newId, systemRandom } from "../../core/clock.ts";
+import type { UserExportRecord } from "../../db/user_exports.ts";
+import { type ContractSteps, contractSuite, storedUser as owner } from "../helpers/stores.ts";
+
+let tick = Date.UTC(2026, 0, 1);
+const next = () => new Date(tick += 1000);
+
+function record(userId: string): UserExportRecord {
+  const at = next();
+  const id = newId(systemRandom);
+  return {
+    id,
+    userId,
+    path: `.exports/${id}.zip`,
+    files: 3,
+    size: 0,
+    completed: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+const steps: ContractSteps = {
+  "user exports: created, listed per user oldest first, read back": async (store) => {
+    const a = await owner(store);
+    const b = await owner(store);
+    const [first, second, other] = [record(a.id), record(a.id), record(b.id)];
+    for (const r of [second, first, other]) await store.userExports.create(r);
+    assert.deepEqual(await store.userExports.listByUser(a.id), [first, second]);
+    assert.deepEqual(await store.userExports.listByUser(b.id), [other]);
+    assert.deepEqual(await store.userExports.get(first.id), first);
+    assert.equal(await store.userExports.get("nope"), null);
+  },
+
+  "user exports: completed once, with a size past 4 GiB": async (store) => {
+    const a = await owner(store);
+    const r = record(a.id);
+    await store.userExports.create(r);
+    const at = next();
+    const size = 5 * 2 ** 30 + 7;
+    const done = await store.userExports.complete(r.id, size, at);
+    assert.deepEqual(done, { ...r, size, completed: true, updatedAt: at });
+    assert.deepEqual(await store.userExports.listByUser(a.id), [done]);
+    assert.equal(await store.userExports.complete(r.id, 1, next()), null, "already complete");
+    assert.equal(await store.userExports.complete("nope", 1, next()), null);
+  },
+
+  "user exports: deleted records are gone, and cannot complete": async (store) => {
+    const a = await owner(store);
+    const r = record(a.id);
+    await store.userExports.create(r);
+    assert.deepEqual(await store.userExports.delete(r.id), r);
+    assert.equal(await store.userExports.delete(r.id), null);
+    assert.equal(await store.userExports.get(r.id), null);
+    assert.deepEqual(await store.userExports.listByUser(a.id), []);
+    assert.equal(await store.userExports.complete(r.id, 10, next()), null);
+  },
+};
+
+contractSuite("user export store contract", steps);
