@@ -1,7 +1,7 @@
 /**
  * What the dashboard's home shows of a user's files (reference §4.2): the
  * most recent ones and the totals. The totals are aggregated by the store;
- * no file list is loaded for them.
+ * no file or URL list is loaded for them.
  */
 import type { UserRecord } from "../../db/store.ts";
 import type { Services } from "../services.ts";
@@ -22,8 +22,7 @@ export async function recentFiles(s: Services, caller: UserRecord, take: number)
 /** The caller's totals, in Zipline's names; averages are per file (0 without files). */
 export async function userStats(s: Services, caller: UserRecord) {
   const files = await s.store.files.stats(caller.id);
-  // A user's short URLs are few; their views have no store aggregate yet.
-  const urls = await s.store.urls.listByUser(caller.id);
+  const urls = await s.store.urls.statsByUser(caller.id);
   const average = (total: number) => files.files === 0 ? 0 : total / files.files;
   return {
     filesUploaded: files.files,
@@ -32,8 +31,8 @@ export async function userStats(s: Services, caller: UserRecord) {
     avgViews: average(files.views),
     storageUsed: files.bytes,
     avgStorageUsed: average(files.bytes),
-    urlsCreated: urls.length,
-    urlViews: urls.reduce((sum, url) => sum + url.views, 0),
+    urlsCreated: urls.urls,
+    urlViews: urls.views,
     sortTypeCount: files.types,
   };
 }
