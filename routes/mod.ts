@@ -27,6 +27,7 @@ import { inviteRoutes } from "./invites.ts";
 import { publicRoutes } from "./redirects.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { transferRoutes } from "./transfer.ts";
+import { statsRoutes } from "./stats.ts";
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -68,6 +69,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", inviteRoutes);
   app.route("/api", webhookRoutes);
   app.route("/api", transferRoutes);
+  app.route("/api", statsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",
