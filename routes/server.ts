@@ -1,11 +1,82 @@
 /**
- * Server maintenance for administrators (reference §4.8): the temp
- * directory, files recorded with no bytes, and file sizes re-read from the
- * datasource.
+ * `/api/server/...` beyond settings and transfers (reference §4.8): what the
+ * server tells clients about itself, and maintenance for administrators (the
+ * temp directory, files recorded with no bytes, file sizes re-read from the
+ * datasource).
  */
 import { z } from "@hono/zod-openapi";
 import { clearTemp, clearZeroSizeFiles, requerySizes, zeroSizeFiles } from "../core/maintenance.ts";
+import { publicSettings, webSettings } from "../core/server_info.ts";
 import { defineRoute, json, jsonBody, newRouter } from "./define.ts";
+
+const OauthEnabled = z.object({
+  discord: z.boolean(),
+  github: z.boolean(),
+  google: z.boolean(),
+  oidc: z.boolean(),
+}).openapi({ description: "Configured, with `featuresOauthRegistration` on" });
+
+const OauthSummary = z.object({ bypassLocalLogin: z.boolean(), loginOnly: z.boolean() });
+
+const PublicSettings = z.object({
+  oauth: OauthSummary,
+  oauthEnabled: OauthEnabled,
+  website: z.object({
+    loginBackground: z.string().nullable(),
+    loginBackgroundBlur: z.boolean(),
+    title: z.string(),
+    tos: z.boolean().openapi({ description: "Whether terms of service are configured" }),
+  }),
+  features: z.object({
+    oauthRegistration: z.boolean(),
+    userRegistration: z.boolean(),
+    metrics: z.object({ adminOnly: z.literal(true) }).optional().openapi({
+      description: "Present when metrics are for administrators only",
+    }),
+  }),
+  mfa: z.object({ passkeys: z.boolean() }),
+  tos: z.string().optional().openapi({ description: "The terms of service, markdown" }),
+  files: z.object({
+    maxFileSize: z.string(),
+    defaultFormat: z.string(),
+    maxExpiration: z.string().nullable(),
+  }),
+  chunks: z.object({ max: z.string(), size: z.string(), enabled: z.boolean() }),
+  firstSetup: z.boolean().openapi({ description: "`true` until the first user exists" }),
+  domains: z.array(z.string()),
+  returnHttps: z.boolean(),
+}).openapi("PublicSettings");
+
+const publicRoute = defineRoute({
+  method: "get",
+  path: "/server/public",
+  auth: "none",
+  tags: ["Server"],
+  summary: "What login and upload pages need to know, without signing in; no secrets",
+  responses: { 200: json(PublicSettings, "The public settings") },
+});
+
+const webRoute = defineRoute({
+  method: "get",
+  path: "/server/settings/web",
+  auth: "user",
+  tags: ["Server"],
+  summary: "The settings a dashboard reads; no secrets",
+  responses: {
+    200: json(
+      z.object({
+        config: z.record(z.string(), z.unknown()).openapi({
+          description: "Settings grouped by the key's first word (`files.maxFileSize`), " +
+            "without the core, rate-limit, webhook and OAuth ones; plus `oauth` " +
+            "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`",
+        }),
+        codeMap: z.array(z.object({ ext: z.string(), mime: z.string(), name: z.string() }))
+          .openapi({ description: "Always empty: Ferry has no code-language map" }),
+      }).openapi("WebSettings"),
+      "The settings",
+    ),
+  },
+});
 
 const Status = z.object({ status: z.string() }).openapi("MaintenanceStatus");
 
@@ -75,8 +146,10 @@ const requery = defineRoute({
   },
 });
 
-/** The maintenance routes. */
+/** The server information and maintenance routes. */
 export const serverRoutes = newRouter()
+  .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
+  .openapi(webRoute, (c) => c.json(webSettings(c.var.services), 200))
   .openapi(clearTempRoute, async (c) => c.json({ status: await clearTemp(c.var.services) }, 200))
   .openapi(listZeros, async (c) => c.json({ files: await zeroSizeFiles(c.var.services) }, 200))
   .openapi(
