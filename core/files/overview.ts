@@ -36,3 +36,50 @@ export async function userStats(s: Services, caller: UserRecord) {
     sortTypeCount: files.types,
   };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How many files a page of the activity scan reads. */
+const ACTIVITY_PAGE = 200;
+
+/**
+ * The caller's uploads and logins per UTC day over the last `days` days,
+ * today included, oldest first, with their totals. Uploads are the files
+ * still kept; logins the sessions still kept (Zipline counts the same).
+ * Files are read newest first a page at a time, stopping at the window's
+ * start, so older files are never loaded.
+ */
+export async function userActivity(s: Services, caller: UserRecord, days: number) {
+  const today = Math.floor(s.clock.now() / DAY_MS) * DAY_MS;
+  const start = today - (days - 1) * DAY_MS;
+  const series = Array.from({ length: days }, (_, i) => ({
+    date: new Date(start + i * DAY_MS),
+    uploads: 0,
+    logins: 0,
+  }));
+  /** Counts one `kind` on the day of `at`, when that day is in the window. */
+  const count = (at: Date, kind: "uploads" | "logins") => {
+    const day = series[Math.floor((at.getTime() - start) / DAY_MS)];
+    if (day) day[kind]++;
+  };
+  for (let offset = 0;; offset += ACTIVITY_PAGE) {
+    const { files } = await s.store.files.list({
+      userId: caller.id,
+      offset,
+      limit: ACTIVITY_PAGE,
+      sortBy: "createdAt",
+      order: "desc",
+    });
+    for (const f of files) count(f.createdAt, "uploads");
+    const last = files.at(-1);
+    if (files.length < ACTIVITY_PAGE || !last || last.createdAt.getTime() < start) break;
+  }
+  for (const session of await s.store.listSessions(caller.id)) count(session.createdAt, "logins");
+  return {
+    days,
+    series,
+    totals: {
+      uploads: series.reduce((n, d) => n + d.uploads, 0),
+      logins: series.reduce((n, d) => n + d.logins, 0),
+    },
+  };
+}
