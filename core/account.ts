@@ -4,7 +4,7 @@
  */
 import type { SessionRecord, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
-import { ApiError, badRequest } from "./errors.ts";
+import { ApiError, badRequest, notFound } from "./errors.ts";
 import { hashPassword } from "./passwords.ts";
 import type { Services } from "./services.ts";
 import { clientToken, newStoredToken } from "./tokens.ts";
@@ -45,6 +45,12 @@ export async function updateSelf(
   } catch (error) {
     throw usernameTaken(error);
   }
+}
+
+/** The user's avatar as stored (a data URI or an http(s) URL); 404 when it has none. */
+export function avatarOf(user: UserRecord): string {
+  if (user.avatar === null) throw notFound();
+  return user.avatar;
 }
 
 /** The token the user puts in its `Authorization` header. */

@@ -159,6 +159,13 @@ export interface FileStore {
   get(id: string): Promise<FileRecord | null>;
   /** The file with exactly this name, pending ones included, or `null`. */
   getByName(name: string): Promise<FileRecord | null>;
+  /**
+   * Corrects a complete file's size to what its bytes measure, moving its
+   * owner's byte count by the difference in the same atomic step (no quota
+   * check: the bytes are already stored). `null` when there is no such
+   * complete file.
+   */
+  resize(id: string, size: number, now: Date): Promise<FileRecord | null>;
   /** Applies `patch`, bumping `updatedAt`; `null` when missing; {@link UniqueError} on a taken name. */
   update(id: string, patch: FilePatch, now: Date): Promise<FileRecord | null>;
   /** Removes the record and uncounts it; returns it, or `null` when missing. */

@@ -1,7 +1,7 @@
 /**
- * Metrics snapshots: instance statistics taken at a point in time. Ferry does
- * not take them yet; snapshots imported from Zipline are kept with their
- * timestamps and exported again.
+ * Metrics snapshots: instance statistics taken at a point in time, by the
+ * metrics task or imported from Zipline with their timestamps; `/api/stats`
+ * reads them by time range.
  */
 
 /** One snapshot; `data` is Zipline's statistics object, kept as it came. */
@@ -19,4 +19,14 @@ export interface MetricStore {
   iterate(): AsyncIterable<MetricRecord>;
   /** How many snapshots are kept. */
   count(): Promise<number>;
+  /** The snapshots taken within `range` (both ends included), newest first. */
+  range(range: MetricRange): AsyncIterable<MetricRecord>;
+  /** How many snapshots {@link MetricStore.range} yields for `range`. */
+  countRange(range: MetricRange): Promise<number>;
+}
+
+/** A time range of snapshots; an end left `null` is open. */
+export interface MetricRange {
+  from: Date | null;
+  to: Date | null;
 }

@@ -31,6 +31,12 @@ export type UrlView =
   /** The URL was already at its `maxViews`: nothing was counted. */
   | { counted: false; url: UrlRecord };
 
+/** Totals over a user's URLs, for its statistics. */
+export interface UrlStats {
+  urls: number;
+  views: number;
+}
+
 /** Short URLs. */
 export interface UrlStore {
   /**
@@ -57,6 +63,8 @@ export interface UrlStore {
   listByUser(userId: string): Promise<UrlRecord[]>;
   /** How many URLs a user owns. */
   countByUser(userId: string): Promise<number>;
+  /** A user's URL count and their views summed, aggregated by the store. */
+  statsByUser(userId: string): Promise<UrlStats>;
   /**
    * Applies `patch` and sets `updatedAt`; returns the new record or `null`
    * when there is no such URL. Throws {@link UniqueError} (`vanity`) on a clash.

@@ -28,6 +28,8 @@ import { inviteRoutes } from "./invites.ts";
 import { publicRoutes } from "./redirects.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { transferRoutes } from "./transfer.ts";
+import { statsRoutes } from "./stats.ts";
+import { serverRoutes } from "./server.ts";
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -70,6 +72,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", inviteRoutes);
   app.route("/api", webhookRoutes);
   app.route("/api", transferRoutes);
+  app.route("/api", statsRoutes);
+  app.route("/api", serverRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",

@@ -1,6 +1,7 @@
 /** The current user: profile, API token and sessions (`/api/user/...`). */
 import { z } from "@hono/zod-openapi";
 import {
+  avatarOf,
   listSessions,
   regenerateToken,
   revokeSessions,
@@ -101,6 +102,18 @@ const deleteSessions = defineRoute({
   },
 });
 
+const getAvatar = defineRoute({
+  method: "get",
+  path: "/user/avatar",
+  auth: "user",
+  tags: ["User"],
+  summary: "The current user's avatar, as stored: a base64 data URI or an http(s) URL",
+  responses: {
+    200: { description: "The avatar", content: { "text/plain": { schema: z.string() } } },
+    404: errorDoc("`Not Found`: the user has no avatar"),
+  },
+});
+
 /** The current-user routes. */
 export const userRoutes = newRouter()
   .openapi(getUser("/user", "The current user"), (c) => c.json({ user: selfView(me(c)) }, 200))
@@ -112,6 +125,7 @@ export const userRoutes = newRouter()
     const user = await updateSelf(c.var.services, me(c), c.req.valid("json"));
     return c.json({ user: selfView(user) }, 200);
   })
+  .openapi(getAvatar, (c) => c.text(avatarOf(me(c)), 200))
   .openapi(getToken, (c) => c.json({ token: tokenFor(c.var.services, me(c)) }, 200))
   .openapi(resetToken, async (c) => {
     const user = await regenerateToken(c.var.services, me(c));

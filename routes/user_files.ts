@@ -1,13 +1,13 @@
 /**
  * The caller's files at a glance and in progress (`/api/user/recent`,
- * `/api/user/stats`, `/api/user/files/incomplete`) and an owner's read of a
+ * `/api/user/stats`, `/api/user/activity`, `/api/user/files/incomplete`) and an owner's read of a
  * file's bytes (`/api/user/files/{id}/raw`). Mounted before `files.ts`, whose
  * `/user/files/{id}` would otherwise answer for `incomplete`.
  */
 import { z } from "@hono/zod-openapi";
 import { dropUploads, incompleteUploads } from "../core/files/chunked.ts";
 import { findFile } from "../core/files/manage.ts";
-import { recentFiles, userStats } from "../core/files/overview.ts";
+import { recentFiles, userActivity, userStats } from "../core/files/overview.ts";
 import { serveOwnedFile } from "../core/files/serve.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
@@ -52,6 +52,35 @@ const stats = defineRoute({
         }),
       }).openapi("UserStats"),
       "The totals",
+    ),
+  },
+});
+
+const activity = defineRoute({
+  method: "get",
+  path: "/user/activity",
+  auth: "user",
+  tags: ["User"],
+  summary: "The caller's uploads and logins per day",
+  request: {
+    query: z.object({
+      days: z.coerce.number().int().min(1).max(90).default(14).openapi({ example: 14 }),
+    }),
+  },
+  responses: {
+    200: json(
+      z.object({
+        days: z.number().int(),
+        series: z.array(z.object({
+          date: Timestamp.openapi({ description: "The day's start, UTC" }),
+          uploads: z.number().int().openapi({ description: "Files uploaded that day, still kept" }),
+          logins: z.number().int().openapi({
+            description: "Sessions started that day, still kept",
+          }),
+        })).openapi({ description: "One entry a day, oldest first, today last" }),
+        totals: z.object({ uploads: z.number().int(), logins: z.number().int() }),
+      }).openapi("UserActivity"),
+      "The activity",
     ),
   },
 });
@@ -145,6 +174,10 @@ export const userFileRoutes = newRouter()
     return c.json(await recentFiles(c.var.services, me(c), c.req.valid("query").take), 200);
   })
   .openapi(stats, async (c) => c.json(await userStats(c.var.services, me(c)), 200))
+  .openapi(activity, async (c) => {
+    const { days } = c.req.valid("query");
+    return c.json(await userActivity(c.var.services, me(c), days), 200);
+  })
   .openapi(incomplete, async (c) => c.json(await incompleteUploads(c.var.services, me(c)), 200))
   .openapi(dropIncomplete, async (c) => {
     const count = await dropUploads(c.var.services, me(c), c.req.valid("json").id);

@@ -50,7 +50,7 @@ export async function checkPaths(
  * change), every one of its `required` fields must be. The redirect URI may
  * stay null: it is then derived from the request.
  */
-const OAUTH_PROVIDERS: { name: string; required: SettingKey[]; optional: SettingKey[] }[] = [
+export const OAUTH_PROVIDERS: { name: string; required: SettingKey[]; optional: SettingKey[] }[] = [
   {
     name: "Discord",
     required: ["oauthDiscordClientId", "oauthDiscordClientSecret"],

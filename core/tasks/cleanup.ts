@@ -13,8 +13,11 @@ import type { Services } from "../services.ts";
 /** How long a chunked upload may wait for its next chunk, and a pending file for its bytes. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 
-/** Removes every file, record and bytes, that `doomed` picks. */
-async function removeFiles(s: Services, doomed: (file: FileRecord) => boolean): Promise<number> {
+/** Removes every file, record and bytes, that `doomed` picks; returns how many. */
+export async function removeFiles(
+  s: Services,
+  doomed: (file: FileRecord) => boolean,
+): Promise<number> {
   const picked: FileRecord[] = [];
   for await (const file of s.store.files.iterate()) if (doomed(file)) picked.push(file);
   for (const file of picked) await removeFile(s, file);

@@ -6,8 +6,9 @@
 import { newId } from "../clock.ts";
 import type { Services } from "../services.ts";
 
-/** Adds one metrics snapshot taken now; returns 1. */
+/** Adds one metrics snapshot taken now; returns 1, or 0 when `featuresMetricsEnabled` is off. */
 export async function recordMetrics(s: Services): Promise<number> {
+  if (!s.settings.get("featuresMetricsEnabled")) return 0;
   const usernames = new Map((await s.store.listUsers()).map((u) => [u.id, u.username]));
   const name = (id: string | null) => (id !== null && usernames.get(id)) || "unknown";
   const fileUsers = new Map<string, { sum: number; storage: number; views: number }>();

@@ -99,6 +99,22 @@ export class KvFiles implements FileStore {
     }
   }
 
+  async resize(id: string, size: number, now: Date) {
+    while (true) {
+      const current = await this.kv.get<FileRecord>(K.file(id));
+      if (!current.value || current.value.pending) return null;
+      const next: FileRecord = { ...current.value, size, updatedAt: now };
+      const op = this.kv.atomic().check(current);
+      if (next.userId !== null) {
+        const usage = await this.kv.get<FileUsage>(K.usage(next.userId));
+        const counted = { ...(usage.value ?? NO_USAGE) };
+        counted.bytes = Math.max(0, counted.bytes + size - current.value.size);
+        op.check(usage).set(K.usage(next.userId), counted);
+      }
+      if ((await this.write(op, next).commit()).ok) return next;
+    }
+  }
+
   async get(id: string) {
     return (await this.kv.get<FileRecord>(K.file(id))).value;
   }

@@ -1,5 +1,5 @@
 /** Metrics snapshots on Deno KV, keyed by time so a prefix scan reads them oldest first. */
-import type { MetricRecord, MetricStore } from "../metrics.ts";
+import type { MetricRange, MetricRecord, MetricStore } from "../metrics.ts";
 
 const PREFIX = ["metric"];
 
@@ -27,4 +27,25 @@ export class KvMetrics implements MetricStore {
     for await (const _ of this.kv.list({ prefix: PREFIX })) n++;
     return n;
   }
+
+  async *range(range: MetricRange): AsyncIterable<MetricRecord> {
+    const entries = this.kv.list<MetricRecord>(selector(range), { reverse: true, batchSize: 500 });
+    for await (const entry of entries) yield entry.value;
+  }
+
+  async countRange(range: MetricRange): Promise<number> {
+    let n = 0;
+    for await (const _ of this.kv.list(selector(range), { batchSize: 500 })) n++;
+    return n;
+  }
+}
+
+/** The keys of `range`: time is the first key part, so the range is a key range. */
+function selector({ from, to }: MetricRange): Deno.KvListSelector {
+  const start = from && [...PREFIX, from.getTime()];
+  const end = to && [...PREFIX, to.getTime() + 1];
+  if (start && end) return { start, end };
+  if (start) return { prefix: PREFIX, start };
+  if (end) return { prefix: PREFIX, end };
+  return { prefix: PREFIX };
 }

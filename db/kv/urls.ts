@@ -7,7 +7,7 @@
  */
 import { UniqueError } from "../store.ts";
 import { getAll, writeInRuns } from "./many.ts";
-import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
 
 const K = {
   url: (id: string) => ["url", id],
@@ -119,6 +119,17 @@ export class KvUrls implements UrlStore {
 
   async countByUser(userId: string): Promise<number> {
     return (await this.kv.get<number>(K.count(userId))).value ?? 0;
+  }
+
+  async statsByUser(userId: string): Promise<UrlStats> {
+    // KV has no aggregates: reads only the view counters, ten keys a read.
+    const ids = await this.ids(userId);
+    let views = 0;
+    for (let i = 0; i < ids.length; i += 10) {
+      const counters = await this.kv.getMany<Deno.KvU64[]>(ids.slice(i, i + 10).map(K.views));
+      for (const c of counters) views += Number(c.value?.value ?? 0n);
+    }
+    return { urls: ids.length, views };
   }
 
   async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {

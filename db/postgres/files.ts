@@ -174,6 +174,21 @@ export class PostgresFiles implements FileStore {
     });
   }
 
+  async resize(id: string, size: number, now: Date) {
+    return await this.sql.begin(async (tx) => {
+      const [file] = await tx<FileRow[]>`
+        SELECT * FROM files WHERE id = ${id} AND NOT pending FOR UPDATE`;
+      if (!file) return null;
+      if (file.user_id !== null) {
+        await tx`UPDATE file_usage SET bytes = greatest(0, bytes + ${size - Number(file.size)})
+          WHERE user_id = ${file.user_id}`;
+      }
+      const [row] = await tx<FileRow[]>`
+        UPDATE files SET size = ${size}, updated_at = ${now} WHERE id = ${id} RETURNING *`;
+      return toFile(row);
+    });
+  }
+
   async get(id: string) {
     const [row] = await this.sql<FileRow[]>`SELECT * FROM files WHERE id = ${id}`;
     return row ? toFile(row) : null;

@@ -5,7 +5,7 @@
  */
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../store.ts";
-import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
 
 interface UrlRow {
   id: string;
@@ -135,6 +135,13 @@ export class PostgresUrls implements UrlStore {
     const [{ count }] = await this.sql<{ count: number }[]>`
       SELECT count(*)::integer AS count FROM urls WHERE user_id = ${userId}`;
     return count;
+  }
+
+  async statsByUser(userId: string): Promise<UrlStats> {
+    const [stats] = await this.sql<UrlStats[]>`
+      SELECT count(*)::integer AS urls, coalesce(sum(views), 0)::float8 AS views
+      FROM urls WHERE user_id = ${userId}`;
+    return stats;
   }
 
   async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {

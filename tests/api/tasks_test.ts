@@ -206,3 +206,12 @@ apiTest("task runner: a failing task is logged and the others still run", async 
   assert.deepEqual(await runner.runDue(), ["broken", "metrics"]);
   assert.ok(app.logger.lines.some((e) => e.message === "task failed"));
 });
+
+apiTest("task metrics: records nothing while featuresMetricsEnabled is off", async (app) => {
+  await settings(app, { featuresMetricsEnabled: false });
+  assert.equal(await recordMetrics(app.services), 0);
+  assert.equal(await app.services.store.metrics.count(), 0);
+  await settings(app, { featuresMetricsEnabled: true });
+  assert.equal(await recordMetrics(app.services), 1);
+  assert.equal(await app.services.store.metrics.count(), 1);
+});

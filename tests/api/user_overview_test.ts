@@ -107,3 +107,51 @@ apiTest("stats: files, favorites, views, storage, URLs and types, with averages"
   assert.deepEqual(after.body.sortTypeCount, { "image/png": 2 });
   assert.equal((await app.json("GET", "/api/user/stats")).status, 401);
 });
+
+apiTest("GET /api/user/activity: uploads and logins per UTC day, oldest first", async (app) => {
+  const DAY = 24 * 60 * 60 * 1000;
+  // Noon of a day near the real one: Postgres drops sessions it sees expired by its own clock.
+  const day0 = Math.floor(Date.now() / DAY) * DAY;
+  const day = (n: number) => new Date(day0 + n * DAY).toISOString();
+  app.clock.set(day0 + DAY / 2);
+  const a = await actor(app, "USER", "ada");
+  const other = await actor(app, "USER");
+  const login = () =>
+    app.json("POST", "/api/auth/login", { username: "ada", password: "password" });
+  const upload = (headers: Record<string, string>) =>
+    uploadFiles(app, [{ name: "a.txt", content: "a", type: "text/plain" }], headers);
+
+  await upload(a.headers); // day 0: outside a 3-day window ending on day 3
+  app.clock.advance(2 * DAY); // day 2
+  await upload(a.headers);
+  await upload(a.headers);
+  assert.equal((await login()).status, 200);
+  await upload(other.headers);
+  app.clock.advance(DAY); // day 3
+  await upload(a.headers);
+
+  const reply = await app.json("GET", "/api/user/activity?days=3", undefined, a.headers);
+  assert.equal(reply.status, 200);
+  assert.deepEqual(reply.body, {
+    days: 3,
+    series: [
+      { date: day(1), uploads: 0, logins: 0 },
+      { date: day(2), uploads: 2, logins: 1 },
+      { date: day(3), uploads: 1, logins: 0 },
+    ],
+    totals: { uploads: 3, logins: 1 },
+  });
+
+  // A second login shows at once; the default window is 14 days.
+  assert.equal((await login()).status, 200);
+  const again = await app.json("GET", "/api/user/activity", undefined, a.headers);
+  assert.equal(again.body.days, 14);
+  assert.equal(again.body.series.length, 14);
+  assert.deepEqual(again.body.totals, { uploads: 4, logins: 2 });
+  assert.deepEqual(again.body.series.at(-1), { date: day(3), uploads: 1, logins: 1 });
+  for (const days of ["0", "91", "x"]) {
+    const bad = await app.json("GET", `/api/user/activity?days=${days}`, undefined, a.headers);
+    assert.equal(bad.status, 400, days);
+  }
+  assert.equal((await app.json("GET", "/api/user/activity")).status, 401);
+});

@@ -52,3 +52,18 @@ apiTest("PATCH /api/user refuses a taken username and leaves the user as it was"
   assert.deepEqual(res.body, { error: "Username already exists", statusCode: 400 });
   assert.equal((await app.services.store.getUser(bob.user.id))!.username, "bob");
 });
+
+apiTest("GET /api/user/avatar answers the stored avatar as text; 404 without one", async (app) => {
+  const a = await actor(app, "USER");
+  const none = await app.request("/api/user/avatar", { headers: a.headers });
+  assert.equal(none.status, 404);
+  assert.deepEqual(await none.json(), { error: "Not Found", statusCode: 404 });
+
+  const avatar = "data:image/png;base64,iVBORw0KGgo=";
+  assert.equal((await app.json("PATCH", "/api/user", { avatar }, a.headers)).status, 200);
+  const set = await app.request("/api/user/avatar", { headers: a.headers });
+  assert.equal(set.status, 200);
+  assert.match(set.headers.get("content-type") ?? "", /^text\/plain/);
+  assert.equal(await set.text(), avatar);
+  assert.equal((await app.request("/api/user/avatar")).status, 401);
+});

@@ -45,6 +45,24 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.files.usage(user.id), { bytes: 1, files: 1 });
   },
 
+  async "resize: corrects a complete file's size and its owner's bytes, past any quota"(store) {
+    const user = await storedUser(store);
+    const file = await stored(store, user.id, { size: 10 });
+    await stored(store, user.id, { size: 5 });
+    const at = next();
+    const grown = await store.files.resize(file.id, 100, at);
+    assert.deepEqual(grown, { ...file, size: 100, updatedAt: at });
+    assert.deepEqual(await store.files.get(file.id), grown);
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 105, files: 2 });
+    await store.files.resize(file.id, 0, next());
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 5, files: 2 });
+    const pending = await stored(store, user.id, { pending: true, size: 0 });
+    assert.equal(await store.files.resize(pending.id, 7, next()), null, "pending");
+    assert.equal(await store.files.resize("missing", 7, next()), null);
+    const orphan = await stored(store, null, { size: 3 });
+    assert.equal((await store.files.resize(orphan.id, 4, next()))?.size, 4);
+  },
+
   async "a pending file counts as a file, then its bytes once completed"(store) {
     const user = await storedUser(store);
     const file = await stored(store, user.id, { pending: true, size: 0 });

@@ -157,6 +157,20 @@ const steps: ContractSteps = {
     assert.equal((await store.urls.getByName("b1"))?.id, b1.id);
   },
 
+  "statsByUser: counts a user's URLs and sums their views, imported and counted": async (store) => {
+    const a = await owner(store);
+    const b = await owner(store);
+    assert.deepEqual(await store.urls.statsByUser(a.id), { urls: 0, views: 0 });
+    const urls = Array.from({ length: 12 }, (_, i) => url(a.id, `s${i}`, { views: i }));
+    for (const x of [...urls, url(b.id, "other", { views: 100 })]) await store.urls.create(x, null);
+    await store.urls.view(urls[0].id);
+    await store.urls.view(urls[11].id);
+    assert.deepEqual(await store.urls.statsByUser(a.id), { urls: 12, views: 66 + 2 });
+    await store.urls.delete(urls[11].id);
+    assert.deepEqual(await store.urls.statsByUser(a.id), { urls: 11, views: 56 });
+    assert.deepEqual(await store.urls.statsByUser(b.id), { urls: 1, views: 100 });
+  },
+
   "invites: round-trip, unique codes, delete, deleteByInviter": async (store) => {
     const u = await owner(store);
     const full = invite(u.id, { expiresAt: new Date(tick + 60_000), maxUses: 3, uses: 1 });

@@ -1,0 +1,135 @@
+/**
+ * `GET /api/stats` (reference §4.9): the metrics snapshots of a time range,
+ * the newest in full and the rest as chart points, thinned to at most
+ * {@link MAX_POINTS}. Snapshots come from the metrics task or a Zipline
+ * import, so their `data` is read field by field with zeros for gaps.
+ */
+import type { UserRecord } from "../db/store.ts";
+import type { MetricRange, MetricRecord } from "../db/metrics.ts";
+import { badRequest, forbidden } from "./errors.ts";
+import { isAdministrator } from "./roles.ts";
+import type { Services } from "./services.ts";
+
+/** The most points a reply carries. */
+export const MAX_POINTS = 500;
+
+const WEEK_MS = 7 * 24 * 3_600_000;
+
+/** What the caller asked for: date strings and `all` as sent. */
+export interface StatsQuery {
+  from?: string;
+  to?: string;
+  all?: boolean;
+}
+
+/** The instance totals of one snapshot, as a chart point. */
+export interface MetricPoint {
+  id: string;
+  createdAt: Date;
+  users: number;
+  files: number;
+  fileViews: number;
+  urls: number;
+  urlViews: number;
+  storage: number;
+}
+
+/** A snapshot's statistics in Zipline's shape. */
+export interface MetricData extends Omit<MetricPoint, "id" | "createdAt"> {
+  filesUsers: { username: string | null; sum: number; storage: number; views: number }[];
+  urlsUsers: { username: string | null; sum: number; views: number }[];
+  types: { type: string; sum: number }[];
+}
+
+/**
+ * The snapshots of the caller's range: `all` for every one, else `from` (a
+ * week ago by default) to `to` (now by default). Throws 403 when metrics are
+ * off or for administrators only and the caller is not one, 400 on a date
+ * that does not parse or a range that is backwards or starts in the future.
+ */
+export async function instanceStats(s: Services, caller: UserRecord, query: StatsQuery) {
+  if (!s.settings.get("featuresMetricsEnabled")) throw forbidden("Metrics are disabled");
+  if (s.settings.get("featuresMetricsAdminOnly") && !isAdministrator(caller.role)) {
+    throw forbidden("Admin only");
+  }
+  const range = query.all ? { from: null, to: null } : timeRange(s.clock.now(), query);
+  const total = await s.store.metrics.countRange(range);
+  const step = Math.ceil(total / MAX_POINTS);
+  const points: MetricPoint[] = [];
+  let latest: MetricRecord | null = null;
+  let index = 0;
+  for await (const metric of s.store.metrics.range(range)) {
+    latest ??= metric;
+    if (index++ % step === 0 && points.length < MAX_POINTS) points.push(point(metric));
+  }
+  const userSpecific = s.settings.get("featuresMetricsShowUserSpecific");
+  return {
+    latest: latest && {
+      id: latest.id,
+      createdAt: latest.createdAt,
+      updatedAt: latest.createdAt,
+      data: metricData(latest.data, userSpecific),
+    },
+    points,
+  };
+}
+
+function timeRange(now: number, query: StatsQuery): MetricRange {
+  const from = query.from === undefined ? new Date(now - WEEK_MS) : parseDate(query.from);
+  const to = query.to === undefined ? new Date(now) : parseDate(query.to);
+  if (from > to) throw badRequest("From date must be before to date");
+  if (from.getTime() > now) throw badRequest("From date must be in the past");
+  return { from, to };
+}
+
+function parseDate(text: string): Date {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw badRequest(`Invalid date: ${text}`);
+  return date;
+}
+
+function point(metric: MetricRecord): MetricPoint {
+  const d = metric.data;
+  return {
+    id: metric.id,
+    createdAt: metric.createdAt,
+    users: num(d.users),
+    files: num(d.files),
+    fileViews: num(d.fileViews),
+    urls: num(d.urls),
+    urlViews: num(d.urlViews),
+    storage: num(d.storage),
+  };
+}
+
+/** `data` in Zipline's shape; without `userSpecific` the per-user lists are empty. */
+function metricData(data: Record<string, unknown>, userSpecific: boolean): MetricData {
+  const { id: _, createdAt: __, ...totals } = point({ id: "", createdAt: new Date(0), data });
+  const rows = (value: unknown) => Array.isArray(value) ? value as Record<string, unknown>[] : [];
+  const username = (v: unknown) => typeof v === "string" ? v : null;
+  return {
+    ...totals,
+    filesUsers: userSpecific
+      ? rows(data.filesUsers).map((u) => ({
+        username: username(u.username),
+        sum: num(u.sum),
+        storage: num(u.storage),
+        views: num(u.views),
+      }))
+      : [],
+    urlsUsers: userSpecific
+      ? rows(data.urlsUsers).map((u) => ({
+        username: username(u.username),
+        sum: num(u.sum),
+        views: num(u.views),
+      }))
+      : [],
+    types: rows(data.types).map((t) => ({ type: String(t.type ?? ""), sum: num(t.sum) })),
+  };
+}
+
+/** A number from imported JSON: numeric strings (Zipline's BigInt storage) read too; else 0. */
+function num(value: unknown): number {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && Number.isFinite(n) ? n : 0;
+}

@@ -1,0 +1,107 @@
+/**
+ * What the server tells clients about itself (reference §4.8): the public
+ * subset a login page needs before anyone signs in, and the wider settings a
+ * signed-in dashboard reads. Neither carries a secret: keys marked `secret`
+ * in the registry, and the core, rate-limit and webhook categories, never
+ * appear, and OAuth shows only whether each provider is usable.
+ */
+import {
+  type Category,
+  SETTING_KEYS,
+  settingDef,
+  type SettingKey,
+  type Settings,
+} from "./settings/registry.ts";
+import { OAUTH_PROVIDERS } from "./settings/validate.ts";
+import { relyingPartyOf } from "./passkeys.ts";
+import type { Services } from "./services.ts";
+import { isFirstSetup } from "./setup.ts";
+
+/** Whether each OAuth provider is configured and OAuth sign-in is allowed. */
+export function oauthEnabled(settings: Settings) {
+  const on = (name: string) =>
+    settings.featuresOauthRegistration &&
+    OAUTH_PROVIDERS.find((p) => p.name === name)!.required.every((key) => !!settings[key]);
+  return { discord: on("Discord"), github: on("GitHub"), google: on("Google"), oidc: on("OIDC") };
+}
+
+/** The terms of service's markdown, or `null` when none is configured or it cannot be read. */
+async function termsOfService(s: Services): Promise<string | null> {
+  const path = s.settings.get("websiteTos");
+  if (path === null) return null;
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    s.logger.error("could not read the terms of service", { path, error });
+    return null;
+  }
+}
+
+/** `GET /api/server/public`: what the login and upload pages need, for anyone. */
+export async function publicSettings(s: Services) {
+  const v = s.settings.all();
+  const tos = await termsOfService(s);
+  return {
+    oauth: { bypassLocalLogin: v.oauthBypassLocalLogin, loginOnly: v.oauthLoginOnly },
+    oauthEnabled: oauthEnabled(v),
+    website: {
+      loginBackground: v.websiteLoginBackground,
+      loginBackgroundBlur: v.websiteLoginBackgroundBlur,
+      title: v.websiteTitle,
+      tos: tos !== null,
+    },
+    features: {
+      oauthRegistration: v.featuresOauthRegistration,
+      userRegistration: v.featuresUserRegistration,
+      ...(v.featuresMetricsAdminOnly ? { metrics: { adminOnly: true as const } } : {}),
+    },
+    mfa: { passkeys: relyingPartyOf(s) !== null },
+    ...(tos !== null ? { tos } : {}),
+    files: {
+      maxFileSize: v.filesMaxFileSize,
+      defaultFormat: v.filesDefaultFormat,
+      maxExpiration: v.filesMaxExpiration,
+    },
+    chunks: { max: v.chunksMax, size: v.chunksSize, enabled: v.chunksEnabled },
+    firstSetup: await isFirstSetup(s),
+    domains: v.domains,
+    returnHttps: v.coreReturnHttpsUrls,
+  };
+}
+
+/** Categories whose settings only the server uses, some of them secret. */
+const SERVER_ONLY: Category[] = ["Core", "Rate limiting", "Webhooks", "OAuth"];
+
+/** The keys {@link webSettings} shows. */
+export const WEB_KEYS: SettingKey[] = SETTING_KEYS.filter((key) => {
+  const def = settingDef(key);
+  return !def.secret && !SERVER_ONLY.includes(def.category);
+});
+
+/**
+ * `GET /api/server/settings/web`: the settings a dashboard reads, grouped
+ * as Zipline's config is, by the key's first word (`filesMaxFileSize` →
+ * `files.maxFileSize`, `domains` → `domains`), plus the OAuth summary and the
+ * version.
+ */
+export function webSettings(s: Services) {
+  const v = s.settings.all();
+  const config: Record<string, unknown> = {};
+  for (const key of WEB_KEYS) {
+    const [, section, rest] = key.match(/^([a-z]+)(.*)$/)!;
+    if (rest === "") config[section] = v[key];
+    else {
+      const group = (config[section] ??= {}) as Record<string, unknown>;
+      group[rest[0].toLowerCase() + rest.slice(1)] = v[key];
+    }
+  }
+  return {
+    config: {
+      ...config,
+      oauth: { bypassLocalLogin: v.oauthBypassLocalLogin, loginOnly: v.oauthLoginOnly },
+      oauthEnabled: oauthEnabled(v),
+      version: s.build.version,
+    },
+    codeMap: [] as { ext: string; mime: string; name: string }[],
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * `/api/server/...` beyond settings and transfers (reference §4.8): what the
+ * server tells clients about itself, and maintenance for administrators (the
+ * temp directory, files recorded with no bytes, file sizes re-read from the
+ * datasource).
+ */
+import { z } from "@hono/zod-openapi";
+import { clearTemp, clearZeroSizeFiles, requerySizes, zeroSizeFiles } from "../core/maintenance.ts";
+import { publicSettings, webSettings } from "../core/server_info.ts";
+import { defineRoute, json, jsonBody, newRouter } from "./define.ts";
+
+const OauthEnabled = z.object({
+  discord: z.boolean(),
+  github: z.boolean(),
+  google: z.boolean(),
+  oidc: z.boolean(),
+}).openapi({ description: "Configured, with `featuresOauthRegistration` on" });
+
+const OauthSummary = z.object({ bypassLocalLogin: z.boolean(), loginOnly: z.boolean() });
+
+const PublicSettings = z.object({
+  oauth: OauthSummary,
+  oauthEnabled: OauthEnabled,
+  website: z.object({
+    loginBackground: z.string().nullable(),
+    loginBackgroundBlur: z.boolean(),
+    title: z.string(),
+    tos: z.boolean().openapi({ description: "Whether terms of service are configured" }),
+  }),
+  features: z.object({
+    oauthRegistration: z.boolean(),
+    userRegistration: z.boolean(),
+    metrics: z.object({ adminOnly: z.literal(true) }).optional().openapi({
+      description: "Present when metrics are for administrators only",
+    }),
+  }),
+  mfa: z.object({ passkeys: z.boolean() }),
+  tos: z.string().optional().openapi({ description: "The terms of service, markdown" }),
+  files: z.object({
+    maxFileSize: z.string(),
+    defaultFormat: z.string(),
+    maxExpiration: z.string().nullable(),
+  }),
+  chunks: z.object({ max: z.string(), size: z.string(), enabled: z.boolean() }),
+  firstSetup: z.boolean().openapi({ description: "`true` until the first user exists" }),
+  domains: z.array(z.string()),
+  returnHttps: z.boolean(),
+}).openapi("PublicSettings");
+
+const publicRoute = defineRoute({
+  method: "get",
+  path: "/server/public",
+  auth: "none",
+  tags: ["Server"],
+  summary: "What login and upload pages need to know, without signing in; no secrets",
+  responses: { 200: json(PublicSettings, "The public settings") },
+});
+
+const webRoute = defineRoute({
+  method: "get",
+  path: "/server/settings/web",
+  auth: "user",
+  tags: ["Server"],
+  summary: "The settings a dashboard reads; no secrets",
+  responses: {
+    200: json(
+      z.object({
+        config: z.record(z.string(), z.unknown()).openapi({
+          description: "Settings grouped by the key's first word (`files.maxFileSize`), " +
+            "without the core, rate-limit, webhook and OAuth ones; plus `oauth` " +
+            "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`",
+        }),
+        codeMap: z.array(z.object({ ext: z.string(), mime: z.string(), name: z.string() }))
+          .openapi({ description: "Always empty: Ferry has no code-language map" }),
+      }).openapi("WebSettings"),
+      "The settings",
+    ),
+  },
+});
+
+const Status = z.object({ status: z.string() }).openapi("MaintenanceStatus");
+
+const clearTempRoute = defineRoute({
+  method: "delete",
+  path: "/server/clear_temp",
+  auth: "admin",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Server"],
+  summary: "Remove Ferry's temporary files (import spools) from `coreTempDirectory`",
+  responses: {
+    200: json(
+      Status,
+      "`Cleared N temporary zipline files.`, `No temporary zipline files found, so no files " +
+        "were cleared.` or `Temp directory does not exist, so no files were cleared.`",
+    ),
+  },
+});
+
+const listZeros = defineRoute({
+  method: "get",
+  path: "/server/clear_zeros",
+  auth: "admin",
+  tags: ["Server"],
+  summary: "The files recorded with a size of 0",
+  responses: {
+    200: json(
+      z.object({ files: z.array(z.object({ id: z.string(), name: z.string() })) }),
+      "The files",
+    ),
+  },
+});
+
+const clearZeros = defineRoute({
+  method: "delete",
+  path: "/server/clear_zeros",
+  auth: "admin",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Server"],
+  summary: "Remove the files recorded with a size of 0, records and bytes",
+  responses: { 200: json(Status, "`Cleared N files with a size of 0.`") },
+});
+
+const requery = defineRoute({
+  method: "post",
+  path: "/server/requery_size",
+  auth: "admin",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Server"],
+  summary: "Set recorded file sizes to the size of their bytes in the datasource",
+  request: {
+    body: jsonBody(z.object({
+      forceDelete: z.boolean().default(false).openapi({
+        description: "Remove the records of files whose bytes are gone",
+      }),
+      forceUpdate: z.boolean().default(false).openapi({
+        description: "Re-read every file's size, not only those recorded as 0",
+      }),
+    })),
+  },
+  responses: {
+    200: json(
+      Status,
+      "`Finished requerying all files.`, or a sentence saying that at least one file's bytes " +
+        "are gone and `forceDelete` removes such files",
+    ),
+  },
+});
+
+/** The server information and maintenance routes. */
+export const serverRoutes = newRouter()
+  .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
+  .openapi(webRoute, (c) => c.json(webSettings(c.var.services), 200))
+  .openapi(clearTempRoute, async (c) => c.json({ status: await clearTemp(c.var.services) }, 200))
+  .openapi(listZeros, async (c) => c.json({ files: await zeroSizeFiles(c.var.services) }, 200))
+  .openapi(
+    clearZeros,
+    async (c) => c.json({ status: await clearZeroSizeFiles(c.var.services) }, 200),
+  )
+  .openapi(requery, async (c) => {
+    const status = await requerySizes(c.var.services, c.req.valid("json"));
+    return c.json({ status }, 200);
+  });

@@ -1,0 +1,81 @@
+/** `GET /api/stats`: the instance's metrics snapshots over a time range. */
+import { z } from "@hono/zod-openapi";
+import { instanceStats, MAX_POINTS } from "../core/metrics.ts";
+import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
+import { currentUser as me } from "./env.ts";
+import { Timestamp } from "./schemas.ts";
+
+const Totals = {
+  users: z.number(),
+  files: z.number(),
+  fileViews: z.number(),
+  urls: z.number(),
+  urlViews: z.number(),
+  storage: z.number().openapi({ description: "Bytes" }),
+};
+
+const MetricSchema = z.object({
+  id: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  data: z.object({
+    ...Totals,
+    filesUsers: z.array(z.object({
+      username: z.string().nullable(),
+      sum: z.number(),
+      storage: z.number(),
+      views: z.number(),
+    })),
+    urlsUsers: z.array(z.object({
+      username: z.string().nullable(),
+      sum: z.number(),
+      views: z.number(),
+    })),
+    types: z.array(z.object({ type: z.string(), sum: z.number() })),
+  }),
+}).openapi("Metric");
+
+const StatsReply = z.object({
+  latest: MetricSchema.nullable().openapi({ description: "The newest snapshot of the range" }),
+  points: z.array(z.object({ id: z.string(), createdAt: Timestamp, ...Totals })).openapi({
+    description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}`,
+  }),
+}).openapi("StatsReply");
+
+const stats = defineRoute({
+  method: "get",
+  path: "/stats",
+  auth: "user",
+  tags: ["Operations"],
+  summary: "Instance metrics over a time range",
+  request: {
+    query: z.object({
+      from: z.string().max(100).optional().openapi({ description: "Default: a week ago" }),
+      to: z.string().max(100).optional().openapi({ description: "Default: now" }),
+      all: z.enum(["true", "false"]).optional().openapi({
+        description: "`true`: every snapshot, `from` and `to` ignored",
+      }),
+    }),
+  },
+  responses: {
+    200: json(StatsReply, "The snapshots"),
+    400: errorDoc(
+      "`From date must be before to date`, `From date must be in the past`, or a date that " +
+        "does not parse",
+    ),
+    403: errorDoc(
+      "`Admin only` (`featuresMetricsAdminOnly`) or `Metrics are disabled` " +
+        "(`featuresMetricsEnabled` off)",
+    ),
+  },
+});
+
+/** The metrics route. */
+export const statsRoutes = newRouter()
+  .openapi(stats, async (c) => {
+    const { from, to, all } = c.req.valid("query");
+    return c.json(
+      await instanceStats(c.var.services, me(c), { from, to, all: all === "true" }),
+      200,
+    );
+  });

@@ -1,0 +1,147 @@
+/** `GET /api/stats`: metrics snapshots by range, thinned points, and the metrics settings. */
+import assert from "node:assert/strict";
+import { recordMetrics } from "../../core/tasks/metrics.ts";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { uploadOne } from "../helpers/files.ts";
+import { actor } from "../helpers/users.ts";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+async function settings(app: TestApp, values: Record<string, unknown>) {
+  await app.services.store.updateSettings(values);
+  await app.services.settings.reload();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+apiTest("stats: the task's snapshots, newest first, latest in full", async (app) => {
+  const a = await actor(app, "USER", "alice");
+  const empty = await app.json("GET", "/api/stats", undefined, a.headers);
+  assert.equal(empty.status, 200);
+  assert.deepEqual(empty.body, { latest: null, points: [] });
+
+  await uploadOne(app, a.headers, "12345", "a.txt");
+  await recordMetrics(app.services);
+  const first = app.clock.now();
+  app.clock.advance(HOUR);
+  await uploadOne(app, a.headers, "123", "b.txt");
+  await recordMetrics(app.services);
+
+  const reply = await app.json("GET", "/api/stats", undefined, a.headers);
+  assert.equal(reply.status, 200);
+  assert.equal(reply.body.latest.createdAt, iso(app.clock.now()));
+  assert.deepEqual(reply.body.latest.data, {
+    users: 1,
+    files: 2,
+    fileViews: 0,
+    urls: 0,
+    urlViews: 0,
+    storage: 8,
+    filesUsers: [{ username: "alice", sum: 2, storage: 8, views: 0 }],
+    urlsUsers: [],
+    types: [{ type: "text/plain", sum: 2 }],
+  });
+  assert.deepEqual(
+    reply.body.points.map((p: { createdAt: string; files: number; storage: number }) => [
+      p.createdAt,
+      p.files,
+      p.storage,
+    ]),
+    [[iso(app.clock.now()), 2, 8], [iso(first), 1, 5]],
+  );
+
+  // `from`/`to` select; `all` ignores them.
+  const only = await app.json(
+    "GET",
+    `/api/stats?from=${iso(first - 1)}&to=${iso(first + 1)}`,
+    undefined,
+    a.headers,
+  );
+  assert.deepEqual(only.body.points.map((p: { files: number }) => p.files), [1]);
+  assert.equal(only.body.latest.data.files, 1);
+  app.clock.advance(30 * DAY);
+  const week = await app.json("GET", "/api/stats", undefined, a.headers);
+  assert.deepEqual(week.body, { latest: null, points: [] });
+  const all = await app.json("GET", "/api/stats?all=true", undefined, a.headers);
+  assert.equal(all.body.points.length, 2);
+});
+
+apiTest("stats: many snapshots are thinned evenly to at most 500 points", async (app) => {
+  const a = await actor(app, "USER");
+  const now = app.clock.now();
+  await app.services.store.metrics.add(Array.from({ length: 1200 }, (_, i) => ({
+    id: `m${i}`,
+    createdAt: new Date(now - (i + 1) * 60_000),
+    data: { files: i, users: "3" },
+  })));
+  const reply = await app.json("GET", "/api/stats", undefined, a.headers);
+  assert.equal(reply.status, 200);
+  const points = reply.body.points;
+  assert.equal(points.length, 400);
+  assert.deepEqual(points.slice(0, 3).map((p: { id: string }) => p.id), ["m0", "m3", "m6"]);
+  assert.deepEqual(points[0], {
+    id: "m0",
+    createdAt: iso(now - 60_000),
+    users: 3,
+    files: 0,
+    fileViews: 0,
+    urls: 0,
+    urlViews: 0,
+    storage: 0,
+  });
+  assert.equal(reply.body.latest.id, "m0");
+});
+
+apiTest("stats: bad ranges are 400 with Zipline's messages", async (app) => {
+  const a = await actor(app, "USER");
+  const now = app.clock.now();
+  const cases = [
+    [`from=${iso(now - DAY)}&to=${iso(now - 2 * DAY)}`, "From date must be before to date"],
+    [`from=${iso(now + DAY)}&to=${iso(now + 2 * DAY)}`, "From date must be in the past"],
+    ["from=yesterday", "Invalid date: yesterday"],
+    ["all=maybe", null],
+  ] as const;
+  for (const [query, message] of cases) {
+    const reply = await app.json("GET", `/api/stats?${query}`, undefined, a.headers);
+    assert.equal(reply.status, 400, query);
+    if (message) assert.equal(reply.body.error, message);
+  }
+  // `all` skips the range checks.
+  const all = await app.json(
+    "GET",
+    `/api/stats?all=true&from=${iso(now + DAY)}`,
+    undefined,
+    a.headers,
+  );
+  assert.equal(all.status, 200);
+  assert.equal((await app.json("GET", "/api/stats")).status, 401);
+});
+
+apiTest("stats: admin-only, per-user parts hidden, metrics off", async (app) => {
+  const user = await actor(app, "USER", "ulla");
+  const admin = await actor(app, "ADMIN");
+  await uploadOne(app, user.headers, "12345", "a.txt");
+  await recordMetrics(app.services);
+
+  await settings(app, { featuresMetricsAdminOnly: true });
+  const denied = await app.json("GET", "/api/stats", undefined, user.headers);
+  assert.equal(denied.status, 403);
+  assert.deepEqual(denied.body, { error: "Admin only", statusCode: 403 });
+  const allowed = await app.json("GET", "/api/stats", undefined, admin.headers);
+  assert.equal(allowed.status, 200);
+  assert.deepEqual(allowed.body.latest.data.filesUsers, [
+    { username: "ulla", sum: 1, storage: 5, views: 0 },
+  ]);
+
+  await settings(app, { featuresMetricsShowUserSpecific: false });
+  const hidden = await app.json("GET", "/api/stats", undefined, admin.headers);
+  assert.deepEqual(hidden.body.latest.data.filesUsers, []);
+  assert.deepEqual(hidden.body.latest.data.urlsUsers, []);
+  assert.equal(hidden.body.latest.data.files, 1);
+
+  await settings(app, { featuresMetricsEnabled: false });
+  const off = await app.json("GET", "/api/stats", undefined, admin.headers);
+  assert.equal(off.status, 403);
+  assert.equal(off.body.error, "Metrics are disabled");
+});
