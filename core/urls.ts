@@ -211,6 +211,11 @@ export async function resolveUrl(
       return { kind: "password", urlId: url.id };
     }
   }
+  if (url.maxViews === null) {
+    // Nothing to enforce: counted in the store's batch, no write per redirect.
+    s.store.urls.countView(url.id);
+    return { kind: "redirect", destination: url.destination };
+  }
   const view = await s.store.urls.view(url.id);
   if (view?.counted) return { kind: "redirect", destination: view.url.destination };
   if (view && s.settings.get("featuresDeleteOnMaxViews")) await s.store.urls.delete(url.id);

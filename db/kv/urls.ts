@@ -3,10 +3,12 @@
  * atomic operations check and write with the record; the owner's URL count
  * is a key checked and written in the same operation as a create or delete.
  * Views are a separate `KvU64` counter, summed without a check when there is
- * no `maxViews`, so that busy redirects do not conflict with each other.
+ * no `maxViews`, so that busy redirects do not conflict with each other;
+ * `countView` sums them in batches ({@link ViewBatch}).
  */
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+import { ViewBatch } from "../view_batch.ts";
 
 const K = {
   url: (id: string) => ["url", id],
@@ -24,16 +26,43 @@ function defined(patch: UrlPatch): UrlPatch {
 
 /** {@link UrlStore} on Deno KV. */
 export class KvUrls implements UrlStore {
+  readonly #batch = new ViewBatch((id, count) => this.addViews(id, count));
+
   constructor(private readonly kv: Deno.Kv) {}
 
-  /** The record entry and the URL with its current view count. */
+  /** The record entry and the URL with its current view count, batched views included. */
   private async load(id: string) {
+    await this.#batch.settled();
     const [entry, views] = await this.kv.getMany<[UrlRecord, Deno.KvU64]>([
       K.url(id),
       K.views(id),
     ]);
-    const url = entry.value && { ...entry.value, views: Number(views.value?.value ?? 0n) };
+    const url = entry.value &&
+      this.#batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
     return { entry, views, url };
+  }
+
+  /** Sums `count` views into a URL that still exists. */
+  private async addViews(id: string, count: number): Promise<void> {
+    while (true) {
+      const entry = await this.kv.get<UrlRecord>(K.url(id));
+      if (entry.value === null) return;
+      const op = this.kv.atomic().check(entry).sum(K.views(id), BigInt(count));
+      if ((await op.commit()).ok) return;
+    }
+  }
+
+  countView(id: string): void {
+    this.#batch.count(id);
+  }
+
+  async flushViews(): Promise<void> {
+    await this.#batch.flush();
+  }
+
+  /** Writes the batched views; before the store closes. */
+  async close(): Promise<void> {
+    await this.#batch.close();
   }
 
   async create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
@@ -104,7 +133,7 @@ export class KvUrls implements UrlStore {
         }
       }
       if ((await op.commit()).ok) {
-        return { ...next, views: Number(views.value?.value ?? 0n) };
+        return this.#batch.withWaiting({ ...next, views: Number(views.value?.value ?? 0n) });
       }
       const again = await this.kv.get(K.url(id));
       if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
@@ -125,11 +154,16 @@ export class KvUrls implements UrlStore {
         op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
           .delete(K.byUser(url.userId, id));
       }
-      if ((await op.commit()).ok) return url;
+      if ((await op.commit()).ok) {
+        this.#batch.forget(id);
+        return url;
+      }
     }
   }
 
   async view(id: string): Promise<UrlView | null> {
+    // Counted exactly from here on: batched views of this URL go first.
+    if (this.#batch.waiting(id) > 0) await this.#batch.flush();
     while (true) {
       const { entry, views, url } = await this.load(id);
       if (url === null) return null;
@@ -142,9 +176,10 @@ export class KvUrls implements UrlStore {
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
+    await this.#batch.settled();
     for await (const entry of this.kv.list<UrlRecord>({ prefix: ["url"] }, { batchSize: 500 })) {
       const views = await this.kv.get<Deno.KvU64>(K.views(entry.value.id));
-      yield { ...entry.value, views: Number(views.value?.value ?? 0n) };
+      yield this.#batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
     }
   }
 

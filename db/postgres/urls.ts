@@ -2,10 +2,13 @@
  * Short URLs on PostgreSQL. Names (codes and vanities) are rows of
  * `url_names`, whose primary key makes the namespace unique; a create locks
  * its owner's row, so concurrent creates count the owner's URLs one at a time.
+ * `countView` adds views in batches ({@link ViewBatch}); every read adds the
+ * views still waiting.
  */
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+import { ViewBatch } from "../view_batch.ts";
 
 interface UrlRow {
   id: string;
@@ -45,7 +48,27 @@ const COLUMNS: Record<keyof UrlPatch, string> = {
 
 /** {@link UrlStore} on PostgreSQL. */
 export class PostgresUrls implements UrlStore {
+  readonly #batch = new ViewBatch(async (id, count) => {
+    await this.sql`UPDATE urls SET views = views + ${count} WHERE id = ${id}`;
+  });
+
   constructor(private readonly sql: Sql) {}
+
+  /** The row as a URL, with its batched views added. */
+  #toUrl = (row: UrlRow): UrlRecord => this.#batch.withWaiting(toUrl(row));
+
+  countView(id: string): void {
+    this.#batch.count(id);
+  }
+
+  async flushViews(): Promise<void> {
+    await this.#batch.flush();
+  }
+
+  /** Writes the batched views; before the store closes. */
+  async close(): Promise<void> {
+    await this.#batch.close();
+  }
 
   /** Claims `name` for `urlId`; throws {@link UniqueError} (`field`) when it is taken. */
   private async claim(tx: TransactionSql, name: string, urlId: string, field: string) {
@@ -84,21 +107,24 @@ export class PostgresUrls implements UrlStore {
   }
 
   async get(id: string): Promise<UrlRecord | null> {
+    await this.#batch.settled();
     const [row] = await this.sql<UrlRow[]>`SELECT * FROM urls WHERE id = ${id}`;
-    return row ? toUrl(row) : null;
+    return row ? this.#toUrl(row) : null;
   }
 
   async getByName(name: string): Promise<UrlRecord | null> {
+    await this.#batch.settled();
     const [row] = await this.sql<UrlRow[]>`
       SELECT urls.* FROM url_names JOIN urls ON urls.id = url_names.url_id
       WHERE url_names.name = ${name}`;
-    return row ? toUrl(row) : null;
+    return row ? this.#toUrl(row) : null;
   }
 
   async listByUser(userId: string): Promise<UrlRecord[]> {
+    await this.#batch.settled();
     const rows = await this.sql<UrlRow[]>`
       SELECT * FROM urls WHERE user_id = ${userId} ORDER BY created_at, id`;
-    return rows.map(toUrl);
+    return rows.map(this.#toUrl);
   }
 
   async countByUser(userId: string): Promise<number> {
@@ -120,16 +146,21 @@ export class PostgresUrls implements UrlStore {
         if (patch.vanity !== null) await this.claim(tx, patch.vanity, id, "vanity");
       }
       const [row] = await tx<UrlRow[]>`UPDATE urls SET ${tx(values)} WHERE id = ${id} RETURNING *`;
-      return toUrl(row);
+      return this.#toUrl(row);
     });
   }
 
   async delete(id: string): Promise<UrlRecord | null> {
+    await this.#batch.settled();
     const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
-    return row ? toUrl(row) : null;
+    const url = row ? this.#toUrl(row) : null;
+    this.#batch.forget(id);
+    return url;
   }
 
   async view(id: string): Promise<UrlView | null> {
+    // Counted exactly from here on: batched views of this URL go first.
+    if (this.#batch.waiting(id) > 0) await this.#batch.flush();
     const [counted] = await this.sql<UrlRow[]>`
       UPDATE urls SET views = views + 1
       WHERE id = ${id} AND (max_views IS NULL OR views < max_views) RETURNING *`;
@@ -147,8 +178,9 @@ export class PostgresUrls implements UrlStore {
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
+    await this.#batch.settled();
     for await (const rows of this.sql<UrlRow[]>`SELECT * FROM urls`.cursor(500)) {
-      yield* rows.map(toUrl);
+      yield* rows.map(this.#toUrl);
     }
   }
 }

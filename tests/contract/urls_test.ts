@@ -140,6 +140,31 @@ const steps: ContractSteps = {
     assert.equal(await store.urls.view("missing"), null);
   },
 
+  "countView: batched, read at once, written on flushViews, gone with its URL": async (store) => {
+    const u = await owner(store);
+    const busy = url(u.id, "busy", { views: 2 });
+    const gone = url(u.id, "gone");
+    await store.urls.create(busy, null);
+    await store.urls.create(gone, null);
+    for (let i = 0; i < 5; i++) store.urls.countView(busy.id);
+    store.urls.countView(gone.id);
+    assert.equal((await store.urls.get(busy.id))?.views, 7);
+    assert.equal((await store.urls.getByName("busy"))?.views, 7);
+    assert.deepEqual((await store.urls.listByUser(u.id)).map((x) => x.views), [7, 1]);
+    // A transaction's view of the store holds no batch: it reads what was written.
+    const written = () => store.transaction((t) => t.urls.get(busy.id));
+    assert.equal((await written())?.views, 2);
+    assert.equal((await store.urls.delete(gone.id))?.views, 1);
+    await store.urls.flushViews();
+    assert.equal((await written())?.views, 7);
+    assert.equal((await store.urls.get(busy.id))?.views, 7);
+    assert.equal(await store.urls.get(gone.id), null);
+    // An exact view after batched ones counts on top of them.
+    store.urls.countView(busy.id);
+    assert.equal((await store.urls.view(busy.id))?.url.views, 9);
+    assert.equal((await written())?.views, 9);
+  },
+
   "listByUser, deleteByUser and orphanByUser": async (store) => {
     const a = await owner(store);
     const b = await owner(store);
