@@ -10,11 +10,15 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
 }
 
+/** The last timestamp printed, reused within the same millisecond. */
+let stamp = { ms: NaN, text: "" };
+
 function line(level: string, message: string, fields?: LogFields): string {
-  const extra = fields
-    ? " " + Object.entries(fields).map(([k, v]) => `${k}=${format(v)}`).join(" ")
-    : "";
-  return `${new Date().toISOString()} ${level} ${message}${extra}`;
+  const now = Date.now();
+  if (now !== stamp.ms) stamp = { ms: now, text: new Date(now).toISOString() };
+  let text = `${stamp.text} ${level} ${message}`;
+  for (const key in fields) text += ` ${key}=${format(fields[key])}`;
+  return text;
 }
 
 function format(value: unknown): string {

@@ -202,7 +202,7 @@ export async function resolveUrl(
   name: string,
   cookieFor: (urlId: string) => string | undefined,
 ): Promise<UrlResolution | null> {
-  const url = await s.store.urls.getByName(name);
+  const url = await s.store.urls.resolve(name);
   if (!url) return null;
   if (!url.enabled) return { kind: "gone" };
   if (url.password) {

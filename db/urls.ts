@@ -44,6 +44,12 @@ export interface UrlStore {
   get(id: string): Promise<UrlRecord | null>;
   /** The URL whose code or vanity is `name`, or `null`. */
   getByName(name: string): Promise<UrlRecord | null>;
+  /**
+   * {@link getByName} for public redirects: the answer may come from this
+   * store's cache, up to a second old when another process changed the URL
+   * (its views too); a write through this store is seen at once.
+   */
+  resolve(name: string): Promise<UrlRecord | null>;
   /** A user's URLs, oldest first. */
   listByUser(userId: string): Promise<UrlRecord[]>;
   /** How many URLs a user owns. */

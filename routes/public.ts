@@ -13,16 +13,11 @@ import { nameUnder } from "../core/links.ts";
 import type { AppEnv } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";
 
-/** The path as sent, still percent-encoded (Hono's `c.req.path` is partly decoded). */
-function rawPath(c: Context<AppEnv>): string {
-  return new URL(c.req.url).pathname;
-}
-
 /** Serves the file `name` with the request's conditions, range, cookie and `?pw=`. */
 async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Response> {
   const query = (key: string) => c.req.query(key);
   const download = query("download");
-  const answer = await serveFile(c.var.services, {
+  const answer = await serveFile(c.get("services"), {
     name,
     head: c.req.method === "HEAD",
     range: c.req.header("range"),
@@ -32,21 +27,21 @@ async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Respon
     download: download !== undefined && download !== "false" && download !== "0",
     cookie: (fileId) => getCookie(c, accessCookieName(fileId)),
     pw: query("pw"),
-    ip: c.var.ip,
+    ip: c.get("ip"),
     ua: c.req.header("user-agent") ?? "",
   });
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
 /** `/raw/:name`: the bytes of a file. */
-const raw: PublicResolver = async (c) => {
-  const name = nameUnder("/raw", rawPath(c));
+const raw: PublicResolver = async (c, path) => {
+  const name = nameUnder("/raw", path);
   return name === null ? null : await respondWithFile(c, name);
 };
 
 /** `<filesRoute>/:name`, following the current setting. */
-const filesRoute: PublicResolver = async (c) => {
-  const name = nameUnder(c.var.services.settings.get("filesRoute"), rawPath(c));
+const filesRoute: PublicResolver = async (c, path) => {
+  const name = nameUnder(c.get("services").settings.get("filesRoute"), path);
   return name === null ? null : await respondWithFile(c, name);
 };
 

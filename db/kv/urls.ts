@@ -8,6 +8,7 @@
  */
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+import { FreshCache } from "../fresh_cache.ts";
 import { ViewBatch } from "../view_batch.ts";
 
 const K = {
@@ -26,6 +27,7 @@ function defined(patch: UrlPatch): UrlPatch {
 
 /** {@link UrlStore} on Deno KV. */
 export class KvUrls implements UrlStore {
+  readonly #names = new FreshCache<UrlRecord | null>();
   readonly #batch = new ViewBatch((id, count) => this.addViews(id, count));
 
   constructor(private readonly kv: Deno.Kv) {}
@@ -65,32 +67,48 @@ export class KvUrls implements UrlStore {
     await this.#batch.close();
   }
 
-  async create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    const names = url.vanity === null ? [url.code] : [url.code, url.vanity];
-    while (true) {
-      const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
-      const owned = count?.value ?? 0;
-      if (maxUrls !== null && owned >= maxUrls) return false;
-      const op = this.kv.atomic()
-        .check({ key: K.url(url.id), versionstamp: null })
-        .set(K.url(url.id), { ...url, views: 0 })
-        .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
-      for (const name of names) {
-        op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
+  create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    return this.#written(async () => {
+      const names = url.vanity === null ? [url.code] : [url.code, url.vanity];
+      while (true) {
+        const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
+        const owned = count?.value ?? 0;
+        if (maxUrls !== null && owned >= maxUrls) return false;
+        const op = this.kv.atomic()
+          .check({ key: K.url(url.id), versionstamp: null })
+          .set(K.url(url.id), { ...url, views: 0 })
+          .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+        for (const name of names) {
+          op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
+        }
+        if (count && url.userId !== null) {
+          op.check(count).set(K.count(url.userId), owned + 1)
+            .set(K.byUser(url.userId, url.id), true);
+        }
+        if ((await op.commit()).ok) return true;
+        const taken = await this.kv.getMany(names.map(K.name));
+        const clash = taken.findIndex((e) => e.value !== null);
+        if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
       }
-      if (count && url.userId !== null) {
-        op.check(count).set(K.count(url.userId), owned + 1)
-          .set(K.byUser(url.userId, url.id), true);
-      }
-      if ((await op.commit()).ok) return true;
-      const taken = await this.kv.getMany(names.map(K.name));
-      const clash = taken.findIndex((e) => e.value !== null);
-      if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
-    }
+    });
   }
 
   async get(id: string): Promise<UrlRecord | null> {
     return (await this.load(id)).url;
+  }
+
+  resolve(name: string): Promise<UrlRecord | null> {
+    return this.#names.get(name, () => this.getByName(name));
+  }
+
+  /** Runs a write; answers cached before it (or during it) are not used after it. */
+  async #written<T>(write: () => Promise<T>): Promise<T> {
+    this.#names.clear();
+    try {
+      return await write();
+    } finally {
+      this.#names.clear();
+    }
   }
 
   async getByName(name: string): Promise<UrlRecord | null> {
@@ -119,46 +137,50 @@ export class KvUrls implements UrlStore {
     return (await this.kv.get<number>(K.count(userId))).value ?? 0;
   }
 
-  async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    while (true) {
-      const { entry, views } = await this.load(id);
-      if (entry.value === null) return null;
-      const old = entry.value;
-      const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
-      const op = this.kv.atomic().check(entry).set(K.url(id), next);
-      if (next.vanity !== old.vanity) {
-        if (old.vanity !== null) op.delete(K.name(old.vanity));
-        if (next.vanity !== null) {
-          op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
+  update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    return this.#written(async () => {
+      while (true) {
+        const { entry, views } = await this.load(id);
+        if (entry.value === null) return null;
+        const old = entry.value;
+        const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
+        const op = this.kv.atomic().check(entry).set(K.url(id), next);
+        if (next.vanity !== old.vanity) {
+          if (old.vanity !== null) op.delete(K.name(old.vanity));
+          if (next.vanity !== null) {
+            op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
+          }
         }
+        if ((await op.commit()).ok) {
+          return this.#batch.withWaiting({ ...next, views: Number(views.value?.value ?? 0n) });
+        }
+        const again = await this.kv.get(K.url(id));
+        if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
       }
-      if ((await op.commit()).ok) {
-        return this.#batch.withWaiting({ ...next, views: Number(views.value?.value ?? 0n) });
-      }
-      const again = await this.kv.get(K.url(id));
-      if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
-    }
+    });
   }
 
-  async delete(id: string): Promise<UrlRecord | null> {
-    while (true) {
-      const { entry, url } = await this.load(id);
-      if (url === null) return null;
-      const op = this.kv.atomic().check(entry)
-        .delete(K.url(id))
-        .delete(K.views(id))
-        .delete(K.name(url.code));
-      if (url.vanity !== null) op.delete(K.name(url.vanity));
-      if (url.userId !== null) {
-        const count = await this.kv.get<number>(K.count(url.userId));
-        op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
-          .delete(K.byUser(url.userId, id));
+  delete(id: string): Promise<UrlRecord | null> {
+    return this.#written(async () => {
+      while (true) {
+        const { entry, url } = await this.load(id);
+        if (url === null) return null;
+        const op = this.kv.atomic().check(entry)
+          .delete(K.url(id))
+          .delete(K.views(id))
+          .delete(K.name(url.code));
+        if (url.vanity !== null) op.delete(K.name(url.vanity));
+        if (url.userId !== null) {
+          const count = await this.kv.get<number>(K.count(url.userId));
+          op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
+            .delete(K.byUser(url.userId, id));
+        }
+        if ((await op.commit()).ok) {
+          this.#batch.forget(id);
+          return url;
+        }
       }
-      if ((await op.commit()).ok) {
-        this.#batch.forget(id);
-        return url;
-      }
-    }
+    });
   }
 
   async view(id: string): Promise<UrlView | null> {
@@ -183,24 +205,28 @@ export class KvUrls implements UrlStore {
     }
   }
 
-  async deleteByUser(userId: string): Promise<number> {
-    let removed = 0;
-    for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
-    return removed;
+  deleteByUser(userId: string): Promise<number> {
+    return this.#written(async () => {
+      let removed = 0;
+      for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
+      return removed;
+    });
   }
 
-  async orphanByUser(userId: string): Promise<number> {
-    let orphaned = 0;
-    for (const id of await this.ids(userId)) {
-      while (true) {
-        const entry = await this.kv.get<UrlRecord>(K.url(id));
-        const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
-        if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
-        if ((await op.commit()).ok) break;
+  orphanByUser(userId: string): Promise<number> {
+    return this.#written(async () => {
+      let orphaned = 0;
+      for (const id of await this.ids(userId)) {
+        while (true) {
+          const entry = await this.kv.get<UrlRecord>(K.url(id));
+          const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
+          if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
+          if ((await op.commit()).ok) break;
+        }
+        orphaned++;
       }
-      orphaned++;
-    }
-    await this.kv.delete(K.count(userId));
-    return orphaned;
+      await this.kv.delete(K.count(userId));
+      return orphaned;
+    });
   }
 }

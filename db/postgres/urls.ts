@@ -8,6 +8,7 @@
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
+import { FreshCache } from "../fresh_cache.ts";
 import { ViewBatch } from "../view_batch.ts";
 
 interface UrlRow {
@@ -48,6 +49,7 @@ const COLUMNS: Record<keyof UrlPatch, string> = {
 
 /** {@link UrlStore} on PostgreSQL. */
 export class PostgresUrls implements UrlStore {
+  readonly #names = new FreshCache<UrlRecord | null>();
   readonly #batch = new ViewBatch(async (id, count) => {
     await this.sql`UPDATE urls SET views = views + ${count} WHERE id = ${id}`;
   });
@@ -77,32 +79,34 @@ export class PostgresUrls implements UrlStore {
     if (won.length === 0) throw new UniqueError(field);
   }
 
-  async create(u: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    return await this.sql.begin(async (tx) => {
-      if (maxUrls !== null && u.userId !== null) {
-        await tx`SELECT 1 FROM users WHERE id = ${u.userId} FOR UPDATE`;
-        const [{ count }] = await tx<{ count: number }[]>`
-          SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
-        if (count >= maxUrls) return false;
-      }
-      await tx`INSERT INTO urls ${
-        tx({
-          id: u.id,
-          code: u.code,
-          vanity: u.vanity,
-          destination: u.destination,
-          views: u.views,
-          max_views: u.maxViews,
-          password: u.password,
-          enabled: u.enabled,
-          user_id: u.userId,
-          created_at: u.createdAt,
-          updated_at: u.updatedAt,
-        })
-      }`;
-      await this.claim(tx, u.code, u.id, "code");
-      if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
-      return true;
+  create(u: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    return this.#written(async () => {
+      return await this.sql.begin(async (tx) => {
+        if (maxUrls !== null && u.userId !== null) {
+          await tx`SELECT 1 FROM users WHERE id = ${u.userId} FOR UPDATE`;
+          const [{ count }] = await tx<{ count: number }[]>`
+            SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
+          if (count >= maxUrls) return false;
+        }
+        await tx`INSERT INTO urls ${
+          tx({
+            id: u.id,
+            code: u.code,
+            vanity: u.vanity,
+            destination: u.destination,
+            views: u.views,
+            max_views: u.maxViews,
+            password: u.password,
+            enabled: u.enabled,
+            user_id: u.userId,
+            created_at: u.createdAt,
+            updated_at: u.updatedAt,
+          })
+        }`;
+        await this.claim(tx, u.code, u.id, "code");
+        if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
+        return true;
+      });
     });
   }
 
@@ -110,6 +114,20 @@ export class PostgresUrls implements UrlStore {
     await this.#batch.settled();
     const [row] = await this.sql<UrlRow[]>`SELECT * FROM urls WHERE id = ${id}`;
     return row ? this.#toUrl(row) : null;
+  }
+
+  resolve(name: string): Promise<UrlRecord | null> {
+    return this.#names.get(name, () => this.getByName(name));
+  }
+
+  /** Runs a write; answers cached before it (or during it) are not used after it. */
+  async #written<T>(write: () => Promise<T>): Promise<T> {
+    this.#names.clear();
+    try {
+      return await write();
+    } finally {
+      this.#names.clear();
+    }
   }
 
   async getByName(name: string): Promise<UrlRecord | null> {
@@ -133,29 +151,35 @@ export class PostgresUrls implements UrlStore {
     return count;
   }
 
-  async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    const values: Record<string, unknown> = { updated_at: now };
-    for (const [key, value] of Object.entries(patch)) {
-      if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
-    }
-    return await this.sql.begin(async (tx) => {
-      const [old] = await tx<UrlRow[]>`SELECT * FROM urls WHERE id = ${id} FOR UPDATE`;
-      if (!old) return null;
-      if (patch.vanity !== undefined && patch.vanity !== old.vanity) {
-        if (old.vanity !== null) await tx`DELETE FROM url_names WHERE name = ${old.vanity}`;
-        if (patch.vanity !== null) await this.claim(tx, patch.vanity, id, "vanity");
+  update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    return this.#written(async () => {
+      const values: Record<string, unknown> = { updated_at: now };
+      for (const [key, value] of Object.entries(patch)) {
+        if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
       }
-      const [row] = await tx<UrlRow[]>`UPDATE urls SET ${tx(values)} WHERE id = ${id} RETURNING *`;
-      return this.#toUrl(row);
+      return await this.sql.begin(async (tx) => {
+        const [old] = await tx<UrlRow[]>`SELECT * FROM urls WHERE id = ${id} FOR UPDATE`;
+        if (!old) return null;
+        if (patch.vanity !== undefined && patch.vanity !== old.vanity) {
+          if (old.vanity !== null) await tx`DELETE FROM url_names WHERE name = ${old.vanity}`;
+          if (patch.vanity !== null) await this.claim(tx, patch.vanity, id, "vanity");
+        }
+        const [row] = await tx<UrlRow[]>`UPDATE urls SET ${
+          tx(values)
+        } WHERE id = ${id} RETURNING *`;
+        return this.#toUrl(row);
+      });
     });
   }
 
-  async delete(id: string): Promise<UrlRecord | null> {
-    await this.#batch.settled();
-    const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
-    const url = row ? this.#toUrl(row) : null;
-    this.#batch.forget(id);
-    return url;
+  delete(id: string): Promise<UrlRecord | null> {
+    return this.#written(async () => {
+      await this.#batch.settled();
+      const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
+      const url = row ? this.#toUrl(row) : null;
+      this.#batch.forget(id);
+      return url;
+    });
   }
 
   async view(id: string): Promise<UrlView | null> {
@@ -169,12 +193,16 @@ export class PostgresUrls implements UrlStore {
     return url && { counted: false, url };
   }
 
-  async deleteByUser(userId: string): Promise<number> {
-    return (await this.sql`DELETE FROM urls WHERE user_id = ${userId}`).count;
+  deleteByUser(userId: string): Promise<number> {
+    return this.#written(async () => {
+      return (await this.sql`DELETE FROM urls WHERE user_id = ${userId}`).count;
+    });
   }
 
-  async orphanByUser(userId: string): Promise<number> {
-    return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
+  orphanByUser(userId: string): Promise<number> {
+    return this.#written(async () => {
+      return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
+    });
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {

@@ -165,6 +165,22 @@ const steps: ContractSteps = {
     assert.equal((await written())?.views, 9);
   },
 
+  "resolve: cached, but every write through the store is seen at once": async (store) => {
+    const u = await owner(store);
+    assert.equal(await store.urls.resolve("soon"), null);
+    const soon = url(u.id, "soon");
+    await store.urls.create(soon, null);
+    assert.equal((await store.urls.resolve("soon"))?.id, soon.id);
+    await store.urls.update(soon.id, { enabled: false, vanity: "later" }, new Date());
+    assert.equal((await store.urls.resolve("soon"))?.enabled, false);
+    assert.equal((await store.urls.resolve("later"))?.id, soon.id);
+    await store.urls.orphanByUser(u.id);
+    assert.equal((await store.urls.resolve("soon"))?.userId, null);
+    await store.urls.delete(soon.id);
+    assert.equal(await store.urls.resolve("soon"), null);
+    assert.equal(await store.urls.resolve("later"), null);
+  },
+
   "listByUser, deleteByUser and orphanByUser": async (store) => {
     const a = await owner(store);
     const b = await owner(store);
