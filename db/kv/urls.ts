@@ -4,12 +4,12 @@
  * is a key checked and written in the same operation as a create or delete.
  * Views are a separate `KvU64` counter, summed without a check when there is
  * no `maxViews`, so that busy redirects do not conflict with each other;
- * `countView` sums them in batches ({@link ViewBatch}).
+ * `countView` sums them in batches, and names resolve through a cache
+ * ({@link UrlHotPaths}).
  */
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
-import { FreshCache } from "../fresh_cache.ts";
-import { ViewBatch } from "../view_batch.ts";
+import { UrlHotPaths } from "../url_hot_paths.ts";
 
 const K = {
   url: (id: string) => ["url", id],
@@ -26,26 +26,25 @@ function defined(patch: UrlPatch): UrlPatch {
 }
 
 /** {@link UrlStore} on Deno KV. */
-export class KvUrls implements UrlStore {
-  readonly #names = new FreshCache<UrlRecord | null>();
-  readonly #batch = new ViewBatch((id, count) => this.addViews(id, count));
-
-  constructor(private readonly kv: Deno.Kv) {}
+export class KvUrls extends UrlHotPaths implements UrlStore {
+  constructor(private readonly kv: Deno.Kv) {
+    super();
+  }
 
   /** The record entry and the URL with its current view count, batched views included. */
   private async load(id: string) {
-    await this.#batch.settled();
+    await this.batch.settled();
     const [entry, views] = await this.kv.getMany<[UrlRecord, Deno.KvU64]>([
       K.url(id),
       K.views(id),
     ]);
     const url = entry.value &&
-      this.#batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
+      this.batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
     return { entry, views, url };
   }
 
   /** Sums `count` views into a URL that still exists. */
-  private async addViews(id: string, count: number): Promise<void> {
+  protected async addViews(id: string, count: number): Promise<void> {
     while (true) {
       const entry = await this.kv.get<UrlRecord>(K.url(id));
       if (entry.value === null) return;
@@ -54,21 +53,8 @@ export class KvUrls implements UrlStore {
     }
   }
 
-  countView(id: string): void {
-    this.#batch.count(id);
-  }
-
-  async flushViews(): Promise<void> {
-    await this.#batch.flush();
-  }
-
-  /** Writes the batched views; before the store closes. */
-  async close(): Promise<void> {
-    await this.#batch.close();
-  }
-
   create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    return this.#written(async () => {
+    return this.written(async () => {
       const names = url.vanity === null ? [url.code] : [url.code, url.vanity];
       while (true) {
         const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
@@ -95,20 +81,6 @@ export class KvUrls implements UrlStore {
 
   async get(id: string): Promise<UrlRecord | null> {
     return (await this.load(id)).url;
-  }
-
-  resolve(name: string): Promise<UrlRecord | null> {
-    return this.#names.get(name, () => this.getByName(name));
-  }
-
-  /** Runs a write; answers cached before it (or during it) are not used after it. */
-  async #written<T>(write: () => Promise<T>): Promise<T> {
-    this.#names.clear();
-    try {
-      return await write();
-    } finally {
-      this.#names.clear();
-    }
   }
 
   async getByName(name: string): Promise<UrlRecord | null> {
@@ -138,7 +110,7 @@ export class KvUrls implements UrlStore {
   }
 
   update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    return this.#written(async () => {
+    return this.written(async () => {
       while (true) {
         const { entry, views } = await this.load(id);
         if (entry.value === null) return null;
@@ -152,7 +124,7 @@ export class KvUrls implements UrlStore {
           }
         }
         if ((await op.commit()).ok) {
-          return this.#batch.withWaiting({ ...next, views: Number(views.value?.value ?? 0n) });
+          return this.batch.withWaiting({ ...next, views: Number(views.value?.value ?? 0n) });
         }
         const again = await this.kv.get(K.url(id));
         if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
@@ -161,7 +133,7 @@ export class KvUrls implements UrlStore {
   }
 
   delete(id: string): Promise<UrlRecord | null> {
-    return this.#written(async () => {
+    return this.written(async () => {
       while (true) {
         const { entry, url } = await this.load(id);
         if (url === null) return null;
@@ -176,7 +148,7 @@ export class KvUrls implements UrlStore {
             .delete(K.byUser(url.userId, id));
         }
         if ((await op.commit()).ok) {
-          this.#batch.forget(id);
+          this.batch.forget(id);
           return url;
         }
       }
@@ -185,7 +157,7 @@ export class KvUrls implements UrlStore {
 
   async view(id: string): Promise<UrlView | null> {
     // Counted exactly from here on: batched views of this URL go first.
-    if (this.#batch.waiting(id) > 0) await this.#batch.flush();
+    if (this.batch.waiting(id) > 0) await this.batch.flush();
     while (true) {
       const { entry, views, url } = await this.load(id);
       if (url === null) return null;
@@ -198,15 +170,15 @@ export class KvUrls implements UrlStore {
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
-    await this.#batch.settled();
+    await this.batch.settled();
     for await (const entry of this.kv.list<UrlRecord>({ prefix: ["url"] }, { batchSize: 500 })) {
       const views = await this.kv.get<Deno.KvU64>(K.views(entry.value.id));
-      yield this.#batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
+      yield this.batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
     }
   }
 
   deleteByUser(userId: string): Promise<number> {
-    return this.#written(async () => {
+    return this.written(async () => {
       let removed = 0;
       for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
       return removed;
@@ -214,7 +186,7 @@ export class KvUrls implements UrlStore {
   }
 
   orphanByUser(userId: string): Promise<number> {
-    return this.#written(async () => {
+    return this.written(async () => {
       let orphaned = 0;
       for (const id of await this.ids(userId)) {
         while (true) {

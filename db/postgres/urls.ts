@@ -2,14 +2,13 @@
  * Short URLs on PostgreSQL. Names (codes and vanities) are rows of
  * `url_names`, whose primary key makes the namespace unique; a create locks
  * its owner's row, so concurrent creates count the owner's URLs one at a time.
- * `countView` adds views in batches ({@link ViewBatch}); every read adds the
- * views still waiting.
+ * `countView` adds views in batches, and names resolve through a cache
+ * ({@link UrlHotPaths}); every read adds the views still waiting.
  */
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStore, UrlView } from "../urls.ts";
-import { FreshCache } from "../fresh_cache.ts";
-import { ViewBatch } from "../view_batch.ts";
+import { UrlHotPaths } from "../url_hot_paths.ts";
 
 interface UrlRow {
   id: string;
@@ -48,29 +47,17 @@ const COLUMNS: Record<keyof UrlPatch, string> = {
 };
 
 /** {@link UrlStore} on PostgreSQL. */
-export class PostgresUrls implements UrlStore {
-  readonly #names = new FreshCache<UrlRecord | null>();
-  readonly #batch = new ViewBatch(async (id, count) => {
-    await this.sql`UPDATE urls SET views = views + ${count} WHERE id = ${id}`;
-  });
+export class PostgresUrls extends UrlHotPaths implements UrlStore {
+  constructor(private readonly sql: Sql) {
+    super();
+  }
 
-  constructor(private readonly sql: Sql) {}
+  protected async addViews(id: string, count: number): Promise<void> {
+    await this.sql`UPDATE urls SET views = views + ${count} WHERE id = ${id}`;
+  }
 
   /** The row as a URL, with its batched views added. */
-  #toUrl = (row: UrlRow): UrlRecord => this.#batch.withWaiting(toUrl(row));
-
-  countView(id: string): void {
-    this.#batch.count(id);
-  }
-
-  async flushViews(): Promise<void> {
-    await this.#batch.flush();
-  }
-
-  /** Writes the batched views; before the store closes. */
-  async close(): Promise<void> {
-    await this.#batch.close();
-  }
+  #toUrl = (row: UrlRow): UrlRecord => this.batch.withWaiting(toUrl(row));
 
   /** Claims `name` for `urlId`; throws {@link UniqueError} (`field`) when it is taken. */
   private async claim(tx: TransactionSql, name: string, urlId: string, field: string) {
@@ -80,7 +67,7 @@ export class PostgresUrls implements UrlStore {
   }
 
   create(u: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    return this.#written(async () => {
+    return this.written(async () => {
       return await this.sql.begin(async (tx) => {
         if (maxUrls !== null && u.userId !== null) {
           await tx`SELECT 1 FROM users WHERE id = ${u.userId} FOR UPDATE`;
@@ -111,27 +98,13 @@ export class PostgresUrls implements UrlStore {
   }
 
   async get(id: string): Promise<UrlRecord | null> {
-    await this.#batch.settled();
+    await this.batch.settled();
     const [row] = await this.sql<UrlRow[]>`SELECT * FROM urls WHERE id = ${id}`;
     return row ? this.#toUrl(row) : null;
   }
 
-  resolve(name: string): Promise<UrlRecord | null> {
-    return this.#names.get(name, () => this.getByName(name));
-  }
-
-  /** Runs a write; answers cached before it (or during it) are not used after it. */
-  async #written<T>(write: () => Promise<T>): Promise<T> {
-    this.#names.clear();
-    try {
-      return await write();
-    } finally {
-      this.#names.clear();
-    }
-  }
-
   async getByName(name: string): Promise<UrlRecord | null> {
-    await this.#batch.settled();
+    await this.batch.settled();
     const [row] = await this.sql<UrlRow[]>`
       SELECT urls.* FROM url_names JOIN urls ON urls.id = url_names.url_id
       WHERE url_names.name = ${name}`;
@@ -139,7 +112,7 @@ export class PostgresUrls implements UrlStore {
   }
 
   async listByUser(userId: string): Promise<UrlRecord[]> {
-    await this.#batch.settled();
+    await this.batch.settled();
     const rows = await this.sql<UrlRow[]>`
       SELECT * FROM urls WHERE user_id = ${userId} ORDER BY created_at, id`;
     return rows.map(this.#toUrl);
@@ -152,7 +125,7 @@ export class PostgresUrls implements UrlStore {
   }
 
   update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    return this.#written(async () => {
+    return this.written(async () => {
       const values: Record<string, unknown> = { updated_at: now };
       for (const [key, value] of Object.entries(patch)) {
         if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
@@ -173,18 +146,18 @@ export class PostgresUrls implements UrlStore {
   }
 
   delete(id: string): Promise<UrlRecord | null> {
-    return this.#written(async () => {
-      await this.#batch.settled();
+    return this.written(async () => {
+      await this.batch.settled();
       const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
       const url = row ? this.#toUrl(row) : null;
-      this.#batch.forget(id);
+      this.batch.forget(id);
       return url;
     });
   }
 
   async view(id: string): Promise<UrlView | null> {
     // Counted exactly from here on: batched views of this URL go first.
-    if (this.#batch.waiting(id) > 0) await this.#batch.flush();
+    if (this.batch.waiting(id) > 0) await this.batch.flush();
     const [counted] = await this.sql<UrlRow[]>`
       UPDATE urls SET views = views + 1
       WHERE id = ${id} AND (max_views IS NULL OR views < max_views) RETURNING *`;
@@ -194,19 +167,19 @@ export class PostgresUrls implements UrlStore {
   }
 
   deleteByUser(userId: string): Promise<number> {
-    return this.#written(async () => {
+    return this.written(async () => {
       return (await this.sql`DELETE FROM urls WHERE user_id = ${userId}`).count;
     });
   }
 
   orphanByUser(userId: string): Promise<number> {
-    return this.#written(async () => {
+    return this.written(async () => {
       return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
     });
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
-    await this.#batch.settled();
+    await this.batch.settled();
     for await (const rows of this.sql<UrlRow[]>`SELECT * FROM urls`.cursor(500)) {
       yield* rows.map(this.#toUrl);
     }
