@@ -158,8 +158,10 @@ export async function run(): Promise<string> {
       "",
       "Written by `bench/http_redirects.ts` (`deno task bench redirects`). wrk and the server " +
       `share the machine's CPUs on loopback; each figure follows a ${LOAD.warmupSeconds} s ` +
-      "warm-up. Every redirect reads the URL and counts its view in the store; the server logs " +
-      "every request to stdout (sent to /dev/null). Goal: at least 50 % of the hello-world.",
+      "warm-up. Every redirect resolves the URL (a store read, reused for up to a second) and " +
+      "counts its view (URLs without maxViews: added to the store in batches, once a second); " +
+      "the server logs every request to stdout (sent to /dev/null). Goal: at least 50 % of the " +
+      "hello-world. Before/after figures: `bench/results/performance.md`.",
       "",
       await machineSection({
         wrk: await versionOf("wrk", ["-v"]),

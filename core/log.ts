@@ -10,11 +10,15 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
 }
 
+/** The last timestamp printed, reused within the same millisecond. */
+let stamp = { ms: NaN, text: "" };
+
 function line(level: string, message: string, fields?: LogFields): string {
-  const extra = fields
-    ? " " + Object.entries(fields).map(([k, v]) => `${k}=${format(v)}`).join(" ")
-    : "";
-  return `${new Date().toISOString()} ${level} ${message}${extra}`;
+  const now = Date.now();
+  if (now !== stamp.ms) stamp = { ms: now, text: new Date(now).toISOString() };
+  let text = `${stamp.text} ${level} ${message}`;
+  for (const key in fields) text += ` ${key}=${format(fields[key])}`;
+  return text;
 }
 
 function format(value: unknown): string {
@@ -22,16 +26,51 @@ function format(value: unknown): string {
   return typeof value === "string" && !/[\s"]/.test(value) ? value : JSON.stringify(value);
 }
 
+/** Info lines waiting for stdout. */
+let waiting: string[] = [];
+/** Past this many waiting lines, they are written at once. */
+const MAX_WAITING = 256;
+const encoder = new TextEncoder();
+
+/** Writes the waiting info lines to stdout in one write (lost if stdout is gone). */
+function flushStdout(): void {
+  if (waiting.length === 0) return;
+  let bytes = encoder.encode(waiting.join(""));
+  waiting = [];
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+  } catch {
+    // stdout closed: nothing left to tell it
+  }
+}
+globalThis.addEventListener("unload", flushStdout);
+
+/**
+ * Queues an info line for stdout; the lines of one turn of the event loop are
+ * written together, so that a busy server pays one write for many requests.
+ */
+function toStdout(text: string): void {
+  if (waiting.length === 0) setTimeout(flushStdout, 0);
+  waiting.push(`${text}\n`);
+  if (waiting.length >= MAX_WAITING) flushStdout();
+}
+
+/** Writes to stderr, after the info lines logged before it. */
+function toStderr(text: string): void {
+  flushStdout();
+  console.error(text);
+}
+
 /** Writes to the console: info to stdout, warnings and errors to stderr. */
 export const consoleLogger: Logger = {
-  info: (m, f) => console.log(line("INFO", m, f)),
-  warn: (m, f) => console.error(line("WARN", m, f)),
-  error: (m, f) => console.error(line("ERROR", m, f)),
+  info: (m, f) => toStdout(line("INFO", m, f)),
+  warn: (m, f) => toStderr(line("WARN", m, f)),
+  error: (m, f) => toStderr(line("ERROR", m, f)),
 };
 
 /** Like {@link consoleLogger}, every level on stderr: for commands whose stdout is data. */
 export const stderrLogger: Logger = {
-  info: (m, f) => console.error(line("INFO", m, f)),
+  info: (m, f) => toStderr(line("INFO", m, f)),
   warn: consoleLogger.warn,
   error: consoleLogger.error,
 };

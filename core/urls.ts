@@ -202,7 +202,7 @@ export async function resolveUrl(
   name: string,
   cookieFor: (urlId: string) => string | undefined,
 ): Promise<UrlResolution | null> {
-  const url = await s.store.urls.getByName(name);
+  const url = await s.store.urls.resolve(name);
   return url && await openUrl(s, url, cookieFor);
 }
 
@@ -235,6 +235,11 @@ async function openUrl(
     if (given === undefined || !(await verifyPassword(given, url.password))) {
       return { kind: "password", urlId: url.id };
     }
+  }
+  if (url.maxViews === null) {
+    // Nothing to enforce: counted in the store's batch, no write per redirect.
+    s.store.urls.countView(url.id);
+    return { kind: "redirect", destination: url.destination };
   }
   const view = await s.store.urls.view(url.id);
   if (view?.counted) return { kind: "redirect", destination: view.url.destination };

@@ -59,6 +59,12 @@ export interface UrlStore {
   get(id: string): Promise<UrlRecord | null>;
   /** The URL whose code or vanity is `name`, or `null`. */
   getByName(name: string): Promise<UrlRecord | null>;
+  /**
+   * {@link getByName} for public redirects: the answer may come from this
+   * store's cache, up to a second old when another process changed the URL
+   * (its views too); a write through this store is seen at once.
+   */
+  resolve(name: string): Promise<UrlRecord | null>;
   /** A user's URLs, oldest first. */
   listByUser(userId: string): Promise<UrlRecord[]>;
   /** How many URLs a user owns. */
@@ -78,6 +84,15 @@ export interface UrlStore {
    * `null` when there is no such URL.
    */
   view(id: string): Promise<UrlView | null>;
+  /**
+   * Counts one view of a URL without `maxViews`, without a write per view:
+   * views are added to the store in batches within a second (and on
+   * {@link flushViews} or close); this store's reads include them at once.
+   * A URL deleted meanwhile keeps no trace of them.
+   */
+  countView(id: string): void;
+  /** Writes the views {@link countView} holds back, now. */
+  flushViews(): Promise<void>;
   /** Removes every URL of a user; returns how many. */
   deleteByUser(userId: string): Promise<number>;
   /** Keeps a user's URLs with no owner (`userId` null); returns how many. */

@@ -2,11 +2,11 @@
  * The application: every API area mounted in one place, the shared
  * middleware, the error handler and the OpenAPI document.
  */
-import { cors } from "hono/cors";
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { clientIp } from "./middleware/client_ip.ts";
+import { corsAnyOrigin } from "./middleware/cors.ts";
 import { requestLog } from "./middleware/request_log.ts";
 import { docsRoutes } from "./docs.ts";
 import { healthRoutes } from "./health.ts";
@@ -51,7 +51,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   });
   app.use(clientIp);
   if (options.logRequests) app.use(requestLog);
-  app.use(cors());
+  app.use(corsAnyOrigin);
 
   app.route("/api", setupRoutes);
   app.route("/api", settingsRoutes);

@@ -18,11 +18,6 @@ import { nameUnder } from "../core/links.ts";
 import type { AppEnv } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";
 
-/** The path as sent, still percent-encoded (Hono's `c.req.path` is partly decoded). */
-function rawPath(c: Context<AppEnv>): string {
-  return new URL(c.req.url).pathname;
-}
-
 /** What every file-serving route reads of a request: method, range, validators, access proof. */
 export function bytesRequest(
   c: Context<AppEnv>,
@@ -49,28 +44,27 @@ export function fileResponse(answer: ServeAnswer): Response {
 /** Serves the file `name` with the request's conditions, range, cookie and `?pw=`. */
 async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Response> {
   const download = c.req.query("download");
-  const answer = await serveFile(c.var.services, {
+  const answer = await serveFile(c.get("services"), {
     ...bytesRequest(
       c,
       download !== undefined && download !== "false" && download !== "0",
       c.req.query("pw"),
     ),
     name,
-    ip: c.var.ip,
+    ip: c.get("ip"),
     ua: c.req.header("user-agent") ?? "",
   });
   return fileResponse(answer);
 }
 
 /** `/raw/:name`: the bytes of a file. */
-const raw: PublicResolver = async (c) => {
-  const name = nameUnder("/raw", rawPath(c));
+const raw: PublicResolver = async (c, path) => {
+  const name = nameUnder("/raw", path);
   return name === null ? null : await respondWithFile(c, name);
 };
 
 /** `/r/:name`: Zipline's short form of `/raw/:name`, a permanent redirect there. */
-const shortRaw: PublicResolver = (c) => {
-  const path = rawPath(c);
+const shortRaw: PublicResolver = (c, path) => {
   const name = nameUnder("/r", path);
   return Promise.resolve(
     name === null ? null : c.redirect(`/raw${path.slice("/r".length)}`, 301),
@@ -82,8 +76,8 @@ const shortRaw: PublicResolver = (c) => {
  * file asked for without its access cookie (or `?pw=`) goes to its page,
  * `/view/<name>`, which asks for the password.
  */
-const filesRoute: PublicResolver = async (c) => {
-  const name = nameUnder(c.var.services.settings.get("filesRoute"), rawPath(c));
+const filesRoute: PublicResolver = async (c, path) => {
+  const name = nameUnder(c.get("services").settings.get("filesRoute"), path);
   if (name === null) return null;
   try {
     return await respondWithFile(c, name);

@@ -14,6 +14,17 @@ import type { AppEnv } from "./env.ts";
 import { newRouter } from "./define.ts";
 import { FILE_RESOLVERS } from "./public.ts";
 
+/**
+ * The path of `url` as sent, still percent-encoded (Hono's `c.req.path` is
+ * partly decoded): resolvers decode the name themselves. Cheaper than `new URL`.
+ */
+export function rawPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.slice(start).search(/[?#]/);
+  return end < 0 ? url.slice(start) : url.slice(start, start + end);
+}
+
 /** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
 export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Response | null>;
 
@@ -23,7 +34,7 @@ export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Respo
  * disabled or past its max views; `null` when no URL has the name.
  */
 export const resolveShortUrl: PublicResolver = async (c, path) => {
-  const s = c.var.services;
+  const s = c.get("services");
   const name = nameUnder(s.settings.get("urlsRoute"), path);
   if (name === null) return null;
   const found = await resolveUrl(s, name, (id) => getCookie(c, urlPasswordCookie(id)));
@@ -52,8 +63,7 @@ export const PUBLIC_RESOLVERS: PublicResolver[] = [
 
 /** The catch-all GET for non-API paths; mount it after every other route. */
 export const publicRoutes = newRouter().get("*", async (c) => {
-  // As sent, still percent-encoded: resolvers decode the name themselves.
-  const path = new URL(c.req.url).pathname;
+  const path = rawPath(c.req.url);
   if (path === "/api" || path.startsWith("/api/")) return c.notFound();
   for (const resolve of PUBLIC_RESOLVERS) {
     const response = await resolve(c, path);

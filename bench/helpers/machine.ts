@@ -23,7 +23,10 @@ async function cpuModel(): Promise<string> {
   }
 }
 
-/** A Markdown section: date, CPU, `nproc`, `free -h`, Deno and, when given, more tool versions. */
+/**
+ * A Markdown section: date, CPU, `nproc`, the load average (the machine may be
+ * shared), `free -h`, Deno and, when given, more tool versions.
+ */
 export async function machineSection(extra: Record<string, string> = {}): Promise<string> {
   const lines = [
     "## Machine",
@@ -32,6 +35,9 @@ export async function machineSection(extra: Record<string, string> = {}): Promis
     `- CPU: ${await cpuModel()}, \`nproc\`: ${await shell("nproc", [])}`,
     `- deno: ${Deno.version.deno} (V8 ${Deno.version.v8}, TypeScript ${Deno.version.typescript})`,
     `- OS: ${Deno.build.os} ${Deno.osRelease()} ${Deno.build.arch}`,
+    `- load average (1, 5, 15 min) as this was written: ${
+      Deno.loadavg().map((l) => l.toFixed(2)).join(", ")
+    }`,
     ...Object.entries(extra).map(([name, value]) => `- ${name}: ${value}`),
     "",
     "`free -h`:",

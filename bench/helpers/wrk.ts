@@ -95,7 +95,8 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
     const [, value, unit] = number(
       new RegExp(`^\\s+${percent}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m"),
     );
-    return Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit as "us"];
+    const ms = Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit as "us"];
+    return Math.round(ms * 1000) / 1000; // to the microsecond: no float noise like 0.6880000000000001
   };
   return {
     command: commandLine(args, options),

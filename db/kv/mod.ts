@@ -102,9 +102,9 @@ export class KvStore implements Store {
     return (await this.kv.get<number>(K.schemaVersion)).value ?? 0;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.urls.close();
     this.kv.close();
-    return Promise.resolve();
   }
 
   /** First undoes what imports of stopped processes left behind (`recoverJournals`). */

@@ -169,6 +169,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.urls.close();
     await this.sql.end({ timeout: 5 });
   }
 

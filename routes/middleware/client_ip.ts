@@ -4,7 +4,7 @@ import type { AppEnv } from "../env.ts";
 
 /** Reads the client IP once per request. */
 export const clientIp: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const forwarded = c.var.services.settings.get("coreTrustProxy")
+  const forwarded = c.get("services").settings.get("coreTrustProxy")
     ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim()
     : undefined;
   const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;

@@ -6,7 +6,7 @@ import type { AppEnv } from "../env.ts";
 export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const start = performance.now();
   await next();
-  c.var.services.logger.info("request", {
+  c.get("services").logger.info("request", {
     method: c.req.method,
     path: c.req.path,
     status: c.res.status,

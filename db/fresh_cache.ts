@@ -1,0 +1,38 @@
+/**
+ * A small read cache for the public hot paths (a redirect's name lookup):
+ * an answer is reused for at most {@link FRESH_MS}, so that a busy short URL
+ * costs no store read per request. Every write through the same store clears
+ * it, so this process never serves what it changed itself; another process's
+ * change shows within {@link FRESH_MS}, as batched views do (`view_batch.ts`).
+ */
+
+/** How long a cached answer is used. */
+export const FRESH_MS = 1000;
+/** Entries kept at most; the oldest go first. */
+const MAX_ENTRIES = 10_000;
+
+/** Answers of `load` by key, each fresh for {@link FRESH_MS}. */
+export class FreshCache<V> {
+  #entries = new Map<string, { value: Promise<V>; until: number }>();
+
+  /** The cached answer for `key`, or `load()`'s (which a failure does not leave cached). */
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    const now = performance.now();
+    const hit = this.#entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    this.#entries.delete(key);
+    const value = load();
+    const entry = { value, until: now + FRESH_MS };
+    this.#entries.set(key, entry);
+    if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    return value;
+  }
+
+  /** Forgets every answer: after any write. */
+  clear(): void {
+    this.#entries.clear();
+  }
+}
