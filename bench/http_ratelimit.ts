@@ -2,8 +2,8 @@
  * What the rate limiter costs a request: token-authenticated `GET /api/user`
  * as a USER (administrators bypass the limiter by default), with wrk on
  * loopback against the real server process (`main.ts serve`), on Deno KV and
- * on PostgreSQL, with limiting off (`SERVICE_RATELIMIT_ENABLED=false`) and on
- * with a limit so high that it never triggers — every request still pays the
+ * on PostgreSQL, with limiting off (`ratelimitEnabled` false) and on with a
+ * limit so high that it never triggers — every request still pays the
  * counter's read-modify-write. Two key patterns:
  *
  * - one user: every request counts on the same key (one KV entry, one table
@@ -11,12 +11,14 @@
  * - {@link SPREAD} users: wrk rotates the `Authorization` header on every
  *   request over their tokens, so the counting spreads over as many keys.
  *
- * Off and on alternate for {@link ROUNDS} rounds, each on a fresh server
- * process, so that drift shows as the gap between rounds. Then, in this
+ * One server process per store; limiting is switched live through
+ * `PATCH /api/server/settings` and off and on alternate for {@link ROUNDS}
+ * rounds (off-on, on-off, …), so that both are measured on the same warm
+ * process and the machine's drift falls on both sides. Then, in this
  * process, the store's `rateLimits.hit` alone is timed (sequential and 32 at
  * once, on one key and on 32), with the KV read-modify-write retries counted,
  * to say where the time goes. Writes `bench/results/ratelimit.md`. About
- * 4 minutes.
+ * 5 minutes.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_ratelimit.ts`, or
  * through `deno task bench ratelimit`.
@@ -41,8 +43,8 @@ import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 export const USER_COUNT = 1000;
 /** How many users' tokens the spread case rotates over (one per wrk connection). */
 export const SPREAD = 32;
-/** Off/on alternations, each on a fresh server. */
-export const ROUNDS = 2;
+/** Off/on alternations on one server per store. */
+export const ROUNDS = 4;
 /**
  * `ratelimitMax` when limiting is on: never reached (the registry allows up to
  * 2,147,483,647). The window is an hour (also within the registry's bound), so
@@ -52,7 +54,7 @@ export const LIMIT = { max: 100_000_000, windowMs: 3_600_000 };
 /** The server secret, fixed so that the benchmark can make client tokens itself. */
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
-const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
+const LOAD = { threads: 2, connections: 32, durationSeconds: 6, warmupSeconds: 1 };
 /** The results file. */
 const RESULTS = join(REPO_ROOT, "bench/results/ratelimit.md");
 
@@ -81,12 +83,16 @@ interface HitTiming {
   attemptsPerCall?: number;
 }
 
-/** Fills an empty store: one SUPERADMIN and USERs; returns the USERs. No passwords (token auth only). */
+/**
+ * Fills an empty store: one SUPERADMIN and USERs; returns the SUPERADMIN
+ * first, then the USERs. No passwords (token auth only).
+ */
 async function populate(store: Store): Promise<UserRecord[]> {
   const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
   const make = (username: string, role: Role) =>
     buildUser(s as Services, { username, password: null, role });
-  await store.createUser(await make("admin", "SUPERADMIN"));
+  const admin = await make("admin", "SUPERADMIN");
+  await store.createUser(admin);
   const users: UserRecord[] = [];
   for (let i = 1; i < USER_COUNT; i++) {
     users.push(await make(`user${String(i).padStart(4, "0")}`, "USER"));
@@ -94,7 +100,7 @@ async function populate(store: Store): Promise<UserRecord[]> {
   for (let i = 0; i < users.length; i += 50) {
     await Promise.all(users.slice(i, i + 50).map((u) => store.createUser(u)));
   }
-  return users;
+  return [admin, ...users];
 }
 
 /** The `Authorization` header value of `user`, as GET /api/user/token would give it. */
@@ -102,19 +108,29 @@ function tokenOf(user: UserRecord): string {
   return clientToken(user.token, Date.now(), SECRET, systemRandom);
 }
 
-/** Environment of the Ferry server, limiting off or on with {@link LIMIT}. */
-function ferryEnv(dataDir: string, limiter: Limiter): Record<string, string> {
-  const base = {
+/**
+ * Environment of the Ferry server: {@link LIMIT}'s max and window;
+ * `ratelimitEnabled` is left to the settings, switched live by {@link switchLimiter}.
+ */
+function ferryEnv(dataDir: string): Record<string, string> {
+  return {
     SERVICE_HOSTNAME: "127.0.0.1",
     SERVICE_DATA_DIR: dataDir,
     SERVICE_SECRET: SECRET,
-  };
-  return limiter === "off" ? { ...base, SERVICE_RATELIMIT_ENABLED: "false" } : {
-    ...base,
-    SERVICE_RATELIMIT_ENABLED: "true",
     SERVICE_RATELIMIT_MAX: String(LIMIT.max),
     SERVICE_RATELIMIT_WINDOW: String(LIMIT.windowMs),
   };
+}
+
+/** Turns limiting on or off in the running server, as an administrator would. */
+async function switchLimiter(origin: string, adminToken: string, limiter: Limiter): Promise<void> {
+  const response = await fetch(`${origin}/api/server/settings`, {
+    method: "PATCH",
+    headers: { authorization: adminToken, "content-type": "application/json" },
+    body: JSON.stringify({ ratelimitEnabled: limiter === "on" }),
+  });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`PATCH /api/server/settings: ${body}`);
 }
 
 /**
@@ -165,32 +181,36 @@ interface StoreRun {
 }
 
 /**
- * Alternates off and on for {@link ROUNDS} rounds on fresh servers over the
- * same store; `env` adds the store's variables to {@link ferryEnv}.
+ * Starts one server over the store (`env` adds the store's variables to
+ * {@link ferryEnv}) and measures, for {@link ROUNDS} rounds, limiting off and
+ * on, switched live through the settings: the order alternates (off-on,
+ * on-off, …), so that the same process, warmed up alike, is measured both ways
+ * and drift on a shared machine falls on both sides.
  */
 async function rounds(
   store: string,
   dataDir: string,
   env: Record<string, string>,
-  users: UserRecord[],
+  everyone: UserRecord[],
 ): Promise<Omit<StoreRun, "timings">> {
+  const [admin, ...users] = everyone;
   const one = [tokenOf(users[0])];
   const many = users.slice(0, SPREAD).map(tokenOf);
   const rows: Row[] = [];
-  const commands = new Set<string>();
   let counted: number | null = null;
   let measured = 0;
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const limiter of ["off", "on"] as const) {
-      console.log(`${store}, limiter ${limiter}, round ${round}`);
-      const server: BenchServer = await startServer(
-        FERRY_ARGS,
-        { ...ferryEnv(dataDir, limiter), ...env },
-        "/api/healthcheck",
-      );
-      try {
+  const server: BenchServer = await startServer(
+    FERRY_ARGS,
+    { ...ferryEnv(dataDir), ...env },
+    "/api/healthcheck",
+  );
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order: Limiter[] = round % 2 ? ["off", "on"] : ["on", "off"];
+      for (const limiter of order) {
+        console.log(`${store}, limiter ${limiter}, round ${round}`);
+        await switchLimiter(server.origin, tokenOf(admin), limiter);
         await check(server.origin, many, limiter);
-        commands.add(server.command);
         const single = await measure(server.origin, one);
         rows.push({ store, keys: ONE, limiter, round, result: single });
         rows.push({
@@ -204,12 +224,12 @@ async function rounds(
           measured += single.requests;
           counted = await check(server.origin, one, limiter);
         }
-      } finally {
-        await server.stop();
       }
     }
+  } finally {
+    await server.stop();
   }
-  return { rows, commands: [...commands], counter: { counted, measured } };
+  return { rows, commands: [server.command], counter: { counted, measured } };
 }
 
 /**
@@ -399,10 +419,13 @@ function rowsTable(rows: Row[]): string {
   return lines.join("\n");
 }
 
-/** The limiter's overhead per store and key pattern: means over the rounds. */
+/**
+ * The limiter's overhead per store and key pattern: requests/s averaged over
+ * the rounds; the overhead paired within each round, its median over them.
+ */
 function overheadTable(rows: Row[]): string {
   const lines = [
-    "| store | keys | req/s off | req/s on | time per request off → on | overhead | p50 off → on | p99 off → on |",
+    "| store | keys | req/s off | req/s on | time per request off → on | overhead (median, range) | p50 off → on | p99 off → on |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const stores = [...new Set(rows.map((r) => r.store))];
@@ -410,7 +433,7 @@ function overheadTable(rows: Row[]): string {
     for (const keys of [ONE, MANY]) {
       const of = (limiter: Limiter) =>
         rows.filter((r) => r.store === store && r.keys === keys && r.limiter === limiter)
-          .map((r) => r.result);
+          .sort((x, y) => x.round - y.round).map((r) => r.result);
       const [off, on] = [of("off"), of("on")];
       const rps = (rs: WrkResult[]) => mean(rs.map((r) => r.requestsPerSecond));
       const range = (rs: WrkResult[]) => {
@@ -419,20 +442,26 @@ function overheadTable(rows: Row[]): string {
           Math.max(...values).toFixed(0)
         })`;
       };
-      const usOff = 1e6 / rps(off);
-      const usOn = 1e6 / rps(on);
+      const paired = off.map((o, i) => (o.requestsPerSecond / on[i].requestsPerSecond - 1) * 100);
       const p = (rs: WrkResult[], key: "p50Ms" | "p99Ms") => ms(mean(rs.map((r) => r[key])));
       lines.push(
         `| ${store} | ${keys} | ${range(off)} | ${range(on)} | ` +
-          `${usOff.toFixed(0)} → ${usOn.toFixed(0)} µs | ` +
-          `**${(((usOn - usOff) / usOff) * 100).toFixed(1)} %** (${
-            (usOn - usOff).toFixed(0)
-          } µs) | ` +
+          `${(1e6 / rps(off)).toFixed(0)} → ${(1e6 / rps(on)).toFixed(0)} µs | ` +
+          `**${median(paired).toFixed(1)} %** (${Math.min(...paired).toFixed(1)} to ${
+            Math.max(...paired).toFixed(1)
+          } %) | ` +
           `${p(off, "p50Ms")} → ${p(on, "p50Ms")} | ${p(off, "p99Ms")} → ${p(on, "p99Ms")} |`,
       );
     }
   }
   return lines.join("\n");
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function timingsTable(timings: HitTiming[]): string {
@@ -474,14 +503,17 @@ export async function run(): Promise<string> {
       `Written by \`bench/http_ratelimit.ts\` (\`deno task bench ratelimit\`) in ${
         ((Date.now() - started) / 1000).toFixed(0)
       } s. Token-authenticated \`GET /api/user\` as a USER (administrators bypass the ` +
-      "limiter by default), limiting off (`SERVICE_RATELIMIT_ENABLED=false`) against on with " +
+      "limiter by default), limiting off (`ratelimitEnabled` false) against on with " +
       `\`SERVICE_RATELIMIT_MAX=${LIMIT.max}\` and \`SERVICE_RATELIMIT_WINDOW=${LIMIT.windowMs}\` ` +
       "(never reached: every request still counts, nothing is refused). `1 user`: every " +
       "request counts on the same key, one KV entry or one table row, the worst case; " +
       `\`${SPREAD} users\`: wrk rotates the \`Authorization\` header over ${SPREAD} users' ` +
       `tokens on every request (bench/wrk/rotate_auth.lua; the 1-user case runs the same script ` +
-      `with one token). Off and on alternate for ${ROUNDS} rounds, each on a fresh server ` +
-      `process; each figure follows a ${LOAD.warmupSeconds} s warm-up run. ${USER_COUNT} users ` +
+      `with one token). One server process per store: limiting is switched live with ` +
+      "`PATCH /api/server/settings {ratelimitEnabled}` (as the SUPERADMIN), and off and on " +
+      `alternate for ${ROUNDS} rounds in the order off-on, on-off, …, so both run on the same ` +
+      `warm process and the machine's drift falls on both; each figure is ${LOAD.durationSeconds} s ` +
+      `after a ${LOAD.warmupSeconds} s warm-up run. ${USER_COUNT} users ` +
       "in each store. wrk, the server (and PostgreSQL) share the machine's CPUs on loopback; " +
       "the server logs every request to stdout (sent to /dev/null).",
       "",
@@ -493,9 +525,11 @@ export async function run(): Promise<string> {
       }),
       "## Overhead",
       "",
-      "Means over the rounds (the range of requests/s in brackets). Time per request is " +
-      "1 s / requests/s: the server's time per request at saturation; the overhead is what " +
-      "limiting adds to it, in % of the time without limiting and in µs.",
+      "Requests/s: means over the rounds (their range in brackets). Time per request is " +
+      "1 s / requests/s: the server's time per request at saturation. The overhead is what " +
+      "limiting adds to it, in % of the time without limiting: taken within each round " +
+      "(off and on measured back to back on the same process), then the median over the " +
+      "rounds, with their range in brackets.",
       "",
       overheadTable(rows),
       "",
