@@ -5,6 +5,7 @@
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { CachedRouter } from "./cached_router.ts";
+import { withHotRedirects } from "./hot_redirect.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
 import { docsRoutes } from "./docs.ts";
@@ -85,6 +86,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
 
   app.notFound(onNotFound);
   app.onError(onError);
+  withHotRedirects(app, services, options.logRequests ?? false);
   return app;
 }
 

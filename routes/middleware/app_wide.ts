@@ -16,6 +16,25 @@ import type { AppEnv } from "../env.ts";
 
 const preflight = cors();
 
+/** The CORS header every non-preflight response gets. */
+export const ANY_ORIGIN = ["Access-Control-Allow-Origin", "*"] as const;
+
+/** Logs one answered request that started at `start` (`performance.now()`). */
+export function logRequest(
+  services: Services,
+  method: string,
+  path: string,
+  status: number,
+  start: number,
+): void {
+  services.logger.info("request", {
+    method,
+    path,
+    status,
+    ms: Math.round((performance.now() - start) * 10) / 10,
+  });
+}
+
 /** What {@link appWide} does beyond the variables and CORS. */
 export interface AppWideOptions {
   /** Check every response against its declared schema (tests only). */
@@ -38,14 +57,8 @@ export function appWide(services: Services, options: AppWideOptions): Middleware
       if (answer) c.res = answer;
     } else {
       await next();
-      c.res.headers.set("Access-Control-Allow-Origin", "*");
+      c.res.headers.set(...ANY_ORIGIN);
     }
-    if (!logRequests) return;
-    services.logger.info("request", {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - start) * 10) / 10,
-    });
+    if (logRequests) logRequest(services, c.req.method, c.req.path, c.res.status, start);
   };
 }
