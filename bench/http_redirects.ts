@@ -158,7 +158,8 @@ export async function run(): Promise<string> {
       "",
       "Written by `bench/http_redirects.ts` (`deno task bench redirects`). wrk and the server " +
       `share the machine's CPUs on loopback; each figure follows a ${LOAD.warmupSeconds} s ` +
-      "warm-up. Every redirect resolves the URL (a store read, reused for up to a second) and " +
+      "warm-up. Every redirect resolves the URL (a store read, reused for up to a second; " +
+      "while reused, the redirect is answered in front of Hono, `routes/hot_redirect.ts`) and " +
       "counts its view (URLs without maxViews: added to the store in batches, once a second); " +
       "the server logs every request to stdout (sent to /dev/null). Goal: at least 50 % of the " +
       "hello-world. Before/after figures: `bench/results/performance.md`.",

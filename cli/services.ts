@@ -15,11 +15,9 @@ import { envName, type Settings } from "../core/settings/registry.ts";
 import { SettingsService } from "../core/settings/service.ts";
 import { checkPaths, type ValidationContext } from "../core/settings/validate.ts";
 import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import type { Datasource } from "../storage/datasource.ts";
 import { LocalDatasource } from "../storage/local.ts";
-import { S3Datasource } from "../storage/s3.ts";
 
 /** Reads and validates the environment; prints the problem and exits 1 when it is bad. */
 export function loadConfig(): Config {
@@ -85,9 +83,16 @@ export async function serverSecret(config: Config, logger: Logger): Promise<stri
   return secret;
 }
 
-/** Opens PostgreSQL when `DATABASE_URL` is set, else Deno KV in the data directory. */
+/**
+ * Opens PostgreSQL when `DATABASE_URL` is set, else Deno KV in the data
+ * directory. The PostgreSQL client and the S3 SDK (below) are imported only
+ * when configured: each is more than 10 MiB of memory once loaded.
+ */
 export async function openStore(config: Config): Promise<Store> {
-  if (config.databaseUrl) return await openPostgresStore(config.databaseUrl);
+  if (config.databaseUrl) {
+    const { openPostgresStore } = await import("../db/postgres/mod.ts");
+    return await openPostgresStore(config.databaseUrl);
+  }
   await Deno.mkdir(config.dataDir, { recursive: true });
   return await openKvStore(join(config.dataDir, "ferry.kv"));
 }
@@ -95,7 +100,7 @@ export async function openStore(config: Config): Promise<Store> {
 /** Opens the configured datasource. */
 export async function openDatasource(config: Config): Promise<Datasource> {
   const ds = config.datasource;
-  if (ds.type === "s3") return new S3Datasource(ds);
+  if (ds.type === "s3") return new (await import("../storage/s3.ts")).S3Datasource(ds);
   await Deno.mkdir(ds.directory, { recursive: true });
   return new LocalDatasource(ds.directory);
 }

@@ -30,6 +30,8 @@ function format(value: unknown): string {
 let waiting: string[] = [];
 /** Past this many waiting lines, they are written at once. */
 const MAX_WAITING = 256;
+/** How long an info line may wait for the lines after it. */
+const WAIT_MS = 10;
 const encoder = new TextEncoder();
 
 /** Writes the waiting info lines to stdout in one write (lost if stdout is gone). */
@@ -46,11 +48,12 @@ function flushStdout(): void {
 globalThis.addEventListener("unload", flushStdout);
 
 /**
- * Queues an info line for stdout; the lines of one turn of the event loop are
- * written together, so that a busy server pays one write for many requests.
+ * Queues an info line for stdout; the lines of up to {@link WAIT_MS} are
+ * written together, so that a busy server pays one write (and one timer) for
+ * many requests.
  */
 function toStdout(text: string): void {
-  if (waiting.length === 0) setTimeout(flushStdout, 0);
+  if (waiting.length === 0) setTimeout(flushStdout, WAIT_MS);
   waiting.push(`${text}\n`);
   if (waiting.length >= MAX_WAITING) flushStdout();
 }

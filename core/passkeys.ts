@@ -4,15 +4,11 @@
  * challenge is kept in the store with a two-minute expiry and taken (deleted)
  * by the response that answers it, so it answers once, on any server process.
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { PasskeyRecord } from "../db/mfa.ts";
 import { UniqueError, type UserRecord } from "../db/store.ts";
@@ -21,6 +17,12 @@ import { badRequest, notFound } from "./errors.ts";
 import { base64url } from "./secrets.ts";
 import type { Services } from "./services.ts";
 import { type ClientInfo, startSession } from "./sessions.ts";
+
+/**
+ * The WebAuthn library, loaded by the first ceremony: with its certificate
+ * stack it is some 20 MiB of memory that most processes never need.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 /** How long a ceremony may take from its options to its response. */
 export const CHALLENGE_TTL_MS = 2 * 60 * 1000;
@@ -109,7 +111,7 @@ export async function registrationOptions(
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const { rpID } = relyingPartyFor(s, requestHost);
   const existing = await s.store.mfa.listPasskeys(user.id);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: s.settings.get("websiteTitle"),
     rpID,
     userName: user.username,
@@ -148,7 +150,7 @@ export async function registerPasskey(
   if (!challenge) throw badRequest("Passkey registration timed out, try again later");
   let result;
   try {
-    result = await verifyRegistrationResponse({
+    result = await (await webauthn()).verifyRegistrationResponse({
       response: input.response,
       expectedChallenge: challenge.challenge,
       expectedOrigin: origin,
@@ -191,7 +193,7 @@ export async function authenticationOptions(
   requestHost: string,
 ): Promise<{ id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const { rpID } = relyingPartyFor(s, requestHost);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID,
     userVerification: "preferred",
     challenge: s.random.bytes(32).slice(),
@@ -234,7 +236,7 @@ export async function passkeyLogin(
   }
   let result;
   try {
-    result = await verifyAuthenticationResponse({
+    result = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge.challenge,
       expectedOrigin: origin,

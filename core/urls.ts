@@ -221,12 +221,25 @@ export async function resolveUrlPage(
   return url && await openUrl(s, url, cookieFor);
 }
 
+/**
+ * The destination of an enabled URL with neither a password nor `maxViews`,
+ * its view counted (in the store's batch, no write now); `null` for any other
+ * URL, which {@link resolveUrl} has more to check for.
+ */
+export function freeRedirect(s: Services, url: UrlRecord): string | null {
+  if (!url.enabled || url.password || url.maxViews !== null) return null;
+  s.store.urls.countView(url.id);
+  return url.destination;
+}
+
 /** Where a request for `url` leads: the password, a counted redirect, or gone. */
 async function openUrl(
   s: Services,
   url: UrlRecord,
   cookieFor: (urlId: string) => string | undefined,
 ): Promise<UrlResolution> {
+  const free = freeRedirect(s, url);
+  if (free !== null) return { kind: "redirect", destination: free };
   if (!url.enabled) return { kind: "gone" };
   // A URL with no redirect left is gone (below) without asking for its password.
   const usedUp = url.maxViews !== null && url.views >= url.maxViews;
@@ -237,7 +250,7 @@ async function openUrl(
     }
   }
   if (url.maxViews === null) {
-    // Nothing to enforce: counted in the store's batch, no write per redirect.
+    // A password checked above, nothing to enforce: counted in the store's batch.
     s.store.urls.countView(url.id);
     return { kind: "redirect", destination: url.destination };
   }

@@ -13,7 +13,13 @@ const MAX_ENTRIES = 10_000;
 
 /** Answers of `load` by key, each fresh for {@link FRESH_MS}. */
 export class FreshCache<V> {
-  #entries = new Map<string, { value: Promise<V>; until: number }>();
+  #entries = new Map<string, { value: Promise<V>; until: number; settled?: { value: V } }>();
+
+  /** The cached answer for `key` once it has arrived and while it is fresh; else `undefined`. */
+  peek(key: string): { value: V } | undefined {
+    const hit = this.#entries.get(key);
+    return hit && hit.until > performance.now() ? hit.settled : undefined;
+  }
 
   /** The cached answer for `key`, or `load()`'s (which a failure does not leave cached). */
   get(key: string, load: () => Promise<V>): Promise<V> {
@@ -22,10 +28,13 @@ export class FreshCache<V> {
     if (hit && hit.until > now) return hit.value;
     this.#entries.delete(key);
     const value = load();
-    const entry = { value, until: now + FRESH_MS };
+    const entry: { value: Promise<V>; until: number; settled?: { value: V } } = {
+      value,
+      until: now + FRESH_MS,
+    };
     this.#entries.set(key, entry);
     if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    value.catch(() => {
+    value.then((settled) => entry.settled = { value: settled }, () => {
       if (this.#entries.get(key) === entry) this.#entries.delete(key);
     });
     return value;

@@ -22,6 +22,10 @@ export abstract class UrlHotPaths {
     return this.#names.get(name, () => this.getByName(name));
   }
 
+  resolveCached(name: string): UrlRecord | null | undefined {
+    return this.#names.peek(name)?.value;
+  }
+
   countView(id: string): void {
     this.batch.count(id);
   }

@@ -65,6 +65,11 @@ export interface UrlStore {
    * (its views too); a write through this store is seen at once.
    */
   resolve(name: string): Promise<UrlRecord | null>;
+  /**
+   * {@link resolve}'s answer when this store's cache holds a fresh one, at
+   * once; `undefined` when it would have to ask the store.
+   */
+  resolveCached(name: string): UrlRecord | null | undefined;
   /** A user's URLs, oldest first. */
   listByUser(userId: string): Promise<UrlRecord[]>;
   /** How many URLs a user owns. */

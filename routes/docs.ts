@@ -7,8 +7,6 @@
  *
  * Not part of the OpenAPI document: it is a page for people, not an API.
  */
-import css from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
-import bundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 import { newRouter } from "./define.ts";
 
 const DOCUMENT = "/api/openapi.json";
@@ -53,12 +51,32 @@ const CSP = [
 
 const JS = "text/javascript; charset=utf-8";
 
-/** The files under `/api/docs/assets/`: inlined text imports, so they ship in a bundle too. */
-const FILES: Record<string, { type: string; body: string }> = {
-  "swagger-ui.css": { type: "text/css; charset=utf-8", body: css },
-  "swagger-ui-bundle.js": { type: JS, body: bundle },
-  "init.js": { type: JS, body: INIT_SCRIPT },
-};
+/** A file under `/api/docs/assets/`. */
+interface Asset {
+  type: string;
+  body: string;
+}
+
+let assets: Promise<Record<string, Asset>> | undefined;
+
+/**
+ * The files under `/api/docs/assets/`, imported as text on the first ask
+ * (Swagger UI's bundle costs the process some 20 MiB once loaded); literal
+ * specifiers, so they ship in a bundle too.
+ */
+function docsAssets(): Promise<Record<string, Asset>> {
+  return assets ??= (async () => {
+    const [css, bundle] = await Promise.all([
+      import("swagger-ui-dist/swagger-ui.css", { with: { type: "text" } }),
+      import("swagger-ui-dist/swagger-ui-bundle.js", { with: { type: "text" } }),
+    ]);
+    return {
+      "swagger-ui.css": { type: "text/css; charset=utf-8", body: css.default },
+      "swagger-ui-bundle.js": { type: JS, body: bundle.default },
+      "init.js": { type: JS, body: INIT_SCRIPT },
+    };
+  })();
+}
 
 /** The reference page and its assets. */
 export const docsRoutes = newRouter()
@@ -66,8 +84,8 @@ export const docsRoutes = newRouter()
     c.header("content-security-policy", CSP);
     return c.html(PAGE);
   })
-  .get("/docs/assets/:file", (c) => {
-    const file = FILES[c.req.param("file")];
+  .get("/docs/assets/:file", async (c) => {
+    const file = (await docsAssets())[c.req.param("file")];
     if (!file) return c.notFound();
     return c.body(file.body, 200, {
       "content-type": file.type,

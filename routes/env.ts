@@ -11,8 +11,6 @@ export interface AppEnv {
     user: UserRecord | null;
     /** The session the request came with, `null` for token auth or anonymous. */
     session: SessionRecord | null;
-    /** The client's IP address (proxy headers honoured only when trusted). */
-    ip: string;
     /** Set in tests: responses are checked against their declared schemas. */
     checkResponses: boolean;
   };
@@ -23,4 +21,16 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
   const user = c.var.user;
   if (!user) throw new Error("currentUser on a route without authentication");
   return user;
+}
+
+/**
+ * The client's IP address: the socket's, or `X-Forwarded-For`'s first entry
+ * when `coreTrustProxy` is on. Read on demand, as few requests need it.
+ */
+export function clientIp(c: Context<AppEnv>): string {
+  const forwarded = c.get("services").settings.get("coreTrustProxy")
+    ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim()
+    : undefined;
+  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
+  return forwarded || info?.remoteAddr?.hostname || "unknown";
 }

@@ -25,7 +25,7 @@ import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/store.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, currentUser as me } from "./env.ts";
+import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
 
@@ -391,7 +391,7 @@ export const fileRoutes = newRouter()
   .openapi(password, async (c) => {
     const { password } = c.req.valid("json");
     const file = await verifyFileAccess(c.var.services, c.req.valid("param").id, password, {
-      ip: c.var.ip,
+      ip: clientIp(c),
       ua: c.req.header("user-agent") ?? "",
     });
     setCookie(c, accessCookieName(file.id), password, {

@@ -4,10 +4,10 @@
  */
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
+import { CachedRouter } from "./cached_router.ts";
+import { withHotRedirects } from "./hot_redirect.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
-import { clientIp } from "./middleware/client_ip.ts";
-import { corsAnyOrigin } from "./middleware/cors.ts";
-import { requestLog } from "./middleware/request_log.ts";
+import { appWide } from "./middleware/app_wide.ts";
 import { docsRoutes } from "./docs.ts";
 import { healthRoutes } from "./health.ts";
 import { setupRoutes } from "./setup.ts";
@@ -41,17 +41,11 @@ export interface AppOptions {
 
 /** Builds the Hono app over `services`. */
 export function createApp(services: Services, options: AppOptions = {}) {
-  const app = newRouter();
-  app.use(async (c, next) => {
-    c.set("services", services);
-    c.set("user", null);
-    c.set("session", null);
-    c.set("checkResponses", options.checkResponses ?? false);
-    await next();
-  });
-  app.use(clientIp);
-  if (options.logRequests) app.use(requestLog);
-  app.use(corsAnyOrigin);
+  const app = newRouter(new CachedRouter());
+  app.use(appWide(services, {
+    checkResponses: options.checkResponses ?? false,
+    logRequests: options.logRequests ?? false,
+  }));
 
   app.route("/api", setupRoutes);
   app.route("/api", settingsRoutes);
@@ -92,6 +86,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
 
   app.notFound(onNotFound);
   app.onError(onError);
+  withHotRedirects(app, services, options.logRequests ?? false);
   return app;
 }
 

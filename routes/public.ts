@@ -15,7 +15,7 @@ import {
 } from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
 import { nameUnder } from "../core/links.ts";
-import type { AppEnv } from "./env.ts";
+import { type AppEnv, clientIp } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";
 
 /** What every file-serving route reads of a request: method, range, validators, access proof. */
@@ -51,7 +51,7 @@ async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Respon
       c.req.query("pw"),
     ),
     name,
-    ip: c.get("ip"),
+    ip: clientIp(c),
     ua: c.req.header("user-agent") ?? "",
   });
   return fileResponse(answer);

@@ -61,13 +61,21 @@ export const PUBLIC_RESOLVERS: PublicResolver[] = [
   ...FILE_RESOLVERS,
 ];
 
-/** The catch-all GET for non-API paths; mount it after every other route. */
-export const publicRoutes = newRouter().get("*", async (c) => {
+/** Whether `path` is the API's, which the public resolvers never answer. */
+export function isApiPath(path: string): boolean {
+  return path === "/api" || path.startsWith("/api/");
+}
+
+/** The public GET: each resolver in turn, else 404. */
+export async function publicGet(c: Context<AppEnv>): Promise<Response> {
   const path = rawPath(c.req.url);
-  if (path === "/api" || path.startsWith("/api/")) return c.notFound();
+  if (isApiPath(path)) return c.notFound();
   for (const resolve of PUBLIC_RESOLVERS) {
     const response = await resolve(c, path);
     if (response) return response;
   }
   return c.notFound();
-});
+}
+
+/** The catch-all GET for non-API paths; mount it after every other route. */
+export const publicRoutes = newRouter().get("*", publicGet);

@@ -17,7 +17,7 @@ import {
 } from "../core/urls.ts";
 import type { UrlRecord } from "../db/urls.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, currentUser as me } from "./env.ts";
+import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
 import { IdParam, Password, Timestamp } from "./schemas.ts";
 
 /** A URL as the API shows it. */
@@ -221,7 +221,7 @@ export const urlRoutes = newRouter()
   .openapi(password, async (c) => {
     const given = c.req.valid("json").password;
     const url = await verifyUrlPassword(c.var.services, c.req.valid("param").id, given, {
-      ip: c.var.ip,
+      ip: clientIp(c),
       ua: c.req.header("user-agent") ?? "",
     });
     setCookie(c, urlPasswordCookie(url.id), given, {

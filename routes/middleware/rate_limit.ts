@@ -1,14 +1,14 @@
 /** The rate-limit middleware each declared route gets for its policy. */
 import type { MiddlewareHandler } from "hono";
 import { checkRateLimit, type RateLimitPolicy } from "../../core/rate_limit.ts";
-import type { AppEnv } from "../env.ts";
+import { type AppEnv, clientIp } from "../env.ts";
 
 /** Counts the request (after authentication, so the key is the user when known). */
 export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const state = await checkRateLimit(c.var.services, policy, {
       user: c.var.user,
-      ip: c.var.ip,
+      ip: clientIp(c),
       method: c.req.method,
       path: c.req.path,
       chunked: c.req.header("x-service-p-filename") !== undefined ||

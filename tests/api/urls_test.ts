@@ -219,6 +219,51 @@ apiTest("redirects: by code and vanity, disabled, unknown, and the live urlsRout
   assert.equal(api.body.message, "Route GET:/api/nope not found");
 });
 
+apiTest(
+  "redirects: a cached name answers alike, and never in place of another route",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const url = (await shorten(app, alice, { destination: "https://a.example/x" })).body;
+    // The first visit reads the store; the next ones reuse its answer (the fast path).
+    for (let i = 0; i < 3; i++) {
+      const res = await visit(app, `/go/${url.code}`);
+      assert.equal(res.status, 302);
+      assert.equal(res.headers.get("location"), "https://a.example/x");
+      assert.equal(res.headers.get("access-control-allow-origin"), "*");
+      assert.equal(await res.text(), "");
+    }
+    assert.equal(
+      (await app.json("GET", `/api/user/urls/${url.id}`, undefined, alice.headers)).body
+        .views,
+      3,
+    );
+    assert.equal((await app.request(`/go/${url.code}`, { method: "HEAD" })).status, 302);
+
+    // A name that is also a page's path (stored before the name was reserved): the page wins.
+    await app.services.store.updateSettings({ urlsRoute: "/" });
+    await app.services.settings.reload();
+    const now = new Date(app.clock.now());
+    await app.services.store.urls.create({
+      ...(await app.services.store.urls.get(url.id))!,
+      id: `${url.id}-dash`,
+      code: "dashboard",
+      views: 0,
+      createdAt: now,
+      updatedAt: now,
+    }, null);
+    await app.services.store.urls.resolve("dashboard"); // cached now
+    for (let i = 0; i < 2; i++) {
+      const res = await visit(app, "/dashboard");
+      assert.notEqual(res.headers.get("location"), "https://a.example/x");
+    }
+    assert.equal(
+      (await app.services.store.urls.get(`${url.id}-dash`))!.views,
+      0,
+      "the page answered, no view counted",
+    );
+  },
+);
+
 apiTest("redirects: maxViews N allows N redirects, then 404 and deletion", async (app) => {
   const alice = await actor(app, "USER");
   const url = (await shorten(app, alice, { destination: "https://a.example" }, {
