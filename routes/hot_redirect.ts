@@ -22,7 +22,7 @@ type App = ReturnType<typeof newRouter>;
  * a destination with characters a header cannot carry.
  */
 function location(destination: string): string {
-  return /[^\x00-\xFF]/.test(destination) ? encodeURI(destination) : destination;
+  return /[\u0100-\uFFFF]/.test(destination) ? encodeURI(destination) : destination;
 }
 
 /** Whether the app routes a GET for `path` to the public catch-all and to nothing but the app-wide middleware. */
