@@ -8,6 +8,7 @@ import { decodeImage, encodeImage, type Pixels } from "../../core/files/images.t
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { type Actor, actor } from "../helpers/users.ts";
+import { eventually } from "../helpers/wait.ts";
 
 const STATUS = "Thumbnails are being generated. This may take a while, check your logs for " +
   "progress.";
@@ -25,7 +26,7 @@ const fileOf = async (app: TestApp, owner: Actor, id: string) =>
   (await app.json("GET", `/api/user/files/${id}`, undefined, owner.headers)).body;
 
 apiTest("thumbnails: PNG and JPEG files get one, served at /raw/<path>", async (app) => {
-  const admin = await actor(app, "ADMIN");
+  const admin = await actor(app, "SUPERADMIN");
   const user = await actor(app, "USER");
   const png = await uploadOne(
     app,
@@ -58,6 +59,8 @@ apiTest("thumbnails: PNG and JPEG files get one, served at /raw/<path>", async (
     assert.deepEqual([img.width, img.height], [width, height]);
   }
   assert.equal((await fileOf(app, user, text.id)).thumbnail, null);
+  const counts = await app.json("GET", "/api/server/export?counts=true", undefined, admin.headers);
+  assert.equal(counts.body.thumbnails, 2);
   const list = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
   assert.deepEqual(
     list.body.page.map((f: { id: string; thumbnail: unknown }) => [f.id, f.thumbnail]).sort(),
@@ -144,3 +147,30 @@ apiTest("thumbnails: 404 while featuresThumbnailsEnabled is off; admins only", a
   const off = await app.json("POST", "/api/server/thumbnails", {}, admin.headers);
   assert.deepEqual(off.body, { error: "Thumbnails task not found", statusCode: 404 });
 });
+
+apiTest(
+  "thumbnails: made right after the upload with featuresThumbnailsInstantaneous",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    await app.json(
+      "PATCH",
+      "/api/server/settings",
+      { featuresThumbnailsInstantaneous: true },
+      admin.headers,
+    );
+    const png = await uploadOne(
+      app,
+      admin.headers,
+      encodeImage(gradient(500, 100), "png"),
+      "now.png",
+      "image/png",
+    );
+    const path = `.thumbnail.${png.id}.jpg`;
+    await eventually("the thumbnail", async () => {
+      return (await fileOf(app, admin, png.id)).thumbnail?.path === path;
+    });
+    const res = await app.request(`/raw/${path}`);
+    const img = decodeImage(new Uint8Array(await res.arrayBuffer()));
+    assert.deepEqual([img.width, img.height], [320, 64]);
+  },
+);
