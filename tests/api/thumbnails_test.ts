@@ -22,26 +22,27 @@ function gradient(width: number, height: number): Pixels {
   return { width, height, data };
 }
 
+/** Uploads a `width`×`height` gradient as `name` (a PNG, or a JPEG when it ends in `.jpg`). */
+function uploadImage(
+  app: TestApp,
+  headers: Record<string, string>,
+  width: number,
+  height: number,
+  name: string,
+) {
+  const jpg = name.endsWith(".jpg");
+  const bytes = encodeImage(gradient(width, height), jpg ? "jpg" : "png");
+  return uploadOne(app, headers, bytes, name, jpg ? "image/jpeg" : "image/png");
+}
+
 const fileOf = async (app: TestApp, owner: Actor, id: string) =>
   (await app.json("GET", `/api/user/files/${id}`, undefined, owner.headers)).body;
 
 apiTest("thumbnails: PNG and JPEG files get one, served at /raw/<path>", async (app) => {
   const admin = await actor(app, "SUPERADMIN");
   const user = await actor(app, "USER");
-  const png = await uploadOne(
-    app,
-    user.headers,
-    encodeImage(gradient(640, 400), "png"),
-    "wide.png",
-    "image/png",
-  );
-  const jpg = await uploadOne(
-    app,
-    user.headers,
-    encodeImage(gradient(300, 500), "jpg"),
-    "tall.jpg",
-    "image/jpeg",
-  );
+  const png = await uploadImage(app, user.headers, 640, 400, "wide.png");
+  const jpg = await uploadImage(app, user.headers, 300, 500, "tall.jpg");
   const text = await uploadOne(app, user.headers);
   assert.equal((await fileOf(app, user, png.id)).thumbnail, null);
 
@@ -75,13 +76,7 @@ apiTest("thumbnails: PNG and JPEG files get one, served at /raw/<path>", async (
 apiTest("thumbnails: rerun remakes them in the format set; missing ones 404", async (app) => {
   const admin = await actor(app, "ADMIN");
   const user = await actor(app, "USER");
-  const png = await uploadOne(
-    app,
-    user.headers,
-    encodeImage(gradient(64, 32), "png"),
-    "small.png",
-    "image/png",
-  );
+  const png = await uploadImage(app, user.headers, 64, 32, "small.png");
   await app.json("POST", "/api/server/thumbnails", {}, admin.headers);
   await app.json(
     "PATCH",
@@ -108,13 +103,7 @@ apiTest("thumbnails: rerun remakes them in the format set; missing ones 404", as
 apiTest("thumbnails: hidden behind a password; deleting the file removes them", async (app) => {
   const admin = await actor(app, "ADMIN");
   const user = await actor(app, "USER");
-  const png = await uploadOne(
-    app,
-    user.headers,
-    encodeImage(gradient(400, 400), "png"),
-    "secret.png",
-    "image/png",
-  );
+  const png = await uploadImage(app, user.headers, 400, 400, "secret.png");
   await app.json("POST", "/api/server/thumbnails", {}, admin.headers);
   const path = `.thumbnail.${png.id}.jpg`;
   assert.equal((await app.request(`/raw/${path}`)).status, 200);
@@ -158,13 +147,7 @@ apiTest(
       { featuresThumbnailsInstantaneous: true },
       admin.headers,
     );
-    const png = await uploadOne(
-      app,
-      admin.headers,
-      encodeImage(gradient(500, 100), "png"),
-      "now.png",
-      "image/png",
-    );
+    const png = await uploadImage(app, admin.headers, 500, 100, "now.png");
     const path = `.thumbnail.${png.id}.jpg`;
     await eventually("the thumbnail", async () => {
       return (await fileOf(app, admin, png.id)).thumbnail?.path === path;
