@@ -31,6 +31,8 @@ export interface FileRecord {
   /** An opaque folder id; the folders store checks it. */
   folderId: string | null;
   deletesAt: Date | null;
+  /** Its thumbnail's datasource name (`.thumbnail.<id>.<ext>`); absent or `null` when none. */
+  thumbnail?: string | null;
   /** `true` while the bytes are still arriving. */
   pending: boolean;
   createdAt: Date;
@@ -50,6 +52,7 @@ export type FilePatch = Partial<
     | "anonymous"
     | "folderId"
     | "deletesAt"
+    | "thumbnail"
   >
 >;
 

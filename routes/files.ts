@@ -52,6 +52,9 @@ export const FileSchema = z.object({
   anonymous: z.boolean(),
   folderId: z.string().nullable(),
   deletesAt: Timestamp.nullable(),
+  thumbnail: z.object({ path: z.string() }).nullable().openapi({
+    description: "Its thumbnail, served at `/raw/<path>` while the file has no password",
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   url: z.string().openapi({ description: "Where it is served, relative: `/u/<name>`" }),

@@ -14,6 +14,8 @@ import {
   serveFile,
 } from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
+import { THUMBNAIL_PREFIX, thumbnailBytes } from "../core/files/thumbnails.ts";
+import { notFound } from "../core/errors.ts";
 import { nameUnder } from "../core/links.ts";
 import { type AppEnv, clientIp } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";
@@ -60,8 +62,21 @@ async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Respon
 /** `/raw/:name`: the bytes of a file. */
 const raw: PublicResolver = async (c, path) => {
   const name = nameUnder("/raw", path);
-  return name === null ? null : await respondWithFile(c, name);
+  if (name === null) return null;
+  if (name.startsWith(THUMBNAIL_PREFIX)) return await respondWithThumbnail(c, name);
+  return await respondWithFile(c, name);
 };
+
+/** `/raw/.thumbnail.<fileId>.<ext>`: a thumbnail, while its file has no password; else 404. */
+async function respondWithThumbnail(c: Context<AppEnv>, name: string): Promise<Response> {
+  const thumbnail = await thumbnailBytes(c.get("services"), name);
+  if (thumbnail === null) throw notFound();
+  const head = c.req.method === "HEAD";
+  if (head) await thumbnail.body.cancel();
+  return new Response(head ? null : thumbnail.body, {
+    headers: { "content-type": thumbnail.type },
+  });
+}
 
 /** `/r/:name`: Zipline's short form of `/raw/:name`, a permanent redirect there. */
 const shortRaw: PublicResolver = (c, path) => {

@@ -7,7 +7,8 @@
 import { z } from "@hono/zod-openapi";
 import { clearTemp, clearZeroSizeFiles, requerySizes, zeroSizeFiles } from "../core/maintenance.ts";
 import { publicSettings, webSettings } from "../core/server_info.ts";
-import { defineRoute, json, jsonBody, newRouter } from "./define.ts";
+import { runThumbnails } from "../core/files/thumbnails.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 
 const OauthEnabled = z.object({
   discord: z.boolean(),
@@ -146,6 +147,30 @@ const requery = defineRoute({
   },
 });
 
+const thumbnailsRoute = defineRoute({
+  method: "post",
+  path: "/server/thumbnails",
+  auth: "admin",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Server"],
+  summary: "Make the missing thumbnails of PNG and JPEG files now (all of them with `rerun`)",
+  request: {
+    body: jsonBody(z.object({
+      rerun: z.boolean().default(false).openapi({
+        description: "Remake the thumbnails of files that have one too",
+      }),
+    })),
+  },
+  responses: {
+    200: json(
+      Status,
+      "`Thumbnails are being generated[ (rerun)]. This may take a while, check your logs for " +
+        "progress.`, answered once they are made",
+    ),
+    404: errorDoc("`Thumbnails task not found`: `featuresThumbnailsEnabled` is off"),
+  },
+});
+
 /** The server information and maintenance routes. */
 export const serverRoutes = newRouter()
   .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
@@ -156,6 +181,10 @@ export const serverRoutes = newRouter()
     clearZeros,
     async (c) => c.json({ status: await clearZeroSizeFiles(c.var.services) }, 200),
   )
+  .openapi(thumbnailsRoute, async (c) => {
+    const { rerun } = c.req.valid("json");
+    return c.json({ status: await runThumbnails(c.var.services, rerun) }, 200);
+  })
   .openapi(requery, async (c) => {
     const status = await requerySizes(c.var.services, c.req.valid("json"));
     return c.json({ status }, 200);

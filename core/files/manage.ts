@@ -32,6 +32,7 @@ export function fileView(settings: Settings, f: FileRecord) {
     anonymous: f.anonymous,
     folderId: f.folderId,
     deletesAt: f.deletesAt?.toISOString() ?? null,
+    thumbnail: f.thumbnail ? { path: f.thumbnail } : null,
     createdAt: f.createdAt.toISOString(),
     updatedAt: f.updatedAt.toISOString(),
     url: routeLink("", settings.filesRoute, f.name),

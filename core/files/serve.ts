@@ -19,6 +19,7 @@ import {
   parseRange,
   rangeStillValid,
 } from "./http.ts";
+import { removeThumbnail } from "./thumbnails.ts";
 import { firstViewIn } from "./views.ts";
 
 /** How a request proves it may read a password-protected file. */
@@ -197,6 +198,7 @@ async function checkPassword(s: Services, file: FileRecord, req: AccessProof): P
 /** Deletes a file's record, then its bytes. */
 export async function removeFile(s: Services, file: FileRecord): Promise<void> {
   await s.store.files.delete(file.id);
+  await removeThumbnail(s, file);
   try {
     await s.datasource.delete(file.name);
   } catch (error) {

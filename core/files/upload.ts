@@ -6,6 +6,7 @@
  * refusing to pass the quota). A request that fails removes what it stored,
  * records and bytes, so it leaves nothing behind.
  */
+import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import { UniqueError } from "../../db/store.ts";
 import { SizeLimitError, UnsafeNameError } from "../../storage/datasource.ts";
@@ -146,6 +147,8 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
     await Promise.all(stored.map((file) => discard(s, file)));
     throw error;
   }
+  // Not awaited: the answer does not wait for the thumbnails (it logs its own failures).
+  thumbnailUploads(s, stored);
   return uploadAnswer(batch, stored, req.host);
 }
 

@@ -316,7 +316,7 @@ export const REGISTRY = {
   tasksDeleteInterval: task("30m", "delete expired files"),
   tasksClearInvitesInterval: task("30m", "remove expired and used-up invites"),
   tasksMaxViewsInterval: task("30m", "delete files and URLs past their max views"),
-  tasksThumbnailsInterval: task("30m", "generate missing video thumbnails"),
+  tasksThumbnailsInterval: task("30m", "generate missing image thumbnails"),
   tasksMetricsInterval: task("30m", "record instance metrics"),
   tasksCleanThumbnailsInterval: task("1d", "remove thumbnails of deleted files"),
 
@@ -388,7 +388,7 @@ export const REGISTRY = {
   featuresUserRegistration: features.boolean(false, "Let anyone create an account."),
   featuresOauthRegistration: features.boolean(false, "Allow logging in and signing up with OAuth."),
   featuresDeleteOnMaxViews: features.boolean(true, "Delete files and URLs at their max views."),
-  featuresThumbnailsEnabled: features.boolean(true, "Generate thumbnails of videos."),
+  featuresThumbnailsEnabled: features.boolean(true, "Generate thumbnails of PNG and JPEG images."),
   featuresThumbnailsNumberThreads: features.integer(
     1,
     64,
@@ -399,7 +399,7 @@ export const REGISTRY = {
   featuresThumbnailsFormat: features.string(
     z.enum(["jpg", "png", "webp"]),
     "jpg",
-    "Image format of thumbnails.",
+    "Image format of thumbnails (`webp` is written as PNG).",
   ),
   featuresThumbnailsInstantaneous: features.boolean(
     false,

@@ -15,6 +15,7 @@ import {
   deleteMaxViews,
 } from "./cleanup.ts";
 import { recordMetrics } from "./metrics.ts";
+import { generateThumbnails } from "../files/thumbnails.ts";
 
 /** One background task. */
 export interface Task {
@@ -33,6 +34,7 @@ export const TASKS: Task[] = [
   { name: "clearinvites", interval: "tasksClearInvitesInterval", run: clearInvites },
   { name: "cleanuploads", interval: "tasksDeleteInterval", run: cleanAbandonedUploads },
   { name: "metrics", interval: "tasksMetricsInterval", run: recordMetrics },
+  { name: "thumbnails", interval: "tasksThumbnailsInterval", run: (s) => generateThumbnails(s) },
 ];
 
 /** How often a runner looks for due tasks. */

@@ -40,7 +40,7 @@ export async function exportCounts(s: Services): Promise<ExportCounts> {
     urls: await count(kind("urls").exportRecords(x)),
     folders: await count(s.store.folders.iterate()),
     invites: (await s.store.invites.list()).length,
-    thumbnails: 0,
+    thumbnails: await count(kind("thumbnails").exportRecords(x)),
     metrics: await s.store.metrics.count(),
   };
 }

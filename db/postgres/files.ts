@@ -32,6 +32,7 @@ interface FileRow {
   user_id: string | null;
   folder_id: string | null;
   deletes_at: Date | null;
+  thumbnail: string | null;
   pending: boolean;
   created_at: Date;
   updated_at: Date;
@@ -51,6 +52,7 @@ const toFile = (r: FileRow): FileRecord => ({
   userId: r.user_id,
   folderId: r.folder_id,
   deletesAt: r.deletes_at,
+  ...(r.thumbnail === null ? {} : { thumbnail: r.thumbnail }),
   pending: r.pending,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -71,12 +73,13 @@ const toRow = (file: FileRecord) => ({
   user_id: file.userId,
   folder_id: file.folderId,
   deletes_at: file.deletesAt,
+  thumbnail: file.thumbnail ?? null,
   pending: file.pending,
   created_at: file.createdAt,
   updated_at: file.updatedAt,
 });
 
-/** Rows one multi-row INSERT carries (16 columns: well under PostgreSQL's 65535 parameters). */
+/** Rows one multi-row INSERT carries (17 columns: well under PostgreSQL's 65535 parameters). */
 const ROWS_PER_INSERT = 1000;
 
 const COLUMNS: Record<keyof FilePatch, string> = {
@@ -89,6 +92,7 @@ const COLUMNS: Record<keyof FilePatch, string> = {
   anonymous: "anonymous",
   folderId: "folder_id",
   deletesAt: "deletes_at",
+  thumbnail: "thumbnail",
 };
 
 const SORT_COLUMNS: Record<FileSortKey, string> = {

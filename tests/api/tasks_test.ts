@@ -190,7 +190,7 @@ apiTest(
     app.clock.advance(30 * 60_000);
     assert.deepEqual(
       [...await second.runDue(), ...await first.runDue()].sort(),
-      ["cleanuploads", "clearinvites", "deletefiles", "maxviews"],
+      ["cleanuploads", "clearinvites", "deletefiles", "maxviews", "thumbnails"],
     );
     let metrics = 0;
     for await (const _ of app.services.store.metrics.iterate()) metrics++;

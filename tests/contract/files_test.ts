@@ -119,6 +119,7 @@ const steps: ContractSteps = {
       type: "text/markdown",
       name: "renamed.txt",
       deletesAt: null,
+      thumbnail: ".thumbnail.x.jpg",
     };
     // `undefined` leaves a field as it is.
     const changed = await store.files.update(a.id, { ...patch, folderId: undefined }, at);

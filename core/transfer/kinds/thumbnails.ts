@@ -12,10 +12,18 @@ const ThumbnailV4 = z.object({
 /** A v3 thumbnail. */
 export const ThumbnailV3 = z.object({ name: z.string(), created_at: z.string() });
 
-/** v4 `data.thumbnails`: Ferry makes no thumbnails yet, so an export has none. */
+/**
+ * v4 `data.thumbnails`: one per file with a thumbnail, its id the file's and
+ * its `createdAt` the file's last change (Ferry keeps no separate date).
+ */
 export const thumbnailsV4: V4Kind<z.infer<typeof ThumbnailV4>> = {
   key: "thumbnails",
   counted: null,
   schema: ThumbnailV4,
-  async *exportRecords() {},
+  async *exportRecords(x) {
+    for await (const f of x.s.store.files.iterate()) {
+      if (f.pending || !f.thumbnail) continue;
+      yield { id: f.id, createdAt: f.updatedAt.toISOString(), path: f.thumbnail, fileId: f.id };
+    }
+  },
 };

@@ -16,6 +16,7 @@ import { sql as foldersTags } from "./010_folders_tags.ts";
 import { sql as chunkedUploadsLeases } from "./011_chunked_uploads_leases.ts";
 import { sql as rateLimitsPrev } from "./012_rate_limits_prev.ts";
 import { sql as userExports } from "./013_user_exports.ts";
+import { sql as fileThumbnails } from "./014_file_thumbnails.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -39,4 +40,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 11, name: "chunked_uploads_leases", sql: chunkedUploadsLeases },
   { version: 12, name: "rate_limits_prev", sql: rateLimitsPrev },
   { version: 13, name: "user_exports", sql: userExports },
+  { version: 14, name: "file_thumbnails", sql: fileThumbnails },
 ];

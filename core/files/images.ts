@@ -1,0 +1,102 @@
+/**
+ * Image thumbnails in pure JavaScript (no native code, no WASM fetched at run
+ * time, so `deno bundle`/`deno compile` keep working): PNG via `pngjs`, JPEG
+ * via `jpeg-js`, scaled down with an area average to at most
+ * {@link THUMBNAIL_SIZE} pixels on the long side.
+ */
+import { Buffer } from "node:buffer";
+import jpeg from "jpeg-js";
+import { PNG } from "pngjs";
+
+/** The longest side of a thumbnail, in pixels. */
+export const THUMBNAIL_SIZE = 320;
+
+/** The image types {@link makeThumbnail} reads. */
+export const THUMBNAIL_SOURCES = ["image/png", "image/jpeg"];
+
+/** The formats a thumbnail is written in. */
+export type ThumbnailFormat = "jpg" | "png";
+
+/** RGBA pixels. */
+export interface Pixels {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/** The refusal of an image the decoders cannot read. */
+export class UnreadableImageError extends Error {
+  constructor(readonly reason: string) {
+    super(`unreadable image: ${reason}`);
+    this.name = "UnreadableImageError";
+  }
+}
+
+/** The largest image decoded, in pixels (a decompression bomb stops here). */
+const MAX_PIXELS = 50_000_000;
+
+/** Decodes PNG or JPEG `bytes` (told apart by their signature). */
+export function decodeImage(bytes: Uint8Array): Pixels {
+  try {
+    if (bytes[0] === 0x89 && bytes[1] === 0x50) {
+      const png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return { width: png.width, height: png.height, data: new Uint8Array(png.data) };
+    }
+    if (bytes[0] === 0xff && bytes[1] === 0xd8) {
+      const img = jpeg.decode(bytes, {
+        useTArray: true,
+        formatAsRGBA: true,
+        maxResolutionInMP: MAX_PIXELS / 1_000_000,
+        maxMemoryUsageInMB: 1024,
+      });
+      return { width: img.width, height: img.height, data: img.data };
+    }
+  } catch (error) {
+    throw new UnreadableImageError(error instanceof Error ? error.message : String(error));
+  }
+  throw new UnreadableImageError("neither PNG nor JPEG");
+}
+
+/** `img` scaled down (never up) so its long side is at most `max`, averaging each pixel's area. */
+export function scaleDown(img: Pixels, max: number): Pixels {
+  const ratio = Math.min(1, max / Math.max(img.width, img.height));
+  const width = Math.max(1, Math.round(img.width * ratio));
+  const height = Math.max(1, Math.round(img.height * ratio));
+  if (width === img.width && height === img.height) return img;
+  const data = new Uint8Array(width * height * 4);
+  const sum = new Float64Array(4);
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.floor(y * img.height / height);
+    const y1 = Math.max(y0 + 1, Math.floor((y + 1) * img.height / height));
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.floor(x * img.width / width);
+      const x1 = Math.max(x0 + 1, Math.floor((x + 1) * img.width / width));
+      sum.fill(0);
+      for (let sy = y0; sy < y1; sy++) {
+        for (let sx = x0; sx < x1; sx++) {
+          const i = (sy * img.width + sx) * 4;
+          for (let c = 0; c < 4; c++) sum[c] += img.data[i + c];
+        }
+      }
+      const n = (y1 - y0) * (x1 - x0);
+      const o = (y * width + x) * 4;
+      for (let c = 0; c < 4; c++) data[o + c] = Math.round(sum[c] / n);
+    }
+  }
+  return { width, height, data };
+}
+
+/** Encodes `img` as `format` (JPEG at quality 80; transparency is lost there). */
+export function encodeImage(img: Pixels, format: ThumbnailFormat): Uint8Array {
+  if (format === "jpg") return new Uint8Array(jpeg.encode({ ...img, data: img.data }, 80).data);
+  const png = new PNG({ width: img.width, height: img.height });
+  png.data = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
+  return new Uint8Array(PNG.sync.write(png));
+}
+
+/** The thumbnail of the PNG or JPEG `bytes`; throws {@link UnreadableImageError}. */
+export function makeThumbnail(bytes: Uint8Array, format: ThumbnailFormat): Uint8Array {
+  const img = decodeImage(bytes);
+  if (img.width * img.height > MAX_PIXELS) throw new UnreadableImageError("too many pixels");
+  return encodeImage(scaleDown(img, THUMBNAIL_SIZE), format);
+}
