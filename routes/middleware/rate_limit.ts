@@ -3,7 +3,11 @@ import type { MiddlewareHandler } from "hono";
 import { checkRateLimit, type RateLimitPolicy } from "../../core/rate_limit.ts";
 import { type AppEnv, clientIp } from "../env.ts";
 
-/** Counts the request (after authentication, so the key is the user when known). */
+/**
+ * Counts the request (after authentication, so the key is the user when known).
+ * The `X-RateLimit-*` headers go straight onto the finished response: Hono's
+ * `c.header` after the handler would copy the whole response once per header.
+ */
 export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const state = await checkRateLimit(c.var.services, policy, {
@@ -16,9 +20,10 @@ export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
     });
     await next();
     if (state) {
-      c.header("X-RateLimit-Limit", String(state.limit));
-      c.header("X-RateLimit-Remaining", String(state.remaining));
-      c.header("X-RateLimit-Reset", String(state.reset));
+      const headers = c.res.headers;
+      headers.set("X-RateLimit-Limit", String(state.limit));
+      headers.set("X-RateLimit-Remaining", String(state.remaining));
+      headers.set("X-RateLimit-Reset", String(state.reset));
     }
   };
 }
