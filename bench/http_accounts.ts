@@ -14,15 +14,14 @@
  * Run alone: `deno run --allow-all --unstable-kv bench/http_accounts.ts`, or
  * through `deno task bench`.
  */
+import { populateUsers } from "./helpers/users.ts";
 import { join } from "node:path";
-import { systemClock, systemRandom } from "../core/clock.ts";
+import { systemRandom } from "../core/clock.ts";
 import { hashPassword } from "../core/passwords.ts";
-import type { Services } from "../core/services.ts";
 import { clientToken } from "../core/tokens.ts";
-import { buildUser } from "../core/users.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
-import type { Role, Store, UserRecord } from "../db/store.ts";
+import type { Store, UserRecord } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import {
@@ -60,24 +59,14 @@ interface Actors {
   user: UserRecord;
 }
 
-/** Fills an empty store: one SUPERADMIN `admin` and `user0001`…`user0999`. */
+/** Fills an empty store: one SUPERADMIN `admin` and `user0001`…`user0999`, all with {@link PASSWORD}. */
 async function populate(store: Store): Promise<Actors> {
-  const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
-  const hash = await hashPassword(PASSWORD, systemRandom);
-  const make = async (username: string, role: Role) => ({
-    ...(await buildUser(s as Services, { username, password: null, role })),
-    password: hash,
-  });
-  const admin = await make("admin", "SUPERADMIN");
-  await store.createUser(admin);
-  const users: UserRecord[] = [];
-  for (let i = 1; i < USER_COUNT; i++) {
-    users.push(await make(`user${String(i).padStart(4, "0")}`, "USER"));
-  }
-  for (let i = 0; i < users.length; i += 50) {
-    await Promise.all(users.slice(i, i + 50).map((u) => store.createUser(u)));
-  }
-  return { admin, user: users[0] };
+  const [admin, user] = await populateUsers(
+    store,
+    USER_COUNT,
+    await hashPassword(PASSWORD, systemRandom),
+  );
+  return { admin, user };
 }
 
 /** The `Authorization` header value of `user`, as GET /api/user/token would give it. */

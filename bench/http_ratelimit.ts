@@ -25,17 +25,16 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
-import { systemClock, systemRandom } from "../core/clock.ts";
-import type { Services } from "../core/services.ts";
+import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
-import { buildUser } from "../core/users.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { KvRateLimits } from "../db/kv/rate_limits.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { RateLimitStore } from "../db/rate_limits.ts";
-import type { Role, Store, UserRecord } from "../db/store.ts";
+import type { Store, UserRecord } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { loadAverage, machineSection, versionOf } from "./helpers/machine.ts";
+import { populateUsers } from "./helpers/users.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
@@ -83,24 +82,9 @@ interface HitTiming {
   attemptsPerCall?: number;
 }
 
-/**
- * Fills an empty store: one SUPERADMIN and USERs; returns the SUPERADMIN
- * first, then the USERs. No passwords (token auth only).
- */
-async function populate(store: Store): Promise<UserRecord[]> {
-  const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
-  const make = (username: string, role: Role) =>
-    buildUser(s as Services, { username, password: null, role });
-  const admin = await make("admin", "SUPERADMIN");
-  await store.createUser(admin);
-  const users: UserRecord[] = [];
-  for (let i = 1; i < USER_COUNT; i++) {
-    users.push(await make(`user${String(i).padStart(4, "0")}`, "USER"));
-  }
-  for (let i = 0; i < users.length; i += 50) {
-    await Promise.all(users.slice(i, i + 50).map((u) => store.createUser(u)));
-  }
-  return [admin, ...users];
+/** Fills an empty store: the SUPERADMIN first, then the USERs. No passwords (token auth only). */
+function populate(store: Store): Promise<UserRecord[]> {
+  return populateUsers(store, USER_COUNT);
 }
 
 /** The `Authorization` header value of `user`, as GET /api/user/token would give it. */

@@ -152,3 +152,19 @@ export interface V4Kind<R = unknown> {
   /** The records an export writes. */
   exportRecords(x: ExportContext): AsyncIterable<R>;
 }
+
+/** Node's `process.arch` values, as both export formats record the exporting machine. */
+export const Arch = z.enum([
+  "arm",
+  "arm64",
+  "ia32",
+  "loong64",
+  "mips",
+  "mipsel",
+  "ppc",
+  "ppc64",
+  "riscv64",
+  "s390",
+  "s390x",
+  "x64",
+]);

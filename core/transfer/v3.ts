@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { Services } from "../services.ts";
-import type { SkipSummary } from "./context.ts";
+import { Arch, type SkipSummary } from "./context.ts";
 import { FileV3, finishFiles, importFileV3 } from "./kinds/files.ts";
 import { FolderV3, importFolderV3 } from "./kinds/folders.ts";
 import { InviteV3 } from "./kinds/invites.ts";
@@ -23,20 +23,7 @@ const Request = z.object({
   date: z.string(),
   os: z.object({
     platform: z.enum(["aix", "darwin", "freebsd", "linux", "openbsd", "sunos", "win32"]),
-    arch: z.enum([
-      "arm",
-      "arm64",
-      "ia32",
-      "loong64",
-      "mips",
-      "mipsel",
-      "ppc",
-      "ppc64",
-      "riscv64",
-      "s390",
-      "s390x",
-      "x64",
-    ]),
+    arch: Arch,
     cpus: z.number(),
     hostname: z.string(),
     release: z.string(),

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Issue } from "../errors.ts";
 import type { Services } from "../services.ts";
-import { IsoDate, type SkipSummary, type V4Kind } from "./context.ts";
+import { Arch, IsoDate, type SkipSummary, type V4Kind } from "./context.ts";
 import { filesV4 } from "./kinds/files.ts";
 import { foldersV4 } from "./kinds/folders.ts";
 import { invitesV4 } from "./kinds/invites.ts";
@@ -78,20 +78,6 @@ const Platform = z.enum([
   "win32",
   "cygwin",
   "netbsd",
-]);
-const Arch = z.enum([
-  "arm",
-  "arm64",
-  "ia32",
-  "loong64",
-  "mips",
-  "mipsel",
-  "ppc",
-  "ppc64",
-  "riscv64",
-  "s390",
-  "s390x",
-  "x64",
 ]);
 
 /** `versions` of a v4 document. */
