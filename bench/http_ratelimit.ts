@@ -37,13 +37,14 @@ import { loadAverage, machineSection, versionOf } from "./helpers/machine.ts";
 import { populateUsers } from "./helpers/users.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
+import { treeCpuSeconds } from "./helpers/cpu.ts";
 
 /** How many users the store holds (as in `bench/http_accounts.ts`), the SUPERADMIN included. */
 export const USER_COUNT = 1000;
 /** How many users' tokens the spread case rotates over (one per wrk connection). */
 export const SPREAD = 32;
-/** Off/on alternations on one server per store. */
-export const ROUNDS = 4;
+/** Off/on alternations on one server per store (`FERRY_BENCH_ROUNDS` while iterating). */
+export const ROUNDS = Number(Deno.env.get("FERRY_BENCH_ROUNDS") ?? 4);
 /**
  * `ratelimitMax` when limiting is on: never reached (the registry allows up to
  * 2,147,483,647). The window is an hour (also within the registry's bound), so
@@ -69,6 +70,14 @@ interface Row {
   limiter: Limiter;
   round: number;
   result: WrkResult;
+  cpu: CpuPerRequest;
+}
+
+/** CPU time per request of the measured run, in µs: the server process's and the database's. */
+interface CpuPerRequest {
+  server: number;
+  /** PostgreSQL's postmaster and backends; 0 on Deno KV (it runs inside the server). */
+  database: number;
 }
 
 /** One line of the direct `rateLimits.hit` timings. */
@@ -138,21 +147,46 @@ async function check(origin: string, tokens: string[], limiter: Limiter): Promis
   return counted;
 }
 
-/** Warms the server up, then measures `GET /api/user` rotating over `tokens`. */
-async function measure(origin: string, tokens: string[]): Promise<WrkResult> {
+/** The processes whose CPU time a run counts: the server, and PostgreSQL's postmaster if any. */
+interface Pids {
+  server: number;
+  database?: number;
+}
+
+/**
+ * Warms the server up, then measures `GET /api/user` rotating over `tokens`,
+ * with the CPU time the server and the database used during the measured run.
+ */
+async function measure(
+  origin: string,
+  tokens: string[],
+  pids: Pids,
+): Promise<{ result: WrkResult; cpu: CpuPerRequest }> {
   const options = {
     url: `${origin}/api/user`,
     script: WRK_SCRIPTS.rotateAuth,
     env: { WRK_TOKENS: tokens.join("\n") },
   };
   await wrk({ ...options, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+  const cpuNow = async () => ({
+    server: await treeCpuSeconds(pids.server),
+    database: pids.database ? await treeCpuSeconds(pids.database) : 0,
+  });
+  const before = await cpuNow();
   const result = await wrk({ ...options, ...LOAD });
+  const after = await cpuNow();
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests;
+  const cpu = {
+    server: perRequest(after.server - before.server),
+    database: perRequest(after.database - before.database),
+  };
   const shown = { ...result, command: result.command.replace(/WRK_TOKENS=('[^']*'|\S+)/, "") };
   console.log(
     `  ${tokens.length} token(s): ${result.requestsPerSecond.toFixed(0)} req/s, ` +
-      `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
+      `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
+      `CPU per request ${cpu.server.toFixed(0)} + ${cpu.database.toFixed(0)} µs`,
   );
-  return shown;
+  return { result: shown, cpu };
 }
 
 /** What one store's runs produced. */
@@ -176,6 +210,7 @@ async function rounds(
   dataDir: string,
   env: Record<string, string>,
   everyone: UserRecord[],
+  databasePid?: number,
 ): Promise<Omit<StoreRun, "timings">> {
   const [admin, ...users] = everyone;
   const one = [tokenOf(users[0])];
@@ -195,17 +230,18 @@ async function rounds(
         console.log(`${store}, limiter ${limiter}, round ${round}`);
         await switchLimiter(server.origin, tokenOf(admin), limiter);
         await check(server.origin, many, limiter);
-        const single = await measure(server.origin, one);
-        rows.push({ store, keys: ONE, limiter, round, result: single });
+        const pids = { server: server.pid, database: databasePid };
+        const single = await measure(server.origin, one, pids);
+        rows.push({ store, keys: ONE, limiter, round, ...single });
         rows.push({
           store,
           keys: MANY,
           limiter,
           round,
-          result: await measure(server.origin, many),
+          ...await measure(server.origin, many, pids),
         });
         if (limiter === "on") {
-          measured += single.requests;
+          measured += single.result.requests;
           counted = await check(server.origin, one, limiter);
         }
       }
@@ -360,7 +396,7 @@ async function kvRun(): Promise<StoreRun> {
 
 async function postgresRun(): Promise<StoreRun & { version: string }> {
   console.log("PostgreSQL");
-  const { url, version } = await benchDatabase();
+  const { url, version, pid } = await benchDatabase();
   const store = await openPostgresStore(url);
   let users: UserRecord[];
   try {
@@ -370,7 +406,7 @@ async function postgresRun(): Promise<StoreRun & { version: string }> {
   }
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-pg-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const run = await rounds("PostgreSQL", dataDir, { DATABASE_URL: url.toString() }, users);
+  const run = await rounds("PostgreSQL", dataDir, { DATABASE_URL: url.toString() }, users, pid);
   const timings = await profilePostgres(url.toString());
   await cleanUp();
   return {
@@ -387,54 +423,66 @@ function ms(value: number): string {
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
+const cpuText = (cpu: CpuPerRequest) =>
+  cpu.database ? `${cpu.server.toFixed(0)} + ${cpu.database.toFixed(0)}` : cpu.server.toFixed(0);
+
 /** Every wrk run. */
 function rowsTable(rows: Row[]): string {
   const lines = [
-    "| store | keys | limiter | round | requests/s | p50 | p99 | requests | non-2xx / socket errors |",
-    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| store | keys | limiter | round | requests/s | CPU µs per request | p50 | p99 | requests | non-2xx / socket errors |",
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
-  for (const { store, keys, limiter, round, result: r } of rows) {
+  for (const { store, keys, limiter, round, result: r, cpu } of rows) {
     lines.push(
       `| ${store} | ${keys} | ${limiter} | ${round} | ${r.requestsPerSecond.toFixed(1)} | ` +
-        `${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${r.requests} | ` +
+        `${cpuText(cpu)} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${r.requests} | ` +
         `${r.non2xx}${r.socketErrors ? ` / ${r.socketErrors}` : ""} |`,
     );
   }
   return lines.join("\n");
 }
 
+/** A median with the range of the values, in %. */
+function pairedText(values: number[]): string {
+  return `**${median(values).toFixed(1)} %** (${Math.min(...values).toFixed(1)} to ${
+    Math.max(...values).toFixed(1)
+  } %)`;
+}
+
 /**
- * The limiter's overhead per store and key pattern: requests/s averaged over
- * the rounds; the overhead paired within each round, its median over them.
+ * The limiter's overhead per store and key pattern, two ways, each paired
+ * within a round and its median taken over the rounds: in CPU time per
+ * request (server plus database), and in requests/s.
  */
 function overheadTable(rows: Row[]): string {
   const lines = [
-    "| store | keys | req/s off | req/s on | time per request off → on | overhead (median, range) | p50 off → on | p99 off → on |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| store | keys | CPU µs per request off → on | CPU overhead (median, range) | req/s off → on | time per request off → on | throughput overhead (median, range) | p50 off → on | p99 off → on |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const stores = [...new Set(rows.map((r) => r.store))];
   for (const store of stores) {
     for (const keys of [ONE, MANY]) {
       const of = (limiter: Limiter) =>
         rows.filter((r) => r.store === store && r.keys === keys && r.limiter === limiter)
-          .sort((x, y) => x.round - y.round).map((r) => r.result);
+          .sort((x, y) => x.round - y.round);
       const [off, on] = [of("off"), of("on")];
-      const rps = (rs: WrkResult[]) => mean(rs.map((r) => r.requestsPerSecond));
-      const range = (rs: WrkResult[]) => {
-        const values = rs.map((r) => r.requestsPerSecond);
-        return `${rps(rs).toFixed(0)} (${Math.min(...values).toFixed(0)}–${
-          Math.max(...values).toFixed(0)
-        })`;
-      };
-      const paired = off.map((o, i) => (o.requestsPerSecond / on[i].requestsPerSecond - 1) * 100);
-      const p = (rs: WrkResult[], key: "p50Ms" | "p99Ms") => ms(mean(rs.map((r) => r[key])));
+      const total = (r: Row) => r.cpu.server + r.cpu.database;
+      const cpuMean = (rs: Row[]) => ({
+        server: mean(rs.map((r) => r.cpu.server)),
+        database: mean(rs.map((r) => r.cpu.database)),
+      });
+      const rps = (rs: Row[]) => mean(rs.map((r) => r.result.requestsPerSecond));
+      const p = (rs: Row[], key: "p50Ms" | "p99Ms") => ms(mean(rs.map((r) => r.result[key])));
+      const cpuPaired = off.map((o, i) => (total(on[i]) / total(o) - 1) * 100);
+      const rpsPaired = off.map((o, i) =>
+        (o.result.requestsPerSecond / on[i].result.requestsPerSecond - 1) * 100
+      );
       lines.push(
-        `| ${store} | ${keys} | ${range(off)} | ${range(on)} | ` +
+        `| ${store} | ${keys} | ${cpuText(cpuMean(off))} → ${cpuText(cpuMean(on))} | ` +
+          `${pairedText(cpuPaired)} | ${rps(off).toFixed(0)} → ${rps(on).toFixed(0)} | ` +
           `${(1e6 / rps(off)).toFixed(0)} → ${(1e6 / rps(on)).toFixed(0)} µs | ` +
-          `**${median(paired).toFixed(1)} %** (${Math.min(...paired).toFixed(1)} to ${
-            Math.max(...paired).toFixed(1)
-          } %) | ` +
-          `${p(off, "p50Ms")} → ${p(on, "p50Ms")} | ${p(off, "p99Ms")} → ${p(on, "p99Ms")} |`,
+          `${pairedText(rpsPaired)} | ${p(off, "p50Ms")} → ${p(on, "p50Ms")} | ` +
+          `${p(off, "p99Ms")} → ${p(on, "p99Ms")} |`,
       );
     }
   }

@@ -15,8 +15,11 @@ export async function cleanUp(): Promise<void> {
   while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
 }
 
-/** Starts a cluster (stopped by {@link cleanUp}) with an empty `ferry_bench` database. */
-export async function benchDatabase(): Promise<{ url: string; version: string }> {
+/**
+ * Starts a cluster (stopped by {@link cleanUp}) with an empty `ferry_bench`
+ * database; `pid` is the postmaster's.
+ */
+export async function benchDatabase(): Promise<{ url: string; version: string; pid: number }> {
   const cluster = await startPostgres();
   cleanups.push(() => cluster.stop());
   const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
@@ -25,5 +28,5 @@ export async function benchDatabase(): Promise<{ url: string; version: string }>
   await admin.end();
   const url = new URL(cluster.url);
   url.pathname = "/ferry_bench";
-  return { url: url.toString(), version };
+  return { url: url.toString(), version, pid: cluster.pid };
 }

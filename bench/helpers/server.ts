@@ -39,6 +39,8 @@ export interface BenchServer {
   readonly origin: string;
   /** The command line, for the results file: `VAR=value … deno run …`. */
   readonly command: string;
+  /** The server's process id (the `deno` process itself). */
+  readonly pid: number;
   /** SIGTERM, then SIGKILL after 10 s; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function startServer(
   const server: BenchServer = {
     origin,
     command: [...Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`), "deno", ...args].join(" "),
+    pid: child.pid,
     stop() {
       stopping ??= (async () => {
         if (!exited) signal(child.pid, "SIGTERM");

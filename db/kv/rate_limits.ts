@@ -9,6 +9,7 @@
  */
 import { Coalescer, groupBy } from "../coalesce.ts";
 import {
+  RATE_LIMIT_BATCH_GAP_MS,
   type RateLimitAsk,
   type RateLimitHit,
   type RateLimitStore,
@@ -57,7 +58,10 @@ async function commit(op: Deno.AtomicOperation): Promise<string | null> {
 
 /** {@link RateLimitStore} on Deno KV. Windows also expire on their own (`expireIn`). */
 export class KvRateLimits implements RateLimitStore {
-  private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>((asks) => this.count(asks));
+  private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
+    (asks) => this.count(asks),
+    RATE_LIMIT_BATCH_GAP_MS,
+  );
   /** Windows by {@link windowOf}, as this process's last commit or read left them. */
   private readonly known = new Map<string, Known>();
 

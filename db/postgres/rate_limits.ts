@@ -7,6 +7,7 @@
 import type { Sql } from "postgres";
 import { Coalescer, groupBy } from "../coalesce.ts";
 import {
+  RATE_LIMIT_BATCH_GAP_MS,
   type RateLimitAsk,
   type RateLimitHit,
   type RateLimitStore,
@@ -18,12 +19,14 @@ interface Row {
   key: string;
   window_start: string;
   prev: number;
-  count: number;
 }
 
 /** {@link RateLimitStore} on PostgreSQL. */
 export class PostgresRateLimits implements RateLimitStore {
-  private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>((asks) => this.count(asks));
+  private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
+    (asks) => this.count(asks),
+    RATE_LIMIT_BATCH_GAP_MS,
+  );
 
   constructor(private readonly sql: Sql) {}
 
@@ -41,6 +44,38 @@ export class PostgresRateLimits implements RateLimitStore {
     const groups = [...groupBy(asks, windowOf).values()];
     const first = groups.map((g) => asks[g[0]]);
     const caps = groups.map((g) => Math.min(...g.map((i) => asks[i].max)));
+    const before = groups.length === 1
+      ? new Map([[windowOf(first[0]), await this.countOne(first[0], groups[0].length, caps[0])]])
+      : await this.countMany(first, groups, caps);
+    const hits: RateLimitHit[] = new Array(asks.length);
+    groups.forEach((group, g) => {
+      const shared = shareWindow(before.get(windowOf(first[g])) ?? 0, group.map(() => caps[g]));
+      group.forEach((index, i) => hits[index] = shared.hits[i]);
+    });
+    return hits;
+  }
+
+  /** Adds `n` requests to one window (the usual batch): its count before them. */
+  private async countOne(ask: RateLimitAsk, n: number, cap: number): Promise<number> {
+    const [row] = await this.sql<{ prev: number }[]>`
+      INSERT INTO rate_limits AS r (key, window_start, count, prev, ends_at)
+      VALUES (
+        ${ask.key}, ${ask.windowStart}::bigint, LEAST(${n}::int, ${cap}::int), 0,
+        to_timestamp(${ask.windowStart + ask.windowMs}::bigint / 1000.0)
+      )
+      ON CONFLICT (key, window_start) DO UPDATE SET
+        prev = r.count,
+        count = GREATEST(r.count, LEAST(r.count + ${n}::int, ${cap}::int))
+      RETURNING prev`;
+    return row.prev;
+  }
+
+  /** Adds each window's requests with one statement: each window's count before them. */
+  private async countMany(
+    first: RateLimitAsk[],
+    groups: number[][],
+    caps: number[],
+  ): Promise<Map<string, number>> {
     const rows = await this.sql<Row[]>`
       WITH input AS (
         SELECT * FROM unnest(
@@ -60,14 +95,8 @@ export class PostgresRateLimits implements RateLimitStore {
           SELECT GREATEST(r.count, LEAST(r.count + i.n, i.cap)) FROM input i
           WHERE i.key = EXCLUDED.key AND i.window_start = EXCLUDED.window_start
         )
-      RETURNING key, window_start, prev, count`;
-    const before = new Map(rows.map((row) => [`${row.key}|${row.window_start}`, row.prev]));
-    const hits: RateLimitHit[] = new Array(asks.length);
-    groups.forEach((group, g) => {
-      const shared = shareWindow(before.get(windowOf(first[g])) ?? 0, group.map(() => caps[g]));
-      group.forEach((index, i) => hits[index] = shared.hits[i]);
-    });
-    return hits;
+      RETURNING key, window_start, prev`;
+    return new Map(rows.map((row) => [`${row.key}|${row.window_start}`, row.prev]));
   }
 
   async sweep(now: number): Promise<number> {

@@ -8,6 +8,8 @@
 export interface PostgresCluster {
   /** Superuser connection URL, e.g. `postgres://postgres@127.0.0.1:54321/postgres`. */
   url: string;
+  /** The postmaster's process id (its backends are its children). */
+  pid: number;
   /** Stops the server at once and deletes its data directory. */
   stop(): Promise<void>;
 }
@@ -63,8 +65,10 @@ export async function startPostgres(): Promise<PostgresCluster> {
     }
     started = true;
     let stopped: Promise<void> | null = null;
+    const pid = Number((await Deno.readTextFile(`${data}/postmaster.pid`)).split("\n")[0]);
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      pid,
       stop() {
         stopped ??= run(owner, dir, `${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "stop"])
           .catch(() => {}) // already gone: only the directory is left to remove

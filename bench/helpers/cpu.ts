@@ -1,0 +1,35 @@
+/**
+ * CPU time of processes, read from `/proc/<pid>/stat` (Linux): user plus
+ * system time is what a process cost the machine, whatever else shared the
+ * CPUs meanwhile — steadier on a shared machine than requests per second.
+ */
+
+/** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`; 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** The fields of `/proc/<pid>/stat` after the command name, or `null` once the process is gone. */
+async function statFields(pid: number): Promise<string[] | null> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds used by `pid`, by its children that have exited, and by its
+ * live children (a PostgreSQL postmaster and its backends, say).
+ */
+export async function treeCpuSeconds(pid: number): Promise<number> {
+  const own = await statFields(pid);
+  if (!own) throw new Error(`no process ${pid}`);
+  // Fields 14–17 of stat(5): utime, stime, cutime, cstime; index 0 here is field 3.
+  let ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(own[i]), 0);
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const child = await statFields(Number(entry.name));
+    if (child && Number(child[1]) === pid) ticks += Number(child[11]) + Number(child[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}
