@@ -32,7 +32,7 @@ const THUMBNAIL_TYPES: Record<string, string> = {
 };
 
 /** The name of `fileId`'s thumbnail in `format`. */
-export function thumbnailName(fileId: string, format: VideoThumbnailFormat): string {
+function thumbnailName(fileId: string, format: VideoThumbnailFormat): string {
   return `${THUMBNAIL_PREFIX}${fileId}.${format}`;
 }
 
@@ -74,11 +74,15 @@ async function render(
   if (!isVideo(file)) {
     return makeThumbnail(await new Response(body).bytes(), format as ThumbnailFormat);
   }
-  return await videoThumbnail(s.ffmpeg!, body, format, s.settings.get("coreTempDirectory"));
+  if (!s.ffmpeg) {
+    await body.cancel();
+    throw new UnreadableSourceError("ffmpeg is not available");
+  }
+  return await videoThumbnail(s.ffmpeg, body, format, s.settings.get("coreTempDirectory"));
 }
 
 /** Makes and records `file`'s thumbnail; `false` when its bytes are missing or unreadable. */
-export async function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
+async function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
   const body = await s.datasource.get(file.name);
   if (body === null) return false;
   const format = formatOf(s, file);

@@ -419,7 +419,8 @@ apiTest(
     assert.deepEqual(refused.map((l) => l.fields?.id).sort(), [fake.id, junk.id].sort());
     const reason = refused.find((l) => l.fields?.id === fake.id)?.fields?.reason;
     assert.match(String(reason), /Format not on whitelist/);
-    assert.deepEqual(await Array.fromAsync(Deno.readDir(TEMP)), [], "temporary copies removed");
+    const copies = (await Array.fromAsync(Deno.readDir(TEMP))).filter((e) => e.isDirectory);
+    assert.deepEqual(copies, [], "temporary copies removed");
   },
   { ignore: NO_FFMPEG, env: { SERVICE_CORE_TEMP_DIRECTORY: TEMP } },
 );
@@ -445,4 +446,22 @@ apiTest(
     assert.ok(!app.logger.lines.some((l) => l.level === "error"));
   },
   { ffmpeg: null },
+);
+
+/** An "ffmpeg" that never stops writing, to see the output bound kill it. */
+const ENDLESS = `${TEMP}/endless-ffmpeg`;
+Deno.writeTextFileSync(ENDLESS, "#!/bin/sh\nexec yes\n", { mode: 0o755 });
+
+apiTest(
+  "thumbnails: an ffmpeg that writes past the bound is killed and the video gets none",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const video = await uploadOne(app, admin.headers, new Uint8Array(100), "v.mp4", "video/mp4");
+    await startPass(app, admin);
+    await passesLogged(app, 1);
+    assert.equal((await fileOf(app, admin, video.id)).thumbnail, null);
+    const refused = app.logger.lines.filter((l) => l.message === "no thumbnail");
+    assert.deepEqual(refused.map((l) => l.fields?.reason), ["ffmpeg wrote too much"]);
+  },
+  { ffmpeg: ENDLESS, ignore: Deno.build.os === "windows" },
 );
