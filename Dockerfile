@@ -14,4 +14,4 @@ EXPOSE 3000
 VOLUME /app/data
 
 # Same permissions as the `start` task in deno.json; the image's entrypoint prefixes `deno`.
-CMD ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "--unstable-kv", "main.ts", "serve"]
+CMD ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "--allow-run=ffmpeg", "--unstable-kv", "main.ts", "serve"]

@@ -3,7 +3,7 @@
  * secret, the store, the datasource and the settings. Shared by `serve` and
  * the operator commands.
  */
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
 import { randomString, systemClock, systemRandom } from "../core/clock.ts";
@@ -123,6 +123,27 @@ async function gitCommit(): Promise<string | null> {
   }
 }
 
+/**
+ * The `ffmpeg` executable on `PATH` that this process may run (the tasks grant
+ * `--allow-run=ffmpeg`), or `null`: video thumbnails are then skipped. Logs
+ * one it found but may not run.
+ */
+export async function findFfmpeg(logger: Logger): Promise<string | null> {
+  const file = Deno.build.os === "windows" ? "ffmpeg.exe" : "ffmpeg";
+  for (const dir of (Deno.env.get("PATH") ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, file);
+    const info = await Deno.stat(path).catch(() => null);
+    if (!info?.isFile || (info.mode !== null && (info.mode & 0o111) === 0)) continue;
+    if (Deno.permissions.querySync({ name: "run", command: path }).state === "granted") return path;
+    logger.warn("ffmpeg is installed but may not be run: start Ferry with --allow-run=ffmpeg", {
+      path,
+    });
+    return null;
+  }
+  return null;
+}
+
 /** Everything the server needs, opened and loaded. */
 export async function openServices(config: Config, logger: Logger = consoleLogger) {
   const overrides = await loadSettingsOverrides();
@@ -145,6 +166,7 @@ export async function openServices(config: Config, logger: Logger = consoleLogge
     logger,
     secret,
     build: await buildInfo(),
+    ffmpeg: await findFfmpeg(logger),
   };
   return services;
 }

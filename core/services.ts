@@ -25,4 +25,6 @@ export interface Services {
   /** The server secret: encrypts tokens and TOTP secrets. */
   secret: string;
   build: BuildInfo;
+  /** The `ffmpeg` executable video thumbnails are made with; absent or `null` where there is none. */
+  ffmpeg?: string | null;
 }

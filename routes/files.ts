@@ -53,7 +53,8 @@ export const FileSchema = z.object({
   folderId: z.string().nullable(),
   deletesAt: Timestamp.nullable(),
   thumbnail: z.object({ path: z.string() }).nullable().openapi({
-    description: "Its thumbnail, served at `/raw/<path>` while the file has no password",
+    description: "Its thumbnail, served at `/raw/<path>` while the file has no password, and " +
+      "to its owner at `/api/user/files/<path>/raw`",
   }),
   createdAt: Timestamp,
   updatedAt: Timestamp,

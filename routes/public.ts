@@ -12,10 +12,10 @@ import {
   PasswordRequired,
   type ServeAnswer,
   serveFile,
+  serveThumbnail,
 } from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
-import { THUMBNAIL_PREFIX, thumbnailBytes } from "../core/files/thumbnails.ts";
-import { notFound } from "../core/errors.ts";
+import { THUMBNAIL_PREFIX } from "../core/files/thumbnails.ts";
 import { nameUnder } from "../core/links.ts";
 import { type AppEnv, clientIp } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";
@@ -38,6 +38,12 @@ export function bytesRequest(
   };
 }
 
+/** Whether `?download` asks for an attachment: present, and neither `false` nor `0`. */
+function asksDownload(c: Context<AppEnv>): boolean {
+  const download = c.req.query("download");
+  return download !== undefined && download !== "false" && download !== "0";
+}
+
 /** The serving core's answer as a response. */
 export function fileResponse(answer: ServeAnswer): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
@@ -45,13 +51,8 @@ export function fileResponse(answer: ServeAnswer): Response {
 
 /** Serves the file `name` with the request's conditions, range, cookie and `?pw=`. */
 async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Response> {
-  const download = c.req.query("download");
   const answer = await serveFile(c.get("services"), {
-    ...bytesRequest(
-      c,
-      download !== undefined && download !== "false" && download !== "0",
-      c.req.query("pw"),
-    ),
+    ...bytesRequest(c, asksDownload(c), c.req.query("pw")),
     name,
     ip: clientIp(c),
     ua: c.req.header("user-agent") ?? "",
@@ -69,13 +70,8 @@ const raw: PublicResolver = async (c, path) => {
 
 /** `/raw/.thumbnail.<fileId>.<ext>`: a thumbnail, while its file has no password; else 404. */
 async function respondWithThumbnail(c: Context<AppEnv>, name: string): Promise<Response> {
-  const thumbnail = await thumbnailBytes(c.get("services"), name);
-  if (thumbnail === null) throw notFound();
-  const head = c.req.method === "HEAD";
-  if (head) await thumbnail.body.cancel();
-  return new Response(head ? null : thumbnail.body, {
-    headers: { "content-type": thumbnail.type },
-  });
+  const req = bytesRequest(c, asksDownload(c), undefined);
+  return fileResponse(await serveThumbnail(c.get("services"), name, req));
 }
 
 /** `/r/:name`: Zipline's short form of `/raw/:name`, a permanent redirect there. */

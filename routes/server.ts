@@ -153,7 +153,7 @@ const thumbnailsRoute = defineRoute({
   auth: "admin",
   rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
-  summary: "Make the missing thumbnails of PNG and JPEG files now (all of them with `rerun`)",
+  summary: "Start making the missing thumbnails of images and videos (all of them with `rerun`)",
   request: {
     body: jsonBody(z.object({
       rerun: z.boolean().default(false).openapi({
@@ -165,7 +165,7 @@ const thumbnailsRoute = defineRoute({
     200: json(
       Status,
       "`Thumbnails are being generated[ (rerun)]. This may take a while, check your logs for " +
-        "progress.`, answered once they are made",
+        "progress.`, answered at once: the pass runs in the background and logs what it made",
     ),
     404: errorDoc("`Thumbnails task not found`: `featuresThumbnailsEnabled` is off"),
   },
@@ -181,9 +181,9 @@ export const serverRoutes = newRouter()
     clearZeros,
     async (c) => c.json({ status: await clearZeroSizeFiles(c.var.services) }, 200),
   )
-  .openapi(thumbnailsRoute, async (c) => {
+  .openapi(thumbnailsRoute, (c) => {
     const { rerun } = c.req.valid("json");
-    return c.json({ status: await runThumbnails(c.var.services, rerun) }, 200);
+    return c.json({ status: runThumbnails(c.var.services, rerun) }, 200);
   })
   .openapi(requery, async (c) => {
     const status = await requerySizes(c.var.services, c.req.valid("json"));

@@ -9,6 +9,7 @@ import { dropUploads, incompleteUploads } from "../core/files/chunked.ts";
 import { findFile } from "../core/files/manage.ts";
 import { recentFiles, userActivity, userStats } from "../core/files/overview.ts";
 import { serveOwnedFile } from "../core/files/serve.ts";
+import { parseThumbnailName } from "../core/files/thumbnails.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { FileSchema } from "./files.ts";
@@ -148,7 +149,7 @@ const raw = defineRoute({
     params: z.object({
       id: z.string().min(1).max(1024).openapi({
         param: { name: "id", in: "path" },
-        description: "The file's id or its name",
+        description: "The file's id or its name, or the `thumbnail.path` of a file (its thumbnail)",
       }),
     }),
     query: z.object({
@@ -186,7 +187,9 @@ export const userFileRoutes = newRouter()
   .openapi(raw, async (c) => {
     const s = c.var.services;
     const { download, pw } = c.req.valid("query");
-    const file = await findFile(s, me(c), c.req.valid("param").id);
-    const answer = await serveOwnedFile(s, file, bytesRequest(c, download === "true", pw));
-    return fileResponse(answer);
+    const { id } = c.req.valid("param");
+    const thumbnail = parseThumbnailName(id);
+    const file = await findFile(s, me(c), thumbnail?.fileId ?? id);
+    const req = bytesRequest(c, download === "true", pw);
+    return fileResponse(await serveOwnedFile(s, file, req, thumbnail ? id : undefined));
   });

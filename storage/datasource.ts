@@ -50,6 +50,12 @@ export interface Datasource {
   get(name: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
   /** The object's size in bytes, or `null` when it does not exist. */
   size(name: string): Promise<number | null>;
+  /**
+   * The names of the top-level objects (those not inside a folder) that start
+   * with `prefix`, in no set order; rejects with {@link UnsafeNameError} for a
+   * prefix holding a `/`.
+   */
+  list(prefix: string): AsyncIterable<string>;
   /** Removes the object; removing a missing object is not an error. */
   delete(name: string): Promise<void>;
   /** Renames `from` to `to`; rejects with {@link NotFoundError} when `from` is missing. */

@@ -147,6 +147,17 @@ export class LocalDatasource implements Datasource {
     return await fileSize(this.#path(name));
   }
 
+  async *list(prefix: string) {
+    if (prefix.includes("/")) throw new UnsafeNameError(prefix);
+    try {
+      for await (const entry of Deno.readDir(this.#root)) {
+        if (entry.isFile && entry.name.startsWith(prefix)) yield entry.name;
+      }
+    } catch (error) {
+      rethrowUnlessMissing(error);
+    }
+  }
+
   async delete(name: string) {
     const path = this.#path(name);
     if (await fileSize(path) === null) return;

@@ -32,6 +32,7 @@ import {
   safeName,
   SizeLimitError,
   type StoredPart,
+  UnsafeNameError,
 } from "./datasource.ts";
 
 /** Bytes per multipart part; an upload buffers at most `PART_SIZE * QUEUE_SIZE` (plus one part being cut). */
@@ -152,6 +153,23 @@ export class S3Datasource implements Datasource {
       if (isMissing(error)) return null;
       throw error;
     }
+  }
+
+  async *list(prefix: string) {
+    if (prefix.includes("/")) throw new UnsafeNameError(prefix);
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({
+          Bucket: this.#bucket,
+          Prefix: this.#prefix + prefix,
+          Delimiter: "/",
+          ContinuationToken,
+        }),
+      );
+      for (const object of page.Contents ?? []) yield object.Key!.slice(this.#prefix.length);
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
   }
 
   async delete(name: string) {

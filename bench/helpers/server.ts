@@ -19,6 +19,7 @@ export const FERRY_ARGS = [
   "--allow-read",
   "--allow-write",
   "--allow-sys",
+  "--allow-run=ffmpeg",
   "--unstable-kv",
   "main.ts",
   "serve",

@@ -1,18 +1,19 @@
 /**
  * Image thumbnails in pure JavaScript (no native code, no WASM fetched at run
  * time, so `deno bundle`/`deno compile` keep working): PNG via `pngjs`, JPEG
- * via `jpeg-js`, scaled down with an area average to at most
- * {@link THUMBNAIL_SIZE} pixels on the long side.
+ * via `jpeg-js`, the first frame of a GIF via `omggif`, scaled down with an
+ * area average to at most {@link THUMBNAIL_SIZE} pixels on the long side.
  */
 import { Buffer } from "node:buffer";
 import jpeg from "jpeg-js";
+import { GifReader } from "omggif";
 import { PNG } from "pngjs";
 
 /** The longest side of a thumbnail, in pixels. */
 export const THUMBNAIL_SIZE = 320;
 
 /** The image types {@link makeThumbnail} reads. */
-export const THUMBNAIL_SOURCES = ["image/png", "image/jpeg"];
+export const THUMBNAIL_SOURCES = ["image/png", "image/jpeg", "image/gif"];
 
 /** The formats a thumbnail is written in. */
 export type ThumbnailFormat = "jpg" | "png";
@@ -24,18 +25,18 @@ export interface Pixels {
   data: Uint8Array;
 }
 
-/** The refusal of an image the decoders cannot read. */
-export class UnreadableImageError extends Error {
+/** The refusal of a source (an image, a video) no thumbnail can be made of. */
+export class UnreadableSourceError extends Error {
   constructor(readonly reason: string) {
-    super(`unreadable image: ${reason}`);
-    this.name = "UnreadableImageError";
+    super(`no thumbnail: ${reason}`);
+    this.name = "UnreadableSourceError";
   }
 }
 
 /** The largest image decoded, in pixels (a decompression bomb stops here). */
 const MAX_PIXELS = 50_000_000;
 
-/** Decodes PNG or JPEG `bytes` (told apart by their signature). */
+/** Decodes PNG, JPEG or GIF `bytes` (told apart by their signature); of a GIF, its first frame. */
 export function decodeImage(bytes: Uint8Array): Pixels {
   try {
     if (bytes[0] === 0x89 && bytes[1] === 0x50) {
@@ -51,10 +52,23 @@ export function decodeImage(bytes: Uint8Array): Pixels {
       });
       return { width: img.width, height: img.height, data: img.data };
     }
+    if (bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) return firstGifFrame(bytes);
   } catch (error) {
-    throw new UnreadableImageError(error instanceof Error ? error.message : String(error));
+    if (error instanceof UnreadableSourceError) throw error;
+    throw new UnreadableSourceError(error instanceof Error ? error.message : String(error));
   }
-  throw new UnreadableImageError("neither PNG nor JPEG");
+  throw new UnreadableSourceError("neither PNG, JPEG nor GIF");
+}
+
+/** The first frame of a GIF, on the transparent canvas of the GIF's size. */
+function firstGifFrame(bytes: Uint8Array): Pixels {
+  const gif = new GifReader(bytes);
+  const { width, height } = gif;
+  if (width * height > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
+  if (gif.numFrames() === 0) throw new UnreadableSourceError("a GIF without frames");
+  const data = new Uint8Array(width * height * 4);
+  gif.decodeAndBlitFrameRGBA(0, data);
+  return { width, height, data };
 }
 
 /** `img` scaled down (never up) so its long side is at most `max`, averaging each pixel's area. */
@@ -94,9 +108,9 @@ export function encodeImage(img: Pixels, format: ThumbnailFormat): Uint8Array {
   return new Uint8Array(PNG.sync.write(png));
 }
 
-/** The thumbnail of the PNG or JPEG `bytes`; throws {@link UnreadableImageError}. */
+/** The thumbnail of the PNG, JPEG or GIF `bytes`; throws {@link UnreadableSourceError}. */
 export function makeThumbnail(bytes: Uint8Array, format: ThumbnailFormat): Uint8Array {
   const img = decodeImage(bytes);
-  if (img.width * img.height > MAX_PIXELS) throw new UnreadableImageError("too many pixels");
+  if (img.width * img.height > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
   return encodeImage(scaleDown(img, THUMBNAIL_SIZE), format);
 }

@@ -19,7 +19,7 @@ import {
   parseRange,
   rangeStillValid,
 } from "./http.ts";
-import { removeThumbnail } from "./thumbnails.ts";
+import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnails.ts";
 import { firstViewIn } from "./views.ts";
 
 /** How a request proves it may read a password-protected file. */
@@ -80,12 +80,14 @@ export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAn
  * Serves a file to its owner or a manager of the owner (the caller checked
  * that): the same headers and ranges as {@link serveFile}, no view counted; a
  * password is still needed, and a used-up file is gone (removed when
- * `featuresDeleteOnMaxViews`).
+ * `featuresDeleteOnMaxViews`). With `thumbnail` (the name of the file's
+ * thumbnail), that thumbnail is sent instead, on the same conditions.
  */
 export async function serveOwnedFile(
   s: Services,
   file: FileRecord,
   req: BytesRequest,
+  thumbnail?: string,
 ): Promise<ServeAnswer> {
   await liveFile(s, file);
   if (exhausted(file)) {
@@ -93,7 +95,31 @@ export async function serveOwnedFile(
     throw notFound();
   }
   if (file.password) await checkPassword(s, file, req);
-  return await sendBytes(s, file, req);
+  if (thumbnail === undefined) return await sendBytes(s, file, req);
+  if (file.thumbnail !== thumbnail) throw notFound();
+  return await sendThumbnail(s, file, req);
+}
+
+/**
+ * `/raw/.thumbnail.<fileId>.<ext>`: the thumbnail `name` of a live file
+ * without a password, with the headers and ranges of a file; 404 otherwise.
+ */
+export async function serveThumbnail(
+  s: Services,
+  name: string,
+  req: BytesRequest,
+): Promise<ServeAnswer> {
+  const parsed = parseThumbnailName(name);
+  const file = await liveFile(s, parsed && await s.store.files.get(parsed.fileId));
+  if (file.password || exhausted(file) || file.thumbnail !== name) throw notFound();
+  return await sendThumbnail(s, file, req);
+}
+
+/** The bytes of `file`'s thumbnail; 404 when they are gone. */
+async function sendThumbnail(s: Services, file: FileRecord, req: BytesRequest) {
+  const thumbnail = await thumbnailRecord(s, file);
+  if (thumbnail === null) throw notFound();
+  return await sendBytes(s, thumbnail, req);
 }
 
 /** What the view page shows: the file, and whether its password is still to be given. */

@@ -1,56 +1,97 @@
 /**
- * Thumbnails of image files: the `thumbnails` task makes one for each PNG or
- * JPEG file that has none (all of them on a rerun), stores its bytes in the
+ * Thumbnails: the `thumbnails` task makes one for each PNG, JPEG, GIF or video
+ * file that has none (all of them on a rerun), stores its bytes in the
  * datasource as `.thumbnail.<fileId>.<ext>` and records that name on the
- * file. `/raw/.thumbnail…` serves it while its file has no password.
- * Zipline makes thumbnails of videos (with ffmpeg); Ferry of images.
+ * file; the `cleanthumbnails` task removes thumbnails whose file or bytes are
+ * gone. Images are read in pure JavaScript (`images.ts`); videos need the
+ * system's `ffmpeg` (`video.ts`) and are skipped, with one log line a pass,
+ * where there is none.
  */
 import type { FileRecord } from "../../db/files.ts";
 import {
   makeThumbnail,
   THUMBNAIL_SOURCES,
   type ThumbnailFormat,
-  UnreadableImageError,
+  UnreadableSourceError,
 } from "./images.ts";
+import { videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
 import { notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 
 /** The prefix of every thumbnail's datasource name. */
 export const THUMBNAIL_PREFIX = ".thumbnail.";
 
-/** The largest source read, in bytes; bigger images get no thumbnail. */
-const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+/** The largest image read, in bytes; bigger images get no thumbnail. */
+const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** The MIME type of each thumbnail extension. */
+const THUMBNAIL_TYPES: Record<string, string> = {
+  jpg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+};
 
 /** The name of `fileId`'s thumbnail in `format`. */
-export function thumbnailName(fileId: string, format: ThumbnailFormat): string {
+function thumbnailName(fileId: string, format: VideoThumbnailFormat): string {
   return `${THUMBNAIL_PREFIX}${fileId}.${format}`;
 }
 
+/** The file id and MIME type a thumbnail name stands for, or `null` when it is not one. */
+export function parseThumbnailName(name: string): { fileId: string; type: string } | null {
+  if (!name.startsWith(THUMBNAIL_PREFIX)) return null;
+  const rest = name.slice(THUMBNAIL_PREFIX.length);
+  const dot = rest.lastIndexOf(".");
+  const type = THUMBNAIL_TYPES[rest.slice(dot + 1)];
+  return dot > 0 && type ? { fileId: rest.slice(0, dot), type } : null;
+}
+
+/** Whether `file` is a video ffmpeg is asked about. */
+const isVideo = (file: FileRecord) => file.type.startsWith("video/");
+
 /**
- * The configured format. No pure-JavaScript WebP encoder is available, so
- * `webp` is written as PNG.
+ * The format thumbnails of `file` are written in: the configured one, except
+ * that no pure-JavaScript WebP encoder is available, so images in `webp` are
+ * written as PNG (ffmpeg writes WebP itself).
  */
-function thumbnailFormat(s: Services): ThumbnailFormat {
-  return s.settings.get("featuresThumbnailsFormat") === "jpg" ? "jpg" : "png";
+function formatOf(s: Services, file: FileRecord): VideoThumbnailFormat {
+  const format = s.settings.get("featuresThumbnailsFormat");
+  return format === "webp" && !isVideo(file) ? "png" : format;
 }
 
 /** Whether `file` is one a thumbnail is made of. */
 function hasSource(file: FileRecord): boolean {
-  return !file.pending && file.size > 0 && file.size <= MAX_SOURCE_BYTES &&
-    THUMBNAIL_SOURCES.includes(file.type);
+  if (file.pending || file.size === 0) return false;
+  return isVideo(file) || (file.size <= MAX_IMAGE_BYTES && THUMBNAIL_SOURCES.includes(file.type));
+}
+
+/** The thumbnail of `body`, the bytes of `file`; throws {@link UnreadableSourceError}. */
+async function render(
+  s: Services,
+  file: FileRecord,
+  body: ReadableStream<Uint8Array>,
+  format: VideoThumbnailFormat,
+): Promise<Uint8Array> {
+  if (!isVideo(file)) {
+    return makeThumbnail(await new Response(body).bytes(), format as ThumbnailFormat);
+  }
+  if (!s.ffmpeg) {
+    await body.cancel();
+    throw new UnreadableSourceError("ffmpeg is not available");
+  }
+  return await videoThumbnail(s.ffmpeg, body, format, s.settings.get("coreTempDirectory"));
 }
 
 /** Makes and records `file`'s thumbnail; `false` when its bytes are missing or unreadable. */
-export async function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
+async function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
   const body = await s.datasource.get(file.name);
   if (body === null) return false;
-  const format = thumbnailFormat(s);
+  const format = formatOf(s, file);
   let bytes: Uint8Array;
   try {
-    bytes = makeThumbnail(await new Response(body).bytes(), format);
+    bytes = await render(s, file, body, format);
   } catch (error) {
-    if (!(error instanceof UnreadableImageError)) throw error;
-    s.logger.warn("no thumbnail: unreadable image", { id: file.id, reason: error.reason });
+    if (!(error instanceof UnreadableSourceError)) throw error;
+    s.logger.warn("no thumbnail", { id: file.id, type: file.type, reason: error.reason });
     return false;
   }
   const name = thumbnailName(file.id, format);
@@ -64,29 +105,60 @@ export async function thumbnailFile(s: Services, file: FileRecord): Promise<bool
   return true;
 }
 
+/** The pass under way in each process, so that two never overlap. */
+const passes = new WeakMap<Services, Promise<unknown>>();
+
 /**
- * The `thumbnails` task: thumbnails for the image files without one (every
- * image file when `rerun`), while `featuresThumbnailsEnabled`; returns how many it made.
+ * The `thumbnails` task: thumbnails for the files without one (every file
+ * they can be made of when `rerun`), while `featuresThumbnailsEnabled`,
+ * `featuresThumbnailsNumberThreads` at a time; returns how many it made.
+ * A pass asked for while one runs starts when that one ends.
  */
-export async function generateThumbnails(s: Services, rerun = false): Promise<number> {
+export function generateThumbnails(s: Services, rerun = false): Promise<number> {
+  const pass = (passes.get(s) ?? Promise.resolve()).catch(() => {}).then(() => runPass(s, rerun));
+  passes.set(s, pass);
+  return pass;
+}
+
+async function runPass(s: Services, rerun: boolean): Promise<number> {
   if (!s.settings.get("featuresThumbnailsEnabled")) return 0;
   const todo: FileRecord[] = [];
+  let videos = 0;
   for await (const file of s.store.files.iterate()) {
-    if (hasSource(file) && (rerun || !file.thumbnail)) todo.push(file);
+    if (!hasSource(file) || (!rerun && file.thumbnail)) continue;
+    if (isVideo(file) && !s.ffmpeg) videos++;
+    else todo.push(file);
+  }
+  if (videos > 0) {
+    s.logger.info("video thumbnails skipped: ffmpeg is not installed, or may not be run", {
+      videos,
+    });
   }
   let made = 0;
-  for (const file of todo) if (await thumbnailFile(s, file)) made++;
+  const workers = Math.min(todo.length, s.settings.get("featuresThumbnailsNumberThreads"));
+  await Promise.all(Array.from({ length: workers }, async () => {
+    for (let file = todo.shift(); file; file = todo.shift()) {
+      try {
+        if (await thumbnailFile(s, file)) made++;
+      } catch (error) {
+        s.logger.error("thumbnail failed", { id: file.id, error });
+      }
+    }
+  }));
   return made;
 }
 
 /**
- * `POST /api/server/thumbnails`: runs the task now and answers Zipline's
- * status sentence; 404 when `featuresThumbnailsEnabled` is off.
+ * `POST /api/server/thumbnails`: starts a pass in the background and answers
+ * Zipline's status sentence at once (the pass logs what it made); 404 when
+ * `featuresThumbnailsEnabled` is off.
  */
-export async function runThumbnails(s: Services, rerun: boolean): Promise<string> {
+export function runThumbnails(s: Services, rerun: boolean): string {
   if (!s.settings.get("featuresThumbnailsEnabled")) throw notFound("Thumbnails task not found");
-  const made = await generateThumbnails(s, rerun);
-  s.logger.info("thumbnails made", { made, rerun });
+  generateThumbnails(s, rerun).then(
+    (made) => s.logger.info("thumbnails made", { made, rerun }),
+    (error) => s.logger.error("thumbnails failed", { rerun, error }),
+  );
   return `Thumbnails are being generated${
     rerun ? " (rerun)" : ""
   }. This may take a while, check your logs for progress.`;
@@ -97,13 +169,38 @@ export async function thumbnailUploads(s: Services, files: FileRecord[]): Promis
   if (!s.settings.get("featuresThumbnailsEnabled")) return;
   if (!s.settings.get("featuresThumbnailsInstantaneous")) return;
   for (const file of files) {
-    if (!hasSource(file)) continue;
+    if (!hasSource(file) || (isVideo(file) && !s.ffmpeg)) continue;
     try {
       await thumbnailFile(s, file);
     } catch (error) {
       s.logger.error("thumbnail failed", { id: file.id, error });
     }
   }
+}
+
+/**
+ * The `cleanthumbnails` task: deletes the thumbnail objects no file records
+ * and forgets the thumbnails whose object is gone; returns how many of both.
+ * Each is checked again before it goes, so a thumbnail made meanwhile stays.
+ */
+export async function cleanThumbnails(s: Services): Promise<number> {
+  const stored = new Set<string>();
+  for await (const name of s.datasource.list(THUMBNAIL_PREFIX)) stored.add(name);
+  let cleaned = 0;
+  for await (const file of s.store.files.iterate()) {
+    if (!file.thumbnail || stored.delete(file.thumbnail)) continue;
+    if (await s.datasource.size(file.thumbnail) !== null) continue;
+    await s.store.files.update(file.id, { thumbnail: null }, new Date(s.clock.now()));
+    cleaned++;
+  }
+  for (const name of stored) {
+    const parsed = parseThumbnailName(name);
+    const file = parsed && await s.store.files.get(parsed.fileId);
+    if (file?.thumbnail === name) continue;
+    await s.datasource.delete(name);
+    cleaned++;
+  }
+  return cleaned;
 }
 
 /** Deletes `file`'s thumbnail bytes, if it has any (the record goes with the file). */
@@ -117,19 +214,21 @@ export async function removeThumbnail(s: Services, file: FileRecord): Promise<vo
 }
 
 /**
- * The bytes of the thumbnail `name` (`.thumbnail.<fileId>.<ext>`) with their
- * type, or `null` when no file records it or that file has a password.
+ * `file`'s thumbnail as a record to serve: its name, size and type, with the
+ * file's id and dates; `null` when it has none or its bytes are gone.
  */
-export async function thumbnailBytes(
-  s: Services,
-  name: string,
-): Promise<{ body: ReadableStream<Uint8Array>; type: string } | null> {
-  const rest = name.slice(THUMBNAIL_PREFIX.length);
-  const dot = rest.lastIndexOf(".");
-  if (!name.startsWith(THUMBNAIL_PREFIX) || dot <= 0) return null;
-  const file = await s.store.files.get(rest.slice(0, dot));
-  if (!file || file.pending || file.password !== null || file.thumbnail !== name) return null;
-  const body = await s.datasource.get(name);
-  if (body === null) return null;
-  return { body, type: rest.slice(dot + 1) === "jpg" ? "image/jpeg" : "image/png" };
+export async function thumbnailRecord(s: Services, file: FileRecord): Promise<FileRecord | null> {
+  const parsed = file.thumbnail ? parseThumbnailName(file.thumbnail) : null;
+  if (!parsed) return null;
+  const size = await s.datasource.size(file.thumbnail!);
+  if (size === null) return null;
+  return {
+    ...file,
+    id: file.thumbnail!,
+    name: file.thumbnail!,
+    originalName: null,
+    size,
+    type: parsed.type,
+    createdAt: file.updatedAt,
+  };
 }

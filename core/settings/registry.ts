@@ -316,9 +316,12 @@ export const REGISTRY = {
   tasksDeleteInterval: task("30m", "delete expired files"),
   tasksClearInvitesInterval: task("30m", "remove expired and used-up invites"),
   tasksMaxViewsInterval: task("30m", "delete files and URLs past their max views"),
-  tasksThumbnailsInterval: task("30m", "generate missing image thumbnails"),
+  tasksThumbnailsInterval: task("30m", "generate missing image and video thumbnails"),
   tasksMetricsInterval: task("30m", "record instance metrics"),
-  tasksCleanThumbnailsInterval: task("1d", "remove thumbnails of deleted files"),
+  tasksCleanThumbnailsInterval: task(
+    "1d",
+    "remove thumbnails without a file and forget those without bytes",
+  ),
 
   filesRoute: files.string(route(), "/u", "Route files are served under; `/` is allowed."),
   filesLength: files.integer(1, 64, 6, "Length of random file names."),
@@ -388,18 +391,20 @@ export const REGISTRY = {
   featuresUserRegistration: features.boolean(false, "Let anyone create an account."),
   featuresOauthRegistration: features.boolean(false, "Allow logging in and signing up with OAuth."),
   featuresDeleteOnMaxViews: features.boolean(true, "Delete files and URLs at their max views."),
-  featuresThumbnailsEnabled: features.boolean(true, "Generate thumbnails of PNG and JPEG images."),
+  featuresThumbnailsEnabled: features.boolean(
+    true,
+    "Generate thumbnails of PNG, JPEG and GIF images, and of videos where ffmpeg is installed.",
+  ),
   featuresThumbnailsNumberThreads: features.integer(
     1,
     64,
     4,
-    "Workers generating thumbnails.",
-    { restart: true },
+    "Thumbnails made at once (each video one ffmpeg process); read at every pass.",
   ),
   featuresThumbnailsFormat: features.string(
     z.enum(["jpg", "png", "webp"]),
     "jpg",
-    "Image format of thumbnails (`webp` is written as PNG).",
+    "Image format of thumbnails (`webp` images are written as PNG; ffmpeg writes WebP).",
   ),
   featuresThumbnailsInstantaneous: features.boolean(
     false,

@@ -15,7 +15,7 @@ import {
   deleteMaxViews,
 } from "./cleanup.ts";
 import { recordMetrics } from "./metrics.ts";
-import { generateThumbnails } from "../files/thumbnails.ts";
+import { cleanThumbnails, generateThumbnails } from "../files/thumbnails.ts";
 
 /** One background task. */
 export interface Task {
@@ -35,6 +35,7 @@ export const TASKS: Task[] = [
   { name: "cleanuploads", interval: "tasksDeleteInterval", run: cleanAbandonedUploads },
   { name: "metrics", interval: "tasksMetricsInterval", run: recordMetrics },
   { name: "thumbnails", interval: "tasksThumbnailsInterval", run: (s) => generateThumbnails(s) },
+  { name: "cleanthumbnails", interval: "tasksCleanThumbnailsInterval", run: cleanThumbnails },
 ];
 
 /** How often a runner looks for due tasks. */

@@ -184,6 +184,25 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           assert.equal(await ds.size("a/b/c.txt"), 300);
         });
 
+        await t.step("list names the top-level objects that start with the prefix", async () => {
+          const names = [".thumbnail.a.jpg", ".thumbnail.b.png", "x.thumbnail.c.jpg"];
+          for (const name of [...names, "dir/.thumbnail.d.jpg", ".thumbnail/e.jpg"]) {
+            await ds.put(name, streamOf(pattern(10, 19)));
+          }
+          const handle = await ds.beginParts(".thumbnail.f.jpg", { partSize: 10 });
+          await ds.putPart(".thumbnail.f.jpg", handle, 1, streamOf(pattern(10, 20)), 10);
+          const listed = async (prefix: string) => (await Array.fromAsync(ds.list(prefix))).sort();
+          assert.deepEqual(await listed(".thumbnail."), names.slice(0, 2));
+          assert.deepEqual(await listed(".thumbnail.b"), [".thumbnail.b.png"]);
+          assert.deepEqual(await listed(".nothing"), []);
+          assert.ok((await listed("")).includes("x.thumbnail.c.jpg"));
+          await assert.rejects(() => listed("dir/"), UnsafeNameError);
+          await ds.abortParts(".thumbnail.f.jpg", handle);
+          for (const name of [...names, "dir/.thumbnail.d.jpg", ".thumbnail/e.jpg"]) {
+            await ds.delete(name);
+          }
+        });
+
         await t.step("unsafe names are UnsafeNameError on every method", async () => {
           const before = await subject.stored();
           const unsafe = ["../x", "/abs", "a//b", "a\\b", "..", ".", "a/../../b", "a/", "", "a\0b"];

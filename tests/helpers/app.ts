@@ -8,7 +8,7 @@ import { MemoryLogger } from "../../core/log.ts";
 import type { Services } from "../../core/services.ts";
 import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
-import { fileSystemContext } from "../../cli/services.ts";
+import { fileSystemContext, findFfmpeg } from "../../cli/services.ts";
 import { createApp } from "../../routes/mod.ts";
 import { type DatasourceKind, ignoreDatasource, openTestDatasource } from "./datasources.ts";
 import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
@@ -52,6 +52,10 @@ export interface TestAppOptions {
   rateLimits?: boolean;
   /** The datasource behind the app: local disk (the default) or a fresh s3rver bucket. */
   datasource?: DatasourceKind;
+  /** The ffmpeg executable; by default the one on PATH (`null`: none). */
+  ffmpeg?: string | null;
+  /** Skip the test (a tool it needs is missing). */
+  ignore?: boolean;
 }
 
 /** Builds a test instance on a fresh store of `kind`. */
@@ -81,6 +85,7 @@ export async function startTestApp(
     logger,
     secret: TEST_SECRET,
     build: { version: "0.0.0-test", commit: null },
+    ffmpeg: options.ffmpeg === undefined ? await findFfmpeg(logger) : options.ffmpeg,
   };
   const app = createApp(services, { checkResponses: true });
   const request = async (path: string, init?: RequestInit) =>
@@ -130,7 +135,7 @@ export function apiTest(
   for (const kind of STORE_KINDS) {
     Deno.test({
       name: `${name} [${kind}]`,
-      ignore: ignoreKind(kind) ||
+      ignore: options?.ignore || ignoreKind(kind) ||
         (options?.datasource !== undefined && ignoreDatasource(options.datasource)),
       sanitizeResources: false,
       sanitizeOps: false,
