@@ -155,7 +155,7 @@ export interface Store {
   createSession(session: SessionRecord): Promise<void>;
   /** The session with this id, or `null` (expired ones included: the caller checks). */
   getSession(id: string): Promise<SessionRecord | null>;
-  /** A user's sessions, oldest first. */
+  /** A user's sessions, oldest first; ones past `expiresAt` may be among them (the caller checks). */
   listSessions(userId: string): Promise<SessionRecord[]>;
   /** Removes one session. */
   deleteSession(id: string): Promise<void>;

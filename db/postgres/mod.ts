@@ -289,8 +289,7 @@ export class PostgresStore implements Store {
 
   async listSessions(userId: string): Promise<SessionRecord[]> {
     const rows = await this.sql<SessionRow[]>`
-      SELECT * FROM sessions WHERE user_id = ${userId} AND expires_at > now()
-      ORDER BY created_at, id`;
+      SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY created_at, id`;
     return rows.map(toSession);
   }
 
