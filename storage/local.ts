@@ -4,7 +4,7 @@
 
 import { dirname, join, resolve, sep } from "node:path";
 import {
-  ByteCounter,
+  byobReader,
   type ByteRange,
   checkRange,
   concatenated,
@@ -13,6 +13,7 @@ import {
   NotFoundError,
   type PutOptions,
   safeName,
+  SizeLimitError,
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
@@ -25,6 +26,8 @@ const STAGING = ".tmp";
  * response streams from the file without a buffer per chunk in JavaScript.
  */
 const READ_CHUNK = 1024 * 1024;
+/** The buffer `put` reads a byte stream into, once per put. */
+const WRITE_CHUNK = 1024 * 1024;
 
 /**
  * Stores objects as files under `root`. `put` writes to `<root>/.tmp/<uuid>` and
@@ -50,20 +53,18 @@ export class LocalDatasource implements Datasource {
     const staging = join(this.#root, STAGING);
     await Deno.mkdir(staging, { recursive: true });
     const temporary = join(staging, crypto.randomUUID());
-    const counter = new ByteCounter(limit);
     try {
       const file = await Deno.open(temporary, { write: true, createNew: true });
+      let bytes: number;
       try {
-        await body.pipeThrough(counter.stream).pipeTo(
-          new WritableStream({ write: (chunk) => writeAll(file, chunk) }),
-        );
+        bytes = await writeBody(file, body, limit);
         await file.syncData();
       } finally {
         file.close();
       }
       await Deno.mkdir(dirname(path), { recursive: true });
       await Deno.rename(temporary, path);
-      return counter.bytes;
+      return bytes;
     } catch (error) {
       // Best effort: the staging file may not exist, and the put's own error matters more.
       await Deno.remove(temporary).catch(() => {});
@@ -189,6 +190,43 @@ async function fileSize(path: string): Promise<number | null> {
   } catch (error) {
     rethrowUnlessMissing(error);
     return null;
+  }
+}
+
+/**
+ * Writes `body` to `file`; resolves with its length, or throws
+ * {@link SizeLimitError} (cancelling the body) once it is longer than `limit`.
+ * A byte stream (an upload's part) is read into one buffer used again for
+ * every chunk, so that a body of any size allocates no buffer per chunk.
+ */
+async function writeBody(
+  file: Deno.FsFile,
+  body: ReadableStream<Uint8Array>,
+  limit = Infinity,
+): Promise<number> {
+  let bytes = 0;
+  const write = async (chunk: Uint8Array) => {
+    bytes += chunk.byteLength;
+    if (bytes > limit) throw new SizeLimitError(limit);
+    await writeAll(file, chunk);
+  };
+  const byob = byobReader(body);
+  if (!byob) {
+    // Leaving the loop early cancels the body.
+    for await (const chunk of body) await write(chunk);
+    return bytes;
+  }
+  let buffer = new ArrayBuffer(WRITE_CHUNK);
+  try {
+    for (;;) {
+      const { value, done } = await byob.read(new Uint8Array(buffer));
+      if (done) return bytes;
+      await write(value);
+      buffer = value.buffer as ArrayBuffer; // the read took it over: the same memory
+    }
+  } catch (error) {
+    await byob.cancel(error).catch(() => {});
+    throw error;
   }
 }
 
