@@ -26,8 +26,13 @@ const STAGING = ".tmp";
  * response streams from the file without a buffer per chunk in JavaScript.
  */
 const READ_CHUNK = 1024 * 1024;
-/** The buffer `put` reads a byte stream into, once per put. */
-const WRITE_CHUNK = 1024 * 1024;
+/**
+ * The buffer `put` reads a byte stream into starts at this size and doubles
+ * while reads fill it, up to {@link LARGEST_WRITE_BUFFER}: small for a small
+ * file, few writes for a large one.
+ */
+const FIRST_WRITE_BUFFER = 64 * 1024;
+const LARGEST_WRITE_BUFFER = 1024 * 1024;
 
 /**
  * Stores objects as files under `root`. `put` writes to `<root>/.tmp/<uuid>` and
@@ -216,13 +221,16 @@ async function writeBody(
     for await (const chunk of body) await write(chunk);
     return bytes;
   }
-  let buffer = new ArrayBuffer(WRITE_CHUNK);
+  let buffer = new ArrayBuffer(FIRST_WRITE_BUFFER);
   try {
     for (;;) {
       const { value, done } = await byob.read(new Uint8Array(buffer));
       if (done) return bytes;
       await write(value);
       buffer = value.buffer as ArrayBuffer; // the read took it over: the same memory
+      if (value.byteLength === buffer.byteLength && buffer.byteLength < LARGEST_WRITE_BUFFER) {
+        buffer = new ArrayBuffer(buffer.byteLength * 2);
+      }
     }
   } catch (error) {
     await byob.cancel(error).catch(() => {});
