@@ -7,6 +7,7 @@
  */
 import { ApiError } from "../core/errors.ts";
 import type { UploadPart } from "../core/files/upload.ts";
+import { byobReader } from "../storage/datasource.ts";
 
 /** Largest header block of one part. */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -39,36 +40,84 @@ function indexOf(buf: Uint8Array, needle: Uint8Array): number {
   return -1;
 }
 
-/** Pending bytes of the body and the reader they come from. */
+/** The size the buffer a body is read into starts at, and the most it grows to. */
+const FIRST_BUFFER_BYTES = 64 * 1024;
+const LARGEST_BUFFER_BYTES = 1024 * 1024;
+
+/**
+ * The pending bytes of the body, in one buffer that the body is read into and
+ * that is used again and again. A byte stream (a request's body) is read
+ * straight into it (BYOB), so that an upload of any size allocates no buffer
+ * per chunk; chunks of another stream are copied in. The buffer doubles while
+ * reads fill it, up to {@link LARGEST_BUFFER_BYTES}.
+ */
 class Scanner {
-  buf: Uint8Array = CRLF; // a leading CRLF lets the first delimiter match like the others
+  #buffer = new ArrayBuffer(FIRST_BUFFER_BYTES);
+  #start = 0;
+  #end = 0;
   #ended = false;
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  readonly #byob: ReadableStreamBYOBReader | null;
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | null;
+  /** What a copied-in chunk had left over. */
+  #leftover: Uint8Array | null = null;
 
-  /** The next chunk of the body, not yet pending; `null` at its end. */
-  async read(): Promise<Uint8Array | null> {
-    if (this.#ended) return null;
-    const { value, done } = await this.reader.read();
-    if (done) this.#ended = true;
-    return done ? null : value;
+  constructor(body: ReadableStream<Uint8Array>) {
+    this.#byob = byobReader(body);
+    this.#reader = this.#byob ? null : body.getReader();
+    // A leading CRLF lets the first delimiter match like the others.
+    new Uint8Array(this.#buffer).set(CRLF);
+    this.#end = CRLF.byteLength;
   }
 
-  /** Adds `chunk` after the pending bytes. */
-  append(chunk: Uint8Array): void {
-    if (this.buf.byteLength === 0) this.buf = chunk;
-    else {
-      const joined = new Uint8Array(this.buf.byteLength + chunk.byteLength);
-      joined.set(this.buf);
-      joined.set(chunk, this.buf.byteLength);
-      this.buf = joined;
-    }
+  /** The pending bytes: valid until the next `fill`. */
+  get buf(): Uint8Array {
+    return new Uint8Array(this.#buffer, this.#start, this.#end - this.#start);
   }
 
-  /** Appends the next chunk; `false` at the end of the body. */
+  /** Reads more bytes after the pending ones; `false` at the end of the body. */
   async fill(): Promise<boolean> {
-    const chunk = await this.read();
-    if (chunk) this.append(chunk);
-    return chunk !== null;
+    if (this.#ended) return false;
+    this.#makeRoom();
+    const read = await this.#readInto(new Uint8Array(this.#buffer, this.#end));
+    if (read === null) this.#ended = true;
+    else this.#end += read;
+    return read !== null;
+  }
+
+  /** Moves the pending bytes to the front; doubles the buffer when it was full. */
+  #makeRoom(): void {
+    const pending = this.buf;
+    const size = this.#buffer.byteLength;
+    const full = this.#end === size;
+    if (full && (this.#start === 0 || size < LARGEST_BUFFER_BYTES)) {
+      const grown = new Uint8Array(size * 2);
+      grown.set(pending);
+      this.#buffer = grown.buffer;
+    } else if (this.#start > 0) {
+      new Uint8Array(this.#buffer).copyWithin(0, this.#start, this.#end);
+    }
+    this.#start = 0;
+    this.#end = pending.byteLength;
+  }
+
+  /** Reads into `view` (not empty); resolves with the bytes read, `null` at the end. */
+  async #readInto(view: Uint8Array): Promise<number | null> {
+    if (this.#byob) {
+      const { value, done } = await this.#byob.read(view);
+      // The read took the buffer over: what it gives back is the same memory.
+      if (value) this.#buffer = value.buffer as ArrayBuffer;
+      return done ? null : value.byteLength;
+    }
+    let chunk = this.#leftover;
+    while (!chunk?.byteLength) {
+      const { value, done } = await this.#reader!.read();
+      if (done) return null;
+      chunk = value;
+    }
+    const n = Math.min(chunk.byteLength, view.byteLength);
+    view.set(chunk.subarray(0, n));
+    this.#leftover = n < chunk.byteLength ? chunk.subarray(n) : null;
+    return n;
   }
 
   /** Where `needle` starts in the pending bytes, or -1. */
@@ -78,91 +127,98 @@ class Scanner {
 
   /** Drops the first `n` pending bytes. */
   skip(n: number): void {
-    this.buf = this.buf.subarray(n);
+    this.#start += n;
   }
 
   /** Fills until `n` bytes are pending; throws at the end of the body. */
   async need(n: number): Promise<void> {
-    while (this.buf.byteLength < n) {
+    while (this.#end - this.#start < n) {
       if (!await this.fill()) throw malformed("unexpected end of body");
     }
   }
 
   release(): void {
-    this.reader.releaseLock();
+    (this.#byob ?? this.#reader)!.releaseLock();
   }
 }
 
-/** One part's body: the bytes up to the next delimiter. */
+/**
+ * One part's body: the bytes up to the next delimiter, as a byte stream. Its
+ * chunks are copies, never the scanner's buffer: into the reader's own buffer
+ * for a BYOB reader (which then allocates nothing per chunk), else a new
+ * chunk of what is pending.
+ */
 class PartBody {
   done = false;
   readonly stream: ReadableStream<Uint8Array>;
   /** The read in progress: a cancelled stream's last pull may still run when `drain` starts. */
   #reading: Promise<unknown> = Promise.resolve();
+  /** How many pending bytes are known to be the body's (no delimiter starts among them). */
+  #clear = 0;
 
   constructor(private readonly scanner: Scanner, private readonly delimiter: Uint8Array) {
     let cancelled = false;
-    this.stream = new ReadableStream<Uint8Array>({
+    this.stream = new ReadableStream({
+      type: "bytes",
       pull: async (controller) => {
-        const chunk = await this.next();
+        const request = controller.byobRequest;
+        const into = request?.view &&
+          new Uint8Array(request.view.buffer, request.view.byteOffset, request.view.byteLength);
+        const bytes = await this.next(into?.byteLength ?? Infinity);
         if (cancelled) return;
-        if (chunk) controller.enqueue(chunk);
-        else controller.close();
+        if (bytes === null) controller.close();
+        if (into) {
+          if (bytes) into.set(bytes);
+          request!.respond(bytes?.byteLength ?? 0);
+        } else if (bytes) controller.enqueue(bytes.slice());
       },
       // The consumer gave up (a size limit, a failed put): the rest is skipped by `drain`.
       cancel: () => {
         cancelled = true;
       },
-    }, { highWaterMark: 0 });
+    });
   }
 
-  /** The next bytes of the body, `null` once the delimiter is reached; one read at a time. */
-  next(): Promise<Uint8Array | null> {
-    const read = this.#reading.then(() => this.#next());
+  /**
+   * The next bytes of the body, at most `max`, `null` once the delimiter is
+   * reached; they are the scanner's memory, to copy before the next call. One
+   * read at a time.
+   */
+  next(max: number): Promise<Uint8Array | null> {
+    const read = this.#reading.then(() => this.#next(max));
     this.#reading = read.catch(() => {});
     return read;
   }
 
-  async #next(): Promise<Uint8Array | null> {
+  async #next(max: number): Promise<Uint8Array | null> {
     const scanner = this.scanner;
     const d = this.delimiter;
     while (!this.done) {
-      const at = scanner.indexOf(d);
-      if (at >= 0) {
-        const chunk = scanner.buf.subarray(0, at);
-        scanner.skip(at + d.byteLength);
-        this.done = true;
-        return chunk.byteLength > 0 ? chunk : null;
+      if (this.#clear === 0) {
+        const at = scanner.indexOf(d);
+        if (at === 0) {
+          scanner.skip(d.byteLength);
+          this.done = true;
+          break;
+        }
+        // Up to the delimiter; without one, all but a tail where one may begin.
+        this.#clear = at > 0 ? at : Math.max(0, scanner.buf.byteLength - (d.byteLength - 1));
+        if (this.#clear === 0) {
+          if (!await scanner.fill()) throw malformed("unexpected end of body");
+          continue;
+        }
       }
-      // No delimiter in what is pending: look at the next chunk before letting it all go,
-      // since a delimiter may straddle the two. Only that seam is copied, not the chunks.
-      const next = await scanner.read();
-      if (next === null) throw malformed("unexpected end of body");
-      const pending = scanner.buf;
-      const seam = new Uint8Array(
-        Math.min(pending.byteLength, d.byteLength - 1) +
-          Math.min(next.byteLength, d.byteLength - 1),
-      );
-      const tail = pending.subarray(
-        pending.byteLength - Math.min(pending.byteLength, d.byteLength - 1),
-      );
-      seam.set(tail);
-      seam.set(next.subarray(0, seam.byteLength - tail.byteLength), tail.byteLength);
-      if (indexOf(seam, d) >= 0 || next.byteLength < d.byteLength) {
-        scanner.append(next);
-        continue;
-      }
-      scanner.buf = next;
-      if (pending.byteLength > 0) return pending;
+      const bytes = scanner.buf.subarray(0, Math.min(this.#clear, max));
+      scanner.skip(bytes.byteLength);
+      this.#clear -= bytes.byteLength;
+      return bytes;
     }
     return null;
   }
 
   /** Reads and drops what the consumer left unread. */
   async drain(): Promise<void> {
-    while (await this.next() !== null) {
-      // dropped
-    }
+    while (!this.done) await this.next(Infinity);
   }
 }
 
@@ -195,7 +251,7 @@ export async function* fileParts(
   maxParts: number,
 ): AsyncGenerator<UploadPart> {
   const delimiter = new TextEncoder().encode(`\r\n--${boundary}`);
-  const scanner = new Scanner(body.getReader());
+  const scanner = new Scanner(body);
   try {
     // The preamble is a part body nobody reads.
     await new PartBody(scanner, delimiter).drain();

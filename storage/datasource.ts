@@ -179,6 +179,15 @@ export class ByteCounter {
   }
 }
 
+/** A BYOB reader of `body` when it is a byte stream, else `null`. */
+export function byobReader(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | null {
+  try {
+    return body.getReader({ mode: "byob" });
+  } catch {
+    return null; // not a byte stream
+  }
+}
+
 /**
  * Passes `body` on unchanged, erroring with {@link PartSizeError} as soon as it
  * is longer than `size` bytes or when it ends shorter.

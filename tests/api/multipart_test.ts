@@ -28,6 +28,28 @@ function chunked(bytes: Uint8Array, sizes: number[]): ReadableStream<Uint8Array>
   });
 }
 
+/** `bytes` as a byte stream (as a request's body is) whose reads give at most `sizes` bytes in turn. */
+function byteStream(bytes: Uint8Array, sizes: number[]): ReadableStream<Uint8Array> {
+  let at = 0;
+  let i = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      if (at >= bytes.byteLength) {
+        c.close();
+        c.byobRequest?.respond(0);
+        return;
+      }
+      const view = c.byobRequest!.view!;
+      const n = Math.min(sizes[i++ % sizes.length], view.byteLength, bytes.byteLength - at);
+      new Uint8Array(view.buffer, view.byteOffset, n).set(bytes.subarray(at, at + n));
+      c.byobRequest!.respond(n);
+      at += n;
+    },
+    autoAllocateChunkSize: 1024,
+  });
+}
+
 async function parse(body: ReadableStream<Uint8Array>, boundary: string, maxParts = 100) {
   const parts: { filename: string; type: string; data: Uint8Array }[] = [];
   for await (const part of fileParts(body, boundary, maxParts)) {
@@ -45,8 +67,12 @@ Deno.test("multipart: any chunking gives the same parts; fields are skipped", as
   form.append("b", new Blob(["\r\n--\r\n"], { type: "text/plain" }), "é ü.txt");
   form.append("c", new Blob([]), "empty");
   const { bytes, boundary } = await encode(form);
-  for (const sizes of [[1], [7, 3], [61], [bytes.byteLength], [1000, 1, 2, 65536]]) {
-    const parts = await parse(chunked(bytes, sizes), boundary);
+  const bodies = [[1], [7, 3], [61], [bytes.byteLength], [1000, 1, 2, 65536]].flatMap((sizes) => [
+    { sizes, body: chunked(bytes, sizes) },
+    { sizes: `bytes ${sizes}`, body: byteStream(bytes, sizes) },
+  ]);
+  for (const { sizes, body } of bodies) {
+    const parts = await parse(body, boundary);
     assert.deepEqual(parts.map((p) => p.filename), ["one.bin", "é ü.txt", "empty"], `${sizes}`);
     assert.deepEqual(parts[0].data, binary);
     assert.equal(parts[0].type, "application/octet-stream");
