@@ -15,6 +15,7 @@ import type { Services } from "../core/services.ts";
 import { clientToken } from "../core/tokens.ts";
 import { buildUser } from "../core/users.ts";
 import { openKvStore } from "../db/kv/mod.ts";
+import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { hasWrk, wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
@@ -26,8 +27,6 @@ const BIG = Number(Deno.env.get("BENCH_BIG_BYTES") ?? 2 * 1024 ** 3);
 const CHUNK = 1024 * 1024;
 /** Downloads of the big file from each server: the machine is shared, so runs vary. */
 const DOWNLOADS = 3;
-/** Clock ticks per second of /proc/<pid>/stat (`getconf CLK_TCK`). */
-const TICKS_PER_SECOND = 100;
 /** `BENCH_FILES_BIG_ONLY=1`: only the big file, printed, not written (for trying changes). */
 const BIG_ONLY = Deno.env.get("BENCH_FILES_BIG_ONLY") === "1";
 /** The bare reference server for downloads. */
@@ -42,32 +41,11 @@ const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 
 const RESULTS = join(REPO_ROOT, "bench/results/files.md");
 const BOUNDARY = "----ferrybench7d1c";
 
-/** The pid of the server listening with `SERVICE_PORT=<port>` (found through /proc environ). */
-async function serverPid(port: string): Promise<number> {
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const environ = await Deno.readTextFile(`/proc/${entry.name}/environ`);
-      if (environ.split("\0").includes(`SERVICE_PORT=${port}`)) return Number(entry.name);
-    } catch {
-      // gone, or not ours
-    }
-  }
-  throw new Error(`no process with SERVICE_PORT=${port}`);
-}
-
 /** `VmRSS` and `VmHWM` (peak) of `pid`, in MiB. */
 async function memory(pid: number): Promise<{ rss: number; peak: number }> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]);
   return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
-}
-
-/** The CPU time (user + system) `pid` has used, in seconds: `utime` and `stime` of proc(5). */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** Writes `size` patterned bytes to `path`, 1 MiB at a time. */
@@ -121,9 +99,9 @@ async function step(
 ): Promise<Step> {
   // "5" resets the peak (VmHWM) to the current RSS: the peak is then this step's.
   await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
-  const cpuBefore = await cpuSeconds(pid);
+  const cpuBefore = await treeCpuSeconds(pid);
   const seconds = await act();
-  const cpu = await cpuSeconds(pid) - cpuBefore;
+  const cpu = await treeCpuSeconds(pid) - cpuBefore;
   const { rss, peak } = await memory(pid);
   const result = { label, bytes, seconds, cpu, rss, peak, load: Deno.loadavg()[0] };
   console.log(
@@ -204,7 +182,7 @@ async function bigFile(server: BenchServer, token: string, pid: number, dir: str
   const reference: Step[] = [];
   let bareIdle;
   try {
-    const barePid = await serverPid(new URL(bare.origin).port);
+    const barePid = bare.pid;
     bareIdle = await memory(barePid);
     for (let i = 1; i <= DOWNLOADS; i++) {
       reference.push(
@@ -259,7 +237,7 @@ export async function run(): Promise<string> {
       SERVICE_RATELIMIT_ENABLED: "false",
       SERVICE_FILES_MAX_FILE_SIZE: "10gb",
     }, "/api/healthcheck");
-    const pid = await serverPid(new URL(server.origin).port);
+    const pid = server.pid;
     console.log("2 GiB upload and download");
     const big = await bigFile(server, token, pid, dataDir);
     if (BIG_ONLY) {

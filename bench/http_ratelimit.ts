@@ -11,14 +11,16 @@
  * - {@link SPREAD} users: wrk rotates the `Authorization` header on every
  *   request over their tokens, so the counting spreads over as many keys.
  *
- * One server process per store; limiting is switched live through
- * `PATCH /api/server/settings` and off and on alternate for {@link ROUNDS}
- * rounds (off-on, on-off, …), so that both are measured on the same warm
- * process and the machine's drift falls on both sides. Then, in this
+ * Two server processes per store, each over a store of its own, measured at
+ * the same time: one with limiting on, the other with it off (switched live
+ * through `PATCH /api/server/settings`, swapped every round for
+ * {@link ROUNDS} rounds), so that whatever else the shared machine does falls
+ * on both alike. Beside requests per second, the CPU time each server (and
+ * its PostgreSQL cluster) spent per request is read from /proc. Then, in this
  * process, the store's `rateLimits.hit` alone is timed (sequential and 32 at
  * once, on one key and on 32), with the KV read-modify-write retries counted,
  * to say where the time goes. Writes `bench/results/ratelimit.md`. About
- * 5 minutes.
+ * 6 minutes.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_ratelimit.ts`, or
  * through `deno task bench ratelimit`.
@@ -43,8 +45,8 @@ import { treeCpuSeconds } from "./helpers/cpu.ts";
 export const USER_COUNT = 1000;
 /** How many users' tokens the spread case rotates over (one per wrk connection). */
 export const SPREAD = 32;
-/** Off/on alternations on one server per store (`FERRY_BENCH_ROUNDS` while iterating). */
-export const ROUNDS = Number(Deno.env.get("FERRY_BENCH_ROUNDS") ?? 4);
+/** Rounds of the two servers side by side, the limiting one swapped each time (`FERRY_BENCH_ROUNDS`). */
+export const ROUNDS = Number(Deno.env.get("FERRY_BENCH_ROUNDS") ?? 8);
 /**
  * `ratelimitMax` when limiting is on: never reached (the registry allows up to
  * 2,147,483,647). The window is an hour (also within the registry's bound), so
@@ -54,7 +56,7 @@ export const LIMIT = { max: 100_000_000, windowMs: 3_600_000 };
 /** The server secret, fixed so that the benchmark can make client tokens itself. */
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
-const LOAD = { threads: 2, connections: 32, durationSeconds: 6, warmupSeconds: 1 };
+const LOAD = { threads: 1, connections: 32, durationSeconds: 6, warmupSeconds: 1 };
 /** The results file. */
 const RESULTS = join(REPO_ROOT, "bench/results/ratelimit.md");
 
@@ -89,11 +91,6 @@ interface HitTiming {
   usPerCall: number;
   /** KV only: `atomic()` commits attempted per call (1 = no retry). */
   attemptsPerCall?: number;
-}
-
-/** Fills an empty store: the SUPERADMIN first, then the USERs. No passwords (token auth only). */
-function populate(store: Store): Promise<UserRecord[]> {
-  return populateUsers(store, USER_COUNT);
 }
 
 /** The `Authorization` header value of `user`, as GET /api/user/token would give it. */
@@ -198,60 +195,87 @@ interface StoreRun {
   counter: { counted: number | null; measured: number };
 }
 
+/** One of the two servers measured side by side: its own store, its processes, its users. */
+interface Side {
+  server: BenchServer;
+  pids: Pids;
+  /** The SUPERADMIN first, then the USERs. */
+  users: UserRecord[];
+}
+
 /**
- * Starts one server over the store (`env` adds the store's variables to
- * {@link ferryEnv}) and measures, for {@link ROUNDS} rounds, limiting off and
- * on, switched live through the settings: the order alternates (off-on,
- * on-off, …), so that the same process, warmed up alike, is measured both ways
- * and drift on a shared machine falls on both sides.
+ * Starts a server with a data dir of its own, over the store that `open`
+ * makes there (or elsewhere) and this fills with {@link USER_COUNT} users.
  */
-async function rounds(
-  store: string,
-  dataDir: string,
-  env: Record<string, string>,
-  everyone: UserRecord[],
-  databasePid?: number,
-): Promise<Omit<StoreRun, "timings">> {
-  const [admin, ...users] = everyone;
-  const one = [tokenOf(users[0])];
-  const many = users.slice(0, SPREAD).map(tokenOf);
-  const rows: Row[] = [];
-  let counted: number | null = null;
-  let measured = 0;
-  const server: BenchServer = await startServer(
+async function startSide(
+  open: (dataDir: string) => Promise<{
+    store: Store;
+    env: Record<string, string>;
+    databasePid?: number;
+  }>,
+): Promise<Side> {
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const { store, env, databasePid } = await open(dataDir);
+  let users: UserRecord[];
+  try {
+    users = await populateUsers(store, USER_COUNT);
+  } finally {
+    await store.close();
+  }
+  const server = await startServer(
     FERRY_ARGS,
     { ...ferryEnv(dataDir), ...env },
     "/api/healthcheck",
   );
-  try {
-    for (let round = 1; round <= ROUNDS; round++) {
-      const order: Limiter[] = round % 2 ? ["off", "on"] : ["on", "off"];
-      for (const limiter of order) {
-        console.log(`${store}, limiter ${limiter}, round ${round}`);
-        await switchLimiter(server.origin, tokenOf(admin), limiter);
-        await check(server.origin, many, limiter);
-        const pids = { server: server.pid, database: databasePid };
-        const single = await measure(server.origin, one, pids);
-        rows.push({ store, keys: ONE, limiter, round, ...single });
-        rows.push({
-          store,
-          keys: MANY,
-          limiter,
-          round,
-          ...await measure(server.origin, many, pids),
-        });
-        if (limiter === "on") {
-          measured += single.result.requests;
-          counted = await check(server.origin, one, limiter);
-        }
-      }
-    }
-  } finally {
-    await server.stop();
-  }
-  return { rows, commands: [server.command], counter: { counted, measured } };
+  cleanups.push(() => server.stop());
+  return { server, pids: { server: server.pid, database: databasePid }, users };
 }
 
+/**
+ * Measures two servers, each over a store of its own, at the same time: one
+ * with limiting on and one with it off, switched live through the settings
+ * and swapped every round. Whatever else the machine is doing falls on both
+ * alike, which back-to-back runs cannot promise on a shared VM.
+ */
+async function rounds(store: string, sides: [Side, Side]): Promise<Omit<StoreRun, "timings">> {
+  const rows: Row[] = [];
+  const measured = [0, 0];
+  const tokens = sides.map(({ users: [, ...users] }) => ({
+    [ONE]: [tokenOf(users[0])],
+    [MANY]: users.slice(0, SPREAD).map(tokenOf),
+  }));
+  const set = (side: Side, limiter: Limiter) =>
+    switchLimiter(side.server.origin, tokenOf(side.users[0]), limiter);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const on = round % 2;
+    console.log(`${store}, round ${round}: server ${on + 1} on, server ${2 - on} off`);
+    await Promise.all(sides.map((side, i) => set(side, i === on ? "on" : "off")));
+    for (const [i, side] of sides.entries()) {
+      await check(side.server.origin, tokens[i][MANY], i === on ? "on" : "off");
+    }
+    for (const keys of [ONE, MANY]) {
+      const results = await Promise.all(
+        sides.map((side, i) => measure(side.server.origin, tokens[i][keys], side.pids)),
+      );
+      results.forEach((result, i) => {
+        const limiter: Limiter = i === on ? "on" : "off";
+        rows.push({ store, keys, limiter, round, ...result });
+        if (limiter === "on" && keys === ONE) measured[i] += result.result.requests;
+      });
+    }
+  }
+  let counted = 0;
+  for (const [i, side] of sides.entries()) {
+    await set(side, "on");
+    counted += await check(side.server.origin, tokens[i][ONE], "on") ?? 0;
+  }
+  return {
+    rows,
+    commands: sides.map((side) => side.server.command),
+    counter: { counted, measured: measured[0] + measured[1] },
+  };
+}
 /**
  * Times `hit` alone: sequentially, then `concurrency` loops at once on one key
  * and on as many keys. `attempts` reads the KV commit counter.
@@ -379,16 +403,15 @@ async function profilePostgres(url: string): Promise<HitTiming[]> {
 
 async function kvRun(): Promise<StoreRun> {
   console.log("Deno KV");
+  const kvSide = () =>
+    startSide(async (dataDir) => ({
+      store: await openKvStore(join(dataDir, "ferry.kv")),
+      env: {},
+    }));
+  const run = await rounds("Deno KV", [await kvSide(), await kvSide()]);
+  await cleanUp();
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-kv-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const store = await openKvStore(join(dataDir, "ferry.kv"));
-  let users: UserRecord[];
-  try {
-    users = await populate(store);
-  } finally {
-    await store.close();
-  }
-  const run = await rounds("Deno KV", dataDir, {}, users);
   const timings = await profileKv(dataDir);
   await cleanUp();
   return { ...run, timings };
@@ -396,24 +419,25 @@ async function kvRun(): Promise<StoreRun> {
 
 async function postgresRun(): Promise<StoreRun & { version: string }> {
   console.log("PostgreSQL");
-  const { url, version, pid } = await benchDatabase();
-  const store = await openPostgresStore(url);
-  let users: UserRecord[];
-  try {
-    users = await populate(store);
-  } finally {
-    await store.close();
-  }
-  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-pg-" });
-  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const run = await rounds("PostgreSQL", dataDir, { DATABASE_URL: url.toString() }, users, pid);
-  const timings = await profilePostgres(url.toString());
+  const databases: { url: string; version: string }[] = [];
+  const pgSide = () =>
+    startSide(async () => {
+      const database = await benchDatabase();
+      databases.push(database);
+      return {
+        store: await openPostgresStore(database.url),
+        env: { DATABASE_URL: database.url },
+        databasePid: database.pid,
+      };
+    });
+  const run = await rounds("PostgreSQL", [await pgSide(), await pgSide()]);
+  const timings = await profilePostgres(databases[0].url);
   await cleanUp();
   return {
     ...run,
     timings,
     commands: run.commands.map((c) => c.replace(/:\d+\/ferry_bench/, ":<port>/ferry_bench")),
-    version,
+    version: databases[0].version,
   };
 }
 
@@ -541,13 +565,16 @@ export async function run(): Promise<string> {
       "request counts on the same key, one KV entry or one table row, the worst case; " +
       `\`${SPREAD} users\`: wrk rotates the \`Authorization\` header over ${SPREAD} users' ` +
       `tokens on every request (bench/wrk/rotate_auth.lua; the 1-user case runs the same script ` +
-      `with one token). One server process per store: limiting is switched live with ` +
-      "`PATCH /api/server/settings {ratelimitEnabled}` (as the SUPERADMIN), and off and on " +
-      `alternate for ${ROUNDS} rounds in the order off-on, on-off, …, so both run on the same ` +
-      `warm process and the machine's drift falls on both; each figure is ${LOAD.durationSeconds} s ` +
-      `after a ${LOAD.warmupSeconds} s warm-up run. ${USER_COUNT} users ` +
-      "in each store. wrk, the server (and PostgreSQL) share the machine's CPUs on loopback; " +
-      "the server logs every request to stdout (sent to /dev/null).",
+      "with one token). Two server processes per store, each over a store of its own (a KV " +
+      "file each; a PostgreSQL cluster each), measured at the same time by two wrk processes: " +
+      "one with limiting on and one with it off, switched live with " +
+      "`PATCH /api/server/settings {ratelimitEnabled}` (as the SUPERADMIN) and swapped every " +
+      `round, for ${ROUNDS} rounds, so that whatever else the shared machine does falls on both ` +
+      `alike; each figure is ${LOAD.durationSeconds} s after a ${LOAD.warmupSeconds} s warm-up ` +
+      `run. ${USER_COUNT} users in each store. wrk, the servers and PostgreSQL share the ` +
+      "machine's two CPUs on loopback; each server logs every request to stdout (sent to " +
+      "/dev/null). CPU time per request is the server process's user + system time over the " +
+      "requests it answered (proc(5)), plus its PostgreSQL cluster's (postmaster and backends).",
       "",
       await machineSection({
         wrk: await versionOf("wrk", ["-v"]),
@@ -557,11 +584,11 @@ export async function run(): Promise<string> {
       }),
       "## Overhead",
       "",
-      "Requests/s: means over the rounds (their range in brackets). Time per request is " +
-      "1 s / requests/s: the server's time per request at saturation. The overhead is what " +
-      "limiting adds to it, in % of the time without limiting: taken within each round " +
-      "(off and on measured back to back on the same process), then the median over the " +
-      "rounds, with their range in brackets.",
+      "Means over the rounds. Time per request is 1 s / requests/s. Each overhead is what " +
+      "limiting adds, in % of the figure without limiting: taken within each round (the " +
+      "two servers measured at the same time), then the median over the rounds, with their " +
+      "range in brackets; CPU overhead on the CPU time per request (server + PostgreSQL), " +
+      "throughput overhead on the time per request.",
       "",
       overheadTable(rows),
       "",
