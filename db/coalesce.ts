@@ -3,10 +3,10 @@
  * gathered into one batch, written with one round trip or one commit. The
  * first call on an idle coalescer is flushed at once (no added latency when
  * traffic is light); calls that arrive while a flush is in flight wait for it
- * and go together in the next. Under load, flushes start at most once per
- * `gapMs` (as PostgreSQL's `commit_delay` groups commits), so that batches
- * grow with the traffic instead of the store doing one write per call. Each
- * caller still gets its own answer.
+ * and go together in the next. Each caller still gets its own answer. (Holding
+ * flushes back to gather bigger batches, as PostgreSQL's `commit_delay` does,
+ * was measured and dropped: at 1 and 4 ms it cost more in waiting than it
+ * saved in CPU; see bench/results/performance.md.)
  */
 
 interface Waiting<T, R> {
@@ -22,12 +22,10 @@ export class Coalescer<T, R> {
 
   /**
    * @param flush writes a batch and answers one result per item, in order
-   * @param gapMs under load, the least time from one flush's start to the next's
    * @param maxBatch the largest batch handed to `flush` at once
    */
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
-    private readonly gapMs = 0,
     private readonly maxBatch = 512,
   ) {}
 
@@ -41,11 +39,7 @@ export class Coalescer<T, R> {
 
   private async drain(): Promise<void> {
     this.flushing = true;
-    let started = -Infinity;
     while (this.queue.length > 0) {
-      const wait = started + this.gapMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      started = performance.now();
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         const results = await this.flush(batch.map((w) => w.item));

@@ -33,19 +33,6 @@ export interface RateLimitAsk {
   max: number;
 }
 
-/**
- * Under load, the least time between the starts of two counter writes of one
- * process: the requests that arrive meanwhile are counted together by the
- * next write (see `db/coalesce.ts`). One write costs the server and the
- * database a few hundred µs of CPU (a PostgreSQL round trip through
- * postgres.js, a synced Deno KV commit), about as much as a light request,
- * so a busy server writes at most about a thousand times a second. Only a
- * request that arrives while a write is under way can wait for this; an idle
- * server writes at once. (Longer gaps cost more in latency than they save in
- * CPU: at 4 ms, 32 concurrent clients got 40 % fewer answers a second.)
- */
-export const RATE_LIMIT_BATCH_GAP_MS = 1;
-
 /** The batch key of a request: its counter and window. */
 export function windowOf(ask: RateLimitAsk): string {
   return `${ask.key}|${ask.windowStart}`;

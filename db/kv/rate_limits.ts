@@ -9,7 +9,6 @@
  */
 import { Coalescer, groupBy } from "../coalesce.ts";
 import {
-  RATE_LIMIT_BATCH_GAP_MS,
   type RateLimitAsk,
   type RateLimitHit,
   type RateLimitStore,
@@ -60,7 +59,6 @@ async function commit(op: Deno.AtomicOperation): Promise<string | null> {
 export class KvRateLimits implements RateLimitStore {
   private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
     (asks) => this.count(asks),
-    RATE_LIMIT_BATCH_GAP_MS,
   );
   /** Windows by {@link windowOf}, as this process's last commit or read left them. */
   private readonly known = new Map<string, Known>();

@@ -7,7 +7,6 @@
 import type { Sql } from "postgres";
 import { Coalescer, groupBy } from "../coalesce.ts";
 import {
-  RATE_LIMIT_BATCH_GAP_MS,
   type RateLimitAsk,
   type RateLimitHit,
   type RateLimitStore,
@@ -25,7 +24,6 @@ interface Row {
 export class PostgresRateLimits implements RateLimitStore {
   private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
     (asks) => this.count(asks),
-    RATE_LIMIT_BATCH_GAP_MS,
   );
 
   constructor(private readonly sql: Sql) {}
