@@ -90,13 +90,22 @@ interface Step {
   load: number;
 }
 
-/** Runs `act` (which resolves with its seconds) as a step of the server `pid`. */
+/**
+ * Seconds of quiet before each step, so that what the previous step left
+ * running (the kernel's writeback, a server's timers) is over. Run back to
+ * back, alternating with the bare server's, Ferry's downloads measured
+ * 0.40–0.42 GB/s against 0.59–0.84; with these pauses, both 0.60–0.79.
+ */
+const SETTLE_SECONDS = 5;
+
+/** Runs `act` (which resolves with its seconds) as a step of the server `pid`, after a settle. */
 async function step(
   pid: number,
   label: string,
   bytes: number,
   act: () => Promise<number>,
 ): Promise<Step> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
   // "5" resets the peak (VmHWM) to the current RSS: the peak is then this step's.
   await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
   const cpuBefore = await treeCpuSeconds(pid);
@@ -285,8 +294,8 @@ export async function run(): Promise<string> {
       await machineSection({ wrk: await versionOf("wrk", ["-v"]) }),
       "## 2 GiB upload and download",
       "",
-      "Each step resets the server's peak RSS first (`5` into /proc/<pid>/clear_refs), so " +
-      "its peak is the step's own. CPU is the server's user + system time (proc(5)), " +
+      `Each step starts after ${SETTLE_SECONDS} s of quiet and resets the server's peak RSS ` +
+      "first (`5` into /proc/<pid>/clear_refs), so its peak is the step's own. CPU is the server's user + system time (proc(5)), " +
       "which other work on the machine does not inflate the way it does wall time.",
       "",
       big,
