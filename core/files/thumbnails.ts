@@ -8,13 +8,8 @@
  * where there is none.
  */
 import type { FileRecord } from "../../db/files.ts";
-import {
-  makeThumbnail,
-  THUMBNAIL_SOURCES,
-  type ThumbnailFormat,
-  UnreadableSourceError,
-} from "./images.ts";
-import { videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
+import { makeThumbnail, THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
+import { videoThumbnail, type VideoThumbnailFormat, webpOf } from "./video.ts";
 import { notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 
@@ -50,12 +45,12 @@ const isVideo = (file: FileRecord) => file.type.startsWith("video/");
 
 /**
  * The format thumbnails of `file` are written in: the configured one, except
- * that no pure-JavaScript WebP encoder is available, so images in `webp` are
- * written as PNG (ffmpeg writes WebP itself).
+ * that WebP needs ffmpeg (no pure-JavaScript encoder is available), so
+ * without it images in `webp` are written as PNG.
  */
 function formatOf(s: Services, file: FileRecord): VideoThumbnailFormat {
   const format = s.settings.get("featuresThumbnailsFormat");
-  return format === "webp" && !isVideo(file) ? "png" : format;
+  return format === "webp" && !isVideo(file) && !s.ffmpeg ? "png" : format;
 }
 
 /** Whether `file` is one a thumbnail is made of. */
@@ -72,7 +67,9 @@ async function render(
   format: VideoThumbnailFormat,
 ): Promise<Uint8Array> {
   if (!isVideo(file)) {
-    return makeThumbnail(await new Response(body).bytes(), format as ThumbnailFormat);
+    const source = await new Response(body).bytes();
+    if (format !== "webp") return makeThumbnail(source, format);
+    return await webpOf(s.ffmpeg!, makeThumbnail(source, "png"));
   }
   if (!s.ffmpeg) {
     await body.cancel();

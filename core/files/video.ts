@@ -65,14 +65,32 @@ export async function videoThumbnail(
   }
 }
 
-/** Runs ffmpeg with `args`; resolves with its stdout, within the time and size bounds. */
-async function runFfmpeg(ffmpeg: string, args: string[]): Promise<Uint8Array> {
+/**
+ * `png`, an image Ferry made itself, as WebP, encoded by ffmpeg (no
+ * pure-JavaScript WebP encoder is available); throws
+ * {@link UnreadableSourceError} when ffmpeg fails.
+ */
+export function webpOf(ffmpeg: string, png: Uint8Array): Promise<Uint8Array> {
+  return runFfmpeg(ffmpeg, [
+    ...["-hide_banner", "-loglevel", "error"],
+    ...["-protocol_whitelist", "pipe", "-f", "png_pipe", "-i", "pipe:0"],
+    ...ENCODERS.webp,
+    "pipe:1",
+  ], png);
+}
+
+/**
+ * Runs ffmpeg with `args` (and `input` on its stdin); resolves with its
+ * stdout, within the time and size bounds.
+ */
+async function runFfmpeg(ffmpeg: string, args: string[], input?: Uint8Array): Promise<Uint8Array> {
   const child = new Deno.Command(ffmpeg, {
     args,
-    stdin: "null",
+    stdin: input ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  const fed = input ? ReadableStream.from([input]).pipeTo(child.stdin).catch(() => {}) : null;
   let refusal: string | null = null;
   const kill = (why: string) => {
     refusal ??= why;
@@ -91,6 +109,7 @@ async function runFfmpeg(ffmpeg: string, args: string[]): Promise<Uint8Array> {
       collect(child.stdout, MAX_OUTPUT_BYTES, () => kill("ffmpeg wrote too much")),
       collect(child.stderr, Infinity, () => {}, STDERR_TAIL),
       child.status,
+      fed,
     ]);
     if (refusal !== null) throw new UnreadableSourceError(refusal);
     if (!status.success || output.byteLength === 0) {

@@ -404,7 +404,7 @@ export const REGISTRY = {
   featuresThumbnailsFormat: features.string(
     z.enum(["jpg", "png", "webp"]),
     "jpg",
-    "Image format of thumbnails (`webp` images are written as PNG; ffmpeg writes WebP).",
+    "Image format of thumbnails (`webp` needs ffmpeg: without it, images get PNG ones).",
   ),
   featuresThumbnailsInstantaneous: features.boolean(
     false,

@@ -212,7 +212,7 @@ function twoFrameGif(width: number, height: number): Uint8Array {
   return buffer.slice(0, gif.end());
 }
 
-apiTest("thumbnails: a GIF's is its first frame", async (app) => {
+apiTest("thumbnails: a GIF's is its first frame (PNG for webp without ffmpeg)", async (app) => {
   const admin = await actor(app, "ADMIN");
   await app.json(
     "PATCH",
@@ -225,9 +225,9 @@ apiTest("thumbnails: a GIF's is its first frame", async (app) => {
   const path = `.thumbnail.${gif.id}.png`;
   await thumbnailShown(app, admin, gif.id, path);
   const img = await servedImage(app, `/raw/${path}`, "image/png");
-  assert.deepEqual([img.width, img.height], [320, 32], "webp images are written as PNG");
+  assert.deepEqual([img.width, img.height], [320, 32], "without ffmpeg, webp images are PNG");
   assert.deepEqual([...img.data.subarray(0, 4)], [255, 0, 0, 255], "the first frame");
-});
+}, { ffmpeg: null });
 
 apiTest(
   "thumbnails: the owner and managers read one at /api/user/files/<path>/raw",
@@ -346,6 +346,26 @@ async function decodeWebp(bytes: Uint8Array): Promise<Pixels> {
   ]);
   return decodeImage(out.stdout);
 }
+
+apiTest(
+  "thumbnails: with ffmpeg, images in webp are WebP",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const settings = { featuresThumbnailsFormat: "webp" };
+    await app.json("PATCH", "/api/server/settings", settings, admin.headers);
+    const png = await uploadImage(app, admin.headers, 640, 64, "image.png");
+    await startPass(app, admin);
+    const path = `.thumbnail.${png.id}.webp`;
+    await thumbnailShown(app, admin, png.id, path);
+    const res = await app.request(`/raw/${path}`);
+    assert.equal(res.headers.get("content-type"), "image/webp");
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    assert.equal(new TextDecoder().decode(bytes.subarray(8, 12)), "WEBP");
+    const img = await decodeWebp(bytes);
+    assert.deepEqual([img.width, img.height], [320, 32]);
+  },
+  { ignore: NO_FFMPEG },
+);
 
 for (const datasource of ["local", "s3"] as const) {
   apiTest(
