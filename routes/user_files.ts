@@ -6,10 +6,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { dropUploads, incompleteUploads } from "../core/files/chunked.ts";
-import { findFile } from "../core/files/manage.ts";
+import { serveFileOfUser } from "../core/files/manage.ts";
 import { recentFiles, userActivity, userStats } from "../core/files/overview.ts";
-import { serveOwnedFile } from "../core/files/serve.ts";
-import { parseThumbnailName } from "../core/files/thumbnails.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { FileSchema } from "./files.ts";
@@ -187,9 +185,6 @@ export const userFileRoutes = newRouter()
   .openapi(raw, async (c) => {
     const s = c.var.services;
     const { download, pw } = c.req.valid("query");
-    const { id } = c.req.valid("param");
-    const thumbnail = parseThumbnailName(id);
-    const file = await findFile(s, me(c), thumbnail?.fileId ?? id);
     const req = bytesRequest(c, download === "true", pw);
-    return fileResponse(await serveOwnedFile(s, file, req, thumbnail ? id : undefined));
+    return fileResponse(await serveFileOfUser(s, me(c), c.req.valid("param").id, req));
   });

@@ -14,8 +14,9 @@ import type { Services } from "../services.ts";
 import type { Settings } from "../settings/registry.ts";
 import { routeLink } from "../links.ts";
 import { sanitizeFilename } from "./naming.ts";
-import { removeFile } from "./serve.ts";
+import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
 import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
+import { parseThumbnailName } from "./thumbnails.ts";
 
 /** A file as the API shows it: the password only as a flag. */
 export function fileView(settings: Settings, f: FileRecord) {
@@ -123,6 +124,22 @@ export async function findFile(
   const file = await s.store.files.get(idOrName) ?? await s.store.files.getByName(idOrName);
   if (!file || !await mayActOn(s, caller, file)) throw notFound();
   return file;
+}
+
+/**
+ * `GET /api/user/files/:id/raw`: the bytes of the file `idOrPath` (its id or
+ * name) of someone `caller` may act on or, given such a file's thumbnail path,
+ * that thumbnail; 404 otherwise.
+ */
+export async function serveFileOfUser(
+  s: Services,
+  caller: UserRecord,
+  idOrPath: string,
+  req: BytesRequest,
+): Promise<ServeAnswer> {
+  const thumbnail = parseThumbnailName(idOrPath);
+  const file = await findFile(s, caller, thumbnail?.fileId ?? idOrPath);
+  return await serveOwnedFile(s, file, req, thumbnail ? idOrPath : undefined);
 }
 
 /** What `PATCH /api/user/files/:id` may change. */
