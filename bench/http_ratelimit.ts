@@ -4,12 +4,20 @@
  * loopback against the real server process (`main.ts serve`), on Deno KV and
  * on PostgreSQL, with limiting off (`ratelimitEnabled` false) and on with a
  * limit so high that it never triggers — every request still pays the
- * counter's read-modify-write. Two key patterns:
+ * counter. Two key patterns:
  *
  * - one user: every request counts on the same key (one KV entry, one table
  *   row), the worst case for contention;
  * - {@link SPREAD} users: wrk rotates the `Authorization` header on every
  *   request over their tokens, so the counting spreads over as many keys.
+ *
+ * And two ways of counting (`db/rate_limit_owner.ts`):
+ *
+ * - alone: the server is the only process counting on its store, so it
+ *   counts in memory and writes behind once a second;
+ * - shared: a second process counts on the same store (a "companion" handle
+ *   in this process, one request every {@link COMPANION_EVERY_MS}), so every
+ *   request is counted in the store.
  *
  * Two server processes per store, each over a store of its own, measured at
  * the same time: one with limiting on, the other with it off (switched live
@@ -18,9 +26,9 @@
  * on both alike. Beside requests per second, the CPU time each server (and
  * its PostgreSQL cluster) spent per request is read from /proc. Then, in this
  * process, the store's `rateLimits.hit` alone is timed (sequential and 32 at
- * once, on one key and on 32), with the KV read-modify-write retries counted,
- * to say where the time goes. Writes `bench/results/ratelimit.md`. About
- * 6 minutes.
+ * once, on one key and on 32; counting alone and through the store path),
+ * with the KV read-modify-write retries counted, to say where the time goes.
+ * Writes `bench/results/ratelimit.md`. About 10 minutes.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_ratelimit.ts`, or
  * through `deno task bench ratelimit`.
@@ -32,7 +40,9 @@ import { clientToken } from "../core/tokens.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { KvRateLimits } from "../db/kv/rate_limits.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
-import type { RateLimitStore } from "../db/rate_limits.ts";
+import { PostgresRateLimits } from "../db/postgres/rate_limits.ts";
+import { OwnedRateLimits } from "../db/rate_limit_owner.ts";
+import type { RateLimitBackend, RateLimitStore } from "../db/rate_limits.ts";
 import type { Store, UserRecord } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { loadAverage, machineSection, versionOf } from "./helpers/machine.ts";
@@ -57,10 +67,14 @@ export const LIMIT = { max: 100_000_000, windowMs: 3_600_000 };
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
 const LOAD = { threads: 1, connections: 32, durationSeconds: 6, warmupSeconds: 1 };
+/** How often the companion handle counts a request while the store is shared (ms). */
+export const COMPANION_EVERY_MS = 500;
 /** The results file. */
 const RESULTS = join(REPO_ROOT, "bench/results/ratelimit.md");
 
 type Limiter = "off" | "on";
+type Counting = "alone" | "shared";
+const COUNTINGS: Counting[] = ["alone", "shared"];
 type Keys = "1 user" | `${typeof SPREAD} users`;
 const ONE: Keys = "1 user";
 const MANY: Keys = `${SPREAD} users`;
@@ -68,6 +82,7 @@ const MANY: Keys = `${SPREAD} users`;
 /** One measured line of the results table. */
 interface Row {
   store: string;
+  counting: Counting;
   keys: Keys;
   limiter: Limiter;
   round: number;
@@ -158,6 +173,7 @@ async function measure(
   origin: string,
   tokens: string[],
   pids: Pids,
+  warmedUp: () => Promise<void>,
 ): Promise<{ result: WrkResult; cpu: CpuPerRequest }> {
   const options = {
     url: `${origin}/api/user`,
@@ -165,6 +181,7 @@ async function measure(
     env: { WRK_TOKENS: tokens.join("\n") },
   };
   await wrk({ ...options, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+  await warmedUp();
   const cpuNow = async () => ({
     server: await treeCpuSeconds(pids.server),
     database: pids.database ? await treeCpuSeconds(pids.database) : 0,
@@ -201,6 +218,60 @@ interface Side {
   pids: Pids;
   /** The SUPERADMIN first, then the USERs. */
   users: UserRecord[];
+  /** A second process's counting on the server's store, in this process. */
+  companion: Companion;
+}
+
+/**
+ * Another process counting on a server's store, so that the server counts in
+ * the store (shared) rather than in memory (alone).
+ */
+class Companion {
+  #limits: OwnedRateLimits | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly backend: () => RateLimitBackend) {}
+
+  /** Makes the counting shared or leaves the server alone; returns once it is so. */
+  async set(counting: Counting): Promise<void> {
+    if (counting === "shared" && this.#limits === undefined) {
+      const limits = new OwnedRateLimits(this.backend());
+      const hit = () => {
+        const windowStart = Math.floor(Date.now() / LIMIT.windowMs) * LIMIT.windowMs;
+        return limits.hit("bench-companion", windowStart, LIMIT.windowMs, LIMIT.max);
+      };
+      await hit();
+      this.#timer = setInterval(
+        () => hit().catch((e) => console.error("companion:", e)),
+        COMPANION_EVERY_MS,
+      );
+      this.#limits = limits;
+    } else if (counting === "alone" && this.#limits !== undefined) {
+      clearInterval(this.#timer);
+      await this.#limits.close();
+      this.#limits = undefined;
+    }
+  }
+
+  /**
+   * Waits (up to 5 s) until the store's record says the server counts as
+   * `counting` says; throws if it never does. Needs traffic on the server: a
+   * server left alone claims the record on its next renewal under load.
+   */
+  async expect(counting: Counting): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (true) {
+      const { value } = await this.backend().readCounting();
+      const shared = value !== null && value.owner === null &&
+        Object.keys(value.members).length === 2;
+      const alone = value !== null && value.owner !== null && value.until > Date.now();
+      if (counting === "shared" ? shared : alone) return;
+      if (Date.now() > deadline) {
+        throw new Error(`counting should be ${counting}: ${JSON.stringify(value)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /**
@@ -212,11 +283,13 @@ async function startSide(
     store: Store;
     env: Record<string, string>;
     databasePid?: number;
+    /** A second handle's counters on the same store, for the {@link Companion}. */
+    backend: () => Promise<RateLimitBackend>;
   }>,
 ): Promise<Side> {
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const { store, env, databasePid } = await open(dataDir);
+  const { store, env, databasePid, backend } = await open(dataDir);
   let users: UserRecord[];
   try {
     users = await populateUsers(store, USER_COUNT);
@@ -229,7 +302,10 @@ async function startSide(
     "/api/healthcheck",
   );
   cleanups.push(() => server.stop());
-  return { server, pids: { server: server.pid, database: databasePid }, users };
+  const counters = await backend();
+  const companion = new Companion(() => counters);
+  cleanups.push(() => companion.set("alone"));
+  return { server, pids: { server: server.pid, database: databasePid }, users, companion };
 }
 
 /**
@@ -254,19 +330,31 @@ async function rounds(store: string, sides: [Side, Side]): Promise<Omit<StoreRun
     for (const [i, side] of sides.entries()) {
       await check(side.server.origin, tokens[i][MANY], i === on ? "on" : "off");
     }
-    for (const keys of [ONE, MANY]) {
-      const results = await Promise.all(
-        sides.map((side, i) => measure(side.server.origin, tokens[i][keys], side.pids)),
-      );
-      results.forEach((result, i) => {
-        const limiter: Limiter = i === on ? "on" : "off";
-        rows.push({ store, keys, limiter, round, ...result });
-        if (limiter === "on" && keys === ONE) measured[i] += result.result.requests;
-      });
+    // Alone, then shared in odd rounds; the other way round in even ones.
+    for (const counting of round % 2 ? COUNTINGS : [...COUNTINGS].reverse()) {
+      await Promise.all(sides.map((side) => side.companion.set(counting)));
+      for (const keys of [ONE, MANY]) {
+        const results = await Promise.all(
+          sides.map((side, i) =>
+            measure(
+              side.server.origin,
+              tokens[i][keys],
+              side.pids,
+              () => i === on ? side.companion.expect(counting) : Promise.resolve(),
+            )
+          ),
+        );
+        results.forEach((result, i) => {
+          const limiter: Limiter = i === on ? "on" : "off";
+          rows.push({ store, counting, keys, limiter, round, ...result });
+          if (limiter === "on" && keys === ONE) measured[i] += result.result.requests;
+        });
+      }
     }
   }
   let counted = 0;
   for (const [i, side] of sides.entries()) {
+    await side.companion.set("alone");
     await set(side, "on");
     counted += await check(side.server.origin, tokens[i][ONE], "on") ?? 0;
   }
@@ -282,6 +370,7 @@ async function rounds(store: string, sides: [Side, Side]): Promise<Omit<StoreRun
  */
 async function timeHits(
   store: string,
+  path: string,
   limits: RateLimitStore,
   attempts?: () => number,
 ): Promise<HitTiming[]> {
@@ -302,12 +391,12 @@ async function timeHits(
     const calls = loops * perLoop;
     timings.push({
       store,
-      what,
+      what: `${path}: ${what}`,
       calls,
       usPerCall: (elapsed * 1000) / calls,
       attemptsPerCall: attempts ? (attempts() - before) / calls : undefined,
     });
-    console.log(`  ${what}: ${((elapsed * 1000) / calls).toFixed(1)} µs/call`);
+    console.log(`  ${path}: ${what}: ${((elapsed * 1000) / calls).toFixed(1)} µs/call`);
   };
   const keyOf = (i: number) => `bench-user-${i}|GET|/api/user`;
   await run("sequential, 1 key", [keyOf(0)], 1, 3000);
@@ -343,7 +432,12 @@ async function profileKv(dataDir: string): Promise<HitTiming[]> {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const timings = await timeHits("Deno KV", new KvRateLimits(counting), () => atomics);
+    const alone = new OwnedRateLimits(new KvRateLimits(counting));
+    const timings = await timeHits("Deno KV", "alone", alone);
+    await alone.close();
+    timings.push(
+      ...await timeHits("Deno KV", "store path", new KvRateLimits(counting), () => atomics),
+    );
     const key = ["ratelimit", "halves"];
     await kv.set(key, { count: 0, ends: Date.now() + LIMIT.windowMs });
     const halves = async (what: string, op: () => Promise<unknown>) => {
@@ -376,7 +470,10 @@ async function profilePostgres(url: string): Promise<HitTiming[]> {
   console.log("PostgreSQL: rateLimits.hit alone");
   const store = await openPostgresStore(url);
   try {
-    const timings = await timeHits("PostgreSQL", store.rateLimits);
+    const timings = [
+      ...await timeHits("PostgreSQL", "alone", store.rateLimits),
+      ...await timeHits("PostgreSQL", "store path", new PostgresRateLimits(store.sql)),
+    ];
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
       const calls = 3000;
@@ -407,6 +504,11 @@ async function kvRun(): Promise<StoreRun> {
     startSide(async (dataDir) => ({
       store: await openKvStore(join(dataDir, "ferry.kv")),
       env: {},
+      backend: async () => {
+        const kv = await Deno.openKv(join(dataDir, "ferry.kv"));
+        cleanups.push(() => Promise.resolve(kv.close()));
+        return new KvRateLimits(kv);
+      },
     }));
   const run = await rounds("Deno KV", [await kvSide(), await kvSide()]);
   await cleanUp();
@@ -428,6 +530,11 @@ async function postgresRun(): Promise<StoreRun & { version: string }> {
         store: await openPostgresStore(database.url),
         env: { DATABASE_URL: database.url },
         databasePid: database.pid,
+        backend: () => {
+          const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+          cleanups.push(() => sql.end());
+          return Promise.resolve(new PostgresRateLimits(sql));
+        },
       };
     });
   const run = await rounds("PostgreSQL", [await pgSide(), await pgSide()]);
@@ -453,12 +560,13 @@ const cpuText = (cpu: CpuPerRequest) =>
 /** Every wrk run. */
 function rowsTable(rows: Row[]): string {
   const lines = [
-    "| store | keys | limiter | round | requests/s | CPU µs per request | p50 | p99 | requests | non-2xx / socket errors |",
-    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| store | counting | keys | limiter | round | requests/s | CPU µs per request | p50 | p99 | requests | non-2xx / socket errors |",
+    "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
-  for (const { store, keys, limiter, round, result: r, cpu } of rows) {
+  for (const { store, counting, keys, limiter, round, result: r, cpu } of rows) {
     lines.push(
-      `| ${store} | ${keys} | ${limiter} | ${round} | ${r.requestsPerSecond.toFixed(1)} | ` +
+      `| ${store} | ${counting} | ${keys} | ${limiter} | ${round} | ` +
+        `${r.requestsPerSecond.toFixed(1)} | ` +
         `${cpuText(cpu)} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${r.requests} | ` +
         `${r.non2xx}${r.socketErrors ? ` / ${r.socketErrors}` : ""} |`,
     );
@@ -480,15 +588,17 @@ function pairedText(values: number[]): string {
  */
 function overheadTable(rows: Row[]): string {
   const lines = [
-    "| store | keys | CPU µs per request off → on | CPU overhead (median, range) | req/s off → on | time per request off → on | throughput overhead (median, range) | p50 off → on | p99 off → on |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| store | counting | keys | CPU µs per request off → on | CPU overhead (median, range) | req/s off → on | time per request off → on | throughput overhead (median, range) | p50 off → on | p99 off → on |",
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const stores = [...new Set(rows.map((r) => r.store))];
   for (const store of stores) {
-    for (const keys of [ONE, MANY]) {
+    for (const [counting, keys] of COUNTINGS.flatMap((c) => [ONE, MANY].map((k) => [c, k]))) {
       const of = (limiter: Limiter) =>
-        rows.filter((r) => r.store === store && r.keys === keys && r.limiter === limiter)
-          .sort((x, y) => x.round - y.round);
+        rows.filter((r) =>
+          r.store === store && r.counting === counting && r.keys === keys &&
+          r.limiter === limiter
+        ).sort((x, y) => x.round - y.round);
       const [off, on] = [of("off"), of("on")];
       const total = (r: Row) => r.cpu.server + r.cpu.database;
       const cpuMean = (rs: Row[]) => ({
@@ -502,7 +612,9 @@ function overheadTable(rows: Row[]): string {
         (o.result.requestsPerSecond / on[i].result.requestsPerSecond - 1) * 100
       );
       lines.push(
-        `| ${store} | ${keys} | ${cpuText(cpuMean(off))} → ${cpuText(cpuMean(on))} | ` +
+        `| ${store} | ${counting} | ${keys} | ${cpuText(cpuMean(off))} → ${
+          cpuText(cpuMean(on))
+        } | ` +
           `${pairedText(cpuPaired)} | ${rps(off).toFixed(0)} → ${rps(on).toFixed(0)} | ` +
           `${(1e6 / rps(off)).toFixed(0)} → ${(1e6 / rps(on)).toFixed(0)} µs | ` +
           `${pairedText(rpsPaired)} | ${p(off, "p50Ms")} → ${p(on, "p50Ms")} | ` +
@@ -565,7 +677,12 @@ export async function run(): Promise<string> {
       "request counts on the same key, one KV entry or one table row, the worst case; " +
       `\`${SPREAD} users\`: wrk rotates the \`Authorization\` header over ${SPREAD} users' ` +
       `tokens on every request (bench/wrk/rotate_auth.lua; the 1-user case runs the same script ` +
-      "with one token). Two server processes per store, each over a store of its own (a KV " +
+      "with one token). `alone`: the server is the only process counting on its store, so it " +
+      "counts in memory and writes the counts behind once a second (`db/rate_limit_owner.ts`); " +
+      "`shared`: a second handle on the same store, in the benchmark's process, counts one " +
+      `request every ${COMPANION_EVERY_MS} ms, so the server counts every request in the ` +
+      "store (checked through the store's record before each measured run). " +
+      "Two server processes per store, each over a store of its own (a KV " +
       "file each; a PostgreSQL cluster each), measured at the same time by two wrk processes: " +
       "one with limiting on and one with it off, switched live with " +
       "`PATCH /api/server/settings {ratelimitEnabled}` (as the SUPERADMIN) and swapped every " +
@@ -606,7 +723,9 @@ export async function run(): Promise<string> {
       "## `rateLimits.hit` alone",
       "",
       "Timed in the benchmark's process, through the same store classes the server uses " +
-      "(`KvRateLimits` on a KV file of its own, the PostgreSQL store with its pool of 10), " +
+      "(`KvRateLimits` on a KV file of its own, the PostgreSQL store with its pool of 10): " +
+      "`alone` through `OwnedRateLimits` counting alone (in memory after each window's first " +
+      "request), `store path` through the backend as a process sharing the store counts, " +
       `after the HTTP runs. "${SPREAD} at once": ${SPREAD} async loops awaiting one \`hit\` ` +
       "after another, as the server's concurrent requests do; µs per call is then wall time " +
       "over calls, the inverse of throughput. For KV, every `atomic()` is one attempt of the " +

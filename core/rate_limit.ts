@@ -2,7 +2,9 @@
  * Rate limiting (spec §8.1): per route, not global. The counter key is the
  * user id (or the client IP when anonymous) with the method and the path;
  * each route has the default window from the settings or a stricter one of
- * its own. Counters live in the store, so every server process shares them.
+ * its own. Counters are shared by every server process through the store
+ * (counted in memory, exactly, while only one process counts: see
+ * `db/rate_limit_owner.ts`).
  */
 import type { UserRecord } from "../db/store.ts";
 import { ApiError } from "./errors.ts";

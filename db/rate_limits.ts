@@ -25,6 +25,58 @@ export interface RateLimitStore {
   sweep(now: number): Promise<number>;
 }
 
+/**
+ * Where this process counts: `memory` while it is the only process counting
+ * (see `db/rate_limit_owner.ts`), `store` while it shares the counts with
+ * others, `none` before its first request or after a quiet spell.
+ */
+export type CountingPlace = "memory" | "store" | "none";
+
+/** The store's {@link RateLimitStore}: counters plus where they are counted and a clean exit. */
+export interface SharedRateLimits extends RateLimitStore {
+  /** Where this process counts now (diagnostics and tests). */
+  counting(): CountingPlace;
+  /** Writes what this process counted in memory and leaves the counting, so others need not wait. */
+  close(): Promise<void>;
+}
+
+/** Requests to add to one window, uncapped: what a counting owner hands to the store. */
+export interface WindowCount {
+  key: string;
+  windowStart: number;
+  windowMs: number;
+  n: number;
+}
+
+/**
+ * The one record that says who counts: a single process that counts in its
+ * memory (`owner`, its claim good until `until`, ms), or, when `owner` is
+ * `null`, every process in the store, each listed in `members` with when it
+ * last said so (ms). `wanted` asks the owner to hand over.
+ */
+export interface CountingRecord {
+  owner: string | null;
+  until: number;
+  wanted: boolean;
+  members: Record<string, number>;
+}
+
+/** A record with the version a conditional write must match (`null`: none yet). */
+export interface Versioned<T> {
+  value: T | null;
+  version: string | null;
+}
+
+/** What each backend (`kv/`, `postgres/`) implements for {@link SharedRateLimits}. */
+export interface RateLimitBackend extends RateLimitStore {
+  /** Adds each window's `n` requests (no cap): an owner's counts, written behind. */
+  add(counts: WindowCount[]): Promise<void>;
+  /** Reads the {@link CountingRecord}. */
+  readCounting(): Promise<Versioned<CountingRecord>>;
+  /** Replaces the record if its version is still `version`; whether it did. */
+  swapCounting(version: string | null, record: CountingRecord): Promise<boolean>;
+}
+
 /** One request waiting to be counted, as both backends batch them. */
 export interface RateLimitAsk {
   key: string;
@@ -34,7 +86,7 @@ export interface RateLimitAsk {
 }
 
 /** The batch key of a request: its counter and window. */
-export function windowOf(ask: RateLimitAsk): string {
+export function windowOf(ask: Pick<RateLimitAsk, "key" | "windowStart">): string {
   return `${ask.key}|${ask.windowStart}`;
 }
 

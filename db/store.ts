@@ -8,7 +8,7 @@
 import type { MfaStore } from "./mfa.ts";
 import type { InviteStore } from "./invites.ts";
 import type { FileStore } from "./files.ts";
-import type { RateLimitStore } from "./rate_limits.ts";
+import type { SharedRateLimits } from "./rate_limits.ts";
 import type { UrlStore } from "./urls.ts";
 import type { WebhookStore } from "./webhooks.ts";
 import type { OauthStore } from "./oauth.ts";
@@ -81,7 +81,7 @@ export class UniqueError extends Error {
 /** Everything the service persists. */
 export interface Store {
   /** Rate-limit counters. */
-  readonly rateLimits: RateLimitStore;
+  readonly rateLimits: SharedRateLimits;
   /** File records and per-user usage counters. */
   readonly files: FileStore;
   /** Short URLs. */

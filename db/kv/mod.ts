@@ -19,6 +19,7 @@ import { KvInvites } from "./invites.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
 import { KvRateLimits } from "./rate_limits.ts";
+import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
 import { KvWebhooks } from "./webhooks.ts";
 import { KvOauth } from "./oauth.ts";
@@ -64,7 +65,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
 /** {@link Store} on Deno KV. */
 export class KvStore implements Store {
   readonly kind = "kv";
-  readonly rateLimits: KvRateLimits;
+  readonly rateLimits: OwnedRateLimits;
   readonly files: KvFiles;
   readonly urls: KvUrls;
   readonly invites: KvInvites;
@@ -79,7 +80,7 @@ export class KvStore implements Store {
   readonly userExports: KvUserExports;
 
   constructor(private readonly kv: Deno.Kv) {
-    this.rateLimits = new KvRateLimits(kv);
+    this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv));
     this.files = new KvFiles(kv);
     this.urls = new KvUrls(kv);
     this.invites = new KvInvites(kv);
@@ -103,6 +104,7 @@ export class KvStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.rateLimits.close();
     await this.urls.close();
     this.kv.close();
   }

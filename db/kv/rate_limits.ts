@@ -5,14 +5,18 @@
  * The count and versionstamp each window had after this process's last
  * commit are remembered, so a batch is usually one checked commit with no
  * read: when another process wrote a window meanwhile (or it expired), the
- * check fails, the batch's windows are read afresh, and it retries.
+ * check fails, the batch's windows are read afresh, and it retries. The record
+ * of who counts is one more key, replaced with a checked commit.
  */
 import { Coalescer, groupBy } from "../coalesce.ts";
 import {
+  type CountingRecord,
   type RateLimitAsk,
+  type RateLimitBackend,
   type RateLimitHit,
-  type RateLimitStore,
   shareWindow,
+  type Versioned,
+  type WindowCount,
   windowOf,
 } from "../rate_limits.ts";
 
@@ -55,8 +59,11 @@ async function commit(op: Deno.AtomicOperation): Promise<string | null> {
   }
 }
 
-/** {@link RateLimitStore} on Deno KV. Windows also expire on their own (`expireIn`). */
-export class KvRateLimits implements RateLimitStore {
+/** The record of who counts (see `db/rate_limit_owner.ts`). */
+const COUNTING_KEY = ["ratelimit-counting"];
+
+/** {@link RateLimitBackend} on Deno KV. Windows also expire on their own (`expireIn`). */
+export class KvRateLimits implements RateLimitBackend {
   private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
     (asks) => this.count(asks),
   );
@@ -69,51 +76,73 @@ export class KvRateLimits implements RateLimitStore {
     return this.batches.run({ key, windowStart, windowMs, max });
   }
 
+  async add(counts: WindowCount[]): Promise<void> {
+    for (let i = 0; i < counts.length; i += WINDOWS_PER_COMMIT) {
+      const some = counts.slice(i, i + WINDOWS_PER_COMMIT);
+      await this.update(some, (before, g) => before + some[g].n);
+    }
+  }
+
+  async readCounting(): Promise<Versioned<CountingRecord>> {
+    const entry = await this.kv.get<CountingRecord>(COUNTING_KEY);
+    return { value: entry.value, version: entry.versionstamp };
+  }
+
+  async swapCounting(version: string | null, record: CountingRecord): Promise<boolean> {
+    const op = this.kv.atomic().check({ key: COUNTING_KEY, versionstamp: version });
+    return await commit(op.set(COUNTING_KEY, record)) !== null;
+  }
+
   private async count(asks: RateLimitAsk[]): Promise<RateLimitHit[]> {
     if (this.known.size > MAX_KNOWN) this.known.clear();
     const groups = [...groupBy(asks, windowOf).values()];
     const hits: RateLimitHit[] = new Array(asks.length);
     for (let i = 0; i < groups.length; i += WINDOWS_PER_COMMIT) {
-      await this.countWindows(asks, groups.slice(i, i + WINDOWS_PER_COMMIT), hits);
+      const some = groups.slice(i, i + WINDOWS_PER_COMMIT);
+      await this.update(some.map((group) => asks[group[0]]), (before, g) => {
+        const share = shareWindow(before, some[g].map((index) => asks[index].max));
+        some[g].forEach((index, k) => hits[index] = share.hits[k]);
+        return share.count;
+      });
     }
     return hits;
   }
 
-  /** Counts up to {@link WINDOWS_PER_COMMIT} windows' requests in one checked commit. */
-  private async countWindows(
-    asks: RateLimitAsk[],
-    groups: number[][],
-    hits: RateLimitHit[],
+  /**
+   * Sets up to {@link WINDOWS_PER_COMMIT} windows' counts to `next(count
+   * before, index)` in one checked commit, reading the windows afresh and
+   * trying again when another process wrote one of them meanwhile.
+   */
+  private async update(
+    windows: Omit<WindowCount, "n">[],
+    next: (before: number, index: number) => number,
   ): Promise<void> {
-    const firsts = groups.map((g) => asks[g[0]]);
-    const keys = firsts.map((a) => ["ratelimit", a.key, a.windowStart]);
-    const ids = firsts.map(windowOf);
+    const keys = windows.map((w) => ["ratelimit", w.key, w.windowStart]);
+    const ids = windows.map(windowOf);
     while (true) {
       const before = ids.map((id, g) =>
         this.known.get(id) ??
-          { count: 0, versionstamp: null, ends: firsts[g].windowStart + firsts[g].windowMs }
+          { count: 0, versionstamp: null, ends: windows[g].windowStart + windows[g].windowMs }
       );
       const op = this.kv.atomic();
-      const shares = groups.map((group, g) => {
-        const share = shareWindow(before[g].count, group.map((i) => asks[i].max));
-        op.check({ key: keys[g], versionstamp: before[g].versionstamp });
-        if (share.count !== before[g].count) {
-          const { ends } = before[g];
-          const expireIn = Math.max(1, ends - Date.now()) + 1000;
-          op.set(keys[g], { count: share.count, ends } satisfies Window, { expireIn });
+      const after = before.map((known, g) => {
+        const count = next(known.count, g);
+        op.check({ key: keys[g], versionstamp: known.versionstamp });
+        if (count !== known.count) {
+          const expireIn = Math.max(1, known.ends - Date.now()) + 1000;
+          op.set(keys[g], { count, ends: known.ends } satisfies Window, { expireIn });
         }
-        return share;
+        return count;
       });
       const versionstamp = await commit(op);
       if (versionstamp === null) {
         await this.read(keys, ids, before);
         continue;
       }
-      groups.forEach((group, g) => {
-        if (shares[g].count !== before[g].count) {
-          this.known.set(ids[g], { ...before[g], count: shares[g].count, versionstamp });
+      after.forEach((count, g) => {
+        if (count !== before[g].count) {
+          this.known.set(ids[g], { ...before[g], count, versionstamp });
         }
-        group.forEach((index, i) => hits[index] = shares[g].hits[i]);
       });
       return;
     }

@@ -19,6 +19,7 @@ import { PostgresInvites } from "./invites.ts";
 import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
+import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
 import { PostgresOauth } from "./oauth.ts";
@@ -130,7 +131,7 @@ function nested(tx: TransactionSql): Sql {
 /** {@link Store} on PostgreSQL. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
-  readonly rateLimits: PostgresRateLimits;
+  readonly rateLimits: OwnedRateLimits;
   readonly files: PostgresFiles;
   readonly urls: PostgresUrls;
   readonly invites: PostgresInvites;
@@ -145,7 +146,7 @@ export class PostgresStore implements Store {
   readonly userExports: PostgresUserExports;
 
   constructor(readonly sql: Sql) {
-    this.rateLimits = new PostgresRateLimits(sql);
+    this.rateLimits = new OwnedRateLimits(new PostgresRateLimits(sql));
     this.files = new PostgresFiles(sql);
     this.urls = new PostgresUrls(sql);
     this.invites = new PostgresInvites(sql);
@@ -169,6 +170,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.rateLimits.close();
     await this.urls.close();
     await this.sql.end({ timeout: 5 });
   }

@@ -2,15 +2,21 @@
  * Rate-limit counters on PostgreSQL. Concurrent requests are combined into
  * one upsert per batch (see `db/coalesce.ts`): the row lock that
  * `ON CONFLICT DO UPDATE` takes keeps each window's count exact across
- * server processes, and the old count (`prev`) says which requests fit.
+ * server processes, and the old count (`prev`) says which requests fit. The
+ * record of who counts is the one row of `rate_limit_counting`, replaced only
+ * while its `version` is the one read.
  */
+import type postgres from "postgres";
 import type { Sql } from "postgres";
 import { Coalescer, groupBy } from "../coalesce.ts";
 import {
+  type CountingRecord,
   type RateLimitAsk,
+  type RateLimitBackend,
   type RateLimitHit,
-  type RateLimitStore,
   shareWindow,
+  type Versioned,
+  type WindowCount,
   windowOf,
 } from "../rate_limits.ts";
 
@@ -20,8 +26,8 @@ interface Row {
   prev: number;
 }
 
-/** {@link RateLimitStore} on PostgreSQL. */
-export class PostgresRateLimits implements RateLimitStore {
+/** {@link RateLimitBackend} on PostgreSQL. */
+export class PostgresRateLimits implements RateLimitBackend {
   private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
     (asks) => this.count(asks),
   );
@@ -95,6 +101,41 @@ export class PostgresRateLimits implements RateLimitStore {
         )
       RETURNING key, window_start, prev`;
     return new Map(rows.map((row) => [`${row.key}|${row.window_start}`, row.prev]));
+  }
+
+  async add(counts: WindowCount[]): Promise<void> {
+    if (counts.length === 0) return;
+    await this.sql`
+      INSERT INTO rate_limits AS r (key, window_start, count, prev, ends_at)
+      SELECT key, window_start, n, 0, to_timestamp(ends_ms / 1000.0)
+      FROM unnest(
+        ${counts.map((c) => c.key)}::text[],
+        ${counts.map((c) => c.windowStart)}::bigint[],
+        ${counts.map((c) => c.n)}::int[],
+        ${counts.map((c) => c.windowStart + c.windowMs)}::bigint[]
+      ) AS t(key, window_start, n, ends_ms)
+      ORDER BY key, window_start
+      ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + EXCLUDED.count`;
+  }
+
+  async readCounting(): Promise<Versioned<CountingRecord>> {
+    const [row] = await this.sql<{ record: CountingRecord; version: string }[]>`
+      SELECT record, version FROM rate_limit_counting`;
+    return row
+      ? { value: row.record, version: String(row.version) }
+      : { value: null, version: null };
+  }
+
+  async swapCounting(version: string | null, record: CountingRecord): Promise<boolean> {
+    const json = this.sql.json(record as unknown as postgres.JSONValue);
+    const rows = version === null
+      ? await this.sql`
+        INSERT INTO rate_limit_counting (record, version) VALUES (${json}, 1)
+        ON CONFLICT DO NOTHING RETURNING version`
+      : await this.sql`
+        UPDATE rate_limit_counting SET record = ${json}, version = version + 1
+        WHERE version = ${version}::bigint RETURNING version`;
+    return rows.length === 1;
   }
 
   async sweep(now: number): Promise<number> {

@@ -1,21 +1,29 @@
 /**
  * Two handles on one database (as two server processes have) share one
- * exact count: their batches meet the versionstamp check (and SQLite's write
- * lock) on Deno KV and the row lock on PostgreSQL.
+ * exact count: a handle counting alone counts in memory and hands its counts
+ * over before another counts (`db/rate_limit_owner.ts`); handles counting
+ * together meet the versionstamp check (and SQLite's write lock) on Deno KV
+ * and the row lock on PostgreSQL.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
 import type { Store } from "../../db/store.ts";
+import { IDLE_MS } from "../../db/rate_limit_owner.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "../helpers/stores.ts";
+import { eventually } from "../helpers/wait.ts";
 
-/** Opens two stores on one fresh database of `kind` (a KV file, a Postgres database). */
-async function twoHandles(kind: StoreKind): Promise<{ stores: Store[]; close(): Promise<void> }> {
+/** Opens `count` stores on one fresh database of `kind` (a KV file, a Postgres database). */
+async function handles(
+  kind: StoreKind,
+  count = 2,
+): Promise<{ stores: Store[]; close(): Promise<void> }> {
+  const stores: Store[] = [];
   if (kind === "kv") {
     const dir = await Deno.makeTempDir();
     const path = join(dir, "kv.sqlite");
-    const stores = [await openKvStore(path), await openKvStore(path)];
+    for (let i = 0; i < count; i++) stores.push(await openKvStore(path));
     return {
       stores,
       close: async () => {
@@ -25,7 +33,7 @@ async function twoHandles(kind: StoreKind): Promise<{ stores: Store[]; close(): 
     };
   }
   const db = await freshDatabase();
-  const stores = [await openPostgresStore(db.url, { max: 5 }), await openPostgresStore(db.url)];
+  for (let i = 0; i < count; i++) stores.push(await openPostgresStore(db.url, { max: 5 }));
   return {
     stores,
     close: async () => {
@@ -40,7 +48,7 @@ for (const kind of STORE_KINDS) {
     name: `rate limits: two handles on one ${kind} store share one exact count`,
     ignore: ignoreKind(kind),
     fn: async () => {
-      const { stores, close } = await twoHandles(kind);
+      const { stores, close } = await handles(kind);
       try {
         const start = Math.floor(Date.now() / 60_000) * 60_000;
         const keyOf = (i: number) => i % 3 ? "shared" : "other";
@@ -60,6 +68,65 @@ for (const kind of STORE_KINDS) {
           allowed: true,
           count: 38,
         });
+      } finally {
+        await close();
+      }
+    },
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name: `rate limits: on ${kind}, a lone handle counts in memory and hands its counts over`,
+    ignore: ignoreKind(kind),
+    fn: async () => {
+      const { stores, close } = await handles(kind, 3);
+      const [a, b, c] = stores.map((s) => s.rateLimits);
+      try {
+        const start = Math.floor(Date.now() / 60_000) * 60_000;
+        const hit = (limits: typeof a) => limits.hit("k", start, 60_000, 100).then((h) => h.count);
+        assert.equal(a.counting(), "none");
+        for (let i = 1; i <= 5; i++) assert.equal(await hit(a), i);
+        assert.equal(a.counting(), "memory");
+
+        // B asks A to hand over and waits: A's five, held in memory, are in its count.
+        assert.equal(await hit(b), 6);
+        assert.deepEqual([a.counting(), b.counting()], ["store", "store"]);
+        assert.equal(await hit(a), 7);
+        assert.equal(await hit(b), 8);
+
+        // B leaves; within a renewal A finds itself alone and counts in memory again.
+        await b.close();
+        await eventually("A counting alone", () => Promise.resolve(a.counting() === "memory"));
+        assert.equal(await hit(a), 9);
+        assert.equal(await hit(a), 10);
+
+        // A closing writes its counts and frees the record: a newcomer needs no wait.
+        await a.close();
+        assert.equal(await hit(c), 11);
+        assert.equal(c.counting(), "memory");
+      } finally {
+        await close();
+      }
+    },
+  });
+
+  Deno.test({
+    name: `rate limits: on ${kind}, an idle handle writes its counts and leaves the counting`,
+    ignore: ignoreKind(kind),
+    fn: async () => {
+      const { stores, close } = await handles(kind);
+      const [a, b] = stores.map((s) => s.rateLimits);
+      try {
+        const start = Math.floor(Date.now() / 60_000) * 60_000;
+        for (let i = 0; i < 3; i++) await a.hit("idle", start, 60_000, 100);
+        assert.equal(a.counting(), "memory");
+        await eventually("A leaving", () => Promise.resolve(a.counting() === "none"), IDLE_MS * 3);
+        // B claims the record at once (nobody counts) and reads A's three from the store.
+        const waited = Date.now();
+        assert.deepEqual(await b.hit("idle", start, 60_000, 100), { allowed: true, count: 4 });
+        assert.ok(Date.now() - waited < IDLE_MS, "B waited for a claim that was released");
+        assert.equal(b.counting(), "memory");
       } finally {
         await close();
       }

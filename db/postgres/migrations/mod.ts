@@ -17,6 +17,7 @@ import { sql as chunkedUploadsLeases } from "./011_chunked_uploads_leases.ts";
 import { sql as rateLimitsPrev } from "./012_rate_limits_prev.ts";
 import { sql as userExports } from "./013_user_exports.ts";
 import { sql as fileThumbnails } from "./014_file_thumbnails.ts";
+import { sql as rateLimitCounting } from "./015_rate_limit_counting.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -41,4 +42,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: "rate_limits_prev", sql: rateLimitsPrev },
   { version: 13, name: "user_exports", sql: userExports },
   { version: 14, name: "file_thumbnails", sql: fileThumbnails },
+  { version: 15, name: "rate_limit_counting", sql: rateLimitCounting },
 ];
