@@ -465,9 +465,19 @@ async function profileKv(dataDir: string): Promise<HitTiming[]> {
   }
 }
 
-/** PostgreSQL's `hit` through the store's own pool, plus a `SELECT 1` round trip for scale. */
+/**
+ * PostgreSQL's `hit` through the store's own pool, plus a `SELECT 1` round
+ * trip for scale, in a database of its own on the cluster of `url` (the
+ * server on `url`'s database would otherwise still hold the counting claim).
+ */
 async function profilePostgres(url: string): Promise<HitTiming[]> {
   console.log("PostgreSQL: rateLimits.hit alone");
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe("CREATE DATABASE ferry_profile");
+  await admin.end();
+  const profileUrl = new URL(url);
+  profileUrl.pathname = "/ferry_profile";
+  url = profileUrl.toString();
   const store = await openPostgresStore(url);
   try {
     const timings = [

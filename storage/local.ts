@@ -24,8 +24,11 @@ const STAGING = ".tmp";
  * How many bytes `get` reads from disk per chunk of a span that stops short of
  * the end of the file. A read to the end is `FsFile.readable`, which a
  * response streams from the file without a buffer per chunk in JavaScript.
+ * `Deno.serve` sends a body 64 KiB at a time whatever its chunks' size, and
+ * each chunk is a new buffer left to V8's collector: 1 MiB chunks raised a
+ * 2 GiB range's peak RSS by 70–90 MiB for no speed (bench/results/performance.md).
  */
-const READ_CHUNK = 1024 * 1024;
+const READ_CHUNK = 64 * 1024;
 /**
  * The buffer `put` reads a byte stream into starts at this size and doubles
  * while reads fill it, up to {@link LARGEST_WRITE_BUFFER}: small for a small
