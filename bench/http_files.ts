@@ -302,10 +302,10 @@ export async function run(): Promise<string> {
       "",
       "A whole file and a range to its end are the datasource's `FsFile.readable`, which " +
       "Deno streams from the file itself (64 KiB reads, no buffer in JavaScript): the RSS " +
-      "does not move (the bare `Deno.serve` uses the same path, yet was faster than Ferry " +
-      "in most runs here; see performance.md). A range that stops " +
-      "short of the end is read in JavaScript, 1 MiB per chunk, and each chunk's buffer " +
-      "waits for V8's garbage collector: that is the range row's peak. The upload reads the " +
+      "does not move (the bare `Deno.serve` uses the same path; see performance.md). A " +
+      "range that stops short of the end is read in JavaScript, 64 KiB per chunk (what " +
+      "`Deno.serve` sends at a time), and each chunk's buffer waits for V8's garbage " +
+      "collector: that is the range row's peak. The upload reads the " +
       "request body into one reused buffer (BYOB) and writes through another, so its RSS " +
       "stays flat too.",
       "",
