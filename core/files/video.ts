@@ -10,6 +10,11 @@
  * Only local files and the common video containers are read
  * (`-protocol_whitelist`, `-format_whitelist`): an upload that is really a
  * playlist naming other files or URLs is refused rather than followed.
+ *
+ * At most {@link FFMPEG_AT_ONCE} ffmpeg jobs run at once in a process; the
+ * others wait their turn (before copying their video), so a burst of video
+ * uploads with instantaneous thumbnails queues rather than starting an
+ * ffmpeg and a temporary copy for each.
  */
 import { join } from "node:path";
 import { THUMBNAIL_SIZE, UnreadableSourceError } from "./images.ts";
@@ -18,6 +23,8 @@ import { THUMBNAIL_SIZE, UnreadableSourceError } from "./images.ts";
 export const FFMPEG_TIMEOUT_MS = 60_000;
 /** The largest thumbnail ffmpeg may write. */
 export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** How many ffmpeg jobs a process runs at once: half its CPUs, at least one. */
+export const FFMPEG_AT_ONCE = Math.max(1, Math.floor(navigator.hardwareConcurrency / 2));
 /** The demuxers ffmpeg may use: MP4/MOV, Matroska/WebM, AVI, FLV, MPEG-TS/PS, Ogg, ASF/WMV. */
 const CONTAINERS = "mov,matroska,avi,flv,mpegts,mpeg,ogg,asf";
 /** How much of ffmpeg's stderr a failure reports. */
@@ -39,6 +46,16 @@ const ENCODERS: Record<VideoThumbnailFormat, string[]> = {
  * {@link UnreadableSourceError} when ffmpeg fails, times out or writes too much.
  */
 export async function videoThumbnail(
+  ffmpeg: string,
+  video: ReadableStream<Uint8Array>,
+  format: VideoThumbnailFormat,
+  tempDir: string,
+): Promise<Uint8Array> {
+  return inTurn(() => copyAndThumbnail(ffmpeg, video, format, tempDir));
+}
+
+/** {@link videoThumbnail}'s work, once its turn has come. */
+async function copyAndThumbnail(
   ffmpeg: string,
   video: ReadableStream<Uint8Array>,
   format: VideoThumbnailFormat,
@@ -71,12 +88,32 @@ export async function videoThumbnail(
  * {@link UnreadableSourceError} when ffmpeg fails.
  */
 export function webpOf(ffmpeg: string, png: Uint8Array): Promise<Uint8Array> {
-  return runFfmpeg(ffmpeg, [
-    ...["-hide_banner", "-loglevel", "error"],
-    ...["-protocol_whitelist", "pipe", "-f", "png_pipe", "-i", "pipe:0"],
-    ...ENCODERS.webp,
-    "pipe:1",
-  ], png);
+  return inTurn(() =>
+    runFfmpeg(ffmpeg, [
+      ...["-hide_banner", "-loglevel", "error"],
+      ...["-protocol_whitelist", "pipe", "-f", "png_pipe", "-i", "pipe:0"],
+      ...ENCODERS.webp,
+      "pipe:1",
+    ], png)
+  );
+}
+
+/** ffmpeg jobs running now. */
+let running = 0;
+/** Jobs waiting for a turn, first come first served. */
+const waiting: (() => void)[] = [];
+
+/** Runs `job` once fewer than {@link FFMPEG_AT_ONCE} others run; a finished job hands its turn on. */
+async function inTurn<T>(job: () => Promise<T>): Promise<T> {
+  if (running < FFMPEG_AT_ONCE) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await job();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
 }
 
 /**

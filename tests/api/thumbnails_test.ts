@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { GifWriter } from "omggif";
 import { decodeImage, encodeImage, type Pixels } from "../../core/files/images.ts";
 import { cleanThumbnails } from "../../core/files/thumbnails.ts";
+import { FFMPEG_AT_ONCE } from "../../core/files/video.ts";
 import { MemoryLogger } from "../../core/log.ts";
 import { findFfmpeg } from "../../cli/services.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
@@ -484,4 +485,52 @@ apiTest(
     assert.deepEqual(refused.map((l) => l.fields?.reason), ["ffmpeg wrote too much"]);
   },
   { ffmpeg: ENDLESS, ignore: Deno.build.os === "windows" },
+);
+
+/** An "ffmpeg" that notes how many of it run at once (in `seen`), then fails. */
+const TURNS = Deno.makeTempDirSync({ prefix: "ferry-test-turns-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(TURNS, { recursive: true }));
+Deno.writeTextFileSync(
+  `${TURNS}/ffmpeg`,
+  `#!/bin/sh
+touch "${TURNS}/run.$$"
+ls "${TURNS}" | grep -c '^run[.]' >> "${TURNS}/seen"
+sleep 0.2
+rm "${TURNS}/run.$$"
+exit 1
+`,
+  { mode: 0o755 },
+);
+
+apiTest(
+  "thumbnails: ffmpeg jobs take turns, however many videos are uploaded at once",
+  async (app) => {
+    const seen = `${TURNS}/seen`;
+    await Deno.remove(seen).catch(() => {});
+    const counts = async () =>
+      (await Deno.readTextFile(seen).catch(() => "")).split("\n").filter(Boolean).map(Number);
+    const admin = await actor(app, "ADMIN");
+    const settings = { featuresThumbnailsInstantaneous: true };
+    await app.json("PATCH", "/api/server/settings", settings, admin.headers);
+    const videos = FFMPEG_AT_ONCE * 2 + 1;
+    await Promise.all(
+      Array.from(
+        { length: videos },
+        (_, i) => uploadOne(app, admin.headers, new Uint8Array(100), `v${i}.mp4`, "video/mp4"),
+      ),
+    );
+    await eventually("every video's turn", async () => (await counts()).length === videos);
+    assert.ok(
+      (await counts()).every((running) => running <= FFMPEG_AT_ONCE),
+      `at most ${FFMPEG_AT_ONCE} at once: ${await counts()}`,
+    );
+    await eventually(
+      "every refusal logged",
+      () =>
+        Promise.resolve(
+          app.logger.lines.filter((l) => l.message === "no thumbnail").length === videos,
+        ),
+    );
+  },
+  { ffmpeg: `${TURNS}/ffmpeg`, ignore: Deno.build.os === "windows" },
 );
