@@ -32,6 +32,10 @@ export interface UserExportStore {
    * missing (deleted while it was being built) or already complete.
    */
   complete(id: string, size: number, now: Date): Promise<UserExportRecord | null>;
+  /** Sets an incomplete export's `updatedAt` to `now`: its build is still under way. */
+  touch(id: string, now: Date): Promise<void>;
+  /** The incomplete exports last updated before `before`: builds that stopped (a restart). */
+  listStalled(before: Date): Promise<UserExportRecord[]>;
   /** Removes the record; returns it, or `null` when missing. */
   delete(id: string): Promise<UserExportRecord | null>;
 }

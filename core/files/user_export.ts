@@ -9,7 +9,10 @@
  * named with a `/` or `.exports`, so the archive never shadows a file nor a
  * file the folder, and `/raw` serves only names with a file record. The record (`store.userExports`) says
  * whether the archive is complete. A build that fails removes its record and
- * object (logged); one cut short by a restart stays incomplete until deleted.
+ * object (logged). A build under way touches its record every
+ * {@link TOUCH_EVERY_MS}; one cut short by a restart stops touching it, and
+ * the `cleanuploads` task removes it once it has been still for
+ * {@link STALLED_AFTER_MS}, so that the user can start another.
  */
 import type { UserRecord } from "../../db/store.ts";
 import type { UserExportRecord } from "../../db/user_exports.ts";
@@ -20,6 +23,11 @@ import { zipStream } from "../zip.ts";
 import { exportableFiles, flatEntries } from "./archive.ts";
 import { EXPORTS_FOLDER } from "./naming.ts";
 import type { FileRecord } from "../../db/files.ts";
+
+/** How often a build under way says so, by touching its record. */
+export const TOUCH_EVERY_MS = 60_000;
+/** An incomplete export untouched this long was cut short (a restart) and is removed. */
+export const STALLED_AFTER_MS = 10 * 60_000;
 
 /**
  * Starts an export of the user's files (400 `No files to export` without
@@ -47,6 +55,12 @@ export async function startUserExport(s: Services, user: UserRecord): Promise<Us
 
 /** Streams the archive into the datasource and completes the record; never rejects. */
 async function build(s: Services, record: UserExportRecord, files: FileRecord[]): Promise<void> {
+  const touching = setInterval(() => {
+    s.store.userExports.touch(record.id, new Date(s.clock.now())).catch((error) =>
+      s.logger.warn("user export touch failed", { export: record.id, error })
+    );
+  }, TOUCH_EVERY_MS);
+  Deno.unrefTimer(touching);
   try {
     const size = await s.datasource.put(record.path, zipStream(flatEntries(s, files)), {
       contentType: "application/zip",
@@ -63,7 +77,24 @@ async function build(s: Services, record: UserExportRecord, files: FileRecord[])
       s.store.userExports.delete(record.id),
       s.datasource.delete(record.path),
     ]);
+  } finally {
+    clearInterval(touching);
   }
+}
+
+/**
+ * Removes the exports whose build stopped (untouched for
+ * {@link STALLED_AFTER_MS}), records and partial archives; returns how many.
+ */
+export async function removeStalledExports(s: Services): Promise<number> {
+  const before = new Date(s.clock.now() - STALLED_AFTER_MS);
+  const stalled = await s.store.userExports.listStalled(before);
+  for (const record of stalled) {
+    await s.store.userExports.delete(record.id);
+    await s.datasource.delete(record.path);
+    s.logger.warn("user export cut short removed", { export: record.id, user: record.userId });
+  }
+  return stalled.length;
 }
 
 /** The user's exports, oldest first. */

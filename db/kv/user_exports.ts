@@ -7,10 +7,11 @@ import type { UserExportRecord, UserExportStore } from "../user_exports.ts";
 import { oldestFirst } from "./order.ts";
 
 const K = {
+  all: ["user_export"],
   record: (id: string) => ["user_export", id],
   byUser: (userId: string, id: string) => ["user_export_by_user", userId, id],
   userExports: (userId: string) => ["user_export_by_user", userId],
-} satisfies Record<string, (...args: string[]) => Deno.KvKey>;
+} satisfies Record<string, Deno.KvKey | ((...args: string[]) => Deno.KvKey)>;
 
 /** {@link UserExportStore} on Deno KV. */
 export class KvUserExports implements UserExportStore {
@@ -35,17 +36,43 @@ export class KvUserExports implements UserExportStore {
     return records.sort(oldestFirst);
   }
 
-  async complete(id: string, size: number, now: Date): Promise<UserExportRecord | null> {
+  complete(id: string, size: number, now: Date): Promise<UserExportRecord | null> {
+    return this.update(
+      id,
+      (record) => record.completed ? null : { ...record, size, completed: true, updatedAt: now },
+    );
+  }
+
+  /**
+   * Replaces the record with `change(record)` (both copies, checked); `null`
+   * when it is missing or `change` declines.
+   */
+  private async update(
+    id: string,
+    change: (record: UserExportRecord) => UserExportRecord | null,
+  ): Promise<UserExportRecord | null> {
     while (true) {
       const entry = await this.kv.get<UserExportRecord>(K.record(id));
-      if (entry.value === null || entry.value.completed) return null;
-      const next = { ...entry.value, size, completed: true, updatedAt: now };
+      const next = entry.value && change(entry.value);
+      if (!next) return null;
       const result = await this.kv.atomic().check(entry)
         .set(K.record(id), next)
         .set(K.byUser(next.userId, id), next)
         .commit();
       if (result.ok) return next;
     }
+  }
+
+  async touch(id: string, now: Date): Promise<void> {
+    await this.update(id, (record) => record.completed ? null : { ...record, updatedAt: now });
+  }
+
+  async listStalled(before: Date): Promise<UserExportRecord[]> {
+    const stalled: UserExportRecord[] = [];
+    for await (const e of this.kv.list<UserExportRecord>({ prefix: K.all })) {
+      if (!e.value.completed && e.value.updatedAt < before) stalled.push(e.value);
+    }
+    return stalled.sort(oldestFirst);
   }
 
   async delete(id: string): Promise<UserExportRecord | null> {

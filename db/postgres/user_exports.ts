@@ -61,6 +61,17 @@ export class PostgresUserExports implements UserExportStore {
     return row ? toRecord(row) : null;
   }
 
+  async touch(id: string, now: Date): Promise<void> {
+    await this.sql`UPDATE user_exports SET updated_at = ${now} WHERE id = ${id} AND NOT completed`;
+  }
+
+  async listStalled(before: Date): Promise<UserExportRecord[]> {
+    const rows = await this.sql<UserExportRow[]>`
+      SELECT * FROM user_exports WHERE NOT completed AND updated_at < ${before}
+      ORDER BY created_at, id`;
+    return rows.map(toRecord);
+  }
+
   async delete(id: string): Promise<UserExportRecord | null> {
     const [row] = await this.sql<
       UserExportRow[]

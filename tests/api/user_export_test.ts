@@ -4,6 +4,8 @@
  * datasources, the archives read back by independent readers.
  */
 import assert from "node:assert/strict";
+import { STALLED_AFTER_MS, TOUCH_EVERY_MS } from "../../core/files/user_export.ts";
+import { cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { DATASOURCE_KINDS } from "../helpers/datasources.ts";
 import { uploadFiles } from "../helpers/files.ts";
@@ -145,6 +147,40 @@ apiTest("user export: an export still being built cannot be downloaded", async (
   const res = await app.json("GET", "/api/user/export?id=building", undefined, alice.headers);
   assert.deepEqual(res.body, { error: "Export is not completed", statusCode: 400 });
 });
+
+apiTest(
+  "user export: one cut short by a restart is removed by the cleanuploads task",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const record = (id: string) => {
+      const now = new Date(app.clock.now());
+      return {
+        id,
+        userId: alice.user.id,
+        path: `.exports/${id}.zip`,
+        files: 1,
+        size: 0,
+        completed: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+    };
+    // Its build died with the process that ran it: a partial archive, a record nobody touches.
+    await app.services.store.userExports.create(record("cut"));
+    await app.services.datasource.put(".exports/cut.zip", ReadableStream.from([new Uint8Array(9)]));
+    app.clock.advance(STALLED_AFTER_MS - TOUCH_EVERY_MS);
+    // This one's build is alive and touched its record.
+    await app.services.store.userExports.create(record("alive"));
+    app.clock.advance(TOUCH_EVERY_MS);
+    assert.equal(await cleanAbandonedUploads(app.services), 0, "not yet stalled");
+    app.clock.advance(1);
+    assert.equal(await cleanAbandonedUploads(app.services), 1);
+    const listed = await app.json("GET", "/api/user/export", undefined, alice.headers);
+    assert.deepEqual(listed.body.map((e: { id: string }) => e.id), ["alive"]);
+    assert.equal(await app.services.datasource.size(".exports/cut.zip"), null);
+    assert.ok(app.logger.lines.some((l) => l.message === "user export cut short removed"));
+  },
+);
 
 apiTest("user export: deleting the user deletes its exports and their archives", async (app) => {
   const admin = await actor(app, "SUPERADMIN");

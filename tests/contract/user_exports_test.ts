@@ -57,6 +57,32 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.userExports.listByUser(a.id), []);
     assert.equal(await store.userExports.complete(r.id, 10, next()), null);
   },
+
+  "user exports: touched while building; the untouched incomplete ones are stalled": async (
+    store,
+  ) => {
+    const a = await owner(store);
+    const [old, touched, done] = [record(a.id), record(a.id), record(a.id)];
+    for (const r of [old, touched, done]) await store.userExports.create(r);
+    const completedAt = next();
+    await store.userExports.complete(done.id, 10, completedAt);
+    const cutoff = next();
+    const at = next();
+    await store.userExports.touch(touched.id, at);
+    await store.userExports.touch(done.id, next());
+    await store.userExports.touch("nope", next());
+    assert.deepEqual((await store.userExports.get(touched.id))?.updatedAt, at);
+    assert.deepEqual(
+      (await store.userExports.get(done.id))?.updatedAt,
+      completedAt,
+      "a complete export is not touched",
+    );
+    assert.deepEqual(await store.userExports.listStalled(cutoff), [old]);
+    assert.deepEqual(await store.userExports.listStalled(next()), [old, {
+      ...touched,
+      updatedAt: at,
+    }]);
+  },
 };
 
 contractSuite("user export store contract", steps);
