@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
+import type { RateLimitHit } from "../../db/rate_limits.ts";
 import type { Store } from "../../db/store.ts";
 import { IDLE_MS } from "../../db/rate_limit_owner.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "../helpers/stores.ts";
@@ -127,6 +128,54 @@ for (const kind of STORE_KINDS) {
         assert.deepEqual(await b.hit("idle", start, 60_000, 100), { allowed: true, count: 4 });
         assert.ok(Date.now() - waited < IDLE_MS, "B waited for a claim that was released");
         assert.equal(b.counting(), "memory");
+      } finally {
+        await close();
+      }
+    },
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name:
+      `rate limits: on ${kind}, handles joining and leaving mid-burst never count one slot twice`,
+    ignore: ignoreKind(kind),
+    fn: async () => {
+      const { stores, close } = await handles(kind, 4);
+      const limits = stores.map((s) => s.rateLimits);
+      try {
+        const start = Math.floor(Date.now() / 60_000) * 60_000;
+        const max = 150;
+        const hits: Promise<RateLimitHit>[] = [];
+        const burst = (who: number[], size = 8) => {
+          for (const i of who) {
+            for (let n = 0; n < size; n++) hits.push(limits[i].hit("churn", start, 60_000, max));
+          }
+          return new Promise((resolve) => setTimeout(resolve, 50));
+        };
+        // A alone, in memory; B joins; A leaves and B, alone, takes the counting over;
+        // C and D join while B counts in memory, and together they pass the limit.
+        for (let w = 0; w < 4; w++) await burst([0]);
+        await Promise.all(hits);
+        assert.equal(limits[0].counting(), "memory");
+        for (let w = 0; w < 3; w++) await burst([0, 1]);
+        await Promise.all(hits); // B's wait for A to hand over
+        assert.deepEqual([limits[0].counting(), limits[1].counting()], ["store", "store"]);
+        await limits[0].close();
+        await eventually("B counting alone", async () => {
+          await burst([1], 1);
+          return limits[1].counting() === "memory";
+        });
+        for (let w = 0; w < 3; w++) await burst([1]);
+        for (let w = 0; w < 4; w++) await burst([1, 2, 3]);
+        const answers = await Promise.all(hits);
+        const counted = answers.filter((h) => h.allowed).map((h) => h.count).sort((a, b) => a - b);
+        assert.deepEqual(counted, Array.from({ length: max }, (_, i) => i + 1));
+        assert.ok(answers.filter((h) => !h.allowed).every((h) => h.count === max));
+        assert.deepEqual(await limits[3].hit("churn", start, 60_000, max + 1), {
+          allowed: true,
+          count: max + 1,
+        });
       } finally {
         await close();
       }
