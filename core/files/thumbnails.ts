@@ -9,7 +9,7 @@
  */
 import type { FileRecord } from "../../db/files.ts";
 import { makeThumbnail, THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
-import { videoThumbnail, type VideoThumbnailFormat, webpOf } from "./video.ts";
+import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat, webpOf } from "./video.ts";
 import { notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 
@@ -78,8 +78,17 @@ async function render(
   return await videoThumbnail(s.ffmpeg, body, format, s.settings.get("coreTempDirectory"));
 }
 
-/** Makes and records `file`'s thumbnail; `false` when its bytes are missing or unreadable. */
-async function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
+/**
+ * Makes and records `file`'s thumbnail; `false` when its bytes are missing or
+ * unreadable. A video waits for its ffmpeg turn before it is opened.
+ */
+function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
+  if (isVideo(file) && s.ffmpeg) return inFfmpegTurn(() => makeThumbnailOf(s, file));
+  return makeThumbnailOf(s, file);
+}
+
+/** {@link thumbnailFile}'s work. */
+async function makeThumbnailOf(s: Services, file: FileRecord): Promise<boolean> {
   const body = await s.datasource.get(file.name);
   if (body === null) return false;
   const format = formatOf(s, file);

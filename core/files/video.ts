@@ -12,9 +12,9 @@
  * playlist naming other files or URLs is refused rather than followed.
  *
  * At most {@link FFMPEG_AT_ONCE} ffmpeg jobs run at once in a process; the
- * others wait their turn (before copying their video), so a burst of video
- * uploads with instantaneous thumbnails queues rather than starting an
- * ffmpeg and a temporary copy for each.
+ * others wait their turn ({@link inFfmpegTurn}, taken before a video is even
+ * opened), so a burst of video uploads with instantaneous thumbnails queues
+ * rather than starting an ffmpeg, a temporary copy and an open read for each.
  */
 import { join } from "node:path";
 import { THUMBNAIL_SIZE, UnreadableSourceError } from "./images.ts";
@@ -44,18 +44,9 @@ const ENCODERS: Record<VideoThumbnailFormat, string[]> = {
  * the video copied into a fresh directory under `tempDir` (the system's
  * temporary directory when that one is missing); throws
  * {@link UnreadableSourceError} when ffmpeg fails, times out or writes too much.
+ * Call it within {@link inFfmpegTurn}, opening `video` there too.
  */
 export async function videoThumbnail(
-  ffmpeg: string,
-  video: ReadableStream<Uint8Array>,
-  format: VideoThumbnailFormat,
-  tempDir: string,
-): Promise<Uint8Array> {
-  return inTurn(() => copyAndThumbnail(ffmpeg, video, format, tempDir));
-}
-
-/** {@link videoThumbnail}'s work, once its turn has come. */
-async function copyAndThumbnail(
   ffmpeg: string,
   video: ReadableStream<Uint8Array>,
   format: VideoThumbnailFormat,
@@ -88,7 +79,7 @@ async function copyAndThumbnail(
  * {@link UnreadableSourceError} when ffmpeg fails.
  */
 export function webpOf(ffmpeg: string, png: Uint8Array): Promise<Uint8Array> {
-  return inTurn(() =>
+  return inFfmpegTurn(() =>
     runFfmpeg(ffmpeg, [
       ...["-hide_banner", "-loglevel", "error"],
       ...["-protocol_whitelist", "pipe", "-f", "png_pipe", "-i", "pipe:0"],
@@ -103,8 +94,11 @@ let running = 0;
 /** Jobs waiting for a turn, first come first served. */
 const waiting: (() => void)[] = [];
 
-/** Runs `job` once fewer than {@link FFMPEG_AT_ONCE} others run; a finished job hands its turn on. */
-async function inTurn<T>(job: () => Promise<T>): Promise<T> {
+/**
+ * Runs `job`, an ffmpeg job with whatever it opens, once fewer than
+ * {@link FFMPEG_AT_ONCE} others run; a finished job hands its turn on.
+ */
+export async function inFfmpegTurn<T>(job: () => Promise<T>): Promise<T> {
   if (running < FFMPEG_AT_ONCE) running++;
   else await new Promise<void>((resolve) => waiting.push(resolve));
   try {
