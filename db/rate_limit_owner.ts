@@ -114,7 +114,8 @@ export class OwnedRateLimits implements SharedRateLimits {
     this.#stopTimer();
     await this.#ticking;
     await this.#changing?.catch(() => {});
-    if (this.#mode !== "none") await this.#leave();
+    // Best effort: should the store be unreachable, others wait for the claim to run out.
+    if (this.#mode !== "none") await this.#leave().catch(() => {});
   }
 
   /** Decides a request in memory; a window's first request is counted in the store. */
