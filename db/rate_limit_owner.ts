@@ -183,8 +183,10 @@ export class OwnedRateLimits implements SharedRateLimits {
     return run;
   }
 
-  /** Writes the memory's counts and forgets them (only while nothing counts in memory). */
-  async #flushAll(): Promise<void> {
+  /** Stops counting (requests wait for the change under way), writes the memory's counts and forgets them. */
+  async #stopCounting(): Promise<void> {
+    this.#mode = "none";
+    this.#deadline = 0;
     await this.#flush();
     this.#windows = new Map();
   }
@@ -200,13 +202,11 @@ export class OwnedRateLimits implements SharedRateLimits {
 
   /** Starts counting: claims the record when nobody else counts, else joins the members. */
   async #join(): Promise<void> {
-    this.#mode = "none";
-    this.#deadline = 0;
-    await this.#flushAll();
+    await this.#stopCounting();
     while (true) {
       const { value, version } = await this.#backend.readCounting();
       const now = Date.now();
-      if (value?.owner && value.owner !== this.#me && value.until > now) {
+      if (this.#heldByOther(value, now)) {
         if (!value.wanted) await this.#backend.swapCounting(version, { ...value, wanted: true });
         await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
         continue;
@@ -216,6 +216,11 @@ export class OwnedRateLimits implements SharedRateLimits {
     }
   }
 
+  /** Whether another process's claim on `value` still holds at `now`. */
+  #heldByOther(value: CountingRecord | null, now: number): value is CountingRecord {
+    return !!value?.owner && value.owner !== this.#me && value.until > now;
+  }
+
   /** The record this process writes to count at `now`: the claim when nobody else counts. */
   #next(value: CountingRecord | null, now: number): CountingRecord {
     const others = Object.entries(value?.members ?? {})
@@ -223,8 +228,7 @@ export class OwnedRateLimits implements SharedRateLimits {
     if (others.length === 0) {
       return { owner: this.#me, until: now + TERM_MS, wanted: false, members: {} };
     }
-    const members = Object.fromEntries([...others, [this.#me, now]]);
-    return { owner: null, until: 0, wanted: false, members };
+    return countingInStore(Object.fromEntries([...others, [this.#me, now]]));
   }
 
   /** Takes up the mode `record` (written at `now`) gives this process. */
@@ -267,23 +271,19 @@ export class OwnedRateLimits implements SharedRateLimits {
       if (await this.#backend.swapCounting(version, renewed)) this.#adopt(renewed, now);
       return;
     }
-    if (value?.owner && value.owner !== this.#me && value.until > now) {
-      return await this.#change(() => this.#join());
-    }
+    if (this.#heldByOther(value, now)) return await this.#change(() => this.#join());
     const next = this.#next(value, now);
     if (await this.#backend.swapCounting(version, next)) this.#adopt(next, now);
   }
 
   /** Stops counting in memory, writes the counts and opens the record to every process. */
   async #handOver(): Promise<void> {
-    this.#mode = "none";
-    this.#deadline = 0;
-    await this.#flushAll();
+    await this.#stopCounting();
     while (true) {
       const { value, version } = await this.#backend.readCounting();
       if (value?.owner !== this.#me) return;
       const now = Date.now();
-      const next = { owner: null, until: 0, wanted: false, members: { [this.#me]: now } };
+      const next = countingInStore({ [this.#me]: now });
       if (await this.#backend.swapCounting(version, next)) return this.#adopt(next, now);
     }
   }
@@ -291,9 +291,7 @@ export class OwnedRateLimits implements SharedRateLimits {
   /** Writes the memory's counts and takes this process off the record. */
   async #leave(): Promise<void> {
     this.#stopTimer();
-    this.#mode = "none";
-    this.#deadline = 0;
-    await this.#flushAll();
+    await this.#stopCounting();
     while (true) {
       const { value, version } = await this.#backend.readCounting();
       if (value === null) return;
@@ -301,10 +299,13 @@ export class OwnedRateLimits implements SharedRateLimits {
       if (!owner && !(this.#me in value.members)) return;
       const members = { ...value.members };
       delete members[this.#me];
-      const next = owner
-        ? { owner: null, until: 0, wanted: false, members }
-        : { ...value, members };
+      const next = owner ? countingInStore(members) : { ...value, members };
       if (await this.#backend.swapCounting(version, next)) return;
     }
   }
+}
+
+/** The record by which `members` count in the store, nobody in memory. */
+function countingInStore(members: Record<string, number>): CountingRecord {
+  return { owner: null, until: 0, wanted: false, members };
 }

@@ -89,9 +89,8 @@ async function build(s: Services, record: UserExportRecord, files: FileRecord[])
 export async function removeStalledExports(s: Services): Promise<number> {
   const before = new Date(s.clock.now() - STALLED_AFTER_MS);
   const stalled = await s.store.userExports.listStalled(before);
+  await removeExports(s, stalled);
   for (const record of stalled) {
-    await s.store.userExports.delete(record.id);
-    await s.datasource.delete(record.path);
     s.logger.warn("user export cut short removed", { export: record.id, user: record.userId });
   }
   return stalled.length;
@@ -143,7 +142,12 @@ export async function deleteUserExport(
 
 /** Deletes every export of a user, records and archives (the user is being deleted). */
 export async function removeUserExports(s: Services, userId: string): Promise<void> {
-  for (const record of await s.store.userExports.listByUser(userId)) {
+  await removeExports(s, await s.store.userExports.listByUser(userId));
+}
+
+/** Deletes `records` and their archives. */
+async function removeExports(s: Services, records: UserExportRecord[]): Promise<void> {
+  for (const record of records) {
     await s.store.userExports.delete(record.id);
     await s.datasource.delete(record.path);
   }
