@@ -4,7 +4,7 @@ import { systemRandom } from "../../core/clock.ts";
 import { hashPassword, verifyDecoy, verifyPassword } from "../../core/passwords.ts";
 
 const fixture = new URL(
-  "../../../shared/reference/fixtures/zipline-v4-export.sample.json",
+  "../fixtures/zipline-v4-export.sample.json",
   import.meta.url,
 );
 

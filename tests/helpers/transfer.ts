@@ -27,10 +27,10 @@ export async function addSuperadmin(store: Store): Promise<UserRecord> {
   return user;
 }
 
-/** The text of a reference fixture in `../shared/reference/fixtures/`. */
+/** The text of a sample Zipline export in `tests/fixtures/`. */
 export async function fixture(name: "v3" | "v4"): Promise<string> {
   const url = new URL(
-    `../../../shared/reference/fixtures/zipline-${name}-export.sample.json`,
+    `../fixtures/zipline-${name}-export.sample.json`,
     import.meta.url,
   );
   return await Deno.readTextFile(url);
