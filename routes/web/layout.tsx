@@ -6,6 +6,7 @@
  * Content-Security-Policy can allow `'self'` only.
  */
 import type { Child } from "hono/jsx";
+import { assetPath } from "./assets.ts";
 
 /** What a page shows in its frame. */
 export interface LayoutProps {
@@ -15,11 +16,23 @@ export interface LayoutProps {
   title: string;
   /** The signed-in user's name, for the navigation; absent on the login page. */
   username?: string;
+  /** The path of this page, marked in the navigation. */
+  current?: string;
+  /** Loads the dashboard's bundle and stylesheet (pages with a client component). */
+  app?: boolean;
   children: Child;
 }
 
+/** The signed-in navigation: each dashboard page, then the account's. */
+const NAV = [
+  ["/dashboard", "Home"],
+  ["/dashboard/upload", "Upload"],
+  ["/dashboard/files", "Files"],
+  ["/dashboard/security", "Security"],
+] as const;
+
 /** The page frame. */
-export function Layout({ site, title, username, children }: LayoutProps) {
+export function Layout({ site, title, username, current, app, children }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -27,16 +40,22 @@ export function Layout({ site, title, username, children }: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${site}`}</title>
         <link rel="icon" href="data:," />
-        <link rel="stylesheet" href="/assets/ferry.css" />
-        <script src="/assets/ferry.js" defer />
+        <link rel="stylesheet" href={assetPath("ferry.css")} />
+        {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
+        <script src={assetPath("ferry.js")} defer />
+        {app && <script type="module" src={assetPath("dashboard.js")} />}
       </head>
       <body>
         <header class="site">
           <a class="brand" href="/">{site}</a>
           {username && (
-            <nav aria-label="Account">
-              <a href="/dashboard">Dashboard</a>
-              <a href="/dashboard/security">Security</a>
+            <nav aria-label="Dashboard">
+              {NAV.map(([href, label]) => (
+                <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
+              ))}
+              <span class="who">
+                Signed in as <strong id="signed-in-as">{username}</strong>
+              </span>
               <button type="button" id="logout" class="link">Log out</button>
             </nav>
           )}

@@ -12,8 +12,6 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import script from "./assets/ferry.js" with { type: "text" };
-import style from "./assets/ferry.css" with { type: "text" };
 import { ApiError } from "../../core/errors.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
@@ -21,8 +19,11 @@ import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.t
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
 import type { UserRecord } from "../../db/store.ts";
+import { NAME_FORMATS } from "../../core/files/naming.ts";
+import { parseSize } from "../../core/units/size.ts";
 import type { AppEnv } from "../env.ts";
-import { DashboardPage } from "./dashboard.tsx";
+import { AppPage } from "./app_page.tsx";
+import { findAsset } from "./assets.ts";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
@@ -45,11 +46,6 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const ASSETS: Record<string, { type: string; body: string }> = {
-  "ferry.js": { type: "text/javascript; charset=utf-8", body: script },
-  "ferry.css": { type: "text/css; charset=utf-8", body: style },
-};
-
 /** The user of the request's session cookie, or `null`. Pages know no API tokens. */
 async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
   const secret = getCookie(c, SESSION_COOKIE);
@@ -63,6 +59,34 @@ function page(c: Context<AppEnv>, body: ReturnType<typeof LoginPage>, status: 20
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
   return c.html(body, status);
+}
+
+/** What a dashboard page's client component needs of the settings (`client/config.ts`). */
+function pageConfig(c: Context<AppEnv>) {
+  const settings = c.var.services.settings;
+  const format = settings.get("filesDefaultFormat");
+  return {
+    chunkSize: settings.get("chunksEnabled") ? parseSize(settings.get("chunksSize")) : null,
+    formats: [format, ...NAME_FORMATS.filter((f) => f !== format)],
+    domains: settings.get("domains"),
+  };
+}
+
+/** A signed-in dashboard page whose content is the client component `page`. */
+async function appPage(c: Context<AppEnv>, name: string, title: string) {
+  const user = await sessionUser(c);
+  if (!user) return c.redirect("/auth/login", 302);
+  return page(
+    c,
+    <AppPage
+      site={c.var.services.settings.get("websiteTitle")}
+      username={user.username}
+      title={title}
+      path={c.req.path}
+      page={name}
+      config={pageConfig(c)}
+    />,
+  );
 }
 
 /** The page routes and their assets. */
@@ -79,12 +103,9 @@ export const webRoutes = new Hono<AppEnv>()
     const site = c.var.services.settings.get("websiteTitle");
     return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} />);
   })
-  .get("/dashboard", async (c) => {
-    const user = await sessionUser(c);
-    if (!user) return c.redirect("/auth/login", 302);
-    const site = c.var.services.settings.get("websiteTitle");
-    return page(c, <DashboardPage site={site} username={user.username} />);
-  })
+  .get("/dashboard", (c) => appPage(c, "home", "Dashboard"))
+  .get("/dashboard/upload", (c) => appPage(c, "upload", "Upload"))
+  .get("/dashboard/files", (c) => appPage(c, "files", "Files"))
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
     if (!user) return c.redirect("/auth/login", 302);
@@ -131,11 +152,15 @@ export const webRoutes = new Hono<AppEnv>()
     }
   })
   .get("/assets/:file", (c) => {
-    const file = ASSETS[c.req.param("file")];
-    if (!file) return c.notFound();
-    return c.body(file.body, 200, {
-      "content-type": file.type,
-      "cache-control": "no-cache",
+    const found = findAsset(c.req.param("file"));
+    if (!found) return c.notFound();
+    const { asset, immutable } = found;
+    const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+    return c.body(gzip ? asset.gzip : asset.body, 200, {
+      "content-type": asset.type,
+      "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
       "x-content-type-options": "nosniff",
+      "vary": "accept-encoding",
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
     });
   });

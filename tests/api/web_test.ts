@@ -1,5 +1,6 @@
 /** The pages for people (routes/web/): redirects, the session they need, headers and escaping. */
 import assert from "node:assert/strict";
+import { gunzipSync } from "node:zlib";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -75,6 +76,42 @@ apiTest("the page script and stylesheet are served by Ferry", async (app) => {
   assert.match(css.headers.get("content-type") ?? "", /^text\/css/);
   await css.body?.cancel();
   assert.equal((await app.request("/assets/nope.js")).status, 404);
+});
+
+apiTest(
+  "dashboard pages link their assets by content hash, cached for good and gzipped",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    const cookie = await signIn(app, "alice");
+    const html = await (await app.request("/dashboard/files", { headers: { cookie } })).text();
+    assert.match(html, /<div id="app" data-page="files" data-config="/);
+    const paths = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    assert.equal(paths.length, 4, "base and dashboard script and stylesheet");
+    let gzipped = 0;
+    for (const path of paths) {
+      assert.match(path, /^\/assets\/(?:ferry|dashboard)\.[0-9a-f]{12}\.(?:js|css)$/);
+      const plain = await app.request(path);
+      assert.equal(plain.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      const bytes = new Uint8Array(await plain.arrayBuffer());
+      const zipped = await app.request(path, { headers: { "accept-encoding": "gzip, br" } });
+      assert.equal(zipped.headers.get("content-encoding"), "gzip");
+      const body = new Uint8Array(await zipped.arrayBuffer());
+      gzipped += body.byteLength;
+      assert.deepEqual(new Uint8Array(gunzipSync(body)), bytes);
+    }
+    assert.ok(gzipped < 150 * 1024, `a first load is ${gzipped} bytes of script and style (gzip)`);
+    const plainName = await app.request("/assets/dashboard.js");
+    assert.equal(plainName.headers.get("cache-control"), "no-cache");
+    await plainName.body?.cancel();
+  },
+);
+
+apiTest("dashboard pages send a signed-out visitor to the login page", async (app) => {
+  for (const path of ["/dashboard", "/dashboard/upload", "/dashboard/files"]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 302, path);
+    assert.equal(res.headers.get("location"), "/auth/login");
+  }
 });
 
 apiTest("an invite link leads to the registration page with its code filled in", async (app) => {

@@ -1,0 +1,29 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * The dashboard's browser code, bundled by `deno task bundle` into
+ * `routes/web/assets/dashboard.js`. The server renders each page's frame with
+ * `<div id="app" data-page="…" data-config="…">`; this mounts that page's
+ * component in it.
+ */
+import { render } from "preact";
+import { readConfig } from "./config.ts";
+import { FilesPage } from "./pages/files.tsx";
+import { HomePage } from "./pages/home.tsx";
+import { UploadPage } from "./pages/upload.tsx";
+
+const root = document.getElementById("app");
+if (root) {
+  const config = readConfig(root);
+  const pages = {
+    home: () => <HomePage config={config} />,
+    upload: () => <UploadPage config={config} />,
+    files: () => <FilesPage />,
+  };
+  const page = pages[root.dataset.page as keyof typeof pages];
+  if (page) {
+    root.replaceChildren();
+    render(page(), root);
+  }
+}

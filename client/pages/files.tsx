@@ -1,0 +1,339 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/dashboard/files`: the caller's files a page at a time (the server pages,
+ * searches and sorts, so 10,000 files cost what 24 do), in a grid of
+ * thumbnails or a list; favourite and delete one or many.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, type ApiFile, type FilePage } from "../api.ts";
+import { formatBytes, formatDate } from "../format.ts";
+import { Icon } from "../icons.tsx";
+import { CopyButton } from "../components/copy_button.tsx";
+import { FileThumb } from "../components/file_thumb.tsx";
+
+const PER_PAGE = 24;
+const SORTS = [
+  ["createdAt", "Date"],
+  ["name", "Name"],
+  ["size", "Size"],
+  ["views", "Views"],
+] as const;
+
+/** What the list shows: the query of `GET /api/user/files`. */
+interface Query {
+  page: number;
+  search: string;
+  sortBy: typeof SORTS[number][0];
+  order: "asc" | "desc";
+  favorite: boolean;
+}
+
+function queryString(q: Query): string {
+  const params = new URLSearchParams({
+    page: String(q.page),
+    perpage: String(PER_PAGE),
+    sortBy: q.sortBy,
+    order: q.order,
+  });
+  if (q.search.trim()) params.set("searchQuery", q.search.trim());
+  if (q.favorite) params.set("favorite", "true");
+  return params.toString();
+}
+
+/** The absolute link of a file. */
+function link(file: ApiFile): string {
+  return new URL(file.url, location.origin).href;
+}
+
+/** One file's controls: select, favourite, copy, open, delete. */
+function FileActions(
+  { file, onChange }: { file: ApiFile; onChange: () => void },
+) {
+  const favorite = async () => {
+    await api("PATCH", `/api/user/files/${encodeURIComponent(file.id)}`, {
+      favorite: !file.favorite,
+    });
+    onChange();
+  };
+  const remove = async () => {
+    if (!confirm(`Delete ${file.name}?`)) return;
+    await api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`);
+    onChange();
+  };
+  return (
+    <div class="actions">
+      <button
+        type="button"
+        class={file.favorite ? "icon-button active" : "icon-button"}
+        aria-pressed={file.favorite}
+        aria-label={`Favourite ${file.name}`}
+        title="Favourite"
+        onClick={favorite}
+      >
+        <Icon name="star" />
+      </button>
+      <CopyButton text={link(file)} label={`Copy link to ${file.name}`} />
+      <a
+        class="icon-button"
+        href={file.url}
+        target="_blank"
+        rel="noopener"
+        aria-label={`Open ${file.name}`}
+        title="Open"
+      >
+        <Icon name="open" />
+      </a>
+      <button
+        type="button"
+        class="icon-button danger"
+        aria-label={`Delete ${file.name}`}
+        title="Delete"
+        onClick={remove}
+      >
+        <Icon name="trash" />
+      </button>
+    </div>
+  );
+}
+
+/** The check box that selects a file for a bulk action. */
+function Select(
+  { file, selected, toggle }: { file: ApiFile; selected: boolean; toggle: () => void },
+) {
+  return (
+    <input
+      type="checkbox"
+      checked={selected}
+      onChange={toggle}
+      aria-label={`Select ${file.name}`}
+    />
+  );
+}
+
+/** The files page. */
+export function FilesPage() {
+  const [query, setQuery] = useState<Query>({
+    page: 1,
+    search: "",
+    sortBy: "createdAt",
+    order: "desc",
+    favorite: false,
+  });
+  const [view, setView] = useState<"grid" | "list">(
+    localStorage.getItem("ferry-files-view") === "list" ? "list" : "grid",
+  );
+  const [result, setResult] = useState<FilePage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [version, setVersion] = useState(0);
+  const reload = () => setVersion((v) => v + 1);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      api<FilePage>("GET", `/api/user/files?${queryString(query)}`)
+        .then((page) => {
+          if (!controller.signal.aborted) setResult(page);
+          setError(null);
+        }, (e: Error) => setError(e.message));
+    }, query.search ? 200 : 0);
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [query, version]);
+
+  const change = (patch: Partial<Query>) => setQuery({ ...query, page: 1, ...patch });
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (!next.delete(id)) next.add(id);
+    setSelected(next);
+  };
+  const bulk = async (method: "PATCH" | "DELETE", body: Record<string, unknown>) => {
+    await api(method, "/api/user/files/transaction", { files: [...selected], ...body });
+    setSelected(new Set());
+    reload();
+  };
+  const chooseView = (v: "grid" | "list") => {
+    localStorage.setItem("ferry-files-view", v);
+    setView(v);
+  };
+  const files = result?.page ?? [];
+
+  return (
+    <>
+      <h1>Files</h1>
+      <div class="toolbar" role="search">
+        <label class="field grow">
+          <span>Search by name</span>
+          <input
+            type="search"
+            value={query.search}
+            onInput={(e) => change({ search: e.currentTarget.value })}
+          />
+        </label>
+        <label class="field">
+          <span>Sort by</span>
+          <select
+            value={query.sortBy}
+            onChange={(e) => change({ sortBy: e.currentTarget.value as Query["sortBy"] })}
+          >
+            {SORTS.map(([key, label]) => <option key={key} value={key}>{label}</option>)}
+          </select>
+        </label>
+        <label class="field">
+          <span>Order</span>
+          <select
+            value={query.order}
+            onChange={(e) => change({ order: e.currentTarget.value as Query["order"] })}
+          >
+            <option value="desc">Newest / largest first</option>
+            <option value="asc">Oldest / smallest first</option>
+          </select>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={query.favorite}
+            onChange={(e) => change({ favorite: e.currentTarget.checked })}
+          />
+          Favourites only
+        </label>
+        <div class="segmented" role="group" aria-label="View">
+          <button
+            type="button"
+            aria-pressed={view === "grid"}
+            aria-label="Grid view"
+            onClick={() => chooseView("grid")}
+          >
+            <Icon name="grid" />
+          </button>
+          <button
+            type="button"
+            aria-pressed={view === "list"}
+            aria-label="List view"
+            onClick={() => chooseView("list")}
+          >
+            <Icon name="list" />
+          </button>
+        </div>
+      </div>
+
+      {selected.size > 0 && (
+        <div class="bulk" role="region" aria-label="Selected files">
+          <span>{selected.size} selected</span>
+          <button type="button" onClick={() => bulk("PATCH", { favorite: true })}>
+            Favourite
+          </button>
+          <button type="button" onClick={() => bulk("PATCH", { favorite: false })}>
+            Unfavourite
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              confirm(`Delete ${selected.size} files?`) &&
+              bulk("DELETE", { delete_datasourceFiles: true })}
+          >
+            Delete selected
+          </button>
+          <button type="button" onClick={() => setSelected(new Set())}>Clear</button>
+        </div>
+      )}
+
+      {error && <p class="error" role="alert">{error}</p>}
+      {result && (
+        <p class="muted" aria-live="polite">
+          {result.total} {result.total === 1 ? "file" : "files"}
+        </p>
+      )}
+
+      {view === "grid"
+        ? (
+          <ul class="file-grid" aria-label="Files">
+            {files.map((file) => (
+              <li key={file.id} class="file-card">
+                <Select
+                  file={file}
+                  selected={selected.has(file.id)}
+                  toggle={() => toggle(file.id)}
+                />
+                <a href={file.url} target="_blank" rel="noopener" title={file.name}>
+                  <FileThumb file={file} />
+                  <span class="file-name">{file.name}</span>
+                </a>
+                <span class="muted">
+                  {formatBytes(file.size)} · {file.views} {file.views === 1 ? "view" : "views"}
+                </span>
+                <FileActions file={file} onChange={reload} />
+              </li>
+            ))}
+          </ul>
+        )
+        : (
+          <table class="file-table" aria-label="Files">
+            <thead>
+              <tr>
+                <th scope="col">
+                  <span class="visually-hidden">Selected</span>
+                </th>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Size</th>
+                <th scope="col">Views</th>
+                <th scope="col">Uploaded</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {files.map((file) => (
+                <tr key={file.id}>
+                  <td>
+                    <Select
+                      file={file}
+                      selected={selected.has(file.id)}
+                      toggle={() => toggle(file.id)}
+                    />
+                  </td>
+                  <td class="file-name">
+                    {file.password && <Icon name="lock" size={14} />} {file.name}
+                  </td>
+                  <td>{file.type}</td>
+                  <td>{formatBytes(file.size)}</td>
+                  <td>{file.views}</td>
+                  <td>{formatDate(file.createdAt)}</td>
+                  <td>
+                    <FileActions file={file} onChange={reload} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+
+      {result && result.pages > 1 && (
+        <nav class="pager" aria-label="Pages">
+          <button
+            type="button"
+            disabled={query.page <= 1}
+            onClick={() => setQuery({ ...query, page: query.page - 1 })}
+          >
+            Previous
+          </button>
+          <span>Page {query.page} of {result.pages}</span>
+          <button
+            type="button"
+            disabled={query.page >= result.pages}
+            onClick={() => setQuery({ ...query, page: query.page + 1 })}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}

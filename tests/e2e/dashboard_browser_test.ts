@@ -1,0 +1,179 @@
+/**
+ * The dashboard in a real browser against the real server, on both stores:
+ * sign in, upload by picker and by drop with a progress bar, a chunked upload
+ * cut off midway that resumes after the page is reloaded, the file found by
+ * search, and screenshots of each page in light, dark and phone width.
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import {
+  ARTIFACTS,
+  launchChromium,
+  NO_BROWSER,
+  screenshot,
+  setupAdmin,
+  watchProblems,
+} from "../helpers/browser.ts";
+import { startServer } from "../helpers/process.ts";
+import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "../helpers/stores.ts";
+
+/** Chunks of 64 KiB, so a 320 KiB file takes five requests. */
+const CHUNK = 64 * 1024;
+
+/** Signs in as the set-up admin on the login page. */
+async function signIn(page: Page, origin: string): Promise<void> {
+  await page.goto(`${origin}/auth/login`);
+  await page.getByLabel("Username").fill("admin");
+  await page.getByLabel("Password").fill("password123");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard`);
+}
+
+/** Screenshots of the current page in light, dark and at a phone's width. */
+async function screenshots(page: Page, name: string, kind: StoreKind): Promise<void> {
+  if (kind !== "kv") return; // the pages look the same on both stores
+  await page.emulateMedia({ colorScheme: "light" });
+  await screenshot(page, `dashboard-${name}-light`);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await screenshot(page, `dashboard-${name}-dark`);
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 740 });
+  await screenshot(page, `dashboard-${name}-phone`);
+  if (size) await page.setViewportSize(size);
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+/** Drops `files` (name → text) on the page, as a drag from the desktop would. */
+async function drop(page: Page, files: Record<string, string>): Promise<void> {
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    for (const [name, text] of Object.entries(${JSON.stringify(files)})) {
+      data.items.add(new File([text], name, { type: "text/plain" }));
+    }
+    const zone = document.querySelector("[aria-label='Upload files']");
+    zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  })()`);
+}
+
+/** The link shown for an uploaded file, once the upload finished. */
+async function uploadedLink(page: Page, name: string): Promise<string> {
+  const field = page.getByLabel(`Link to ${name}`, { exact: true });
+  await field.waitFor({ timeout: 30_000 });
+  return await field.inputValue();
+}
+
+async function journey(browser: Browser, origin: string, kind: StoreKind, dir: string) {
+  await setupAdmin(origin);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+  await page.getByText("Nothing uploaded yet.").waitFor();
+
+  // Upload by picker: two files at once, each with its link.
+  await page.getByRole("link", { name: "Upload", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard/upload`);
+  await page.getByLabel("Files to upload").setInputFiles([
+    { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("my notes") },
+    { name: "todo.txt", mimeType: "text/plain", buffer: Buffer.from("buy milk") },
+  ]);
+  const notes = await uploadedLink(page, "notes.txt");
+  assert.equal(await (await fetch(notes)).text(), "my notes");
+  assert.equal(await (await fetch(await uploadedLink(page, "todo.txt"))).text(), "buy milk");
+
+  // Upload by drop.
+  await drop(page, { "dropped.txt": "dropped text" });
+  assert.equal(await (await fetch(await uploadedLink(page, "dropped.txt"))).text(), "dropped text");
+  await screenshots(page, "upload", kind);
+
+  // A chunked upload cut off after two chunks, resumed after a reload.
+  const big = new Uint8Array(5 * CHUNK);
+  crypto.getRandomValues(big.subarray(0, 65536));
+  for (let i = 65536; i < big.length; i++) big[i] = (i * 7) & 0xff;
+  const bigPath = join(dir, "big.bin");
+  await Deno.writeFile(bigPath, big);
+  let chunks = 0;
+  await page.route("**/api/upload/partial", async (route) => {
+    chunks++;
+    if (chunks <= 2) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    } else await route.abort("internetdisconnected");
+  });
+  await page.getByLabel("Files to upload").setInputFiles(bigPath);
+  await page.getByRole("progressbar", { name: "Progress of big.bin" }).waitFor();
+  while (chunks < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+  await page.unroute("**/api/upload/partial");
+  await page.reload();
+  await page.getByText("Unfinished: big.bin").waitFor();
+  let resumed = 0;
+  page.on("request", (request) => {
+    if (request.url().endsWith("/api/upload/partial")) resumed++;
+  });
+  await page.getByLabel("Files to upload").setInputFiles(bigPath);
+  const bigLink = await uploadedLink(page, "big.bin");
+  assert.equal(resumed, 3, "only the three missing chunks are sent again");
+  const served = new Uint8Array(await (await fetch(bigLink)).arrayBuffer());
+  assert.deepEqual(served, big, "the resumed file is whole");
+  await page.getByText(/^Unfinished/).waitFor({ state: "detached" });
+
+  // Home shows the counts and the recent uploads.
+  await page.getByRole("link", { name: "Home", exact: true }).click();
+  const bigName = new URL(bigLink).pathname.split("/").pop()!;
+  await page.getByRole("link", { name: bigName, exact: true }).waitFor();
+  const summary = page.getByRole("region", { name: "Summary" });
+  assert.match(await summary.innerText(), /Files\s+4\b/);
+  await screenshots(page, "home", kind);
+
+  // Files: find a file by search, in the grid and in the list.
+  await page.getByRole("link", { name: "Files", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard/files`);
+  await page.getByText("4 files").waitFor();
+  await page.getByLabel("Search by name").fill(new URL(notes).pathname.split("/").pop()!);
+  await page.getByText("1 file", { exact: true }).waitFor();
+  await page.getByRole("button", { name: "List view" }).click();
+  await page.getByRole("table", { name: "Files" }).waitFor();
+  await page.getByLabel("Search by name").fill("");
+  await page.getByText("4 files").waitFor();
+  await screenshots(page, "files-list", kind);
+  await page.getByRole("button", { name: "Grid view" }).click();
+  await screenshots(page, "files-grid", kind);
+
+  assert.deepEqual(problems.filter((p) => !p.includes("ERR_INTERNET_DISCONNECTED")), []);
+  await context.close();
+}
+
+for (const kind of STORE_KINDS) {
+  Deno.test({
+    name: `e2e (${kind}): the dashboard: sign in, upload by picker and drop, resume a chunked ` +
+      "upload after a reload, find the file",
+    ignore: NO_BROWSER || ignoreKind(kind),
+    sanitizeResources: false,
+    sanitizeOps: false,
+    async fn() {
+      const dir = await Deno.makeTempDir({ prefix: "ferry-dashboard-" });
+      const db = kind === "postgres" ? await freshDatabase() : null;
+      const server = await startServer({
+        env: {
+          SERVICE_DATA_DIR: dir,
+          SERVICE_CHUNKS_SIZE: String(CHUNK),
+          ...(db ? { DATABASE_URL: db.url } : {}),
+        },
+      });
+      const browser = await launchChromium();
+      try {
+        await journey(browser, server.origin, kind, dir);
+        if (kind === "kv") console.log(`screenshots in ${ARTIFACTS}`);
+      } finally {
+        await browser.close();
+        await server.stop();
+        await db?.drop();
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  });
+}
