@@ -9,6 +9,10 @@ export interface PageConfig {
   formats: string[];
   /** Domains a link may be given (besides this one). */
   domains: string[];
+  /** The route short URLs are served under (`urlsRoute`). */
+  urlsRoute: string;
+  /** The site's title (`websiteTitle`). */
+  site: string;
 }
 
 /** Reads the configuration the server put on `element`. */

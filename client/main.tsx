@@ -9,9 +9,11 @@
  */
 import { render } from "preact";
 import { readConfig } from "./config.ts";
+import { AccountPage } from "./pages/account.tsx";
 import { FilesPage } from "./pages/files.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { UploadPage } from "./pages/upload.tsx";
+import { UrlsPage } from "./pages/urls.tsx";
 
 const root = document.getElementById("app");
 if (root) {
@@ -20,6 +22,8 @@ if (root) {
     home: () => <HomePage config={config} />,
     upload: () => <UploadPage config={config} />,
     files: () => <FilesPage />,
+    urls: () => <UrlsPage config={config} />,
+    account: () => <AccountPage config={config} site={config.site} />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

@@ -9,17 +9,9 @@
  * goes on where it stopped.
  */
 import { ApiFailure } from "./api.ts";
+import { optionHeaders, type UploadOptions } from "./upload_options.ts";
 
-/** The upload options of `POST /api/upload`, sent as `x-service-*` headers. */
-export interface UploadOptions {
-  format?: string;
-  deletesAt?: string;
-  password?: string;
-  maxViews?: string;
-  folder?: string;
-  originalName?: boolean;
-  domain?: string;
-}
+export type { UploadOptions };
 
 /** How far an upload is. */
 export interface Progress {
@@ -59,22 +51,6 @@ export class Cancelled extends Error {
 
 const RETRIES = 6;
 const STORAGE_PREFIX = "ferry-upload:";
-
-/** The `x-service-*` headers of `options`. */
-export function optionHeaders(options: UploadOptions): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const set = (name: string, value: string | undefined) => {
-    if (value !== undefined && value.trim() !== "") headers[`x-service-${name}`] = value.trim();
-  };
-  set("format", options.format);
-  set("deletes-at", options.deletesAt);
-  set("password", options.password);
-  set("max-views", options.maxViews);
-  set("folder", options.folder);
-  set("domain", options.domain);
-  if (options.originalName) headers["x-service-original-name"] = "true";
-  return headers;
-}
 
 /** The `localStorage` key that remembers a chunked upload of `file`. */
 export function resumeKey(file: File): string {

@@ -7,7 +7,7 @@ import type { PageConfig } from "../config.ts";
 import type { Uploaded } from "../upload.ts";
 import { unfinishedUploads } from "../upload.ts";
 import { DropZone } from "./drop_zone.tsx";
-import { uploadOptions, UploadOptionsForm } from "./upload_options.tsx";
+import { uploadOptions, UploadOptionsForm } from "./options_form.tsx";
 import { enqueue, UploadList, uploads } from "./uploads.tsx";
 
 /** The uploader; `onStored` hears each stored file (the home page refreshes its list). */

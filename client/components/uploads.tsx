@@ -17,7 +17,7 @@ import {
   type UploadOptions,
   type UploadTask,
 } from "../upload.ts";
-import { CopyButton } from "./copy_button.tsx";
+import { LinkTools } from "./link_tools.tsx";
 
 /** One file on its way. */
 interface UploadItem {
@@ -122,25 +122,7 @@ function UploadRow({ item }: { item: UploadItem }) {
       {state === "cancelled" && <span class="muted">Cancelled</span>}
       {state === "failed" && <span class="error" role="alert">{item.error}</span>}
       {state === "done" && item.result && (
-        <div class="upload-link">
-          <input
-            type="text"
-            readOnly
-            value={absolute(item.result.url)}
-            aria-label={`Link to ${file.name}`}
-          />
-          <CopyButton text={absolute(item.result.url)} label={`Copy link to ${file.name}`} />
-          <a
-            class="icon-button"
-            href={item.result.url}
-            target="_blank"
-            rel="noopener"
-            aria-label={`Open ${file.name}`}
-            title="Open"
-          >
-            <Icon name="open" />
-          </a>
-        </div>
+        <LinkTools href={absolute(item.result.url)} name={file.name} />
       )}
     </li>
   );

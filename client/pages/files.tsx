@@ -10,6 +10,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, type ApiFile, type FilePage } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
+import { Field } from "../components/field.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
 import { FileThumb } from "../components/file_thumb.tsx";
 
@@ -174,25 +175,31 @@ export function FilesPage() {
             onInput={(e) => change({ search: e.currentTarget.value })}
           />
         </label>
-        <label class="field">
-          <span>Sort by</span>
-          <select
-            value={query.sortBy}
-            onChange={(e) => change({ sortBy: e.currentTarget.value as Query["sortBy"] })}
-          >
-            {SORTS.map(([key, label]) => <option key={key} value={key}>{label}</option>)}
-          </select>
-        </label>
-        <label class="field">
-          <span>Order</span>
-          <select
-            value={query.order}
-            onChange={(e) => change({ order: e.currentTarget.value as Query["order"] })}
-          >
-            <option value="desc">Newest / largest first</option>
-            <option value="asc">Oldest / smallest first</option>
-          </select>
-        </label>
+        <Field
+          label="Sort by"
+          control={(id) => (
+            <select
+              id={id}
+              value={query.sortBy}
+              onChange={(e) => change({ sortBy: e.currentTarget.value as Query["sortBy"] })}
+            >
+              {SORTS.map(([key, label]) => <option key={key} value={key}>{label}</option>)}
+            </select>
+          )}
+        />
+        <Field
+          label="Order"
+          control={(id) => (
+            <select
+              id={id}
+              value={query.order}
+              onChange={(e) => change({ order: e.currentTarget.value as Query["order"] })}
+            >
+              <option value="desc">Newest / largest first</option>
+              <option value="asc">Oldest / smallest first</option>
+            </select>
+          )}
+        />
         <label class="check">
           <input
             type="checkbox"

@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks";
 import type { PageConfig } from "../config.ts";
 import { Uploader } from "../components/uploader.tsx";
-import { uploadOptions } from "../components/upload_options.tsx";
+import { uploadOptions } from "../components/options_form.tsx";
 import { enqueue } from "../components/uploads.tsx";
 
 /** The snippet form: a name and the text, sent as a file through the same queue. */

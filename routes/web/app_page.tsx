@@ -14,7 +14,7 @@ export interface AppPageProps {
   title: string;
   /** The page's path, marked in the navigation. */
   path: string;
-  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`. */
+  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`. */
   page: string;
   /** What the page needs to know of the server (`client/config.ts`). */
   config: Record<string, unknown>;

@@ -28,6 +28,8 @@ const NAV = [
   ["/dashboard", "Home"],
   ["/dashboard/upload", "Upload"],
   ["/dashboard/files", "Files"],
+  ["/dashboard/urls", "URLs"],
+  ["/dashboard/settings", "Account"],
   ["/dashboard/security", "Security"],
 ] as const;
 

@@ -69,6 +69,8 @@ function pageConfig(c: Context<AppEnv>) {
     chunkSize: settings.get("chunksEnabled") ? parseSize(settings.get("chunksSize")) : null,
     formats: [format, ...NAME_FORMATS.filter((f) => f !== format)],
     domains: settings.get("domains"),
+    urlsRoute: settings.get("urlsRoute"),
+    site: settings.get("websiteTitle"),
   };
 }
 
@@ -106,6 +108,8 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/dashboard", (c) => appPage(c, "home", "Dashboard"))
   .get("/dashboard/upload", (c) => appPage(c, "upload", "Upload"))
   .get("/dashboard/files", (c) => appPage(c, "files", "Files"))
+  .get("/dashboard/urls", (c) => appPage(c, "urls", "URLs"))
+  .get("/dashboard/settings", (c) => appPage(c, "account", "Account"))
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
     if (!user) return c.redirect("/auth/login", 302);

@@ -2,7 +2,9 @@
  * The dashboard in a real browser against the real server, on both stores:
  * sign in, upload by picker and by drop with a progress bar, a chunked upload
  * cut off midway that resumes after the page is reloaded, the file found by
- * search, and screenshots of each page in light, dark and phone width.
+ * search, a URL shortened, the token regenerated and a ShareX configuration
+ * downloaded and used, and screenshots of each page in light, dark and phone
+ * width.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -143,6 +145,58 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await page.getByRole("button", { name: "Grid view" }).click();
   await screenshots(page, "files-grid", kind);
 
+  // URLs: shorten one with a vanity, and follow its link.
+  await page.getByRole("link", { name: "URLs", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard/urls`);
+  await page.getByText("No short URLs yet.").waitFor();
+  await page.getByLabel("Destination").fill("https://example.com/a/long/page");
+  await page.getByLabel("Vanity (optional)").fill("docs");
+  await page.getByRole("button", { name: "Shorten", exact: true }).click();
+  const short = await page.getByLabel("Link to docs").first().inputValue();
+  assert.equal(short, `${origin}/go/docs`);
+  const redirect = await fetch(short, { redirect: "manual" });
+  await redirect.body?.cancel();
+  assert.equal(redirect.headers.get("location"), "https://example.com/a/long/page");
+  await page.getByRole("list", { name: "Short URLs" }).getByText("docs", { exact: true }).waitFor();
+  await page.getByRole("button", { name: "QR code for docs" }).first().click();
+  await page.getByRole("img", { name: "QR code of the link to docs" }).first().waitFor();
+  await screenshots(page, "urls", kind);
+
+  // Account: regenerate the token, then a ShareX config uploads with the headers it holds.
+  await page.getByRole("link", { name: "Account", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard/settings`);
+  await page.getByRole("button", { name: "Show token" }).click();
+  const before = await page.getByRole("textbox", { name: "API token" }).inputValue();
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Regenerate token" }).click();
+  await page.getByText("A new token was made").waitFor();
+  const after = await page.getByRole("textbox", { name: "API token" }).inputValue();
+  assert.notEqual(after, before);
+  const old = await fetch(`${origin}/api/user`, { headers: { authorization: before } });
+  await old.body?.cancel();
+  assert.equal(old.status, 401, "the old token no longer works");
+  await page.getByText("Upload options").click();
+  await page.getByLabel("Name format").selectOption("uuid");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "ShareX: files" }).click(),
+  ]);
+  const sxcu = JSON.parse(await Deno.readTextFile((await download.path())!));
+  assert.equal(sxcu.RequestURL, `${origin}/api/upload`);
+  // Each reading of the token seals it anew: the config's works (below), the old one did not.
+  assert.notEqual(sxcu.Headers.Authorization, before);
+  const form = new FormData();
+  form.append(sxcu.FileFormName, new Blob(["from sharex"], { type: "text/plain" }), "shot.txt");
+  const viaSharex = await fetch(sxcu.RequestURL, {
+    method: sxcu.RequestMethod,
+    headers: sxcu.Headers,
+    body: form,
+  });
+  assert.equal(viaSharex.status, 200);
+  const stored = (await viaSharex.json()).files[0];
+  assert.match(stored.url, /\/u\/[0-9a-f-]{36}\.txt$/, "the config's name format applies");
+  await screenshots(page, "account", kind);
+
   assert.deepEqual(problems.filter((p) => !p.includes("ERR_INTERNET_DISCONNECTED")), []);
   await context.close();
 }
@@ -150,7 +204,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
 for (const kind of STORE_KINDS) {
   Deno.test({
     name: `e2e (${kind}): the dashboard: sign in, upload by picker and drop, resume a chunked ` +
-      "upload after a reload, find the file",
+      "upload after a reload, find the file, shorten a URL, regenerate the token, use ShareX",
     ignore: NO_BROWSER || ignoreKind(kind),
     sanitizeResources: false,
     sanitizeOps: false,
