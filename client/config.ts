@@ -13,6 +13,8 @@ export interface PageConfig {
   urlsRoute: string;
   /** The site's title (`websiteTitle`). */
   site: string;
+  /** What the page is about, where its address names it (a public folder's id). */
+  id?: string;
 }
 
 /** Reads the configuration the server put on `element`. */

@@ -11,7 +11,9 @@ import { render } from "preact";
 import { readConfig } from "./config.ts";
 import { AccountPage } from "./pages/account.tsx";
 import { FilesPage } from "./pages/files.tsx";
+import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
+import { PublicFolderPage } from "./pages/public_folder.tsx";
 import { UploadPage } from "./pages/upload.tsx";
 import { UrlsPage } from "./pages/urls.tsx";
 
@@ -24,6 +26,8 @@ if (root) {
     files: () => <FilesPage />,
     urls: () => <UrlsPage config={config} />,
     account: () => <AccountPage config={config} site={config.site} />,
+    folders: () => <FoldersPage />,
+    folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

@@ -83,14 +83,35 @@ class Speedometer {
   }
 }
 
-/** One request sent with XHR (fetch reports no upload progress). */
+/** What one upload's requests share. */
+interface Sending {
+  /** The option headers. */
+  headers: Record<string, string>;
+  /** Sent without the session cookie: an anonymous upload into an open folder. */
+  anonymous: boolean;
+  signal: AbortSignal;
+}
+
+/**
+ * One request. With the session it goes by XHR, which reports upload
+ * progress; an anonymous one goes by `fetch`, the only way to leave out the
+ * cookie on this origin (progress then moves when the request is done).
+ */
 function send(
   url: string,
   headers: Record<string, string>,
   body: FormData,
   onSent: (bytes: number) => void,
-  signal: AbortSignal,
+  { anonymous, signal }: Sending,
 ): Promise<{ status: number; body: unknown }> {
+  if (anonymous) {
+    return fetch(url, { method: "POST", headers, body, credentials: "omit", signal }).then(
+      async (res) => ({ status: res.status, body: await res.json().catch(() => null) }),
+      (error) => {
+        throw signal.aborted ? new Cancelled() : new TypeError(String(error));
+      },
+    );
+  }
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -136,6 +157,7 @@ export function startUpload(
   options: UploadOptions,
   chunkSize: number | null,
   onProgress: (progress: Progress) => void,
+  anonymous = false,
 ): UploadTask {
   const abort = new AbortController();
   const meter = new Speedometer();
@@ -145,30 +167,32 @@ export function startUpload(
     const left = file.size - sent;
     onProgress({ sent, total: file.size, speed, secondsLeft: speed > 0 ? left / speed : Infinity });
   };
-  const headers = optionHeaders(options);
+  const sending = { headers: optionHeaders(options), anonymous, signal: abort.signal };
   const done = chunkSize !== null && file.size > chunkSize
-    ? uploadChunked(file, headers, chunkSize, report, abort.signal)
-    : uploadWhole(file, headers, report, abort.signal);
+    ? uploadChunked(file, chunkSize, report, sending)
+    : uploadWhole(file, report, sending);
   return { done, cancel: () => abort.abort() };
 }
 
 async function uploadWhole(
   file: File,
-  headers: Record<string, string>,
   report: (sent: number) => void,
-  signal: AbortSignal,
+  sending: Sending,
 ): Promise<Uploaded> {
   report(0);
-  const reply = await send("/api/upload", headers, form(file, file.name), report, signal);
+  const reply = await send("/api/upload", sending.headers, form(file, file.name), report, sending);
   if (reply.status !== 200) throw failure(reply.status, reply.body);
   report(file.size);
   return (reply.body as { files: Uploaded[] }).files[0];
 }
 
 /** The ranges the server holds of an upload it still knows, or `null`. */
-async function serverStatus(identifier: string): Promise<PartialStatus | null> {
+async function serverStatus(
+  identifier: string,
+  { anonymous }: Sending,
+): Promise<PartialStatus | null> {
   const res = await fetch(`/api/upload/partial/${encodeURIComponent(identifier)}`, {
-    credentials: "same-origin",
+    credentials: anonymous ? "omit" : "same-origin",
   });
   return res.ok ? await res.json() as PartialStatus : null;
 }
@@ -180,17 +204,16 @@ function holds(received: [number, number][], start: number, end: number): boolea
 
 async function uploadChunked(
   file: File,
-  headers: Record<string, string>,
   chunkSize: number,
   report: (sent: number) => void,
-  signal: AbortSignal,
+  sending: Sending,
 ): Promise<Uploaded> {
   const key = resumeKey(file);
   let identifier = localStorage.getItem(key);
   let partSize = chunkSize;
   let received: [number, number][] = [];
   if (identifier) {
-    const status = await serverStatus(identifier);
+    const status = await serverStatus(identifier, sending);
     if (status) ({ partSize, received } = status);
     else identifier = null;
   }
@@ -205,7 +228,7 @@ async function uploadChunked(
     const start = i * partSize;
     const end = Math.min(file.size, start + partSize) - 1;
     const chunkHeaders: Record<string, string> = {
-      ...headers,
+      ...sending.headers,
       "content-range": `bytes ${start}-${end}/${file.size}`,
       "x-service-p-filename": file.name,
       "x-service-p-content-type": file.type || "application/octet-stream",
@@ -214,7 +237,7 @@ async function uploadChunked(
       ...(i === chunks - 1 ? { "x-service-p-lastchunk": "true" } : {}),
     };
     const body = form(file.slice(start, end + 1), file.name);
-    const reply = await sendWithRetries(chunkHeaders, body, (n) => report(sent + n), signal);
+    const reply = await sendWithRetries(chunkHeaders, body, (n) => report(sent + n), sending);
     const answer = reply as { partialIdentifier: string; files: Uploaded[] };
     if (!identifier) {
       identifier = answer.partialIdentifier;
@@ -235,17 +258,17 @@ async function sendWithRetries(
   headers: Record<string, string>,
   body: FormData,
   onSent: (bytes: number) => void,
-  signal: AbortSignal,
+  sending: Sending,
 ): Promise<unknown> {
   for (let attempt = 0;; attempt++) {
     try {
-      const reply = await send("/api/upload/partial", headers, body, onSent, signal);
+      const reply = await send("/api/upload/partial", headers, body, onSent, sending);
       if (reply.status === 200) return reply.body;
       if (reply.status < 500 && reply.status !== 429) throw failure(reply.status, reply.body);
       if (attempt >= RETRIES) throw failure(reply.status, reply.body);
     } catch (error) {
       if (!(error instanceof TypeError) || attempt >= RETRIES) throw error;
     }
-    await pause(1000 * 2 ** Math.min(attempt, 4), signal);
+    await pause(1000 * 2 ** Math.min(attempt, 4), sending.signal);
   }
 }

@@ -40,12 +40,16 @@ function update(key: number, change: Partial<UploadItem>): void {
   uploads.value = uploads.value.map((item) => item.key === key ? { ...item, ...change } : item);
 }
 
-/** Queues `files` with `options`; `onStored` hears each file the server stored. */
+/**
+ * Queues `files` with `options`; `onStored` hears each file the server stored.
+ * `anonymous` uploads leave the session out (a public folder's upload box).
+ */
 export function enqueue(
   files: File[],
   options: UploadOptions,
   chunkSize: number | null,
   onStored: (file: Uploaded) => void = () => {},
+  anonymous = false,
 ): void {
   const added = files.map((file): UploadItem => ({
     key: nextKey++,
@@ -61,7 +65,7 @@ export function enqueue(
     }
     const task = startUpload(waiting.file, options, chunkSize, (progress) => {
       update(waiting.key, { progress });
-    });
+    }, anonymous);
     update(waiting.key, { state: "uploading", task });
     task.done.then(
       (result) => {

@@ -29,6 +29,8 @@ interface Query {
   sortBy: typeof SORTS[number][0];
   order: "asc" | "desc";
   favorite: boolean;
+  /** Only this folder's files (from `?folder=` in the page's address). */
+  folder: string | null;
 }
 
 function queryString(q: Query): string {
@@ -40,6 +42,7 @@ function queryString(q: Query): string {
   });
   if (q.search.trim()) params.set("searchQuery", q.search.trim());
   if (q.favorite) params.set("favorite", "true");
+  if (q.folder) params.set("folder", q.folder);
   return params.toString();
 }
 
@@ -121,6 +124,7 @@ export function FilesPage() {
     sortBy: "createdAt",
     order: "desc",
     favorite: false,
+    folder: new URLSearchParams(location.search).get("folder"),
   });
   const [view, setView] = useState<"grid" | "list">(
     localStorage.getItem("ferry-files-view") === "list" ? "list" : "grid",
@@ -228,6 +232,11 @@ export function FilesPage() {
         </div>
       </div>
 
+      {query.folder && (
+        <p>
+          Files of one folder. <a href="/dashboard/files">All files</a>
+        </p>
+      )}
       {selected.size > 0 && (
         <div class="bulk" role="region" aria-label="Selected files">
           <span>{selected.size} selected</span>

@@ -10,11 +10,12 @@ import { Layout } from "./layout.tsx";
 /** A client-rendered dashboard page. */
 export interface AppPageProps {
   site: string;
-  username: string;
+  /** The signed-in user; absent on public pages, which have no navigation. */
+  username?: string;
   title: string;
   /** The page's path, marked in the navigation. */
   path: string;
-  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`. */
+  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`. */
   page: string;
   /** What the page needs to know of the server (`client/config.ts`). */
   config: Record<string, unknown>;

@@ -29,6 +29,7 @@ const NAV = [
   ["/dashboard/upload", "Upload"],
   ["/dashboard/files", "Files"],
   ["/dashboard/urls", "URLs"],
+  ["/dashboard/folders", "Folders"],
   ["/dashboard/settings", "Account"],
   ["/dashboard/security", "Security"],
 ] as const;

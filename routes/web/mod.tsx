@@ -91,6 +91,22 @@ async function appPage(c: Context<AppEnv>, name: string, title: string) {
   );
 }
 
+/** The public page of a folder, for anyone; the page asks the API what it may show. */
+function publicFolderPage(c: Context<AppEnv>) {
+  const site = c.var.services.settings.get("websiteTitle");
+  const id = c.req.param("id") ?? "";
+  return page(
+    c,
+    <AppPage
+      site={site}
+      title="Folder"
+      path={c.req.path}
+      page="folder"
+      config={{ ...pageConfig(c), id }}
+    />,
+  );
+}
+
 /** The page routes and their assets. */
 export const webRoutes = new Hono<AppEnv>()
   .get("/", async (c) => c.redirect(await sessionUser(c) ? "/dashboard" : "/auth/login", 302))
@@ -110,6 +126,8 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/dashboard/files", (c) => appPage(c, "files", "Files"))
   .get("/dashboard/urls", (c) => appPage(c, "urls", "URLs"))
   .get("/dashboard/settings", (c) => appPage(c, "account", "Account"))
+  .get("/dashboard/folders", (c) => appPage(c, "folders", "Folders"))
+  .get("/folder/:id", publicFolderPage)
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
     if (!user) return c.redirect("/auth/login", 302);

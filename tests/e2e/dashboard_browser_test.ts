@@ -2,7 +2,7 @@
  * The dashboard in a real browser against the real server, on both stores:
  * sign in, upload by picker and by drop with a progress bar, a chunked upload
  * cut off midway that resumes after the page is reloaded, the file found by
- * search, a URL shortened, the token regenerated and a ShareX configuration
+ * search, a URL shortened, a public folder uploaded to anonymously, the token regenerated and a ShareX configuration
  * downloaded and used, and screenshots of each page in light, dark and phone
  * width.
  */
@@ -197,6 +197,37 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   assert.match(stored.url, /\/u\/[0-9a-f-]{36}\.txt$/, "the config's name format applies");
   await screenshots(page, "account", kind);
 
+  // Folders: a public folder open for uploads, and an anonymous visitor uploading into it.
+  await page.getByRole("link", { name: "Folders", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard/folders`);
+  await page.getByLabel("Folder name").fill("Drop box");
+  await page.getByRole("checkbox", { name: "Public" }).check();
+  await page.getByRole("button", { name: "Create folder" }).click();
+  const row = page.getByRole("listitem").filter({ hasText: "Drop box" });
+  await row.getByRole("checkbox", { name: "Anyone may upload" }).check();
+  const folderLink = await row.getByRole("textbox", { name: "Link to the public page of Drop box" })
+    .inputValue();
+  await screenshots(page, "folders", kind);
+  const visitor = await browser.newContext();
+  const anonymous = await visitor.newPage();
+  const visitorProblems = watchProblems(anonymous, false);
+  await anonymous.goto(folderLink);
+  await anonymous.getByRole("heading", { name: "Drop box" }).waitFor();
+  await anonymous.getByText("0 files").waitFor();
+  await anonymous.getByLabel("Files to upload").setInputFiles({
+    name: "gift.txt",
+    mimeType: "text/plain",
+    buffer: Buffer.from("a gift"),
+  });
+  await anonymous.getByText("1 file", { exact: true }).waitFor();
+  await screenshots(anonymous, "public-folder", kind);
+  assert.deepEqual(visitorProblems, []);
+  await visitor.close();
+  const folderId = new URL(folderLink).pathname.split("/").pop()!;
+  const inFolder = await page.evaluate(`fetch("/api/user/files?page=1&folder=${folderId}")
+    .then((r) => r.json()).then((b) => b.page.map((f) => f.originalName ?? f.name))`);
+  assert.equal((inFolder as string[]).length, 1, "the anonymous upload is in the owner's folder");
+
   assert.deepEqual(problems.filter((p) => !p.includes("ERR_INTERNET_DISCONNECTED")), []);
   await context.close();
 }
@@ -204,7 +235,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
 for (const kind of STORE_KINDS) {
   Deno.test({
     name: `e2e (${kind}): the dashboard: sign in, upload by picker and drop, resume a chunked ` +
-      "upload after a reload, find the file, shorten a URL, regenerate the token, use ShareX",
+      "upload after a reload, find the file, shorten a URL, an anonymous upload to a public folder, " +
+      "regenerate the token, use ShareX",
     ignore: NO_BROWSER || ignoreKind(kind),
     sanitizeResources: false,
     sanitizeOps: false,
