@@ -14,6 +14,7 @@ import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";
+import { TagsPage } from "./pages/tags.tsx";
 import { UploadPage } from "./pages/upload.tsx";
 import { UrlsPage } from "./pages/urls.tsx";
 
@@ -27,6 +28,7 @@ if (root) {
     urls: () => <UrlsPage config={config} />,
     account: () => <AccountPage config={config} site={config.site} />,
     folders: () => <FoldersPage />,
+    tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];

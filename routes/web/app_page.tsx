@@ -15,7 +15,7 @@ export interface AppPageProps {
   title: string;
   /** The page's path, marked in the navigation. */
   path: string;
-  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`. */
+  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`, `tags`. */
   page: string;
   /** What the page needs to know of the server (`client/config.ts`). */
   config: Record<string, unknown>;

@@ -30,6 +30,7 @@ const NAV = [
   ["/dashboard/files", "Files"],
   ["/dashboard/urls", "URLs"],
   ["/dashboard/folders", "Folders"],
+  ["/dashboard/tags", "Tags"],
   ["/dashboard/settings", "Account"],
   ["/dashboard/security", "Security"],
 ] as const;

@@ -20,6 +20,7 @@ import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
 import type { UserRecord } from "../../db/store.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
+import { isAdministrator } from "../../core/roles.ts";
 import { parseSize } from "../../core/units/size.ts";
 import type { AppEnv } from "../env.ts";
 import { AppPage } from "./app_page.tsx";
@@ -86,7 +87,10 @@ async function appPage(c: Context<AppEnv>, name: string, title: string) {
       title={title}
       path={c.req.path}
       page={name}
-      config={pageConfig(c)}
+      config={{
+        ...pageConfig(c),
+        invites: isAdministrator(user.role) && c.var.services.settings.get("invitesEnabled"),
+      }}
     />,
   );
 }
@@ -127,6 +131,7 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/dashboard/urls", (c) => appPage(c, "urls", "URLs"))
   .get("/dashboard/settings", (c) => appPage(c, "account", "Account"))
   .get("/dashboard/folders", (c) => appPage(c, "folders", "Folders"))
+  .get("/dashboard/tags", (c) => appPage(c, "tags", "Tags"))
   .get("/folder/:id", publicFolderPage)
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);

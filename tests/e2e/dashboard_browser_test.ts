@@ -2,7 +2,7 @@
  * The dashboard in a real browser against the real server, on both stores:
  * sign in, upload by picker and by drop with a progress bar, a chunked upload
  * cut off midway that resumes after the page is reloaded, the file found by
- * search, a URL shortened, a public folder uploaded to anonymously, the token regenerated and a ShareX configuration
+ * search, a URL shortened, a public folder uploaded to anonymously, a tag, an invite used to register, the token regenerated and a ShareX configuration
  * downloaded and used, and screenshots of each page in light, dark and phone
  * width.
  */
@@ -228,6 +228,30 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     .then((r) => r.json()).then((b) => b.page.map((f) => f.originalName ?? f.name))`);
   assert.equal((inFolder as string[]).length, 1, "the anonymous upload is in the owner's folder");
 
+  // Tags and invites: a coloured tag, and an invite someone uses to register.
+  await page.getByRole("link", { name: "Tags", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard/tags`);
+  await page.getByLabel("Tag name").fill("work");
+  await page.getByRole("button", { name: "Create tag" }).click();
+  await page.getByRole("textbox", { name: "Name of work" }).waitFor();
+  await page.getByLabel("Max uses").fill("1");
+  await page.getByRole("button", { name: "Create invite" }).click();
+  const inviteLink = await page.getByRole("list", { name: "Invites" })
+    .getByRole("textbox").first().inputValue();
+  await screenshots(page, "tags", kind);
+  const guest = await browser.newContext();
+  const newcomer = await guest.newPage();
+  await newcomer.goto(inviteLink);
+  await newcomer.waitForURL(/\/auth\/register/);
+  await newcomer.getByLabel("Username").fill("newcomer");
+  await newcomer.getByLabel("Password").fill("a-long-password");
+  await newcomer.getByRole("button", { name: "Create the account" }).click();
+  await newcomer.waitForURL(`${origin}/dashboard`);
+  assert.equal(await newcomer.locator("#signed-in-as").textContent(), "newcomer");
+  await guest.close();
+  await page.reload();
+  await page.getByText("used 1 of 1").waitFor();
+
   assert.deepEqual(problems.filter((p) => !p.includes("ERR_INTERNET_DISCONNECTED")), []);
   await context.close();
 }
@@ -236,7 +260,7 @@ for (const kind of STORE_KINDS) {
   Deno.test({
     name: `e2e (${kind}): the dashboard: sign in, upload by picker and drop, resume a chunked ` +
       "upload after a reload, find the file, shorten a URL, an anonymous upload to a public folder, " +
-      "regenerate the token, use ShareX",
+      "a tag, register with an invite, regenerate the token, use ShareX",
     ignore: NO_BROWSER || ignoreKind(kind),
     sanitizeResources: false,
     sanitizeOps: false,
