@@ -12,6 +12,7 @@ import { formatBytes, formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
 import { Field } from "../components/field.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
+import { FilePanel } from "../components/file_panel.tsx";
 import { FileThumb } from "../components/file_thumb.tsx";
 
 const PER_PAGE = 24;
@@ -133,6 +134,7 @@ export function FilesPage() {
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [version, setVersion] = useState(0);
+  const [open, setOpen] = useState<ApiFile | null>(null);
   const reload = () => setVersion((v) => v + 1);
 
   useEffect(() => {
@@ -276,10 +278,16 @@ export function FilesPage() {
                   selected={selected.has(file.id)}
                   toggle={() => toggle(file.id)}
                 />
-                <a href={file.url} target="_blank" rel="noopener" title={file.name}>
+                <button
+                  type="button"
+                  class="card-open"
+                  title={file.name}
+                  aria-label={`Details of ${file.name}`}
+                  onClick={() => setOpen(file)}
+                >
                   <FileThumb file={file} />
                   <span class="file-name">{file.name}</span>
-                </a>
+                </button>
                 <span class="muted">
                   {formatBytes(file.size)} · {file.views} {file.views === 1 ? "view" : "views"}
                 </span>
@@ -316,7 +324,14 @@ export function FilesPage() {
                     />
                   </td>
                   <td class="file-name">
-                    {file.password && <Icon name="lock" size={14} />} {file.name}
+                    <button
+                      type="button"
+                      class="link"
+                      aria-label={`Details of ${file.name}`}
+                      onClick={() => setOpen(file)}
+                    >
+                      {file.password && <Icon name="lock" size={14} />} {file.name}
+                    </button>
                   </td>
                   <td>{file.type}</td>
                   <td>{formatBytes(file.size)}</td>
@@ -330,6 +345,17 @@ export function FilesPage() {
             </tbody>
           </table>
         )}
+
+      {open && (
+        <FilePanel
+          key={open.id}
+          file={open}
+          onClose={(changed) => {
+            setOpen(null);
+            if (changed) reload();
+          }}
+        />
+      )}
 
       {result && result.pages > 1 && (
         <nav class="pager" aria-label="Pages">

@@ -32,8 +32,8 @@ import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
 
 /**
- * Scripts, styles, media and requests from this origin only; images also as
- * `data:` (the QR code).
+ * Scripts, styles, media, frames (a PDF's preview) and requests from this
+ * origin only; images also as `data:` (QR codes).
  */
 const CSP = [
   "default-src 'none'",
@@ -41,6 +41,7 @@ const CSP = [
   "style-src 'self'",
   "img-src 'self' data:",
   "media-src 'self'",
+  "frame-src 'self'",
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",

@@ -1,10 +1,11 @@
 /**
  * The dashboard in a real browser against the real server, on both stores:
- * sign in, upload by picker and by drop with a progress bar, a chunked upload
- * cut off midway that resumes after the page is reloaded, the file found by
- * search, a URL shortened, a public folder uploaded to anonymously, a tag, an invite used to register, the token regenerated and a ShareX configuration
- * downloaded and used, and screenshots of each page in light, dark and phone
- * width.
+ * sign in; upload by picker and by drop with a progress bar; a chunked upload
+ * cut off midway that resumes after the page is reloaded; the file found by
+ * search and given a password in its panel, then opened by a stranger with
+ * it; a URL shortened; a public folder uploaded to anonymously; a tag; an
+ * invite used to register; the token regenerated and a ShareX configuration
+ * downloaded and used. Screenshots of each page in light, dark and phone width.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -137,6 +138,26 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await page.getByText("4 files").waitFor();
   await page.getByLabel("Search by name").fill(new URL(notes).pathname.split("/").pop()!);
   await page.getByText("1 file", { exact: true }).waitFor();
+  // Its panel: a password set there, and an anonymous visitor asked for it.
+  const notesName = new URL(notes).pathname.split("/").pop()!;
+  await page.getByRole("button", { name: `Details of ${notesName}` }).click();
+  const panel = page.getByRole("dialog", { name: notesName });
+  await panel.locator("pre").getByText("my notes").waitFor();
+  await screenshots(page, "file-panel", kind);
+  await panel.getByLabel("Password", { exact: true }).fill("hunter2");
+  await panel.getByRole("button", { name: "Save" }).click();
+  await panel.waitFor({ state: "detached" });
+  const stranger = await browser.newContext();
+  const strangerPage = await stranger.newPage();
+  await strangerPage.goto(notes);
+  await strangerPage.getByLabel("Password").fill("hunter2");
+  await Promise.all([
+    strangerPage.waitForEvent("load"),
+    strangerPage.getByRole("button", { name: "Open" }).click(),
+  ]);
+  await strangerPage.getByText("my notes").waitFor();
+  await stranger.close();
+
   await page.getByRole("button", { name: "List view" }).click();
   await page.getByRole("table", { name: "Files" }).waitFor();
   await page.getByLabel("Search by name").fill("");
