@@ -1,6 +1,6 @@
 /**
  * The pages' static files, served by Ferry itself so the dashboard works
- * offline: the base stylesheet and script, and the dashboard's bundle
+ * offline: the base stylesheet and script, the icon, and the dashboard's bundle
  * (`deno task bundle` builds `assets/dashboard.js` from `client/`; the built
  * file is committed, so `deno task start`, `deno task compile` and the Docker
  * image serve it as it is, and a test fails when it is stale).
@@ -17,6 +17,7 @@ import baseScript from "./assets/ferry.js" with { type: "text" };
 import baseStyle from "./assets/ferry.css" with { type: "text" };
 import dashboardScript from "./assets/dashboard.js" with { type: "text" };
 import dashboardStyle from "./assets/dashboard.css" with { type: "text" };
+import icon from "./assets/icon.svg" with { type: "text" };
 
 /** One static file, ready to send. */
 export interface Asset {
@@ -43,6 +44,7 @@ const BY_NAME = new Map([
   asset("ferry.css", CSS, baseStyle),
   asset("dashboard.js", JS, dashboardScript),
   asset("dashboard.css", CSS, dashboardStyle),
+  asset("icon.svg", "image/svg+xml", icon),
 ]);
 const BY_HASHED_NAME = new Map([...BY_NAME.values()].map((a) => [a.hashedName, a]));
 

@@ -5,8 +5,9 @@
  * both served by Ferry (`/assets/…`). No inline script or style, so the
  * Content-Security-Policy can allow `'self'` only.
  */
-import type { Child } from "hono/jsx";
+import { type Child, useContext } from "hono/jsx";
 import { assetPath } from "./assets.ts";
+import { LookContext } from "./look.ts";
 
 /** What a page shows in its frame. */
 export interface LayoutProps {
@@ -37,13 +38,15 @@ const NAV = [
 
 /** The page frame. */
 export function Layout({ site, title, username, current, app, children }: LayoutProps) {
+  const look = useContext(LookContext);
   return (
-    <html lang="en">
+    <html lang="en" data-theme={look.theme ?? undefined}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${site}`}</title>
-        <link rel="icon" href="data:," />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <link rel="manifest" href="/manifest.json" />
         <link rel="stylesheet" href={assetPath("ferry.css")} />
         {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
         <script src={assetPath("ferry.js")} defer />
@@ -51,7 +54,11 @@ export function Layout({ site, title, username, current, app, children }: Layout
       </head>
       <body>
         <header class="site">
-          <a class="brand" href="/">{site}</a>
+          <a class="brand" href="/">
+            {look.logo && <img class="logo" src={look.logo} alt="" />}
+            {site}
+          </a>
+          <button type="button" id="theme-switch" class="link" aria-label="Theme">Theme</button>
           {username && (
             <nav aria-label="Dashboard">
               {NAV.map(([href, label]) => (
@@ -68,6 +75,13 @@ export function Layout({ site, title, username, current, app, children }: Layout
           {children}
           <p id="message" role="status" aria-live="polite"></p>
         </main>
+        {look.links.length > 0 && (
+          <footer class="site">
+            <nav aria-label="Links">
+              {look.links.map((link) => <a href={link.url} rel="noopener">{link.name}</a>)}
+            </nav>
+          </footer>
+        )}
       </body>
     </html>
   );

@@ -25,6 +25,8 @@ import { parseSize } from "../../core/units/size.ts";
 import type { AppEnv } from "../env.ts";
 import { AppPage } from "./app_page.tsx";
 import { findAsset } from "./assets.ts";
+import { siteFileRoutes } from "./site_files.ts";
+import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
@@ -33,20 +35,24 @@ import { UrlPasswordPage } from "./url_password.tsx";
 
 /**
  * Scripts, styles, media, frames (a PDF's preview) and requests from this
- * origin only; images also as `data:` (QR codes).
+ * origin only; images also as `data:` (QR codes) and from the origins of the
+ * website's logo and login background.
  */
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "media-src 'self'",
-  "frame-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+function contentSecurityPolicy(look: Look): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    ["img-src 'self' data:", ...imageOrigins(look)].join(" "),
+    "media-src 'self'",
+    "frame-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 /** The user of the request's session cookie, or `null`. Pages know no API tokens. */
 async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
@@ -54,13 +60,14 @@ async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
   return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
 }
 
-/** Sends a rendered page with the security headers every page gets. */
+/** Sends a rendered page, in the website's look, with the security headers every page gets. */
 function page(c: Context<AppEnv>, body: ReturnType<typeof LoginPage>, status: 200 | 404 = 200) {
-  c.header("content-security-policy", CSP);
+  const look = lookOf(c.var.services.settings.all(), getCookie(c, THEME_COOKIE));
+  c.header("content-security-policy", contentSecurityPolicy(look));
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
-  return c.html(body, status);
+  return c.html(<LookContext.Provider value={look}>{body}</LookContext.Provider>, status);
 }
 
 /** What a dashboard page's client component needs of the settings (`client/config.ts`). */
@@ -114,6 +121,7 @@ function publicFolderPage(c: Context<AppEnv>) {
 
 /** The page routes and their assets. */
 export const webRoutes = new Hono<AppEnv>()
+  .route("/", siteFileRoutes)
   .get("/", async (c) => c.redirect(await sessionUser(c) ? "/dashboard" : "/auth/login", 302))
   .get("/auth/login", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);

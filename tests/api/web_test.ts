@@ -114,6 +114,69 @@ apiTest("dashboard pages send a signed-out visitor to the login page", async (ap
   }
 });
 
+apiTest(
+  "robots.txt and the web app manifest follow their settings; the icon is served",
+  async (app) => {
+    const robots = await app.request("/robots.txt");
+    assert.equal(robots.status, 200);
+    assert.equal(await robots.text(), "User-agent: *\nDisallow: /\n");
+    assert.equal((await app.request("/manifest.json")).status, 404, "pwaEnabled is off by default");
+
+    await app.services.store.updateSettings({
+      featuresRobotsTxt: false,
+      pwaEnabled: true,
+      pwaTitle: "Our files",
+      pwaThemeColor: "#112233",
+    });
+    await app.services.settings.reload();
+    assert.equal((await app.request("/robots.txt")).status, 404);
+    const manifest = await app.request("/manifest.json");
+    assert.equal(manifest.headers.get("content-type"), "application/manifest+json");
+    const body = await manifest.json();
+    assert.equal(body.name, "Our files");
+    assert.equal(body.theme_color, "#112233");
+    assert.equal(body.start_url, "/dashboard");
+    const icon = await app.request(body.icons[0].src);
+    assert.equal(icon.headers.get("content-type"), "image/svg+xml");
+    assert.match(await icon.text(), /^<svg/);
+    for (const path of ["/favicon.svg", "/favicon.ico"]) {
+      const favicon = await app.request(path);
+      assert.equal(favicon.status, 200, path);
+      await favicon.body?.cancel();
+    }
+  },
+);
+
+apiTest(
+  "pages wear the website's look: theme, logo, external links, login background",
+  async (app) => {
+    const plain = await (await app.request("/auth/login")).text();
+    assert.match(plain, /<html lang="en">/, "the system's theme by default");
+
+    await app.services.store.updateSettings({
+      websiteThemeDefault: "builtin:dark_gray",
+      websiteTitleLogo: "https://cdn.example/logo.png",
+      websiteExternalLinks: [{ name: "Status", url: "https://status.example/" }],
+      websiteLoginBackground: "https://images.example/bg.jpg",
+      websiteLoginBackgroundBlur: true,
+    });
+    await app.services.settings.reload();
+    const res = await app.request("/auth/login");
+    const html = await res.text();
+    assert.match(html, /<html lang="en" data-theme="dark">/);
+    assert.match(html, /<img class="logo" src="https:\/\/cdn.example\/logo.png" alt=""\/>/);
+    assert.match(html, /<a href="https:\/\/status.example\/" rel="noopener">Status<\/a>/);
+    assert.match(html, /<img class="backdrop blur" src="https:\/\/images.example\/bg.jpg"/);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /img-src 'self' data: https:\/\/cdn.example https:\/\/images.example;/);
+
+    const light = await app.request("/auth/login", { headers: { cookie: "ferry_theme=light" } });
+    assert.match(await light.text(), /<html lang="en" data-theme="light">/, "the visitor's choice");
+    const system = await app.request("/auth/login", { headers: { cookie: "ferry_theme=system" } });
+    assert.match(await system.text(), /<html lang="en">/, "the visitor may follow the system");
+  },
+);
+
 apiTest("an invite link leads to the registration page with its code filled in", async (app) => {
   const link = await app.request("/invite/AbC123");
   assert.equal(link.status, 302);

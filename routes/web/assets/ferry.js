@@ -205,3 +205,28 @@ if (textPreview) {
     say(error.message);
   });
 }
+
+// Every page: the theme switch goes system → light → dark, kept in a cookie so
+// the server renders the next page in it at once.
+const themeSwitch = $("theme-switch");
+if (themeSwitch) {
+  const THEMES = ["system", "light", "dark"];
+  const NAMES = { system: "System", light: "Light", dark: "Dark" };
+  const current = () => document.documentElement.dataset.theme ?? "system";
+  const show = () => {
+    themeSwitch.textContent = `Theme: ${NAMES[current()]}`;
+    themeSwitch.setAttribute("aria-label", `Theme: ${NAMES[current()]}, change`);
+  };
+  show();
+  themeSwitch.addEventListener("click", () => {
+    const next = THEMES[(THEMES.indexOf(current()) + 1) % THEMES.length];
+    if (next === "system") {
+      delete document.documentElement.dataset.theme;
+      document.cookie = "ferry_theme=system; path=/; max-age=31536000; samesite=lax";
+    } else {
+      document.documentElement.dataset.theme = next;
+      document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax`;
+    }
+    show();
+  });
+}
