@@ -19,6 +19,8 @@ export interface LayoutProps {
   username?: string;
   /** The path of this page, marked in the navigation. */
   current?: string;
+  /** More of the document head (a file page's card tags). */
+  head?: Child;
   /** Loads the dashboard's bundle and stylesheet (pages with a client component). */
   app?: boolean;
   children: Child;
@@ -37,7 +39,9 @@ const NAV = [
 ] as const;
 
 /** The page frame. */
-export function Layout({ site, title, username, current, app, children }: LayoutProps) {
+export function Layout(
+  { site, title, username, current, app, head, children }: LayoutProps,
+) {
   const look = useContext(LookContext);
   return (
     <html lang="en" data-theme={look.theme ?? undefined}>
@@ -47,6 +51,7 @@ export function Layout({ site, title, username, current, app, children }: Layout
         <title>{`${title} · ${site}`}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <link rel="manifest" href="/manifest.json" />
+        {head}
         <link rel="stylesheet" href={assetPath("ferry.css")} />
         {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
         <script src={assetPath("ferry.js")} defer />

@@ -13,6 +13,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { ApiError } from "../../core/errors.ts";
+import { fileEmbed } from "../../core/files/embed.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
@@ -179,7 +180,8 @@ export const webRoutes = new Hono<AppEnv>()
         c.req.param("name"),
         (id) => getCookie(c, accessCookieName(id)),
       );
-      return page(c, <ViewPage site={site} {...shown} />);
+      const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
+      return page(c, <ViewPage site={site} {...shown} embed={embed} />);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         return page(c, <FileNotFoundPage site={site} />, 404);
