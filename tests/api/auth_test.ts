@@ -59,18 +59,69 @@ apiTest("an expired session is not logged in", async (app) => {
   assert.deepEqual(me.body, { error: "not logged in", statusCode: 401 });
 });
 
-apiTest("logout ends the current session only", async (app) => {
+apiTest("security #9: POST /api/auth/logout ends the current session only", async (app) => {
   await actor(app, "USER", "alice");
   const login = () =>
     app.json("POST", "/api/auth/login", { username: "alice", password: "password" });
   const one = sessionCookie((await login()).headers);
   const two = sessionCookie((await login()).headers);
-  const out = await app.json("GET", "/api/auth/logout", undefined, { cookie: one });
+  const out = await app.json("POST", "/api/auth/logout", undefined, { cookie: one });
   assert.equal(out.status, 200);
   assert.deepEqual(out.body, { loggedOut: true });
   assert.equal((await app.json("GET", "/api/user", undefined, { cookie: one })).status, 401);
   assert.equal((await app.json("GET", "/api/user", undefined, { cookie: two })).status, 200);
 });
+
+apiTest(
+  "security #9: GET /api/auth/logout ends a session only from the same origin",
+  async (app) => {
+    const alice = await actor(app, "USER", "alice");
+    const login = async () =>
+      sessionCookie(
+        (await app.json("POST", "/api/auth/login", { username: "alice", password: "password" }))
+          .headers,
+      );
+    const cookie = await login();
+    const crossSite: Record<string, string>[] = [
+      {},
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+      { "sec-fetch-site": "cross-site", origin: "http://ferry.test" },
+      { origin: "http://evil.example" },
+      { origin: "null" },
+      { referer: "http://evil.example/page" },
+      { referer: "http://ferry.test.evil.example/" },
+    ];
+    for (const headers of crossSite) {
+      const res = await app.json("GET", "/api/auth/logout", undefined, { cookie, ...headers });
+      assert.deepEqual(
+        res.body,
+        { error: "Cross-site logout refused", statusCode: 403 },
+        JSON.stringify(headers),
+      );
+      assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+    }
+    const sameOrigin: Record<string, string>[] = [
+      { "sec-fetch-site": "same-origin" },
+      { "sec-fetch-site": "none" },
+      { origin: "http://ferry.test" },
+      { referer: "http://ferry.test/dashboard" },
+    ];
+    for (const headers of sameOrigin) {
+      const session = await login();
+      const res = await app.json("GET", "/api/auth/logout", undefined, {
+        cookie: session,
+        ...headers,
+      });
+      assert.deepEqual(res.body, { loggedOut: true }, JSON.stringify(headers));
+      const after = await app.json("GET", "/api/user", undefined, { cookie: session });
+      assert.equal(after.status, 401, JSON.stringify(headers));
+    }
+    const byToken = await app.json("GET", "/api/auth/logout", undefined, alice.headers);
+    assert.deepEqual(byToken.body, { loggedOut: true }, "a token ends no session: not checked");
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+  },
+);
 
 apiTest("the four 401s of §5 and the 403 for a low role", async (app) => {
   const bob = await actor(app, "USER", "bob");

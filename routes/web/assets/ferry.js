@@ -128,7 +128,7 @@ on($("passkey-login"), "click", async () => {
 
 // Every signed-in page.
 on($("logout"), "click", async () => {
-  await api("GET", "/api/auth/logout");
+  await api("POST", "/api/auth/logout");
   location.assign("/auth/login");
 });
 
