@@ -1,6 +1,8 @@
 /** Login, logout, sessions and the §5 authentication failures. */
 import assert from "node:assert/strict";
+import { hashParamsOf, verifyPassword } from "../../core/passwords.ts";
 import { clientToken } from "../../core/tokens.ts";
+import { buildUser } from "../../core/users.ts";
 import { systemRandom } from "../../core/clock.ts";
 import { apiTest, sessionCookie } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
@@ -208,3 +210,33 @@ apiTest("sessions: list, revoke one, revoke all others", async (app) => {
     assert.equal((await app.json("GET", "/api/user", undefined, { cookie: gone })).status, 401);
   }
 });
+
+apiTest(
+  "security #12: a Zipline hash is rehashed with Ferry's parameters at login",
+  async (app) => {
+    const fixture = new URL("../fixtures/zipline-v4-export.sample.json", import.meta.url);
+    const doc = JSON.parse(await Deno.readTextFile(fixture));
+    const imported =
+      doc.data.users.find((u: { username: string }) => u.username === "maria").password;
+    const user = await buildUser(app.services, { username: "maria", password: null, role: "USER" });
+    await app.services.store.createUser({ ...user, password: imported });
+    const stored = async () => (await app.services.store.getUser(user.id))!.password!;
+    const login = (password: string) =>
+      app.json("POST", "/api/auth/login", { username: "maria", password });
+
+    assert.equal((await login("wrong")).status, 400);
+    assert.equal(await stored(), imported, "a failed login changes nothing");
+    assert.equal((await login("maria-pass-2024")).status, 200);
+    const rehashed = await stored();
+    assert.notEqual(rehashed, imported);
+    assert.deepEqual(hashParamsOf(rehashed), {
+      algorithm: "argon2id",
+      memorySize: 19456,
+      iterations: 2,
+      parallelism: 1,
+    });
+    assert.equal(await verifyPassword("maria-pass-2024", rehashed), true);
+    assert.equal((await login("maria-pass-2024")).status, 200);
+    assert.equal(await stored(), rehashed, "a Ferry hash stays");
+  },
+);
