@@ -99,6 +99,6 @@ export async function disableTotp(
 
 async function saveSecret(s: Services, user: UserRecord, totpSecret: string | null) {
   const updated = await s.store.updateUser(user.id, { totpSecret }, new Date(s.clock.now()));
-  if (!updated) throw notFound("User not found");
+  if (!updated) throw notFound();
   return updated;
 }

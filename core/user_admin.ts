@@ -1,11 +1,12 @@
 /**
  * User administration (spec §4.1). Every role decision goes through
  * `roles.ts`: a caller creates or assigns roles at or below its own, manages
- * only users of lower roles, and never deletes itself.
+ * only users of lower roles, and never deletes itself. Every administrator
+ * sees every user.
  */
 import type { Role, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
-import { ApiError, forbidden } from "./errors.ts";
+import { forbidden, notFound } from "./errors.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { removeUserExports } from "./files/user_export.ts";
@@ -15,17 +16,17 @@ import { canAssign, canManage } from "./roles.ts";
 import type { Services } from "./services.ts";
 import { createUser, usernameTaken } from "./users.ts";
 
-const userNotFound = () => new ApiError(404, "User not found");
-
-/** The users a caller manages, plus itself unless `noincl`; oldest first. */
-export async function listManagedUsers(
+/**
+ * Every user, oldest first; without the caller when `noincl`. An
+ * administrator sees them all: the role rules limit what it may change.
+ */
+export async function listUsers(
   s: Services,
   caller: UserRecord,
   noincl: boolean,
 ): Promise<UserRecord[]> {
-  return (await s.store.listUsers()).filter((u) =>
-    u.id === caller.id ? !noincl : canManage(caller.role, u.role)
-  );
+  const users = await s.store.listUsers();
+  return noincl ? users.filter((u) => u.id !== caller.id) : users;
 }
 
 /** Creates a user with a role at or below the caller's. */
@@ -39,16 +40,10 @@ export async function adminCreateUser(
   return await createUser(s, { ...input, role });
 }
 
-/** A user the caller may see: itself or one it manages; 404 otherwise. */
-export async function adminGetUser(
-  s: Services,
-  caller: UserRecord,
-  id: string,
-): Promise<UserRecord> {
+/** Any user, by id; 404 `Not Found` when there is none. */
+export async function adminGetUser(s: Services, id: string): Promise<UserRecord> {
   const user = await s.store.getUser(id);
-  if (!user || (user.id !== caller.id && !canManage(caller.role, user.role))) {
-    throw userNotFound();
-  }
+  if (!user) throw notFound();
   return user;
 }
 
@@ -69,7 +64,7 @@ export async function adminUpdateUser(
   patch: AdminUserPatch,
 ): Promise<UserRecord> {
   const user = await s.store.getUser(id);
-  if (!user) throw userNotFound();
+  if (!user) throw notFound();
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot modify this user");
   if (patch.role && !canAssign(caller.role, patch.role)) {
     throw forbidden("You cannot assign this role");
@@ -85,7 +80,7 @@ export async function adminUpdateUser(
   };
   try {
     const updated = await s.store.updateUser(id, change, new Date(s.clock.now()));
-    if (!updated) throw userNotFound();
+    if (!updated) throw notFound();
     return updated;
   } catch (error) {
     throw usernameTaken(error);
@@ -105,7 +100,7 @@ export async function adminDeleteUser(
   deleteContent: boolean,
 ): Promise<UserRecord> {
   const user = await s.store.getUser(id);
-  if (!user) throw userNotFound();
+  if (!user) throw notFound();
   if (user.id === caller.id) throw forbidden("You cannot delete yourself");
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot delete this user");
   if (deleteContent) await s.store.urls.deleteByUser(id);
@@ -116,7 +111,7 @@ export async function adminDeleteUser(
   await releaseUserFiles(s, id, deleteContent);
   await removeUserExports(s, id);
   const removed = await s.store.deleteUser(id);
-  if (!removed) throw userNotFound();
+  if (!removed) throw notFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });
   return removed;
 }
