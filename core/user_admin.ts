@@ -10,11 +10,10 @@ import { forbidden, notFound } from "./errors.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { removeUserExports } from "./files/user_export.ts";
-import { hashPassword } from "./passwords.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
 import type { Services } from "./services.ts";
-import { createUser, usernameTaken } from "./users.ts";
+import { createUser, newPasswordPatch, usernameTaken } from "./users.ts";
 
 /**
  * Every user, oldest first; without the caller when `noincl`. An
@@ -56,7 +55,11 @@ export interface AdminUserPatch {
   quota?: QuotaInput;
 }
 
-/** Updates a user the caller manages; 403 for others or for a role above the caller's. */
+/**
+ * Updates a user the caller manages; 403 for others or for a role above the
+ * caller's. A new password also replaces the user's API token and ends all
+ * its sessions.
+ */
 export async function adminUpdateUser(
   s: Services,
   caller: UserRecord,
@@ -74,17 +77,17 @@ export async function adminUpdateUser(
     role: patch.role,
     avatar: patch.avatar === undefined ? undefined : patch.avatar && checkAvatar(patch.avatar),
     quota: patch.quota ? applyQuota(user.quota, patch.quota, s.random) : undefined,
-    password: patch.password === undefined
-      ? undefined
-      : await hashPassword(patch.password, s.random),
+    ...(patch.password === undefined ? {} : await newPasswordPatch(s, id, patch.password)),
   };
+  let updated;
   try {
-    const updated = await s.store.updateUser(id, change, new Date(s.clock.now()));
-    if (!updated) throw notFound();
-    return updated;
+    updated = await s.store.updateUser(id, change, new Date(s.clock.now()));
   } catch (error) {
     throw usernameTaken(error);
   }
+  if (!updated) throw notFound();
+  if (patch.password !== undefined) await s.store.deleteUserSessions(id);
+  return updated;
 }
 
 /**

@@ -84,6 +84,7 @@ const update = defineRoute({
   auth: "admin",
   tags: ["Users"],
   summary: "Change a user the caller manages",
+  description: "A new `password` also replaces the user's API token and ends all its sessions.",
   request: {
     params: IdParam,
     body: jsonBody(z.object({

@@ -1,7 +1,7 @@
 /** User administration (spec §4.1): every role rule, quotas, and the store's answer to races. */
 import assert from "node:assert/strict";
 import type { Role } from "../../db/store.ts";
-import { apiTest, type TestApp } from "../helpers/app.ts";
+import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 
 const ROLES: Role[] = ["USER", "ADMIN", "SUPERADMIN"];
@@ -203,6 +203,43 @@ apiTest("conformance: detail shows any user; an unknown id is 404 `Not Found`", 
   );
   assert.deepEqual(changed.body, { error: "You cannot modify this user", statusCode: 403 });
 });
+
+apiTest(
+  "security #4: an admin's password reset ends the user's sessions and token",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const bob = await actor(app, "USER", "bob");
+    const login = (password: string) =>
+      app.json("POST", "/api/auth/login", { username: "bob", password });
+    const cookie = sessionCookie((await login("password")).headers);
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+
+    const res = await app.json(
+      "PATCH",
+      `/api/users/${bob.user.id}`,
+      { password: "reset-password" },
+      admin.headers,
+    );
+    assert.equal(res.status, 200);
+    const session = await app.json("GET", "/api/user", undefined, { cookie });
+    assert.deepEqual(session.body, { error: "not logged in", statusCode: 401 });
+    const token = await app.json("GET", "/api/user", undefined, bob.headers);
+    assert.deepEqual(token.body, { error: "invalid authorization token", statusCode: 401 });
+    const fresh = sessionCookie((await login("reset-password")).headers);
+    const newToken = (await app.json("GET", "/api/user/token", undefined, { cookie: fresh })).body;
+    const me = await app.json("GET", "/api/user", undefined, { authorization: newToken.token });
+    assert.equal(me.body.user.username, "bob");
+
+    const renamed = await app.json(
+      "PATCH",
+      `/api/users/${bob.user.id}`,
+      { username: "robert" },
+      admin.headers,
+    );
+    assert.equal(renamed.status, 200);
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie: fresh })).status, 200);
+  },
+);
 
 apiTest("quotas: BY_BYTES needs maxBytes, BY_FILES needs maxFiles, NONE clears", async (app) => {
   const admin = await actor(app, "ADMIN");
