@@ -98,6 +98,7 @@ export const webRoutes = new Hono<AppEnv>()
         totpAvailable={s.settings.get("mfaTotpEnabled")}
         totpEnabled={user.totpSecret !== null}
         passkeys={passkeys}
+        hasPassword={user.password !== null}
       />,
     );
   })
