@@ -156,6 +156,7 @@ export const webRoutes = new Hono<AppEnv>()
         totpAvailable={s.settings.get("mfaTotpEnabled")}
         totpEnabled={user.totpSecret !== null}
         passkeys={passkeys}
+        hasPassword={user.password !== null}
       />,
     );
   })

@@ -1,6 +1,8 @@
 /** The pages for people (routes/web/): redirects, the session they need, headers and escaping. */
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
+import { clientFromUserAgent, SESSION_COOKIE, startSession } from "../../core/sessions.ts";
+import { createUser } from "../../core/users.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -65,6 +67,28 @@ apiTest("the security page shows what the server allows and the user's passkeys"
   assert.match(on, /id="passkey-add"/);
   const login = await (await app.request("/auth/login")).text();
   assert.match(login, /Sign in with a passkey/);
+});
+
+apiTest("security #4: the security page asks for the password its changes need", async (app) => {
+  await actor(app, "USER", "alice");
+  const page = async (cookie: string) =>
+    await (await app.request("/dashboard/security", { headers: { cookie } })).text();
+  assert.match(
+    await page(await signIn(app, "alice")),
+    /<input id="current-password" type="password"/,
+  );
+  const user = await createUser(app.services, { username: "nopass", password: null, role: "USER" });
+  const { secret } = await startSession(app.services, user, clientFromUserAgent(""));
+  const without = await page(`${SESSION_COOKIE}=${secret}`);
+  assert.match(without, /<h1>Security<\/h1>/);
+  assert.doesNotMatch(without, /current-password/, "no password, nothing to type");
+  const js = await (await app.request("/assets/ferry.js")).text();
+  assert.match(js, /currentPassword/);
+  assert.match(
+    js,
+    /api\("POST", "\/api\/auth\/logout"\)/,
+    "security #9: the page logs out by POST",
+  );
 });
 
 apiTest("the page script and stylesheet are served by Ferry", async (app) => {
