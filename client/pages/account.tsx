@@ -10,7 +10,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
+import { AvatarForm } from "../components/avatar_form.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
+import { EmbedForm, type ViewSettings } from "../components/embed_form.tsx";
 import { uploadOptions, UploadOptionsForm } from "../components/options_form.tsx";
 import type { PageConfig } from "../config.ts";
 import { flameshotScript, sharexFiles, sharexUrls } from "../uploader_configs.ts";
@@ -336,8 +338,18 @@ function ExportCard() {
   );
 }
 
+interface Me {
+  username: string;
+  avatar: string | null;
+  view: ViewSettings;
+}
+
 /** The account page. */
 export function AccountPage({ config, site }: { config: PageConfig; site: string }) {
+  const [me, setMe] = useState<Me | null>(null);
+  useEffect(() => {
+    api<{ user: Me }>("GET", "/api/user").then(({ user }) => setMe(user));
+  }, []);
   return (
     <>
       <h1>Account</h1>
@@ -346,6 +358,8 @@ export function AccountPage({ config, site }: { config: PageConfig; site: string
       </p>
       <ProfileForm />
       <PasswordForm />
+      {me && <AvatarForm current={me.avatar} />}
+      {me && <EmbedForm initial={me.view} username={me.username} />}
       <TokenCard />
       <SessionsCard />
       <UploaderConfigs config={config} site={site} />

@@ -19,6 +19,7 @@ import {
   setupAdmin,
   watchProblems,
 } from "../helpers/browser.ts";
+import { redSquare } from "../helpers/images.ts";
 import { startServer } from "../helpers/process.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "../helpers/stores.ts";
 
@@ -216,6 +217,28 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   assert.equal(viaSharex.status, 200);
   const stored = (await viaSharex.json()).files[0];
   assert.match(stored.url, /\/u\/[0-9a-f-]{36}\.txt$/, "the config's name format applies");
+  // The avatar, cropped to a square in the page, and the embed card of file pages.
+  await page.getByLabel("Image", { exact: true }).setInputFiles({
+    name: "me.png",
+    mimeType: "image/png",
+    buffer: Buffer.from(redSquare(64)),
+  });
+  await page.getByRole("img", { name: "The cropped avatar" }).waitFor();
+  await page.getByRole("button", { name: "Save avatar" }).click();
+  await page.getByText("Avatar saved.").waitFor();
+  const avatar = await (await fetch(`${origin}/api/user/avatar`, {
+    headers: { authorization: after },
+  })).text();
+  assert.match(avatar, /^data:image\/png;base64,/);
+  await page.getByRole("checkbox", { name: "Show a card when a link is pasted in a chat" }).check();
+  await page.getByLabel("Card title").fill("{file.name} by {user.username}");
+  await page.getByRole("img", { name: "Preview of the card" }).getByText("aB3dE9.png by admin")
+    .waitFor();
+  await page.getByRole("form", { name: "File pages and embeds" })
+    .getByRole("button", { name: "Save" }).click();
+  await page.getByText("Saved.").waitFor();
+  const card = await (await fetch(`${origin}/view/${bigName}`)).text();
+  assert.ok(card.includes(`<meta property="og:title" content="${bigName} by admin"/>`));
   await screenshots(page, "account", kind);
 
   // Folders: a public folder open for uploads, and an anonymous visitor uploading into it.
