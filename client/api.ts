@@ -52,6 +52,7 @@ export interface ApiFile {
   thumbnail: { path: string } | null;
   createdAt: string;
   url: string;
+  tags?: { id: string; name: string; color: string }[];
 }
 
 /** One page of files. */

@@ -27,6 +27,10 @@ const SORTS = [
 interface Query {
   page: number;
   search: string;
+  /** Where `search` looks: the name, the original name or the type. */
+  searchField: "name" | "originalName" | "type";
+  /** Only files with this tag (then `search` is not sent: the API searches one field). */
+  tag: string;
   sortBy: typeof SORTS[number][0];
   order: "asc" | "desc";
   favorite: boolean;
@@ -41,10 +45,22 @@ function queryString(q: Query): string {
     sortBy: q.sortBy,
     order: q.order,
   });
-  if (q.search.trim()) params.set("searchQuery", q.search.trim());
+  if (q.tag) {
+    params.set("searchField", "tags");
+    params.set("searchQuery", q.tag);
+  } else if (q.search.trim()) {
+    params.set("searchField", q.searchField);
+    params.set("searchQuery", q.search.trim());
+  }
   if (q.favorite) params.set("favorite", "true");
   if (q.folder) params.set("folder", q.folder);
   return params.toString();
+}
+
+/** A tag or a folder, as the filters name them. */
+interface Named {
+  id: string;
+  name: string;
 }
 
 /** The absolute link of a file. */
@@ -122,6 +138,8 @@ export function FilesPage() {
   const [query, setQuery] = useState<Query>({
     page: 1,
     search: "",
+    searchField: "name",
+    tag: "",
     sortBy: "createdAt",
     order: "desc",
     favorite: false,
@@ -134,7 +152,15 @@ export function FilesPage() {
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [version, setVersion] = useState(0);
+  const files = result?.page ?? [];
   const [open, setOpen] = useState<ApiFile | null>(null);
+  const [tags, setTags] = useState<Named[]>([]);
+  const [folders, setFolders] = useState<Named[]>([]);
+  const [moveTo, setMoveTo] = useState("");
+  useEffect(() => {
+    api<Named[]>("GET", "/api/user/tags").then(setTags, () => {});
+    api<Named[]>("GET", "/api/user/folders?noincl=true").then(setFolders, () => {});
+  }, []);
   const reload = () => setVersion((v) => v + 1);
 
   useEffect(() => {
@@ -163,11 +189,24 @@ export function FilesPage() {
     setSelected(new Set());
     reload();
   };
+  /** Adds `tag` to every selected file (one request a file: the API sets a file's tags). */
+  const tagSelected = async (tag: string) => {
+    if (!tag) return;
+    const chosen = files.filter((f) => selected.has(f.id));
+    await Promise.all(
+      chosen.map((f) =>
+        api("PATCH", `/api/user/files/${encodeURIComponent(f.id)}`, {
+          tags: [...new Set([...(f.tags ?? []).map((t) => t.id), tag])],
+        })
+      ),
+    );
+    setSelected(new Set());
+    reload();
+  };
   const chooseView = (v: "grid" | "list") => {
     localStorage.setItem("ferry-files-view", v);
     setView(v);
   };
-  const files = result?.page ?? [];
 
   return (
     <>
@@ -178,9 +217,51 @@ export function FilesPage() {
           <input
             type="search"
             value={query.search}
+            disabled={query.tag !== ""}
             onInput={(e) => change({ search: e.currentTarget.value })}
           />
         </label>
+        <Field
+          label="Search in"
+          control={(id) => (
+            <select
+              id={id}
+              value={query.searchField}
+              onChange={(e) =>
+                change({ searchField: e.currentTarget.value as Query["searchField"] })}
+            >
+              <option value="name">Name</option>
+              <option value="originalName">Original name</option>
+              <option value="type">Type</option>
+            </select>
+          )}
+        />
+        <Field
+          label="Tag"
+          control={(id) => (
+            <select
+              id={id}
+              value={query.tag}
+              onChange={(e) => change({ tag: e.currentTarget.value })}
+            >
+              <option value="">Any</option>
+              {tags.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+            </select>
+          )}
+        />
+        <Field
+          label="Folder"
+          control={(id) => (
+            <select
+              id={id}
+              value={query.folder ?? ""}
+              onChange={(e) => change({ folder: e.currentTarget.value || null })}
+            >
+              <option value="">Any</option>
+              {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+            </select>
+          )}
+        />
         <Field
           label="Sort by"
           control={(id) => (
@@ -234,11 +315,6 @@ export function FilesPage() {
         </div>
       </div>
 
-      {query.folder && (
-        <p>
-          Files of one folder. <a href="/dashboard/files">All files</a>
-        </p>
-      )}
       {selected.size > 0 && (
         <div class="bulk" role="region" aria-label="Selected files">
           <span>{selected.size} selected</span>
@@ -257,6 +333,46 @@ export function FilesPage() {
           >
             Delete selected
           </button>
+          {folders.length > 0 && (
+            <form
+              class="inline-form"
+              aria-label="Move the selected files"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (moveTo) bulk("PATCH", { folder: moveTo });
+              }}
+            >
+              <Field
+                label="Folder"
+                control={(id) => (
+                  <select
+                    id={id}
+                    value={moveTo}
+                    onChange={(e) => setMoveTo(e.currentTarget.value)}
+                  >
+                    <option value="">Choose…</option>
+                    {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+                  </select>
+                )}
+              />
+              <button type="submit" disabled={!moveTo}>Move</button>
+            </form>
+          )}
+          {tags.length > 0 && (
+            <Field
+              label="Add a tag"
+              control={(id) => (
+                <select
+                  id={id}
+                  value=""
+                  onChange={(e) => tagSelected(e.currentTarget.value)}
+                >
+                  <option value="">Choose…</option>
+                  {tags.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+                </select>
+              )}
+            />
+          )}
           <button type="button" onClick={() => setSelected(new Set())}>Clear</button>
         </div>
       )}

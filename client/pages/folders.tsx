@@ -68,11 +68,14 @@ function FolderRow(
 ) {
   const [name, setName] = useState(folder.name);
   const [open, setOpen] = useState(false);
+  // The switches show the change at once; the list reloads when the server has it.
+  const [flags, setFlags] = useState({ public: folder.public, allowUploads: folder.allowUploads });
   const patch = async (body: Record<string, unknown>) => {
     try {
       await api("PATCH", `/api/user/folders/${folder.id}`, body);
       onChange();
     } catch (e) {
+      setFlags({ public: folder.public, allowUploads: folder.allowUploads });
       onError((e as Error).message);
     }
   };
@@ -128,21 +131,27 @@ function FolderRow(
         <label class="check">
           <input
             type="checkbox"
-            checked={folder.public}
-            onChange={(e) => patch({ isPublic: e.currentTarget.checked })}
+            checked={flags.public}
+            onChange={(e) => {
+              setFlags({ ...flags, public: e.currentTarget.checked });
+              patch({ isPublic: e.currentTarget.checked });
+            }}
           />
           Public
         </label>
         <label class="check">
           <input
             type="checkbox"
-            checked={folder.allowUploads}
-            onChange={(e) => patch({ allowUploads: e.currentTarget.checked })}
+            checked={flags.allowUploads}
+            onChange={(e) => {
+              setFlags({ ...flags, allowUploads: e.currentTarget.checked });
+              patch({ allowUploads: e.currentTarget.checked });
+            }}
           />
           Anyone may upload
         </label>
       </div>
-      {(folder.public || folder.allowUploads) && (
+      {(flags.public || flags.allowUploads) && (
         <LinkTools href={publicLink} name={`the public page of ${folder.name}`} />
       )}
       {open && (

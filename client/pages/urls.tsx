@@ -110,6 +110,7 @@ function UrlRow(
 ) {
   const [editing, setEditing] = useState<UrlForm | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [enabled, setEnabled] = useState(url.enabled);
   const name = url.vanity ?? url.code;
   const save = async (event: Event) => {
     event.preventDefault();
@@ -130,8 +131,14 @@ function UrlRow(
     }
   };
   const toggle = async () => {
-    await api("PATCH", `/api/user/urls/${url.id}`, { enabled: !url.enabled });
-    onChange();
+    setEnabled(!enabled); // at once; the list reloads when the server has it
+    try {
+      await api("PATCH", `/api/user/urls/${url.id}`, { enabled: !enabled });
+      onChange();
+    } catch (e) {
+      setEnabled(enabled);
+      setError((e as Error).message);
+    }
   };
   const remove = async () => {
     if (!confirm(`Delete the short URL ${name}?`)) return;
@@ -152,7 +159,7 @@ function UrlRow(
           {url.maxViews !== null && ` of ${url.maxViews}`} · {formatDate(url.createdAt)}
         </span>
         <label class="check">
-          <input type="checkbox" checked={url.enabled} onChange={toggle} />
+          <input type="checkbox" checked={enabled} onChange={toggle} />
           Enabled
         </label>
         <button

@@ -236,7 +236,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     .waitFor();
   await page.getByRole("form", { name: "File pages and embeds" })
     .getByRole("button", { name: "Save" }).click();
-  await page.getByText("Saved.").waitFor();
+  await page.getByText("Saved.", { exact: true }).waitFor();
   const card = await (await fetch(`${origin}/view/${bigName}`)).text();
   assert.ok(card.includes(`<meta property="og:title" content="${bigName} by admin"/>`));
   await screenshots(page, "account", kind);
@@ -295,6 +295,15 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await guest.close();
   await page.reload();
   await page.getByText("used 1 of 1").waitFor();
+
+  // The tag on a selected file, and the files filtered by it.
+  await page.getByRole("link", { name: "Files", exact: true }).click();
+  await page.getByRole("checkbox", { name: `Select ${notesName}` }).check();
+  await page.getByLabel("Add a tag").selectOption({ label: "work" });
+  await page.getByRole("region", { name: "Selected files" }).waitFor({ state: "detached" });
+  await page.getByLabel("Tag", { exact: true }).selectOption({ label: "work" });
+  await page.getByText("1 file", { exact: true }).waitFor();
+  await page.getByRole("button", { name: `Details of ${notesName}` }).waitFor();
 
   assert.deepEqual(problems.filter((p) => !p.includes("ERR_INTERNET_DISCONNECTED")), []);
   await context.close();
