@@ -22,6 +22,7 @@ import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
 import type { UserRecord } from "../../db/store.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { isAdministrator } from "../../core/roles.ts";
+import { termsOfService } from "../../core/server_info.ts";
 import { parseSize } from "../../core/units/size.ts";
 import type { AppEnv } from "../env.ts";
 import { AppPage } from "./app_page.tsx";
@@ -133,7 +134,8 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/auth/register", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);
     const site = c.var.services.settings.get("websiteTitle");
-    return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} />);
+    const tos = await termsOfService(c.var.services);
+    return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} tos={tos} />);
   })
   .get("/dashboard", (c) => appPage(c, "home", "Dashboard"))
   .get("/dashboard/upload", (c) => appPage(c, "upload", "Upload"))
