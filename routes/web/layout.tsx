@@ -83,7 +83,9 @@ export function Layout(
         {look.links.length > 0 && (
           <footer class="site">
             <nav aria-label="Links">
-              {look.links.map((link) => <a href={link.url} rel="noopener">{link.name}</a>)}
+              {look.links.map((link) => (
+                <a key={link.url} href={link.url} rel="noopener">{link.name}</a>
+              ))}
             </nav>
           </footer>
         )}
