@@ -9,6 +9,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ApiFile } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
+import { highlight, languageOf } from "../highlight.ts";
 import { Icon } from "../icons.tsx";
 import { Field } from "./field.tsx";
 import { LinkTools } from "./link_tools.tsx";
@@ -18,7 +19,7 @@ function rawPath(file: ApiFile): string {
   return `/api/user/files/${encodeURIComponent(file.id)}/raw`;
 }
 
-/** The first 64 KiB of a text file, for the preview. */
+/** The first 64 KiB of a text file, for the preview, highlighted where it is code. */
 function TextPreview({ file }: { file: ApiFile }) {
   const [text, setText] = useState<string | null>(null);
   useEffect(() => {
@@ -26,11 +27,30 @@ function TextPreview({ file }: { file: ApiFile }) {
       .then((res) => res.text()).then(setText, () => setText(null));
   }, [file.id]);
   if (text === null) return <p class="muted">Loading…</p>;
-  return <pre class="text-preview" tabIndex={0}>{text}</pre>;
+  const language = languageOf(file.originalName ?? file.name, file.type);
+  if (language === null) return <pre class="text-preview" tabIndex={0}>{text}</pre>;
+  return (
+    <pre
+      class="text-preview hljs"
+      tabIndex={0}
+      aria-label={`${language} code`}
+      // highlight.js escapes the text; its own spans are the only markup.
+      dangerouslySetInnerHTML={{ __html: highlight(text, language) }}
+    />
+  );
 }
 
 function Preview({ file }: { file: ApiFile }) {
   const type = file.type;
+  if (file.password) {
+    // The bytes need the password, even for the owner (as in Zipline).
+    return (
+      <div class="thumb icon-thumb locked">
+        <Icon name="lock" size={36} />
+        <span>Protected by a password</span>
+      </div>
+    );
+  }
   if (type.startsWith("image/") && type !== "image/svg+xml") {
     return <img class="preview" src={rawPath(file)} alt={`Preview of ${file.name}`} />;
   }

@@ -1,7 +1,10 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
-/** A file's picture: its thumbnail or the image itself where there is one, else its type's icon. */
+/**
+ * A file's picture: its thumbnail or the image itself where there is one, else
+ * its type's icon; a lock for a file behind a password (its bytes need it).
+ */
 import type { ApiFile } from "../api.ts";
 import { Icon, typeIcon } from "../icons.tsx";
 
@@ -9,10 +12,10 @@ import { Icon, typeIcon } from "../icons.tsx";
 export function FileThumb({ file }: { file: ApiFile }) {
   const image = file.thumbnail !== null ||
     (file.type.startsWith("image/") && file.type !== "image/svg+xml");
-  if (!image) {
+  if (!image || file.password) {
     return (
       <div class="thumb icon-thumb">
-        <Icon name={typeIcon(file.type)} size={36} />
+        <Icon name={file.password ? "lock" : typeIcon(file.type)} size={36} />
       </div>
     );
   }

@@ -15,8 +15,9 @@ function TextUpload({ config }: { config: PageConfig }) {
   const submit = (event: Event) => {
     event.preventDefault();
     if (text === "") return;
-    const type = name.endsWith(".txt") || !name.includes(".") ? "text/plain" : "";
-    const file = new File([text], name.trim() || "snippet.txt", { type });
+    // Plain text whatever the name says: a snippet is shown, never run (the name picks the
+    // highlighting in its preview).
+    const file = new File([text], name.trim() || "snippet.txt", { type: "text/plain" });
     enqueue([file], uploadOptions.value, config.chunkSize);
     setText("");
   };

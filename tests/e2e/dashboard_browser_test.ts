@@ -92,6 +92,12 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   // Upload by drop.
   await drop(page, { "dropped.txt": "dropped text" });
   assert.equal(await (await fetch(await uploadedLink(page, "dropped.txt"))).text(), "dropped text");
+  // A snippet of code from the paste area, stored as a file.
+  await page.getByLabel("File name").fill("hello.ts");
+  await page.getByLabel("Text", { exact: true }).fill("const answer: number = 42;\n");
+  await page.getByRole("button", { name: "Upload text" }).click();
+  const snippet = await uploadedLink(page, "hello.ts");
+  assert.equal(await (await fetch(snippet)).text(), "const answer: number = 42;\n");
   await screenshots(page, "upload", kind);
 
   // A chunked upload cut off after two chunks, resumed after a reload.
@@ -130,13 +136,13 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   const bigName = new URL(bigLink).pathname.split("/").pop()!;
   await page.getByRole("link", { name: bigName, exact: true }).waitFor();
   const summary = page.getByRole("region", { name: "Summary" });
-  assert.match(await summary.innerText(), /Files\s+4\b/);
+  assert.match(await summary.innerText(), /Files\s+5\b/);
   await screenshots(page, "home", kind);
 
   // Files: find a file by search, in the grid and in the list.
   await page.getByRole("link", { name: "Files", exact: true }).click();
   await page.waitForURL(`${origin}/dashboard/files`);
-  await page.getByText("4 files").waitFor();
+  await page.getByText("5 files").waitFor();
   await page.getByLabel("Search by name").fill(new URL(notes).pathname.split("/").pop()!);
   await page.getByText("1 file", { exact: true }).waitFor();
   // Its panel: a password set there, and an anonymous visitor asked for it.
@@ -159,10 +165,18 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await strangerPage.getByText("my notes").waitFor();
   await stranger.close();
 
+  // Code is highlighted in its panel.
+  const snippetName = new URL(snippet).pathname.split("/").pop()!;
+  await page.getByLabel("Search by name").fill(snippetName);
+  await page.getByRole("button", { name: `Details of ${snippetName}` }).click();
+  const code = page.getByRole("dialog").getByLabel("typescript code");
+  await code.locator(".hljs-keyword").first().waitFor();
+  await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+
   await page.getByRole("button", { name: "List view" }).click();
   await page.getByRole("table", { name: "Files" }).waitFor();
   await page.getByLabel("Search by name").fill("");
-  await page.getByText("4 files").waitFor();
+  await page.getByText("5 files").waitFor();
   await screenshots(page, "files-list", kind);
   await page.getByRole("button", { name: "Grid view" }).click();
   await screenshots(page, "files-grid", kind);
