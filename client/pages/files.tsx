@@ -333,6 +333,13 @@ export function FilesPage() {
           >
             Delete selected
           </button>
+          <a
+            class="button"
+            href={`/api/user/files/zip?files=${[...selected].map(encodeURIComponent).join(",")}`}
+            download
+          >
+            Download as zip
+          </a>
           {folders.length > 0 && (
             <form
               class="inline-form"

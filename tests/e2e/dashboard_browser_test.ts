@@ -313,6 +313,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   // The tag on a selected file, and the files filtered by it.
   await page.getByRole("link", { name: "Files", exact: true }).click();
   await page.getByRole("checkbox", { name: `Select ${notesName}` }).check();
+  const zipHref = await page.getByRole("link", { name: "Download as zip" }).getAttribute("href");
+  assert.equal(await page.evaluate(`fetch(${JSON.stringify(zipHref)}).then((r) => r.status)`), 200);
   await page.getByLabel("Add a tag").selectOption({ label: "work" });
   await page.getByRole("region", { name: "Selected files" }).waitFor({ state: "detached" });
   await page.getByLabel("Tag", { exact: true }).selectOption({ label: "work" });
