@@ -6,6 +6,7 @@
 import type { Role, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
 import { ApiError, forbidden } from "./errors.ts";
+import { dropUserUploads } from "./files/chunked.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { removeUserExports } from "./files/user_export.ts";
@@ -95,8 +96,9 @@ export async function adminUpdateUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its tags, folders and exports always go; the
- * files in its folders move to the root first.
+ * without, they stay, orphaned. Its tags, folders, exports and chunked
+ * uploads in progress always go; the files in its folders move to the root
+ * first.
  */
 export async function adminDeleteUser(
   s: Services,
@@ -115,6 +117,7 @@ export async function adminDeleteUser(
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);
   await removeUserExports(s, id);
+  await dropUserUploads(s, user);
   const removed = await s.store.deleteUser(id);
   if (!removed) throw userNotFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });

@@ -189,6 +189,12 @@ export async function dropUploads(s: Services, user: UserRecord, ids: string[]):
   return count;
 }
 
+/** Drops every upload in progress of `user` (the user is being deleted); returns how many. */
+export async function dropUserUploads(s: Services, user: UserRecord): Promise<number> {
+  const uploads = await s.store.chunks.listByUser(user.id);
+  return await dropUploads(s, user, uploads.map((u) => u.id));
+}
+
 /** Drops an upload that will not complete: its parts in the datasource and its progress. */
 export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): Promise<void> {
   await s.datasource.abortParts(upload.object, upload.handle);

@@ -416,6 +416,17 @@ apiTest("security #7: no chunk brings more bytes than its upload declared", asyn
   assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 2500, files: 1 });
 });
 
+apiTest("security #7: deleting a user drops its uploads in progress", async (app) => {
+  const admin = await actor(app, "SUPERADMIN");
+  const a = await actor(app, "USER");
+  const started = await chunk(app, bytes(2500), 0, 999, a.headers);
+  assert.equal(started.status, 200);
+  const res = await app.json("DELETE", `/api/users/${a.user.id}`, {}, admin.headers);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(await app.services.store.chunks.get(started.body.partialIdentifier), null);
+  assert.deepEqual(await app.services.store.chunks.listByUser(a.user.id), []);
+});
+
 apiTest("incomplete: the caller's unfinished uploads, and dropping them", async (app) => {
   const a = await actor(app, "USER");
   const b = await actor(app, "USER");
