@@ -7,6 +7,7 @@
 import type { Role, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
 import { forbidden, notFound } from "./errors.ts";
+import { dropUserUploads } from "./files/chunked.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { removeUserExports } from "./files/user_export.ts";
@@ -93,8 +94,9 @@ export async function adminUpdateUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its tags, folders and exports always go; the
- * files in its folders move to the root first.
+ * without, they stay, orphaned. Its tags, folders, exports and chunked
+ * uploads in progress always go; the files in its folders move to the root
+ * first.
  */
 export async function adminDeleteUser(
   s: Services,
@@ -113,6 +115,7 @@ export async function adminDeleteUser(
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);
   await removeUserExports(s, id);
+  await dropUserUploads(s, user);
   const removed = await s.store.deleteUser(id);
   if (!removed) throw notFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });
