@@ -74,6 +74,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   const page = await context.newPage();
   const problems = watchProblems(page, false);
+  await page.goto(`${origin}/auth/login`);
+  await screenshots(page, "login", kind);
   await signIn(page, origin);
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   await page.getByText("Nothing uploaded yet.").waitFor();
@@ -158,11 +160,13 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   const strangerPage = await stranger.newPage();
   await strangerPage.goto(notes);
   await strangerPage.getByLabel("Password").fill("hunter2");
+  await screenshots(strangerPage, "view-password", kind);
   await Promise.all([
     strangerPage.waitForEvent("load"),
     strangerPage.getByRole("button", { name: "Open" }).click(),
   ]);
   await strangerPage.getByText("my notes").waitFor();
+  await screenshots(strangerPage, "view", kind);
   await stranger.close();
 
   // Code is highlighted in its panel.
@@ -301,6 +305,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   const newcomer = await guest.newPage();
   await newcomer.goto(inviteLink);
   await newcomer.waitForURL(/\/auth\/register/);
+  await screenshots(newcomer, "register", kind);
   await newcomer.getByLabel("Username").fill("newcomer");
   await newcomer.getByLabel("Password").fill("a-long-password");
   await newcomer.getByRole("button", { name: "Create the account" }).click();
@@ -320,6 +325,10 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await page.getByLabel("Tag", { exact: true }).selectOption({ label: "work" });
   await page.getByText("1 file", { exact: true }).waitFor();
   await page.getByRole("button", { name: `Details of ${notesName}` }).waitFor();
+
+  await page.getByRole("link", { name: "Security", exact: true }).click();
+  await page.getByRole("heading", { name: "Security" }).waitFor();
+  await screenshots(page, "security", kind);
 
   assert.deepEqual(problems.filter((p) => !p.includes("ERR_INTERNET_DISCONNECTED")), []);
   await context.close();
