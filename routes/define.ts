@@ -15,6 +15,7 @@ import { ApiError } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
+import { bodyLimit, JSON_BODY_LIMIT } from "./middleware/body_limit.ts";
 import { validationError } from "./middleware/errors.ts";
 
 /** One validation problem. */
@@ -52,6 +53,11 @@ export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
   auth: AuthLevel;
   /** Its rate limit: the settings' default unless it says otherwise. */
   rateLimit?: RateLimitPolicy;
+  /**
+   * The most bytes its declared JSON body may have (413 past it), when it
+   * declares one: {@link JSON_BODY_LIMIT} unless it needs more.
+   */
+  bodyLimit?: number;
 };
 
 function errorResponses(r: RouteDeclaration) {
@@ -60,7 +66,12 @@ function errorResponses(r: RouteDeclaration) {
     ...(req && (req.body || req.query || req.params || req.headers || req.cookies)
       ? { 400: errorDoc("The request failed validation; `issues` says where.") }
       : {}),
-    ...(req?.body ? { 415: errorDoc("The body is not of a declared media type.") } : {}),
+    ...(req?.body
+      ? {
+        413: errorDoc("`Request body is too large: at most N bytes` (see `x-body-limit`)."),
+        415: errorDoc("The body is not of a declared media type."),
+      }
+      : {}),
     ...(r.auth === "none" ? {} : {
       401: errorDoc(
         "`no token`, `could not decrypt token`, `invalid authorization token` or " +
@@ -79,17 +90,24 @@ function errorResponses(r: RouteDeclaration) {
 
 /** Declares a route: adds auth, security, the shared error responses and the response check. */
 export function defineRoute<const R extends RouteDeclaration>(r: R) {
-  const { auth, rateLimit: limit = "default", ...route } = r;
+  const { auth, rateLimit: limit = "default", bodyLimit: maxBody, ...route } = r;
   const responses = { ...errorResponses(r), ...route.responses };
+  const bodyBytes = route.request?.body ? maxBody ?? JSON_BODY_LIMIT : undefined;
   const declared = createRoute({
     ...route,
     responses,
     security: auth === "none" ? [] : [{ token: [] }, { session: [] }],
-    middleware: [requireAuth(auth), rateLimit(limit), checkResponse(responses)],
+    middleware: [
+      requireAuth(auth),
+      rateLimit(limit),
+      checkResponse(responses),
+      ...(bodyBytes === undefined ? [] : [bodyLimit(bodyBytes)]),
+    ],
     "x-auth-level": auth,
     "x-rate-limit": limit,
+    ...(bodyBytes === undefined ? {} : { "x-body-limit": bodyBytes }),
   });
-  return declared as unknown as Omit<R, "auth" | "rateLimit" | "responses"> & {
+  return declared as unknown as Omit<R, "auth" | "rateLimit" | "bodyLimit" | "responses"> & {
     responses: R["responses"] & ReturnType<typeof errorResponses>;
     middleware: MiddlewareHandler<AppEnv>[];
     getRoutingPath(): RoutingPath<R["path"]>;

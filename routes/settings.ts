@@ -49,6 +49,8 @@ const patch = defineRoute({
   path: "/server/settings",
   auth: "admin",
   rateLimit: { max: 1, seconds: 1 },
+  // Room for every key at once: five lists of up to 1000 entries and two embeds.
+  bodyLimit: 4 * 1024 * 1024,
   tags: ["Server"],
   summary: "Change any subset of the settings, all or nothing",
   description: "Every key is validated before any is written; unknown keys, keys set by the " +

@@ -1,0 +1,67 @@
+/**
+ * The size limit of a declared JSON body, checked before the body is read
+ * whole: a `Content-Length` over the limit is refused at once, and a body
+ * without one (chunked) is read up to the limit and refused as soon as it
+ * grows past it. Streamed bodies (uploads, imports) declare no JSON body and
+ * never pass here.
+ */
+import type { MiddlewareHandler } from "hono";
+import { ApiError, badRequest } from "../../core/errors.ts";
+import type { AppEnv } from "../env.ts";
+
+/** The limit of a declared JSON body unless its route declares another. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+const tooLarge = (max: number) =>
+  new ApiError(413, `Request body is too large: at most ${max} bytes`);
+
+/** A body that ended before its end (the client went away or half-closed). */
+export const truncatedBody = () => badRequest("The request body ended before it was complete");
+
+/** Reads `body` whole, refusing it (413) once it passes `max` bytes. */
+async function readAtMost(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch {
+        throw truncatedBody();
+      }
+      if (read.done) break;
+      size += read.value.byteLength;
+      if (size > max) throw tooLarge(max);
+      chunks.push(read.value);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Refuses (413) a request body of more than `max` bytes before it is read whole. */
+export function bodyLimit(max: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const body = c.req.raw.body;
+    if (!body) return await next();
+    const length = c.req.header("content-length");
+    if (length !== undefined && !c.req.header("transfer-encoding")) {
+      if (Number(length) > max) throw tooLarge(max);
+      return await next();
+    }
+    c.req.raw = new Request(c.req.raw, { body: await readAtMost(body, max) });
+    await next();
+  };
+}
