@@ -11,6 +11,7 @@ import { ApiError } from "../core/errors.ts";
 import { parseUploadOptions } from "../core/files/options.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
+import { streamedBody } from "./middleware/body_limit.ts";
 import { optionHeader, uploader } from "./files.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 
@@ -115,7 +116,7 @@ export const chunkedRoutes = newRouter()
     const s = c.var.services;
     const user = await uploader(c);
     const boundary = multipartBoundary(c.req.header("content-type"));
-    const body = c.req.raw.body;
+    const body = streamedBody(c);
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const header = optionHeader(c);
     const result = await uploadChunk(s, {

@@ -25,6 +25,7 @@ import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/store.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { streamedBody } from "./middleware/body_limit.ts";
 import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
@@ -338,7 +339,7 @@ export const fileRoutes = newRouter()
       throw new ApiError(400, "bad options, receieved: partial upload");
     }
     const boundary = multipartBoundary(c.req.header("content-type"));
-    const body = c.req.raw.body;
+    const body = streamedBody(c);
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const settings = s.settings.all();
     const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random);

@@ -11,6 +11,7 @@ import { COUNT_KEYS, Export4Document, importV4 } from "../core/transfer/v4.ts";
 import { badRequest } from "../core/errors.ts";
 import type { Context } from "hono";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
+import { streamedBody } from "./middleware/body_limit.ts";
 import { type AppEnv, currentUser } from "./env.ts";
 
 const Flag = z.enum(["true", "false"]).optional();
@@ -122,7 +123,7 @@ const importV3Route = defineRoute({
 
 /** The request body as a stream; 400 without one. */
 function bodyOf(c: Context<AppEnv>): ReadableStream<Uint8Array> {
-  const body = c.req.raw.body;
+  const body = streamedBody(c);
   if (!body) throw badRequest("The body must be an export document");
   return body;
 }

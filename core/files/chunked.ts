@@ -100,7 +100,7 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
   if (first.done) throw badRequest("No files in multipart/form-data request");
   const chunk = first.value;
   const identifier = req.header("p-identifier")?.trim();
-  let upload: ChunkedUploadRecord;
+  let upload: ChunkedUploadRecord | undefined;
   try {
     upload = identifier
       ? await continued(s, req, identifier, range)
@@ -122,6 +122,8 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
     }
   } catch (error) {
     await chunk.body.cancel().catch(() => {});
+    // An upload this request started has no identifier the client knows: drop it.
+    if (upload && !identifier) await dropStarted(s, upload);
     throw error;
   }
 
@@ -193,6 +195,16 @@ export async function dropUploads(s: Services, user: UserRecord, ids: string[]):
 export async function dropUserUploads(s: Services, user: UserRecord): Promise<number> {
   const uploads = await s.store.chunks.listByUser(user.id);
   return await dropUploads(s, user, uploads.map((u) => u.id));
+}
+
+/** Drops an upload whose first chunk failed; the idle sweep retries if this fails too. */
+async function dropStarted(s: Services, upload: ChunkedUploadRecord): Promise<void> {
+  try {
+    const claimed = await s.store.chunks.claim(upload.id);
+    if (claimed) await abandonUpload(s, claimed);
+  } catch (error) {
+    s.logger.warn("could not drop a failed upload", { id: upload.id, error });
+  }
 }
 
 /** Drops an upload that will not complete: its parts in the datasource and its progress. */

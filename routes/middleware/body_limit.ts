@@ -1,11 +1,12 @@
 /**
- * The size limit of a declared JSON body, checked before the body is read
- * whole: a `Content-Length` over the limit is refused at once, and a body
- * without one (chunked) is read up to the limit and refused as soon as it
- * grows past it. Streamed bodies (uploads, imports) declare no JSON body and
- * never pass here.
+ * Request bodies' bounds. The size limit of a declared JSON body, checked
+ * before the body is read whole: a `Content-Length` over the limit is refused
+ * at once, and a body without one (chunked) is read up to the limit and
+ * refused as soon as it grows past it. Streamed bodies (uploads, imports)
+ * declare no JSON body and never pass here; they are read through
+ * {@link streamedBody}, which turns a body that ends early into a 400.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, badRequest } from "../../core/errors.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -16,7 +17,7 @@ const tooLarge = (max: number) =>
   new ApiError(413, `Request body is too large: at most ${max} bytes`);
 
 /** A body that ended before its end (the client went away or half-closed). */
-export const truncatedBody = () => badRequest("The request body ended before it was complete");
+const truncatedBody = () => badRequest("The request body ended before it was complete");
 
 /** Reads `body` whole, refusing it (413) once it passes `max` bytes. */
 async function readAtMost(
@@ -64,4 +65,29 @@ export function bodyLimit(max: number): MiddlewareHandler<AppEnv> {
     c.req.raw = new Request(c.req.raw, { body: await readAtMost(body, max) });
     await next();
   };
+}
+
+/**
+ * The request body to stream (uploads, imports), or `null` without one: a
+ * read that fails (the body ended before its `Content-Length`, the client
+ * went away) fails with a 400 instead of the connection's error.
+ */
+export function streamedBody(c: Context<AppEnv>): ReadableStream<Uint8Array> | null {
+  const body = c.req.raw.body;
+  if (!body) return null;
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch {
+        controller.error(truncatedBody());
+        return;
+      }
+      if (read.done) controller.close();
+      else controller.enqueue(read.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
 }

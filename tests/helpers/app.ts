@@ -26,6 +26,8 @@ export interface TestApp {
   logger: MemoryLogger;
   /** The names of every object the datasource holds. */
   storedObjects(): Promise<string[]>;
+  /** The app's own handler, for serving it on a port (`Deno.serve`). */
+  fetch(req: Request): Promise<Response>;
   /** Sends a request to the app; `path` is relative to the origin. */
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Sends JSON with `method`; returns status, parsed body and headers. */
@@ -97,6 +99,7 @@ export async function startTestApp(
     clock,
     logger,
     storedObjects: testDatasource.stored,
+    fetch: async (req) => await app.fetch(req),
     request,
     async json(method, path, body, headers) {
       const h = new Headers(headers);
