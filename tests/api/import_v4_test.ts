@@ -129,3 +129,35 @@ apiTest("only a SUPERADMIN may import or export", async (app) => {
   }
   assert.equal((await app.services.store.listUsers()).length, 2);
 });
+
+apiTest(
+  "conformance: metrics records over KV's 64 KiB value limit import and export whole",
+  async (app) => {
+    const admin = await actor(app, "SUPERADMIN", "admin");
+    const doc = await fixtureV4();
+    const [first] = doc.data.metrics;
+    const note = "n".repeat(64 * 1024) + "ü€😀";
+    // A large instance's snapshot: one `filesUsers` row per user (about 1 MB).
+    const filesUsers = Array.from({ length: 12_000 }, (_, i) => ({
+      username: `user${i}`,
+      sum: i,
+      storage: i * 1.5,
+      views: i % 7,
+    }));
+    doc.data.metrics = [
+      { ...first, id: "big-string", data: { ...first.data, note } },
+      { ...first, id: "many-users", data: { ...first.data, filesUsers } },
+      first,
+    ];
+    const res = await importDoc(app, "v4", doc, admin.headers);
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 500));
+    assert.equal(res.body.imported.metrics, 3);
+    const exported = await app.json("GET", "/api/server/export", undefined, admin.headers);
+    assert.equal(exported.status, 200);
+    const datas = exported.body.data.metrics.map((m: { data: unknown }) => m.data);
+    assert.equal(datas.length, 3);
+    assert.ok(datas.some((d: { note?: string }) => d.note === note), "the long string came back");
+    const listed = datas.find((d: { filesUsers: unknown[] }) => d.filesUsers.length > 4);
+    assert.deepEqual(listed.filesUsers, filesUsers, "the long list came back");
+  },
+);

@@ -47,6 +47,14 @@ const steps: ContractSteps = {
     assert.equal(got.at(-1), "m100");
     assert.equal(await store.metrics.countRange(range), 1100);
   },
+
+  "a snapshot larger than a KV value is kept whole, among small ones": async (store) => {
+    const big = { ...metric(1), data: { note: "é".repeat(200_000), list: [1.5, "ü", null] } };
+    await store.metrics.add([metric(0), big, metric(2)]);
+    assert.deepEqual(await Array.fromAsync(store.metrics.iterate()), [metric(0), big, metric(2)]);
+    assert.deepEqual(await Array.fromAsync(store.metrics.range({ from: at(1), to: at(1) })), [big]);
+    assert.equal(await store.metrics.count(), 3);
+  },
 };
 
 contractSuite("metrics store contract", steps);
