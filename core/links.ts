@@ -26,8 +26,13 @@ export function nameUnder(route: string, path: string): string | null {
   const segment = path.slice(prefix.length);
   if (segment === "" || segment.includes("/")) return null;
   try {
-    return decodeURIComponent(segment);
+    return storable(decodeURIComponent(segment));
   } catch {
     return null;
   }
+}
+
+/** `name`, or `null` when it holds a NUL: no store keeps one in text, so nothing is named so. */
+export function storable(name: string): string | null {
+  return name.includes("\u0000") ? null : name;
 }

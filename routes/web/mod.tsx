@@ -15,6 +15,7 @@ import { getCookie } from "hono/cookie";
 import { ApiError } from "../../core/errors.ts";
 import { fileEmbed } from "../../core/files/embed.ts";
 import { fileOnView } from "../../core/files/serve.ts";
+import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
@@ -164,11 +165,10 @@ export const webRoutes = new Hono<AppEnv>()
   })
   .get("/view/url/:id", async (c) => {
     const s = c.var.services;
-    const found = await resolveUrlPage(
-      s,
-      c.req.param("id"),
-      (id) => getCookie(c, urlPasswordCookie(id)),
-    );
+    const id = storable(c.req.param("id"));
+    const found = id === null
+      ? null
+      : await resolveUrlPage(s, id, (id) => getCookie(c, urlPasswordCookie(id)));
     if (!found || found.kind === "gone") return c.notFound();
     if (found.kind === "redirect") return c.redirect(found.destination, 302);
     const site = s.settings.get("websiteTitle");
@@ -177,12 +177,10 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/view/:name", async (c) => {
     const s = c.var.services;
     const site = s.settings.get("websiteTitle");
+    const name = storable(c.req.param("name"));
+    if (name === null) return page(c, <FileNotFoundPage site={site} />, 404);
     try {
-      const shown = await fileOnView(
-        s,
-        c.req.param("name"),
-        (id) => getCookie(c, accessCookieName(id)),
-      );
+      const shown = await fileOnView(s, name, (id) => getCookie(c, accessCookieName(id)));
       const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
       return page(c, <ViewPage site={site} {...shown} embed={embed} />);
     } catch (error) {

@@ -289,3 +289,13 @@ apiTest("password: more than 2 attempts a second is a 429", async (app) => {
     200,
   );
 }, { rateLimits: true });
+
+apiTest("conformance: a public path naming a NUL is a 404, not a 500", async (app) => {
+  const user = await actor(app, "USER");
+  await uploadOne(app, user.headers);
+  for (const path of ["/u/%00", "/go/%00", "/raw/%00", "/r/%00", "/view/%00", "/view/url/%00"]) {
+    const res = await app.request(path);
+    await res.body?.cancel();
+    assert.equal(res.status, 404, path);
+  }
+});
