@@ -106,6 +106,7 @@ const status = defineRoute({
       }).openapi("PartialUploadStatus"),
       "The upload's progress",
     ),
+    401: errorDoc("`no token`, `could not decrypt token`, …: credentials were sent but are bad"),
     404: errorDoc("`Not Found`: no such upload in progress (finished, dropped, or not yours)"),
   },
 });

@@ -548,3 +548,15 @@ for (const datasource of ["local", "s3"] as const) {
     { datasource },
   );
 }
+
+apiTest(
+  "conformance: an upload's status asked for with a bad token is a declared 401",
+  async (app) => {
+    const res = await app.json("GET", "/api/upload/partial/abc", undefined, {
+      authorization: "x".repeat(8 * 1024),
+    });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.statusCode, 401);
+    assert.equal(typeof res.body.error, "string");
+  },
+);
