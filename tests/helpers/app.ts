@@ -28,6 +28,8 @@ export interface TestApp {
   storedObjects(): Promise<string[]>;
   /** The app's own handler, for serving it on a port (`Deno.serve`). */
   fetch(req: Request): Promise<Response>;
+  /** Every route the app answers (Hono's table: method and path pattern). */
+  routes: readonly { method: string; path: string }[];
   /** Sends a request to the app; `path` is relative to the origin. */
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Sends JSON with `method`; returns status, parsed body and headers. */
@@ -100,6 +102,7 @@ export async function startTestApp(
     logger,
     storedObjects: testDatasource.stored,
     fetch: async (req) => await app.fetch(req),
+    routes: app.routes,
     request,
     async json(method, path, body, headers) {
       const h = new Headers(headers);
