@@ -29,6 +29,7 @@ import { KvLeases } from "./leases.ts";
 import { KvFolders } from "./folders.ts";
 import { KvTags } from "./tags.ts";
 import { journaled, recoverJournals } from "./journal.ts";
+import { deleteAvatar, readUser, type StoredUser, writeUser } from "./user_avatars.ts";
 
 /** The KV schema version this code writes. */
 export const KV_SCHEMA_VERSION = 1;
@@ -129,8 +130,8 @@ export class KvStore implements Store {
       .check({ key: K.userByName(user.username), versionstamp: null })
       .check({ key: K.userByToken(user.token), versionstamp: null });
     if (onlyFirst) op.check({ key: K.usersExist, versionstamp: null });
+    writeUser(op, K.user(user.id), user);
     const result = await op
-      .set(K.user(user.id), user)
       .set(K.userByName(user.username), user.id)
       .set(K.userByToken(user.token), user.id)
       .set(K.usersExist, true)
@@ -150,7 +151,7 @@ export class KvStore implements Store {
   }
 
   async getUser(id: string): Promise<UserRecord | null> {
-    return (await this.kv.get<UserRecord>(K.user(id))).value;
+    return await readUser(this.kv, (await this.kv.get<StoredUser>(K.user(id))).value);
   }
 
   async getUserByUsername(username: string): Promise<UserRecord | null> {
@@ -164,19 +165,20 @@ export class KvStore implements Store {
 
   async listUsers(): Promise<UserRecord[]> {
     const users: UserRecord[] = [];
-    for await (const entry of this.kv.list<UserRecord>({ prefix: ["user"] })) {
-      users.push(entry.value);
+    for await (const entry of this.kv.list<StoredUser>({ prefix: ["user"] })) {
+      users.push((await readUser(this.kv, entry.value))!);
     }
     return users.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
   async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
     while (true) {
-      const current = await this.kv.get<UserRecord>(K.user(id));
+      const current = await this.kv.get<StoredUser>(K.user(id));
       if (current.value === null) return null;
-      const old = current.value;
+      const old = (await readUser(this.kv, current.value))!;
       const next: UserRecord = { ...old, ...defined(patch), updatedAt: now };
-      const op = this.kv.atomic().check(current).set(K.user(id), next);
+      const op = this.kv.atomic().check(current);
+      writeUser(op, K.user(id), next, { stored: current.value, avatar: old.avatar });
       if (next.username !== old.username) {
         op.check({ key: K.userByName(next.username), versionstamp: null })
           .delete(K.userByName(old.username))
@@ -196,10 +198,12 @@ export class KvStore implements Store {
   }
 
   async deleteUser(id: string): Promise<UserRecord | null> {
-    const current = await this.kv.get<UserRecord>(K.user(id));
+    const current = await this.kv.get<StoredUser>(K.user(id));
     if (current.value === null) return null;
-    const user = current.value;
-    const result = await this.kv.atomic().check(current)
+    const user = (await readUser(this.kv, current.value))!;
+    const op = this.kv.atomic().check(current);
+    deleteAvatar(op, current.value);
+    const result = await op
       .delete(K.user(id))
       .delete(K.userByName(user.username))
       .delete(K.userByToken(user.token))

@@ -145,3 +145,14 @@ apiTest("GET /api/user/avatar answers the stored avatar as text; 404 without one
   assert.equal(await set.text(), avatar);
   assert.equal((await app.request("/api/user/avatar")).status, 401);
 });
+
+apiTest("conformance: an avatar of 400 KiB is kept and served back on both stores", async (app) => {
+  const bob = await actor(app, "USER", "bob");
+  const avatar = "data:image/png;base64," + "A".repeat(400 * 1024);
+  const res = await app.json("PATCH", "/api/user", { avatar }, bob.headers);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.user.avatar, avatar);
+  const served = await app.request("/api/user/avatar", { headers: bob.headers });
+  assert.equal(served.status, 200);
+  assert.equal(await served.text(), avatar);
+});

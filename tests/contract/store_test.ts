@@ -111,6 +111,23 @@ const steps: ContractSteps = {
     assert.equal(await store.getUserByUsername("Alice"), null);
   },
 
+  "an avatar larger than a KV value is kept whole, changed, shrunk and deleted": async (store) => {
+    const big = (c: string, kib: number) => "data:image/png;base64," + c.repeat(kib * 1024);
+    const u = user("avatar", { avatar: big("A", 500) });
+    await store.createUser(u);
+    assert.deepEqual(await store.getUser(u.id), u);
+    const now = new Date(2026, 0, 2);
+    const renamed = await store.updateUser(u.id, { username: "avatar2" }, now);
+    assert.equal(renamed?.avatar, u.avatar);
+    for (const avatar of [big("B", 200), big("C", 1), null, big("D", 300)]) {
+      assert.equal((await store.updateUser(u.id, { avatar }, now))?.avatar, avatar);
+      assert.equal((await store.getUser(u.id))?.avatar, avatar);
+      assert.equal((await store.listUsers()).find((x) => x.id === u.id)?.avatar, avatar);
+    }
+    assert.equal((await store.deleteUser(u.id))?.avatar, big("D", 300));
+    assert.equal(await store.getUser(u.id), null);
+  },
+
   "usernames and tokens are unique": async (store) => {
     const a = user("bob");
     await store.createUser(a);
