@@ -40,6 +40,9 @@ const PARAMS = [
   "x".repeat(2000),
 ];
 
+/** Valid where an image goes, and larger than one Deno KV value. */
+const LARGE = "data:image/png;base64," + "A".repeat(200 * 1024);
+
 const VALUES: unknown[] = [
   null,
   true,
@@ -49,6 +52,7 @@ const VALUES: unknown[] = [
   "",
   "ユーザー👩‍💻\u0000\u202e",
   "x".repeat(10_000),
+  LARGE,
   [],
   [{}],
   {},
@@ -125,7 +129,7 @@ function bodies(fields: string[]): [string, string][] {
     }
   }
   fields.forEach((field, i) => {
-    for (const value of [VALUES[i % VALUES.length], VALUES[(i + 5) % VALUES.length]]) {
+    for (const value of [VALUES[i % VALUES.length], VALUES[(i + 5) % VALUES.length], LARGE]) {
       const body = JSON.stringify({ [field]: value });
       out.push([`${field}=${JSON.stringify(value).slice(0, 20)}`, body]);
     }
