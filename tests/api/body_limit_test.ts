@@ -1,6 +1,7 @@
 /** JSON request bodies are bounded by their route's declared limit (security #5). */
 import assert from "node:assert/strict";
 import { apiTest, type TestApp } from "../helpers/app.ts";
+import { chunkedRequest, withServer } from "../helpers/raw_http.ts";
 import { actor } from "../helpers/users.ts";
 
 const MiB = 1024 * 1024;
@@ -103,3 +104,22 @@ apiTest("security #5: the OpenAPI document states each JSON body's limit", async
   assert.ok(doc.paths["/api/auth/login"].post.responses["413"]);
   assert.equal(doc.paths["/api/upload"].post["x-body-limit"], undefined);
 });
+
+apiTest(
+  "security #5: a chunked login over a socket is answered 413 once past 1 MiB",
+  async (app) => {
+    const reply = await withServer(app, (port) =>
+      chunkedRequest(
+        port,
+        "POST",
+        "/api/auth/login",
+        { "content-type": "application/json" },
+        8 * MiB,
+      ));
+    assert.equal(reply.status, 413);
+    assert.deepEqual(reply.body, {
+      error: `Request body is too large: at most ${MiB} bytes`,
+      statusCode: 413,
+    });
+  },
+);

@@ -1,7 +1,8 @@
 /**
  * Requests the `fetch` API cannot send: the app served on a local port, and a
  * raw TCP client that writes a request's head and part of its body, then
- * closes its write side before the declared `Content-Length` is reached.
+ * closes its write side before the declared `Content-Length` is reached, or
+ * streams a chunked body without any `Content-Length`.
  */
 import type { TestApp } from "./app.ts";
 
@@ -38,23 +39,58 @@ export async function truncatedRequest(
   body: Uint8Array,
   declared: number,
 ): Promise<RawReply> {
+  return await exchange(port, async (conn) => {
+    await conn.write(head(method, path, { ...headers, "content-length": String(declared) }));
+    await conn.write(body);
+    await conn.closeWrite();
+  });
+}
+
+/**
+ * Sends `method path` with `headers` and a chunked body of `total` spaces
+ * (no `Content-Length`), stopping early once the server stops taking it;
+ * reads the reply.
+ */
+export async function chunkedRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  total: number,
+): Promise<RawReply> {
+  const size = 64 * 1024;
+  const chunk = new TextEncoder().encode(`${size.toString(16)}\r\n${" ".repeat(size)}\r\n`);
+  return await exchange(port, async (conn) => {
+    await conn.write(head(method, path, { ...headers, "transfer-encoding": "chunked" }));
+    try {
+      for (let sent = 0; sent < total; sent += size) await conn.write(chunk);
+      await conn.write(new TextEncoder().encode("0\r\n\r\n"));
+    } catch {
+      // the server answered and closed without reading the rest
+    }
+  });
+}
+
+/** A request head of `headers` that asks the server to close after answering. */
+function head(method: string, path: string, headers: Record<string, string>): Uint8Array {
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    "host: 127.0.0.1",
+    "connection: close",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return new TextEncoder().encode(lines.join("\r\n") + "\r\n\r\n");
+}
+
+/** Connects, lets `send` write while the reply is read, and parses the reply. */
+async function exchange(port: number, send: (conn: Deno.Conn) => Promise<void>): Promise<RawReply> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   // An answer that never comes fails the caller's check (status 0) rather than hanging it.
   const timer = setTimeout(() => conn.close(), 10_000);
   try {
-    const head = [
-      `${method} ${path} HTTP/1.1`,
-      "host: 127.0.0.1",
-      "connection: close",
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-      `content-length: ${declared}`,
-      "",
-      "",
-    ].join("\r\n");
-    await conn.write(new TextEncoder().encode(head));
-    await conn.write(body);
-    await conn.closeWrite();
-    const raw = new TextDecoder().decode(await readAll(conn));
+    const reply = readAll(conn);
+    await send(conn);
+    const raw = new TextDecoder().decode(await reply);
     const [top, ...rest] = raw.split("\r\n\r\n");
     const status = Number(top.split(" ")[1]) || 0;
     const text = rest.join("\r\n\r\n");
