@@ -68,6 +68,9 @@ export const DeletedUserSchema = z.object({
 export const SessionSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
+  lastSeenAt: Timestamp.openapi({
+    description: "When the session last made a request (to within five minutes)",
+  }),
   client: z.string(),
   device: z.string(),
   ua: z.string(),
