@@ -193,7 +193,6 @@ const bulkChange = defineRoute({
   method: "patch",
   path: "/user/files/transaction",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
   summary: "Favorite or unfavorite several files, or move the caller's own into its folder",
   request: {
@@ -221,7 +220,6 @@ const bulkDelete = defineRoute({
   method: "delete",
   path: "/user/files/transaction",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
   summary: "Delete several files",
   request: {

@@ -116,7 +116,6 @@ const dropIncomplete = defineRoute({
   method: "delete",
   path: "/user/files/incomplete",
   auth: "user",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Files"],
   summary: "Abandon some of the caller's unfinished chunked uploads",
   request: {
