@@ -99,7 +99,8 @@ apiTest("the allow list (IP or user id) and the switch", async (app) => {
   await configure(app, { ratelimitMax: 1, coreTrustProxy: true });
   startOfWindow(app);
   const bob = await actor(app, "USER");
-  const from = (ip: string) => ({ ...bob.headers, "x-forwarded-for": `${ip}, 10.0.0.1` });
+  // The proxy appends the address it saw; what is left of it the client wrote.
+  const from = (ip: string) => ({ ...bob.headers, "x-forwarded-for": `203.0.113.7, ${ip}` });
   assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 200);
   assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 429);
 
@@ -198,6 +199,43 @@ apiTest(
       });
     assert.notEqual((await plain()).status, 429);
     assert.equal((await plain()).status, 429);
+  },
+  limited,
+);
+
+apiTest(
+  "security #6: X-Forwarded-For is read from the right, coreTrustProxyHops entries in",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    await configure(app, { coreTrustProxy: true });
+    startOfWindow(app, 2000);
+    const login = (forwarded: string) =>
+      app.json("POST", "/api/auth/login", { username: "alice", password: "bad" }, {
+        "x-forwarded-for": forwarded,
+      });
+    // One hop (the default): the client is the rightmost entry, whatever it wrote to its left.
+    assert.equal((await login("1.2.3.4, 5.6.7.8")).status, 400);
+    assert.equal((await login("9.9.9.9, 5.6.7.8")).status, 429, "the same client, 5.6.7.8");
+    assert.equal((await login("1.2.3.4, 5.6.7.9")).status, 400, "another client");
+    // Seen through the allow list too.
+    await configure(app, { ratelimitAllowList: ["5.6.7.8"] });
+    assert.equal((await login("1.2.3.4, 5.6.7.8")).status, 400);
+    await configure(app, { ratelimitAllowList: [] });
+
+    // Two hops: the entry the outer proxy wrote.
+    const patched = await app.json("PATCH", "/api/server/settings", { coreTrustProxyHops: 2 }, {
+      ...(await actor(app, "SUPERADMIN")).headers,
+    });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.settings.coreTrustProxyHops, 2);
+    app.clock.advance(2000);
+    assert.equal((await login("1.2.3.4, 5.6.7.8")).status, 400);
+    assert.equal((await login("1.2.3.4, 6.6.6.6")).status, 429, "the same client, 1.2.3.4");
+    assert.equal((await login("7.7.7.7, 1.2.3.4, 6.6.6.6")).status, 429, "still 1.2.3.4");
+    // Shorter than the hops: the leftmost entry, which a trusted proxy wrote.
+    assert.equal((await login("4.4.4.4")).status, 400);
+    assert.equal((await login("4.4.4.4")).status, 429);
+    assert.equal((await login("8.8.8.8, 4.4.4.4")).status, 400, "8.8.8.8 is a client of its own");
   },
   limited,
 );
