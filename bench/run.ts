@@ -33,6 +33,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
   { name: "transfer", script: "bench/transfer.ts", timeoutMinutes: 20 },
+  { name: "dashboard", script: "bench/dashboard.ts", timeoutMinutes: 4 },
 ];
 
 // deno-lint-ignore no-control-regex

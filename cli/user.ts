@@ -3,8 +3,7 @@ import { parseArgs } from "node:util";
 import { type Role, ROLES } from "../db/store.ts";
 import type { Config } from "../core/config.ts";
 import { ApiError } from "../core/errors.ts";
-import { hashPassword } from "../core/passwords.ts";
-import { createUser } from "../core/users.ts";
+import { createUser, newPasswordPatch } from "../core/users.ts";
 import { closeServices, openServices } from "./services.ts";
 
 const USAGE = `usage:
@@ -44,10 +43,10 @@ export async function userCommand(config: Config, args: string[]): Promise<numbe
       console.error(`no user named ${username}`);
       return 1;
     }
-    const hash = await hashPassword(password, s.random);
-    await s.store.updateUser(user.id, { password: hash }, new Date(s.clock.now()));
+    const change = await newPasswordPatch(s, user.id, password);
+    await s.store.updateUser(user.id, change, new Date(s.clock.now()));
     await s.store.deleteUserSessions(user.id);
-    console.log(`password of ${username} reset; its sessions were ended`);
+    console.log(`password of ${username} reset; its sessions were ended and its token replaced`);
     return 0;
   } catch (error) {
     if (error instanceof ApiError) {

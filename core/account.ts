@@ -5,10 +5,10 @@
 import type { SessionRecord, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
 import { ApiError, badRequest, notFound } from "./errors.ts";
-import { hashPassword } from "./passwords.ts";
+import { confirmPassword } from "./confirm.ts";
 import type { Services } from "./services.ts";
 import { clientToken, newStoredToken } from "./tokens.ts";
-import { usernameTaken } from "./users.ts";
+import { newPasswordPatch, usernameTaken } from "./users.ts";
 
 /** What a user may change about itself. */
 export interface SelfPatch {
@@ -18,14 +18,25 @@ export interface SelfPatch {
   avatar?: string | null;
   /** Merged into the stored view settings. */
   view?: Record<string, unknown>;
+  /** Proof for a new password or username (`confirm.ts`). */
+  currentPassword?: string;
 }
 
-/** Applies the user's own changes; a taken username is 400 `Username already exists`. */
+/**
+ * Applies the user's own changes; a taken username is 400 `Username already
+ * exists`. A new password or username needs the current password. A new
+ * password also replaces the API token and ends every session but `current`.
+ */
 export async function updateSelf(
   s: Services,
   user: UserRecord,
+  current: SessionRecord | null,
   patch: SelfPatch,
 ): Promise<UserRecord> {
+  const renames = patch.username !== undefined && patch.username !== user.username;
+  if (renames || patch.password !== undefined) {
+    await confirmPassword(user, patch.currentPassword);
+  }
   const change: UserPatch = {
     username: patch.username,
     avatar: patch.avatar === undefined
@@ -34,17 +45,17 @@ export async function updateSelf(
       ? checkAvatar(patch.avatar)
       : null,
     view: patch.view ? { ...user.view, ...patch.view } : undefined,
-    password: patch.password === undefined
-      ? undefined
-      : await hashPassword(patch.password, s.random),
+    ...(patch.password === undefined ? {} : await newPasswordPatch(s, user.id, patch.password)),
   };
+  let updated;
   try {
-    const updated = await s.store.updateUser(user.id, change, new Date(s.clock.now()));
-    if (!updated) throw new ApiError(401, "not logged in");
-    return updated;
+    updated = await s.store.updateUser(user.id, change, new Date(s.clock.now()));
   } catch (error) {
     throw usernameTaken(error);
   }
+  if (!updated) throw new ApiError(401, "not logged in");
+  if (patch.password !== undefined) await s.store.deleteUserSessions(user.id, current?.id);
+  return updated;
 }
 
 /** The user's avatar as stored (a data URI or an http(s) URL); 404 when it has none. */

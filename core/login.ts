@@ -1,11 +1,14 @@
 /**
  * Logging in with a username and password. Unknown users, users without a
- * password and wrong passwords all get the same answer after about the same
- * time. A user with TOTP must also send a valid code.
+ * password and wrong passwords all get the same answer; an unknown user costs
+ * a verification against the decoy, as dear as the dearest stored hash. A
+ * user with TOTP must also send a valid code. A successful login rehashes a
+ * password hash made with other parameters (an imported Zipline hash) with
+ * Ferry's.
  */
 import type { UserRecord } from "../db/store.ts";
 import { badRequest } from "./errors.ts";
-import { verifyDecoy, verifyPassword } from "./passwords.ts";
+import { hashPassword, needsRehash, verifyDecoy, verifyPassword } from "./passwords.ts";
 import type { Services } from "./services.ts";
 import { type ClientInfo, startSession } from "./sessions.ts";
 import { verifyLoginCode } from "./totp.ts";
@@ -28,6 +31,13 @@ export async function login(
     if (input.code === undefined) return { totp: true };
     if (!(await verifyLoginCode(s, user, input.code))) throw badRequest("Invalid code");
   }
+  if (needsRehash(user.password!)) await rehash(s, user, input.password);
   const { secret } = await startSession(s, user, client);
   return { user, secret };
+}
+
+/** Stores `password` hashed with Ferry's parameters in place of the user's older hash. */
+async function rehash(s: Services, user: UserRecord, password: string): Promise<void> {
+  const hash = await hashPassword(password, s.random);
+  await s.store.updateUser(user.id, { password: hash }, new Date(s.clock.now()));
 }

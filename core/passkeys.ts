@@ -13,6 +13,7 @@ import type {
 import type { PasskeyRecord } from "../db/mfa.ts";
 import { UniqueError, type UserRecord } from "../db/store.ts";
 import { newId } from "./clock.ts";
+import { confirmPassword } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";
 import { base64url } from "./secrets.ts";
 import type { Services } from "./services.ts";
@@ -137,14 +138,15 @@ const reason = (error: unknown) => error instanceof Error ? `: ${error.message}`
 /**
  * Verifies a registration response against the challenge of the user's
  * options, their RP ID and the origin `mfaPasskeysOrigin`, and stores the
- * passkey as `name`.
+ * passkey as `name`. Needs the current password (`confirm.ts`).
  */
 export async function registerPasskey(
   s: Services,
   user: UserRecord,
-  input: { response: RegistrationResponseJSON; name: string },
+  input: { response: RegistrationResponseJSON; name: string; currentPassword?: string },
 ): Promise<PasskeyRecord> {
   const { origin } = relyingParty(s);
+  await confirmPassword(user, input.currentPassword);
   const now = new Date(s.clock.now());
   const challenge = await s.store.mfa.takeChallenge(registrationChallengeId(user.id), now);
   if (!challenge) throw badRequest("Passkey registration timed out, try again later");
@@ -181,9 +183,18 @@ export async function registerPasskey(
   return passkey;
 }
 
-/** Removes one of the user's passkeys; 404 when the user has none with that id. */
-export async function removePasskey(s: Services, user: UserRecord, id: string): Promise<void> {
+/**
+ * Removes one of the user's passkeys; 404 when the user has none with that
+ * id. Needs the current password (`confirm.ts`).
+ */
+export async function removePasskey(
+  s: Services,
+  user: UserRecord,
+  input: { id: string; currentPassword?: string },
+): Promise<void> {
   relyingParty(s);
+  await confirmPassword(user, input.currentPassword);
+  const id = input.id;
   if (!await s.store.mfa.deletePasskey(user.id, id)) throw notFound("Passkey not found");
 }
 

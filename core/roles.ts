@@ -25,8 +25,3 @@ export function canManage(actor: Role, target: Role): boolean {
 export function canAssign(actor: Role, role: Role): boolean {
   return isAdministrator(actor) && rank(role) <= rank(actor);
 }
-
-/** The roles a caller of role `actor` may see and manage. */
-export function manageableRoles(actor: Role): Role[] {
-  return ROLES.filter((r) => canManage(actor, r));
-}

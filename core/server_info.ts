@@ -26,7 +26,7 @@ export function oauthEnabled(settings: Settings) {
 }
 
 /** The terms of service's markdown, or `null` when none is configured or it cannot be read. */
-async function termsOfService(s: Services): Promise<string | null> {
+export async function termsOfService(s: Services): Promise<string | null> {
   const path = s.settings.get("websiteTos");
   if (path === null) return null;
   try {

@@ -4,6 +4,7 @@
  * Sessions live in the store, so every server process honours them.
  */
 import type { SessionRecord, UserRecord } from "../db/store.ts";
+import { forbidden } from "./errors.ts";
 import { base64url, sha256 } from "./secrets.ts";
 import type { Services } from "./services.ts";
 
@@ -61,7 +62,40 @@ export async function resolveSession(
   return user ? { session, user } : null;
 }
 
-/** Ends `session` (when there is one); the user's other sessions stay. */
-export async function endSession(s: Services, session: SessionRecord | null): Promise<void> {
-  if (session) await s.store.deleteSession(session.id);
+/** Where a request comes from, as the browser that sent it tells. */
+export interface RequestSource {
+  /** `Sec-Fetch-Site`. */
+  fetchSite?: string;
+  origin?: string;
+  referer?: string;
+  /** The host the request was sent to (`Host`: name and port). */
+  host: string;
+}
+
+/**
+ * `true` when the request shows it was made by one of the service's own
+ * pages or typed into the address bar: `Sec-Fetch-Site` says `same-origin`
+ * or `none`, or, from a browser without it, the `Origin` (else `Referer`)
+ * host is the request's. A request that shows nothing is not trusted.
+ */
+export function fromSameOrigin(source: RequestSource): boolean {
+  if (source.fetchSite) return source.fetchSite === "same-origin" || source.fetchSite === "none";
+  const from = source.origin ?? source.referer;
+  if (!from || !URL.canParse(from)) return false;
+  return new URL(from).host === source.host;
+}
+
+/**
+ * Ends `session` (when there is one); the user's other sessions stay. With a
+ * `source` (a logout by `GET`, which any page can trigger with an image), a
+ * session is ended only for a request from the same origin: 403 otherwise.
+ */
+export async function endSession(
+  s: Services,
+  session: SessionRecord | null,
+  source?: RequestSource,
+): Promise<void> {
+  if (!session) return;
+  if (source && !fromSameOrigin(source)) throw forbidden("Cross-site logout refused");
+  await s.store.deleteSession(session.id);
 }

@@ -7,6 +7,7 @@
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
 import type { UserRecord } from "../db/store.ts";
+import { confirmPassword } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";
 import type { Services } from "./services.ts";
 import { decrypt, encrypt } from "./tokens.ts";
@@ -69,15 +70,17 @@ export async function totpSetup(s: Services, user: UserRecord): Promise<TotpSetu
 /**
  * Turns TOTP on with `secret` when `code` verifies against it; 400 `Invalid
  * code` otherwise. A secret in place is not replaced: turning TOTP off needs a
- * code of the current one, and so does changing it.
+ * code of the current one, and so does changing it. Both need the current
+ * password (`confirm.ts`).
  */
 export async function enableTotp(
   s: Services,
   user: UserRecord,
-  input: { code: string; secret: string },
+  input: { code: string; secret: string; currentPassword?: string },
 ): Promise<UserRecord> {
   requireTotpEnabled(s);
   if (user.totpSecret !== null) throw badRequest("TOTP is already enabled");
+  await confirmPassword(user, input.currentPassword);
   const secret = input.secret.toUpperCase().replace(/[\s=]/g, "");
   if (!/^[A-Z2-7]{16,128}$/.test(secret) || !await acceptCode(s, user, secret, input.code)) {
     throw badRequest("Invalid code");
@@ -85,20 +88,21 @@ export async function enableTotp(
   return await saveSecret(s, user, encrypt(secret, s.secret, s.random));
 }
 
-/** Turns TOTP off when `code` verifies against the current secret. */
+/** Turns TOTP off when `code` verifies against the current secret and the password is right. */
 export async function disableTotp(
   s: Services,
   user: UserRecord,
-  code: string,
+  input: { code: string; currentPassword?: string },
 ): Promise<UserRecord> {
   requireTotpEnabled(s);
   if (user.totpSecret === null) throw badRequest("You don't have TOTP enabled");
-  if (!await verifyLoginCode(s, user, code)) throw badRequest("Invalid code");
+  await confirmPassword(user, input.currentPassword);
+  if (!await verifyLoginCode(s, user, input.code)) throw badRequest("Invalid code");
   return await saveSecret(s, user, null);
 }
 
 async function saveSecret(s: Services, user: UserRecord, totpSecret: string | null) {
   const updated = await s.store.updateUser(user.id, { totpSecret }, new Date(s.clock.now()));
-  if (!updated) throw notFound("User not found");
+  if (!updated) throw notFound();
   return updated;
 }

@@ -1,31 +1,32 @@
 /**
  * User administration (spec §4.1). Every role decision goes through
  * `roles.ts`: a caller creates or assigns roles at or below its own, manages
- * only users of lower roles, and never deletes itself.
+ * only users of lower roles, and never deletes itself. Every administrator
+ * sees every user.
  */
 import type { Role, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
-import { ApiError, forbidden } from "./errors.ts";
+import { forbidden, notFound } from "./errors.ts";
+import { dropUserUploads } from "./files/chunked.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { removeUserExports } from "./files/user_export.ts";
-import { hashPassword } from "./passwords.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
 import type { Services } from "./services.ts";
-import { createUser, usernameTaken } from "./users.ts";
+import { createUser, newPasswordPatch, usernameTaken } from "./users.ts";
 
-const userNotFound = () => new ApiError(404, "User not found");
-
-/** The users a caller manages, plus itself unless `noincl`; oldest first. */
-export async function listManagedUsers(
+/**
+ * Every user, oldest first; without the caller when `noincl`. An
+ * administrator sees them all: the role rules limit what it may change.
+ */
+export async function listUsers(
   s: Services,
   caller: UserRecord,
   noincl: boolean,
 ): Promise<UserRecord[]> {
-  return (await s.store.listUsers()).filter((u) =>
-    u.id === caller.id ? !noincl : canManage(caller.role, u.role)
-  );
+  const users = await s.store.listUsers();
+  return noincl ? users.filter((u) => u.id !== caller.id) : users;
 }
 
 /** Creates a user with a role at or below the caller's. */
@@ -39,16 +40,10 @@ export async function adminCreateUser(
   return await createUser(s, { ...input, role });
 }
 
-/** A user the caller may see: itself or one it manages; 404 otherwise. */
-export async function adminGetUser(
-  s: Services,
-  caller: UserRecord,
-  id: string,
-): Promise<UserRecord> {
+/** Any user, by id; 404 `Not Found` when there is none. */
+export async function adminGetUser(s: Services, id: string): Promise<UserRecord> {
   const user = await s.store.getUser(id);
-  if (!user || (user.id !== caller.id && !canManage(caller.role, user.role))) {
-    throw userNotFound();
-  }
+  if (!user) throw notFound();
   return user;
 }
 
@@ -61,7 +56,11 @@ export interface AdminUserPatch {
   quota?: QuotaInput;
 }
 
-/** Updates a user the caller manages; 403 for others or for a role above the caller's. */
+/**
+ * Updates a user the caller manages; 403 for others or for a role above the
+ * caller's. A new password also replaces the user's API token and ends all
+ * its sessions.
+ */
 export async function adminUpdateUser(
   s: Services,
   caller: UserRecord,
@@ -69,7 +68,7 @@ export async function adminUpdateUser(
   patch: AdminUserPatch,
 ): Promise<UserRecord> {
   const user = await s.store.getUser(id);
-  if (!user) throw userNotFound();
+  if (!user) throw notFound();
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot modify this user");
   if (patch.role && !canAssign(caller.role, patch.role)) {
     throw forbidden("You cannot assign this role");
@@ -79,24 +78,25 @@ export async function adminUpdateUser(
     role: patch.role,
     avatar: patch.avatar === undefined ? undefined : patch.avatar && checkAvatar(patch.avatar),
     quota: patch.quota ? applyQuota(user.quota, patch.quota, s.random) : undefined,
-    password: patch.password === undefined
-      ? undefined
-      : await hashPassword(patch.password, s.random),
+    ...(patch.password === undefined ? {} : await newPasswordPatch(s, id, patch.password)),
   };
+  let updated;
   try {
-    const updated = await s.store.updateUser(id, change, new Date(s.clock.now()));
-    if (!updated) throw userNotFound();
-    return updated;
+    updated = await s.store.updateUser(id, change, new Date(s.clock.now()));
   } catch (error) {
     throw usernameTaken(error);
   }
+  if (!updated) throw notFound();
+  if (patch.password !== undefined) await s.store.deleteUserSessions(id);
+  return updated;
 }
 
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its tags, folders and exports always go; the
- * files in its folders move to the root first.
+ * without, they stay, orphaned. Its tags, folders, exports and chunked
+ * uploads in progress always go; the files in its folders move to the root
+ * first.
  */
 export async function adminDeleteUser(
   s: Services,
@@ -105,7 +105,7 @@ export async function adminDeleteUser(
   deleteContent: boolean,
 ): Promise<UserRecord> {
   const user = await s.store.getUser(id);
-  if (!user) throw userNotFound();
+  if (!user) throw notFound();
   if (user.id === caller.id) throw forbidden("You cannot delete yourself");
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot delete this user");
   if (deleteContent) await s.store.urls.deleteByUser(id);
@@ -115,8 +115,9 @@ export async function adminDeleteUser(
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);
   await removeUserExports(s, id);
+  await dropUserUploads(s, user);
   const removed = await s.store.deleteUser(id);
-  if (!removed) throw userNotFound();
+  if (!removed) throw notFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });
   return removed;
 }

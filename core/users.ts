@@ -3,7 +3,13 @@
  * carries a user goes through one of these views, which name the fields they
  * keep, so a secret can only leak by being added here on purpose.
  */
-import { type QuotaRecord, type Role, UniqueError, type UserRecord } from "../db/store.ts";
+import {
+  type QuotaRecord,
+  type Role,
+  UniqueError,
+  type UserPatch,
+  type UserRecord,
+} from "../db/store.ts";
 import { checkAvatar, defaultAvatar } from "./avatars.ts";
 import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";
@@ -35,6 +41,22 @@ export async function buildUser(s: Services, input: NewUser): Promise<UserRecord
     quota: null,
     createdAt: now,
     updatedAt: now,
+  };
+}
+
+/**
+ * The change that gives user `userId` a new password: its hash and a fresh
+ * API token, so that a token copied before the change stops working. The
+ * caller ends the user's sessions once the change is stored.
+ */
+export async function newPasswordPatch(
+  s: Services,
+  userId: string,
+  password: string,
+): Promise<UserPatch> {
+  return {
+    password: await hashPassword(password, s.random),
+    token: newStoredToken(s.clock.now(), s.random, userId),
   };
 }
 

@@ -3,7 +3,13 @@
  * survives a restart, continues on any instance, and a client can ask which
  * byte ranges arrived. Each received chunk is one part record, written on its
  * own, so concurrent chunks of one upload never lose each other's ranges.
+ *
+ * An upload started by a user with a quota reserves its declared size and one
+ * file in that user's usage counters (`db/files.ts`) until its file is
+ * recorded or it is dropped, so that uploads in progress, however many run at
+ * once, can never together pass the quota.
  */
+import type { FileLimits } from "./files.ts";
 
 /** A chunked upload in progress. */
 export interface ChunkedUploadRecord {
@@ -22,6 +28,12 @@ export interface ChunkedUploadRecord {
   /** The datasource object the parts are joined into, and its assembly handle. */
   object: string;
   handle: string;
+  /**
+   * The user whose usage counts this upload (its `size` and one file) until
+   * {@link ChunkStore.unreserve} or {@link ChunkStore.delete}; `null` when
+   * nothing is reserved (an anonymous upload, or a reservation given back).
+   */
+  reservedBy: string | null;
   /** `true` while one request joins the parts; no chunk is accepted then. */
   completing: boolean;
   createdAt: Date;
@@ -40,8 +52,13 @@ export interface ChunkPart {
 
 /** Chunked uploads and their received parts. */
 export interface ChunkStore {
-  /** Adds an upload; the id is random and never reused. */
-  create(upload: ChunkedUploadRecord): Promise<void>;
+  /**
+   * Adds an upload (the id is random and never reused); when `reservedBy` is
+   * set, in the same atomic step counts `size` bytes and one file in that
+   * user's usage against `limits`, throwing `QuotaError` past them (nothing
+   * written).
+   */
+  create(upload: ChunkedUploadRecord, limits: FileLimits): Promise<void>;
   /** The upload with this id, or `null`. */
   get(id: string): Promise<ChunkedUploadRecord | null>;
   /** The upload's parts, by number. */
@@ -59,7 +76,12 @@ export interface ChunkStore {
   claim(id: string): Promise<ChunkedUploadRecord | null>;
   /** Undoes a {@link claim} whose completion failed, so the upload can be finished again. */
   release(id: string): Promise<void>;
-  /** Removes the upload and its parts. */
+  /**
+   * Gives back the upload's reservation (its file is now counted instead),
+   * atomically with clearing `reservedBy`: a reservation is given back once.
+   */
+  unreserve(id: string): Promise<void>;
+  /** Removes the upload and its parts, giving back the reservation it still holds. */
   delete(id: string): Promise<void>;
   /** A user's uploads in progress, oldest first. */
   listByUser(userId: string): Promise<ChunkedUploadRecord[]>;

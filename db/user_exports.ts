@@ -1,7 +1,8 @@
 /**
  * User exports (reference §4.3): a zip of all of a user's files, built in the
  * background. The record says which datasource object holds the archive and
- * whether it is complete; the bytes themselves live in the datasource.
+ * whether it is complete; the bytes themselves live in the datasource. A user
+ * has one export at a time, so that exports cannot fill the disk.
  */
 
 /** One export of a user's files. */
@@ -21,8 +22,11 @@ export interface UserExportRecord {
 
 /** User export records. */
 export interface UserExportStore {
-  /** Adds `record`. */
-  create(record: UserExportRecord): Promise<void>;
+  /**
+   * Adds `record` unless its user has an export already: `false` then,
+   * writing nothing. Atomic: of concurrent creates for one user, one wins.
+   */
+  create(record: UserExportRecord): Promise<boolean>;
   /** The export with this id, or `null`. */
   get(id: string): Promise<UserExportRecord | null>;
   /** Every export of a user, oldest first. */
@@ -34,8 +38,8 @@ export interface UserExportStore {
   complete(id: string, size: number, now: Date): Promise<UserExportRecord | null>;
   /** Sets an incomplete export's `updatedAt` to `now`: its build is still under way. */
   touch(id: string, now: Date): Promise<void>;
-  /** The incomplete exports last updated before `before`: builds that stopped (a restart). */
-  listStalled(before: Date): Promise<UserExportRecord[]>;
+  /** The exports last updated (touched, or completed) before `before`, oldest first. */
+  listUpdatedBefore(before: Date): Promise<UserExportRecord[]>;
   /** Removes the record; returns it, or `null` when missing. */
   delete(id: string): Promise<UserExportRecord | null>;
 }

@@ -1,4 +1,7 @@
-/** Logging in and out: `POST /api/auth/login`, `GET /api/auth/logout`. */
+/**
+ * Logging in and out: `POST /api/auth/login`, `POST /api/auth/logout`, and
+ * `GET /api/auth/logout` (Zipline's web client's) for same-origin requests.
+ */
 import { z } from "@hono/zod-openapi";
 import { login } from "../core/login.ts";
 import { endSession } from "../core/sessions.ts";
@@ -33,13 +36,28 @@ const loginRoute = defineRoute({
   },
 });
 
+const LoggedOut = json(z.object({ loggedOut: z.literal(true) }), "Logged out");
+
 const logoutRoute = defineRoute({
-  method: "get",
+  method: "post",
   path: "/auth/logout",
   auth: "user",
   tags: ["Auth"],
   summary: "End the current session (other sessions stay)",
-  responses: { 200: json(z.object({ loggedOut: z.literal(true) }), "Logged out") },
+  responses: { 200: LoggedOut },
+});
+
+const logoutGetRoute = defineRoute({
+  method: "get",
+  path: "/auth/logout",
+  auth: "user",
+  tags: ["Auth"],
+  summary: "End the current session, for Zipline's web client; prefer `POST`",
+  description: "With a session cookie, the request must come from the service's own pages: " +
+    "`Sec-Fetch-Site` `same-origin` or `none`, or else an `Origin` or `Referer` of this host. " +
+    "Anything else (an image on another site) is 403 `Cross-site logout refused`. A request " +
+    "authenticated by API token ends no session and is not checked.",
+  responses: { 200: LoggedOut, 403: errorDoc("`Cross-site logout refused`") },
 });
 
 /** The login and logout routes. */
@@ -52,6 +70,17 @@ export const authRoutes = newRouter()
   })
   .openapi(logoutRoute, async (c) => {
     await endSession(c.var.services, c.var.session);
+    clearSessionCookie(c);
+    return c.json({ loggedOut: true as const }, 200);
+  })
+  .openapi(logoutGetRoute, async (c) => {
+    const source = {
+      fetchSite: c.req.header("sec-fetch-site"),
+      origin: c.req.header("origin"),
+      referer: c.req.header("referer"),
+      host: new URL(c.req.url).host,
+    };
+    await endSession(c.var.services, c.var.session, source);
     clearSessionCookie(c);
     return c.json({ loggedOut: true as const }, 200);
   });

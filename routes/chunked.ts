@@ -33,7 +33,9 @@ const partial = defineRoute({
     "/api/upload`; the others answer `files: []`. Progress is kept by the server across " +
     "restarts: `GET /api/upload/partial/{identifier}` says which ranges it has. Every option " +
     "header of `POST /api/upload` applies, as sent with the completing chunk. Requests with " +
-    "`x-service-p-filename` are not rate limited. Uploads idle for a day are dropped.",
+    "`x-service-p-filename` are not rate limited. From its first chunk until it completes, an " +
+    "upload counts against the owner's quota with its total size and as one file (so " +
+    "uploads in progress cannot together pass it). Uploads idle for a day are dropped.",
   request: {
     headers: z.object({
       "content-range": z.string().optional().openapi({

@@ -22,7 +22,7 @@ import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { type AppEnv, currentUser as me } from "./env.ts";
-import { SelfUserSchema, Timestamp } from "./schemas.ts";
+import { CurrentPassword, SelfUserSchema, Timestamp } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
 /** The cookie naming the challenge of a passkey sign-in in progress (as Zipline names it). */
@@ -73,7 +73,9 @@ const AuthenticationResponse = credentialJson({
 /** WebAuthn options are the library's JSON, passed to the browser as they are. */
 const WebAuthnOptions = z.looseObject({ challenge: z.string() });
 
-const TOTP_ERRORS = "`TOTP is disabled`, `Invalid code`, or a validation failure";
+const TOTP_ERRORS = "`TOTP is disabled`, `Invalid code`, `currentPassword is required`, or a " +
+  "validation failure";
+const WRONG_PASSWORD = errorDoc("`Invalid current password`");
 const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off, or have no RP ID or origin");
 
 const getTotp = defineRoute({
@@ -93,13 +95,18 @@ const postTotp = defineRoute({
   path: "/user/mfa/totp",
   auth: "user",
   tags: ["MFA"],
-  summary: "Enable TOTP with a secret, confirmed by a current code",
+  summary: "Enable TOTP with a secret, confirmed by a current code and the password",
   request: {
-    body: jsonBody(z.object({ code: TotpCode, secret: z.string().min(1).max(200) })),
+    body: jsonBody(z.object({
+      code: TotpCode,
+      secret: z.string().min(1).max(200),
+      currentPassword: CurrentPassword,
+    })),
   },
   responses: {
     200: json(SelfUserSchema, "The user, with `totp: true`"),
     400: errorDoc(`${TOTP_ERRORS}, or \`TOTP is already enabled\``),
+    403: WRONG_PASSWORD,
   },
 });
 
@@ -108,11 +115,12 @@ const deleteTotp = defineRoute({
   path: "/user/mfa/totp",
   auth: "user",
   tags: ["MFA"],
-  summary: "Disable TOTP, confirmed by a current code",
-  request: { body: jsonBody(z.object({ code: TotpCode })) },
+  summary: "Disable TOTP, confirmed by a current code and the password",
+  request: { body: jsonBody(z.object({ code: TotpCode, currentPassword: CurrentPassword })) },
   responses: {
     200: json(SelfUserSchema, "The user, with `totp: false`"),
     400: errorDoc(`${TOTP_ERRORS}, or \`You don't have TOTP enabled\``),
+    403: WRONG_PASSWORD,
   },
 });
 
@@ -143,16 +151,22 @@ const postPasskey = defineRoute({
   path: "/user/mfa/passkey",
   auth: "user",
   tags: ["MFA"],
-  summary: "Register a passkey from the browser's response to the latest options",
+  summary:
+    "Register a passkey from the browser's response to the latest options (needs the password)",
   request: {
     body: jsonBody(z.object({
       response: RegistrationResponse,
       name: z.string().trim().min(1).max(100),
+      currentPassword: CurrentPassword,
     })),
   },
   responses: {
     200: json(PasskeySchema, "The registered passkey"),
-    400: errorDoc("No options in the last 2 minutes, or the response does not verify"),
+    400: errorDoc(
+      "No options in the last 2 minutes, the response does not verify, or " +
+        "`currentPassword is required`",
+    ),
+    403: WRONG_PASSWORD,
     404: PASSKEY_404,
   },
 });
@@ -162,10 +176,14 @@ const deletePasskey = defineRoute({
   path: "/user/mfa/passkey",
   auth: "user",
   tags: ["MFA"],
-  summary: "Remove a passkey",
-  request: { body: jsonBody(z.object({ id: z.string().min(1).max(100) })) },
+  summary: "Remove a passkey (needs the current password)",
+  request: {
+    body: jsonBody(z.object({ id: z.string().min(1).max(100), currentPassword: CurrentPassword })),
+  },
   responses: {
     200: json(SelfUserSchema, "The user"),
+    400: errorDoc("`currentPassword is required`, or a validation failure"),
+    403: WRONG_PASSWORD,
     404: errorDoc("`Passkey not found`, or passkeys are off"),
   },
 });
@@ -213,7 +231,7 @@ export const mfaRoutes = newRouter()
     return c.json(selfView(await enableTotp(c.var.services, me(c), c.req.valid("json"))), 200);
   })
   .openapi(deleteTotp, async (c) => {
-    const user = await disableTotp(c.var.services, me(c), c.req.valid("json").code);
+    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"));
     return c.json(selfView(user), 200);
   })
   .openapi(getPasskeys, async (c) => {
@@ -223,13 +241,13 @@ export const mfaRoutes = newRouter()
     return c.json(await registrationOptions(c.var.services, me(c), requestHost(c)), 200);
   })
   .openapi(postPasskey, async (c) => {
-    const { response, name } = c.req.valid("json");
+    const body = c.req.valid("json");
     // The schema checked the shape the library reads; the library checks the rest.
-    const input = { response: response as unknown as RegistrationResponseJSON, name };
+    const input = { ...body, response: body.response as unknown as RegistrationResponseJSON };
     return c.json(passkeyView(await registerPasskey(c.var.services, me(c), input)), 200);
   })
   .openapi(deletePasskey, async (c) => {
-    await removePasskey(c.var.services, me(c), c.req.valid("json").id);
+    await removePasskey(c.var.services, me(c), c.req.valid("json"));
     return c.json(selfView(me(c)), 200);
   })
   .openapi(getLoginOptions, async (c) => {

@@ -4,18 +4,22 @@
  * the settings registry.
  */
 import { z } from "@hono/zod-openapi";
-import { REGISTRY, SETTING_KEYS, settingDef } from "../core/settings/registry.ts";
+import { MASK, REGISTRY, SETTING_KEYS, settingDef } from "../core/settings/registry.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser } from "./env.ts";
 import { Timestamp } from "./schemas.ts";
 
-/** Every key with its registry schema and description. */
+const SECRET_NOTE = `secret: an ADMIN reads \`${MASK}\` when it is set (see \`secretsSet\`), ` +
+  `and a \`${MASK}\` sent back leaves it unchanged; a SUPERADMIN reads the value`;
+
+/** Every key with its registry schema and description; a secret also takes the mask. */
 const shape = Object.fromEntries(
   SETTING_KEYS.map((key) => {
     const def = settingDef(key);
-    const flags = [def.restart && "needs a restart", def.secret && "secret"].filter(Boolean);
-    const description = def.description + (flags.length ? ` (${flags.join(", ")})` : "");
-    return [key, def.schema.describe(description)];
+    const flags = [def.restart && "needs a restart", def.secret && SECRET_NOTE].filter(Boolean);
+    const description = def.description + (flags.length ? ` (${flags.join("; ")})` : "");
+    const schema = def.secret ? def.schema.or(z.literal(MASK)) : def.schema;
+    return [key, schema.describe(description)];
   }),
 ) as { [K in keyof typeof REGISTRY]: (typeof REGISTRY)[K]["schema"] };
 
@@ -25,6 +29,9 @@ const SettingsViewSchema = z.object({
   settings: SettingsSchema,
   tampered: z.array(z.string()).openapi({
     description: "Keys set by SERVICE_<KEY> environment variables; they cannot be changed here.",
+  }),
+  secretsSet: z.array(z.string()).openapi({
+    description: `The secret keys that hold a value; an ADMIN sees their values as \`${MASK}\`.`,
   }),
 }).openapi("SettingsView");
 
@@ -91,7 +98,7 @@ const audit = defineRoute({
 
 /** The settings routes. */
 export const settingsRoutes = newRouter()
-  .openapi(get, (c) => c.json(c.var.services.settings.view(), 200))
+  .openapi(get, (c) => c.json(c.var.services.settings.view(currentUser(c).role), 200))
   .openapi(patch, async (c) => {
     const user = currentUser(c);
     const view = await c.var.services.settings.update(c.req.valid("json"), user);

@@ -11,7 +11,14 @@ import {
 import { selfView } from "../core/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
-import { Password, SelfUserSchema, SessionSchema, Username, ViewSchema } from "./schemas.ts";
+import {
+  CurrentPassword,
+  Password,
+  SelfUserSchema,
+  SessionSchema,
+  Username,
+  ViewSchema,
+} from "./schemas.ts";
 
 const UserReply = z.object({ user: SelfUserSchema }).openapi("UserReply");
 
@@ -32,8 +39,12 @@ const patchUser = defineRoute({
   rateLimit: { max: 1, seconds: 1 },
   tags: ["User"],
   summary: "Change the current user's username, password, avatar or view settings",
+  description: "A new `username` or `password` needs `currentPassword`. A new password also " +
+    "replaces the API token (fetch the new one with `GET /api/user/token`) and ends every " +
+    "other session; the session making the change stays.",
   request: {
     body: jsonBody(z.object({
+      currentPassword: CurrentPassword,
       username: Username.optional(),
       password: Password.optional(),
       avatar: z.string().nullable().optional().openapi({
@@ -44,7 +55,11 @@ const patchUser = defineRoute({
   },
   responses: {
     200: json(UserReply, "The updated user"),
-    400: errorDoc("`Username already exists`, an invalid avatar, or a validation failure"),
+    400: errorDoc(
+      "`Username already exists`, `currentPassword is required`, an invalid avatar, or a " +
+        "validation failure",
+    ),
+    403: errorDoc("`Invalid current password`"),
   },
 });
 
@@ -122,7 +137,7 @@ export const userRoutes = newRouter()
     (c) => c.json({ user: selfView(me(c)) }, 200),
   )
   .openapi(patchUser, async (c) => {
-    const user = await updateSelf(c.var.services, me(c), c.req.valid("json"));
+    const user = await updateSelf(c.var.services, me(c), c.var.session, c.req.valid("json"));
     return c.json({ user: selfView(user) }, 200);
   })
   .openapi(getAvatar, (c) => c.text(avatarOf(me(c)), 200))

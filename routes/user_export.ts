@@ -53,10 +53,12 @@ const start = defineRoute({
   tags: ["User"],
   summary: "Start a zip export of all the caller's files",
   description: "Answers at once; the archive is built in the background. `GET " +
-    "/api/user/export` shows when it is `completed`.",
+    "/api/user/export` shows when it is `completed`. A user has one export at a time; it is " +
+    "removed a day after it completes.",
   responses: {
     200: json(z.object({ running: z.literal(true) }), "The export started"),
     400: errorDoc("`No files to export`"),
+    409: errorDoc("`You already have an export: delete it to start another (…)`"),
   },
 });
 

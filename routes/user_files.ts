@@ -1,11 +1,14 @@
 /**
  * The caller's files at a glance and in progress (`/api/user/recent`,
  * `/api/user/stats`, `/api/user/activity`, `/api/user/files/incomplete`) and an owner's read of a
- * file's bytes (`/api/user/files/{id}/raw`). Mounted before `files.ts`, whose
- * `/user/files/{id}` would otherwise answer for `incomplete`.
+ * file's bytes (`/api/user/files/{id}/raw`) or of several as a zip
+ * (`/api/user/files/zip`). Mounted before `files.ts`, whose `/user/files/{id}`
+ * would otherwise answer for `incomplete` and `zip`.
  */
 import { z } from "@hono/zod-openapi";
+import { CHOSEN_FILES_MAX, chosenFilesArchive } from "../core/files/archive.ts";
 import { dropUploads, incompleteUploads } from "../core/files/chunked.ts";
+import { contentDisposition } from "../core/files/http.ts";
 import { serveFileOfUser } from "../core/files/manage.ts";
 import { recentFiles, userActivity, userStats } from "../core/files/overview.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
@@ -166,7 +169,33 @@ const raw = defineRoute({
   },
 });
 
-/** The overview, incomplete-upload and owner-read routes. */
+const zip = defineRoute({
+  method: "get",
+  path: "/user/files/zip",
+  auth: "user",
+  tags: ["Files"],
+  summary: "Several of the caller's own files as one zip",
+  description: "The files at the archive's root, streamed as they are read. Every file named " +
+    "must be the caller's, complete and not expired, or the answer is 404.",
+  request: {
+    query: z.object({
+      files: z.string().min(1).max(CHOSEN_FILES_MAX * 101).openapi({
+        description: `Comma-separated file ids or names, at most ${CHOSEN_FILES_MAX}`,
+        example: "c0a1,c0a2",
+      }).transform((v) => v.split(",").map((id) => id.trim()).filter(Boolean))
+        .pipe(z.array(z.string().min(1).max(100)).min(1).max(CHOSEN_FILES_MAX)),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The archive, `<username>-files.zip`",
+      content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+    404: errorDoc("`Not Found`: a file is missing, not the caller's, pending or expired"),
+  },
+});
+
+/** The overview, incomplete-upload, owner-read and zip routes. */
 export const userFileRoutes = newRouter()
   .openapi(recent, async (c) => {
     return c.json(await recentFiles(c.var.services, me(c), c.req.valid("query").take), 200);
@@ -180,6 +209,14 @@ export const userFileRoutes = newRouter()
   .openapi(dropIncomplete, async (c) => {
     const count = await dropUploads(c.var.services, me(c), c.req.valid("json").id);
     return c.json({ count }, 200);
+  })
+  .openapi(zip, async (c) => {
+    const archive = await chosenFilesArchive(c.var.services, me(c), c.req.valid("query").files);
+    return c.body(archive.stream, 200, {
+      "content-type": "application/zip",
+      "content-disposition": contentDisposition("attachment", `${archive.name}.zip`),
+      "cache-control": "no-store",
+    });
   })
   .openapi(raw, async (c) => {
     const s = c.var.services;

@@ -5,7 +5,7 @@ import {
   adminDeleteUser,
   adminGetUser,
   adminUpdateUser,
-  listManagedUsers,
+  listUsers,
 } from "../core/user_admin.ts";
 import { deletedView, detailView, summaryView } from "../core/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
@@ -20,14 +20,14 @@ import {
   UserSummarySchema,
 } from "./schemas.ts";
 
-const notFound = errorDoc("`User not found`: unknown, or not one the caller manages");
+const notFound = errorDoc("`Not Found`: no user has this id");
 
 const list = defineRoute({
   method: "get",
   path: "/users",
   auth: "admin",
   tags: ["Users"],
-  summary: "The users the caller manages (and itself unless `noincl`)",
+  summary: "Every user (without the caller when `noincl`)",
   request: {
     query: z.object({
       noincl: z.enum(["true", "false"]).optional().openapi({
@@ -84,6 +84,7 @@ const update = defineRoute({
   auth: "admin",
   tags: ["Users"],
   summary: "Change a user the caller manages",
+  description: "A new `password` also replaces the user's API token and ends all its sessions.",
   request: {
     params: IdParam,
     body: jsonBody(z.object({
@@ -127,7 +128,7 @@ const remove = defineRoute({
 export const usersRoutes = newRouter()
   .openapi(list, async (c) => {
     const noincl = c.req.valid("query").noincl === "true";
-    const users = await listManagedUsers(c.var.services, me(c), noincl);
+    const users = await listUsers(c.var.services, me(c), noincl);
     return c.json(users.map(summaryView), 200);
   })
   .openapi(create, async (c) => {
@@ -135,7 +136,7 @@ export const usersRoutes = newRouter()
     return c.json(summaryView(user), 200);
   })
   .openapi(get, async (c) => {
-    const user = await adminGetUser(c.var.services, me(c), c.req.valid("param").id);
+    const user = await adminGetUser(c.var.services, c.req.valid("param").id);
     return c.json(detailView(user), 200);
   })
   .openapi(update, async (c) => {

@@ -1,7 +1,8 @@
 /**
  * Files as zip archives (`../zip.ts`): a folder with its subfolders
- * (reference §4.4, `GET /api/user/folders/:id/export`) and the whole of a
- * user's files (the user export, `./user_export.ts`). Only records are read up
+ * (reference §4.4, `GET /api/user/folders/:id/export`), files chosen in the
+ * dashboard (`GET /api/user/files/zip`) and the whole of a user's files (the
+ * user export, `./user_export.ts`). Only records are read up
  * front; each file's bytes are opened from the datasource when the archive
  * reaches it. Pending and expired files are left out, and so is a file whose
  * bytes are missing (logged).
@@ -32,6 +33,31 @@ export async function folderArchive(s: Services, caller: UserRecord, id: string)
   const folders = await s.store.folders.listByUser(folder.userId);
   const files = await exportableFiles(s, folder.userId);
   return { name: folder.name, stream: zipStream(folderEntries(s, folders, files, folder.id, "")) };
+}
+
+/** The most files one chosen archive may name. */
+export const CHOSEN_FILES_MAX = 500;
+
+/**
+ * The zip of the caller's files named by `ids` (ids or names), flat. A file
+ * that is not the caller's, or is missing, pending or expired, is a 404 for the
+ * whole request, so an archive never silently lacks what was asked for.
+ */
+export async function chosenFilesArchive(
+  s: Services,
+  caller: UserRecord,
+  ids: string[],
+): Promise<Archive> {
+  const now = s.clock.now();
+  const files: FileRecord[] = [];
+  for (const id of new Set(ids)) {
+    const file = await s.store.files.get(id) ?? await s.store.files.getByName(id);
+    const live = file && !file.pending &&
+      (file.deletesAt === null || file.deletesAt.getTime() > now);
+    if (!live || file.userId !== caller.id) throw notFound();
+    files.push(file);
+  }
+  return { name: `${caller.username}-files`, stream: zipStream(flatEntries(s, files)) };
 }
 
 /** The user's files that an archive holds: complete and not expired, oldest first. */

@@ -18,6 +18,7 @@ import { PartSizeError } from "../../storage/datasource.ts";
 import { randomString } from "../clock.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
+import type { QuotaLimits } from "../quotas.ts";
 import { parseSize } from "../units/size.ts";
 import { GpsRemover } from "./exif.ts";
 import { uploadTarget } from "./folders.ts";
@@ -188,6 +189,12 @@ export async function dropUploads(s: Services, user: UserRecord, ids: string[]):
   return count;
 }
 
+/** Drops every upload in progress of `user` (the user is being deleted); returns how many. */
+export async function dropUserUploads(s: Services, user: UserRecord): Promise<number> {
+  const uploads = await s.store.chunks.listByUser(user.id);
+  return await dropUploads(s, user, uploads.map((u) => u.id));
+}
+
 /** Drops an upload that will not complete: its parts in the datasource and its progress. */
 export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): Promise<void> {
   await s.datasource.abortParts(upload.object, upload.handle);
@@ -213,7 +220,11 @@ function covers(ranges: [number, number][], size: number): boolean {
   return ranges.length === 1 && ranges[0][0] === 0 && ranges[0][1] === size - 1;
 }
 
-/** Starts an upload with its first chunk: checks the quota up front and begins the assembly. */
+/**
+ * Starts an upload with its first chunk and begins the assembly. The owner's
+ * usage counts the declared size and one file from here on (atomically
+ * refused past the quota), so uploads in progress cannot together pass it.
+ */
 async function started(
   s: Services,
   req: ChunkRequest,
@@ -227,13 +238,6 @@ async function started(
     throw invalidRange(`more than ${MAX_PARTS} chunks: send larger chunks`);
   }
   const target = await uploadTarget(s, req.user, req.options.folderId);
-  const limits = targetLimits(target);
-  const usage = await s.store.files.usage(target.owner.id);
-  if (
-    (limits.maxBytes !== null && usage.bytes + range.total > limits.maxBytes) ||
-    (limits.maxFiles !== null && usage.files + 1 > limits.maxFiles)
-  ) throw quotaRefused(target, 1);
-
   const id = randomString(s.random, 24);
   const object = `.partial/${id}`;
   const type = req.header("p-content-type")?.trim() || chunk.contentType;
@@ -249,11 +253,18 @@ async function started(
     partSize,
     object,
     handle,
+    // Anonymous uploads are the folder owner's invitation, outside its quota (`targetLimits`).
+    reservedBy: target.anonymous ? null : target.owner.id,
     completing: false,
     createdAt: now,
     updatedAt: now,
   };
-  await s.store.chunks.create(upload);
+  try {
+    await s.store.chunks.create(upload, targetLimits(target));
+  } catch (error) {
+    await s.datasource.abortParts(object, handle).catch(() => {});
+    throw error instanceof QuotaError ? quotaRefused(target, 1) : error;
+  }
   return upload;
 }
 
@@ -283,9 +294,10 @@ async function continued(
 }
 
 /**
- * Joins a claimed upload's parts into its file: records the file pending
- * (name, file count) by this request's options, joins the parts, renames the
- * object into place and completes the record (bytes counted). A refusal
+ * Joins a claimed upload's parts into its file: records the file pending by
+ * this request's options (name; counted with its declared size, which takes
+ * the place of the upload's reservation), joins the parts, renames the object
+ * into place and completes the record (bytes counted as measured). A refusal
  * before the join (a taken name, a disabled extension) releases the claim so
  * the last chunk can be sent again; a failure after it drops the upload.
  */
@@ -297,12 +309,16 @@ async function complete(
   let batch, file;
   try {
     batch = await openBatch(s, req.user, { ...req.options, folderId: upload.folderId });
-    file = await recordPending(batch, upload.filename, upload.type, 0);
+    const limits = upload.reservedBy === batch.target.owner.id
+      ? besideReservation(batch.limits, upload)
+      : batch.limits;
+    file = await recordPending({ ...batch, limits }, upload.filename, upload.type, 0, upload.size);
   } catch (error) {
     await s.store.chunks.release(upload.id);
     throw error instanceof QuotaRefusal && batch ? quotaRefused(batch.target, 1) : error;
   }
   try {
+    await s.store.chunks.unreserve(upload.id);
     const parts = await s.store.chunks.parts(upload.id);
     let size = await s.datasource.completeParts(upload.object, upload.handle, parts);
     await s.store.chunks.delete(upload.id);
@@ -326,6 +342,18 @@ async function complete(
     ]);
     throw error;
   }
+}
+
+/**
+ * `limits` raised by the upload's own reservation, which its owner's usage
+ * still counts while the file that takes its place is recorded.
+ */
+function besideReservation(limits: QuotaLimits, upload: ChunkedUploadRecord): QuotaLimits {
+  return {
+    ...limits,
+    maxBytes: limits.maxBytes === null ? null : limits.maxBytes + upload.size,
+    maxFiles: limits.maxFiles === null ? null : limits.maxFiles + 1,
+  };
 }
 
 /**

@@ -174,7 +174,7 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
   const { s } = b;
   const fail = (status: 400 | 413, message: string) =>
     new ApiError(status, `file[${index}]: ${message}`);
-  const file = await recordPending(b, part.filename, part.contentType, index);
+  const file = await recordPending(b, part.filename, part.contentType, index, 0);
   const { type } = file;
   try {
     const room = b.limits.maxBytes === null
@@ -210,12 +210,16 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
   }
 }
 
-/** Names the file by `b`'s options and records it pending; errors name it `file[index]`. */
+/**
+ * Names the file by `b`'s options and records it pending, counted as `size`
+ * bytes until it completes; errors name it `file[index]`.
+ */
 export async function recordPending(
   b: Batch,
   filename: string,
   contentType: string,
   index: number,
+  size: number,
 ): Promise<FileRecord> {
   const { s, settings, options } = b;
   const fail = (status: 400, message: string) => new ApiError(status, `file[${index}]: ${message}`);
@@ -238,7 +242,7 @@ export async function recordPending(
       id: newId(s.random),
       name: "",
       originalName: options.keepOriginalName ? originalName : null,
-      size: 0,
+      size,
       type,
       views: 0,
       maxViews: options.maxViews,

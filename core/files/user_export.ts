@@ -13,11 +13,16 @@
  * {@link TOUCH_EVERY_MS}; one cut short by a restart stops touching it, and
  * the `cleanuploads` task removes it once it has been still for
  * {@link STALLED_AFTER_MS}, so that the user can start another.
+ *
+ * Archives take disk outside the user's quota (a quota counting them would
+ * keep a user past half of it from ever exporting), so a user has one export
+ * at a time (409 for another) and the `cleanuploads` task removes a complete
+ * one {@link KEPT_FOR_MS} after it completed: one archive per user, for a day.
  */
 import type { UserRecord } from "../../db/store.ts";
 import type { UserExportRecord } from "../../db/user_exports.ts";
 import { newId } from "../clock.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { zipStream } from "../zip.ts";
 import { exportableFiles, flatEntries } from "./archive.ts";
@@ -28,12 +33,23 @@ import type { FileRecord } from "../../db/files.ts";
 export const TOUCH_EVERY_MS = 60_000;
 /** An incomplete export untouched this long was cut short (a restart) and is removed. */
 export const STALLED_AFTER_MS = 10 * 60_000;
+/** How long a complete export is kept before the `cleanuploads` task removes it. */
+export const KEPT_FOR_MS = 24 * 60 * 60_000;
+
+const exportExists = () =>
+  new ApiError(
+    409,
+    "You already have an export: delete it to start another " +
+      "(an export is removed a day after it completes)",
+  );
 
 /**
  * Starts an export of the user's files (400 `No files to export` without
- * any) and returns its record; the archive is built after this returns.
+ * any, 409 while the user has one) and returns its record; the archive is
+ * built after this returns.
  */
 export async function startUserExport(s: Services, user: UserRecord): Promise<UserExportRecord> {
+  if ((await s.store.userExports.listByUser(user.id)).length > 0) throw exportExists();
   const files = await exportableFiles(s, user.id);
   if (files.length === 0) throw badRequest("No files to export");
   const now = new Date(s.clock.now());
@@ -47,7 +63,7 @@ export async function startUserExport(s: Services, user: UserRecord): Promise<Us
     createdAt: now,
     updatedAt: now,
   };
-  await s.store.userExports.create(record);
+  if (!await s.store.userExports.create(record)) throw exportExists();
   s.logger.info("user export started", { user: user.id, export: record.id, files: files.length });
   void build(s, record, files);
   return record;
@@ -83,17 +99,21 @@ async function build(s: Services, record: UserExportRecord, files: FileRecord[])
 }
 
 /**
- * Removes the exports whose build stopped (untouched for
- * {@link STALLED_AFTER_MS}), records and partial archives; returns how many.
+ * Removes, records and archives, the exports whose build stopped (untouched
+ * for {@link STALLED_AFTER_MS}) and those complete for {@link KEPT_FOR_MS};
+ * returns how many.
  */
-export async function removeStalledExports(s: Services): Promise<number> {
-  const before = new Date(s.clock.now() - STALLED_AFTER_MS);
-  const stalled = await s.store.userExports.listStalled(before);
-  await removeExports(s, stalled);
-  for (const record of stalled) {
-    s.logger.warn("user export cut short removed", { export: record.id, user: record.userId });
+export async function removeOldExports(s: Services): Promise<number> {
+  const now = s.clock.now();
+  const old = (await s.store.userExports.listUpdatedBefore(new Date(now - STALLED_AFTER_MS)))
+    .filter((e) => !e.completed || e.updatedAt.getTime() < now - KEPT_FOR_MS);
+  await removeExports(s, old);
+  for (const record of old) {
+    const fields = { export: record.id, user: record.userId };
+    if (record.completed) s.logger.info("user export kept a day removed", fields);
+    else s.logger.warn("user export cut short removed", fields);
   }
-  return stalled.length;
+  return old.length;
 }
 
 /** The user's exports, oldest first. */

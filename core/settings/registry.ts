@@ -47,11 +47,17 @@ export type SettingType = "boolean" | "integer" | "string" | "list" | "json";
 export interface SettingFlags {
   /** `true` when a change takes effect only after a restart. */
   restart?: boolean;
-  /** `true` for values masked in the audit trail (client secrets, webhook URLs with tokens). */
+  /**
+   * `true` for secrets (client secrets, webhook URLs with tokens): shown as
+   * {@link MASK} in the audit trail and to every caller below SUPERADMIN.
+   */
   secret?: boolean;
   /** When set, a non-null value must be an existing file or directory on the server. */
   path?: "file" | "directory";
 }
+
+/** What the API and the audit trail show in place of a secret's value. */
+export const MASK = "********";
 
 /** The description of one setting. */
 export interface SettingDef<T = unknown> extends SettingFlags {

@@ -13,9 +13,12 @@ import type {
 import type { Clock } from "../clock.ts";
 import { badRequest, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { Role } from "../../db/store.ts";
+import { hasRole } from "../roles.ts";
 import {
   defaultSettings,
   isSettingKey,
+  MASK,
   SETTING_KEYS,
   settingDef,
   type SettingKey,
@@ -33,23 +36,24 @@ export interface SettingsServiceOptions {
   overrides?: Partial<Settings>;
 }
 
-/** Who changes the settings, for the audit trail. */
+/** Who changes the settings: named in the audit trail; its role decides what it sees. */
 export interface SettingsActor {
   id: string;
   username: string;
+  role: Role;
 }
 
 /** The settings as the API shows them. */
 export interface SettingsView {
+  /** Secret values are {@link MASK} for a caller below SUPERADMIN. */
   settings: Settings;
   /** Keys set by the environment. */
   tampered: SettingKey[];
+  /** The secret keys that hold a value (masked or not). */
+  secretsSet: SettingKey[];
 }
 
-/** What the audit trail shows in place of a secret value. */
-export const MASK = "********";
-
-/** The value as the audit trail keeps it: secrets masked, `null` kept. */
+/** The value with a secret masked (`null` kept): for the audit trail and non-SUPERADMINs. */
 function masked(key: SettingKey, value: unknown): unknown {
   return settingDef(key).secret && value !== null ? MASK : value;
 }
@@ -99,15 +103,25 @@ export class SettingsService {
     return this.current;
   }
 
-  /** The settings and the keys the environment sets. */
-  view(): SettingsView {
-    return { settings: this.current, tampered: [...this.tamperedKeys] };
+  /**
+   * The settings and the keys the environment sets, as a caller of `role`
+   * sees them: secrets are write-only below SUPERADMIN (masked, and listed in
+   * `secretsSet` when they hold a value).
+   */
+  view(role: Role): SettingsView {
+    const current = this.current;
+    const settings = hasRole(role, "SUPERADMIN") ? current : Object.fromEntries(
+      SETTING_KEYS.map((key) => [key, masked(key, current[key])]),
+    ) as Settings;
+    const secretsSet = SETTING_KEYS.filter((k) => settingDef(k).secret && current[k] !== null);
+    return { settings, tampered: [...this.tamperedKeys], secretsSet };
   }
 
   /**
    * Applies a PATCH body: validates every key (a 400 with `issues` naming
    * each bad key, nothing written), writes the changed keys and their audit
-   * record in one atomic store write, and reloads.
+   * record in one atomic store write, and reloads. A secret sent as
+   * {@link MASK} (a dashboard sending back what it was shown) stays as it is.
    */
   async update(body: unknown, actor: SettingsActor): Promise<SettingsView> {
     const current = await this.reload();
@@ -134,7 +148,7 @@ export class SettingsService {
       });
     }
     await this.reload();
-    return this.view();
+    return this.view(actor.role);
   }
 
   /** The audit trail of settings changes, newest first. */

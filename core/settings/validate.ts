@@ -10,6 +10,7 @@ import { parseDuration } from "../units/duration.ts";
 import {
   envName,
   isSettingKey,
+  MASK,
   SETTING_KEYS,
   settingDef,
   type SettingKey,
@@ -135,7 +136,8 @@ export type ValidatedChange =
  * Validates `body` as a change of `current` (which includes the environment
  * overrides). Returns the normalised values that differ from `current`, or
  * every issue found. A key in `tampered` is refused unless its value is the
- * one already in force (dashboards send the whole object back).
+ * one already in force (dashboards send the whole object back), and so is a
+ * secret sent back as {@link MASK}: it leaves the secret as it is.
  */
 export async function validateChange(
   body: unknown,
@@ -163,6 +165,7 @@ export async function validateChange(
       issues.push(issue(key, `Unrecognized key: "${key}"`, "unrecognized_keys"));
       continue;
     }
+    if (settingDef(key).secret && raw === MASK) continue;
     const parsed = settingDef(key).schema.safeParse(raw);
     if (!parsed.success) {
       for (const i of parsed.error.issues) {

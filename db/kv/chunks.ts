@@ -2,9 +2,13 @@
  * Chunked uploads on Deno KV: the upload under `["chunked", id]`, each part
  * under `["chunked_part", id, number]`. Adding a part checks the upload's
  * versionstamp (so no part lands once a claim won) and rewrites the upload's
- * `updatedAt` in the same atomic operation.
+ * `updatedAt` in the same atomic operation. A reservation moves the owner's
+ * usage counters (`./files.ts`) in the atomic operation that writes or
+ * removes the upload, checked on both.
  */
 import type { ChunkedUploadRecord, ChunkPart, ChunkStore } from "../chunks.ts";
+import type { FileLimits, FileUsage } from "../files.ts";
+import { checkLimits, NO_USAGE, usageKey } from "./files.ts";
 
 const K = {
   upload: (id: string) => ["chunked", id],
@@ -16,10 +20,22 @@ const K = {
 export class KvChunks implements ChunkStore {
   constructor(private readonly kv: Deno.Kv) {}
 
-  async create(upload: ChunkedUploadRecord): Promise<void> {
-    const result = await this.kv.atomic().check({ key: K.upload(upload.id), versionstamp: null })
-      .set(K.upload(upload.id), upload).commit();
-    if (!result.ok) throw new Error(`chunked upload ${upload.id} exists`);
+  async create(upload: ChunkedUploadRecord, limits: FileLimits): Promise<void> {
+    while (true) {
+      const op = this.kv.atomic().check({ key: K.upload(upload.id), versionstamp: null })
+        .set(K.upload(upload.id), upload);
+      if (upload.reservedBy !== null) {
+        const usage = await this.kv.get<FileUsage>(usageKey(upload.reservedBy));
+        const { bytes, files } = usage.value ?? NO_USAGE;
+        const next = { bytes: bytes + upload.size, files: files + 1 };
+        checkLimits(next, limits);
+        op.check(usage).set(usageKey(upload.reservedBy), next);
+      }
+      if ((await op.commit()).ok) return;
+      if ((await this.kv.get(K.upload(upload.id))).value !== null) {
+        throw new Error(`chunked upload ${upload.id} exists`);
+      }
+    }
   }
 
   async get(id: string): Promise<ChunkedUploadRecord | null> {
@@ -63,8 +79,40 @@ export class KvChunks implements ChunkStore {
     }
   }
 
+  async unreserve(id: string): Promise<void> {
+    while (true) {
+      const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
+      if (!current.value?.reservedBy) return;
+      const op = this.kv.atomic().check(current)
+        .set(K.upload(id), { ...current.value, reservedBy: null });
+      await this.giveBack(op, current.value);
+      if ((await op.commit()).ok) return;
+    }
+  }
+
+  /** Adds to `op` the return of `upload`'s reservation, checked on the counters it read. */
+  private async giveBack(op: Deno.AtomicOperation, upload: ChunkedUploadRecord): Promise<void> {
+    if (!upload.reservedBy) return;
+    const usage = await this.kv.get<FileUsage>(usageKey(upload.reservedBy));
+    op.check(usage);
+    // No counters: the user is gone (`FileStore.disown`), and its reservations with it.
+    if (usage.value === null) return;
+    op.set(usageKey(upload.reservedBy), {
+      bytes: Math.max(0, usage.value.bytes - upload.size),
+      files: Math.max(0, usage.value.files - 1),
+    });
+  }
+
   async delete(id: string): Promise<void> {
-    const keys: Deno.KvKey[] = [K.upload(id)];
+    // The upload (and its reservation) first, then its parts, a run of keys at a time.
+    while (true) {
+      const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
+      if (!current.value) break;
+      const op = this.kv.atomic().check(current).delete(K.upload(id));
+      await this.giveBack(op, current.value);
+      if ((await op.commit()).ok) break;
+    }
+    const keys: Deno.KvKey[] = [];
     for await (const entry of this.kv.list({ prefix: K.parts(id) })) keys.push(entry.key);
     for (let i = 0; i < keys.length; i += 1000) {
       const op = this.kv.atomic();

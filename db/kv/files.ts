@@ -27,14 +27,18 @@ const K = {
   byName: (name: string) => ["file_by_name", name],
   byUser: (userId: string | null, id: string) => ["file_by_user", userId ?? "", id],
   userFiles: (userId: string | null) => ["file_by_user", userId ?? ""],
-  usage: (userId: string) => ["file_usage", userId],
+  usage: (userId: string) => usageKey(userId),
   access: (fileId: string, key: string) => ["file_access", fileId, key],
 };
 
-const NO_USAGE: FileUsage = { bytes: 0, files: 0 };
+/** A user's usage counters; chunked uploads' reservations move them too (`./chunks.ts`). */
+export const usageKey = (userId: string): Deno.KvKey => ["file_usage", userId];
+
+/** The counters of a user with none yet. */
+export const NO_USAGE: FileUsage = { bytes: 0, files: 0 };
 
 /** Throws {@link QuotaError} when `usage` is past `limits`. */
-function checkLimits(usage: FileUsage, limits: FileLimits): void {
+export function checkLimits(usage: FileUsage, limits: FileLimits): void {
   if (limits.maxFiles !== null && usage.files > limits.maxFiles) throw new QuotaError("files");
   if (limits.maxBytes !== null && usage.bytes > limits.maxBytes) throw new QuotaError("bytes");
 }

@@ -1,7 +1,8 @@
 /**
  * User exports on Deno KV: the record under `["user_export", id]` and a copy
  * under `["user_export_by_user", userId, id]`, written and removed together
- * with a check on the record.
+ * with a check on the record. `["user_export_of", userId]` holds the id of the
+ * user's one export: creating checks it is free.
  */
 import type { UserExportRecord, UserExportStore } from "../user_exports.ts";
 import { oldestFirst } from "./order.ts";
@@ -11,17 +12,23 @@ const K = {
   record: (id: string) => ["user_export", id],
   byUser: (userId: string, id: string) => ["user_export_by_user", userId, id],
   userExports: (userId: string) => ["user_export_by_user", userId],
+  of: (userId: string) => ["user_export_of", userId],
 } satisfies Record<string, Deno.KvKey | ((...args: string[]) => Deno.KvKey)>;
 
 /** {@link UserExportStore} on Deno KV. */
 export class KvUserExports implements UserExportStore {
   constructor(private readonly kv: Deno.Kv) {}
 
-  async create(record: UserExportRecord): Promise<void> {
-    await this.kv.atomic()
+  async create(record: UserExportRecord): Promise<boolean> {
+    // The slot decides races; the scan catches exports kept from before it existed.
+    if ((await this.listByUser(record.userId)).length > 0) return false;
+    const result = await this.kv.atomic()
+      .check({ key: K.of(record.userId), versionstamp: null })
+      .set(K.of(record.userId), record.id)
       .set(K.record(record.id), record)
       .set(K.byUser(record.userId, record.id), record)
       .commit();
+    return result.ok;
   }
 
   async get(id: string): Promise<UserExportRecord | null> {
@@ -67,22 +74,24 @@ export class KvUserExports implements UserExportStore {
     await this.update(id, (record) => record.completed ? null : { ...record, updatedAt: now });
   }
 
-  async listStalled(before: Date): Promise<UserExportRecord[]> {
-    const stalled: UserExportRecord[] = [];
+  async listUpdatedBefore(before: Date): Promise<UserExportRecord[]> {
+    const found: UserExportRecord[] = [];
     for await (const e of this.kv.list<UserExportRecord>({ prefix: K.all })) {
-      if (!e.value.completed && e.value.updatedAt < before) stalled.push(e.value);
+      if (e.value.updatedAt < before) found.push(e.value);
     }
-    return stalled.sort(oldestFirst);
+    return found.sort(oldestFirst);
   }
 
   async delete(id: string): Promise<UserExportRecord | null> {
     while (true) {
       const entry = await this.kv.get<UserExportRecord>(K.record(id));
       if (entry.value === null) return null;
-      const result = await this.kv.atomic().check(entry)
+      const slot = await this.kv.get<string>(K.of(entry.value.userId));
+      const op = this.kv.atomic().check(entry, slot)
         .delete(K.record(id))
-        .delete(K.byUser(entry.value.userId, id))
-        .commit();
+        .delete(K.byUser(entry.value.userId, id));
+      if (slot.value === id) op.delete(slot.key);
+      const result = await op.commit();
       if (result.ok) return entry.value;
     }
   }

@@ -1,10 +1,14 @@
 /**
  * Chunked uploads on PostgreSQL. Adding a part updates the upload row first
  * (which locks it and fails once it is completing) and inserts the part in the
- * same statement, so a claim and a late part never both succeed.
+ * same statement, so a claim and a late part never both succeed. A
+ * reservation moves the owner's `file_usage` row in the transaction that
+ * writes or removes the upload.
  */
-import type { Sql } from "postgres";
+import type { Sql, TransactionSql } from "postgres";
 import type { ChunkedUploadRecord, ChunkPart, ChunkStore } from "../chunks.ts";
+import type { FileLimits } from "../files.ts";
+import { count } from "./files.ts";
 
 interface UploadRow {
   id: string;
@@ -17,6 +21,7 @@ interface UploadRow {
   object: string;
   handle: string;
   completing: boolean;
+  reserved_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,6 +36,7 @@ const toUpload = (r: UploadRow): ChunkedUploadRecord => ({
   partSize: Number(r.part_size),
   object: r.object,
   handle: r.handle,
+  reservedBy: r.reserved_by,
   completing: r.completing,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -40,12 +46,16 @@ const toUpload = (r: UploadRow): ChunkedUploadRecord => ({
 export class PostgresChunks implements ChunkStore {
   constructor(private readonly sql: Sql) {}
 
-  async create(u: ChunkedUploadRecord): Promise<void> {
-    await this.sql`
-      INSERT INTO chunked_uploads (id, user_id, folder_id, filename, type, size, part_size,
-        object, handle, completing, created_at, updated_at)
-      VALUES (${u.id}, ${u.userId}, ${u.folderId}, ${u.filename}, ${u.type}, ${u.size},
-        ${u.partSize}, ${u.object}, ${u.handle}, ${u.completing}, ${u.createdAt}, ${u.updatedAt})`;
+  async create(u: ChunkedUploadRecord, limits: FileLimits): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      if (u.reservedBy !== null) await count(tx, u.reservedBy, u.size, 1, limits);
+      await tx`
+        INSERT INTO chunked_uploads (id, user_id, folder_id, filename, type, size, part_size,
+          object, handle, reserved_by, completing, created_at, updated_at)
+        VALUES (${u.id}, ${u.userId}, ${u.folderId}, ${u.filename}, ${u.type}, ${u.size},
+          ${u.partSize}, ${u.object}, ${u.handle}, ${u.reservedBy}, ${u.completing},
+          ${u.createdAt}, ${u.updatedAt})`;
+    });
   }
 
   async get(id: string): Promise<ChunkedUploadRecord | null> {
@@ -92,8 +102,23 @@ export class PostgresChunks implements ChunkStore {
     await this.sql`UPDATE chunked_uploads SET completing = false WHERE id = ${id}`;
   }
 
+  async unreserve(id: string): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      const [row] = await tx<{ reserved_by: string; size: string }[]>`
+        SELECT reserved_by, size FROM chunked_uploads
+        WHERE id = ${id} AND reserved_by IS NOT NULL FOR UPDATE`;
+      if (!row) return;
+      await tx`UPDATE chunked_uploads SET reserved_by = NULL WHERE id = ${id}`;
+      await giveBack(tx, row.reserved_by, row.size);
+    });
+  }
+
   async delete(id: string): Promise<void> {
-    await this.sql`DELETE FROM chunked_uploads WHERE id = ${id}`;
+    await this.sql.begin(async (tx) => {
+      const [row] = await tx<{ reserved_by: string | null; size: string }[]>`
+        DELETE FROM chunked_uploads WHERE id = ${id} RETURNING reserved_by, size`;
+      if (row?.reserved_by) await giveBack(tx, row.reserved_by, row.size);
+    });
   }
 
   async listByUser(userId: string): Promise<ChunkedUploadRecord[]> {
@@ -107,4 +132,11 @@ export class PostgresChunks implements ChunkStore {
       SELECT * FROM chunked_uploads WHERE updated_at < ${before} ORDER BY updated_at, id`;
     return rows.map(toUpload);
   }
+}
+
+/** Takes a reservation of `size` bytes and one file off the user's counters. */
+async function giveBack(tx: TransactionSql, userId: string, size: string): Promise<void> {
+  await tx`UPDATE file_usage
+    SET bytes = greatest(0, bytes - ${size}::bigint), files = greatest(0, files - 1)
+    WHERE user_id = ${userId}`;
 }

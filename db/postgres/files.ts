@@ -333,8 +333,9 @@ export class PostgresFiles implements FileStore {
 /**
  * Adds `bytes` and `files` to the user's counters (locking its row until the
  * transaction ends); throws {@link QuotaError}, rolling back, past a limit.
+ * Chunked uploads reserve with it too (`./chunks.ts`).
  */
-async function count(
+export async function count(
   tx: TransactionSql,
   userId: string,
   bytes: number,

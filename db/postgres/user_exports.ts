@@ -1,4 +1,8 @@
-/** User exports on PostgreSQL: one row each; completion is a conditional update. */
+/**
+ * User exports on PostgreSQL: one row each; completion is a conditional
+ * update. Creating locks the user's row, so that of concurrent creates for one
+ * user only the first finds no export.
+ */
 import type { Sql } from "postgres";
 import type { UserExportRecord, UserExportStore } from "../user_exports.ts";
 
@@ -28,19 +32,25 @@ const toRecord = (r: UserExportRow): UserExportRecord => ({
 export class PostgresUserExports implements UserExportStore {
   constructor(private readonly sql: Sql) {}
 
-  async create(e: UserExportRecord): Promise<void> {
-    await this.sql`INSERT INTO user_exports ${
-      this.sql({
-        id: e.id,
-        user_id: e.userId,
-        path: e.path,
-        files: e.files,
-        size: e.size,
-        completed: e.completed,
-        created_at: e.createdAt,
-        updated_at: e.updatedAt,
-      })
-    }`;
+  async create(e: UserExportRecord): Promise<boolean> {
+    return await this.sql.begin(async (tx) => {
+      await tx`SELECT 1 FROM users WHERE id = ${e.userId} FOR NO KEY UPDATE`;
+      const [taken] = await tx`SELECT 1 FROM user_exports WHERE user_id = ${e.userId} LIMIT 1`;
+      if (taken) return false;
+      await tx`INSERT INTO user_exports ${
+        tx({
+          id: e.id,
+          user_id: e.userId,
+          path: e.path,
+          files: e.files,
+          size: e.size,
+          completed: e.completed,
+          created_at: e.createdAt,
+          updated_at: e.updatedAt,
+        })
+      }`;
+      return true;
+    });
   }
 
   async get(id: string): Promise<UserExportRecord | null> {
@@ -65,10 +75,9 @@ export class PostgresUserExports implements UserExportStore {
     await this.sql`UPDATE user_exports SET updated_at = ${now} WHERE id = ${id} AND NOT completed`;
   }
 
-  async listStalled(before: Date): Promise<UserExportRecord[]> {
+  async listUpdatedBefore(before: Date): Promise<UserExportRecord[]> {
     const rows = await this.sql<UserExportRow[]>`
-      SELECT * FROM user_exports WHERE NOT completed AND updated_at < ${before}
-      ORDER BY created_at, id`;
+      SELECT * FROM user_exports WHERE updated_at < ${before} ORDER BY created_at, id`;
     return rows.map(toRecord);
   }
 

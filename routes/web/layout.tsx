@@ -5,7 +5,9 @@
  * both served by Ferry (`/assets/…`). No inline script or style, so the
  * Content-Security-Policy can allow `'self'` only.
  */
-import type { Child } from "hono/jsx";
+import { type Child, useContext } from "hono/jsx";
+import { assetPath } from "./assets.ts";
+import { LookContext } from "./look.ts";
 
 /** What a page shows in its frame. */
 export interface LayoutProps {
@@ -15,28 +17,61 @@ export interface LayoutProps {
   title: string;
   /** The signed-in user's name, for the navigation; absent on the login page. */
   username?: string;
+  /** The path of this page, marked in the navigation. */
+  current?: string;
+  /** More of the document head (a file page's card tags). */
+  head?: Child;
+  /** Loads the dashboard's bundle and stylesheet (pages with a client component). */
+  app?: boolean;
   children: Child;
 }
 
+/** The signed-in navigation: each dashboard page, then the account's. */
+const NAV = [
+  ["/dashboard", "Home"],
+  ["/dashboard/upload", "Upload"],
+  ["/dashboard/files", "Files"],
+  ["/dashboard/urls", "URLs"],
+  ["/dashboard/folders", "Folders"],
+  ["/dashboard/tags", "Tags"],
+  ["/dashboard/settings", "Account"],
+  ["/dashboard/security", "Security"],
+] as const;
+
 /** The page frame. */
-export function Layout({ site, title, username, children }: LayoutProps) {
+export function Layout(
+  { site, title, username, current, app, head, children }: LayoutProps,
+) {
+  const look = useContext(LookContext);
   return (
-    <html lang="en">
+    <html lang="en" data-theme={look.theme ?? undefined}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${site}`}</title>
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href="/assets/ferry.css" />
-        <script src="/assets/ferry.js" defer />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <link rel="manifest" href="/manifest.json" />
+        {head}
+        <link rel="stylesheet" href={assetPath("ferry.css")} />
+        {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
+        <script src={assetPath("ferry.js")} defer />
+        {app && <script type="module" src={assetPath("dashboard.js")} />}
       </head>
       <body>
         <header class="site">
-          <a class="brand" href="/">{site}</a>
+          <a class="brand" href="/">
+            {look.logo && <img class="logo" src={look.logo} alt="" />}
+            {site}
+          </a>
+          <button type="button" id="theme-switch" class="link" aria-label="Theme">Theme</button>
           {username && (
-            <nav aria-label="Account">
-              <a href="/dashboard">Dashboard</a>
-              <a href="/dashboard/security">Security</a>
+            <nav aria-label="Dashboard">
+              {NAV.map(([href, label]) => (
+                <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
+              ))}
+              <span class="who">
+                Signed in as <strong id="signed-in-as">{username}</strong>
+              </span>
               <button type="button" id="logout" class="link">Log out</button>
             </nav>
           )}
@@ -45,6 +80,15 @@ export function Layout({ site, title, username, children }: LayoutProps) {
           {children}
           <p id="message" role="status" aria-live="polite"></p>
         </main>
+        {look.links.length > 0 && (
+          <footer class="site">
+            <nav aria-label="Links">
+              {look.links.map((link) => (
+                <a key={link.url} href={link.url} rel="noopener">{link.name}</a>
+              ))}
+            </nav>
+          </footer>
+        )}
       </body>
     </html>
   );

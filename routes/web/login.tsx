@@ -4,12 +4,18 @@
  * account asks for one, or a passkey instead of both. `/assets/ferry.js`
  * sends the forms to `/api/auth/login` and `/api/auth/webauthn`.
  */
+import { useContext } from "hono/jsx";
 import { Layout } from "./layout.tsx";
+import { LookContext } from "./look.ts";
 
 /** The sign-in page; the passkey button only when passkeys are set up on the server. */
 export function LoginPage({ site, passkeys }: { site: string; passkeys: boolean }) {
+  const background = useContext(LookContext).loginBackground;
   return (
     <Layout site={site} title="Sign in">
+      {background && (
+        <img class={background.blur ? "backdrop blur" : "backdrop"} src={background.url} alt="" />
+      )}
       <h1>Sign in</h1>
       <form id="login-form" class="card">
         <label for="username">Username</label>

@@ -12,17 +12,23 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import script from "./assets/ferry.js" with { type: "text" };
-import style from "./assets/ferry.css" with { type: "text" };
 import { ApiError } from "../../core/errors.ts";
+import { fileEmbed } from "../../core/files/embed.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
 import type { UserRecord } from "../../db/store.ts";
+import { NAME_FORMATS } from "../../core/files/naming.ts";
+import { isAdministrator } from "../../core/roles.ts";
+import { termsOfService } from "../../core/server_info.ts";
+import { parseSize } from "../../core/units/size.ts";
 import type { AppEnv } from "../env.ts";
-import { DashboardPage } from "./dashboard.tsx";
+import { AppPage } from "./app_page.tsx";
+import { findAsset } from "./assets.ts";
+import { siteFileRoutes } from "./site_files.ts";
+import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
@@ -30,25 +36,25 @@ import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
 
 /**
- * Scripts, styles, media and requests from this origin only; images also as
- * `data:` (the QR code).
+ * Scripts, styles, media, frames (a PDF's preview) and requests from this
+ * origin only; images also as `data:` (QR codes) and from the origins of the
+ * website's logo and login background.
  */
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "media-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-const ASSETS: Record<string, { type: string; body: string }> = {
-  "ferry.js": { type: "text/javascript; charset=utf-8", body: script },
-  "ferry.css": { type: "text/css; charset=utf-8", body: style },
-};
+function contentSecurityPolicy(look: Look): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    ["img-src 'self' data:", ...imageOrigins(look)].join(" "),
+    "media-src 'self'",
+    "frame-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 /** The user of the request's session cookie, or `null`. Pages know no API tokens. */
 async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
@@ -56,17 +62,68 @@ async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
   return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
 }
 
-/** Sends a rendered page with the security headers every page gets. */
+/** Sends a rendered page, in the website's look, with the security headers every page gets. */
 function page(c: Context<AppEnv>, body: ReturnType<typeof LoginPage>, status: 200 | 404 = 200) {
-  c.header("content-security-policy", CSP);
+  const look = lookOf(c.var.services.settings.all(), getCookie(c, THEME_COOKIE));
+  c.header("content-security-policy", contentSecurityPolicy(look));
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
-  return c.html(body, status);
+  return c.html(<LookContext.Provider value={look}>{body}</LookContext.Provider>, status);
+}
+
+/** What a dashboard page's client component needs of the settings (`client/config.ts`). */
+function pageConfig(c: Context<AppEnv>) {
+  const settings = c.var.services.settings;
+  const format = settings.get("filesDefaultFormat");
+  return {
+    chunkSize: settings.get("chunksEnabled") ? parseSize(settings.get("chunksSize")) : null,
+    formats: [format, ...NAME_FORMATS.filter((f) => f !== format)],
+    domains: settings.get("domains"),
+    urlsRoute: settings.get("urlsRoute"),
+    site: settings.get("websiteTitle"),
+  };
+}
+
+/** A signed-in dashboard page whose content is the client component `page`. */
+async function appPage(c: Context<AppEnv>, name: string, title: string) {
+  const user = await sessionUser(c);
+  if (!user) return c.redirect("/auth/login", 302);
+  return page(
+    c,
+    <AppPage
+      site={c.var.services.settings.get("websiteTitle")}
+      username={user.username}
+      title={title}
+      path={c.req.path}
+      page={name}
+      config={{
+        ...pageConfig(c),
+        invites: isAdministrator(user.role) && c.var.services.settings.get("invitesEnabled"),
+      }}
+    />,
+  );
+}
+
+/** The public page of a folder, for anyone; the page asks the API what it may show. */
+function publicFolderPage(c: Context<AppEnv>) {
+  const site = c.var.services.settings.get("websiteTitle");
+  const id = c.req.param("id") ?? "";
+  return page(
+    c,
+    <AppPage
+      site={site}
+      title="Folder"
+      path={c.req.path}
+      page="folder"
+      config={{ ...pageConfig(c), id }}
+    />,
+  );
 }
 
 /** The page routes and their assets. */
 export const webRoutes = new Hono<AppEnv>()
+  .route("/", siteFileRoutes)
   .get("/", async (c) => c.redirect(await sessionUser(c) ? "/dashboard" : "/auth/login", 302))
   .get("/auth/login", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);
@@ -77,14 +134,17 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/auth/register", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);
     const site = c.var.services.settings.get("websiteTitle");
-    return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} />);
+    const tos = await termsOfService(c.var.services);
+    return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} tos={tos} />);
   })
-  .get("/dashboard", async (c) => {
-    const user = await sessionUser(c);
-    if (!user) return c.redirect("/auth/login", 302);
-    const site = c.var.services.settings.get("websiteTitle");
-    return page(c, <DashboardPage site={site} username={user.username} />);
-  })
+  .get("/dashboard", (c) => appPage(c, "home", "Dashboard"))
+  .get("/dashboard/upload", (c) => appPage(c, "upload", "Upload"))
+  .get("/dashboard/files", (c) => appPage(c, "files", "Files"))
+  .get("/dashboard/urls", (c) => appPage(c, "urls", "URLs"))
+  .get("/dashboard/settings", (c) => appPage(c, "account", "Account"))
+  .get("/dashboard/folders", (c) => appPage(c, "folders", "Folders"))
+  .get("/dashboard/tags", (c) => appPage(c, "tags", "Tags"))
+  .get("/folder/:id", publicFolderPage)
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
     if (!user) return c.redirect("/auth/login", 302);
@@ -98,6 +158,7 @@ export const webRoutes = new Hono<AppEnv>()
         totpAvailable={s.settings.get("mfaTotpEnabled")}
         totpEnabled={user.totpSecret !== null}
         passkeys={passkeys}
+        hasPassword={user.password !== null}
       />,
     );
   })
@@ -122,7 +183,8 @@ export const webRoutes = new Hono<AppEnv>()
         c.req.param("name"),
         (id) => getCookie(c, accessCookieName(id)),
       );
-      return page(c, <ViewPage site={site} {...shown} />);
+      const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
+      return page(c, <ViewPage site={site} {...shown} embed={embed} />);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         return page(c, <FileNotFoundPage site={site} />, 404);
@@ -131,11 +193,15 @@ export const webRoutes = new Hono<AppEnv>()
     }
   })
   .get("/assets/:file", (c) => {
-    const file = ASSETS[c.req.param("file")];
-    if (!file) return c.notFound();
-    return c.body(file.body, 200, {
-      "content-type": file.type,
-      "cache-control": "no-cache",
+    const found = findAsset(c.req.param("file"));
+    if (!found) return c.notFound();
+    const { asset, immutable } = found;
+    const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+    return c.body(gzip ? asset.gzip : asset.body, 200, {
+      "content-type": asset.type,
+      "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
       "x-content-type-options": "nosniff",
+      "vary": "accept-encoding",
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
     });
   });

@@ -6,8 +6,14 @@
  */
 import { Layout } from "./layout.tsx";
 
-/** The registration page, the invite code filled in from the link. */
-export function RegisterPage({ site, code }: { site: string; code: string }) {
+/**
+ * The registration page, the invite code filled in from the link; where the
+ * server has terms of service (`websiteTos`), they are shown and must be
+ * accepted.
+ */
+export function RegisterPage(
+  { site, code, tos }: { site: string; code: string; tos: string | null },
+) {
   return (
     <Layout site={site} title="Create an account">
       <h1>Create an account</h1>
@@ -24,6 +30,18 @@ export function RegisterPage({ site, code }: { site: string; code: string }) {
         />
         <label for="invite">Invite code (if you have one)</label>
         <input id="invite" name="code" value={code} autocomplete="off" />
+        {tos !== null && (
+          <>
+            <details class="terms">
+              <summary>Terms of service</summary>
+              <pre>{tos}</pre>
+            </details>
+            <label class="check-line">
+              <input id="accept-tos" type="checkbox" required />
+              I accept the terms of service
+            </label>
+          </>
+        )}
         <button type="submit">Create the account</button>
       </form>
       <p>

@@ -2,7 +2,8 @@
 /**
  * The security page: turn TOTP on (with its QR code) and off, and register,
  * list and remove passkeys. Each section says so when the server has the
- * feature off. `/assets/ferry.js` calls the `/api/user/mfa/…` routes.
+ * feature off. `/assets/ferry.js` calls the `/api/user/mfa/…` routes, with
+ * the current password typed at the top of the page as their proof.
  */
 import type { passkeyView } from "../../core/passkeys.ts";
 import { Layout } from "./layout.tsx";
@@ -17,6 +18,8 @@ export interface SecurityProps {
   totpEnabled: boolean;
   /** The user's passkeys, or `null` when passkeys are off on the server. */
   passkeys: ReturnType<typeof passkeyView>[] | null;
+  /** Whether the account has a password, which every change here then asks for. */
+  hasPassword: boolean;
 }
 
 /** `2026-05-01T12:34:56.000Z` as `2026-05-01 12:34 UTC`. */
@@ -128,6 +131,18 @@ export function SecurityPage(props: SecurityProps) {
   return (
     <Layout site={props.site} title="Security" username={props.username}>
       <h1>Security</h1>
+      {props.hasPassword && (
+        <section class="card">
+          <label for="current-password">Current password</label>
+          <input
+            id="current-password"
+            type="password"
+            autocomplete="current-password"
+            aria-describedby="current-password-hint"
+          />
+          <p id="current-password-hint">Every change on this page asks for it.</p>
+        </section>
+      )}
       <section class="card" aria-labelledby="totp-heading">
         <h2 id="totp-heading">Two-factor codes (TOTP)</h2>
         <Totp {...props} />

@@ -8,6 +8,7 @@
  * cookie opens the file when the page reloads.
  */
 import type { FileRecord } from "../../db/files.ts";
+import type { FileEmbed } from "../../core/files/embed.ts";
 import { formatSize } from "../../core/units/size.ts";
 import { Layout } from "./layout.tsx";
 
@@ -20,10 +21,36 @@ export interface ViewPageProps {
   file: FileRecord;
   /** The password is still to be given. */
   locked: boolean;
+  /** The card a chat shows for a link to the page, from the owner's embed settings. */
+  embed?: FileEmbed | null;
+}
+
+/** OpenGraph and Twitter card tags of `embed`. */
+function CardTags({ embed, title }: { embed: FileEmbed; title: string }) {
+  const media = embed.media;
+  return (
+    <>
+      <meta property="og:type" content={media?.kind === "video" ? "video.other" : "website"} />
+      <meta property="og:title" content={embed.title ?? title} />
+      {embed.description && <meta property="og:description" content={embed.description} />}
+      {embed.siteName && <meta property="og:site_name" content={embed.siteName} />}
+      {embed.color && <meta name="theme-color" content={embed.color} />}
+      {media?.kind === "image" && <meta property="og:image" content={media.url} />}
+      {media?.kind === "video" && <meta property="og:video" content={media.url} />}
+      {media?.kind === "video" && <meta property="og:video:type" content={media.type} />}
+      {media?.kind === "audio" && <meta property="og:audio" content={media.url} />}
+      <meta
+        name="twitter:card"
+        content={media?.kind === "image" ? "summary_large_image" : "summary"}
+      />
+      <meta name="twitter:title" content={embed.title ?? title} />
+      {media?.kind === "image" && <meta name="twitter:image" content={media.url} />}
+    </>
+  );
 }
 
 /** The file page. */
-export function ViewPage({ site, file, locked }: ViewPageProps) {
+export function ViewPage({ site, file, locked, embed }: ViewPageProps) {
   const shown = file.originalName ?? file.name;
   if (locked) {
     return (
@@ -41,7 +68,7 @@ export function ViewPage({ site, file, locked }: ViewPageProps) {
   const raw = `/raw/${encodeURIComponent(file.name)}`;
   const views = file.maxViews === null ? `${file.views}` : `${file.views} of ${file.maxViews}`;
   return (
-    <Layout site={site} title={shown}>
+    <Layout site={site} title={shown} head={embed && <CardTags embed={embed} title={shown} />}>
       <h1 id="file-name">{shown}</h1>
       <div class="card file-preview">
         <Preview file={file} raw={raw} />

@@ -1,6 +1,8 @@
 /** Login, logout, sessions and the §5 authentication failures. */
 import assert from "node:assert/strict";
+import { hashParamsOf, verifyPassword } from "../../core/passwords.ts";
 import { clientToken } from "../../core/tokens.ts";
+import { buildUser } from "../../core/users.ts";
 import { systemRandom } from "../../core/clock.ts";
 import { apiTest, sessionCookie } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
@@ -59,18 +61,69 @@ apiTest("an expired session is not logged in", async (app) => {
   assert.deepEqual(me.body, { error: "not logged in", statusCode: 401 });
 });
 
-apiTest("logout ends the current session only", async (app) => {
+apiTest("security #9: POST /api/auth/logout ends the current session only", async (app) => {
   await actor(app, "USER", "alice");
   const login = () =>
     app.json("POST", "/api/auth/login", { username: "alice", password: "password" });
   const one = sessionCookie((await login()).headers);
   const two = sessionCookie((await login()).headers);
-  const out = await app.json("GET", "/api/auth/logout", undefined, { cookie: one });
+  const out = await app.json("POST", "/api/auth/logout", undefined, { cookie: one });
   assert.equal(out.status, 200);
   assert.deepEqual(out.body, { loggedOut: true });
   assert.equal((await app.json("GET", "/api/user", undefined, { cookie: one })).status, 401);
   assert.equal((await app.json("GET", "/api/user", undefined, { cookie: two })).status, 200);
 });
+
+apiTest(
+  "security #9: GET /api/auth/logout ends a session only from the same origin",
+  async (app) => {
+    const alice = await actor(app, "USER", "alice");
+    const login = async () =>
+      sessionCookie(
+        (await app.json("POST", "/api/auth/login", { username: "alice", password: "password" }))
+          .headers,
+      );
+    const cookie = await login();
+    const crossSite: Record<string, string>[] = [
+      {},
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+      { "sec-fetch-site": "cross-site", origin: "http://ferry.test" },
+      { origin: "http://evil.example" },
+      { origin: "null" },
+      { referer: "http://evil.example/page" },
+      { referer: "http://ferry.test.evil.example/" },
+    ];
+    for (const headers of crossSite) {
+      const res = await app.json("GET", "/api/auth/logout", undefined, { cookie, ...headers });
+      assert.deepEqual(
+        res.body,
+        { error: "Cross-site logout refused", statusCode: 403 },
+        JSON.stringify(headers),
+      );
+      assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+    }
+    const sameOrigin: Record<string, string>[] = [
+      { "sec-fetch-site": "same-origin" },
+      { "sec-fetch-site": "none" },
+      { origin: "http://ferry.test" },
+      { referer: "http://ferry.test/dashboard" },
+    ];
+    for (const headers of sameOrigin) {
+      const session = await login();
+      const res = await app.json("GET", "/api/auth/logout", undefined, {
+        cookie: session,
+        ...headers,
+      });
+      assert.deepEqual(res.body, { loggedOut: true }, JSON.stringify(headers));
+      const after = await app.json("GET", "/api/user", undefined, { cookie: session });
+      assert.equal(after.status, 401, JSON.stringify(headers));
+    }
+    const byToken = await app.json("GET", "/api/auth/logout", undefined, alice.headers);
+    assert.deepEqual(byToken.body, { loggedOut: true }, "a token ends no session: not checked");
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+  },
+);
 
 apiTest("the four 401s of §5 and the 403 for a low role", async (app) => {
   const bob = await actor(app, "USER", "bob");
@@ -157,3 +210,33 @@ apiTest("sessions: list, revoke one, revoke all others", async (app) => {
     assert.equal((await app.json("GET", "/api/user", undefined, { cookie: gone })).status, 401);
   }
 });
+
+apiTest(
+  "security #12: a Zipline hash is rehashed with Ferry's parameters at login",
+  async (app) => {
+    const fixture = new URL("../fixtures/zipline-v4-export.sample.json", import.meta.url);
+    const doc = JSON.parse(await Deno.readTextFile(fixture));
+    const imported =
+      doc.data.users.find((u: { username: string }) => u.username === "maria").password;
+    const user = await buildUser(app.services, { username: "maria", password: null, role: "USER" });
+    await app.services.store.createUser({ ...user, password: imported });
+    const stored = async () => (await app.services.store.getUser(user.id))!.password!;
+    const login = (password: string) =>
+      app.json("POST", "/api/auth/login", { username: "maria", password });
+
+    assert.equal((await login("wrong")).status, 400);
+    assert.equal(await stored(), imported, "a failed login changes nothing");
+    assert.equal((await login("maria-pass-2024")).status, 200);
+    const rehashed = await stored();
+    assert.notEqual(rehashed, imported);
+    assert.deepEqual(hashParamsOf(rehashed), {
+      algorithm: "argon2id",
+      memorySize: 19456,
+      iterations: 2,
+      parallelism: 1,
+    });
+    assert.equal(await verifyPassword("maria-pass-2024", rehashed), true);
+    assert.equal((await login("maria-pass-2024")).status, 200);
+    assert.equal(await stored(), rehashed, "a Ferry hash stays");
+  },
+);

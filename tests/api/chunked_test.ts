@@ -5,8 +5,11 @@
  * real multipart upload (5 MiB chunks) and staged (small chunks).
  */
 import assert from "node:assert/strict";
+import { ABANDONED_AFTER_MS, cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
+import type { QuotaRecord } from "../../db/store.ts";
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
+import { uploadFiles } from "../helpers/files.ts";
 import { jpegWithGps, pngWithGps } from "../helpers/images.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -304,6 +307,124 @@ apiTest("chunked: the quota is checked up front and when the file is recorded", 
   assert.equal(refused.body.error, "Uploading this file would exceed your quota of 2kb");
   const ok = await sendAll(app, bytes(1500), 1000, a.headers);
   assert.equal(ok.at(-1)!.body.files.length, 1);
+});
+
+async function setQuota(app: TestApp, userId: string, quota: Partial<QuotaRecord>) {
+  await app.services.store.updateUser(userId, {
+    quota: { id: "q", filesQuota: "NONE", maxBytes: null, maxFiles: null, maxUrls: null, ...quota },
+  }, new Date());
+}
+
+const overQuota = (size: string) => ({
+  error: `Uploading this file would exceed your quota of ${size}`,
+  statusCode: 403,
+});
+
+apiTest(
+  "security #7: uploads in progress hold their size; together they cannot pass a quota",
+  async (app) => {
+    const a = await actor(app, "USER");
+    await setQuota(app, a.user.id, { filesQuota: "BY_BYTES", maxBytes: "4kb" });
+    const file = bytes(2500);
+    // Each fits alone (2500 of 4096 bytes); started at once, only one may go on.
+    const starts = await Promise.all([1, 2].map(() => chunk(app, file, 0, 999, a.headers)));
+    assert.deepEqual(starts.map((r) => r.status).sort(), [200, 403]);
+    const started = starts.find((r) => r.status === 200)!;
+    assert.deepEqual(starts.find((r) => r.status === 403)!.body, overQuota("4kb"));
+    const whole = await uploadFiles(app, [{ name: "a.bin", content: bytes(2000) }], a.headers);
+    assert.deepEqual(whole.body, overQuota("4kb"), "a plain upload sees the reservation too");
+
+    // Completing it turns the reservation into the file: counted once.
+    const id = { ...a.headers, "x-service-p-identifier": started.body.partialIdentifier };
+    await chunk(app, file, 1000, 1999, id);
+    const done = await chunk(app, file, 2000, 2499, id);
+    assert.equal(done.body.files.length, 1, JSON.stringify(done.body));
+    assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 2500, files: 1 });
+    const next = await chunk(app, bytes(1500), 0, 999, a.headers);
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual(
+      (await chunk(app, bytes(100), 0, 99, a.headers)).body,
+      overQuota("4kb"),
+      "2500 stored + 1500 in progress + 100 > 4096",
+    );
+    // Dropping the one in progress gives its room back.
+    const drop = await app.json("DELETE", "/api/user/files/incomplete", {
+      id: [next.body.partialIdentifier],
+    }, a.headers);
+    assert.deepEqual(drop.body, { count: 1 });
+    assert.equal((await chunk(app, bytes(1500), 0, 999, a.headers)).status, 200);
+  },
+);
+
+apiTest("security #7: a BY_FILES quota counts an upload in progress as one file", async (app) => {
+  const a = await actor(app, "USER");
+  await setQuota(app, a.user.id, { filesQuota: "BY_FILES", maxFiles: 2 });
+  assert.equal((await uploadFiles(app, [{ name: "a.txt", content: "a" }], a.headers)).status, 200);
+  const file = bytes(1500);
+  const started = await chunk(app, file, 0, 999, a.headers);
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  assert.deepEqual((await chunk(app, file, 0, 999, a.headers)).body, overQuota("2 files"));
+  const plain = await uploadFiles(app, [{ name: "b.txt", content: "b" }], a.headers);
+  assert.deepEqual(plain.body, overQuota("2 files"));
+  const done = await chunk(app, file, 1000, 1499, {
+    ...a.headers,
+    "x-service-p-identifier": started.body.partialIdentifier,
+  });
+  assert.equal(done.body.files.length, 1, JSON.stringify(done.body));
+  assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 1501, files: 2 });
+});
+
+apiTest("security #7: the cleanup task gives back an abandoned upload's room", async (app) => {
+  const a = await actor(app, "USER");
+  await setQuota(app, a.user.id, { filesQuota: "BY_BYTES", maxBytes: "3kb" });
+  const file = bytes(2500);
+  assert.equal((await chunk(app, file, 0, 999, a.headers)).status, 200);
+  assert.deepEqual((await chunk(app, file, 0, 999, a.headers)).body, overQuota("3kb"));
+  app.clock.advance(ABANDONED_AFTER_MS + 1);
+  assert.equal(await cleanAbandonedUploads(app.services), 1);
+  assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 0, files: 0 });
+  const again = await sendAll(app, file, 1000, a.headers);
+  assert.equal(again.at(-1)!.body.files.length, 1, JSON.stringify(again.at(-1)!.body));
+});
+
+apiTest("security #7: no chunk brings more bytes than its upload declared", async (app) => {
+  const a = await actor(app, "USER");
+  await setQuota(app, a.user.id, { filesQuota: "BY_BYTES", maxBytes: "3kb" });
+  const file = bytes(2500);
+  const started = await chunk(app, file, 0, 999, a.headers);
+  const id = { ...a.headers, "x-service-p-identifier": started.body.partialIdentifier };
+  const bigger = bytes(6000);
+  for (const [start, end] of [[1000, 1999], [2000, 2999], [5000, 5999]]) {
+    const res = await chunk(app, bigger, start, end, id);
+    assert.equal(res.status, 400, `${start}-${end}/6000`);
+  }
+  // A body longer than its Content-Range is refused too.
+  const form = new FormData();
+  form.append("file", new Blob([bytes(1500).slice()]), "blob");
+  const long = await app.request("/api/upload/partial", {
+    method: "POST",
+    body: form,
+    headers: { ...id, "content-range": "bytes 1000-1999/2500" },
+  });
+  assert.deepEqual(await long.json(), {
+    error: "Invalid partial upload: the chunk is not as long as its Content-Range",
+    statusCode: 400,
+  });
+  assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 2500, files: 1 });
+  const last = await chunk(app, file, 1000, 1999, id).then(() => chunk(app, file, 2000, 2499, id));
+  assert.equal(last.body.files.length, 1, JSON.stringify(last.body));
+  assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 2500, files: 1 });
+});
+
+apiTest("security #7: deleting a user drops its uploads in progress", async (app) => {
+  const admin = await actor(app, "SUPERADMIN");
+  const a = await actor(app, "USER");
+  const started = await chunk(app, bytes(2500), 0, 999, a.headers);
+  assert.equal(started.status, 200);
+  const res = await app.json("DELETE", `/api/users/${a.user.id}`, {}, admin.headers);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(await app.services.store.chunks.get(started.body.partialIdentifier), null);
+  assert.deepEqual(await app.services.store.chunks.listByUser(a.user.id), []);
 });
 
 apiTest("incomplete: the caller's unfinished uploads, and dropping them", async (app) => {

@@ -99,3 +99,54 @@ apiTest("folder export: a name with quotes and accents stays exact in filename*"
   );
   await res.body?.cancel();
 });
+
+apiTest(
+  "chosen files: a zip of the caller's files named in the query, nothing else",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const bob = await actor(app, "USER");
+    const one = await upload(app, alice, null, "one.txt", "first");
+    const two = await upload(app, alice, null, "two.txt", "second");
+    await upload(app, alice, null, "three.txt", "not chosen");
+    const bobs = await upload(app, bob, null, "bob.txt", "bob's");
+
+    const res = await app.request(`/api/user/files/zip?files=${one},${two}`, {
+      headers: alice.headers,
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "application/zip");
+    assert.match(
+      res.headers.get("content-disposition") ?? "",
+      /attachment; filename=".+-files\.zip"/,
+    );
+    assert.deepEqual(await readZip(new Uint8Array(await res.arrayBuffer())), {
+      [one]: sha256("first"),
+      [two]: sha256("second"),
+    });
+
+    const foreign = await app.json(
+      "GET",
+      `/api/user/files/zip?files=${one},${bobs}`,
+      undefined,
+      alice.headers,
+    );
+    assert.deepEqual(foreign.body, { error: "Not Found", statusCode: 404 }, "another's file");
+    const missing = await app.json(
+      "GET",
+      "/api/user/files/zip?files=nope",
+      undefined,
+      alice.headers,
+    );
+    assert.equal(missing.status, 404);
+    const empty = await app.json("GET", "/api/user/files/zip?files=,", undefined, alice.headers);
+    assert.equal(empty.status, 400);
+    const many = Array.from({ length: 501 }, (_, i) => `f${i}`).join(",");
+    const tooMany = await app.json(
+      "GET",
+      `/api/user/files/zip?files=${many}`,
+      undefined,
+      alice.headers,
+    );
+    assert.equal(tooMany.status, 400);
+  },
+);

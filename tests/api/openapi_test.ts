@@ -19,10 +19,21 @@ const UNDOCUMENTED = new Set([
   "GET /auth/login",
   "GET /auth/register",
   "GET /dashboard",
+  "GET /dashboard/upload",
+  "GET /dashboard/files",
+  "GET /dashboard/urls",
+  "GET /dashboard/folders",
+  "GET /dashboard/tags",
+  "GET /dashboard/settings",
   "GET /dashboard/security",
+  "GET /folder/{id}",
   "GET /view/{name}",
   "GET /view/url/{id}",
   "GET /assets/{file}",
+  "GET /robots.txt", // the site's root files (routes/web/site_files.ts)
+  "GET /manifest.json",
+  "GET /favicon.svg",
+  "GET /favicon.ico",
 ]);
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

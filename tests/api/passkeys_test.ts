@@ -29,7 +29,11 @@ async function register(app: TestApp, who: Actor, name = "laptop", ceremony?: Ce
   const options = await app.json("GET", "/api/user/mfa/passkey/options", undefined, who.headers);
   assert.equal(options.status, 200);
   const response = await authenticator.register(options.body, ceremony);
-  const reply = await app.json("POST", "/api/user/mfa/passkey", { response, name }, who.headers);
+  const reply = await app.json("POST", "/api/user/mfa/passkey", {
+    response,
+    name,
+    currentPassword: "password",
+  }, who.headers);
   return { authenticator, reply };
 }
 
@@ -160,14 +164,14 @@ apiTest(
     const ok = await app.json(
       "POST",
       "/api/user/mfa/passkey",
-      { response, name: "c" },
+      { response, name: "c", currentPassword: "password" },
       alice.headers,
     );
     assert.equal(ok.status, 200);
     const replay = await app.json(
       "POST",
       "/api/user/mfa/passkey",
-      { response, name: "d" },
+      { response, name: "d", currentPassword: "password" },
       alice.headers,
     );
     assertRefused(replay, /^Passkey registration timed out/);
@@ -194,7 +198,7 @@ apiTest(
     const asBob = await app.json(
       "POST",
       "/api/user/mfa/passkey",
-      { response, name: "x" },
+      { response, name: "x", currentPassword: "password" },
       bob.headers,
     );
     assertRefused(asBob, /^Passkey registration timed out/);
@@ -202,7 +206,7 @@ apiTest(
     const late = await app.json(
       "POST",
       "/api/user/mfa/passkey",
-      { response, name: "x" },
+      { response, name: "x", currentPassword: "password" },
       alice.headers,
     );
     assertRefused(late, /^Passkey registration timed out/);
@@ -218,7 +222,7 @@ apiTest("a credential registers once", async (app) => {
   const again = await app.json(
     "POST",
     "/api/user/mfa/passkey",
-    { response, name: "y" },
+    { response, name: "y", currentPassword: "password" },
     alice.headers,
   );
   assertRefused(again, /^This passkey is already registered$/);
@@ -304,14 +308,14 @@ apiTest("a removed passkey no longer signs in; another user's cannot be removed"
   const byBob = await app.json(
     "DELETE",
     "/api/user/mfa/passkey",
-    { id: reply.body.id },
+    { id: reply.body.id, currentPassword: "password" },
     bob.headers,
   );
   assert.deepEqual(byBob.body, { error: "Passkey not found", statusCode: 404 });
   const removed = await app.json(
     "DELETE",
     "/api/user/mfa/passkey",
-    { id: reply.body.id },
+    { id: reply.body.id, currentPassword: "password" },
     alice.headers,
   );
   assert.equal(removed.status, 200);
@@ -363,3 +367,42 @@ Deno.test("rpIdAllowed: the host itself or a registrable parent", () => {
   assert.ok(!rpIdAllowed("0.0.1", "127.0.0.1"));
   assert.ok(rpIdAllowed("127.0.0.1", "127.0.0.1"));
 });
+
+apiTest(
+  "security #4: registering or removing a passkey needs the current password",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const authenticator = await SoftAuthenticator.create(ORIGIN, RP_ID);
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    const response = await authenticator.register(options.body);
+    const list = async () =>
+      (await app.json("GET", "/api/user/mfa/passkey", undefined, alice.headers)).body;
+    const add = (extra: Record<string, string>) =>
+      app.json("POST", "/api/user/mfa/passkey", { response, name: "key", ...extra }, alice.headers);
+    const missing = await add({});
+    assert.deepEqual(missing.body, { error: "currentPassword is required", statusCode: 400 });
+    const wrong = await add({ currentPassword: "wrong" });
+    assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
+    assert.deepEqual(await list(), []);
+    const added = await add({ currentPassword: "password" });
+    assert.equal(added.status, 200);
+
+    const remove = (extra: Record<string, string>) =>
+      app.json("DELETE", "/api/user/mfa/passkey", { id: added.body.id, ...extra }, alice.headers);
+    assert.deepEqual((await remove({})).body, {
+      error: "currentPassword is required",
+      statusCode: 400,
+    });
+    const refused = await remove({ currentPassword: "wrong" });
+    assert.deepEqual(refused.body, { error: "Invalid current password", statusCode: 403 });
+    assert.equal((await list()).length, 1);
+    assert.equal((await remove({ currentPassword: "password" })).status, 200);
+    assert.deepEqual(await list(), []);
+  },
+);

@@ -6,11 +6,13 @@ import { MemoryLogger } from "../../core/log.ts";
 import {
   defaultSettings,
   envName,
+  MASK,
   RESERVED_ROUTES,
   SETTING_KEYS,
+  settingDef,
   type SettingKey,
 } from "../../core/settings/registry.ts";
-import { MASK, SettingsService } from "../../core/settings/service.ts";
+import { SettingsService } from "../../core/settings/service.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
@@ -243,10 +245,11 @@ apiTest("GET /api/server/settings answers every registry key and tampered", asyn
   const admin = await superadmin(app);
   const res = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.equal(res.status, 200);
-  assert.deepEqual(Object.keys(res.body), ["settings", "tampered"]);
+  assert.deepEqual(Object.keys(res.body), ["settings", "tampered", "secretsSet"]);
   assert.deepEqual(Object.keys(res.body.settings), SETTING_KEYS);
   assert.deepEqual(res.body.settings, JSON.parse(JSON.stringify(defaultSettings())));
   assert.deepEqual(res.body.tampered, []);
+  assert.deepEqual(res.body.secretsSet, []);
   assert.equal(res.body.settings.websiteTitle, "Ferry");
   assert.equal(res.body.settings.mfaTotpIssuer, "Ferry");
   assert.equal(res.body.settings.ratelimitWindow, 60000);
@@ -267,11 +270,79 @@ apiTest("PATCH changes only the given keys and answers the full settings", async
     filesMaxFileSize: "1gb",
     ratelimitAllowList: ["10.0.0.1"],
   };
-  assert.deepEqual(res.body, { settings: expected, tampered: [] });
+  assert.deepEqual(res.body, { settings: expected, tampered: [], secretsSet: [] });
   const again = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.deepEqual(again.body.settings, expected);
   assert.equal(app.services.settings.get("websiteTitle"), "Shared");
 }, { rateLimits: true });
+
+const SECRETS = {
+  oauthGithubClientId: "github-id",
+  oauthGithubClientSecret: "github-secret",
+  chatWebhookUrl: "https://chat.example/hooks/123/token",
+  httpWebhookOnUpload: "https://hooks.example/upload?key=k",
+};
+
+apiTest("security #11: an ADMIN reads secrets masked, a SUPERADMIN reads them", async (app) => {
+  const root = await superadmin(app);
+  const admin = await actor(app, "ADMIN");
+  assert.equal((await app.json("PATCH", "/api/server/settings", SECRETS, root)).status, 200);
+  const secretKeys = SETTING_KEYS.filter((k) => settingDef(k).secret);
+  assert.ok(
+    secretKeys.includes("oauthDiscordClientSecret") && secretKeys.includes("chatWebhookUrl"),
+  );
+  const set = ["oauthGithubClientSecret", "httpWebhookOnUpload", "chatWebhookUrl"];
+
+  const seen = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+  assert.equal(seen.status, 200);
+  for (const key of secretKeys) {
+    assert.equal(seen.body.settings[key], set.includes(key) ? MASK : null, key);
+  }
+  assert.equal(seen.body.settings.oauthGithubClientId, "github-id", "not a secret");
+  assert.deepEqual([...seen.body.secretsSet].sort(), [...set].sort());
+  assert.ok(!JSON.stringify(seen.body).includes("github-secret"));
+  assert.ok(!JSON.stringify(seen.body).includes("/token"));
+
+  const full = await app.json("GET", "/api/server/settings", undefined, root);
+  assert.equal(full.body.settings.oauthGithubClientSecret, "github-secret");
+  assert.equal(full.body.settings.chatWebhookUrl, SECRETS.chatWebhookUrl);
+  assert.deepEqual([...full.body.secretsSet].sort(), [...set].sort());
+});
+
+apiTest("security #11: an ADMIN's PATCH of the masked values leaves the secrets", async (app) => {
+  const root = await superadmin(app);
+  const admin = await actor(app, "ADMIN");
+  await app.json("PATCH", "/api/server/settings", SECRETS, root);
+  const seen = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+  const back = { ...seen.body.settings, websiteTitle: "Renamed" };
+  const res = await app.json("PATCH", "/api/server/settings", back, admin.headers);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.settings.websiteTitle, "Renamed");
+  assert.equal(res.body.settings.chatWebhookUrl, MASK, "the reply is masked too");
+  const alone = await app.json("PATCH", "/api/server/settings", {
+    oauthGithubClientSecret: MASK,
+  }, admin.headers);
+  assert.equal(alone.status, 200);
+
+  const full = await app.json("GET", "/api/server/settings", undefined, root);
+  for (const [key, value] of Object.entries(SECRETS)) {
+    assert.equal(full.body.settings[key], value, key);
+  }
+  assert.equal(app.services.settings.get("oauthGithubClientSecret"), "github-secret");
+  const audit = await app.json("GET", "/api/server/audit", undefined, root);
+  assert.deepEqual(
+    audit.body[0].changes.map((c: { key: string }) => c.key),
+    ["websiteTitle"],
+    "only the title changed",
+  );
+
+  const replaced = await app.json("PATCH", "/api/server/settings", {
+    chatWebhookUrl: "https://chat.example/hooks/456/new",
+  }, admin.headers);
+  assert.equal(replaced.body.settings.chatWebhookUrl, MASK, "write-only");
+  const after = await app.json("GET", "/api/server/settings", undefined, root);
+  assert.equal(after.body.settings.chatWebhookUrl, "https://chat.example/hooks/456/new");
+});
 
 apiTest("every registry key: a valid value round-trips, an invalid one is refused", async (app) => {
   assert.deepEqual(Object.keys(CASES).sort(), [...SETTING_KEYS].sort());

@@ -38,6 +38,7 @@ async function enableTotp(app: TestApp, who: Actor): Promise<string> {
   const res = await app.json("POST", "/api/user/mfa/totp", {
     code: code(secret, app.clock.now()),
     secret,
+    currentPassword: "password",
   }, who.headers);
   assert.equal(res.status, 200);
   app.clock.advance(STEP);
@@ -93,7 +94,8 @@ apiTest("enabling needs a code that verifies; the secret is stored encrypted", a
   for (
     const bad of [{ code: wrong, secret }, { code: code(secret, app.clock.now()), secret: "!" }]
   ) {
-    const res = await app.json("POST", "/api/user/mfa/totp", bad, alice.headers);
+    const body = { ...bad, currentPassword: "password" };
+    const res = await app.json("POST", "/api/user/mfa/totp", body, alice.headers);
     assert.deepEqual(res.body, { error: "Invalid code", statusCode: 400 });
   }
   const short = await app.json(
@@ -112,6 +114,7 @@ apiTest("enabling needs a code that verifies; the secret is stored encrypted", a
   const ok = await app.json("POST", "/api/user/mfa/totp", {
     code: code(secret, app.clock.now()),
     secret,
+    currentPassword: "password",
   }, alice.headers);
   assert.equal(ok.status, 200);
   assert.equal(ok.body.totp, true);
@@ -189,10 +192,12 @@ apiTest("disabling needs a valid code; then login asks for none", async (app) =>
   const secret = await enableTotp(app, alice);
   const wrong = await app.json("DELETE", "/api/user/mfa/totp", {
     code: wrongCode(secret, app.clock.now()),
+    currentPassword: "password",
   }, alice.headers);
   assert.deepEqual(wrong.body, { error: "Invalid code", statusCode: 400 });
   const ok = await app.json("DELETE", "/api/user/mfa/totp", {
     code: code(secret, app.clock.now()),
+    currentPassword: "password",
   }, alice.headers);
   assert.equal(ok.status, 200);
   assert.equal(ok.body.totp, false);
@@ -223,3 +228,27 @@ apiTest(
   },
   { rateLimits: true },
 );
+
+apiTest("security #4: turning TOTP on or off needs the current password", async (app) => {
+  await enableSetting(app);
+  const alice = await actor(app, "USER", "alice");
+  const { secret } = (await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers)).body;
+  const totpOn = async () =>
+    (await app.json("GET", "/api/user", undefined, alice.headers)).body.user.totp;
+  const send = (method: string, extra: Record<string, string>) =>
+    app.json(method, "/api/user/mfa/totp", {
+      code: code(secret, app.clock.now()),
+      ...(method === "POST" ? { secret } : {}),
+      ...extra,
+    }, alice.headers);
+  for (const [method, before] of [["POST", false], ["DELETE", true]] as const) {
+    const missing = await send(method, {});
+    assert.deepEqual(missing.body, { error: "currentPassword is required", statusCode: 400 });
+    const wrong = await send(method, { currentPassword: "wrong" });
+    assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
+    assert.equal(await totpOn(), before, `${method} changed nothing`);
+    assert.equal((await send(method, { currentPassword: "password" })).status, 200, method);
+    assert.equal(await totpOn(), !before);
+    app.clock.advance(STEP);
+  }
+});

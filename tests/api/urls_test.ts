@@ -366,7 +366,7 @@ apiTest(
     assert.equal(asked.headers.get("cache-control"), "no-store");
     const html = await asked.text();
     assert.match(html, new RegExp(`<form id="url-password-form"[^>]*data-url-id="${url.id}"`));
-    assert.match(html, /<script src="\/assets\/ferry.js"/);
+    assert.match(html, /<script src="\/assets\/ferry\.[0-9a-f]{12}\.js"/);
     assert.doesNotMatch(html, /secret\.example|<script>/, "no destination, no inline script");
     // The code and the vanity name the same page.
     assert.equal((await visit(app, "/view/url/pv")).status, 200);

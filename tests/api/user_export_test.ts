@@ -4,7 +4,7 @@
  * datasources, the archives read back by independent readers.
  */
 import assert from "node:assert/strict";
-import { STALLED_AFTER_MS, TOUCH_EVERY_MS } from "../../core/files/user_export.ts";
+import { KEPT_FOR_MS, STALLED_AFTER_MS, TOUCH_EVERY_MS } from "../../core/files/user_export.ts";
 import { cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { DATASOURCE_KINDS } from "../helpers/datasources.ts";
@@ -152,11 +152,12 @@ apiTest(
   "user export: one cut short by a restart is removed by the cleanuploads task",
   async (app) => {
     const alice = await actor(app, "USER");
-    const record = (id: string) => {
+    const bob = await actor(app, "USER");
+    const record = (id: string, userId: string) => {
       const now = new Date(app.clock.now());
       return {
         id,
-        userId: alice.user.id,
+        userId,
         path: `.exports/${id}.zip`,
         files: 1,
         size: 0,
@@ -166,19 +167,86 @@ apiTest(
       };
     };
     // Its build died with the process that ran it: a partial archive, a record nobody touches.
-    await app.services.store.userExports.create(record("cut"));
+    await app.services.store.userExports.create(record("cut", alice.user.id));
     await app.services.datasource.put(".exports/cut.zip", ReadableStream.from([new Uint8Array(9)]));
     app.clock.advance(STALLED_AFTER_MS - TOUCH_EVERY_MS);
     // This one's build is alive and touched its record.
-    await app.services.store.userExports.create(record("alive"));
+    await app.services.store.userExports.create(record("alive", bob.user.id));
     app.clock.advance(TOUCH_EVERY_MS);
     assert.equal(await cleanAbandonedUploads(app.services), 0, "not yet stalled");
     app.clock.advance(1);
     assert.equal(await cleanAbandonedUploads(app.services), 1);
     const listed = await app.json("GET", "/api/user/export", undefined, alice.headers);
-    assert.deepEqual(listed.body.map((e: { id: string }) => e.id), ["alive"]);
+    assert.deepEqual(listed.body, []);
+    const kept = await app.json("GET", "/api/user/export", undefined, bob.headers);
+    assert.deepEqual(kept.body.map((e: { id: string }) => e.id), ["alive"]);
     assert.equal(await app.services.datasource.size(".exports/cut.zip"), null);
     assert.ok(app.logger.lines.some((l) => l.message === "user export cut short removed"));
+  },
+);
+
+const exportExists = {
+  error: "You already have an export: delete it to start another " +
+    "(an export is removed a day after it completes)",
+  statusCode: 409,
+};
+
+apiTest(
+  "security #7: one export at a time; another is refused until it is deleted",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const bob = await actor(app, "USER");
+    await upload(app, alice, "a.txt", "a");
+    await upload(app, bob, "b.txt", "b");
+    const start = (who: Actor) => app.json("POST", "/api/user/export", undefined, who.headers);
+
+    const first = await start(alice);
+    assert.equal(first.status, 200);
+    const building = await start(alice);
+    assert.deepEqual([building.status, building.body], [409, exportExists]);
+    const [done] = await completedExports(app, alice);
+    assert.deepEqual((await start(alice)).body, exportExists, "a complete one counts too");
+    assert.equal((await completedExports(app, alice)).length, 1);
+
+    // Sent at once, one starts.
+    const both = await Promise.all([start(bob), start(bob)]);
+    assert.deepEqual(both.map((r) => r.status).sort(), [200, 409]);
+    assert.equal((await completedExports(app, bob)).length, 1);
+
+    await app.json("DELETE", `/api/user/export?id=${done.id}`, undefined, alice.headers);
+    assert.equal((await start(alice)).status, 200);
+    const [again] = await completedExports(app, alice);
+    assert.notEqual(again.id, done.id);
+  },
+);
+
+apiTest(
+  "security #7: the cleanuploads task removes an export a day after it completed",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    await upload(app, alice, "a.txt", "a");
+    await app.json("POST", "/api/user/export", undefined, alice.headers);
+    const [done] = await completedExports(app, alice);
+    app.clock.advance(KEPT_FOR_MS);
+    assert.equal(await cleanAbandonedUploads(app.services), 0, "kept a full day");
+    assert.ok(await app.services.datasource.size(done.path));
+    app.clock.advance(1);
+    assert.equal(await cleanAbandonedUploads(app.services), 1);
+    const listed = await app.json("GET", "/api/user/export", undefined, alice.headers);
+    assert.deepEqual(listed.body, []);
+    assert.equal(await app.services.datasource.size(done.path), null, "the archive is gone");
+    const download = await app.json(
+      "GET",
+      `/api/user/export?id=${done.id}`,
+      undefined,
+      alice.headers,
+    );
+    assert.equal(download.status, 404);
+    assert.equal(
+      (await app.json("POST", "/api/user/export", undefined, alice.headers)).status,
+      200,
+    );
+    await completedExports(app, alice);
   },
 );
 

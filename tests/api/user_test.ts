@@ -1,6 +1,8 @@
 /** The current user: GET /api/user, /api/user/me and PATCH /api/user. */
 import assert from "node:assert/strict";
-import { apiTest } from "../helpers/app.ts";
+import { tokenFor } from "../../core/account.ts";
+import { createUser } from "../../core/users.ts";
+import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
 apiTest("GET /api/user and /api/user/me show the user without secrets", async (app) => {
@@ -20,18 +22,22 @@ apiTest("PATCH /api/user changes username, password, avatar and view", async (ap
   const bob = await actor(app, "USER", "bob");
   const res = await app.json("PATCH", "/api/user", {
     username: "robert",
-    password: "new-password",
     avatar: "https://example.org/a.png",
     view: { enabled: true, embedColor: "#112233" },
+    currentPassword: "password",
   }, bob.headers);
   assert.equal(res.status, 200);
   assert.equal(res.body.user.username, "robert");
   assert.equal(res.body.user.avatar, "https://example.org/a.png");
   assert.equal(res.body.user.view.enabled, true);
   assert.equal(res.body.user.view.embedColor, "#112233");
-
   const again = await app.json("GET", "/api/user", undefined, bob.headers);
   assert.equal(again.body.user.username, "robert");
+  const cleared = await app.json("PATCH", "/api/user", { avatar: null }, bob.headers);
+  assert.equal(cleared.body.user.avatar, null);
+
+  const password = { password: "new-password", currentPassword: "password" };
+  assert.equal((await app.json("PATCH", "/api/user", password, bob.headers)).status, 200);
   const login = await app.json("POST", "/api/auth/login", {
     username: "robert",
     password: "new-password",
@@ -39,18 +45,90 @@ apiTest("PATCH /api/user changes username, password, avatar and view", async (ap
   assert.equal(login.status, 200);
   const old = await app.json("POST", "/api/auth/login", { username: "bob", password: "password" });
   assert.equal(old.status, 400);
-
-  const cleared = await app.json("PATCH", "/api/user", { avatar: null }, bob.headers);
-  assert.equal(cleared.body.user.avatar, null);
 });
 
 apiTest("PATCH /api/user refuses a taken username and leaves the user as it was", async (app) => {
   await actor(app, "USER", "alice");
   const bob = await actor(app, "USER", "bob");
-  const res = await app.json("PATCH", "/api/user", { username: "alice" }, bob.headers);
+  const body = { username: "alice", currentPassword: "password" };
+  const res = await app.json("PATCH", "/api/user", body, bob.headers);
   assert.equal(res.status, 400);
   assert.deepEqual(res.body, { error: "Username already exists", statusCode: 400 });
   assert.equal((await app.services.store.getUser(bob.user.id))!.username, "bob");
+});
+
+const login = async (app: TestApp, username: string, password = "password") => {
+  const res = await app.json("POST", "/api/auth/login", { username, password });
+  assert.equal(res.status, 200);
+  return sessionCookie(res.headers);
+};
+
+apiTest(
+  "security #4: a new password ends the other sessions and replaces the token",
+  async (app) => {
+    await actor(app, "USER", "bob");
+    const [current, other] = [await login(app, "bob"), await login(app, "bob")];
+    const token = async () =>
+      (await app.json("GET", "/api/user/token", undefined, { cookie: current })).body.token;
+    const oldToken = await token();
+    assert.equal(
+      (await app.json("GET", "/api/user", undefined, { authorization: oldToken })).status,
+      200,
+    );
+
+    const res = await app.json("PATCH", "/api/user", {
+      password: "new-password",
+      currentPassword: "password",
+    }, { cookie: current });
+    assert.equal(res.status, 200);
+
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie: current })).status, 200);
+    const gone = await app.json("GET", "/api/user", undefined, { cookie: other });
+    assert.deepEqual(gone.body, { error: "not logged in", statusCode: 401 });
+    const refused = await app.json("GET", "/api/user", undefined, { authorization: oldToken });
+    assert.deepEqual(refused.body, { error: "invalid authorization token", statusCode: 401 });
+    const newToken = await token();
+    assert.equal(
+      (await app.json("GET", "/api/user", undefined, { authorization: newToken })).status,
+      200,
+    );
+    const sessions = await app.json("GET", "/api/user/sessions", undefined, { cookie: current });
+    assert.deepEqual(sessions.body.other, []);
+  },
+);
+
+apiTest("security #4: a new password or username needs the current password", async (app) => {
+  const bob = await actor(app, "USER", "bob");
+  for (const change of [{ password: "new-password" }, { username: "robert" }]) {
+    const missing = await app.json("PATCH", "/api/user", change, bob.headers);
+    assert.deepEqual(missing.body, { error: "currentPassword is required", statusCode: 400 });
+    const wrong = await app.json(
+      "PATCH",
+      "/api/user",
+      { ...change, currentPassword: "wrong" },
+      bob.headers,
+    );
+    assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
+  }
+  const me = await app.json("GET", "/api/user", undefined, bob.headers);
+  assert.equal(me.body.user.username, "bob", "the token still works: nothing changed");
+  await login(app, "bob");
+  const free = await app.json("PATCH", "/api/user", {
+    username: "bob",
+    avatar: "https://example.org/a.png",
+    view: { enabled: true },
+  }, bob.headers);
+  assert.equal(free.status, 200, "the same username, an avatar and the view need no proof");
+});
+
+apiTest("security #4: an account without a password sets one without proof", async (app) => {
+  const user = await createUser(app.services, { username: "oauth", password: null, role: "USER" });
+  const headers = { authorization: tokenFor(app.services, user) };
+  const res = await app.json("PATCH", "/api/user", { password: "first-password" }, headers);
+  assert.equal(res.status, 200);
+  await login(app, "oauth", "first-password");
+  const changed = await app.json("PATCH", "/api/user", { password: "second" }, headers);
+  assert.equal(changed.status, 401, "the token was replaced");
 });
 
 apiTest("GET /api/user/avatar answers the stored avatar as text; 404 without one", async (app) => {

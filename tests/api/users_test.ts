@@ -1,7 +1,7 @@
 /** User administration (spec §4.1): every role rule, quotas, and the store's answer to races. */
 import assert from "node:assert/strict";
 import type { Role } from "../../db/store.ts";
-import { apiTest, type TestApp } from "../helpers/app.ts";
+import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 
 const ROLES: Role[] = ["USER", "ADMIN", "SUPERADMIN"];
@@ -158,37 +158,88 @@ apiTest("nobody deletes themselves", async (app) => {
   }
 });
 
-apiTest("list: managed users and the caller, noincl leaves the caller out", async (app) => {
-  const root = await actor(app, "SUPERADMIN", "root");
-  const admin = await actor(app, "ADMIN", "adm");
-  await actor(app, "USER", "usr");
-  await actor(app, "SUPERADMIN", "other-root");
-  const names = async (headers: Record<string, string>, query = "") =>
-    (await app.json("GET", `/api/users${query}`, undefined, headers)).body.map((
-      u: { username: string },
-    ) => u.username);
-  assert.deepEqual(await names(root.headers), ["root", "adm", "usr"]);
-  assert.deepEqual(await names(root.headers, "?noincl=true"), ["adm", "usr"]);
-  assert.deepEqual(await names(admin.headers), ["adm", "usr"]);
-  assert.deepEqual(await names(admin.headers, "?noincl=true"), ["usr"]);
-});
+apiTest(
+  "conformance: GET /api/users lists every user, noincl leaves the caller out",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const admin = await actor(app, "ADMIN", "adm");
+    await actor(app, "USER", "usr");
+    await actor(app, "SUPERADMIN", "other-root");
+    await actor(app, "ADMIN", "other-adm");
+    const names = async (headers: Record<string, string>, query = "") =>
+      (await app.json("GET", `/api/users${query}`, undefined, headers)).body.map((
+        u: { username: string },
+      ) => u.username);
+    const all = ["root", "adm", "usr", "other-root", "other-adm"];
+    assert.deepEqual(await names(root.headers), all);
+    assert.deepEqual(await names(root.headers, "?noincl=true"), all.filter((n) => n !== "root"));
+    assert.deepEqual(await names(admin.headers), all);
+    assert.deepEqual(await names(admin.headers, "?noincl=true"), all.filter((n) => n !== "adm"));
+  },
+);
 
-apiTest("detail has updatedAt and view; a user not managed is a 404", async (app) => {
+apiTest("conformance: detail shows any user; an unknown id is 404 `Not Found`", async (app) => {
   const admin = await actor(app, "ADMIN");
   const user = await actor(app, "USER");
-  const other = await actor(app, "ADMIN");
+  const other = await actor(app, "SUPERADMIN");
   const res = await app.json("GET", `/api/users/${user.user.id}`, undefined, admin.headers);
   assert.equal(res.status, 200);
   assert.equal(res.body.updatedAt, user.user.updatedAt.toISOString());
   assert.deepEqual(res.body.view, { enabled: false, embedColor: null });
-  for (const id of [other.user.id, "missing"]) {
-    const nf = await app.json("GET", `/api/users/${id}`, undefined, admin.headers);
-    assert.equal(nf.status, 404);
-    assert.deepEqual(nf.body, { error: "User not found", statusCode: 404 });
+  const above = await app.json("GET", `/api/users/${other.user.id}`, undefined, admin.headers);
+  assert.equal(above.status, 200, "seen, though not managed");
+  assert.equal(above.body.username, other.user.username);
+  for (
+    const [method, body] of [["GET"], ["PATCH", { username: "x" }], ["DELETE", {}]] as const
+  ) {
+    const nf = await app.json(method, "/api/users/missing", body, admin.headers);
+    assert.deepEqual(nf.body, { error: "Not Found", statusCode: 404 }, method);
   }
-  const unknown = await app.json("PATCH", "/api/users/missing", { username: "x" }, admin.headers);
-  assert.equal(unknown.status, 404);
+  const changed = await app.json(
+    "PATCH",
+    `/api/users/${other.user.id}`,
+    { username: "x" },
+    admin.headers,
+  );
+  assert.deepEqual(changed.body, { error: "You cannot modify this user", statusCode: 403 });
 });
+
+apiTest(
+  "security #4: an admin's password reset ends the user's sessions and token",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const bob = await actor(app, "USER", "bob");
+    const login = (password: string) =>
+      app.json("POST", "/api/auth/login", { username: "bob", password });
+    const cookie = sessionCookie((await login("password")).headers);
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+
+    const res = await app.json(
+      "PATCH",
+      `/api/users/${bob.user.id}`,
+      { password: "reset-password" },
+      admin.headers,
+    );
+    assert.equal(res.status, 200);
+    const session = await app.json("GET", "/api/user", undefined, { cookie });
+    assert.deepEqual(session.body, { error: "not logged in", statusCode: 401 });
+    const token = await app.json("GET", "/api/user", undefined, bob.headers);
+    assert.deepEqual(token.body, { error: "invalid authorization token", statusCode: 401 });
+    const fresh = sessionCookie((await login("reset-password")).headers);
+    const newToken = (await app.json("GET", "/api/user/token", undefined, { cookie: fresh })).body;
+    const me = await app.json("GET", "/api/user", undefined, { authorization: newToken.token });
+    assert.equal(me.body.user.username, "bob");
+
+    const renamed = await app.json(
+      "PATCH",
+      `/api/users/${bob.user.id}`,
+      { username: "robert" },
+      admin.headers,
+    );
+    assert.equal(renamed.status, 200);
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie: fresh })).status, 200);
+  },
+);
 
 apiTest("quotas: BY_BYTES needs maxBytes, BY_FILES needs maxFiles, NONE clears", async (app) => {
   const admin = await actor(app, "ADMIN");

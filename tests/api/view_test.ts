@@ -131,3 +131,44 @@ apiTest("/r/<name> is a permanent redirect to /raw/<name>", async (app) => {
   assert.equal((await get(app, "/r/")).status, 404);
   assert.equal((await get(app, "/r/a/b")).status, 404);
 });
+
+apiTest(
+  "view: a file's page carries the owner's embed as OpenGraph and Twitter card tags",
+  async (app) => {
+    const a = await actor(app, "USER", "alice");
+    const file = await uploadOne(app, a.headers, new Uint8Array(64), "cat.png", "image/png");
+    const name = file.name;
+    const before = await (await get(app, `/view/${name}`)).text();
+    assert.doesNotMatch(before, /og:title/, "no card while the owner's embeds are off");
+
+    const patched = await app.json("PATCH", "/api/user", {
+      view: {
+        embed: true,
+        embedTitle: "{file.name} by {user.username}",
+        embedDescription: "{file.size}, seen {file.views} times",
+        embedSiteName: "Alice's files",
+        embedColor: "#ff8800",
+      },
+    }, a.headers);
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const html = await (await get(app, `/view/${name}`)).text();
+    assert.match(html, new RegExp(`<meta property="og:title" content="${name} by alice"/>`));
+    assert.match(html, /<meta property="og:description" content="64 B, seen 0 times"\/>/);
+    assert.match(html, /<meta property="og:site_name" content="Alice&#39;s files"\/>/);
+    assert.match(html, /<meta name="theme-color" content="#ff8800"\/>/);
+    assert.match(
+      html,
+      new RegExp(`<meta property="og:image" content="http://[^"]+/raw/${name}"/>`),
+    );
+    assert.match(html, /<meta name="twitter:card" content="summary_large_image"\/>/);
+
+    await app.json(
+      "PATCH",
+      `/api/user/files/${file.id}`,
+      { password: "pw" },
+      a.headers,
+    );
+    const locked = await (await get(app, `/view/${name}`)).text();
+    assert.doesNotMatch(locked, /og:/, "a protected file shows nothing in a card");
+  },
+);

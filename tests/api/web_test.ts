@@ -1,5 +1,8 @@
 /** The pages for people (routes/web/): redirects, the session they need, headers and escaping. */
 import assert from "node:assert/strict";
+import { gunzipSync } from "node:zlib";
+import { clientFromUserAgent, SESSION_COOKIE, startSession } from "../../core/sessions.ts";
+import { createUser } from "../../core/users.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -66,6 +69,28 @@ apiTest("the security page shows what the server allows and the user's passkeys"
   assert.match(login, /Sign in with a passkey/);
 });
 
+apiTest("security #4: the security page asks for the password its changes need", async (app) => {
+  await actor(app, "USER", "alice");
+  const page = async (cookie: string) =>
+    await (await app.request("/dashboard/security", { headers: { cookie } })).text();
+  assert.match(
+    await page(await signIn(app, "alice")),
+    /<input id="current-password" type="password"/,
+  );
+  const user = await createUser(app.services, { username: "nopass", password: null, role: "USER" });
+  const { secret } = await startSession(app.services, user, clientFromUserAgent(""));
+  const without = await page(`${SESSION_COOKIE}=${secret}`);
+  assert.match(without, /<h1>Security<\/h1>/);
+  assert.doesNotMatch(without, /current-password/, "no password, nothing to type");
+  const js = await (await app.request("/assets/ferry.js")).text();
+  assert.match(js, /currentPassword/);
+  assert.match(
+    js,
+    /api\("POST", "\/api\/auth\/logout"\)/,
+    "security #9: the page logs out by POST",
+  );
+});
+
 apiTest("the page script and stylesheet are served by Ferry", async (app) => {
   const js = await app.request("/assets/ferry.js");
   assert.equal(js.status, 200);
@@ -76,6 +101,105 @@ apiTest("the page script and stylesheet are served by Ferry", async (app) => {
   await css.body?.cancel();
   assert.equal((await app.request("/assets/nope.js")).status, 404);
 });
+
+apiTest(
+  "dashboard pages link their assets by content hash, cached for good and gzipped",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    const cookie = await signIn(app, "alice");
+    const html = await (await app.request("/dashboard/files", { headers: { cookie } })).text();
+    assert.match(html, /<div id="app" data-page="files" data-config="/);
+    const paths = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    assert.equal(paths.length, 4, "base and dashboard script and stylesheet");
+    let gzipped = 0;
+    for (const path of paths) {
+      assert.match(path, /^\/assets\/(?:ferry|dashboard)\.[0-9a-f]{12}\.(?:js|css)$/);
+      const plain = await app.request(path);
+      assert.equal(plain.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      const bytes = new Uint8Array(await plain.arrayBuffer());
+      const zipped = await app.request(path, { headers: { "accept-encoding": "gzip, br" } });
+      assert.equal(zipped.headers.get("content-encoding"), "gzip");
+      const body = new Uint8Array(await zipped.arrayBuffer());
+      gzipped += body.byteLength;
+      assert.deepEqual(new Uint8Array(gunzipSync(body)), bytes);
+    }
+    assert.ok(gzipped < 150 * 1024, `a first load is ${gzipped} bytes of script and style (gzip)`);
+    const plainName = await app.request("/assets/dashboard.js");
+    assert.equal(plainName.headers.get("cache-control"), "no-cache");
+    await plainName.body?.cancel();
+  },
+);
+
+apiTest("dashboard pages send a signed-out visitor to the login page", async (app) => {
+  for (const path of ["/dashboard", "/dashboard/upload", "/dashboard/files"]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 302, path);
+    assert.equal(res.headers.get("location"), "/auth/login");
+  }
+});
+
+apiTest(
+  "robots.txt and the web app manifest follow their settings; the icon is served",
+  async (app) => {
+    const robots = await app.request("/robots.txt");
+    assert.equal(robots.status, 200);
+    assert.equal(await robots.text(), "User-agent: *\nDisallow: /\n");
+    assert.equal((await app.request("/manifest.json")).status, 404, "pwaEnabled is off by default");
+
+    await app.services.store.updateSettings({
+      featuresRobotsTxt: false,
+      pwaEnabled: true,
+      pwaTitle: "Our files",
+      pwaThemeColor: "#112233",
+    });
+    await app.services.settings.reload();
+    assert.equal((await app.request("/robots.txt")).status, 404);
+    const manifest = await app.request("/manifest.json");
+    assert.equal(manifest.headers.get("content-type"), "application/manifest+json");
+    const body = await manifest.json();
+    assert.equal(body.name, "Our files");
+    assert.equal(body.theme_color, "#112233");
+    assert.equal(body.start_url, "/dashboard");
+    const icon = await app.request(body.icons[0].src);
+    assert.equal(icon.headers.get("content-type"), "image/svg+xml");
+    assert.match(await icon.text(), /^<svg/);
+    for (const path of ["/favicon.svg", "/favicon.ico"]) {
+      const favicon = await app.request(path);
+      assert.equal(favicon.status, 200, path);
+      await favicon.body?.cancel();
+    }
+  },
+);
+
+apiTest(
+  "pages wear the website's look: theme, logo, external links, login background",
+  async (app) => {
+    const plain = await (await app.request("/auth/login")).text();
+    assert.match(plain, /<html lang="en">/, "the system's theme by default");
+
+    await app.services.store.updateSettings({
+      websiteThemeDefault: "builtin:dark_gray",
+      websiteTitleLogo: "https://cdn.example/logo.png",
+      websiteExternalLinks: [{ name: "Status", url: "https://status.example/" }],
+      websiteLoginBackground: "https://images.example/bg.jpg",
+      websiteLoginBackgroundBlur: true,
+    });
+    await app.services.settings.reload();
+    const res = await app.request("/auth/login");
+    const html = await res.text();
+    assert.match(html, /<html lang="en" data-theme="dark">/);
+    assert.match(html, /<img class="logo" src="https:\/\/cdn.example\/logo.png" alt=""\/>/);
+    assert.match(html, /<a href="https:\/\/status.example\/" rel="noopener">Status<\/a>/);
+    assert.match(html, /<img class="backdrop blur" src="https:\/\/images.example\/bg.jpg"/);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /img-src 'self' data: https:\/\/cdn.example https:\/\/images.example;/);
+
+    const light = await app.request("/auth/login", { headers: { cookie: "ferry_theme=light" } });
+    assert.match(await light.text(), /<html lang="en" data-theme="light">/, "the visitor's choice");
+    const system = await app.request("/auth/login", { headers: { cookie: "ferry_theme=system" } });
+    assert.match(await system.text(), /<html lang="en">/, "the visitor may follow the system");
+  },
+);
 
 apiTest("an invite link leads to the registration page with its code filled in", async (app) => {
   const link = await app.request("/invite/AbC123");

@@ -1,7 +1,10 @@
 /** The chunked-upload and lease stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
 import assert from "node:assert/strict";
 import { type ChunkedUploadRecord, type ChunkPart, receivedRanges } from "../../db/chunks.ts";
-import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
+import { type FileLimits, QuotaError } from "../../db/files.ts";
+import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
+
+const NONE: FileLimits = { maxBytes: null, maxFiles: null };
 
 const T0 = new Date(Date.UTC(2026, 0, 1));
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -17,6 +20,7 @@ function upload(id: string, extra: Partial<ChunkedUploadRecord> = {}): ChunkedUp
     partSize: 1000,
     object: `.partial/${id}`,
     handle: "h",
+    reservedBy: null,
     completing: false,
     createdAt: T0,
     updatedAt: T0,
@@ -33,7 +37,7 @@ const part = (number: number, size = 1000, tag = `t${number}`): ChunkPart => ({
 
 const steps: ContractSteps = {
   async "create, get, and parts recorded concurrently are all kept"(store) {
-    await store.chunks.create(upload("a"));
+    await store.chunks.create(upload("a"), NONE);
     assert.deepEqual(await store.chunks.get("a"), upload("a"));
     assert.equal(await store.chunks.get("missing"), null);
     const added = await Promise.all([
@@ -48,7 +52,7 @@ const steps: ContractSteps = {
   },
 
   async "a part sent again replaces the first copy"(store) {
-    await store.chunks.create(upload("a"));
+    await store.chunks.create(upload("a"), NONE);
     await store.chunks.addPart("a", part(1, 1000, "old"), at(1));
     await store.chunks.addPart("a", part(1, 1000, "new"), at(2));
     assert.deepEqual(await store.chunks.parts("a"), [part(1, 1000, "new")]);
@@ -56,7 +60,7 @@ const steps: ContractSteps = {
   },
 
   async "exactly one of concurrent claims wins; no part lands while completing"(store) {
-    await store.chunks.create(upload("a"));
+    await store.chunks.create(upload("a"), NONE);
     const claims = await Promise.all([1, 2, 3, 4].map(() => store.chunks.claim("a")));
     assert.equal(claims.filter((c) => c !== null).length, 1);
     assert.equal(claims.find((c) => c !== null)!.id, "a");
@@ -69,10 +73,10 @@ const steps: ContractSteps = {
   },
 
   async "listByUser finds one user's uploads, oldest first"(store) {
-    await store.chunks.create(upload("b", { createdAt: at(2) }));
-    await store.chunks.create(upload("a", { createdAt: at(1) }));
-    await store.chunks.create(upload("theirs", { userId: "u2" }));
-    await store.chunks.create(upload("anonymous", { userId: null }));
+    await store.chunks.create(upload("b", { createdAt: at(2) }), NONE);
+    await store.chunks.create(upload("a", { createdAt: at(1) }), NONE);
+    await store.chunks.create(upload("theirs", { userId: "u2" }), NONE);
+    await store.chunks.create(upload("anonymous", { userId: null }), NONE);
     assert.deepEqual((await store.chunks.listByUser("u1")).map((u) => u.id), ["a", "b"]);
     assert.deepEqual(await store.chunks.listByUser("u1"), [
       upload("a", { createdAt: at(1) }),
@@ -83,8 +87,8 @@ const steps: ContractSteps = {
   },
 
   async "delete removes the upload and its parts; listIdle finds old ones"(store) {
-    await store.chunks.create(upload("old"));
-    await store.chunks.create(upload("new", { updatedAt: at(100) }));
+    await store.chunks.create(upload("old"), NONE);
+    await store.chunks.create(upload("new", { updatedAt: at(100) }), NONE);
     await store.chunks.addPart("old", part(1), at(10));
     assert.deepEqual((await store.chunks.listIdle(at(50))).map((u) => u.id), ["old"]);
     assert.deepEqual((await store.chunks.listIdle(at(101))).map((u) => u.id), ["old", "new"]);
@@ -92,6 +96,47 @@ const steps: ContractSteps = {
     assert.equal(await store.chunks.get("old"), null);
     assert.deepEqual(await store.chunks.parts("old"), []);
     assert.deepEqual((await store.chunks.listIdle(at(101))).map((u) => u.id), ["new"]);
+  },
+
+  async "security #7: a reservation counts against the quota at once; it is given back once"(
+    store,
+  ) {
+    const u = await storedUser(store);
+    const limits = { maxBytes: 5000, maxFiles: null };
+    const mine = (id: string, size: number) => upload(id, { userId: u.id, reservedBy: u.id, size });
+    const starts = await Promise.allSettled([
+      store.chunks.create(mine("a", 3000), limits),
+      store.chunks.create(mine("b", 3000), limits),
+    ]);
+    assert.deepEqual(starts.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+    const refused = starts.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    assert.ok(refused.reason instanceof QuotaError);
+    const won = starts[0].status === "fulfilled" ? "a" : "b";
+    assert.equal(await store.chunks.get(won === "a" ? "b" : "a"), null, "nothing written");
+    assert.deepEqual(await store.files.usage(u.id), { bytes: 3000, files: 1 });
+    // Other uploads see the reservation; one without (anonymous) does not move the counters.
+    await assert.rejects(store.files.create(fileRecord(u.id, { size: 2001 }), limits), QuotaError);
+    await store.chunks.create(upload("anonymous", { size: 9000 }), limits);
+    assert.deepEqual(await store.files.usage(u.id), { bytes: 3000, files: 1 });
+
+    await store.chunks.unreserve(won);
+    await store.chunks.unreserve(won);
+    assert.equal((await store.chunks.get(won))?.reservedBy, null);
+    assert.deepEqual(await store.files.usage(u.id), { bytes: 0, files: 0 });
+    await store.chunks.delete(won);
+    assert.deepEqual(await store.files.usage(u.id), { bytes: 0, files: 0 });
+
+    await store.chunks.create(mine("c", 1000), { maxBytes: null, maxFiles: 1 });
+    await assert.rejects(
+      store.chunks.create(mine("d", 1), { maxBytes: null, maxFiles: 1 }),
+      QuotaError,
+    );
+    await store.chunks.addPart("c", part(1), at(1));
+    assert.deepEqual(await store.files.usage(u.id), { bytes: 1000, files: 1 });
+    await store.chunks.delete("c");
+    await store.chunks.delete("c");
+    assert.deepEqual(await store.files.usage(u.id), { bytes: 0, files: 0 });
+    assert.deepEqual(await store.chunks.parts("c"), []);
   },
 
   async "a lease goes to one of concurrent takers, and again once its term passed"(store) {

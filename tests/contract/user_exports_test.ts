@@ -23,15 +23,31 @@ function record(userId: string): UserExportRecord {
 }
 
 const steps: ContractSteps = {
-  "user exports: created, listed per user oldest first, read back": async (store) => {
+  "user exports: created, listed per user, read back": async (store) => {
     const a = await owner(store);
     const b = await owner(store);
-    const [first, second, other] = [record(a.id), record(a.id), record(b.id)];
-    for (const r of [second, first, other]) await store.userExports.create(r);
-    assert.deepEqual(await store.userExports.listByUser(a.id), [first, second]);
+    const [mine, other] = [record(a.id), record(b.id)];
+    for (const r of [mine, other]) assert.equal(await store.userExports.create(r), true);
+    assert.deepEqual(await store.userExports.listByUser(a.id), [mine]);
     assert.deepEqual(await store.userExports.listByUser(b.id), [other]);
-    assert.deepEqual(await store.userExports.get(first.id), first);
+    assert.deepEqual(await store.userExports.get(mine.id), mine);
     assert.equal(await store.userExports.get("nope"), null);
+  },
+
+  "security #7: one export per user; of concurrent creates one wins": async (store) => {
+    const a = await owner(store);
+    const tries = [record(a.id), record(a.id), record(a.id)];
+    const created = await Promise.all(tries.map((r) => store.userExports.create(r)));
+    assert.deepEqual(created.filter(Boolean).length, 1);
+    const won = tries[created.indexOf(true)];
+    assert.deepEqual(await store.userExports.listByUser(a.id), [won]);
+    assert.equal(await store.userExports.create(record(a.id)), false, "complete or not");
+    await store.userExports.complete(won.id, 10, next());
+    assert.equal(await store.userExports.create(record(a.id)), false);
+    await store.userExports.delete(won.id);
+    const after = record(a.id);
+    assert.equal(await store.userExports.create(after), true, "free once deleted");
+    assert.deepEqual(await store.userExports.listByUser(a.id), [after]);
   },
 
   "user exports: completed once, with a size past 4 GiB": async (store) => {
@@ -58,14 +74,14 @@ const steps: ContractSteps = {
     assert.equal(await store.userExports.complete(r.id, 10, next()), null);
   },
 
-  "user exports: touched while building; the untouched incomplete ones are stalled": async (
+  "user exports: touched while building; listed by when they were last updated": async (
     store,
   ) => {
-    const a = await owner(store);
-    const [old, touched, done] = [record(a.id), record(a.id), record(a.id)];
+    const [a, b, c] = [await owner(store), await owner(store), await owner(store)];
+    const [old, touched, done] = [record(a.id), record(b.id), record(c.id)];
     for (const r of [old, touched, done]) await store.userExports.create(r);
     const completedAt = next();
-    await store.userExports.complete(done.id, 10, completedAt);
+    const complete = await store.userExports.complete(done.id, 10, completedAt);
     const cutoff = next();
     const at = next();
     await store.userExports.touch(touched.id, at);
@@ -77,11 +93,13 @@ const steps: ContractSteps = {
       completedAt,
       "a complete export is not touched",
     );
-    assert.deepEqual(await store.userExports.listStalled(cutoff), [old]);
-    assert.deepEqual(await store.userExports.listStalled(next()), [old, {
-      ...touched,
-      updatedAt: at,
-    }]);
+    assert.deepEqual(await store.userExports.listUpdatedBefore(completedAt), [old]);
+    assert.deepEqual(await store.userExports.listUpdatedBefore(cutoff), [old, complete]);
+    assert.deepEqual(await store.userExports.listUpdatedBefore(next()), [
+      old,
+      { ...touched, updatedAt: at },
+      complete,
+    ]);
   },
 };
 

@@ -1,7 +1,16 @@
 /** Passwords: argon2id PHC hashes, ours and Zipline's (the argon2 npm package's defaults). */
 import assert from "node:assert/strict";
 import { systemRandom } from "../../core/clock.ts";
-import { hashPassword, verifyDecoy, verifyPassword } from "../../core/passwords.ts";
+import {
+  decoyHash,
+  HASH_PARAMS,
+  hashParamsOf,
+  hashPassword,
+  needsRehash,
+  verifyDecoy,
+  verifyPassword,
+  ZIPLINE_HASH_PARAMS,
+} from "../../core/passwords.ts";
 
 const fixture = new URL(
   "../fixtures/zipline-v4-export.sample.json",
@@ -29,4 +38,31 @@ Deno.test("malformed hashes never verify, and the decoy always refuses", async (
     assert.equal(await verifyPassword("x", hash), false, hash);
   }
   assert.equal(await verifyDecoy("anything"), false);
+});
+
+Deno.test("security #12: Zipline's hashes (and any not Ferry's) need a rehash, Ferry's not", async () => {
+  const doc = JSON.parse(await Deno.readTextFile(fixture));
+  const zipline = doc.data.users.find((u: { username: string }) => u.username === "maria").password;
+  assert.deepEqual(hashParamsOf(zipline), {
+    algorithm: "argon2id",
+    memorySize: ZIPLINE_HASH_PARAMS.memorySize,
+    iterations: ZIPLINE_HASH_PARAMS.iterations,
+    parallelism: ZIPLINE_HASH_PARAMS.parallelism,
+  });
+  assert.equal(needsRehash(zipline), true);
+  assert.equal(needsRehash(await hashPassword("x", systemRandom)), false);
+  const other = "$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA";
+  for (const hash of [other, "$argon2id$v=19$m=19456,t=3,p=1$c2FsdA$aGFzaA", "", "plain"]) {
+    assert.equal(needsRehash(hash), true, hash);
+  }
+});
+
+Deno.test("security #12: the decoy costs at least what Ferry's and Zipline's hashes cost", async () => {
+  const decoy = hashParamsOf(await decoyHash())!;
+  assert.equal(decoy.algorithm, "argon2id");
+  for (const params of [HASH_PARAMS, ZIPLINE_HASH_PARAMS]) {
+    assert.ok(decoy.memorySize >= params.memorySize, "memory");
+    assert.ok(decoy.iterations >= params.iterations, "passes");
+    assert.ok(decoy.parallelism >= params.parallelism, "lanes");
+  }
 });

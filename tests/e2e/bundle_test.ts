@@ -40,3 +40,27 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "e2e: the committed dashboard bundle is what `deno task bundle` builds from client/",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "ferry-client-" });
+    try {
+      const fresh = join(dir, "dashboard.js");
+      const args = ["bundle", "--quiet", "--platform", "browser", "--minify", "client/main.tsx"];
+      const built = await runDeno([...args, "-o", fresh]);
+      assert.equal(built.code, 0, built.output);
+      const committed = await Deno.readTextFile(
+        new URL("../../routes/web/assets/dashboard.js", import.meta.url),
+      );
+      assert.ok(
+        committed === await Deno.readTextFile(fresh),
+        "routes/web/assets/dashboard.js is stale: run `deno task bundle`",
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -114,6 +114,7 @@ browserTest("e2e: register a passkey on the security page, then sign in with it"
   await page.getByRole("link", { name: "Security", exact: true }).click();
   await page.waitForURL(`${origin}/dashboard/security`);
   await page.getByText("No passkeys yet.").waitFor();
+  await page.getByLabel("Current password").fill("password123");
   await page.getByLabel("Name for a new passkey").fill("Virtual key");
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await page.getByRole("cell", { name: "Virtual key", exact: true }).waitFor();
@@ -146,6 +147,7 @@ browserTest("e2e: turn on TOTP from the QR code page, then sign in with a code",
   assert.match(qr ?? "", /^data:image\/png;base64,/);
   await screenshot(page, "security-totp");
   const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
+  await page.getByLabel("Current password").fill("password123");
   await page.getByLabel("Code from the app").fill(totp.generate());
   await page.getByRole("button", { name: "Turn on codes" }).click();
   await page.locator("#totp-status", { hasText: /are on/ }).waitFor();

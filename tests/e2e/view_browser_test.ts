@@ -5,7 +5,6 @@
  * after the page reloads with its cookie. Debian's chromium, playwright-core.
  */
 import assert from "node:assert/strict";
-import { deflateSync } from "node:zlib";
 import {
   launchChromium,
   NO_BROWSER,
@@ -13,23 +12,10 @@ import {
   setupAdmin,
   watchProblems,
 } from "../helpers/browser.ts";
-import { pngChunk } from "../helpers/images.ts";
+import { redSquare } from "../helpers/images.ts";
 import { startServer } from "../helpers/process.ts";
 /** The password route allows two attempts a second per client. */
 const ATTEMPT_INTERVAL_MS = 1100;
-
-/** A real 4×4 red PNG. */
-function redSquare(): Uint8Array {
-  const header = new Uint8Array([0, 0, 0, 4, 0, 0, 0, 4, 8, 2, 0, 0, 0]);
-  const rows = Array.from({ length: 4 }, () => [0, ...Array(4).fill([255, 0, 0]).flat()]).flat();
-  const chunks = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", header),
-    pngChunk("IDAT", new Uint8Array(deflateSync(new Uint8Array(rows)))),
-    pngChunk("IEND", new Uint8Array(0)),
-  ];
-  return new Uint8Array(chunks.flatMap((c) => [...c]));
-}
 
 Deno.test({
   name: "e2e: the file page shows an image, and opens a protected file with its password",
@@ -53,7 +39,7 @@ Deno.test({
         assert.equal(res.status, 200);
         return (await res.json()).files[0] as { id: string; name: string };
       };
-      const red = redSquare();
+      const red = redSquare(4);
       const image = await upload("red.png", "image/png", red as BlobPart);
       const secret = await upload("notes.txt", "text/plain", "the secret notes", "hunter2");
 

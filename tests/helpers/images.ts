@@ -1,4 +1,5 @@
 /** Image bytes for tests, built by hand. */
+import { deflateSync } from "node:zlib";
 
 /**
  * Exif data as a 100-byte TIFF structure: IFD0 (orientation and the GPS
@@ -91,4 +92,21 @@ export function crc32(bytes: Uint8Array): number {
   let crc = 0xffffffff;
   for (const byte of bytes) crc = table[(crc ^ byte) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A real, decodable PNG: a `side`×`side` red square. */
+export function redSquare(side: number): Uint8Array {
+  const header = new Uint8Array(13);
+  new DataView(header.buffer).setUint32(0, side);
+  new DataView(header.buffer).setUint32(4, side);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = [0, ...Array.from({ length: side }, () => [255, 0, 0]).flat()];
+  const rows = Array.from({ length: side }, () => row).flat();
+  const chunks = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", new Uint8Array(deflateSync(new Uint8Array(rows)))),
+    pngChunk("IEND", new Uint8Array(0)),
+  ];
+  return new Uint8Array(chunks.flatMap((c) => [...c]));
 }

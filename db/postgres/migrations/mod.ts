@@ -18,6 +18,7 @@ import { sql as rateLimitsPrev } from "./012_rate_limits_prev.ts";
 import { sql as userExports } from "./013_user_exports.ts";
 import { sql as fileThumbnails } from "./014_file_thumbnails.ts";
 import { sql as rateLimitCounting } from "./015_rate_limit_counting.ts";
+import { sql as chunkReservations } from "./016_chunk_reservations.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -43,4 +44,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: "user_exports", sql: userExports },
   { version: 14, name: "file_thumbnails", sql: fileThumbnails },
   { version: 15, name: "rate_limit_counting", sql: rateLimitCounting },
+  { version: 16, name: "chunk_reservations", sql: chunkReservations },
 ];

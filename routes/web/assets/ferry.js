@@ -128,9 +128,12 @@ on($("passkey-login"), "click", async () => {
 
 // Every signed-in page.
 on($("logout"), "click", async () => {
-  await api("GET", "/api/auth/logout");
+  await api("POST", "/api/auth/logout");
   location.assign("/auth/login");
 });
+
+// Security page: every change sends the current password typed at the top, when the page has it.
+const proof = () => $("current-password") ? { currentPassword: $("current-password").value } : {};
 
 // Security page: TOTP.
 let totpSecret = null;
@@ -148,12 +151,16 @@ on($("totp-enable"), "submit", async () => {
   await api("POST", "/api/user/mfa/totp", {
     code: $("totp-code").value.trim(),
     secret: totpSecret,
+    ...proof(),
   });
   location.reload();
 });
 
 on($("totp-disable"), "submit", async () => {
-  await api("DELETE", "/api/user/mfa/totp", { code: $("totp-disable-code").value.trim() });
+  await api("DELETE", "/api/user/mfa/totp", {
+    code: $("totp-disable-code").value.trim(),
+    ...proof(),
+  });
   location.reload();
 });
 
@@ -169,13 +176,20 @@ on($("passkey-add"), "submit", async () => {
     },
   });
   const name = $("passkey-name").value.trim();
-  await api("POST", "/api/user/mfa/passkey", { response: credentialJson(credential), name });
+  await api("POST", "/api/user/mfa/passkey", {
+    response: credentialJson(credential),
+    name,
+    ...proof(),
+  });
   location.reload();
 });
 
 for (const button of document.querySelectorAll("[data-remove-passkey]")) {
   on(button, "click", async () => {
-    await api("DELETE", "/api/user/mfa/passkey", { id: button.dataset.removePasskey });
+    await api("DELETE", "/api/user/mfa/passkey", {
+      id: button.dataset.removePasskey,
+      ...proof(),
+    });
     location.reload();
   });
 }
@@ -203,5 +217,30 @@ if (textPreview) {
   }).catch((error) => {
     textPreview.textContent = "";
     say(error.message);
+  });
+}
+
+// Every page: the theme switch goes system → light → dark, kept in a cookie so
+// the server renders the next page in it at once.
+const themeSwitch = $("theme-switch");
+if (themeSwitch) {
+  const THEMES = ["system", "light", "dark"];
+  const NAMES = { system: "System", light: "Light", dark: "Dark" };
+  const current = () => document.documentElement.dataset.theme ?? "system";
+  const show = () => {
+    themeSwitch.textContent = `Theme: ${NAMES[current()]}`;
+    themeSwitch.setAttribute("aria-label", `Theme: ${NAMES[current()]}, change`);
+  };
+  show();
+  themeSwitch.addEventListener("click", () => {
+    const next = THEMES[(THEMES.indexOf(current()) + 1) % THEMES.length];
+    if (next === "system") {
+      delete document.documentElement.dataset.theme;
+      document.cookie = "ferry_theme=system; path=/; max-age=31536000; samesite=lax";
+    } else {
+      document.documentElement.dataset.theme = next;
+      document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax`;
+    }
+    show();
   });
 }

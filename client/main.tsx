@@ -1,0 +1,39 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * The dashboard's browser code, bundled by `deno task bundle` into
+ * `routes/web/assets/dashboard.js`. The server renders each page's frame with
+ * `<div id="app" data-page="…" data-config="…">`; this mounts that page's
+ * component in it.
+ */
+import { render } from "preact";
+import { readConfig } from "./config.ts";
+import { AccountPage } from "./pages/account.tsx";
+import { FilesPage } from "./pages/files.tsx";
+import { FoldersPage } from "./pages/folders.tsx";
+import { HomePage } from "./pages/home.tsx";
+import { PublicFolderPage } from "./pages/public_folder.tsx";
+import { TagsPage } from "./pages/tags.tsx";
+import { UploadPage } from "./pages/upload.tsx";
+import { UrlsPage } from "./pages/urls.tsx";
+
+const root = document.getElementById("app");
+if (root) {
+  const config = readConfig(root);
+  const pages = {
+    home: () => <HomePage config={config} />,
+    upload: () => <UploadPage config={config} />,
+    files: () => <FilesPage />,
+    urls: () => <UrlsPage config={config} />,
+    account: () => <AccountPage config={config} site={config.site} />,
+    folders: () => <FoldersPage />,
+    tags: () => <TagsPage config={config} />,
+    folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
+  };
+  const page = pages[root.dataset.page as keyof typeof pages];
+  if (page) {
+    root.replaceChildren();
+    render(page(), root);
+  }
+}

@@ -1,0 +1,369 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/dashboard/settings`: the account: username and password, the API token
+ * (reveal, copy, regenerate), the sessions (revoke), uploader configurations
+ * for ShareX and Flameshot made for this user and server, and the export of
+ * all one's files as a zip.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { formatBytes, formatDate } from "../format.ts";
+import { AvatarForm } from "../components/avatar_form.tsx";
+import { CopyButton } from "../components/copy_button.tsx";
+import { EmbedForm, type ViewSettings } from "../components/embed_form.tsx";
+import { uploadOptions, UploadOptionsForm } from "../components/options_form.tsx";
+import type { PageConfig } from "../config.ts";
+import { flameshotScript, sharexFiles, sharexUrls } from "../uploader_configs.ts";
+
+/** A form's outcome, shown beside it. */
+type Outcome = { ok: boolean; text: string } | null;
+
+function OutcomeLine({ outcome }: { outcome: Outcome }) {
+  if (!outcome) return null;
+  return outcome.ok
+    ? <p class="ok" role="status">{outcome.text}</p>
+    : <p class="error" role="alert">{outcome.text}</p>;
+}
+
+/** Runs `action`, then says `done` or the server's message. */
+async function attempt(set: (o: Outcome) => void, done: string, action: () => Promise<unknown>) {
+  try {
+    await action();
+    set({ ok: true, text: done });
+  } catch (e) {
+    set({ ok: false, text: (e as Error).message });
+  }
+}
+
+function ProfileForm() {
+  const [username, setUsername] = useState("");
+  const [current, setCurrent] = useState("");
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  useEffect(() => {
+    api<{ user: { username: string } }>("GET", "/api/user").then(({ user }) =>
+      setUsername(user.username)
+    );
+  }, []);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    attempt(setOutcome, "Username changed.", async () => {
+      await api("PATCH", "/api/user", { username, currentPassword: current });
+      setCurrent("");
+      document.getElementById("signed-in-as")?.replaceChildren(username);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="profile-title">
+      <h2 id="profile-title">Username</h2>
+      <label class="field">
+        <span>Username</span>
+        <input
+          type="text"
+          autoComplete="username"
+          value={username}
+          onInput={(e) => setUsername(e.currentTarget.value)}
+        />
+      </label>
+      <label class="field">
+        <span>Current password</span>
+        <input
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onInput={(e) => setCurrent(e.currentTarget.value)}
+        />
+      </label>
+      <OutcomeLine outcome={outcome} />
+      <button type="submit" class="primary">Change username</button>
+    </form>
+  );
+}
+
+function PasswordForm() {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [again, setAgain] = useState("");
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    if (next !== again) {
+      setOutcome({ ok: false, text: "The new passwords differ." });
+      return;
+    }
+    attempt(setOutcome, "Password changed; your other sessions were signed out.", async () => {
+      await api("PATCH", "/api/user", { password: next, currentPassword: current });
+      setCurrent("");
+      setNext("");
+      setAgain("");
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      <label class="field">
+        <span>Current password</span>
+        <input
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onInput={(e) => setCurrent(e.currentTarget.value)}
+        />
+      </label>
+      <label class="field">
+        <span>New password</span>
+        <input
+          type="password"
+          autoComplete="new-password"
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+        />
+      </label>
+      <label class="field">
+        <span>New password again</span>
+        <input
+          type="password"
+          autoComplete="new-password"
+          value={again}
+          onInput={(e) => setAgain(e.currentTarget.value)}
+        />
+      </label>
+      <OutcomeLine outcome={outcome} />
+      <button type="submit" class="primary">Change password</button>
+    </form>
+  );
+}
+
+/** The token, fetched when asked for (and shared with the uploader configurations). */
+async function fetchToken(): Promise<string> {
+  return (await api<{ token: string }>("GET", "/api/user/token")).token;
+}
+
+function TokenCard() {
+  const [token, setToken] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const regenerate = () => {
+    if (!confirm("Replace the token? Uploaders using the old one stop working.")) return;
+    attempt(setOutcome, "A new token was made; the old one no longer works.", async () => {
+      setToken((await api<{ token: string }>("PATCH", "/api/user/token")).token);
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="token-title">
+      <h2 id="token-title">API token</h2>
+      <p class="muted">
+        Send it as the whole <code>Authorization</code> header. Anyone holding it acts as you.
+      </p>
+      {token === null
+        ? (
+          <button type="button" onClick={() => fetchToken().then(setToken)}>
+            Show token
+          </button>
+        )
+        : (
+          <div class="upload-link">
+            <input type="text" readOnly value={token} aria-label="API token" />
+            <CopyButton text={token} label="Copy the API token" />
+          </div>
+        )}
+      <OutcomeLine outcome={outcome} />
+      <button type="button" class="danger" onClick={regenerate}>Regenerate token</button>
+    </section>
+  );
+}
+
+interface Session {
+  id: string;
+  createdAt: string;
+  client: string;
+  device: string;
+}
+
+function SessionsCard() {
+  const [sessions, setSessions] = useState<{ current: Session | null; other: Session[] } | null>(
+    null,
+  );
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    api<{ current: Session | null; other: Session[] }>("GET", "/api/user/sessions")
+      .then(setSessions);
+  }, [version]);
+  const revoke = async (body: { sessionId: string } | { all: true }) => {
+    await api("DELETE", "/api/user/sessions", body);
+    setVersion((v) => v + 1);
+  };
+  if (!sessions) return null;
+  const rows = [
+    ...(sessions.current ? [{ ...sessions.current, current: true }] : []),
+    ...sessions.other.map((s) => ({ ...s, current: false })),
+  ];
+  return (
+    <section class="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Sessions</h2>
+      <table aria-labelledby="sessions-title">
+        <thead>
+          <tr>
+            <th scope="col">Client</th>
+            <th scope="col">Device</th>
+            <th scope="col">Signed in</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((s) => (
+            <tr key={s.id}>
+              <td>{s.client}</td>
+              <td>{s.device}</td>
+              <td>{formatDate(s.createdAt)}</td>
+              <td>
+                {s.current ? <span class="muted">This session</span> : (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Sign out ${s.client} on ${s.device}`}
+                    onClick={() => revoke({ sessionId: s.id })}
+                  >
+                    Sign out
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {sessions.other.length > 0 && (
+        <button
+          type="button"
+          class="danger"
+          onClick={() => revoke({ all: true })}
+        >
+          Sign out all other sessions
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** Offers `text` as a file called `name` to download. */
+function download(name: string, type: string, text: string): void {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+function UploaderConfigs({ config, site }: { config: PageConfig; site: string }) {
+  const make = async (kind: "files" | "urls" | "flameshot") => {
+    const target = { origin: location.origin, token: await fetchToken(), name: site };
+    const slug = site.toLowerCase().replace(/[^a-z0-9]+/g, "-") || "ferry";
+    if (kind === "files") {
+      download(`${slug}-files.sxcu`, "application/json", sharexFiles(target, uploadOptions.value));
+    } else if (kind === "urls") {
+      download(`${slug}-urls.sxcu`, "application/json", sharexUrls(target));
+    } else {
+      download(
+        `${slug}-flameshot.sh`,
+        "text/x-shellscript",
+        flameshotScript(target, uploadOptions.value),
+      );
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="configs-title">
+      <h2 id="configs-title">Uploaders</h2>
+      <p class="muted">
+        Configurations for ShareX and Flameshot with your token and the options below.
+      </p>
+      <UploadOptionsForm config={config} />
+      <div class="button-row">
+        <button type="button" onClick={() => make("files")}>ShareX: files</button>
+        <button type="button" onClick={() => make("urls")}>ShareX: URLs</button>
+        <button type="button" onClick={() => make("flameshot")}>Flameshot script</button>
+      </div>
+    </section>
+  );
+}
+
+interface UserExport {
+  id: string;
+  createdAt: string;
+  completed: boolean;
+  files: number;
+  size: string;
+}
+
+function ExportCard() {
+  const [exports, setExports] = useState<UserExport[]>([]);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    api<UserExport[]>("GET", "/api/user/export").then(setExports);
+  }, [version]);
+  useEffect(() => {
+    if (!exports.some((e) => !e.completed)) return;
+    const timer = setTimeout(() => setVersion((v) => v + 1), 2000);
+    return () => clearTimeout(timer);
+  }, [exports]);
+  const start = () =>
+    attempt(setOutcome, "The export started; it appears below when ready.", async () => {
+      await api("POST", "/api/user/export");
+      setVersion((v) => v + 1);
+    });
+  return (
+    <section class="card" aria-labelledby="export-title">
+      <h2 id="export-title">Export</h2>
+      <p class="muted">A zip of all your files.</p>
+      <button type="button" onClick={start}>Export my files</button>
+      <OutcomeLine outcome={outcome} />
+      {exports.length > 0 && (
+        <ul class="plain">
+          {exports.map((e) => (
+            <li key={e.id}>
+              {formatDate(e.createdAt)}: {e.files} files, {e.completed
+                ? (
+                  <a href={`/api/user/export?id=${encodeURIComponent(e.id)}`}>
+                    download ({formatBytes(Number(e.size))})
+                  </a>
+                )
+                : "in progress…"}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+interface Me {
+  username: string;
+  avatar: string | null;
+  view: ViewSettings;
+}
+
+/** The account page. */
+export function AccountPage({ config, site }: { config: PageConfig; site: string }) {
+  const [me, setMe] = useState<Me | null>(null);
+  useEffect(() => {
+    api<{ user: Me }>("GET", "/api/user").then(({ user }) => setMe(user));
+  }, []);
+  return (
+    <>
+      <h1>Account</h1>
+      <p>
+        <a href="/dashboard/security">Two-factor codes and passkeys</a>
+      </p>
+      <ProfileForm />
+      <PasswordForm />
+      {me && <AvatarForm current={me.avatar} />}
+      {me && <EmbedForm initial={me.view} username={me.username} />}
+      <TokenCard />
+      <SessionsCard />
+      <UploaderConfigs config={config} site={site} />
+      <ExportCard />
+    </>
+  );
+}

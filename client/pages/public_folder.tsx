@@ -1,0 +1,101 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/folder/<id>`: a public folder for anyone: its files a page at a time, and,
+ * where the owner allows it, an upload box that uploads anonymously into it.
+ */
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { type ApiFile, failureOf } from "../api.ts";
+import type { PageConfig } from "../config.ts";
+import { formatBytes } from "../format.ts";
+import { Icon, typeIcon } from "../icons.tsx";
+import { DropZone } from "../components/drop_zone.tsx";
+import { enqueue, UploadList } from "../components/uploads.tsx";
+
+interface PublicFolder {
+  folder: { id: string; name: string; public: boolean; allowUploads: boolean };
+  page: ApiFile[];
+  total: number;
+  pages: number;
+}
+
+const PER_PAGE = 48;
+
+/** The public folder page for the folder `id`. */
+export function PublicFolderPage({ config, id }: { config: PageConfig; id: string }) {
+  const [data, setData] = useState<PublicFolder | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [page, setPage] = useState(1);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    const query = new URLSearchParams({ page: String(page), perpage: String(PER_PAGE) });
+    fetch(`/api/server/folder/${encodeURIComponent(id)}?${query}`, { credentials: "omit" })
+      .then(async (res) => {
+        if (!res.ok) throw await failureOf(res);
+        setData(await res.json());
+      })
+      .catch((e: Error) => setError(e.message));
+  }, [id, page, version]);
+  const onFiles = useCallback(
+    (files: File[]) =>
+      enqueue(files, { folder: id }, config.chunkSize, () => setVersion((v) => v + 1), true),
+    [id, config],
+  );
+  if (error) return <p class="error" role="alert">{error}</p>;
+  if (!data) return <p class="muted">Loading…</p>;
+  const { folder } = data;
+  return (
+    <>
+      <h1>
+        <Icon name="folder" size={24} /> {folder.name}
+      </h1>
+      {folder.allowUploads && (
+        <div class="uploader">
+          <DropZone onFiles={onFiles} />
+          <UploadList />
+        </div>
+      )}
+      {folder.public && (
+        <>
+          <p class="muted">{data.total} {data.total === 1 ? "file" : "files"}</p>
+          <ul class="file-grid" aria-label="Files">
+            {data.page.map((file) => (
+              <li key={file.id} class="file-card">
+                <a href={file.url} title={file.name}>
+                  {file.type.startsWith("image/") && file.type !== "image/svg+xml" && !file.password
+                    ? (
+                      <img
+                        class="thumb"
+                        src={`/raw/${encodeURIComponent(file.name)}`}
+                        alt=""
+                        loading="lazy"
+                      />
+                    )
+                    : (
+                      <div class="thumb icon-thumb">
+                        <Icon name={typeIcon(file.type)} size={36} />
+                      </div>
+                    )}
+                  <span class="file-name">{file.name}</span>
+                </a>
+                <span class="muted">{formatBytes(file.size)}</span>
+              </li>
+            ))}
+          </ul>
+          {data.pages > 1 && (
+            <nav class="pager" aria-label="Pages">
+              <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                Previous
+              </button>
+              <span>Page {page} of {data.pages}</span>
+              <button type="button" disabled={page >= data.pages} onClick={() => setPage(page + 1)}>
+                Next
+              </button>
+            </nav>
+          )}
+        </>
+      )}
+    </>
+  );
+}

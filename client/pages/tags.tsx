@@ -1,0 +1,238 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/dashboard/tags`: the caller's tags with their colours (create, rename,
+ * recolour, delete) and, for administrators where invites are on, the
+ * invites (create with expiry and max uses, copy the link, delete).
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import type { PageConfig } from "../config.ts";
+import { formatDate } from "../format.ts";
+import { Icon } from "../icons.tsx";
+import { LinkTools } from "../components/link_tools.tsx";
+
+interface Tag {
+  id: string;
+  name: string;
+  color: string;
+  files: { id: string }[];
+}
+
+interface Invite {
+  id: string;
+  code: string;
+  uses: number;
+  maxUses: number | null;
+  expiresAt: string | null;
+  inviter: { username: string } | null;
+}
+
+/** Loads `path` again whenever the returned `reload` is called. */
+function useList<T>(path: string): [T[] | null, () => void, string | null] {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    api<T[]>("GET", path).then(setItems, (e: Error) => setError(e.message));
+  }, [path, version]);
+  return [items, () => setVersion((v) => v + 1), error];
+}
+
+function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => void }) {
+  const [name, setName] = useState(tag.name);
+  const save = async (body: Record<string, string>) => {
+    try {
+      await api("PATCH", `/api/user/tags/${tag.id}`, body);
+      onChange();
+    } catch (e) {
+      onChange((e as Error).message);
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the tag ${tag.name}? Files keep existing.`)) return;
+    await api("DELETE", `/api/user/tags/${tag.id}`);
+    onChange();
+  };
+  return (
+    <li class="tag-row">
+      <input
+        type="color"
+        value={tag.color.length === 4
+          ? `#${[...tag.color.slice(1)].map((c) => c + c).join("")}`
+          : tag.color}
+        aria-label={`Colour of ${tag.name}`}
+        onChange={(e) => save({ color: e.currentTarget.value })}
+      />
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save({ name });
+        }}
+      >
+        <input
+          type="text"
+          value={name}
+          aria-label={`Name of ${tag.name}`}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        {name !== tag.name && <button type="submit">Rename</button>}
+      </form>
+      <span class="muted">{tag.files.length} {tag.files.length === 1 ? "file" : "files"}</span>
+      <button
+        type="button"
+        class="icon-button danger"
+        aria-label={`Delete the tag ${tag.name}`}
+        title="Delete"
+        onClick={remove}
+      >
+        <Icon name="trash" />
+      </button>
+    </li>
+  );
+}
+
+function Tags() {
+  const [tags, reload, loadError] = useList<Tag>("/api/user/tags");
+  const [name, setName] = useState("");
+  const [color, setColor] = useState("#2456c7");
+  const [error, setError] = useState<string | null>(null);
+  const changed = (message?: string) => {
+    setError(message ?? null);
+    reload();
+  };
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api("POST", "/api/user/tags", { name, color });
+      setName("");
+      changed();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="tags-title">
+      <h2 id="tags-title">Tags</h2>
+      <form class="inline-form" onSubmit={create} aria-label="New tag">
+        <label class="field grow">
+          <span>Tag name</span>
+          <input
+            type="text"
+            required
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span>Colour</span>
+          <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary">Create tag</button>
+      </form>
+      {(error ?? loadError) && <p class="error" role="alert">{error ?? loadError}</p>}
+      {tags && tags.length === 0 && <p class="muted">No tags yet.</p>}
+      {tags && tags.length > 0 && (
+        <ul class="tag-list" aria-label="Tags">
+          {tags.map((tag) => <TagRow key={`${tag.id}:${tag.name}`} tag={tag} onChange={changed} />)}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Invites() {
+  const [invites, reload, loadError] = useList<Invite>("/api/auth/invites");
+  const [expiresAt, setExpiresAt] = useState("7d");
+  const [maxUses, setMaxUses] = useState("1");
+  const [error, setError] = useState<string | null>(null);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api("POST", "/api/auth/invites", {
+        expiresAt,
+        maxUses: maxUses === "" ? null : Number(maxUses),
+      });
+      setError(null);
+      reload();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const remove = async (invite: Invite) => {
+    if (!confirm(`Delete the invite ${invite.code}?`)) return;
+    await api("DELETE", `/api/auth/invites/${invite.id}`);
+    reload();
+  };
+  return (
+    <section class="card" aria-labelledby="invites-title">
+      <h2 id="invites-title">Invites</h2>
+      <form class="inline-form" onSubmit={create} aria-label="New invite">
+        <label class="field">
+          <span>Expires after</span>
+          <input
+            type="text"
+            placeholder="never, 1d, 7d…"
+            value={expiresAt}
+            onInput={(e) => setExpiresAt(e.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span>Max uses</span>
+          <input
+            type="number"
+            min={1}
+            value={maxUses}
+            onInput={(e) => setMaxUses(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="primary">Create invite</button>
+      </form>
+      {(error ?? loadError) && <p class="error" role="alert">{error ?? loadError}</p>}
+      {invites && invites.length === 0 && <p class="muted">No invites.</p>}
+      {invites && invites.length > 0 && (
+        <ul class="url-list" aria-label="Invites">
+          {invites.map((invite) => (
+            <li key={invite.id} class="invite-row">
+              <div class="url-head">
+                <strong>{invite.code}</strong>
+                <span class="muted">
+                  used {invite.uses}
+                  {invite.maxUses !== null && ` of ${invite.maxUses}`} ·{" "}
+                  {invite.expiresAt ? `expires ${formatDate(invite.expiresAt)}` : "never expires"}
+                  {invite.inviter && ` · by ${invite.inviter.username}`}
+                </span>
+                <button
+                  type="button"
+                  class="icon-button danger"
+                  aria-label={`Delete the invite ${invite.code}`}
+                  title="Delete"
+                  onClick={() => remove(invite)}
+                >
+                  <Icon name="trash" />
+                </button>
+              </div>
+              <LinkTools
+                href={`${location.origin}/invite/${encodeURIComponent(invite.code)}`}
+                name={`the invite ${invite.code}`}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The tags and invites page. */
+export function TagsPage({ config }: { config: PageConfig }) {
+  return (
+    <>
+      <h1>{config.invites ? "Tags and invites" : "Tags"}</h1>
+      <Tags />
+      {config.invites && <Invites />}
+    </>
+  );
+}

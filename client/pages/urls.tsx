@@ -1,0 +1,298 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/dashboard/urls`: shorten a URL (vanity, password, max views, enabled),
+ * and the caller's short URLs: search, sort, edit, enable or disable, copy,
+ * QR code, delete.
+ */
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import type { PageConfig } from "../config.ts";
+import { formatDate } from "../format.ts";
+import { Icon } from "../icons.tsx";
+import { Field } from "../components/field.tsx";
+import { LinkTools } from "../components/link_tools.tsx";
+
+/** A short URL as `GET /api/user/urls` lists it. */
+interface ApiUrl {
+  id: string;
+  code: string;
+  vanity: string | null;
+  destination: string;
+  views: number;
+  maxViews: number | null;
+  password: boolean;
+  enabled: boolean;
+  createdAt: string;
+}
+
+/** What the shorten and edit forms hold. */
+interface UrlForm {
+  destination: string;
+  vanity: string;
+  password: string;
+  maxViews: string;
+  enabled: boolean;
+}
+
+const EMPTY: UrlForm = { destination: "", vanity: "", password: "", maxViews: "", enabled: true };
+
+const SORTS = {
+  createdAt: (a: ApiUrl, b: ApiUrl) => b.createdAt.localeCompare(a.createdAt),
+  views: (a: ApiUrl, b: ApiUrl) => b.views - a.views,
+  destination: (a: ApiUrl, b: ApiUrl) => a.destination.localeCompare(b.destination),
+};
+
+/** The short link of `url` under the server's `urlsRoute`. */
+function shortLink(url: ApiUrl, route: string): string {
+  const prefix = route === "/" ? "" : route;
+  return `${location.origin}${prefix}/${encodeURIComponent(url.vanity ?? url.code)}`;
+}
+
+/** The fields of the shorten and edit forms. */
+function UrlFields(
+  { form, set, editing }: { form: UrlForm; set: (f: UrlForm) => void; editing: boolean },
+) {
+  return (
+    <div class="options-grid">
+      <label class="field grow">
+        <span>Destination</span>
+        <input
+          type="url"
+          required
+          placeholder="https://example.com/a/long/page"
+          value={form.destination}
+          onInput={(e) => set({ ...form, destination: e.currentTarget.value })}
+        />
+      </label>
+      <label class="field">
+        <span>Vanity (optional)</span>
+        <input
+          type="text"
+          value={form.vanity}
+          onInput={(e) => set({ ...form, vanity: e.currentTarget.value })}
+        />
+      </label>
+      <label class="field">
+        <span>{editing ? "New password (optional)" : "Password (optional)"}</span>
+        <input
+          type="password"
+          autoComplete="new-password"
+          value={form.password}
+          onInput={(e) => set({ ...form, password: e.currentTarget.value })}
+        />
+      </label>
+      <label class="field">
+        <span>Max views (optional)</span>
+        <input
+          type="number"
+          min={editing ? 0 : 1}
+          value={form.maxViews}
+          onInput={(e) => set({ ...form, maxViews: e.currentTarget.value })}
+        />
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={form.enabled}
+          onChange={(e) => set({ ...form, enabled: e.currentTarget.checked })}
+        />
+        Enabled
+      </label>
+    </div>
+  );
+}
+
+/** One row of the list, with its edit form when open. */
+function UrlRow(
+  { url, route, onChange }: { url: ApiUrl; route: string; onChange: () => void },
+) {
+  const [editing, setEditing] = useState<UrlForm | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [enabled, setEnabled] = useState(url.enabled);
+  const name = url.vanity ?? url.code;
+  const save = async (event: Event) => {
+    event.preventDefault();
+    if (!editing) return;
+    try {
+      await api("PATCH", `/api/user/urls/${url.id}`, {
+        destination: editing.destination,
+        vanity: editing.vanity.trim() || null,
+        maxViews: editing.maxViews === "" ? null : Number(editing.maxViews),
+        enabled: editing.enabled,
+        ...(editing.password ? { password: editing.password } : {}),
+      });
+      setEditing(null);
+      setError(null);
+      onChange();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const toggle = async () => {
+    setEnabled(!enabled); // at once; the list reloads when the server has it
+    try {
+      await api("PATCH", `/api/user/urls/${url.id}`, { enabled: !enabled });
+      onChange();
+    } catch (e) {
+      setEnabled(enabled);
+      setError((e as Error).message);
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the short URL ${name}?`)) return;
+    await api("DELETE", `/api/user/urls/${url.id}`);
+    onChange();
+  };
+  return (
+    <li class="card url-row">
+      <div class="url-head">
+        <strong>{name}</strong>
+        {url.password && <Icon name="lock" size={14} />}
+        <span class="muted url-destination" title={url.destination}>→ {url.destination}</span>
+      </div>
+      <LinkTools href={shortLink(url, route)} name={name} />
+      <div class="url-foot">
+        <span class="muted">
+          {url.views} {url.views === 1 ? "visit" : "visits"}
+          {url.maxViews !== null && ` of ${url.maxViews}`} · {formatDate(url.createdAt)}
+        </span>
+        <label class="check">
+          <input type="checkbox" checked={enabled} onChange={toggle} />
+          Enabled
+        </label>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={`Edit ${name}`}
+          title="Edit"
+          aria-expanded={editing !== null}
+          onClick={() =>
+            setEditing(
+              editing ? null : {
+                destination: url.destination,
+                vanity: url.vanity ?? "",
+                password: "",
+                maxViews: url.maxViews === null ? "" : String(url.maxViews),
+                enabled: url.enabled,
+              },
+            )}
+        >
+          <Icon name="edit" />
+        </button>
+        <button
+          type="button"
+          class="icon-button danger"
+          aria-label={`Delete ${name}`}
+          title="Delete"
+          onClick={remove}
+        >
+          <Icon name="trash" />
+        </button>
+      </div>
+      {editing && (
+        <form class="edit" onSubmit={save} aria-label={`Edit ${name}`}>
+          <UrlFields form={editing} set={setEditing} editing />
+          {error && <p class="error" role="alert">{error}</p>}
+          <button type="submit" class="primary">Save</button>
+        </form>
+      )}
+    </li>
+  );
+}
+
+/** The URLs page. */
+export function UrlsPage({ config }: { config: PageConfig }) {
+  const [urls, setUrls] = useState<ApiUrl[]>([]);
+  const [form, setForm] = useState<UrlForm>(EMPTY);
+  const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ url: string; name: string } | null>(null);
+  const [search, setSearch] = useState("");
+  const [sort, setSort] = useState<keyof typeof SORTS>("createdAt");
+  const [version, setVersion] = useState(0);
+  const reload = () => setVersion((v) => v + 1);
+
+  useEffect(() => {
+    api<ApiUrl[]>("GET", "/api/user/urls").then(setUrls, (e: Error) => setError(e.message));
+  }, [version]);
+
+  const shown = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    const found = q === ""
+      ? urls
+      : urls.filter((u) =>
+        [u.destination, u.vanity ?? "", u.code].some((f) => f.toLowerCase().includes(q))
+      );
+    return [...found].sort(SORTS[sort]);
+  }, [urls, search, sort]);
+
+  const shorten = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (form.password) headers["x-service-password"] = form.password;
+      if (form.maxViews) headers["x-service-max-views"] = form.maxViews;
+      const res = await fetch("/api/user/urls", {
+        method: "POST",
+        credentials: "same-origin",
+        headers,
+        body: JSON.stringify({
+          destination: form.destination,
+          enabled: form.enabled,
+          ...(form.vanity.trim() ? { vanity: form.vanity.trim() } : {}),
+        }),
+      });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.error ?? `Failed (${res.status})`);
+      setCreated({ url: body.url, name: body.vanity ?? body.code });
+      setForm(EMPTY);
+      setError(null);
+      reload();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  return (
+    <>
+      <h1>URLs</h1>
+      <form class="card" onSubmit={shorten} aria-label="Shorten a URL">
+        <h2>Shorten a URL</h2>
+        <UrlFields form={form} set={setForm} editing={false} />
+        {error && <p class="error" role="alert">{error}</p>}
+        <button type="submit" class="primary">Shorten</button>
+        {created && <LinkTools href={created.url} name={created.name} />}
+      </form>
+      <div class="toolbar" role="search">
+        <label class="field grow">
+          <span>Search URLs</span>
+          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </label>
+        <Field
+          label="Sort by"
+          control={(id) => (
+            <select
+              id={id}
+              value={sort}
+              onChange={(e) => setSort(e.currentTarget.value as keyof typeof SORTS)}
+            >
+              <option value="createdAt">Newest</option>
+              <option value="views">Most visited</option>
+              <option value="destination">Destination</option>
+            </select>
+          )}
+        />
+      </div>
+      {shown.length === 0
+        ? <p class="muted">{urls.length === 0 ? "No short URLs yet." : "No URL matches."}</p>
+        : (
+          <ul class="url-list" aria-label="Short URLs">
+            {shown.map((url) => (
+              <UrlRow key={url.id} url={url} route={config.urlsRoute} onChange={reload} />
+            ))}
+          </ul>
+        )}
+    </>
+  );
+}

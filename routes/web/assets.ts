@@ -1,0 +1,64 @@
+/**
+ * The pages' static files, served by Ferry itself so the dashboard works
+ * offline: the base stylesheet and script, the icon, and the dashboard's bundle
+ * (`deno task bundle` builds `assets/dashboard.js` from `client/`; the built
+ * file is committed, so `deno task start`, `deno task compile` and the Docker
+ * image serve it as it is, and a test fails when it is stale).
+ *
+ * Each file is reached at a name carrying a hash of its content
+ * (`/assets/dashboard.3f2a9c01.js`), cached for a year, so a new release is
+ * fetched at once and an unchanged one never again; the plain name still
+ * answers, uncached. A gzip copy is made once at start for clients that
+ * accept it.
+ */
+import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import baseScript from "./assets/ferry.js" with { type: "text" };
+import baseStyle from "./assets/ferry.css" with { type: "text" };
+import dashboardScript from "./assets/dashboard.js" with { type: "text" };
+import dashboardStyle from "./assets/dashboard.css" with { type: "text" };
+import icon from "./assets/icon.svg" with { type: "text" };
+
+/** One static file, ready to send. */
+export interface Asset {
+  type: string;
+  body: Uint8Array<ArrayBuffer>;
+  gzip: Uint8Array<ArrayBuffer>;
+  /** The name with its content hash, under which it may be cached for good. */
+  hashedName: string;
+}
+
+const JS = "text/javascript; charset=utf-8";
+const CSS = "text/css; charset=utf-8";
+
+function asset(name: string, type: string, text: string): [string, Asset] {
+  const body = new TextEncoder().encode(text);
+  const hash = createHash("sha256").update(body).digest("hex").slice(0, 12);
+  const dot = name.lastIndexOf(".");
+  const hashedName = `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;
+  return [name, { type, body, gzip: new Uint8Array(gzipSync(body, { level: 9 })), hashedName }];
+}
+
+const BY_NAME = new Map([
+  asset("ferry.js", JS, baseScript),
+  asset("ferry.css", CSS, baseStyle),
+  asset("dashboard.js", JS, dashboardScript),
+  asset("dashboard.css", CSS, dashboardStyle),
+  asset("icon.svg", "image/svg+xml", icon),
+]);
+const BY_HASHED_NAME = new Map([...BY_NAME.values()].map((a) => [a.hashedName, a]));
+
+/** The path at which the page links the asset `name` (`dashboard.js` → `/assets/dashboard.<hash>.js`). */
+export function assetPath(name: string): string {
+  const found = BY_NAME.get(name);
+  if (!found) throw new Error(`no asset named ${name}`);
+  return `/assets/${found.hashedName}`;
+}
+
+/** The asset asked for as `file`, and whether the name was the hashed one (cache it for good). */
+export function findAsset(file: string): { asset: Asset; immutable: boolean } | null {
+  const hashed = BY_HASHED_NAME.get(file);
+  if (hashed) return { asset: hashed, immutable: true };
+  const plain = BY_NAME.get(file);
+  return plain ? { asset: plain, immutable: false } : null;
+}
