@@ -61,6 +61,20 @@ export async function checkRateLimit(
   const { max, windowMs } = typeof policy === "string"
     ? { max: settings.ratelimitMax, windowMs: settings.ratelimitWindow }
     : { max: policy.max, windowMs: policy.seconds * 1000 };
+  return await countRequest(s, key, max, windowMs);
+}
+
+/**
+ * Counts one request for `key` in its fixed window of `windowMs`, `max` at
+ * most: the window's state, or the 429 (with `Retry-After` and the
+ * `X-RateLimit-*` headers) past the limit. The counting under every limit.
+ */
+export async function countRequest(
+  s: Services,
+  key: string,
+  max: number,
+  windowMs: number,
+): Promise<RateLimitState> {
   const now = s.clock.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const reset = Math.ceil((windowStart + windowMs) / 1000);

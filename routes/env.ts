@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { SessionRecord, UserRecord } from "../db/store.ts";
 import type { Services } from "../core/services.ts";
+import type { Attempt } from "../core/password_attempts.ts";
 
 /** Context variables set by the app's middleware. */
 export interface AppEnv {
@@ -48,4 +49,9 @@ export function forwardedClient(header: string | undefined, hops: number): strin
   const entries = (header ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
   if (entries.length === 0) return null;
   return entries[Math.max(0, entries.length - hops)];
+}
+
+/** Who presents a password or its grant: client IP and user agent, for the limit and the log. */
+export function attempter(c: Context<AppEnv>): Attempt {
+  return { ip: clientIp(c), ua: c.req.header("user-agent") ?? "" };
 }
