@@ -23,6 +23,7 @@ const partial = defineRoute({
   method: "post",
   path: "/upload/partial",
   auth: "none",
+  rateLimit: "chunks",
   tags: ["Files"],
   summary: "Upload one chunk of a large file (multipart/form-data, one file part)",
   description: "The first chunk (`Content-Range: bytes 0-…`) starts an upload and fixes its " +

@@ -25,7 +25,7 @@ import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/store.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
+import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
 
@@ -193,7 +193,6 @@ const bulkChange = defineRoute({
   method: "patch",
   path: "/user/files/transaction",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
   summary: "Favorite or unfavorite several files, or move the caller's own into its folder",
   request: {
@@ -221,7 +220,6 @@ const bulkDelete = defineRoute({
   method: "delete",
   path: "/user/files/transaction",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
   summary: "Delete several files",
   request: {
@@ -297,6 +295,8 @@ const password = defineRoute({
   rateLimit: { max: 2, seconds: 1 },
   tags: ["Files"],
   summary: "Verify a file's password: sets the cookie `file_pw_<fileId>` for 60 seconds",
+  description: "Every attempt at a file's password, here, with `?pw=` or through the cookie, " +
+    "counts against 2 a second per client IP and file (429 past it) and is logged.",
   request: {
     params: IdParam,
     body: jsonBody(z.object({
@@ -394,10 +394,12 @@ export const fileRoutes = newRouter()
   })
   .openapi(password, async (c) => {
     const { password } = c.req.valid("json");
-    const file = await verifyFileAccess(c.var.services, c.req.valid("param").id, password, {
-      ip: clientIp(c),
-      ua: c.req.header("user-agent") ?? "",
-    });
+    const file = await verifyFileAccess(
+      c.var.services,
+      c.req.valid("param").id,
+      password,
+      attempter(c),
+    );
     setCookie(c, accessCookieName(file.id), password, {
       maxAge: ACCESS_SECONDS,
       path: "/",

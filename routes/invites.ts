@@ -70,7 +70,6 @@ const create = defineRoute({
   method: "post",
   path: "/auth/invites",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Invites"],
   summary: "Create an invite",
   request: {

@@ -85,7 +85,6 @@ const clearTempRoute = defineRoute({
   method: "delete",
   path: "/server/clear_temp",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Remove Ferry's temporary files (import spools) from `coreTempDirectory`",
   responses: {
@@ -115,7 +114,6 @@ const clearZeros = defineRoute({
   method: "delete",
   path: "/server/clear_zeros",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Remove the files recorded with a size of 0, records and bytes",
   responses: { 200: json(Status, "`Cleared N files with a size of 0.`") },
@@ -125,7 +123,6 @@ const requery = defineRoute({
   method: "post",
   path: "/server/requery_size",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Set recorded file sizes to the size of their bytes in the datasource",
   request: {
@@ -151,7 +148,6 @@ const thumbnailsRoute = defineRoute({
   method: "post",
   path: "/server/thumbnails",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Start making the missing thumbnails of images and videos (all of them with `rerun`)",
   request: {

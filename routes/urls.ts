@@ -4,20 +4,15 @@ import type { Context } from "hono";
 import { setCookie } from "hono/cookie";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { linkOrigin, routeLink } from "../core/links.ts";
+import { createUrl, deleteUrl, getOwnUrl, listUrls, updateUrl, urlView } from "../core/urls.ts";
 import {
-  createUrl,
-  deleteUrl,
-  getOwnUrl,
-  listUrls,
-  updateUrl,
   URL_PASSWORD_COOKIE_SECONDS,
   urlPasswordCookie,
-  urlView,
   verifyUrlPassword,
-} from "../core/urls.ts";
+} from "../core/url_passwords.ts";
 import type { UrlRecord } from "../db/urls.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
+import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { IdParam, Password, Timestamp } from "./schemas.ts";
 
 /** A URL as the API shows it. */
@@ -165,12 +160,13 @@ const password = defineRoute({
   method: "post",
   path: "/user/urls/{id}/password",
   auth: "none",
-  rateLimit: { max: 2, seconds: 1 },
   tags: ["URLs"],
   summary: "Verify a URL's password",
-  description: "`id` is the URL's id, code or vanity. Sets the cookie `url_pw_<urlId>` (the " +
-    "verified password, 60 seconds) that lets the short link and its password page " +
-    "`/view/url/<id>` redirect.",
+  description: "`id` is the URL's id, code or vanity. Sets the cookie `url_pw_<urlId>` (a " +
+    "grant for this client's address, not the password; 60 seconds) that lets the short link " +
+    "and its password page `/view/url/<id>` redirect. Every attempt at a URL's password, here " +
+    "or through the cookie, counts against 2 a second per client IP and URL (429 past it) and " +
+    "is logged.",
   request: { params: IdParam, body: jsonBody(z.object({ password: Password })) },
   responses: {
     200: json(z.object({ success: z.literal(true) }), "The password is right"),
@@ -220,11 +216,13 @@ export const urlRoutes = newRouter()
   })
   .openapi(password, async (c) => {
     const given = c.req.valid("json").password;
-    const url = await verifyUrlPassword(c.var.services, c.req.valid("param").id, given, {
-      ip: clientIp(c),
-      ua: c.req.header("user-agent") ?? "",
-    });
-    setCookie(c, urlPasswordCookie(url.id), given, {
+    const { url, grant } = await verifyUrlPassword(
+      c.var.services,
+      c.req.valid("param").id,
+      given,
+      attempter(c),
+    );
+    setCookie(c, urlPasswordCookie(url.id), grant, {
       maxAge: URL_PASSWORD_COOKIE_SECONDS,
       path: "/",
       sameSite: "Lax",

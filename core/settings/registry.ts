@@ -314,6 +314,13 @@ export const REGISTRY = {
     false,
     "Take the client IP from X-Forwarded-For (behind a reverse proxy).",
   ),
+  coreTrustProxyHops: core.integer(
+    1,
+    16,
+    1,
+    "How many trusted proxies append to X-Forwarded-For when coreTrustProxy is on: the client " +
+      "is that many entries from the right (the leftmost when the list is shorter).",
+  ),
 
   chunksEnabled: chunks.boolean(true, "Accept chunked (partial) uploads."),
   chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload."),

@@ -18,13 +18,14 @@ import { fileOnView } from "../../core/files/serve.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
-import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
+import { resolveUrlPage } from "../../core/urls.ts";
+import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import type { UserRecord } from "../../db/store.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { isAdministrator } from "../../core/roles.ts";
 import { termsOfService } from "../../core/server_info.ts";
 import { parseSize } from "../../core/units/size.ts";
-import type { AppEnv } from "../env.ts";
+import { type AppEnv, attempter } from "../env.ts";
 import { AppPage } from "./app_page.tsx";
 import { findAsset } from "./assets.ts";
 import { siteFileRoutes } from "./site_files.ts";
@@ -164,11 +165,10 @@ export const webRoutes = new Hono<AppEnv>()
   })
   .get("/view/url/:id", async (c) => {
     const s = c.var.services;
-    const found = await resolveUrlPage(
-      s,
-      c.req.param("id"),
-      (id) => getCookie(c, urlPasswordCookie(id)),
-    );
+    const found = await resolveUrlPage(s, c.req.param("id"), {
+      cookie: (id) => getCookie(c, urlPasswordCookie(id)),
+      ...attempter(c),
+    });
     if (!found || found.kind === "gone") return c.notFound();
     if (found.kind === "redirect") return c.redirect(found.destination, 302);
     const site = s.settings.get("websiteTitle");
@@ -178,11 +178,10 @@ export const webRoutes = new Hono<AppEnv>()
     const s = c.var.services;
     const site = s.settings.get("websiteTitle");
     try {
-      const shown = await fileOnView(
-        s,
-        c.req.param("name"),
-        (id) => getCookie(c, accessCookieName(id)),
-      );
+      const shown = await fileOnView(s, c.req.param("name"), {
+        cookie: (id) => getCookie(c, accessCookieName(id)),
+        ...attempter(c),
+      });
       const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
       return page(c, <ViewPage site={site} {...shown} embed={embed} />);
     } catch (error) {

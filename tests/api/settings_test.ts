@@ -84,6 +84,7 @@ const CASES: Record<SettingKey, Case> = {
   },
   coreTempDirectory: { valid: files, invalid: join(files, "missing") },
   coreTrustProxy: B,
+  coreTrustProxyHops: { valid: 2, invalid: 0 },
   chunksEnabled: B,
   chunksMax: size,
   chunksSize: { valid: "10mb", invalid: "ten megabytes" },
