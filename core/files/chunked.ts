@@ -22,6 +22,7 @@ import type { QuotaLimits } from "../quotas.ts";
 import { parseSize } from "../units/size.ts";
 import { GpsRemover } from "./exif.ts";
 import { uploadTarget } from "./folders.ts";
+import { PARTIAL_FOLDER } from "./naming.ts";
 import type { OptionHeader, UploadOptions } from "./options.ts";
 import {
   type Batch,
@@ -239,7 +240,7 @@ async function started(
   }
   const target = await uploadTarget(s, req.user, req.options.folderId);
   const id = randomString(s.random, 24);
-  const object = `.partial/${id}`;
+  const object = `${PARTIAL_FOLDER}/${id}`;
   const type = req.header("p-content-type")?.trim() || chunk.contentType;
   const handle = await s.datasource.beginParts(object, { partSize, contentType: type });
   const now = new Date(s.clock.now());
