@@ -272,7 +272,7 @@ function fileType(settings: Settings, given: string, extension: string, index: n
   const type = settings.filesAssumeMimetypes || !given ? mimeOf(extension) : storedType(given);
   const essence = essenceOf(type);
   if (!settings.filesDisabledTypes.some((t) => t.toLowerCase() === essence)) return type;
-  if (settings.filesDisabledTypesDefault) return settings.filesDisabledTypesDefault;
+  if (settings.filesDisabledTypesDefault) return storedType(settings.filesDisabledTypesDefault);
   throw badRequest(`file[${index}]: File type ${type} is not allowed`);
 }
 
