@@ -119,13 +119,14 @@ export const chunkedRoutes = newRouter()
     const body = c.req.raw.body;
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const header = optionHeader(c);
+    const host = new URL(c.req.url).host;
     const result = await uploadChunk(s, {
       user,
       contentRange: c.req.header("content-range"),
       header,
-      options: parseUploadOptions(header, s.settings.all(), s.clock.now(), s.random),
+      options: parseUploadOptions(header, s.settings.all(), s.clock.now(), s.random, host),
       parts: fileParts(body, boundary, 2),
-      host: new URL(c.req.url).host,
+      host,
     });
     return c.json(result, 200);
   })

@@ -101,7 +101,11 @@ const upload_ = defineRoute({
       "x-service-original-name": option("original-name", "`true` keeps the client's file name"),
       "x-service-file-extension": option("file-extension", "An extension to use instead"),
       "x-service-folder": option("folder", "The folder to put the files in"),
-      "x-service-domain": option("domain", "Host names for the returned URLs, one picked"),
+      "x-service-domain": option(
+        "domain",
+        "Host names for the returned URLs, one picked; each must be `coreDefaultDomain`, " +
+          "one of `domains` or the request's own host (else 400, nothing stored)",
+      ),
       "x-service-no-json": option("no-json", "`true` answers the URLs as text"),
     }),
   },
@@ -270,8 +274,9 @@ const patch = defineRoute({
   responses: {
     200: json(FileSchema, "The changed file"),
     400: errorDoc(
-      "`File with this name already exists`, `name: invalid file name`, " +
-        "`Invalid tag specified`, …",
+      "`File with this name already exists`, `name: invalid file name` (also a name Ferry " +
+        "keeps for itself, such as `.thumbnail.…`), `type: invalid file type` (not one " +
+        "`type/subtype`), `Invalid tag specified`, …",
     ),
     404: notFound,
     500: errorDoc("`Failed to rename file in datasource`, or `Internal Server Error`"),
@@ -341,12 +346,13 @@ export const fileRoutes = newRouter()
     const body = c.req.raw.body;
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const settings = s.settings.all();
-    const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random);
+    const host = new URL(c.req.url).host;
+    const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random, host);
     const result = await upload(s, {
       user,
       options,
       parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload),
-      host: new URL(c.req.url).host,
+      host,
     });
     if (options.noJson) return c.text(result.files.map((f) => f.url).join(","), 200);
     return c.json(result, 200);

@@ -15,7 +15,7 @@ import {
   serveThumbnail,
 } from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
-import { THUMBNAIL_PREFIX } from "../core/files/thumbnails.ts";
+import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
 import { type AppEnv, attempter } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";

@@ -52,7 +52,12 @@ function option<T extends z.ZodType>(name: string, schema: T, description: strin
 const ShortenHeaders = z.object({
   ...option("max-views", z.coerce.number().int().min(1), "Redirects allowed before a 404"),
   ...option("password", z.string().min(1).max(1000), "Password asked before redirecting"),
-  ...option("domain", z.string().max(2000), "Host of the returned URL; a comma list picks one"),
+  ...option(
+    "domain",
+    z.string().max(2000),
+    "Host of the returned URL; a comma list picks one. Each must be `coreDefaultDomain`, one " +
+      "of `domains` or the request's own host (else 400, nothing stored)",
+  ),
   ...option("no-json", z.enum(["true", "false"]), "`true` answers the short URL as text/plain"),
 });
 
@@ -175,11 +180,9 @@ const password = defineRoute({
   },
 });
 
-/** The absolute short link of `url` for this request. */
-function shortLink(c: Context<AppEnv>, url: UrlRecord, domains: string | undefined): string {
-  const s = c.var.services;
-  const origin = linkOrigin(s, domains, c.req.header("host") ?? new URL(c.req.url).host);
-  return routeLink(origin, s.settings.get("urlsRoute"), url.vanity ?? url.code);
+/** The absolute short link of `url` under `origin`. */
+function shortLink(c: Context<AppEnv>, url: UrlRecord, origin: string): string {
+  return routeLink(origin, c.var.services.settings.get("urlsRoute"), url.vanity ?? url.code);
 }
 
 /** The short-URL routes. */
@@ -187,12 +190,15 @@ export const urlRoutes = newRouter()
   .openapi(create, async (c) => {
     const headers = c.req.valid("header") as Record<string, unknown>;
     const domains = header(headers, "domain") as string | undefined;
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    // Picked (and a foreign domain refused) before anything is stored.
+    const origin = linkOrigin(c.var.services, domains, host);
     const url = await createUrl(c.var.services, me(c), {
       ...c.req.valid("json"),
       maxViews: header(headers, "max-views") as number | undefined,
       password: header(headers, "password") as string | undefined,
-    }, (u) => shortLink(c, u, domains));
-    const link = shortLink(c, url, domains);
+    }, (u) => shortLink(c, u, origin));
+    const link = shortLink(c, url, origin);
     if (header(headers, "no-json") === "true") return c.text(link, 200);
     return c.json({ ...urlView(url), url: link }, 200);
   })

@@ -13,6 +13,7 @@ import { canManage, isAdministrator } from "../roles.ts";
 import type { Services } from "../services.ts";
 import type { Settings } from "../settings/registry.ts";
 import { routeLink } from "../links.ts";
+import { normalizeType, storedType } from "./media_type.ts";
 import { sanitizeFilename } from "./naming.ts";
 import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
 import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
@@ -25,7 +26,7 @@ export function fileView(settings: Settings, f: FileRecord) {
     name: f.name,
     originalName: f.originalName,
     size: f.size,
-    type: f.type,
+    type: storedType(f.type),
     views: f.views,
     maxViews: f.maxViews,
     favorite: f.favorite,
@@ -171,6 +172,8 @@ export async function updateFile(
     return name;
   };
   const name = change.name === undefined ? undefined : clean(change.name, "name");
+  const type = change.type === undefined ? undefined : normalizeType(change.type);
+  if (type === null) throw badRequest("type: invalid file type");
   if (change.tags) {
     if (file.userId === null && change.tags.length > 0) throw badRequest("Invalid tag specified");
     if (file.userId !== null) await checkTags(s, file.userId, change.tags);
@@ -189,7 +192,7 @@ export async function updateFile(
       originalName: change.originalName === undefined
         ? undefined
         : change.originalName && clean(change.originalName, "originalName"),
-      type: change.type,
+      type,
       name,
     }, now);
   } catch (error) {

@@ -60,6 +60,7 @@ apiTest("shorten: urlsLength, coreDefaultDomain, https and the domain header", a
     coreDefaultDomain: "short.example",
     coreReturnHttpsUrls: true,
     urlsRoute: "/",
+    domains: ["a.example"],
   });
   await app.services.settings.reload();
   const res = await shorten(app, alice, { destination: "http://example.com" });

@@ -315,6 +315,26 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await page.reload();
   await page.getByText("used 1 of 1").waitFor();
 
+  // security #1: a PNG (a passive type) still previews inline in its panel.
+  const png = new FormData();
+  png.append("file", new Blob([redSquare(8) as BlobPart], { type: "image/png" }), "red.png");
+  const pngUpload = await fetch(`${origin}/api/upload`, {
+    method: "POST",
+    headers: { authorization: after },
+    body: png,
+  });
+  const pngName = (await pngUpload.json()).files[0].name;
+  await page.getByRole("link", { name: "Files", exact: true }).click();
+  await page.getByLabel("Search by name").fill(pngName);
+  await page.getByRole("button", { name: `Details of ${pngName}` }).click();
+  const preview = page.getByRole("dialog").getByRole("img", { name: `Preview of ${pngName}` });
+  await preview.waitFor();
+  await page.waitForFunction(
+    `document.querySelector("img.preview")?.naturalWidth === 8`,
+  );
+  await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+  await page.getByLabel("Search by name").fill("");
+
   // The tag on a selected file, and the files filtered by it.
   await page.getByRole("link", { name: "Files", exact: true }).click();
   await page.getByRole("checkbox", { name: `Select ${notesName}` }).check();
