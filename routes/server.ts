@@ -69,7 +69,12 @@ const webRoute = defineRoute({
         config: z.record(z.string(), z.unknown()).openapi({
           description: "Settings grouped by the key's first word (`files.maxFileSize`), " +
             "without the core, rate-limit, webhook and OAuth ones; plus `oauth` " +
-            "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`",
+            "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`. The groups " +
+            "also hold Zipline v4's nested form, which its web client reads: " +
+            "`features.thumbnails` (`enabled`, `num_threads`, `format`, `instantaneous`), " +
+            "`features.metrics` (`enabled`, `adminOnly`, `showUserSpecific`), `website.theme` " +
+            "(`default`, `dark`, `light`), `mfa.totp` (`enabled`, `issuer`) and `mfa.passkeys` " +
+            "(a boolean: passkeys are enabled with an RP ID and an origin)",
         }),
         codeMap: z.array(z.object({ ext: z.string(), mime: z.string(), name: z.string() }))
           .openapi({ description: "Always empty: Ferry has no code-language map" }),
