@@ -70,3 +70,93 @@ apiTest(
     assert.equal(reply.body.config.mfa.passkeysEnabled, true);
   },
 );
+
+apiTest(
+  "zipline client: the Discord webhook and passkey settings save under Zipline's names",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    // The Discord section sends its form as one PATCH, under Zipline's names.
+    const saved = await app.json("PATCH", "/api/server/settings", {
+      discordWebhookUrl: "https://chat.example/hooks/1/token",
+      discordUsername: "Quay",
+      discordAvatarUrl: null,
+    }, root.headers);
+    assert.equal(saved.status, 200);
+    assert.equal(saved.body.settings.chatWebhookUrl, "https://chat.example/hooks/1/token");
+    assert.equal(saved.body.settings.discordWebhookUrl, "https://chat.example/hooks/1/token");
+    const passkeys = await app.json("PATCH", "/api/server/settings", {
+      mfaPasskeys: true,
+      mfaPasskeysRpID: "localhost",
+      mfaPasskeysOrigin: "http://localhost",
+    }, root.headers);
+    assert.equal(passkeys.status, 200);
+
+    // The form reads them back by the same names; the spec's names stand beside them.
+    const seen = await app.json("GET", "/api/server/settings", undefined, root.headers);
+    assert.equal(seen.body.settings.discordUsername, "Quay");
+    assert.equal(seen.body.settings.chatUsername, "Quay");
+    assert.equal(seen.body.settings.discordOnUploadEmbed, null);
+    assert.equal(seen.body.settings.mfaPasskeys, true);
+    assert.equal(seen.body.settings.mfaPasskeysEnabled, true);
+    assert.equal(app.services.settings.get("chatUsername"), "Quay");
+
+    // An ADMIN reads the secret masked under both names.
+    const admin = await actor(app, "ADMIN");
+    const masked = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+    assert.equal(masked.body.settings.discordWebhookUrl, "********");
+    assert.equal(masked.body.settings.chatWebhookUrl, "********");
+
+    // The audit trail speaks of the spec's names.
+    const audit = await app.json("GET", "/api/server/audit", undefined, root.headers);
+    assert.deepEqual(
+      audit.body.map((r: { changes: { key: string }[] }) => r.changes.map((c) => c.key).sort()),
+      [["mfaPasskeysEnabled", "mfaPasskeysOrigin", "mfaPasskeysRpID"], [
+        "chatUsername",
+        "chatWebhookUrl",
+      ]],
+    );
+  },
+);
+
+apiTest(
+  "zipline client: a form sent back with both names changes the one that differs",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const shown = (await app.json("GET", "/api/server/settings", undefined, root.headers)).body;
+    const back = await app.json("PATCH", "/api/server/settings", {
+      ...shown.settings,
+      discordUsername: "Quay",
+    }, root.headers);
+    assert.equal(back.status, 200);
+    assert.equal(back.body.settings.chatUsername, "Quay");
+    const again = await app.json("PATCH", "/api/server/settings", {
+      ...back.body.settings,
+      chatUsername: "Ferry",
+    }, root.headers);
+    assert.equal(again.body.settings.discordUsername, "Ferry");
+
+    const both = await app.json("PATCH", "/api/server/settings", {
+      chatUsername: "one",
+      discordUsername: "two",
+    }, root.headers);
+    assert.equal(both.status, 400);
+    assert.deepEqual(both.body.issues.map((i: { path: string[] }) => i.path), [["chatUsername"]]);
+    assert.equal(app.services.settings.get("chatUsername"), "Ferry");
+  },
+);
+
+apiTest(
+  "zipline client: a setting the environment fixes is tampered by the spec's name, refused by either",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const res = await app.json("PATCH", "/api/server/settings", {
+      discordUsername: "other",
+    }, root.headers);
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.issues.map((i: { path: string[] }) => i.path), [["chatUsername"]]);
+    const seen = await app.json("GET", "/api/server/settings", undefined, root.headers);
+    assert.deepEqual(seen.body.tampered, ["chatUsername"]);
+    assert.equal(seen.body.settings.discordUsername, "Fixed");
+  },
+  { env: { SERVICE_CHAT_USERNAME: "Fixed" } },
+);
