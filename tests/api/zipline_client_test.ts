@@ -4,6 +4,7 @@
  * Each test names the client behaviour that depends on the shape.
  */
 import assert from "node:assert/strict";
+import { Secret, TOTP } from "otpauth";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -159,4 +160,31 @@ apiTest(
     assert.equal(seen.body.settings.discordUsername, "Fixed");
   },
   { env: { SERVICE_CHAT_USERNAME: "Fixed" } },
+);
+
+apiTest(
+  "zipline client: after enabling TOTP the settings page offers Disable 2FA (user.totpSecret is a marker)",
+  async (app) => {
+    await settings(app, { mfaTotpEnabled: true });
+    const alice = await actor(app, "USER", "alice");
+    const before = await app.json("GET", "/api/user", undefined, alice.headers);
+    assert.equal(before.body.user.totpSecret, null);
+
+    const setup = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+    const secret: string = setup.body.secret;
+    const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 })
+      .generate({ timestamp: app.clock.now() });
+    const enabled = await app.json("POST", "/api/user/mfa/totp", {
+      code,
+      secret,
+      currentPassword: "password",
+    }, alice.headers);
+    assert.equal(enabled.status, 200);
+    assert.equal(enabled.body.totpSecret, "********");
+
+    const after = await app.json("GET", "/api/user", undefined, alice.headers);
+    assert.equal(after.body.user.totpSecret, "********");
+    assert.equal(after.body.user.totp, true);
+    assert.ok(!JSON.stringify(after.body).includes(secret), "the secret never leaves");
+  },
 );
