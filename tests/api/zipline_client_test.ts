@@ -188,3 +188,31 @@ apiTest(
     assert.ok(!JSON.stringify(after.body).includes(secret), "the secret never leaves");
   },
 );
+
+apiTest(
+  "zipline client: the theme pickers list /api/server/themes and apply the server's default",
+  async (app) => {
+    await settings(app, { websiteThemeDefault: "builtin:dark_blue" });
+    // Asked on every page, the sign-in page too: no session needed.
+    const reply = await app.json("GET", "/api/server/themes");
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body.defaultTheme, {
+      default: "builtin:dark_blue",
+      dark: "builtin:dark_gray",
+      light: "builtin:light_gray",
+    });
+    const ids = reply.body.themes.map((t: { id: string }) => t.id);
+    for (const id of ["builtin:dark_gray", "builtin:light_gray", "builtin:dark_blue"]) {
+      assert.ok(ids.includes(id), id);
+    }
+    for (const theme of reply.body.themes) {
+      assert.equal(typeof theme.name, "string");
+      assert.ok(["dark", "light"].includes(theme.colorScheme));
+      assert.equal(typeof theme.primaryColor, "string");
+      assert.equal(typeof theme.mainBackgroundColor, "string");
+      for (const provider of ["google", "github", "oidc", "discord"]) {
+        assert.equal(theme.colors[provider].length, 10, `${theme.id} ${provider}`);
+      }
+    }
+  },
+);
