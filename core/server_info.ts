@@ -13,6 +13,7 @@ import {
   type Settings,
 } from "./settings/registry.ts";
 import { OAUTH_PROVIDERS } from "./settings/validate.ts";
+import { CODE_LANGUAGES } from "./code_languages.ts";
 import { relyingPartyOf } from "./passkeys.ts";
 import type { Services } from "./services.ts";
 import { isFirstSetup } from "./setup.ts";
@@ -96,7 +97,8 @@ const lowerFirst = (text: string) => text[0].toLowerCase() + text.slice(1);
 /**
  * `GET /api/server/settings/web`: the settings a dashboard reads, grouped
  * by the key's first word (`filesMaxFileSize` → `files.maxFileSize`,
- * `domains` → `domains`), plus the OAuth summary and the version. Beside
+ * `domains` → `domains`), plus the OAuth summary, the version and the
+ * languages a text upload may be written in (`codeMap`). Beside
  * that flat form, the groups also carry Zipline v4's nested one, which its
  * web client reads (`features.metrics.enabled`, `website.theme.default`,
  * `mfa.totp.enabled`, and `mfa.passkeys`: whether passkeys are usable, as
@@ -127,6 +129,6 @@ export function webSettings(s: Services) {
       oauthEnabled: oauthEnabled(v),
       version: s.build.version,
     },
-    codeMap: [] as { ext: string; mime: string; name: string }[],
+    codeMap: CODE_LANGUAGES,
   };
 }

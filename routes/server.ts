@@ -78,7 +78,10 @@ const webRoute = defineRoute({
             "(a boolean: passkeys are enabled with an RP ID and an origin)",
         }),
         codeMap: z.array(z.object({ ext: z.string(), mime: z.string(), name: z.string() }))
-          .openapi({ description: "Always empty: Ferry has no code-language map" }),
+          .openapi({
+            description: "The languages a text upload may be written in: file extension, " +
+              "MIME type and name",
+          }),
       }).openapi("WebSettings"),
       "The settings",
     ),

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { Secret, TOTP } from "otpauth";
 import { apiTest, type TestApp } from "../helpers/app.ts";
+import { uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
@@ -214,5 +215,32 @@ apiTest(
         assert.equal(theme.colors[provider].length, 10, `${theme.id} ${provider}`);
       }
     }
+  },
+);
+
+apiTest(
+  "zipline client: the text upload page offers codeMap's languages and uploads typed text",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
+    const codeMap: { ext: string; mime: string; name: string }[] = reply.body.codeMap;
+    assert.equal(codeMap.length, 42);
+    assert.equal(new Set(codeMap.map((l) => l.ext)).size, 42, "one entry an extension");
+    for (const language of codeMap) {
+      assert.deepEqual(Object.keys(language).sort(), ["ext", "mime", "name"]);
+    }
+    // The page's default choice, and one it highlights.
+    assert.deepEqual(codeMap.find((l) => l.ext === "txt"), {
+      ext: "txt",
+      mime: "text/plain",
+      name: "Plain Text",
+    });
+    const python = codeMap.find((l) => l.ext === "py")!;
+    assert.deepEqual(python, { ext: "py", mime: "text/x-python", name: "Python" });
+
+    // It names the file text.<ext> and sends the language's type.
+    const file = await uploadOne(app, user.headers, "print('hi')\n", "text.py", python.mime);
+    const stored = await app.json("GET", `/api/user/files/${file.id}`, undefined, user.headers);
+    assert.equal(stored.body.type, "text/x-python");
   },
 );
