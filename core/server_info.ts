@@ -132,3 +132,24 @@ export function webSettings(s: Services) {
     codeMap: CODE_LANGUAGES,
   };
 }
+
+/**
+ * `GET /api/version`: the running build, from the build alone. `data` is
+ * what Zipline's client reads for its version badge, in the shape of
+ * Zipline's version service; Ferry asks no such service, so it reports its
+ * build as a release that is current.
+ */
+export function versionInfo(build: Services["build"]) {
+  const { version, commit } = build;
+  return {
+    version,
+    commit,
+    details: { version, sha: commit },
+    data: {
+      isUpstream: false,
+      isRelease: true,
+      isLatest: true,
+      version: { tag: `v${version}`, sha: commit },
+    },
+  };
+}

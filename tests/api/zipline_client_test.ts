@@ -244,3 +244,19 @@ apiTest(
     assert.equal(stored.body.type, "text/x-python");
   },
 );
+
+apiTest("zipline client: the version badge shows data.version.tag", async (app) => {
+  const user = await actor(app, "USER");
+  const reply = await app.json("GET", "/api/version", undefined, user.headers);
+  assert.equal(reply.status, 200);
+  const { version, commit } = app.services.build;
+  assert.deepEqual(reply.body.data, {
+    isUpstream: false,
+    isRelease: true,
+    isLatest: true,
+    version: { tag: `v${version}`, sha: commit },
+  });
+  // Ferry's own fields stay.
+  assert.equal(reply.body.version, version);
+  assert.deepEqual(reply.body.details, { version, sha: commit });
+});
