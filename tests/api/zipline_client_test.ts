@@ -260,3 +260,29 @@ apiTest("zipline client: the version badge shows data.version.tag", async (app) 
   assert.equal(reply.body.version, version);
   assert.deepEqual(reply.body.details, { version, sha: commit });
 });
+
+apiTest(
+  "zipline client: the users page shows a created or edited user as just updated, with its view",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const created = await app.json("POST", "/api/users", {
+      username: "alice",
+      password: "alicepass123",
+    }, root.headers);
+    assert.equal(created.status, 200);
+    const at = new Date(app.clock.now()).toISOString();
+    assert.equal(created.body.createdAt, at);
+    assert.equal(created.body.updatedAt, at);
+    assert.equal(created.body.view.enabled, false);
+
+    app.clock.advance(60_000);
+    const edited = await app.json("PATCH", `/api/users/${created.body.id}`, {
+      role: "ADMIN",
+    }, root.headers);
+    assert.equal(edited.status, 200);
+    assert.equal(edited.body.role, "ADMIN");
+    assert.equal(edited.body.updatedAt, new Date(app.clock.now()).toISOString());
+    assert.equal(edited.body.createdAt, at);
+    assert.equal(typeof edited.body.view, "object");
+  },
+);
