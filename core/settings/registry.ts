@@ -449,8 +449,11 @@ export const REGISTRY = {
     json(
       z.array(z.object({ name: z.string().trim().min(1).max(100), url: url() })).max(50),
     ),
-    [],
-    "Links shown in the dashboard: `[{name, url}]`.",
+    [
+      { name: "GitHub", url: "https://github.com/diced/zipline" },
+      { name: "Documentation", url: "https://zipline.diced.sh/" },
+    ],
+    "Links shown in the dashboard: `[{name, url}]`; by default Zipline's two, as Zipline ships.",
   ),
   websiteLoginBackground: website.string(
     optional(url()),

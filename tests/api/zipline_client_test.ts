@@ -286,3 +286,15 @@ apiTest(
     assert.equal(typeof edited.body.view, "object");
   },
 );
+
+apiTest(
+  "zipline client: the navigation lists Zipline's two external links by default",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
+    assert.deepEqual(reply.body.config.website.externalLinks, [
+      { name: "GitHub", url: "https://github.com/diced/zipline" },
+      { name: "Documentation", url: "https://zipline.diced.sh/" },
+    ]);
+  },
+);
