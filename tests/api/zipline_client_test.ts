@@ -298,3 +298,44 @@ apiTest(
     ]);
   },
 );
+
+apiTest(
+  "zipline client: a folder's file table shows each file's tags",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const tag = await app.json(
+      "POST",
+      "/api/user/tags",
+      { name: "work", color: "#336699" },
+      a.headers,
+    );
+    assert.equal(tag.status, 200);
+    const file = await uploadOne(app, a.headers);
+    const plain = await uploadOne(app, a.headers, "other", "other.txt");
+    assert.equal(
+      (await app.json("PATCH", `/api/user/files/${file.id}`, { tags: [tag.body.id] }, a.headers))
+        .status,
+      200,
+    );
+    const folder = await app.json("POST", "/api/user/folders", {
+      name: "docs",
+      files: [file.id, plain.id],
+    }, a.headers);
+    assert.equal(folder.status, 200);
+    const expected = [{
+      id: tag.body.id,
+      name: "work",
+      color: "#336699",
+      createdAt: tag.body.createdAt,
+      updatedAt: tag.body.updatedAt,
+    }];
+    const tagsById = (files: { id: string; tags: unknown[] }[]) =>
+      Object.fromEntries(files.map((f) => [f.id, f.tags]));
+    assert.deepEqual(tagsById(folder.body.files), { [file.id]: expected, [plain.id]: [] });
+
+    const one = await app.json("GET", `/api/user/folders/${folder.body.id}`, undefined, a.headers);
+    assert.deepEqual(tagsById(one.body.files), { [file.id]: expected, [plain.id]: [] });
+    const list = await app.json("GET", "/api/user/folders", undefined, a.headers);
+    assert.deepEqual(tagsById(list.body[0].files), { [file.id]: expected, [plain.id]: [] });
+  },
+);
