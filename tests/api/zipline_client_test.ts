@@ -339,3 +339,16 @@ apiTest(
     assert.deepEqual(tagsById(list.body[0].files), { [file.id]: expected, [plain.id]: [] });
   },
 );
+
+apiTest(
+  "zipline client: the invites table shows who created a new invite",
+  async (app) => {
+    const admin = await actor(app, "ADMIN", "carol");
+    const made = await app.json("POST", "/api/auth/invites", { expiresAt: "1d" }, admin.headers);
+    assert.equal(made.status, 200);
+    assert.deepEqual(made.body.inviter, { id: admin.user.id, username: "carol", role: "ADMIN" });
+    assert.equal(made.body.inviterId, admin.user.id);
+    const listed = await app.json("GET", "/api/auth/invites", undefined, admin.headers);
+    assert.deepEqual(listed.body[0].inviter, made.body.inviter);
+  },
+);
