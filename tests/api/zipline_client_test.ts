@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { Secret, TOTP } from "otpauth";
 import { apiTest, type TestApp } from "../helpers/app.ts";
+import { recordMetrics } from "../../core/tasks/metrics.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -350,5 +351,39 @@ apiTest(
     assert.equal(made.body.inviterId, admin.user.id);
     const listed = await app.json("GET", "/api/auth/invites", undefined, admin.headers);
     assert.deepEqual(listed.body[0].inviter, made.body.inviter);
+  },
+);
+
+apiTest(
+  "zipline client: the metrics page loads statistics (a Metric list, newest first, the first in full)",
+  async (app) => {
+    const a = await actor(app, "USER", "alice");
+    await uploadOne(app, a.headers, "12345", "a.txt");
+    await recordMetrics(app.services);
+    app.clock.advance(60_000);
+    await recordMetrics(app.services);
+    const now = app.clock.now();
+    // The page asks for the last seven days.
+    const reply = await app.json(
+      "GET",
+      `/api/stats?from=${new Date(now - 7 * 86_400_000).toISOString()}&to=${
+        new Date(now).toISOString()
+      }`,
+      undefined,
+      a.headers,
+    );
+    assert.equal(reply.status, 200);
+    assert.ok(Array.isArray(reply.body) && reply.body.length === 2, "data?.length");
+    const [recent, older] = reply.body;
+    assert.deepEqual(Object.keys(recent).sort(), ["createdAt", "data", "id", "updatedAt"]);
+    // The cards and tables read the first; the graphs read every one's totals.
+    assert.deepEqual(recent.data.filesUsers, [{ username: "alice", sum: 1, storage: 5, views: 0 }]);
+    assert.deepEqual(recent.data.types, [{ type: "text/plain", sum: 1 }]);
+    for (const metric of [recent, older]) {
+      for (const field of ["files", "urls", "users", "storage", "fileViews", "urlViews"]) {
+        assert.equal(typeof metric.data[field], "number", field);
+      }
+    }
+    assert.ok(Date.parse(recent.createdAt) > Date.parse(older.createdAt));
   },
 );
