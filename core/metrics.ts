@@ -1,8 +1,10 @@
 /**
  * `GET /api/stats` (reference §4.9): the metrics snapshots of a time range,
- * the newest in full and the rest as chart points, thinned to at most
- * {@link MAX_POINTS}. Snapshots come from the metrics task or a Zipline
- * import, so their `data` is read field by field with zeros for gaps.
+ * newest first and thinned to at most {@link MAX_POINTS}, as the list of
+ * metrics Zipline v4.4's web client reads (`Metric[]`): the newest in full,
+ * the rest with their totals and empty per-user and type lists, which only
+ * the newest's tables show. Snapshots come from the metrics task or a
+ * Zipline import, so their `data` is read field by field with zeros for gaps.
  */
 import type { UserRecord } from "../db/store.ts";
 import type { MetricRange, MetricRecord } from "../db/metrics.ts";
@@ -22,10 +24,8 @@ export interface StatsQuery {
   all?: boolean;
 }
 
-/** The instance totals of one snapshot, as a chart point. */
-export interface MetricPoint {
-  id: string;
-  createdAt: Date;
+/** The instance totals of one snapshot. */
+export interface MetricTotals {
   users: number;
   files: number;
   fileViews: number;
@@ -35,10 +35,18 @@ export interface MetricPoint {
 }
 
 /** A snapshot's statistics in Zipline's shape. */
-export interface MetricData extends Omit<MetricPoint, "id" | "createdAt"> {
+export interface MetricData extends MetricTotals {
   filesUsers: { username: string | null; sum: number; storage: number; views: number }[];
   urlsUsers: { username: string | null; sum: number; views: number }[];
   types: { type: string; sum: number }[];
+}
+
+/** A snapshot as the API shows it: Zipline's `Metric`. */
+export interface MetricView {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  data: MetricData;
 }
 
 /**
@@ -47,7 +55,11 @@ export interface MetricData extends Omit<MetricPoint, "id" | "createdAt"> {
  * off or for administrators only and the caller is not one, 400 on a date
  * that does not parse or a range that is backwards or starts in the future.
  */
-export async function instanceStats(s: Services, caller: UserRecord, query: StatsQuery) {
+export async function instanceStats(
+  s: Services,
+  caller: UserRecord,
+  query: StatsQuery,
+): Promise<MetricView[]> {
   if (!s.settings.get("featuresMetricsEnabled")) throw forbidden("Metrics are disabled");
   if (s.settings.get("featuresMetricsAdminOnly") && !isAdministrator(caller.role)) {
     throw forbidden("Admin only");
@@ -55,23 +67,20 @@ export async function instanceStats(s: Services, caller: UserRecord, query: Stat
   const range = query.all ? { from: null, to: null } : timeRange(s.clock.now(), query);
   const total = await s.store.metrics.countRange(range);
   const step = Math.ceil(total / MAX_POINTS);
-  const points: MetricPoint[] = [];
-  let latest: MetricRecord | null = null;
+  const metrics: MetricRecord[] = [];
   let index = 0;
   for await (const metric of s.store.metrics.range(range)) {
-    latest ??= metric;
-    if (index++ % step === 0 && points.length < MAX_POINTS) points.push(point(metric));
+    if (index++ % step === 0 && metrics.length < MAX_POINTS) metrics.push(metric);
   }
   const userSpecific = s.settings.get("featuresMetricsShowUserSpecific");
-  return {
-    latest: latest && {
-      id: latest.id,
-      createdAt: latest.createdAt,
-      updatedAt: latest.createdAt,
-      data: metricData(latest.data, userSpecific),
-    },
-    points,
-  };
+  return metrics.map((metric, i) => ({
+    id: metric.id,
+    createdAt: metric.createdAt,
+    updatedAt: metric.createdAt,
+    data: i === 0
+      ? metricData(metric.data, userSpecific)
+      : { ...totals(metric.data), filesUsers: [], urlsUsers: [], types: [] },
+  }));
 }
 
 function timeRange(now: number, query: StatsQuery): MetricRange {
@@ -88,11 +97,8 @@ function parseDate(text: string): Date {
   return date;
 }
 
-function point(metric: MetricRecord): MetricPoint {
-  const d = metric.data;
+function totals(d: Record<string, unknown>): MetricTotals {
   return {
-    id: metric.id,
-    createdAt: metric.createdAt,
     users: num(d.users),
     files: num(d.files),
     fileViews: num(d.fileViews),
@@ -104,11 +110,10 @@ function point(metric: MetricRecord): MetricPoint {
 
 /** `data` in Zipline's shape; without `userSpecific` the per-user lists are empty. */
 function metricData(data: Record<string, unknown>, userSpecific: boolean): MetricData {
-  const { id: _, createdAt: __, ...totals } = point({ id: "", createdAt: new Date(0), data });
   const rows = (value: unknown) => Array.isArray(value) ? value as Record<string, unknown>[] : [];
   const username = (v: unknown) => typeof v === "string" ? v : null;
   return {
-    ...totals,
+    ...totals(data),
     filesUsers: userSpecific
       ? rows(data.filesUsers).map((u) => ({
         username: username(u.username),

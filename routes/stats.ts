@@ -5,21 +5,17 @@ import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { Timestamp } from "./schemas.ts";
 
-const Totals = {
-  users: z.number(),
-  files: z.number(),
-  fileViews: z.number(),
-  urls: z.number(),
-  urlViews: z.number(),
-  storage: z.number().openapi({ description: "Bytes" }),
-};
-
 const MetricSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   data: z.object({
-    ...Totals,
+    users: z.number(),
+    files: z.number(),
+    fileViews: z.number(),
+    urls: z.number(),
+    urlViews: z.number(),
+    storage: z.number().openapi({ description: "Bytes" }),
     filesUsers: z.array(z.object({
       username: z.string().nullable(),
       sum: z.number(),
@@ -35,12 +31,11 @@ const MetricSchema = z.object({
   }),
 }).openapi("Metric");
 
-const StatsReply = z.object({
-  latest: MetricSchema.nullable().openapi({ description: "The newest snapshot of the range" }),
-  points: z.array(z.object({ id: z.string(), createdAt: Timestamp, ...Totals })).openapi({
-    description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}`,
-  }),
-}).openapi("StatsReply");
+const StatsReply = z.array(MetricSchema).openapi("StatsReply", {
+  description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}, ` +
+    "as Zipline v4.4's web client reads them: the first in full, the others with their " +
+    "totals and empty `filesUsers`, `urlsUsers` and `types`",
+});
 
 const stats = defineRoute({
   method: "get",

@@ -55,7 +55,10 @@ const create = defineRoute({
     })),
   },
   responses: {
-    200: json(UserSummarySchema, "The created user"),
+    200: json(
+      UserDetailSchema,
+      "The created user: the spec's summary, with `updatedAt` and `view` as Zipline sends them",
+    ),
     400: errorDoc("`Username already exists`, an invalid avatar, or a validation failure"),
     403: errorDoc("`You cannot create this role`, or `forbidden` for a non-admin"),
   },
@@ -96,7 +99,10 @@ const update = defineRoute({
     })),
   },
   responses: {
-    200: json(UserSummarySchema, "The updated user"),
+    200: json(
+      UserDetailSchema,
+      "The updated user: the spec's summary, with `updatedAt` and `view` as Zipline sends them",
+    ),
     400: errorDoc("`Username already exists`, `maxBytes is required`, `maxFiles is required`, …"),
     403: errorDoc("`You cannot modify this user`, `You cannot assign this role`"),
     404: notFound,
@@ -133,7 +139,7 @@ export const usersRoutes = newRouter()
   })
   .openapi(create, async (c) => {
     const user = await adminCreateUser(c.var.services, me(c), c.req.valid("json"));
-    return c.json(summaryView(user), 200);
+    return c.json(detailView(user), 200);
   })
   .openapi(get, async (c) => {
     const user = await adminGetUser(c.var.services, c.req.valid("param").id);
@@ -142,7 +148,7 @@ export const usersRoutes = newRouter()
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const user = await adminUpdateUser(c.var.services, me(c), id, c.req.valid("json"));
-    return c.json(summaryView(user), 200);
+    return c.json(detailView(user), 200);
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");

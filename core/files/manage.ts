@@ -7,6 +7,7 @@
  */
 import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
 import { UniqueError, type UserRecord } from "../../db/store.ts";
+import type { TagRecord } from "../../db/tags.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";
 import { canManage, isAdministrator } from "../roles.ts";
@@ -97,14 +98,19 @@ export async function listFiles(s: Services, caller: UserRecord, input: ListInpu
   };
 }
 
+/** A file's view with its tags, as Zipline sends files in lists and folders. */
+export function taggedView(settings: Settings, f: FileRecord, tags: TagRecord[] = []) {
+  return { ...fileView(settings, f), tags: tags.map(tagSummary) };
+}
+
+/** A file's API shape with its tags. */
+export type TaggedFileView = ReturnType<typeof taggedView>;
+
 /** The views of `files`, each with its tags. */
 export async function taggedViews(s: Services, files: FileRecord[]) {
   const tags = await s.store.tags.tagsOfFiles(files.map((f) => f.id));
   const settings = s.settings.all();
-  return files.map((f) => ({
-    ...fileView(settings, f),
-    tags: (tags.get(f.id) ?? []).map(tagSummary),
-  }));
+  return files.map((f) => taggedView(settings, f, tags.get(f.id)));
 }
 
 /** Whether `caller` may act on `file`: its own, a managed user's, or (administrators) an orphan. */

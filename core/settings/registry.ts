@@ -4,7 +4,8 @@
  * `tampered`), the audit masking, the API document and docs/settings.md all
  * derive from it. Keys are Zipline v4's, so its dashboards and exports
  * round-trip; Zipline's `discord*` keys are named `chat*` here, as the spec's
- * §6.2 names them.
+ * §6.2 names them, and Zipline v4.4's `mfaPasskeys` is `mfaPasskeysEnabled`:
+ * those keys carry Zipline's name as an `alias`, accepted and shown beside.
  *
  * A schema validates one value and normalises it; it must accept its own
  * output unchanged, because stored values are parsed again on every reload.
@@ -54,6 +55,12 @@ export interface SettingFlags {
   secret?: boolean;
   /** When set, a non-null value must be an existing file or directory on the server. */
   path?: "file" | "directory";
+  /**
+   * Zipline v4's name for the key where it differs: a `PATCH` may use it, a
+   * `GET` shows it beside the key with the same value; `tampered`, issues and
+   * the audit trail name the key.
+   */
+  alias?: string;
 }
 
 /** What the API and the audit trail show in place of a secret's value. */
@@ -268,10 +275,14 @@ const domains = category("Domains");
 const task = (value: string, what: string) =>
   tasks.string(optional(duration(MAX_TIMER_MS)), value, `How often to ${what}; null turns it off.`);
 
-const secretUrl = (description: string) =>
-  webhooks.string(optional(url()), null, description, { secret: true });
-const text = (description: string) =>
-  webhooks.string(optional(z.string().max(2000)), null, description);
+const secretUrl = (description: string, alias?: string) =>
+  webhooks.string(optional(url()), null, description, { secret: true, alias });
+const text = (description: string, alias: string) =>
+  webhooks.string(optional(z.string().max(2000)), null, description, { alias });
+const avatarUrl = (description: string, alias: string) =>
+  webhooks.string(optional(url()), null, description, { alias });
+const embedOf = (what: string, alias: string) =>
+  webhooks.json(embed(), null, `Embed for ${what}; null sends none.`, { alias });
 
 const clientId = (provider: string) =>
   oauth.string(optional(z.string().trim().max(500)), null, `${provider} OAuth client id.`);
@@ -445,8 +456,11 @@ export const REGISTRY = {
     json(
       z.array(z.object({ name: z.string().trim().min(1).max(100), url: url() })).max(50),
     ),
-    [],
-    "Links shown in the dashboard: `[{name, url}]`.",
+    [
+      { name: "GitHub", url: "https://github.com/diced/zipline" },
+      { name: "Documentation", url: "https://zipline.diced.sh/" },
+    ],
+    "Links shown in the dashboard: `[{name, url}]`; by default Zipline's two, as Zipline ships.",
   ),
   websiteLoginBackground: website.string(
     optional(url()),
@@ -499,7 +513,11 @@ export const REGISTRY = {
     "Ferry",
     "Issuer shown in authenticator apps.",
   ),
-  mfaPasskeysEnabled: mfa.boolean(false, "Let users register passkeys; needs RP ID and origin."),
+  mfaPasskeysEnabled: mfa.boolean(
+    false,
+    "Let users register passkeys; needs RP ID and origin.",
+    { alias: "mfaPasskeys" },
+  ),
   mfaPasskeysRpID: mfa.string(
     optional(
       z.string().trim().regex(
@@ -532,31 +550,46 @@ export const REGISTRY = {
 
   httpWebhookOnUpload: secretUrl("URL POSTed on every upload."),
   httpWebhookOnShorten: secretUrl("URL POSTed on every shortened URL."),
-  chatWebhookUrl: secretUrl("Chat webhook URL used when an event has none of its own."),
-  chatUsername: text("Chat webhook username used when an event has none of its own."),
-  chatAvatarUrl: webhooks.string(
-    optional(url()),
-    null,
+  chatWebhookUrl: secretUrl(
+    "Chat webhook URL used when an event has none of its own.",
+    "discordWebhookUrl",
+  ),
+  chatUsername: text(
+    "Chat webhook username used when an event has none of its own.",
+    "discordUsername",
+  ),
+  chatAvatarUrl: avatarUrl(
     "Chat webhook avatar URL used when an event has none of its own.",
+    "discordAvatarUrl",
   ),
-  chatOnUploadWebhookUrl: secretUrl("Chat webhook URL for uploads."),
-  chatOnUploadUsername: text("Chat webhook username for uploads."),
-  chatOnUploadAvatarUrl: webhooks.string(
-    optional(url()),
-    null,
+  chatOnUploadWebhookUrl: secretUrl("Chat webhook URL for uploads.", "discordOnUploadWebhookUrl"),
+  chatOnUploadUsername: text("Chat webhook username for uploads.", "discordOnUploadUsername"),
+  chatOnUploadAvatarUrl: avatarUrl(
     "Chat webhook avatar URL for uploads.",
+    "discordOnUploadAvatarUrl",
   ),
-  chatOnUploadContent: text("Message text for uploads; template variables allowed."),
-  chatOnUploadEmbed: webhooks.json(embed(), null, "Embed for uploads; null sends none."),
-  chatOnShortenWebhookUrl: secretUrl("Chat webhook URL for shortened URLs."),
-  chatOnShortenUsername: text("Chat webhook username for shortened URLs."),
-  chatOnShortenAvatarUrl: webhooks.string(
-    optional(url()),
-    null,
+  chatOnUploadContent: text(
+    "Message text for uploads; template variables allowed.",
+    "discordOnUploadContent",
+  ),
+  chatOnUploadEmbed: embedOf("uploads", "discordOnUploadEmbed"),
+  chatOnShortenWebhookUrl: secretUrl(
+    "Chat webhook URL for shortened URLs.",
+    "discordOnShortenWebhookUrl",
+  ),
+  chatOnShortenUsername: text(
+    "Chat webhook username for shortened URLs.",
+    "discordOnShortenUsername",
+  ),
+  chatOnShortenAvatarUrl: avatarUrl(
     "Chat webhook avatar URL for shortened URLs.",
+    "discordOnShortenAvatarUrl",
   ),
-  chatOnShortenContent: text("Message text for shortened URLs; template variables allowed."),
-  chatOnShortenEmbed: webhooks.json(embed(), null, "Embed for shortened URLs; null sends none."),
+  chatOnShortenContent: text(
+    "Message text for shortened URLs; template variables allowed.",
+    "discordOnShortenContent",
+  ),
+  chatOnShortenEmbed: embedOf("shortened URLs", "discordOnShortenEmbed"),
 
   pwaEnabled: pwa.boolean(false, "Serve a web app manifest."),
   pwaTitle: pwa.string(z.string().trim().min(1).max(100), "Ferry", "Web app name."),
@@ -587,6 +620,23 @@ export function isSettingKey(key: string): key is SettingKey {
 /** The key's definition, untyped, for code that walks every key. */
 export function settingDef(key: SettingKey): SettingDef {
   return REGISTRY[key] as SettingDef;
+}
+
+/** Each alias (Zipline's name) with the key it names. */
+export const ALIASES: ReadonlyMap<string, SettingKey> = new Map(
+  SETTING_KEYS.flatMap((key) => {
+    const alias = settingDef(key).alias;
+    return alias ? [[alias, key] as const] : [];
+  }),
+);
+
+/** `settings` with each alias beside its key, holding the key's value: what a `GET` shows. */
+export function withAliases<T extends Partial<Record<SettingKey, unknown>>>(
+  settings: T,
+): T & Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...settings };
+  for (const [alias, key] of ALIASES) if (key in settings) shown[alias] = settings[key];
+  return shown as T & Record<string, unknown>;
 }
 
 /** The environment variable of a key: `coreReturnHttpsUrls` → `SERVICE_CORE_RETURN_HTTPS_URLS`. */

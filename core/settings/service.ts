@@ -23,6 +23,7 @@ import {
   settingDef,
   type SettingKey,
   type Settings,
+  withAliases,
 } from "./registry.ts";
 import { validateChange, type ValidationContext } from "./validate.ts";
 
@@ -45,8 +46,11 @@ export interface SettingsActor {
 
 /** The settings as the API shows them. */
 export interface SettingsView {
-  /** Secret values are {@link MASK} for a caller below SUPERADMIN. */
-  settings: Settings;
+  /**
+   * Secret values are {@link MASK} for a caller below SUPERADMIN; each alias
+   * (Zipline's name of a key) is shown beside its key.
+   */
+  settings: Settings & Record<string, unknown>;
   /** Keys set by the environment. */
   tampered: SettingKey[];
   /** The secret keys that hold a value (masked or not). */
@@ -114,7 +118,7 @@ export class SettingsService {
       SETTING_KEYS.map((key) => [key, masked(key, current[key])]),
     ) as Settings;
     const secretsSet = SETTING_KEYS.filter((k) => settingDef(k).secret && current[k] !== null);
-    return { settings, tampered: [...this.tamperedKeys], secretsSet };
+    return { settings: withAliases(settings), tampered: [...this.tamperedKeys], secretsSet };
   }
 
   /**

@@ -15,9 +15,10 @@ apiTest("login sets a 14-day session cookie that authenticates", async (app) => 
   });
   assert.equal(res.status, 200);
   assert.equal(res.body.user.username, "alice");
-  for (const secret of ["password", "token", "totpSecret"]) {
+  for (const secret of ["password", "token"]) {
     assert.equal(res.body.user[secret], undefined);
   }
+  assert.equal(res.body.user.totpSecret, null, "only ever a marker (docs/zipline.md)");
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith("service_session="))!;
   assert.match(cookie, /Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax/);
   assert.doesNotMatch(cookie, /Secure/);

@@ -11,6 +11,7 @@ import {
   SETTING_KEYS,
   settingDef,
   type SettingKey,
+  withAliases,
 } from "../../core/settings/registry.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
@@ -246,8 +247,8 @@ apiTest("GET /api/server/settings answers every registry key and tampered", asyn
   const res = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(res.body), ["settings", "tampered", "secretsSet"]);
-  assert.deepEqual(Object.keys(res.body.settings), SETTING_KEYS);
-  assert.deepEqual(res.body.settings, JSON.parse(JSON.stringify(defaultSettings())));
+  assert.deepEqual(Object.keys(res.body.settings), Object.keys(withAliases(defaultSettings())));
+  assert.deepEqual(res.body.settings, JSON.parse(JSON.stringify(withAliases(defaultSettings()))));
   assert.deepEqual(res.body.tampered, []);
   assert.deepEqual(res.body.secretsSet, []);
   assert.equal(res.body.settings.websiteTitle, "Ferry");
@@ -265,7 +266,7 @@ apiTest("PATCH changes only the given keys and answers the full settings", async
   }, admin);
   assert.equal(res.status, 200);
   const expected = {
-    ...JSON.parse(JSON.stringify(defaultSettings())),
+    ...JSON.parse(JSON.stringify(withAliases(defaultSettings()))),
     websiteTitle: "Shared",
     filesMaxFileSize: "1gb",
     ratelimitAllowList: ["10.0.0.1"],
@@ -401,12 +402,12 @@ apiTest("unknown keys, an empty body and a non-object are 400 with issues", asyn
   const admin = await superadmin(app);
   const unknown = await app.json("PATCH", "/api/server/settings", {
     websiteTitle: "x",
-    discordWebhookUrl: "https://example.com",
+    slackWebhookUrl: "https://example.com",
   }, admin);
   assert.equal(unknown.status, 400);
   assert.deepEqual(unknown.body.issues, [{
-    path: ["discordWebhookUrl"],
-    message: 'Unrecognized key: "discordWebhookUrl"',
+    path: ["slackWebhookUrl"],
+    message: 'Unrecognized key: "slackWebhookUrl"',
     code: "unrecognized_keys",
   }]);
   const empty = await app.json("PATCH", "/api/server/settings", {}, admin);

@@ -21,7 +21,9 @@ apiTest("create: summary shape, default role, and a duplicate is a 400", async (
     "id",
     "quota",
     "role",
+    "updatedAt",
     "username",
+    "view",
   ]);
   assert.equal(res.body.role, "USER");
   assert.equal(res.body.avatar, null);
