@@ -50,7 +50,7 @@ export function Layout(
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${site}`}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        <link rel="manifest" href="/manifest.json" />
+        {look.installable && <link rel="manifest" href="/manifest.json" />}
         {head}
         <link rel="stylesheet" href={assetPath("ferry.css")} />
         {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
