@@ -10,6 +10,7 @@
 import { render } from "preact";
 import { readConfig } from "./config.ts";
 import { AccountPage } from "./pages/account.tsx";
+import { AdminUsersPage } from "./pages/admin_users.tsx";
 import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
@@ -30,6 +31,7 @@ if (root) {
     folders: () => <FoldersPage />,
     tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
+    users: () => <AdminUsersPage config={config} />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

@@ -4,11 +4,12 @@
  * {@link MAX_POINTS}. Snapshots come from the metrics task or a Zipline
  * import, so their `data` is read field by field with zeros for gaps.
  */
-import type { UserRecord } from "../db/store.ts";
+import type { Role, UserRecord } from "../db/store.ts";
 import type { MetricRange, MetricRecord } from "../db/metrics.ts";
 import { badRequest, forbidden } from "./errors.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";
+import type { Settings } from "./settings/registry.ts";
 
 /** The most points a reply carries. */
 export const MAX_POINTS = 500;
@@ -42,16 +43,25 @@ export interface MetricData extends Omit<MetricPoint, "id" | "createdAt"> {
 }
 
 /**
+ * Why a user of `role` may not read the metrics (`Metrics are disabled`,
+ * `Admin only`), or `null` when it may; the dashboard hides its statistics
+ * page by the same rule.
+ */
+export function statsRefusal(settings: Settings, role: Role): string | null {
+  if (!settings.featuresMetricsEnabled) return "Metrics are disabled";
+  if (settings.featuresMetricsAdminOnly && !isAdministrator(role)) return "Admin only";
+  return null;
+}
+
+/**
  * The snapshots of the caller's range: `all` for every one, else `from` (a
  * week ago by default) to `to` (now by default). Throws 403 when metrics are
  * off or for administrators only and the caller is not one, 400 on a date
  * that does not parse or a range that is backwards or starts in the future.
  */
 export async function instanceStats(s: Services, caller: UserRecord, query: StatsQuery) {
-  if (!s.settings.get("featuresMetricsEnabled")) throw forbidden("Metrics are disabled");
-  if (s.settings.get("featuresMetricsAdminOnly") && !isAdministrator(caller.role)) {
-    throw forbidden("Admin only");
-  }
+  const refusal = statsRefusal(s.settings.all(), caller.role);
+  if (refusal) throw forbidden(refusal);
   const range = query.all ? { from: null, to: null } : timeRange(s.clock.now(), query);
   const total = await s.store.metrics.countRange(range);
   const step = Math.ceil(total / MAX_POINTS);

@@ -1,0 +1,173 @@
+/**
+ * The administrators' dashboard in a real browser against the real server,
+ * on both stores: an ADMIN creates a USER with a quota and the USER's upload
+ * beyond it is refused; the ADMIN's controls for users it may not manage are
+ * disabled and the server refuses the forged requests. Screenshots of each
+ * page in light, dark and phone width.
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import type { BrowserContext } from "playwright-core";
+import {
+  browserTestOnStores,
+  type JourneyContext,
+  screenshots,
+  setupAdmin,
+  signIn,
+  watchProblems,
+} from "../helpers/browser.ts";
+
+/** Calls the API as the browser context's signed-in user (its session cookie). */
+async function asUser(
+  context: BrowserContext,
+  origin: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  const cookie = (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join("; ");
+  return await fetch(`${origin}${path}`, {
+    method,
+    headers: { cookie, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** Creates `username` with `role` as the set-up SUPERADMIN (session cookie `admin`). */
+async function createUser(origin: string, admin: string, username: string, role: string) {
+  const res = await fetch(`${origin}/api/users`, {
+    method: "POST",
+    headers: { cookie: admin, "content-type": "application/json" },
+    body: JSON.stringify({ username, password: `${username}-password`, role }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  return await res.json() as { id: string };
+}
+
+async function usersJourney({ browser, origin, kind }: JourneyContext) {
+  const superCookie = await setupAdmin(origin);
+  const superId = (await (await fetch(`${origin}/api/user`, { headers: { cookie: superCookie } }))
+    .json()).user?.id as string | undefined;
+  const peer = await createUser(origin, superCookie, "peer", "ADMIN");
+  await createUser(origin, superCookie, "moderator", "ADMIN");
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin, "moderator", "moderator-password");
+  await page.getByRole("navigation", { name: "Administration" })
+    .getByRole("link", { name: "Users" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/users`);
+  const table = page.getByRole("table", { name: "Users" });
+  await table.getByRole("cell", { name: "peer", exact: true }).waitFor();
+
+  // Roles above the caller's are disabled choices, explained.
+  const newUser = page.getByRole("form", { name: "New user" });
+  const role = newUser.getByLabel("Role");
+  assert.equal(await role.getByRole("option", { name: /^SUPERADMIN/ }).isDisabled(), true);
+  assert.equal(await role.getByRole("option", { name: "USER", exact: true }).isDisabled(), false);
+  await newUser.getByText(/gives roles up to its own/).waitFor();
+
+  // Users at or above the caller's role: their controls are disabled.
+  for (const name of ["admin", "peer", "moderator"]) {
+    assert.equal(await page.getByRole("button", { name: `Edit ${name}` }).isDisabled(), true);
+    assert.equal(await page.getByRole("button", { name: `Delete ${name}` }).isDisabled(), true);
+  }
+
+  // Create a USER, then give it a quota of 1 KB.
+  await newUser.getByLabel("Username").fill("alice");
+  await newUser.getByLabel("Password").fill("alice-password");
+  await newUser.getByRole("button", { name: "Create user" }).click();
+  await table.getByRole("cell", { name: "alice", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Edit alice" }).click();
+  const edit = page.getByRole("form", { name: "Edit alice" });
+  await edit.getByLabel("Quota").selectOption("BY_BYTES");
+  await edit.getByLabel("Max storage").fill("1kb");
+  await edit.getByLabel("Max URLs").fill("3");
+  await screenshots(page, "admin-users-edit", kind);
+  await edit.getByRole("button", { name: "Save" }).click();
+  await page.getByText("alice saved.").waitFor();
+  await table.getByText("of 1kb").waitFor();
+
+  // Search and sort.
+  await page.getByLabel("Search users").fill("ali");
+  await table.getByRole("cell", { name: "peer", exact: true }).waitFor({ state: "detached" });
+  await page.getByLabel("Search users").fill("");
+  await page.getByLabel("Sort by").selectOption("username");
+  const names = await table.locator("tbody .user-name strong").allTextContents();
+  assert.deepEqual(names, [...names].sort());
+  await screenshots(page, "admin-users", kind);
+
+  // The server refuses what the disabled controls would have sent.
+  const forged = [
+    await asUser(context, origin, "PATCH", `/api/users/${peer.id}`, { username: "taken" }),
+    await asUser(context, origin, "PATCH", `/api/users/${superId}`, { role: "USER" }),
+    await asUser(context, origin, "DELETE", `/api/users/${superId}`, { delete: true }),
+  ];
+  assert.deepEqual(forged.map((r) => r.status), [403, 403, 403]);
+  const aliceId = (await (await asUser(context, origin, "GET", "/api/users")).json() as {
+    id: string;
+    username: string;
+  }[]).find((u) => u.username === "alice")!.id;
+  const promote = await asUser(context, origin, "PATCH", `/api/users/${aliceId}`, {
+    role: "SUPERADMIN",
+  });
+  assert.equal(promote.status, 403);
+  assert.equal((await promote.json()).error, "You cannot assign this role");
+
+  // alice uploads: a small file fits, one beyond the quota is refused.
+  const aliceContext = await browser.newContext();
+  const alicePage = await aliceContext.newPage();
+  await signIn(alicePage, origin, "alice", "alice-password");
+  await alicePage.goto(`${origin}/dashboard/upload`);
+  await alicePage.getByLabel("Files to upload").setInputFiles([
+    { name: "small.txt", mimeType: "text/plain", buffer: Buffer.from("fits") },
+  ]);
+  await alicePage.getByLabel("Link to small.txt", { exact: true }).waitFor();
+  await alicePage.getByLabel("Files to upload").setInputFiles([
+    { name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(4096, 120) },
+  ]);
+  await alicePage.getByRole("alert").filter({ hasText: /exceed your quota/ }).waitFor();
+  await aliceContext.close();
+
+  // The admin opens alice's files, then deletes her with her content.
+  await page.reload();
+  await page.getByRole("link", { name: "Files of alice" }).click();
+  await page.getByRole("heading", { name: "Files of alice" }).waitFor();
+  await page.getByText("1 file", { exact: true }).waitFor();
+  await page.goBack();
+  await page.getByRole("button", { name: "Delete alice" }).click();
+  const remove = page.getByRole("form", { name: "Delete alice" });
+  await remove.getByLabel("Also delete their files and URLs").check();
+  await screenshots(page, "admin-users-delete", kind);
+  await remove.getByRole("button", { name: "Delete alice" }).click();
+  await page.getByText("alice deleted.").waitFor();
+  await table.getByRole("cell", { name: "alice", exact: true }).waitFor({ state: "detached" });
+  const files = await fetch(`${origin}/api/user/files?page=1&id=${aliceId}`, {
+    headers: { cookie: superCookie },
+  });
+  assert.equal(files.status, 404, "alice is gone");
+
+  // A USER is shown no administration and is refused its pages.
+  const userPage = await (await browser.newContext()).newPage();
+  await createUser(origin, superCookie, "bob", "USER");
+  await signIn(userPage, origin, "bob", "bob-password");
+  assert.equal(
+    await userPage.getByRole("navigation", { name: "Administration" })
+      .getByRole("link", { name: "Users" }).count(),
+    0,
+  );
+  const refused = await userPage.goto(`${origin}/dashboard/admin/users`);
+  assert.equal(refused?.status(), 404);
+
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "the users page: an ADMIN creates a USER with a quota that refuses her upload beyond it, " +
+    "cannot touch users at or above its role (disabled controls, forged requests refused), " +
+    "opens her files and deletes her with them",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  usersJourney,
+);
