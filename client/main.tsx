@@ -10,6 +10,8 @@
 import { render } from "preact";
 import { readConfig } from "./config.ts";
 import { AccountPage } from "./pages/account.tsx";
+import { AdminAuditPage } from "./pages/admin_audit.tsx";
+import { AdminSettingsPage } from "./pages/admin_settings.tsx";
 import { AdminUsersPage } from "./pages/admin_users.tsx";
 import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
@@ -32,6 +34,8 @@ if (root) {
     tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
     users: () => <AdminUsersPage config={config} />,
+    "server-settings": () => <AdminSettingsPage />,
+    audit: () => <AdminAuditPage />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

@@ -171,3 +171,77 @@ browserTestOnStores(
   { SERVICE_RATELIMIT_ENABLED: "false" },
   usersJourney,
 );
+
+async function settingsJourney({ browser, origin, kind }: JourneyContext) {
+  await setupAdmin(origin);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("link", { name: "Server settings" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/settings`);
+  const form = page.getByRole("form", { name: "Server settings" });
+  await form.getByRole("heading", { name: "Chunked uploads" }).waitFor();
+  await screenshots(page, "admin-settings", kind);
+
+  // A key the environment pins is read-only, naming its variable.
+  const pinned = form.getByLabel("ratelimitEnabled", { exact: true });
+  assert.equal(await pinned.isDisabled(), true);
+  await form.getByText("SERVICE_RATELIMIT_ENABLED").waitFor();
+
+  // Search over keys and descriptions.
+  await form.getByLabel("Search settings").fill("site title");
+  await form.getByRole("heading", { name: "Chunked uploads" }).waitFor({ state: "detached" });
+  const title = form.getByLabel("websiteTitle", { exact: true });
+  await title.fill("Harbor");
+  const sent = page.waitForRequest((r) => r.method() === "PATCH");
+  await form.getByRole("button", { name: "Save 1 changed" }).click();
+  assert.deepEqual((await sent).postDataJSON(), { websiteTitle: "Harbor" }, "only the change");
+  await form.getByText("Saved 1 setting.").waitFor();
+
+  // An invalid value: the server's message beside its field, nothing saved.
+  await form.getByLabel("Search settings").fill("");
+  const size = form.getByLabel("filesMaxFileSize", { exact: true });
+  await size.fill("lots");
+  await form.getByRole("button", { name: "Save 1 changed" }).click();
+  const field = form.locator(".setting", {
+    has: page.getByLabel("filesMaxFileSize", { exact: true }),
+  });
+  await field.getByRole("alert").filter({ hasText: "must be a size" }).waitFor();
+  await size.scrollIntoViewIfNeeded();
+  await screenshots(page, "admin-settings-invalid", kind);
+  const forged = await fetch(`${origin}/api/server/settings`, {
+    method: "PATCH",
+    headers: {
+      cookie: (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join("; "),
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ ratelimitEnabled: true }),
+  });
+  assert.equal(forged.status, 400, "a tampered key is refused by the server too");
+
+  // The change in the audit trail, filtered by key and user.
+  await page.getByRole("link", { name: "Audit trail" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/audit`);
+  const changes = page.getByRole("table", { name: "Setting changes" });
+  await page.getByLabel("Filter by key").fill("websiteTitle");
+  await page.getByLabel("Filter by user").fill("adm");
+  const row = changes.getByRole("row").filter({ hasText: "websiteTitle" });
+  await row.getByRole("cell", { name: '"Harbor"' }).waitFor();
+  await row.getByRole("cell", { name: '"Ferry"' }).waitFor();
+  await screenshots(page, "admin-audit", kind);
+  await page.getByLabel("Filter by user").fill("nobody");
+  await page.getByText("No change matches.").waitFor();
+
+  // The one 400 is the invalid value's, on purpose.
+  assert.deepEqual(problems.filter((p) => !p.includes("status of 400")), []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "the settings page: a SUPERADMIN changes a setting (only it is sent) and finds it in the " +
+    "audit trail; a key pinned by the environment is read-only; an invalid value shows the " +
+    "server's message beside its field",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  settingsJourney,
+);
