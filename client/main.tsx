@@ -17,6 +17,7 @@ import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";
+import { StatsPage } from "./pages/stats.tsx";
 import { TagsPage } from "./pages/tags.tsx";
 import { UploadPage } from "./pages/upload.tsx";
 import { UrlsPage } from "./pages/urls.tsx";
@@ -36,6 +37,7 @@ if (root) {
     users: () => <AdminUsersPage config={config} />,
     "server-settings": () => <AdminSettingsPage />,
     audit: () => <AdminAuditPage />,
+    stats: () => <StatsPage config={config} />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

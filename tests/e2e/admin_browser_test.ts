@@ -245,3 +245,69 @@ browserTestOnStores(
   { SERVICE_RATELIMIT_ENABLED: "false" },
   settingsJourney,
 );
+
+/** The v4 export fixture: four users, nine files, three metrics snapshots. */
+const V4_FIXTURE = new URL("../fixtures/zipline-v4-export.sample.json", import.meta.url);
+
+async function statsJourney({ browser, origin, kind }: JourneyContext) {
+  const cookie = await setupAdmin(origin);
+  const imported = await fetch(`${origin}/api/server/import/v4`, {
+    method: "POST",
+    headers: { cookie, "content-type": "application/json" },
+    body: await Deno.readFile(V4_FIXTURE),
+  });
+  assert.equal(imported.status, 200, await imported.clone().text());
+  assert.equal((await imported.json()).imported.metrics, 3);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("link", { name: "Statistics" }).click();
+  await page.waitForURL(`${origin}/dashboard/stats`);
+  await page.getByRole("group", { name: "Range" }).getByRole("button", { name: "All" }).click();
+
+  // Four line charts drawn on canvases, from the three imported snapshots.
+  for (const title of ["Files", "Storage", "URLs", "Views"]) {
+    const chart = page.getByRole("img", { name: `Chart: ${title}` });
+    await chart.locator("canvas").waitFor();
+    const inked = await page.evaluate(`(() => {
+      const canvas = document.querySelector('[aria-label="Chart: ${title}"] canvas');
+      const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      let count = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) count++;
+      return count;
+    })()`) as number;
+    assert.ok(inked > 500, `the ${title} chart has ink (${inked} pixels)`);
+  }
+  const png = await page.getByRole("img", { name: "Chart: Files" }).screenshot();
+  assert.ok(png.byteLength > 3_000, "the files chart's screenshot is not blank");
+
+  // Bars from the newest snapshot (the metrics task's, taken at start), and every
+  // snapshot as a row of the table: what the API answers.
+  const api = await (await fetch(`${origin}/api/stats?all=true`, { headers: { cookie } })).json();
+  for (const t of api.latest.data.types as { type: string; sum: number }[]) {
+    await page.getByRole("region", { name: "Files by type" })
+      .getByRole("progressbar", { name: `${t.type}: ${t.sum}` }).waitFor();
+  }
+  await page.getByRole("region", { name: "Storage by user" }).waitFor();
+  await page.getByRole("region", { name: "Uploads by user" }).waitFor();
+  await page.getByText("The numbers as a table").click();
+  const rows = page.getByRole("table", { name: "Metrics" }).locator("tbody tr");
+  assert.equal(await rows.count(), api.points.length);
+  assert.ok(api.points.length >= 3, "the three imported snapshots and the task's");
+  await rows.filter({ hasText: "2025" }).first().waitFor();
+  const storage = await rows.last().locator("td").nth(2).textContent();
+  assert.ok(storage?.endsWith("MB"), `the oldest imported snapshot's storage: ${storage}`);
+  await screenshots(page, "stats", kind);
+
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "the statistics page draws its charts from imported metrics (checked on the canvas and " +
+    "by screenshot), bars of the newest snapshot, and the numbers as a table",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  statsJourney,
+);
