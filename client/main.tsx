@@ -11,6 +11,9 @@ import { render } from "preact";
 import { readConfig } from "./config.ts";
 import { AccountPage } from "./pages/account.tsx";
 import { AdminAuditPage } from "./pages/admin_audit.tsx";
+import { AdminMaintenancePage } from "./pages/admin_maintenance.tsx";
+import { AdminTransferPage } from "./pages/admin_transfer.tsx";
+import { AdminWebhooksPage } from "./pages/admin_webhooks.tsx";
 import { AdminSettingsPage } from "./pages/admin_settings.tsx";
 import { AdminUsersPage } from "./pages/admin_users.tsx";
 import { FilesPage } from "./pages/files.tsx";
@@ -38,6 +41,9 @@ if (root) {
     "server-settings": () => <AdminSettingsPage />,
     audit: () => <AdminAuditPage />,
     stats: () => <StatsPage config={config} />,
+    transfer: () => <AdminTransferPage />,
+    maintenance: () => <AdminMaintenancePage />,
+    webhooks: () => <AdminWebhooksPage />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

@@ -40,7 +40,7 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
     label: "Webhooks",
     page: "webhooks",
     title: "Webhooks",
-    role: "ADMIN",
+    role: "SUPERADMIN",
   },
   {
     path: "/dashboard/admin/transfer",

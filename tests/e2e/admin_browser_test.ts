@@ -311,3 +311,94 @@ browserTestOnStores(
   { SERVICE_RATELIMIT_ENABLED: "false" },
   statsJourney,
 );
+
+/** The set-up admin's id in the v4 fixture, to merge into the signed-in SUPERADMIN. */
+const FIXTURE_ADMIN_ID = "cm5jdtpc000rtz1plsgu23tlb";
+
+async function transferJourney({ browser, origin, kind }: JourneyContext) {
+  await setupAdmin(origin);
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    acceptDownloads: true,
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("link", { name: "Import and export" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/transfer`);
+
+  // Import the v4 fixture from the picker, merged into this account.
+  const form = page.getByRole("form", { name: "Import" });
+  await form.getByLabel("Export document").setInputFiles(V4_FIXTURE.pathname);
+  await form.getByLabel("Merge this exported user into my account (id)").fill(FIXTURE_ADMIN_ID);
+  const answered = page.waitForResponse((r) => r.url().endsWith("/api/server/import/v4"));
+  await form.getByRole("button", { name: "Import" }).click();
+  const reply = await (await answered).json();
+  const counts = page.getByRole("definition");
+  const result = page.getByRole("region", { name: "Import result" });
+  await result.waitFor();
+  const shown = Object.fromEntries(
+    await result.getByRole("term").evaluateAll((terms) =>
+      terms.map((t) => [t.textContent, Number(t.nextElementSibling?.textContent)])
+    ),
+  );
+  assert.deepEqual(shown, reply.imported, "the page shows the API's counts");
+  assert.deepEqual(
+    [shown.users, shown.oauthProviders, shown.quotas, shown.passkeys, shown.folders, shown.files],
+    [4, 3, 2, 1, 5, 8],
+    "the reference's counts",
+  );
+  for (const s of reply.skipped as { kind: string; reason: string; count: number }[]) {
+    await result.getByText(`${s.count} ${s.kind}: ${s.reason}`).waitFor();
+  }
+  assert.ok(await counts.count() > 0);
+  await screenshots(page, "admin-transfer", kind);
+
+  // The export, downloaded: a v4 document with the imported users.
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download the export" }).click();
+  const file = await (await download).path();
+  const document = JSON.parse(await Deno.readTextFile(file));
+  assert.equal(document.versions.export, "4");
+  assert.deepEqual(
+    document.data.users.map((u: { username: string }) => u.username).sort(),
+    ["admin", "kenji", "lena", "maria"],
+  );
+
+  // Maintenance: each task answers beside its button.
+  await page.getByRole("link", { name: "Maintenance" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/maintenance`);
+  await page.getByText("No file has a size of 0.").waitFor();
+  for (
+    const [task, button] of [
+      ["Temporary files", "Clear temporary files"],
+      ["File sizes", "Re-read file sizes"],
+      ["Thumbnails", "Make thumbnails"],
+    ]
+  ) {
+    const region = page.getByRole("region", { name: task });
+    await region.getByRole("button", { name: button }).click();
+    await region.getByRole("status").waitFor();
+  }
+  await screenshots(page, "admin-maintenance", kind);
+
+  // Webhooks: the signing secret, hidden until revealed.
+  await page.getByRole("link", { name: "Webhooks" }).click();
+  const secret = page.getByRole("textbox", { name: "Signing secret" });
+  assert.doesNotMatch(await secret.inputValue(), /^whsec_/);
+  await page.getByRole("button", { name: "Reveal" }).click();
+  assert.match(await secret.inputValue(), /^whsec_[0-9a-f]{64}$/);
+  await page.getByRole("table", { name: "Webhook targets" }).getByText("httpWebhookOnUpload")
+    .waitFor();
+  await screenshots(page, "admin-webhooks", kind);
+
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "import and export: the v4 fixture imported through the page shows the reference counts " +
+    "and skipped records; the export downloads; maintenance tasks answer; the webhook secret",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  transferJourney,
+);
