@@ -5,7 +5,8 @@
  * `/dashboard/stats`: the instance's metrics from `GET /api/stats` over a day,
  * a week, a month or all time: files, storage, URLs and views as line charts,
  * files by type and (with `featuresMetricsShowUserSpecific`) storage and
- * uploads by user as bars, and every number as a table too.
+ * uploads by user as bars, the most viewed files for administrators, and
+ * every number as a table too.
  */
 import { useMemo, useState } from "preact/hooks";
 import type { PageConfig } from "../config.ts";
@@ -103,6 +104,52 @@ function Charts({ points }: { points: Stats["points"] }) {
       <TimeChart title="URLs" times={series.times} lines={series.urls} />
       <TimeChart title="Views" times={series.times} lines={series.views} />
     </div>
+  );
+}
+
+interface TopFile {
+  id: string;
+  name: string;
+  size: number;
+  views: number;
+  username: string | null;
+}
+
+/** The most viewed files (administrators only: it names other users' files). */
+function TopFiles() {
+  const [files, , error] = useApi<TopFile[]>("/api/stats/files?take=10");
+  return (
+    <section class="card" aria-labelledby="top-files-title">
+      <h2 id="top-files-title">Top files by views</h2>
+      {error && <p class="error" role="alert">{error}</p>}
+      {files && files.length === 0 && <p class="muted">No files yet.</p>}
+      {files && files.length > 0 && (
+        <div class="table-scroll">
+          <table aria-label="Top files by views">
+            <thead>
+              <tr>
+                <th>File</th>
+                <th>Owner</th>
+                <th>Views</th>
+                <th>Size</th>
+              </tr>
+            </thead>
+            <tbody>
+              {files.map((f) => (
+                <tr key={f.id}>
+                  <td>
+                    <a href={`/view/${encodeURIComponent(f.name)}`}>{f.name}</a>
+                  </td>
+                  <td>{f.username ?? "—"}</td>
+                  <td>{f.views}</td>
+                  <td>{formatBytes(f.size)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
 
@@ -219,6 +266,7 @@ export function StatsPage({ config }: { config: PageConfig }) {
           )}
         </div>
       )}
+      {config.user && config.user.role !== "USER" && <TopFiles />}
       {stats && stats.points.length > 0 && <NumbersTable points={stats.points} />}
     </>
   );

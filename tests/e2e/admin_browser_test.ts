@@ -292,6 +292,10 @@ async function statsJourney({ browser, origin, kind }: JourneyContext) {
   }
   await page.getByRole("region", { name: "Storage by user" }).waitFor();
   await page.getByRole("region", { name: "Uploads by user" }).waitFor();
+  const top = page.getByRole("table", { name: "Top files by views" });
+  await top.getByRole("row").nth(1).waitFor();
+  const topViews = await top.locator("tbody tr td:nth-child(3)").allTextContents();
+  assert.deepEqual(topViews.map(Number), topViews.map(Number).sort((x, y) => y - x));
   await page.getByText("The numbers as a table").click();
   const rows = page.getByRole("table", { name: "Metrics" }).locator("tbody tr");
   assert.equal(await rows.count(), api.points.length);
