@@ -3,17 +3,110 @@
 /// <reference lib="dom" />
 /**
  * `/dashboard/admin/webhooks` (SUPERADMIN): the signing secret receivers
- * verify deliveries with (hidden until revealed), how many deliveries wait,
- * and the targets configured in the settings (the registry's secret keys of
- * the Webhooks category: the URLs).
+ * verify deliveries with (hidden until revealed), the target URLs configured
+ * in the settings (the registry's secret keys of the Webhooks category), a
+ * test event for each target, and the deliveries waiting in the outbox with
+ * their attempts, next retry and last error.
  */
 import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { formatDate } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { CopyButton } from "../components/copy_button.tsx";
 
+interface Delivery {
+  id: string;
+  kind: "http" | "chat";
+  event: "upload" | "shorten";
+  url: string;
+  attempts: number;
+  nextAt: string;
+  lastError: string | null;
+}
+
+const TESTS = [
+  ["http", "upload"],
+  ["http", "shorten"],
+  ["chat", "upload"],
+  ["chat", "shorten"],
+] as const;
+
+function TestButton(
+  { kind, event, onSent }: { kind: string; event: string; onSent: () => void },
+) {
+  const [answer, setAnswer] = useState<{ ok: boolean; text: string } | null>(null);
+  const send = async () => {
+    try {
+      await api("POST", "/api/server/webhooks/test", { kind, event });
+      setAnswer({ ok: true, text: "Queued." });
+      onSent();
+    } catch (e) {
+      setAnswer({ ok: false, text: (e as Error).message });
+    }
+  };
+  return (
+    <li class="test-target">
+      <span>
+        {kind === "http" ? "HTTP" : "Chat"} webhook, {event} event
+      </span>
+      <button
+        type="button"
+        onClick={send}
+        aria-label={`Send a test ${event} event to the ${kind} webhook`}
+      >
+        Send a test event
+      </button>
+      {answer && (
+        <span class={answer.ok ? "ok" : "error"} role={answer.ok ? "status" : "alert"}>
+          {answer.text}
+        </span>
+      )}
+    </li>
+  );
+}
+
+function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
+  if (deliveries.length === 0) return <p class="muted">No delivery waits.</p>;
+  return (
+    <div class="table-scroll">
+      <table aria-label="Waiting deliveries">
+        <thead>
+          <tr>
+            <th>Target</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Next try</th>
+            <th>Last error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr key={d.id}>
+              <td class="value">
+                {d.kind} {d.event}: {d.url}
+              </td>
+              <td>{d.attempts === 0 ? "waiting" : "retrying"}</td>
+              <td>{d.attempts}</td>
+              <td>{formatDate(d.nextAt)}</td>
+              <td>{d.lastError ?? "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** The webhooks page. */
 export function AdminWebhooksPage() {
-  const [status, , error] = useApi<{ secret: string; pending: number }>("/api/server/webhooks");
+  const [status, reloadStatus, error] = useApi<{ secret: string; pending: number }>(
+    "/api/server/webhooks",
+  );
+  const [deliveries, reloadDeliveries] = useApi<Delivery[]>("/api/server/webhooks/deliveries");
+  const reload = () => {
+    reloadStatus();
+    reloadDeliveries();
+  };
   const [view] = useApi<{ settings: Record<string, string | null> }>("/api/server/settings");
   const [registry] = useApi<{
     settings: { key: string; category: string; secret: boolean; description: string }[];
@@ -77,6 +170,21 @@ export function AdminWebhooksPage() {
         <p class="muted small">
           Set the targets on the <a href="/dashboard/admin/settings">server settings</a> page.
         </p>
+        <ul class="plain test-targets" aria-label="Test events">
+          {TESTS.map(([kind, event]) => (
+            <TestButton key={`${kind}-${event}`} kind={kind} event={event} onSent={reload} />
+          ))}
+        </ul>
+      </section>
+      <section class="card" aria-labelledby="outbox-title">
+        <h2 id="outbox-title">Deliveries waiting</h2>
+        <p class="muted small">
+          A delivery stays here until its receiver answers 2xx or its retries run out.
+        </p>
+        <div class="button-row">
+          <button type="button" onClick={reload}>Refresh</button>
+        </div>
+        {deliveries && <Deliveries deliveries={deliveries} />}
       </section>
     </>
   );
