@@ -6,11 +6,12 @@
  * the newest's tables show. Snapshots come from the metrics task or a
  * Zipline import, so their `data` is read field by field with zeros for gaps.
  */
-import type { UserRecord } from "../db/store.ts";
+import type { Role, UserRecord } from "../db/store.ts";
 import type { MetricRange, MetricRecord } from "../db/metrics.ts";
 import { badRequest, forbidden } from "./errors.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";
+import type { Settings } from "./settings/registry.ts";
 
 /** The most points a reply carries. */
 export const MAX_POINTS = 500;
@@ -50,6 +51,17 @@ export interface MetricView {
 }
 
 /**
+ * Why a user of `role` may not read the metrics (`Metrics are disabled`,
+ * `Admin only`), or `null` when it may; the dashboard hides its statistics
+ * page by the same rule.
+ */
+export function statsRefusal(settings: Settings, role: Role): string | null {
+  if (!settings.featuresMetricsEnabled) return "Metrics are disabled";
+  if (settings.featuresMetricsAdminOnly && !isAdministrator(role)) return "Admin only";
+  return null;
+}
+
+/**
  * The snapshots of the caller's range: `all` for every one, else `from` (a
  * week ago by default) to `to` (now by default). Throws 403 when metrics are
  * off or for administrators only and the caller is not one, 400 on a date
@@ -60,10 +72,8 @@ export async function instanceStats(
   caller: UserRecord,
   query: StatsQuery,
 ): Promise<MetricView[]> {
-  if (!s.settings.get("featuresMetricsEnabled")) throw forbidden("Metrics are disabled");
-  if (s.settings.get("featuresMetricsAdminOnly") && !isAdministrator(caller.role)) {
-    throw forbidden("Admin only");
-  }
+  const refusal = statsRefusal(s.settings.all(), caller.role);
+  if (refusal) throw forbidden(refusal);
   const range = query.all ? { from: null, to: null } : timeRange(s.clock.now(), query);
   const total = await s.store.metrics.countRange(range);
   const step = Math.ceil(total / MAX_POINTS);
@@ -137,4 +147,53 @@ function metricData(data: Record<string, unknown>, userSpecific: boolean): Metri
 function num(value: unknown): number {
   const n = typeof value === "string" ? Number(value) : value;
   return typeof n === "number" && Number.isFinite(n) ? n : 0;
+}
+
+/** One of the most viewed files, for the statistics page. */
+export interface TopFile {
+  id: string;
+  name: string;
+  type: string;
+  size: number;
+  views: number;
+  /** The owner's name; `null` without one or when per-user numbers are off. */
+  username: string | null;
+}
+
+/**
+ * The `take` most viewed files of the instance, most views first (ties by
+ * name), read in one pass over the file records as the metrics task does.
+ * Administrators only, under the same rules as {@link instanceStats}.
+ */
+export async function topFiles(s: Services, caller: UserRecord, take: number): Promise<TopFile[]> {
+  const refusal = statsRefusal(s.settings.all(), caller.role);
+  if (refusal) throw forbidden(refusal);
+  const top: TopFile[] = [];
+  const before = (a: TopFile, b: TopFile) => b.views - a.views || a.name.localeCompare(b.name);
+  const owners = new Map<string, string | null>();
+  for await (const f of s.store.files.iterate()) {
+    if (f.pending) continue;
+    const file = {
+      id: f.id,
+      name: f.name,
+      type: f.type,
+      size: f.size,
+      views: f.views,
+      username: f.userId,
+    };
+    if (top.length === take && before(file, top[take - 1]) >= 0) continue;
+    top.push(file);
+    top.sort(before);
+    if (top.length > take) top.pop();
+  }
+  const perUser = s.settings.get("featuresMetricsShowUserSpecific");
+  for (const f of top) {
+    const id = f.username;
+    if (!perUser || id === null) f.username = null;
+    else {
+      if (!owners.has(id)) owners.set(id, (await s.store.getUser(id))?.username ?? null);
+      f.username = owners.get(id) ?? null;
+    }
+  }
+  return top;
 }

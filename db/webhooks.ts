@@ -38,4 +38,6 @@ export interface WebhookStore {
   reschedule(id: string, attempts: number, nextAt: number, lastError: string): Promise<void>;
   /** How many deliveries wait. */
   pending(): Promise<number>;
+  /** Up to `limit` waiting deliveries, soonest due first (ties by id). */
+  list(limit: number): Promise<WebhookDelivery[]>;
 }

@@ -6,6 +6,7 @@ import {
   adminGetUser,
   adminUpdateUser,
   listUsers,
+  usersUsage,
 } from "../core/user_admin.ts";
 import { deletedView, detailView, summaryView } from "../core/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
@@ -36,6 +37,26 @@ const list = defineRoute({
     }),
   },
   responses: { 200: json(z.array(UserSummarySchema), "Users, oldest first") },
+});
+
+const usage = defineRoute({
+  method: "get",
+  path: "/users/usage",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "Every user's files, bytes stored and short URLs",
+  description: "Ferry's addition for the administrators' user list: the counts the quotas use.",
+  responses: {
+    200: json(
+      z.array(z.object({
+        id: z.string(),
+        files: z.number().int(),
+        storage: z.number().int().openapi({ description: "Bytes of the user's files" }),
+        urls: z.number().int(),
+      })).openapi("UserUsage"),
+      "One entry per user, oldest user first",
+    ),
+  },
 });
 
 const create = defineRoute({
@@ -137,6 +158,7 @@ export const usersRoutes = newRouter()
     const users = await listUsers(c.var.services, me(c), noincl);
     return c.json(users.map(summaryView), 200);
   })
+  .openapi(usage, async (c) => c.json(await usersUsage(c.var.services), 200))
   .openapi(create, async (c) => {
     const user = await adminCreateUser(c.var.services, me(c), c.req.valid("json"));
     return c.json(detailView(user), 200);

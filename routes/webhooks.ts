@@ -1,7 +1,59 @@
-/** `GET /api/server/webhooks`: the signing secret receivers verify with, and the outbox size. */
+/**
+ * `GET /api/server/webhooks`: the signing secret receivers verify with, and the
+ * outbox size; `GET /api/server/webhooks/deliveries`: the waiting deliveries;
+ * `POST /api/server/webhooks/test`: a test event to one target.
+ */
 import { z } from "@hono/zod-openapi";
-import { webhookStatus } from "../core/webhooks/status.ts";
-import { defineRoute, json, newRouter } from "./define.ts";
+import { deliveryView, webhookOutbox, webhookStatus } from "../core/webhooks/status.ts";
+import { queueTestEvent } from "../core/webhooks/test_event.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { currentUser } from "./env.ts";
+
+const DeliverySchema = z.object({
+  id: z.string(),
+  kind: z.enum(["http", "chat"]),
+  event: z.enum(["upload", "shorten"]),
+  url: z.string(),
+  attempts: z.number().int().openapi({ description: "Failed attempts so far" }),
+  nextAt: z.string().openapi({ description: "When it is next tried (ISO 8601)" }),
+  createdAt: z.string(),
+  lastError: z.string().nullable().openapi({ description: "Why the last attempt failed" }),
+}).openapi("WebhookDelivery");
+
+const deliveries = defineRoute({
+  method: "get",
+  path: "/server/webhooks/deliveries",
+  auth: "super",
+  tags: ["Server"],
+  summary: "The deliveries waiting to be sent or retried, soonest first",
+  description: "A delivery leaves the outbox once its receiver answers 2xx or its retries run " +
+    "out, so these are the recent ones not yet delivered.",
+  request: {
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(500).default(50),
+    }),
+  },
+  responses: { 200: json(z.array(DeliverySchema), "Up to `limit` deliveries") },
+});
+
+const test = defineRoute({
+  method: "post",
+  path: "/server/webhooks/test",
+  auth: "super",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Server"],
+  summary: "Queue a test event (a made-up upload or short URL by the caller) to one target",
+  request: {
+    body: jsonBody(z.object({
+      kind: z.enum(["http", "chat"]),
+      event: z.enum(["upload", "shorten"]),
+    })),
+  },
+  responses: {
+    200: json(DeliverySchema, "The queued delivery"),
+    400: errorDoc("`No <kind> webhook is set for <event> events`"),
+  },
+});
 
 const status = defineRoute({
   method: "get",
@@ -19,8 +71,19 @@ const status = defineRoute({
   },
 });
 
-/** The webhook status route. */
-export const webhookRoutes = newRouter().openapi(
-  status,
-  async (c) => c.json(await webhookStatus(c.var.services), 200),
-);
+/** The webhook routes. */
+export const webhookRoutes = newRouter()
+  .openapi(status, async (c) => c.json(await webhookStatus(c.var.services), 200))
+  .openapi(deliveries, async (c) => {
+    return c.json(await webhookOutbox(c.var.services, c.req.valid("query").limit), 200);
+  })
+  .openapi(test, async (c) => {
+    const host = new URL(c.req.url).host;
+    const delivery = await queueTestEvent(
+      c.var.services,
+      currentUser(c),
+      c.req.valid("json"),
+      host,
+    );
+    return c.json(deliveryView(delivery), 200);
+  });

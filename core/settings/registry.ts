@@ -61,6 +61,11 @@ export interface SettingFlags {
    * the audit trail name the key.
    */
   alias?: string;
+  /**
+   * What a string or number measures, for forms: a size string (`50gb`), a
+   * duration string (`30m`) or milliseconds.
+   */
+  unit?: "size" | "duration" | "ms";
 }
 
 /** What the API and the audit trail show in place of a secret's value. */
@@ -273,7 +278,12 @@ const pwa = category("PWA");
 const domains = category("Domains");
 
 const task = (value: string, what: string) =>
-  tasks.string(optional(duration(MAX_TIMER_MS)), value, `How often to ${what}; null turns it off.`);
+  tasks.string(
+    optional(duration(MAX_TIMER_MS)),
+    value,
+    `How often to ${what}; null turns it off.`,
+    { unit: "duration" },
+  );
 
 const secretUrl = (description: string, alias?: string) =>
   webhooks.string(optional(url()), null, description, { secret: true, alias });
@@ -334,8 +344,12 @@ export const REGISTRY = {
   ),
 
   chunksEnabled: chunks.boolean(true, "Accept chunked (partial) uploads."),
-  chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload."),
-  chunksSize: chunks.string(size(), "25mb", "Size of each chunk clients should send."),
+  chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload.", {
+    unit: "size",
+  }),
+  chunksSize: chunks.string(size(), "25mb", "Size of each chunk clients should send.", {
+    unit: "size",
+  }),
 
   tasksDeleteInterval: task("30m", "delete expired files"),
   tasksClearInvitesInterval: task("30m", "remove expired and used-up invites"),
@@ -358,16 +372,20 @@ export const REGISTRY = {
     extension(),
     "Extensions refused on upload, stored without the leading dot.",
   ),
-  filesMaxFileSize: files.string(size(), "100mb", "Largest file one upload may carry."),
+  filesMaxFileSize: files.string(size(), "100mb", "Largest file one upload may carry.", {
+    unit: "size",
+  }),
   filesDefaultExpiration: files.string(
     optional(duration()),
     null,
     "Expiration of uploads that ask for none; null keeps them.",
+    { unit: "duration" },
   ),
   filesMaxExpiration: files.string(
     optional(duration()),
     null,
     "Longest expiration an upload may ask for; null sets no bound.",
+    { unit: "duration" },
   ),
   filesAssumeMimetypes: files.boolean(false, "Guess a MIME type from the extension when unknown."),
   filesDefaultDateFormat: files.string(
@@ -541,7 +559,9 @@ export const REGISTRY = {
 
   ratelimitEnabled: ratelimit.boolean(true, "Limit request rates."),
   ratelimitMax: ratelimit.integer(1, MAX_TIMER_MS, 10, "Requests allowed per window."),
-  ratelimitWindow: ratelimit.integer(1, MAX_TIMER_MS, 60_000, "Window length in milliseconds."),
+  ratelimitWindow: ratelimit.integer(1, MAX_TIMER_MS, 60_000, "Window length in milliseconds.", {
+    unit: "ms",
+  }),
   ratelimitAdminBypass: ratelimit.boolean(true, "Administrators are not limited."),
   ratelimitAllowList: ratelimit.list(
     z.string().trim().min(1).max(500),

@@ -65,4 +65,13 @@ export class KvWebhooks implements WebhookStore {
     for await (const _ of this.kv.list({ prefix: ["webhook"] })) count++;
     return count;
   }
+
+  async list(limit: number): Promise<WebhookDelivery[]> {
+    const found: WebhookDelivery[] = [];
+    for await (const entry of this.kv.list<string>({ prefix: ["webhook_due"] }, { limit })) {
+      const current = await this.kv.get<WebhookDelivery>(record(entry.value));
+      if (current.value) found.push(current.value);
+    }
+    return found;
+  }
 }

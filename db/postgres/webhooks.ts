@@ -74,4 +74,11 @@ export class PostgresWebhooks implements WebhookStore {
     const [row] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM webhook_outbox`;
     return Number(row.n);
   }
+
+  async list(limit: number): Promise<WebhookDelivery[]> {
+    const rows = await this.sql<Row[]>`SELECT id, kind, event, url, body, attempts, next_at,
+        created_at, last_error
+      FROM webhook_outbox ORDER BY next_at, id LIMIT ${limit}`;
+    return rows.map(toDelivery);
+  }
 }

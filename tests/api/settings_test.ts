@@ -639,3 +639,53 @@ apiTest("a change through one server process reaches another within seconds", as
     await otherStore?.close();
   }
 });
+
+apiTest(
+  "registry: every key with its category, control, default and environment variable",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const res = await app.json("GET", "/api/server/settings/registry", undefined, admin.headers);
+    assert.equal(res.status, 200);
+    const byKey = new Map(
+      (res.body.settings as { key: string }[]).map((m) => [m.key, m as Record<string, unknown>]),
+    );
+    const view = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+    const aliases = [...byKey.values()].map((m) => m.alias).filter((a) => a !== null);
+    assert.deepEqual(
+      [...byKey.keys(), ...aliases].sort(),
+      Object.keys(view.body.settings).sort(),
+    );
+    assert.equal(byKey.get("chatUsername")!.alias, "discordUsername");
+    assert.equal(res.body.categories[0], "Core");
+    assert.deepEqual(byKey.get("filesMaxFileSize"), {
+      key: "filesMaxFileSize",
+      category: "Files",
+      type: "string",
+      control: "size",
+      unit: "size",
+      options: null,
+      nullable: false,
+      default: "100mb",
+      description: "Largest file one upload may carry.",
+      restart: false,
+      secret: false,
+      path: null,
+      env: "SERVICE_FILES_MAX_FILE_SIZE",
+      alias: null,
+    });
+    assert.equal(byKey.get("coreReturnHttpsUrls")!.control, "switch");
+    assert.equal(byKey.get("tasksDeleteInterval")!.control, "duration");
+    assert.equal(byKey.get("coreTempDirectory")!.restart, true);
+    assert.equal(byKey.get("chatOnUploadEmbed")!.control, "json");
+    assert.deepEqual(byKey.get("filesDefaultFormat")!.options, [
+      "random",
+      "date",
+      "uuid",
+      "name",
+      "gfycat",
+    ]);
+    const user = await actor(app, "USER");
+    const refused = await app.json("GET", "/api/server/settings/registry", undefined, user.headers);
+    assert.equal(refused.status, 403);
+  },
+);

@@ -157,3 +157,37 @@ apiTest("stats: admin-only, per-user parts hidden, metrics off", async (app) => 
   assert.equal(off.status, 403);
   assert.equal(off.body.error, "Metrics are disabled");
 });
+
+apiTest(
+  "top files: the most viewed first, for administrators, with owners by settings",
+  async (app) => {
+    const admin = await actor(app, "ADMIN", "root");
+    const a = await actor(app, "USER", "alice");
+    const seen = await uploadOne(app, a.headers, "12345", "seen.txt");
+    const most = await uploadOne(app, admin.headers, "123", "most.txt");
+    await uploadOne(app, a.headers, "1", "none.txt");
+    for (let i = 0; i < 2; i++) await app.services.store.files.addView(seen.id);
+    for (let i = 0; i < 5; i++) await app.services.store.files.addView(most.id);
+    const res = await app.json("GET", "/api/stats/files?take=2", undefined, admin.headers);
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.map((f: { name: string; views: number; username: string }) => [
+        f.name,
+        f.views,
+        f.username,
+      ]),
+      [[most.name, 5, "root"], [seen.name, 2, "alice"]],
+    );
+    await settings(app, { featuresMetricsShowUserSpecific: false });
+    const anonymous = await app.json("GET", "/api/stats/files", undefined, admin.headers);
+    assert.deepEqual(anonymous.body.map((f: { username: string | null }) => f.username), [
+      null,
+      null,
+      null,
+    ]);
+    assert.equal((await app.json("GET", "/api/stats/files", undefined, a.headers)).status, 403);
+    await settings(app, { featuresMetricsEnabled: false });
+    const off = await app.json("GET", "/api/stats/files", undefined, admin.headers);
+    assert.deepEqual(off.body, { error: "Metrics are disabled", statusCode: 403 });
+  },
+);

@@ -340,3 +340,78 @@ apiTest("GET /api/server/webhooks: the signing secret, for SUPERADMINs only", as
     403,
   );
 });
+
+apiTest(
+  "a test event to one target is queued, listed with its attempts, then delivered",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const receiver = startReceiver((n) => (n < 1 ? 503 : 204));
+    try {
+      const unset = await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        root.headers,
+      );
+      assert.deepEqual(unset.body, {
+        error: "No http webhook is set for upload events",
+        statusCode: 400,
+      });
+      await configure(app, { httpWebhookOnUpload: receiver.url });
+      const queued = await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        root.headers,
+      );
+      assert.equal(queued.status, 200);
+      assert.equal(queued.body.url, receiver.url);
+      assert.equal(queued.body.attempts, 0);
+
+      await new WebhookWorker(app.services).runOnce();
+      assert.equal(receiver.received.length, 1, "tried once, answered 503");
+      const body = JSON.parse(receiver.received[0].body);
+      assert.equal(body.type, "upload");
+      assert.equal(body.data.user.username, "root");
+      const listed = await app.json(
+        "GET",
+        "/api/server/webhooks/deliveries",
+        undefined,
+        root.headers,
+      );
+      assert.equal(listed.status, 200);
+      assert.deepEqual(
+        listed.body.map((d: { id: string; attempts: number; lastError: string }) => [
+          d.id,
+          d.attempts,
+          d.lastError,
+        ]),
+        [[queued.body.id, 1, "HTTP 503"]],
+      );
+      assert.ok(Date.parse(listed.body[0].nextAt) > app.clock.now(), "a retry is scheduled");
+
+      app.clock.advance(RETRY_DELAYS_MS[0]);
+      await new WebhookWorker(app.services).runOnce();
+      assert.equal(receiver.received.length, 2);
+      const after = await app.json(
+        "GET",
+        "/api/server/webhooks/deliveries",
+        undefined,
+        root.headers,
+      );
+      assert.deepEqual(after.body, [], "delivered: out of the outbox");
+
+      const admin = await actor(app, "ADMIN");
+      const refused = await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        admin.headers,
+      );
+      assert.equal(refused.status, 403);
+      assert.equal(receiver.received.length, 2);
+    } finally {
+      await receiver.close();
+    }
+  },
+);

@@ -51,6 +51,25 @@ for (const kind of STORE_KINDS) {
           assert.equal(await outbox.pending(), 0);
         });
 
+        await t.step(
+          "list: the waiting deliveries, soonest due first, at most `limit`",
+          async () => {
+            await outbox.enqueue([delivery("x", 5000), delivery("y", 3000), delivery("z", 4000)]);
+            await outbox.reschedule("x", 2, 2000, "HTTP 502");
+            const listed = await outbox.list(2);
+            assert.deepEqual(listed.map((d) => d.id), ["x", "y"]);
+            assert.deepEqual(listed[0], {
+              ...delivery("x", 5000),
+              attempts: 2,
+              nextAt: 2000,
+              lastError: "HTTP 502",
+            });
+            assert.equal((await outbox.list(10)).length, 3);
+            for (const id of ["x", "y", "z"]) await outbox.settle(id);
+            assert.deepEqual(await outbox.list(10), []);
+          },
+        );
+
         await t.step("concurrent claims never share a delivery", async () => {
           await outbox.enqueue(Array.from({ length: 20 }, (_, i) => delivery(`d${i}`, i)));
           const batches = await Promise.all(
