@@ -1,10 +1,17 @@
 /**
  * `GET /api/server/webhooks`: the signing secret receivers verify with, and the
  * outbox size; `GET /api/server/webhooks/deliveries`: the waiting deliveries;
+ * `GET /api/server/webhooks/history`: the recently finished ones;
  * `POST /api/server/webhooks/test`: a test event to one target.
  */
 import { z } from "@hono/zod-openapi";
-import { deliveryView, webhookOutbox, webhookStatus } from "../core/webhooks/status.ts";
+import { WEBHOOK_HISTORY_SIZE } from "../db/webhooks.ts";
+import {
+  deliveryView,
+  webhookHistory,
+  webhookOutbox,
+  webhookStatus,
+} from "../core/webhooks/status.ts";
 import { queueTestEvent } from "../core/webhooks/test_event.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser } from "./env.ts";
@@ -34,6 +41,37 @@ const deliveries = defineRoute({
     }),
   },
   responses: { 200: json(z.array(DeliverySchema), "Up to `limit` deliveries") },
+});
+
+const FinishedSchema = z.object({
+  id: z.string(),
+  kind: z.enum(["http", "chat"]),
+  event: z.enum(["upload", "shorten"]),
+  url: z.string(),
+  status: z.enum(["delivered", "failed"]).openapi({
+    description:
+      "`delivered`: the receiver answered 2xx; `failed`: a final error or retries ran out",
+  }),
+  attempts: z.number().int().openapi({ description: "Attempts made in all" }),
+  result: z.string().openapi({ description: "The last answer (`HTTP 204`) or error" }),
+  createdAt: z.string(),
+  finishedAt: z.string().openapi({ description: "When it was delivered or given up (ISO 8601)" }),
+}).openapi("WebhookFinishedDelivery");
+
+const history = defineRoute({
+  method: "get",
+  path: "/server/webhooks/history",
+  auth: "super",
+  tags: ["Server"],
+  summary: "The recently finished deliveries, the latest first",
+  description: `The newest ${WEBHOOK_HISTORY_SIZE} deliveries that left the outbox, delivered ` +
+    "or given up, are kept.",
+  request: {
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(WEBHOOK_HISTORY_SIZE).default(50),
+    }),
+  },
+  responses: { 200: json(z.array(FinishedSchema), "Up to `limit` finished deliveries") },
 });
 
 const test = defineRoute({
@@ -76,6 +114,9 @@ export const webhookRoutes = newRouter()
   .openapi(status, async (c) => c.json(await webhookStatus(c.var.services), 200))
   .openapi(deliveries, async (c) => {
     return c.json(await webhookOutbox(c.var.services, c.req.valid("query").limit), 200);
+  })
+  .openapi(history, async (c) => {
+    return c.json(await webhookHistory(c.var.services, c.req.valid("query").limit), 200);
   })
   .openapi(test, async (c) => {
     const host = new URL(c.req.url).host;

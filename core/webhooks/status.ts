@@ -1,5 +1,8 @@
-/** What SUPERADMINs see of webhooks: the signing secret, the outbox size and its deliveries. */
-import type { WebhookDelivery } from "../../db/webhooks.ts";
+/**
+ * What SUPERADMINs see of webhooks: the signing secret, the outbox size, its
+ * deliveries and the recently finished ones.
+ */
+import type { FinishedDelivery, WebhookDelivery } from "../../db/webhooks.ts";
 import type { Services } from "../services.ts";
 import { webhookSecret } from "./signature.ts";
 
@@ -37,4 +40,26 @@ export function deliveryView(d: WebhookDelivery): DeliveryView {
     createdAt: new Date(d.createdAt).toISOString(),
     lastError: d.lastError,
   };
+}
+
+/** A finished delivery as SUPERADMINs see it: times as ISO strings. */
+export interface FinishedView {
+  id: string;
+  kind: "http" | "chat";
+  event: "upload" | "shorten";
+  url: string;
+  status: "delivered" | "failed";
+  attempts: number;
+  result: string;
+  createdAt: string;
+  finishedAt: string;
+}
+
+/** Up to `limit` of the recently finished deliveries, the latest first. */
+export async function webhookHistory(s: Services, limit: number): Promise<FinishedView[]> {
+  return (await s.store.webhooks.history(limit)).map((f: FinishedDelivery) => ({
+    ...f,
+    createdAt: new Date(f.createdAt).toISOString(),
+    finishedAt: new Date(f.finishedAt).toISOString(),
+  }));
 }

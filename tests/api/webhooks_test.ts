@@ -309,6 +309,17 @@ apiTest("a 4xx is final; an unreachable target is retried", async (app) => {
     assert.equal(receiver.received.length, 1);
     assert.equal(await app.services.store.webhooks.pending(), 1, "the unreachable one waits");
     assert.ok(app.logger.lines.some((l) => l.message === "webhook delivery failed for good"));
+    const root = await actor(app, "SUPERADMIN");
+    const history = await app.json("GET", "/api/server/webhooks/history", undefined, root.headers);
+    assert.deepEqual(
+      history.body.map((f: { url: string; status: string; attempts: number; result: string }) => [
+        f.url,
+        f.status,
+        f.attempts,
+        f.result,
+      ]),
+      [[receiver.url, "failed", 1, "HTTP 410"]],
+    );
   } finally {
     await receiver.close();
   }
@@ -342,7 +353,8 @@ apiTest("GET /api/server/webhooks: the signing secret, for SUPERADMINs only", as
 });
 
 apiTest(
-  "a test event to one target is queued, listed with its attempts, then delivered",
+  "a test event to one target is queued, listed with its attempts, then delivered and kept " +
+    "in the history",
   async (app) => {
     const root = await actor(app, "SUPERADMIN", "root");
     const receiver = startReceiver((n) => (n < 1 ? 503 : 204));
@@ -400,6 +412,24 @@ apiTest(
         root.headers,
       );
       assert.deepEqual(after.body, [], "delivered: out of the outbox");
+      const history = await app.json(
+        "GET",
+        "/api/server/webhooks/history",
+        undefined,
+        root.headers,
+      );
+      assert.equal(history.status, 200);
+      assert.deepEqual(history.body, [{
+        id: queued.body.id,
+        kind: "http",
+        event: "upload",
+        url: receiver.url,
+        status: "delivered",
+        attempts: 2,
+        result: "HTTP 204",
+        createdAt: queued.body.createdAt,
+        finishedAt: new Date(app.clock.now()).toISOString(),
+      }], "…and into the history");
 
       const admin = await actor(app, "ADMIN");
       const refused = await app.json(
@@ -410,6 +440,15 @@ apiTest(
       );
       assert.equal(refused.status, 403);
       assert.equal(receiver.received.length, 2);
+      for (const path of ["deliveries", "history"]) {
+        const hidden = await app.json(
+          "GET",
+          `/api/server/webhooks/${path}`,
+          undefined,
+          admin.headers,
+        );
+        assert.equal(hidden.status, 403, `${path}: target URLs are for SUPERADMINs`);
+      }
     } finally {
       await receiver.close();
     }
