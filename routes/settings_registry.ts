@@ -30,6 +30,9 @@ const SettingMetaSchema = z.object({
   description: z.string(),
   restart: z.boolean().openapi({ description: "A change takes effect after a restart" }),
   secret: z.boolean().openapi({ description: "An ADMIN reads the value masked" }),
+  superadminOnly: z.boolean().openapi({
+    description: "Only a SUPERADMIN may change it; an ADMIN's change is refused (403)",
+  }),
   path: z.enum(["file", "directory"]).nullable(),
   alias: z.string().nullable().openapi({
     description: "Zipline's name for the key, accepted by `PATCH` and shown beside it by `GET`",

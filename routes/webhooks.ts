@@ -2,12 +2,14 @@
  * `GET /api/server/webhooks`: the signing secret receivers verify with, and the
  * outbox size; `GET /api/server/webhooks/deliveries`: the waiting deliveries;
  * `GET /api/server/webhooks/history`: the recently finished ones;
+ * `POST /api/server/webhooks/secret`: a fresh signing secret;
  * `POST /api/server/webhooks/test`: a test event to one target.
  */
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_HISTORY_SIZE } from "../db/webhooks.ts";
 import {
   deliveryView,
+  rotateWebhookSecret,
   webhookHistory,
   webhookOutbox,
   webhookStatus,
@@ -93,6 +95,9 @@ const test = defineRoute({
   },
 });
 
+const StatusSchema = z.object({ secret: z.string(), pending: z.number().int() })
+  .openapi("WebhookStatus");
+
 const status = defineRoute({
   method: "get",
   path: "/server/webhooks",
@@ -101,11 +106,22 @@ const status = defineRoute({
   summary: "The webhook signing secret and how many deliveries wait",
   description: "HTTP webhooks carry `x-service-signature: sha256=<hex>`, the HMAC-SHA256 of " +
     "`<x-service-webhook-timestamp>.<body>` keyed with this secret.",
+  responses: { 200: json(StatusSchema, "Webhook status") },
+});
+
+const rotate = defineRoute({
+  method: "post",
+  path: "/server/webhooks/secret",
+  auth: "super",
+  rateLimit: { max: 1, seconds: 1 },
+  tags: ["Server"],
+  summary: "Replace the webhook signing secret with a fresh random one",
+  description: "Stored as the `httpWebhookSigningSecret` setting (the audit trail records the " +
+    "change, masked); every delivery sent from now on, queued ones included, is signed with " +
+    "the new secret, so receivers must be given it.",
   responses: {
-    200: json(
-      z.object({ secret: z.string(), pending: z.number().int() }).openapi("WebhookStatus"),
-      "Webhook status",
-    ),
+    200: json(StatusSchema, "Webhook status with the new secret"),
+    409: errorDoc("`The signing secret is set by SERVICE_HTTP_WEBHOOK_SIGNING_SECRET …`"),
   },
 });
 
@@ -114,6 +130,9 @@ export const webhookRoutes = newRouter()
   .openapi(status, async (c) => c.json(await webhookStatus(c.var.services), 200))
   .openapi(deliveries, async (c) => {
     return c.json(await webhookOutbox(c.var.services, c.req.valid("query").limit), 200);
+  })
+  .openapi(rotate, async (c) => {
+    return c.json(await rotateWebhookSecret(c.var.services, currentUser(c)), 200);
   })
   .openapi(history, async (c) => {
     return c.json(await webhookHistory(c.var.services, c.req.valid("query").limit), 200);

@@ -38,6 +38,8 @@ export interface SettingMeta {
   description: string;
   restart: boolean;
   secret: boolean;
+  /** Only a SUPERADMIN may change it. */
+  superadminOnly: boolean;
   path: "file" | "directory" | null;
   env: string;
   /** Zipline's name for the key, shown beside it by `GET /api/server/settings`. */
@@ -81,6 +83,7 @@ export function settingsMetadata(): SettingMeta[] {
       description: def.description,
       restart: def.restart ?? false,
       secret: def.secret ?? false,
+      superadminOnly: def.superadminOnly ?? false,
       path: def.path ?? null,
       env: envName(key),
       alias: def.alias ?? null,

@@ -53,6 +53,12 @@ export interface SettingFlags {
    * {@link MASK} in the audit trail and to every caller below SUPERADMIN.
    */
   secret?: boolean;
+  /**
+   * `true` when only a SUPERADMIN may change it (the webhook signing secret,
+   * which lets whoever knows it sign as this instance): an ADMIN's change is
+   * refused.
+   */
+  superadminOnly?: boolean;
   /** When set, a non-null value must be an existing file or directory on the server. */
   path?: "file" | "directory";
   /**
@@ -570,6 +576,13 @@ export const REGISTRY = {
 
   httpWebhookOnUpload: secretUrl("URL POSTed on every upload."),
   httpWebhookOnShorten: secretUrl("URL POSTed on every shortened URL."),
+  httpWebhookSigningSecret: webhooks.string(
+    optional(z.string().trim().min(32).max(200)),
+    null,
+    "Key that signs HTTP webhook deliveries (x-service-signature); null derives it from the " +
+      "server secret. Rotate it on the webhooks page.",
+    { secret: true, superadminOnly: true },
+  ),
   chatWebhookUrl: secretUrl(
     "Chat webhook URL used when an event has none of its own.",
     "discordWebhookUrl",

@@ -11,7 +11,7 @@ import type {
   Store,
 } from "../../db/store.ts";
 import type { Clock } from "../clock.ts";
-import { badRequest, type Issue } from "../errors.ts";
+import { badRequest, forbidden, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Role } from "../../db/store.ts";
 import { hasRole } from "../roles.ts";
@@ -126,6 +126,7 @@ export class SettingsService {
    * each bad key, nothing written), writes the changed keys and their audit
    * record in one atomic store write, and reloads. A secret sent as
    * {@link MASK} (a dashboard sending back what it was shown) stays as it is.
+   * A `superadminOnly` key changed by anyone else is refused (403).
    */
   async update(body: unknown, actor: SettingsActor): Promise<SettingsView> {
     const current = await this.reload();
@@ -133,6 +134,12 @@ export class SettingsService {
     if (!result.ok) {
       const [first] = result.issues;
       throw badRequest(["body", ...first.path].join("/") + ` ${first.message}`, result.issues);
+    }
+    const reserved = Object.keys(result.values).find((k) =>
+      settingDef(k as SettingKey).superadminOnly
+    );
+    if (reserved && !hasRole(actor.role, "SUPERADMIN")) {
+      throw forbidden(`Only a SUPERADMIN may change ${reserved}`);
     }
     const changes: SettingChange[] = Object.entries(result.values).map(([key, value]) => ({
       key,
@@ -153,6 +160,11 @@ export class SettingsService {
     }
     await this.reload();
     return this.view(actor.role);
+  }
+
+  /** `true` when the environment sets `key` (it is listed in `tampered` and cannot be changed). */
+  isTampered(key: SettingKey): boolean {
+    return this.tamperedKeys.has(key);
   }
 
   /** The audit trail of settings changes, newest first. */

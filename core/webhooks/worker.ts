@@ -8,7 +8,8 @@
  */
 import type { WebhookDelivery } from "../../db/webhooks.ts";
 import type { Services } from "../services.ts";
-import { signature, webhookSecret } from "./signature.ts";
+import { signingSecret } from "./secret.ts";
+import { signature } from "./signature.ts";
 
 /** Delays before the 2nd, 3rd, … attempt; after the last, the delivery is dropped. */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000];
@@ -30,7 +31,7 @@ export function deliveryHeaders(
     "x-service-webhook": "true",
     "x-service-webhook-type": d.event,
     "x-service-webhook-timestamp": String(timestamp),
-    "x-service-signature": signature(webhookSecret(s.secret), timestamp, d.body),
+    "x-service-signature": signature(signingSecret(s), timestamp, d.body),
   };
 }
 
