@@ -25,6 +25,7 @@ interface Meta {
   description: string;
   restart: boolean;
   secret: boolean;
+  superadminOnly: boolean;
   env: string;
 }
 
@@ -178,6 +179,7 @@ function Setting(
         {meta.key}
         {meta.restart && <span class="badge">needs restart</span>}
         {meta.secret && <span class="badge">secret</span>}
+        {meta.superadminOnly && <span class="badge">SUPERADMIN only</span>}
       </label>
       <div class="setting-control">
         <Control

@@ -3,10 +3,11 @@
 /// <reference lib="dom" />
 /**
  * `/dashboard/admin/webhooks` (SUPERADMIN): the signing secret receivers
- * verify deliveries with (hidden until revealed), the target URLs configured
- * in the settings (the registry's secret keys of the Webhooks category), a
- * test event for each target, and the deliveries waiting in the outbox with
- * their attempts, next retry and last error.
+ * verify deliveries with (hidden until revealed; rotated after a confirm), the
+ * target URLs configured in the settings (the registry's secret keys of the
+ * Webhooks category), a test event for each target, the deliveries waiting in
+ * the outbox with their attempts, next retry and last error, and the recently
+ * finished ones with their outcome.
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -23,6 +24,25 @@ interface Delivery {
   nextAt: string;
   lastError: string | null;
 }
+
+interface Finished {
+  id: string;
+  kind: "http" | "chat";
+  event: "upload" | "shorten";
+  url: string;
+  status: "delivered" | "failed";
+  attempts: number;
+  result: string;
+  finishedAt: string;
+}
+
+interface Status {
+  secret: string;
+  pending: number;
+}
+
+/** The Webhooks setting that holds a rotated signing secret: not a target. */
+const SIGNING_KEY = "httpWebhookSigningSecret";
 
 const TESTS = [
   ["http", "upload"],
@@ -97,21 +117,79 @@ function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
   );
 }
 
+function History({ finished }: { finished: Finished[] }) {
+  if (finished.length === 0) return <p class="muted">No delivery has finished yet.</p>;
+  return (
+    <div class="table-scroll">
+      <table aria-label="Finished deliveries">
+        <thead>
+          <tr>
+            <th>Target</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Finished</th>
+            <th>Last answer</th>
+          </tr>
+        </thead>
+        <tbody>
+          {finished.map((f) => (
+            <tr key={f.id}>
+              <td class="value">
+                {f.kind} {f.event}: {f.url}
+              </td>
+              <td>
+                <span class={f.status === "delivered" ? "ok" : "error"}>{f.status}</span>
+              </td>
+              <td>{f.attempts}</td>
+              <td>{formatDate(f.finishedAt)}</td>
+              <td>{f.result}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RotateButton({ onRotated }: { onRotated: () => void }) {
+  const [failure, setFailure] = useState<string | null>(null);
+  const rotate = async () => {
+    const question = "Replace the signing secret? Receivers that verify signatures reject " +
+      "deliveries until they are given the new one.";
+    if (!confirm(question)) return;
+    try {
+      await api<Status>("POST", "/api/server/webhooks/secret");
+      setFailure(null);
+      onRotated();
+    } catch (e) {
+      setFailure((e as Error).message);
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={rotate}>Rotate secret</button>
+      {failure && <span class="error" role="alert">{failure}</span>}
+    </>
+  );
+}
+
 /** The webhooks page. */
 export function AdminWebhooksPage() {
-  const [status, reloadStatus, error] = useApi<{ secret: string; pending: number }>(
-    "/api/server/webhooks",
-  );
+  const [status, reloadStatus, error] = useApi<Status>("/api/server/webhooks");
   const [deliveries, reloadDeliveries] = useApi<Delivery[]>("/api/server/webhooks/deliveries");
+  const [finished, reloadFinished] = useApi<Finished[]>("/api/server/webhooks/history");
   const reload = () => {
     reloadStatus();
     reloadDeliveries();
+    reloadFinished();
   };
   const [view] = useApi<{ settings: Record<string, string | null> }>("/api/server/settings");
   const [registry] = useApi<{
     settings: { key: string; category: string; secret: boolean; description: string }[];
   }>("/api/server/settings/registry");
-  const targets = (registry?.settings ?? []).filter((m) => m.category === "Webhooks" && m.secret);
+  const targets = (registry?.settings ?? []).filter((m) =>
+    m.category === "Webhooks" && m.secret && m.key !== SIGNING_KEY
+  );
   const [shown, setShown] = useState(false);
   return (
     <>
@@ -137,6 +215,7 @@ export function AdminWebhooksPage() {
               {shown ? "Hide" : "Reveal"}
             </button>
             <CopyButton text={status.secret} label="Copy the signing secret" />
+            <RotateButton onRotated={reloadStatus} />
           </div>
         )}
       </section>
@@ -185,6 +264,13 @@ export function AdminWebhooksPage() {
           <button type="button" onClick={reload}>Refresh</button>
         </div>
         {deliveries && <Deliveries deliveries={deliveries} />}
+      </section>
+      <section class="card" aria-labelledby="history-title">
+        <h2 id="history-title">Recent deliveries</h2>
+        <p class="muted small">
+          The latest deliveries that were answered 2xx or given up, newest first.
+        </p>
+        {finished && <History finished={finished} />}
       </section>
     </>
   );

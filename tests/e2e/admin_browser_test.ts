@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { createHmac } from "node:crypto";
 import type { BrowserContext } from "playwright-core";
 import {
   browserTestOnStores,
@@ -16,6 +17,8 @@ import {
   signIn,
   watchProblems,
 } from "../helpers/browser.ts";
+import { startReceiver } from "../helpers/receiver.ts";
+import { eventually } from "../helpers/wait.ts";
 
 /** Calls the API as the browser context's signed-in user (its session cookie). */
 async function asUser(
@@ -386,12 +389,20 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   }
   await screenshots(page, "admin-maintenance", kind);
 
-  // Webhooks: the signing secret, hidden until revealed.
+  // Webhooks: the signing secret, hidden until revealed, then rotated after a confirm.
   await page.getByRole("link", { name: "Webhooks" }).click();
   const secret = page.getByRole("textbox", { name: "Signing secret" });
   assert.doesNotMatch(await secret.inputValue(), /^whsec_/);
   await page.getByRole("button", { name: "Reveal" }).click();
-  assert.match(await secret.inputValue(), /^whsec_[0-9a-f]{64}$/);
+  const derived = await secret.inputValue();
+  assert.match(derived, /^whsec_[0-9a-f]{64}$/);
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  await eventually("the rotated secret", async () => await secret.inputValue() !== derived);
+  const rotated = await secret.inputValue();
+  assert.match(rotated, /^whsec_[0-9a-f]{64}$/);
+  const status = await (await asUser(context, origin, "GET", "/api/server/webhooks")).json();
+  assert.equal(status.secret, rotated, "the page shows the secret in force");
   await page.getByRole("table", { name: "Webhook targets" }).getByText("httpWebhookOnUpload")
     .waitFor();
   // A test event to a target that does not answer: queued, then waiting for its retry.
@@ -399,21 +410,44 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   await unset.click();
   await page.getByRole("alert").filter({ hasText: "No http webhook is set for shorten events" })
     .waitFor();
-  const patched = await fetch(`${origin}/api/server/settings`, {
-    method: "PATCH",
-    headers: {
-      cookie: (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join("; "),
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({ httpWebhookOnUpload: "http://127.0.0.1:9/closed" }),
-  });
-  assert.equal(patched.status, 200);
-  await page.reload();
-  await page.getByRole("button", { name: "Send a test upload event to the http webhook" }).click();
-  await page.getByRole("status").filter({ hasText: "Queued." }).waitFor();
-  const outbox = page.getByRole("table", { name: "Waiting deliveries" });
-  await outbox.getByRole("cell", { name: "http upload: http://127.0.0.1:9/closed" }).waitFor();
-  await screenshots(page, "admin-webhooks", kind);
+  const receiver = startReceiver();
+  try {
+    const patched = await asUser(context, origin, "PATCH", "/api/server/settings", {
+      httpWebhookOnUpload: "http://127.0.0.1:9/closed",
+      httpWebhookOnShorten: receiver.url,
+    });
+    assert.equal(patched.status, 200);
+    await page.reload();
+    await page.getByRole("button", { name: "Send a test upload event to the http webhook" })
+      .click();
+    await page.getByRole("status").filter({ hasText: "Queued." }).waitFor();
+    const outbox = page.getByRole("table", { name: "Waiting deliveries" });
+    await outbox.getByRole("cell", { name: "http upload: http://127.0.0.1:9/closed" }).waitFor();
+
+    // A test event to a receiver that answers: delivered, signed with the rotated secret, and
+    // listed among the finished deliveries once the page is refreshed.
+    await page.getByRole("button", { name: "Send a test shorten event to the http webhook" })
+      .click();
+    await eventually("the delivery", () => Promise.resolve(receiver.received.length > 0));
+    const [got] = receiver.received;
+    const timestamp = got.headers.get("x-service-webhook-timestamp");
+    assert.equal(
+      got.headers.get("x-service-signature"),
+      "sha256=" + createHmac("sha256", rotated).update(`${timestamp}.${got.body}`).digest("hex"),
+    );
+    const finished = page.getByRole("table", { name: "Finished deliveries" });
+    await eventually("the finished delivery on the page", async () => {
+      await page.getByRole("button", { name: "Refresh" }).click();
+      return await finished.getByRole("row", { name: `http shorten: ${receiver.url}` })
+        .count() > 0;
+    });
+    const row = finished.getByRole("row", { name: `http shorten: ${receiver.url}` });
+    await row.getByRole("cell", { name: "delivered", exact: true }).waitFor();
+    await row.getByRole("cell", { name: "HTTP 200", exact: true }).waitFor();
+    await screenshots(page, "admin-webhooks", kind);
+  } finally {
+    await receiver.close();
+  }
 
   // The one 400 is the unset target's, on purpose.
   assert.deepEqual(problems.filter((p) => !p.includes("status of 400")), []);
@@ -423,7 +457,8 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
 browserTestOnStores(
   "import and export: the v4 fixture imported through the page shows the reference counts " +
     "and skipped records; the export downloads; maintenance tasks answer; webhooks: the " +
-    "secret revealed, a test event queued and waiting for its retry",
+    "secret revealed and rotated, a test event queued and waiting for its retry, another " +
+    "delivered (signed with the new secret) and listed as finished",
   { SERVICE_RATELIMIT_ENABLED: "false" },
   transferJourney,
 );
