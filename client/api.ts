@@ -4,10 +4,16 @@
  * uses, authenticated by the session cookie the browser sends.
  */
 
-/** A refused API call: its status and the message of the spec's error body. */
+/** One validation problem of a 400 answer (`issues`): where (`path`) and what. */
+export interface ApiIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** A refused API call: its status, the message of the spec's error body and its `issues`. */
 export class ApiFailure extends Error {
   /** Builds the failure of a call answered `status` with `message`. */
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, message: string, readonly issues: ApiIssue[] = []) {
     super(message);
   }
 }
@@ -15,13 +21,15 @@ export class ApiFailure extends Error {
 /** The message of an error body (`{error, statusCode}`), or the status line when there is none. */
 export async function failureOf(res: Response): Promise<ApiFailure> {
   let message = `${res.status} ${res.statusText}`;
+  let issues: ApiIssue[] = [];
   try {
     const body = await res.json();
     if (typeof body?.error === "string") message = body.error;
+    if (Array.isArray(body?.issues)) issues = body.issues;
   } catch {
     // not JSON: the status line says it
   }
-  return new ApiFailure(res.status, message);
+  return new ApiFailure(res.status, message, issues);
 }
 
 /** Calls `method path` with an optional JSON body; the parsed answer, or an {@link ApiFailure}. */

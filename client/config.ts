@@ -17,7 +17,23 @@ export interface PageConfig {
   invites?: boolean;
   /** What the page is about, where its address names it (a public folder's id). */
   id?: string;
+  /** The signed-in user (dashboard pages). */
+  user?: {
+    id: string;
+    role: Role;
+    /** The roles it may give a user it creates or changes (spec §4.1 rule 1). */
+    assigns: Role[];
+    /** The roles of the users it may change and delete (spec §4.1 rule 2). */
+    manages: Role[];
+  };
+  /** `featuresMetricsShowUserSpecific`: whether statistics include per-user numbers. */
+  metricsPerUser?: boolean;
 }
+
+/** A user's role, lowest first. */
+export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
+/** A user's role. */
+export type Role = typeof ROLES[number];
 
 /** Reads the configuration the server put on `element`. */
 export function readConfig(element: HTMLElement): PageConfig {

@@ -10,10 +10,17 @@
 import { render } from "preact";
 import { readConfig } from "./config.ts";
 import { AccountPage } from "./pages/account.tsx";
+import { AdminAuditPage } from "./pages/admin_audit.tsx";
+import { AdminMaintenancePage } from "./pages/admin_maintenance.tsx";
+import { AdminTransferPage } from "./pages/admin_transfer.tsx";
+import { AdminWebhooksPage } from "./pages/admin_webhooks.tsx";
+import { AdminSettingsPage } from "./pages/admin_settings.tsx";
+import { AdminUsersPage } from "./pages/admin_users.tsx";
 import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";
+import { StatsPage } from "./pages/stats.tsx";
 import { TagsPage } from "./pages/tags.tsx";
 import { UploadPage } from "./pages/upload.tsx";
 import { UrlsPage } from "./pages/urls.tsx";
@@ -30,6 +37,13 @@ if (root) {
     folders: () => <FoldersPage />,
     tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
+    users: () => <AdminUsersPage config={config} />,
+    "server-settings": () => <AdminSettingsPage />,
+    audit: () => <AdminAuditPage />,
+    stats: () => <StatsPage config={config} />,
+    transfer: () => <AdminTransferPage />,
+    maintenance: () => <AdminMaintenancePage />,
+    webhooks: () => <AdminWebhooksPage />,
   };
   const page = pages[root.dataset.page as keyof typeof pages];
   if (page) {

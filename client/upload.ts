@@ -84,7 +84,7 @@ class Speedometer {
 }
 
 /** What one upload's requests share. */
-interface Sending {
+export interface Sending {
   /** The option headers. */
   headers: Record<string, string>;
   /** Sent without the session cookie: an anonymous upload into an open folder. */
@@ -93,14 +93,14 @@ interface Sending {
 }
 
 /**
- * One request. With the session it goes by XHR, which reports upload
+ * One POST. With the session it goes by XHR, which reports upload
  * progress; an anonymous one goes by `fetch`, the only way to leave out the
  * cookie on this origin (progress then moves when the request is done).
  */
-function send(
+export function send(
   url: string,
   headers: Record<string, string>,
-  body: FormData,
+  body: FormData | Blob,
   onSent: (bytes: number) => void,
   { anonymous, signal }: Sending,
 ): Promise<{ status: number; body: unknown }> {

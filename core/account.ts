@@ -86,6 +86,7 @@ export function sessionView(session: SessionRecord) {
   return {
     id: session.id,
     createdAt: session.createdAt.toISOString(),
+    lastSeenAt: session.lastSeenAt.toISOString(),
     client: session.client,
     device: session.device,
     ua: session.ua,

@@ -1,14 +1,17 @@
 /**
  * `GET /api/stats` (reference §4.9): the metrics snapshots of a time range,
- * the newest in full and the rest as chart points, thinned to at most
- * {@link MAX_POINTS}. Snapshots come from the metrics task or a Zipline
- * import, so their `data` is read field by field with zeros for gaps.
+ * newest first and thinned to at most {@link MAX_POINTS}, as the list of
+ * metrics Zipline v4.4's web client reads (`Metric[]`): the newest in full,
+ * the rest with their totals and empty per-user and type lists, which only
+ * the newest's tables show. Snapshots come from the metrics task or a
+ * Zipline import, so their `data` is read field by field with zeros for gaps.
  */
-import type { UserRecord } from "../db/store.ts";
+import type { Role, UserRecord } from "../db/store.ts";
 import type { MetricRange, MetricRecord } from "../db/metrics.ts";
 import { badRequest, forbidden } from "./errors.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";
+import type { Settings } from "./settings/registry.ts";
 
 /** The most points a reply carries. */
 export const MAX_POINTS = 500;
@@ -22,10 +25,8 @@ export interface StatsQuery {
   all?: boolean;
 }
 
-/** The instance totals of one snapshot, as a chart point. */
-export interface MetricPoint {
-  id: string;
-  createdAt: Date;
+/** The instance totals of one snapshot. */
+export interface MetricTotals {
   users: number;
   files: number;
   fileViews: number;
@@ -35,10 +36,29 @@ export interface MetricPoint {
 }
 
 /** A snapshot's statistics in Zipline's shape. */
-export interface MetricData extends Omit<MetricPoint, "id" | "createdAt"> {
+export interface MetricData extends MetricTotals {
   filesUsers: { username: string | null; sum: number; storage: number; views: number }[];
   urlsUsers: { username: string | null; sum: number; views: number }[];
   types: { type: string; sum: number }[];
+}
+
+/** A snapshot as the API shows it: Zipline's `Metric`. */
+export interface MetricView {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  data: MetricData;
+}
+
+/**
+ * Why a user of `role` may not read the metrics (`Metrics are disabled`,
+ * `Admin only`), or `null` when it may; the dashboard hides its statistics
+ * page by the same rule.
+ */
+export function statsRefusal(settings: Settings, role: Role): string | null {
+  if (!settings.featuresMetricsEnabled) return "Metrics are disabled";
+  if (settings.featuresMetricsAdminOnly && !isAdministrator(role)) return "Admin only";
+  return null;
 }
 
 /**
@@ -47,31 +67,30 @@ export interface MetricData extends Omit<MetricPoint, "id" | "createdAt"> {
  * off or for administrators only and the caller is not one, 400 on a date
  * that does not parse or a range that is backwards or starts in the future.
  */
-export async function instanceStats(s: Services, caller: UserRecord, query: StatsQuery) {
-  if (!s.settings.get("featuresMetricsEnabled")) throw forbidden("Metrics are disabled");
-  if (s.settings.get("featuresMetricsAdminOnly") && !isAdministrator(caller.role)) {
-    throw forbidden("Admin only");
-  }
+export async function instanceStats(
+  s: Services,
+  caller: UserRecord,
+  query: StatsQuery,
+): Promise<MetricView[]> {
+  const refusal = statsRefusal(s.settings.all(), caller.role);
+  if (refusal) throw forbidden(refusal);
   const range = query.all ? { from: null, to: null } : timeRange(s.clock.now(), query);
   const total = await s.store.metrics.countRange(range);
   const step = Math.ceil(total / MAX_POINTS);
-  const points: MetricPoint[] = [];
-  let latest: MetricRecord | null = null;
+  const metrics: MetricRecord[] = [];
   let index = 0;
   for await (const metric of s.store.metrics.range(range)) {
-    latest ??= metric;
-    if (index++ % step === 0 && points.length < MAX_POINTS) points.push(point(metric));
+    if (index++ % step === 0 && metrics.length < MAX_POINTS) metrics.push(metric);
   }
   const userSpecific = s.settings.get("featuresMetricsShowUserSpecific");
-  return {
-    latest: latest && {
-      id: latest.id,
-      createdAt: latest.createdAt,
-      updatedAt: latest.createdAt,
-      data: metricData(latest.data, userSpecific),
-    },
-    points,
-  };
+  return metrics.map((metric, i) => ({
+    id: metric.id,
+    createdAt: metric.createdAt,
+    updatedAt: metric.createdAt,
+    data: i === 0
+      ? metricData(metric.data, userSpecific)
+      : { ...totals(metric.data), filesUsers: [], urlsUsers: [], types: [] },
+  }));
 }
 
 function timeRange(now: number, query: StatsQuery): MetricRange {
@@ -88,11 +107,8 @@ function parseDate(text: string): Date {
   return date;
 }
 
-function point(metric: MetricRecord): MetricPoint {
-  const d = metric.data;
+function totals(d: Record<string, unknown>): MetricTotals {
   return {
-    id: metric.id,
-    createdAt: metric.createdAt,
     users: num(d.users),
     files: num(d.files),
     fileViews: num(d.fileViews),
@@ -104,11 +120,10 @@ function point(metric: MetricRecord): MetricPoint {
 
 /** `data` in Zipline's shape; without `userSpecific` the per-user lists are empty. */
 function metricData(data: Record<string, unknown>, userSpecific: boolean): MetricData {
-  const { id: _, createdAt: __, ...totals } = point({ id: "", createdAt: new Date(0), data });
   const rows = (value: unknown) => Array.isArray(value) ? value as Record<string, unknown>[] : [];
   const username = (v: unknown) => typeof v === "string" ? v : null;
   return {
-    ...totals,
+    ...totals(data),
     filesUsers: userSpecific
       ? rows(data.filesUsers).map((u) => ({
         username: username(u.username),
@@ -132,4 +147,53 @@ function metricData(data: Record<string, unknown>, userSpecific: boolean): Metri
 function num(value: unknown): number {
   const n = typeof value === "string" ? Number(value) : value;
   return typeof n === "number" && Number.isFinite(n) ? n : 0;
+}
+
+/** One of the most viewed files, for the statistics page. */
+export interface TopFile {
+  id: string;
+  name: string;
+  type: string;
+  size: number;
+  views: number;
+  /** The owner's name; `null` without one or when per-user numbers are off. */
+  username: string | null;
+}
+
+/**
+ * The `take` most viewed files of the instance, most views first (ties by
+ * name), read in one pass over the file records as the metrics task does.
+ * Administrators only, under the same rules as {@link instanceStats}.
+ */
+export async function topFiles(s: Services, caller: UserRecord, take: number): Promise<TopFile[]> {
+  const refusal = statsRefusal(s.settings.all(), caller.role);
+  if (refusal) throw forbidden(refusal);
+  const top: TopFile[] = [];
+  const before = (a: TopFile, b: TopFile) => b.views - a.views || a.name.localeCompare(b.name);
+  const owners = new Map<string, string | null>();
+  for await (const f of s.store.files.iterate()) {
+    if (f.pending) continue;
+    const file = {
+      id: f.id,
+      name: f.name,
+      type: f.type,
+      size: f.size,
+      views: f.views,
+      username: f.userId,
+    };
+    if (top.length === take && before(file, top[take - 1]) >= 0) continue;
+    top.push(file);
+    top.sort(before);
+    if (top.length > take) top.pop();
+  }
+  const perUser = s.settings.get("featuresMetricsShowUserSpecific");
+  for (const f of top) {
+    const id = f.username;
+    if (!perUser || id === null) f.username = null;
+    else {
+      if (!owners.has(id)) owners.set(id, (await s.store.getUser(id))?.username ?? null);
+      f.username = owners.get(id) ?? null;
+    }
+  }
+  return top;
 }

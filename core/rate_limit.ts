@@ -11,8 +11,13 @@ import { ApiError } from "./errors.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";
 
-/** A route's limit: the settings' default, none, or `max` requests per `seconds`. */
-export type RateLimitPolicy = "default" | "none" | { max: number; seconds: number };
+/**
+ * A route's limit: the settings' default, none, or `max` requests per
+ * `seconds`; `chunks` is the default for the chunked-upload route, whose
+ * chunks (requests naming their file in `x-service-p-filename`) are not
+ * counted (spec §8.1.3). No other route lets that header bypass its limit.
+ */
+export type RateLimitPolicy = "default" | "chunks" | "none" | { max: number; seconds: number };
 
 /** One request, as the limiter sees it. */
 export interface RateLimitRequest {
@@ -20,7 +25,7 @@ export interface RateLimitRequest {
   ip: string;
   method: string;
   path: string;
-  /** A chunked-upload request (`x-service-p-filename`): never limited. */
+  /** Carries a chunk's `x-service-p-filename`: not counted under the `chunks` policy only. */
   chunked: boolean;
 }
 
@@ -45,16 +50,31 @@ export async function checkRateLimit(
   req: RateLimitRequest,
 ): Promise<RateLimitState | null> {
   const settings = s.settings.all();
-  if (policy === "none" || !settings.ratelimitEnabled || req.chunked) return null;
+  if (policy === "none" || !settings.ratelimitEnabled) return null;
+  if (policy === "chunks" && req.chunked) return null;
   if (settings.ratelimitAdminBypass && req.user && isAdministrator(req.user.role)) return null;
   const who = req.user?.id ?? req.ip;
   const key = `${who}|${req.method}|${req.path}`;
   const allow = settings.ratelimitAllowList;
   if (allow.includes(req.ip) || allow.includes(who) || allow.includes(key)) return null;
 
-  const { max, windowMs } = policy === "default"
+  const { max, windowMs } = typeof policy === "string"
     ? { max: settings.ratelimitMax, windowMs: settings.ratelimitWindow }
     : { max: policy.max, windowMs: policy.seconds * 1000 };
+  return await countRequest(s, key, max, windowMs);
+}
+
+/**
+ * Counts one request for `key` in its fixed window of `windowMs`, `max` at
+ * most: the window's state, or the 429 (with `Retry-After` and the
+ * `X-RateLimit-*` headers) past the limit. The counting under every limit.
+ */
+export async function countRequest(
+  s: Services,
+  key: string,
+  max: number,
+  windowMs: number,
+): Promise<RateLimitState> {
   const now = s.clock.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const reset = Math.ceil((windowStart + windowMs) / 1000);

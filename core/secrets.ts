@@ -1,8 +1,8 @@
 /**
  * Small cryptographic helpers shared by sessions, tokens and signatures:
- * constant-time comparison, SHA-256, and base64url.
+ * constant-time comparison, SHA-256, HMAC and base64url.
  */
-import { timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 const encoder = new TextEncoder();
 
@@ -28,4 +28,9 @@ export function base64url(bytes: Uint8Array): string {
 export async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
   return base64url(new Uint8Array(digest));
+}
+
+/** HMAC-SHA-256 of the UTF-8 text under `key`, as base64url. */
+export function hmac(key: string, text: string): string {
+  return createHmac("sha256", key).update(text).digest("base64url");
 }

@@ -13,6 +13,7 @@ import {
   type Settings,
 } from "./settings/registry.ts";
 import { OAUTH_PROVIDERS } from "./settings/validate.ts";
+import { CODE_LANGUAGES } from "./code_languages.ts";
 import { relyingPartyOf } from "./passkeys.ts";
 import type { Services } from "./services.ts";
 import { isFirstSetup } from "./setup.ts";
@@ -79,22 +80,48 @@ export const WEB_KEYS: SettingKey[] = SETTING_KEYS.filter((key) => {
 });
 
 /**
+ * Sub-groups Zipline's config nests inside a first-word group, keyed by that
+ * group: `featuresMetricsEnabled` is also `features.metrics.enabled` there.
+ */
+const ZIPLINE_SUBGROUPS: Record<string, string[]> = {
+  features: ["thumbnails", "metrics"],
+  website: ["theme"],
+  mfa: ["totp"],
+};
+
+/** Zipline's name of a field where it is not the key's remainder, lower-camel-cased. */
+const ZIPLINE_FIELD: Record<string, string> = { numberThreads: "num_threads" };
+
+const lowerFirst = (text: string) => text[0].toLowerCase() + text.slice(1);
+
+/**
  * `GET /api/server/settings/web`: the settings a dashboard reads, grouped
- * as Zipline's config is, by the key's first word (`filesMaxFileSize` →
- * `files.maxFileSize`, `domains` → `domains`), plus the OAuth summary and the
- * version.
+ * by the key's first word (`filesMaxFileSize` → `files.maxFileSize`,
+ * `domains` → `domains`), plus the OAuth summary, the version and the
+ * languages a text upload may be written in (`codeMap`). Beside
+ * that flat form, the groups also carry Zipline v4's nested one, which its
+ * web client reads (`features.metrics.enabled`, `website.theme.default`,
+ * `mfa.totp.enabled`, and `mfa.passkeys`: whether passkeys are usable, as
+ * Zipline v4.4's boolean setting of that name).
  */
 export function webSettings(s: Services) {
   const v = s.settings.all();
   const config: Record<string, unknown> = {};
   for (const key of WEB_KEYS) {
     const [, section, rest] = key.match(/^([a-z]+)(.*)$/)!;
-    if (rest === "") config[section] = v[key];
-    else {
-      const group = (config[section] ??= {}) as Record<string, unknown>;
-      group[rest[0].toLowerCase() + rest.slice(1)] = v[key];
+    if (rest === "") {
+      config[section] = v[key];
+      continue;
     }
+    const group = (config[section] ??= {}) as Record<string, unknown>;
+    group[lowerFirst(rest)] = v[key];
+    const sub = ZIPLINE_SUBGROUPS[section]?.find((name) => lowerFirst(rest).startsWith(name));
+    if (sub === undefined) continue;
+    const field = lowerFirst(rest.slice(sub.length));
+    const nested = (group[sub] ??= {}) as Record<string, unknown>;
+    nested[ZIPLINE_FIELD[field] ?? field] = v[key];
   }
+  (config.mfa as Record<string, unknown>).passkeys = relyingPartyOf(s) !== null;
   return {
     config: {
       ...config,
@@ -102,6 +129,27 @@ export function webSettings(s: Services) {
       oauthEnabled: oauthEnabled(v),
       version: s.build.version,
     },
-    codeMap: [] as { ext: string; mime: string; name: string }[],
+    codeMap: CODE_LANGUAGES,
+  };
+}
+
+/**
+ * `GET /api/version`: the running build, from the build alone. `data` is
+ * what Zipline's client reads for its version badge, in the shape of
+ * Zipline's version service; Ferry asks no such service, so it reports its
+ * build as a release that is current.
+ */
+export function versionInfo(build: Services["build"]) {
+  const { version, commit } = build;
+  return {
+    version,
+    commit,
+    details: { version, sha: commit },
+    data: {
+      isUpstream: false,
+      isRelease: true,
+      isLatest: true,
+      version: { tag: `v${version}`, sha: commit },
+    },
   };
 }

@@ -13,6 +13,9 @@ export const SESSION_COOKIE = "service_session";
 /** How long a session lasts: 14 days. */
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 
+/** How stale a session's `lastSeenAt` may get before a request writes it again. */
+export const SESSION_SEEN_STEP_MS = 5 * 60 * 1000;
+
 /** Who is signing in, as told by the client or read from its user agent. */
 export interface ClientInfo {
   client: string;
@@ -44,22 +47,33 @@ export async function startSession(
     userId: user.id,
     createdAt: new Date(now),
     expiresAt: new Date(now + SESSION_TTL_MS),
+    lastSeenAt: new Date(now),
     ...client,
   };
   await s.store.createSession(session);
   return { secret, session };
 }
 
-/** The live session and its user for a cookie secret, or `null`. */
+/**
+ * The live session and its user for a cookie secret, or `null`. The session's
+ * `lastSeenAt` is written again once it is {@link SESSION_SEEN_STEP_MS} old,
+ * so a busy session costs one write every few minutes, not one a request.
+ */
 export async function resolveSession(
   s: Services,
   secret: string,
 ): Promise<{ session: SessionRecord; user: UserRecord } | null> {
   if (secret.length < 16 || secret.length > 128) return null;
   const session = await s.store.getSession(await sha256(secret));
-  if (!session || session.expiresAt.getTime() <= s.clock.now()) return null;
+  const now = s.clock.now();
+  if (!session || session.expiresAt.getTime() <= now) return null;
   const user = await s.store.getUser(session.userId);
-  return user ? { session, user } : null;
+  if (!user) return null;
+  if (now - session.lastSeenAt.getTime() >= SESSION_SEEN_STEP_MS) {
+    session.lastSeenAt = new Date(now);
+    await s.store.touchSession(session.id, session.lastSeenAt);
+  }
+  return { session, user };
 }
 
 /** Where a request comes from, as the browser that sent it tells. */

@@ -1,21 +1,19 @@
 /**
  * Short URLs: creating them under the owner's `maxUrls` quota, managing them,
  * and resolving a public name (code or vanity) to a redirect that honours
- * `enabled`, `maxViews` and the password. Passwords are argon2 hashes and
- * never leave the server; views are counted by the store, atomically.
+ * `enabled`, `maxViews` and the password (its grants: `url_passwords.ts`).
+ * Passwords are argon2 hashes and never leave the server; views are counted
+ * by the store, atomically.
  */
 import { UniqueError, type UserRecord } from "../db/store.ts";
 import type { UrlPatch, UrlRecord } from "../db/urls.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { hashPassword } from "./passwords.ts";
+import type { Attempt } from "./password_attempts.ts";
 import type { Services } from "./services.ts";
+import { grantOpens } from "./url_passwords.ts";
 import { queueShorten } from "./webhooks/outbox.ts";
-
-/** The cookie that proves a URL's password was verified: `url_pw_<urlId>`. */
-export const urlPasswordCookie = (urlId: string) => `url_pw_${urlId}`;
-/** How long that cookie lasts: 60 seconds. */
-export const URL_PASSWORD_COOKIE_SECONDS = 60;
 
 /** How many random codes to try before giving up on a crowded namespace. */
 const CODE_ATTEMPTS = 10;
@@ -152,37 +150,6 @@ export async function deleteUrl(s: Services, user: UserRecord, id: string): Prom
   return removed;
 }
 
-/** Who is trying a password, for the log. */
-export interface Attempt {
-  ip: string;
-  ua: string;
-}
-
-/**
- * Checks a URL's password (the URL named by id, code or vanity). 404 when
- * there is no such URL or it has no password, 403 when the password is
- * wrong; both outcomes are logged. Returns the URL for the access cookie.
- */
-export async function verifyUrlPassword(
-  s: Services,
-  idOrName: string,
-  password: string,
-  attempt: Attempt,
-): Promise<UrlRecord> {
-  const url = await s.store.urls.get(idOrName) ?? await s.store.urls.getByName(idOrName);
-  if (!url?.password) throw notFound();
-  const ok = await verifyPassword(password, url.password);
-  s.logger.info(ok ? "url password accepted" : "url password refused", {
-    url: url.id,
-    code: url.code,
-    ip: attempt.ip,
-    ua: attempt.ua,
-    at: new Date(s.clock.now()).toISOString(),
-  });
-  if (!ok) throw forbidden("Incorrect password");
-  return url;
-}
-
 /** What a public request for a short URL name leads to. */
 export type UrlResolution =
   | { kind: "redirect"; destination: string }
@@ -191,34 +158,40 @@ export type UrlResolution =
   /** Disabled, or past its max views: 404. */
   | { kind: "gone" };
 
+/** How a request proves a URL's password was given, and who sends it. */
+export interface UrlAccessProof extends Attempt {
+  /** The access cookie `url_pw_<urlId>` of a URL, read once the URL is known. */
+  cookie: (urlId: string) => string | undefined;
+}
+
 /**
- * Resolves `name` (a code or a vanity); `null` when no URL has it.
- * `cookieFor(id)` reads the access cookie of a URL. A counted view is a
- * redirect; at its max views the URL is deleted when
- * `featuresDeleteOnMaxViews` is on.
+ * Resolves `name` (a code or a vanity); `null` when no URL has it. A
+ * counted view is a redirect; at its max views the URL is deleted when
+ * `featuresDeleteOnMaxViews` is on. An access cookie holding no live grant is
+ * a failed password attempt: logged, and the 429 past the attempts' limit.
  */
 export async function resolveUrl(
   s: Services,
   name: string,
-  cookieFor: (urlId: string) => string | undefined,
+  proof: UrlAccessProof,
 ): Promise<UrlResolution | null> {
   const url = await s.store.urls.resolve(name);
-  return url && await openUrl(s, url, cookieFor);
+  return url && await openUrl(s, url, proof);
 }
 
 /**
  * The password page `/view/url/<id>` (reference §6.5) for the URL with this
  * id (or code, or vanity); `null` when there is none. Like {@link resolveUrl}:
- * `password` until the access cookie holds the right password, then one
+ * `password` until the access cookie holds a live grant, then one
  * counted view and the destination. A URL without a password redirects too.
  */
 export async function resolveUrlPage(
   s: Services,
   idOrName: string,
-  cookieFor: (urlId: string) => string | undefined,
+  proof: UrlAccessProof,
 ): Promise<UrlResolution | null> {
   const url = await s.store.urls.get(idOrName) ?? await s.store.urls.getByName(idOrName);
-  return url && await openUrl(s, url, cookieFor);
+  return url && await openUrl(s, url, proof);
 }
 
 /**
@@ -233,19 +206,15 @@ export function freeRedirect(s: Services, url: UrlRecord): string | null {
 }
 
 /** Where a request for `url` leads: the password, a counted redirect, or gone. */
-async function openUrl(
-  s: Services,
-  url: UrlRecord,
-  cookieFor: (urlId: string) => string | undefined,
-): Promise<UrlResolution> {
+async function openUrl(s: Services, url: UrlRecord, proof: UrlAccessProof): Promise<UrlResolution> {
   const free = freeRedirect(s, url);
   if (free !== null) return { kind: "redirect", destination: free };
   if (!url.enabled) return { kind: "gone" };
   // A URL with no redirect left is gone (below) without asking for its password.
   const usedUp = url.maxViews !== null && url.views >= url.maxViews;
   if (url.password && !usedUp) {
-    const given = cookieFor(url.id);
-    if (given === undefined || !(await verifyPassword(given, url.password))) {
+    const grant = proof.cookie(url.id);
+    if (grant === undefined || !(await grantOpens(s, url, grant, proof))) {
       return { kind: "password", urlId: url.id };
     }
   }

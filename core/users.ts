@@ -124,7 +124,18 @@ export function deletedView(u: UserRecord) {
   return deleted;
 }
 
-/** The user as it sees itself: its detail and whether TOTP is on; never a secret. */
+/**
+ * What `totpSecret` holds in a user's own view while TOTP is on: a marker,
+ * never the secret. Zipline's web client decides from that field whether to
+ * offer turning TOTP on or off.
+ */
+export const TOTP_SECRET_MARKER = "********";
+
+/**
+ * The user as it sees itself: its detail and whether TOTP is on (`totp`, and
+ * Zipline's `totpSecret` as {@link TOTP_SECRET_MARKER} or `null`); never a secret.
+ */
 export function selfView(u: UserRecord) {
-  return { ...detailView(u), totp: u.totpSecret !== null };
+  const totp = u.totpSecret !== null;
+  return { ...detailView(u), totp, totpSecret: totp ? TOTP_SECRET_MARKER : null };
 }

@@ -65,6 +65,8 @@ export interface SessionRecord {
   userId: string;
   createdAt: Date;
   expiresAt: Date;
+  /** When the session last made a request, to within a few minutes (`core/sessions.ts`). */
+  lastSeenAt: Date;
   client: string;
   device: string;
   ua: string;
@@ -157,6 +159,8 @@ export interface Store {
   getSession(id: string): Promise<SessionRecord | null>;
   /** A user's sessions, oldest first; ones past `expiresAt` may be among them (the caller checks). */
   listSessions(userId: string): Promise<SessionRecord[]>;
+  /** Records that the session made a request at `at` (nothing when it is gone). */
+  touchSession(id: string, at: Date): Promise<void>;
   /** Removes one session. */
   deleteSession(id: string): Promise<void>;
   /** Removes every session of the user except `keepId`. */

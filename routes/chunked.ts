@@ -24,6 +24,7 @@ const partial = defineRoute({
   method: "post",
   path: "/upload/partial",
   auth: "none",
+  rateLimit: "chunks",
   tags: ["Files"],
   summary: "Upload one chunk of a large file (multipart/form-data, one file part)",
   description: "The first chunk (`Content-Range: bytes 0-…`) starts an upload and fixes its " +
@@ -120,13 +121,14 @@ export const chunkedRoutes = newRouter()
     const body = streamedBody(c);
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const header = optionHeader(c);
+    const host = new URL(c.req.url).host;
     const result = await uploadChunk(s, {
       user,
       contentRange: c.req.header("content-range"),
       header,
-      options: parseUploadOptions(header, s.settings.all(), s.clock.now(), s.random),
+      options: parseUploadOptions(header, s.settings.all(), s.clock.now(), s.random, host),
       parts: fileParts(body, boundary, 2),
-      host: new URL(c.req.url).host,
+      host,
     });
     return c.json(result, 200);
   })

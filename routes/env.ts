@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { SessionRecord, UserRecord } from "../db/store.ts";
 import type { Services } from "../core/services.ts";
+import type { Attempt } from "../core/password_attempts.ts";
 
 /** Context variables set by the app's middleware. */
 export interface AppEnv {
@@ -24,13 +25,33 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
 }
 
 /**
- * The client's IP address: the socket's, or `X-Forwarded-For`'s first entry
- * when `coreTrustProxy` is on. Read on demand, as few requests need it.
+ * The client's IP address: the socket's, or with `coreTrustProxy` the entry of
+ * `X-Forwarded-For` that the trusted proxies added (see {@link forwardedClient}).
+ * Read on demand, as few requests need it.
  */
 export function clientIp(c: Context<AppEnv>): string {
-  const forwarded = c.get("services").settings.get("coreTrustProxy")
-    ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim()
-    : undefined;
+  const settings = c.get("services").settings;
+  const forwarded = settings.get("coreTrustProxy")
+    ? forwardedClient(c.req.header("x-forwarded-for"), settings.get("coreTrustProxyHops"))
+    : null;
   const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
-  return forwarded || info?.remoteAddr?.hostname || "unknown";
+  return forwarded ?? info?.remoteAddr?.hostname ?? "unknown";
+}
+
+/**
+ * The client in an `X-Forwarded-For` list behind `hops` trusted proxies: each
+ * proxy appends the address it was reached from, so the client is the entry
+ * `hops` places from the right; whatever is left of it the client wrote itself.
+ * A list shorter than `hops` (a request that passed fewer proxies) gives its
+ * leftmost entry, which a trusted proxy still wrote. `null` without entries.
+ */
+export function forwardedClient(header: string | undefined, hops: number): string | null {
+  const entries = (header ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
+  if (entries.length === 0) return null;
+  return entries[Math.max(0, entries.length - hops)];
+}
+
+/** Who presents a password or its grant: client IP and user agent, for the limit and the log. */
+export function attempter(c: Context<AppEnv>): Attempt {
+  return { ip: clientIp(c), ua: c.req.header("user-agent") ?? "" };
 }

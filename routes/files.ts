@@ -26,7 +26,7 @@ import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/store.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { streamedBody } from "./middleware/body_limit.ts";
-import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
+import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
 
@@ -102,7 +102,11 @@ const upload_ = defineRoute({
       "x-service-original-name": option("original-name", "`true` keeps the client's file name"),
       "x-service-file-extension": option("file-extension", "An extension to use instead"),
       "x-service-folder": option("folder", "The folder to put the files in"),
-      "x-service-domain": option("domain", "Host names for the returned URLs, one picked"),
+      "x-service-domain": option(
+        "domain",
+        "Host names for the returned URLs, one picked; each must be `coreDefaultDomain`, " +
+          "one of `domains` or the request's own host (else 400, nothing stored)",
+      ),
       "x-service-no-json": option("no-json", "`true` answers the URLs as text"),
     }),
   },
@@ -194,7 +198,6 @@ const bulkChange = defineRoute({
   method: "patch",
   path: "/user/files/transaction",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
   summary: "Favorite or unfavorite several files, or move the caller's own into its folder",
   request: {
@@ -222,7 +225,6 @@ const bulkDelete = defineRoute({
   method: "delete",
   path: "/user/files/transaction",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Files"],
   summary: "Delete several files",
   request: {
@@ -273,8 +275,9 @@ const patch = defineRoute({
   responses: {
     200: json(FileSchema, "The changed file"),
     400: errorDoc(
-      "`File with this name already exists`, `name: invalid file name`, " +
-        "`Invalid tag specified`, …",
+      "`File with this name already exists`, `name: invalid file name` (also a name Ferry " +
+        "keeps for itself, such as `.thumbnail.…`), `type: invalid file type` (not one " +
+        "`type/subtype`), `Invalid tag specified`, …",
     ),
     404: notFound,
     500: errorDoc("`Failed to rename file in datasource`, or `Internal Server Error`"),
@@ -298,6 +301,8 @@ const password = defineRoute({
   rateLimit: { max: 2, seconds: 1 },
   tags: ["Files"],
   summary: "Verify a file's password: sets the cookie `file_pw_<fileId>` for 60 seconds",
+  description: "Every attempt at a file's password, here, with `?pw=` or through the cookie, " +
+    "counts against 2 a second per client IP and file (429 past it) and is logged.",
   request: {
     params: IdParam,
     body: jsonBody(z.object({
@@ -342,12 +347,13 @@ export const fileRoutes = newRouter()
     const body = streamedBody(c);
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const settings = s.settings.all();
-    const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random);
+    const host = new URL(c.req.url).host;
+    const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random, host);
     const result = await upload(s, {
       user,
       options,
       parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload),
-      host: new URL(c.req.url).host,
+      host,
     });
     if (options.noJson) return c.text(result.files.map((f) => f.url).join(","), 200);
     return c.json(result, 200);
@@ -395,10 +401,12 @@ export const fileRoutes = newRouter()
   })
   .openapi(password, async (c) => {
     const { password } = c.req.valid("json");
-    const file = await verifyFileAccess(c.var.services, c.req.valid("param").id, password, {
-      ip: clientIp(c),
-      ua: c.req.header("user-agent") ?? "",
-    });
+    const file = await verifyFileAccess(
+      c.var.services,
+      c.req.valid("param").id,
+      password,
+      attempter(c),
+    );
     setCookie(c, accessCookieName(file.id), password, {
       maxAge: ACCESS_SECONDS,
       path: "/",

@@ -75,7 +75,6 @@ const create = defineRoute({
   method: "post",
   path: "/user/folders",
   auth: "user",
-  rateLimit: { max: 1, seconds: 2 },
   tags: ["Folders"],
   summary: "Create a folder, optionally holding some of the caller's files",
   request: {

@@ -1,6 +1,7 @@
 /** `GET /api/healthcheck` and `GET /api/version`. */
 import { z } from "@hono/zod-openapi";
 import { healthcheck } from "../core/health.ts";
+import { versionInfo } from "../core/server_info.ts";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 
 const health = defineRoute({
@@ -20,6 +21,15 @@ const VersionSchema = z.object({
   version: z.string().openapi({ example: "0.1.0" }),
   commit: z.string().nullable(),
   details: z.object({ version: z.string(), sha: z.string().nullable() }),
+  data: z.object({
+    isUpstream: z.boolean(),
+    isRelease: z.boolean(),
+    isLatest: z.boolean(),
+    version: z.object({ tag: z.string(), sha: z.string().nullable() }),
+  }).openapi({
+    description: "For Zipline's version badge, in its version service's shape. Ferry asks no " +
+      "version service: it reports its build as the current release.",
+  }),
 }).openapi("Version");
 
 const version = defineRoute({
@@ -35,7 +45,4 @@ const version = defineRoute({
 /** The operational routes. */
 export const healthRoutes = newRouter()
   .openapi(health, async (c) => c.json(await healthcheck(c.var.services), 200))
-  .openapi(version, (c) => {
-    const { version, commit } = c.var.services.build;
-    return c.json({ version, commit, details: { version, sha: commit } }, 200);
-  });
+  .openapi(version, (c) => c.json(versionInfo(c.var.services.build), 200));

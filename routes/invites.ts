@@ -70,7 +70,6 @@ const create = defineRoute({
   method: "post",
   path: "/auth/invites",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Invites"],
   summary: "Create an invite",
   request: {
@@ -83,7 +82,7 @@ const create = defineRoute({
     })),
   },
   responses: {
-    200: json(InviteSchema, "The invite"),
+    200: json(InviteWithInviter, "The invite, with its inviter (the caller)"),
     400: errorDoc("An expiry that is not a future time, or a validation failure"),
   },
 });
@@ -144,8 +143,9 @@ export const inviteRoutes = newRouter()
     return c.json(invites.map((i) => inviteView(i.invite, i.inviter)), 200);
   })
   .openapi(create, async (c) => {
-    const invite = await createInvite(c.var.services, me(c), c.req.valid("json"));
-    return c.json(inviteView(invite), 200);
+    const caller = me(c);
+    const invite = await createInvite(c.var.services, caller, c.req.valid("json"));
+    return c.json(inviteView(invite, caller), 200);
   })
   .openapi(get, async (c) => {
     const { invite, inviter } = await getInvite(c.var.services, c.req.valid("param").id);

@@ -82,7 +82,6 @@ const getTotp = defineRoute({
   method: "get",
   path: "/user/mfa/totp",
   auth: "user",
-  rateLimit: { max: 1, seconds: 5 },
   tags: ["MFA"],
   summary: "The TOTP secret and its QR code: a new one until TOTP is enabled, then the current one",
   responses: {
@@ -138,7 +137,6 @@ const getRegistrationOptions = defineRoute({
   method: "get",
   path: "/user/mfa/passkey/options",
   auth: "user",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["MFA"],
   summary: "Options for `navigator.credentials.create()`; valid for 2 minutes",
   responses: {
@@ -152,7 +150,6 @@ const postPasskey = defineRoute({
   method: "post",
   path: "/user/mfa/passkey",
   auth: "user",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["MFA"],
   summary:
     "Register a passkey from the browser's response to the latest options (needs the password)",
@@ -195,7 +192,6 @@ const getLoginOptions = defineRoute({
   method: "get",
   path: "/auth/webauthn/options",
   auth: "none",
-  rateLimit: { max: 10, seconds: 60 },
   tags: ["Auth"],
   summary: "Options for a passwordless sign-in with `navigator.credentials.get()`",
   description: `Sets the HttpOnly cookie \`${CHALLENGE_COOKIE}\` (2 minutes) that ` +
@@ -214,7 +210,6 @@ const postLogin = defineRoute({
   method: "post",
   path: "/auth/webauthn",
   auth: "none",
-  rateLimit: { max: 10, seconds: 60 },
   tags: ["Auth"],
   summary: "Sign in with a passkey",
   description: "Sets the `service_session` cookie, as a password login does.",

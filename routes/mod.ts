@@ -12,6 +12,7 @@ import { docsRoutes } from "./docs.ts";
 import { healthRoutes } from "./health.ts";
 import { setupRoutes } from "./setup.ts";
 import { settingsRoutes } from "./settings.ts";
+import { settingsRegistryRoutes } from "./settings_registry.ts";
 import { authRoutes } from "./auth.ts";
 import { userRoutes } from "./user.ts";
 import { mfaRoutes } from "./mfa.ts";
@@ -48,6 +49,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   }));
 
   app.route("/api", setupRoutes);
+  app.route("/api", settingsRegistryRoutes);
   app.route("/api", settingsRoutes);
   app.route("/api", healthRoutes);
   app.route("/api", docsRoutes);

@@ -15,9 +15,9 @@ import {
   serveThumbnail,
 } from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
-import { THUMBNAIL_PREFIX } from "../core/files/thumbnails.ts";
+import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
-import { type AppEnv, clientIp } from "./env.ts";
+import { type AppEnv, attempter } from "./env.ts";
 import type { PublicResolver } from "./redirects.ts";
 
 /** What every file-serving route reads of a request: method, range, validators, access proof. */
@@ -35,6 +35,7 @@ export function bytesRequest(
     download,
     cookie: (fileId) => getCookie(c, accessCookieName(fileId)),
     pw,
+    ...attempter(c),
   };
 }
 
@@ -54,8 +55,6 @@ async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Respon
   const answer = await serveFile(c.get("services"), {
     ...bytesRequest(c, asksDownload(c), c.req.query("pw")),
     name,
-    ip: clientIp(c),
-    ua: c.req.header("user-agent") ?? "",
   });
   return fileResponse(answer);
 }

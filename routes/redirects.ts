@@ -9,8 +9,9 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { nameUnder } from "../core/links.ts";
-import { resolveUrl, urlPasswordCookie } from "../core/urls.ts";
-import type { AppEnv } from "./env.ts";
+import { resolveUrl } from "../core/urls.ts";
+import { urlPasswordCookie } from "../core/url_passwords.ts";
+import { type AppEnv, attempter } from "./env.ts";
 import { newRouter } from "./define.ts";
 import { FILE_RESOLVERS } from "./public.ts";
 
@@ -37,7 +38,10 @@ export const resolveShortUrl: PublicResolver = async (c, path) => {
   const s = c.get("services");
   const name = nameUnder(s.settings.get("urlsRoute"), path);
   if (name === null) return null;
-  const found = await resolveUrl(s, name, (id) => getCookie(c, urlPasswordCookie(id)));
+  const found = await resolveUrl(s, name, {
+    cookie: (id) => getCookie(c, urlPasswordCookie(id)),
+    ...attempter(c),
+  });
   if (!found) return null;
   if (found.kind === "redirect") return c.redirect(found.destination, 302);
   if (found.kind === "password") {

@@ -1,5 +1,6 @@
 /** Request and response shapes shared by several API areas. */
 import { z } from "@hono/zod-openapi";
+import { TOTP_SECRET_MARKER } from "../core/users.ts";
 import { ROLES } from "../db/store.ts";
 
 /** An ISO 8601 timestamp string. */
@@ -53,6 +54,10 @@ export const UserDetailSchema = UserSummarySchema.extend({
 /** The user as it sees itself: its detail and whether TOTP is on. */
 export const SelfUserSchema = UserDetailSchema.extend({
   totp: z.boolean().openapi({ description: "Whether TOTP is enabled; the secret is never sent." }),
+  totpSecret: z.literal(TOTP_SECRET_MARKER).nullable().openapi({
+    description: `For Zipline's clients: \`${TOTP_SECRET_MARKER}\` while TOTP is enabled, ` +
+      "else `null`. A marker, never the secret.",
+  }),
 }).openapi("SelfUser");
 
 /** The spec's deletion response. */
@@ -68,6 +73,9 @@ export const DeletedUserSchema = z.object({
 export const SessionSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
+  lastSeenAt: Timestamp.openapi({
+    description: "When the session last made a request (to within five minutes)",
+  }),
   client: z.string(),
   device: z.string(),
   ua: z.string(),

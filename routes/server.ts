@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { clearTemp, clearZeroSizeFiles, requerySizes, zeroSizeFiles } from "../core/maintenance.ts";
 import { publicSettings, webSettings } from "../core/server_info.ts";
 import { runThumbnails } from "../core/files/thumbnails.ts";
+import { themesView } from "../core/themes.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 
 const OauthEnabled = z.object({
@@ -69,12 +70,52 @@ const webRoute = defineRoute({
         config: z.record(z.string(), z.unknown()).openapi({
           description: "Settings grouped by the key's first word (`files.maxFileSize`), " +
             "without the core, rate-limit, webhook and OAuth ones; plus `oauth` " +
-            "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`",
+            "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`. The groups " +
+            "also hold Zipline v4's nested form, which its web client reads: " +
+            "`features.thumbnails` (`enabled`, `num_threads`, `format`, `instantaneous`), " +
+            "`features.metrics` (`enabled`, `adminOnly`, `showUserSpecific`), `website.theme` " +
+            "(`default`, `dark`, `light`), `mfa.totp` (`enabled`, `issuer`) and `mfa.passkeys` " +
+            "(a boolean: passkeys are enabled with an RP ID and an origin)",
         }),
         codeMap: z.array(z.object({ ext: z.string(), mime: z.string(), name: z.string() }))
-          .openapi({ description: "Always empty: Ferry has no code-language map" }),
+          .openapi({
+            description: "The languages a text upload may be written in: file extension, " +
+              "MIME type and name",
+          }),
       }).openapi("WebSettings"),
       "The settings",
+    ),
+  },
+});
+
+const ThemeSchema = z.object({
+  id: z.string().openapi({ example: "builtin:dark_gray" }),
+  name: z.string(),
+  colorScheme: z.enum(["dark", "light"]),
+  primaryColor: z.string(),
+  mainBackgroundColor: z.string(),
+  colors: z.record(z.string(), z.array(z.string())),
+}).openapi("Theme");
+
+const themesRoute = defineRoute({
+  method: "get",
+  path: "/server/themes",
+  auth: "none",
+  tags: ["Server"],
+  summary: "The dashboard themes, and the server's default choice",
+  description: "Ferry's built-in themes, in the shape Zipline v4's web client applies " +
+    "(Mantine theme overrides); `defaultTheme` is the `websiteTheme*` settings.",
+  responses: {
+    200: json(
+      z.object({
+        themes: z.array(ThemeSchema),
+        defaultTheme: z.object({
+          default: z.string().openapi({ description: "A theme id, or `system`" }),
+          dark: z.string(),
+          light: z.string(),
+        }),
+      }).openapi("Themes"),
+      "The themes",
     ),
   },
 });
@@ -85,7 +126,6 @@ const clearTempRoute = defineRoute({
   method: "delete",
   path: "/server/clear_temp",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Remove Ferry's temporary files (import spools) from `coreTempDirectory`",
   responses: {
@@ -115,7 +155,6 @@ const clearZeros = defineRoute({
   method: "delete",
   path: "/server/clear_zeros",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Remove the files recorded with a size of 0, records and bytes",
   responses: { 200: json(Status, "`Cleared N files with a size of 0.`") },
@@ -125,7 +164,6 @@ const requery = defineRoute({
   method: "post",
   path: "/server/requery_size",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Set recorded file sizes to the size of their bytes in the datasource",
   request: {
@@ -151,7 +189,6 @@ const thumbnailsRoute = defineRoute({
   method: "post",
   path: "/server/thumbnails",
   auth: "admin",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Server"],
   summary: "Start making the missing thumbnails of images and videos (all of them with `rerun`)",
   request: {
@@ -175,6 +212,7 @@ const thumbnailsRoute = defineRoute({
 export const serverRoutes = newRouter()
   .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
   .openapi(webRoute, (c) => c.json(webSettings(c.var.services), 200))
+  .openapi(themesRoute, (c) => c.json(themesView(c.var.services.settings.all()), 200))
   .openapi(clearTempRoute, async (c) => c.json({ status: await clearTemp(c.var.services) }, 200))
   .openapi(listZeros, async (c) => c.json({ files: await zeroSizeFiles(c.var.services) }, 200))
   .openapi(

@@ -4,7 +4,7 @@
  * the settings registry.
  */
 import { z } from "@hono/zod-openapi";
-import { MASK, REGISTRY, SETTING_KEYS, settingDef } from "../core/settings/registry.ts";
+import { ALIASES, MASK, REGISTRY, SETTING_KEYS, settingDef } from "../core/settings/registry.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser } from "./env.ts";
 import { Timestamp } from "./schemas.ts";
@@ -23,7 +23,15 @@ const shape = Object.fromEntries(
   }),
 ) as { [K in keyof typeof REGISTRY]: (typeof REGISTRY)[K]["schema"] };
 
-const SettingsSchema = z.object(shape).openapi("Settings");
+/** Each alias (Zipline v4's name of a key), with its key's schema. */
+const aliasShape = Object.fromEntries(
+  [...ALIASES].map(([alias, key]) => [
+    alias,
+    shape[key].optional().describe(`Zipline v4's name of \`${key}\`: the same value`),
+  ]),
+);
+
+const SettingsSchema = z.object({ ...shape, ...aliasShape }).openapi("Settings");
 
 const SettingsViewSchema = z.object({
   settings: SettingsSchema,
@@ -55,9 +63,11 @@ const patch = defineRoute({
   summary: "Change any subset of the settings, all or nothing",
   description: "Every key is validated before any is written; unknown keys, keys set by the " +
     "environment and an empty body are refused. Changes apply at once, on every server process " +
-    "within seconds, except keys marked as needing a restart.",
+    "within seconds, except keys marked as needing a restart. A key may be sent by its Zipline " +
+    "v4 name (`discordWebhookUrl` for `chatWebhookUrl`, `mfaPasskeys` for " +
+    "`mfaPasskeysEnabled`); when both names are sent, the one that changes the value counts.",
   // Loose, so that unknown keys reach the core and are refused by name.
-  request: { body: jsonBody(z.looseObject(shape).partial()) },
+  request: { body: jsonBody(z.looseObject({ ...shape, ...aliasShape }).partial()) },
   responses: {
     200: json(SettingsViewSchema, "The settings after the change"),
     400: errorDoc("A key failed validation, is unknown or is set by the environment; see `issues`"),

@@ -28,7 +28,6 @@ const setup = defineRoute({
   method: "post",
   path: "/setup",
   auth: "none",
-  rateLimit: { max: 1, seconds: 5 },
   tags: ["Setup"],
   summary: "Create the first user (SUPERADMIN) and log it in",
   request: { body: jsonBody(Credentials) },

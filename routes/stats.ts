@@ -1,25 +1,21 @@
 /** `GET /api/stats`: the instance's metrics snapshots over a time range. */
 import { z } from "@hono/zod-openapi";
-import { instanceStats, MAX_POINTS } from "../core/metrics.ts";
+import { instanceStats, MAX_POINTS, topFiles } from "../core/metrics.ts";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { Timestamp } from "./schemas.ts";
-
-const Totals = {
-  users: z.number(),
-  files: z.number(),
-  fileViews: z.number(),
-  urls: z.number(),
-  urlViews: z.number(),
-  storage: z.number().openapi({ description: "Bytes" }),
-};
 
 const MetricSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   data: z.object({
-    ...Totals,
+    users: z.number(),
+    files: z.number(),
+    fileViews: z.number(),
+    urls: z.number(),
+    urlViews: z.number(),
+    storage: z.number().openapi({ description: "Bytes" }),
     filesUsers: z.array(z.object({
       username: z.string().nullable(),
       sum: z.number(),
@@ -35,12 +31,11 @@ const MetricSchema = z.object({
   }),
 }).openapi("Metric");
 
-const StatsReply = z.object({
-  latest: MetricSchema.nullable().openapi({ description: "The newest snapshot of the range" }),
-  points: z.array(z.object({ id: z.string(), createdAt: Timestamp, ...Totals })).openapi({
-    description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}`,
-  }),
-}).openapi("StatsReply");
+const StatsReply = z.array(MetricSchema).openapi("StatsReply", {
+  description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}, ` +
+    "as Zipline v4.4's web client reads them: the first in full, the others with their " +
+    "totals and empty `filesUsers`, `urlsUsers` and `types`",
+});
 
 const stats = defineRoute({
   method: "get",
@@ -70,8 +65,40 @@ const stats = defineRoute({
   },
 });
 
-/** The metrics route. */
+const top = defineRoute({
+  method: "get",
+  path: "/stats/files",
+  auth: "admin",
+  tags: ["Operations"],
+  summary: "The most viewed files of the instance, most views first",
+  description: "Ferry's addition for the statistics page; `username` is null when " +
+    "`featuresMetricsShowUserSpecific` is off.",
+  request: {
+    query: z.object({
+      take: z.coerce.number().int().min(1).max(100).default(10).openapi({ example: 10 }),
+    }),
+  },
+  responses: {
+    200: json(
+      z.array(z.object({
+        id: z.string(),
+        name: z.string(),
+        type: z.string(),
+        size: z.number().int(),
+        views: z.number().int(),
+        username: z.string().nullable(),
+      })).openapi("TopFiles"),
+      "Up to `take` files",
+    ),
+    403: errorDoc("`Metrics are disabled` (`featuresMetricsEnabled` off), or not an administrator"),
+  },
+});
+
+/** The metrics routes. */
 export const statsRoutes = newRouter()
+  .openapi(top, async (c) => {
+    return c.json(await topFiles(c.var.services, me(c), c.req.valid("query").take), 200);
+  })
   .openapi(stats, async (c) => {
     const { from, to, all } = c.req.valid("query");
     return c.json(

@@ -40,7 +40,6 @@ const create = defineRoute({
   method: "post",
   path: "/user/tags",
   auth: "user",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Tags"],
   summary: "Create a tag; its name must be new among the caller's tags",
   request: { body: jsonBody(z.object({ name: TagName, color: Color })) },

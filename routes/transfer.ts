@@ -66,7 +66,6 @@ const importV4Route = defineRoute({
   method: "post",
   path: "/server/import/v4",
   auth: "super",
-  rateLimit: { max: 1, seconds: 5 },
   tags: ["Server"],
   summary: "Import a Zipline v4 (or Ferry) export",
   description: importDoc(
@@ -100,7 +99,6 @@ const importV3Route = defineRoute({
   method: "post",
   path: "/server/import/v3",
   auth: "super",
-  rateLimit: { max: 1, seconds: 5 },
   tags: ["Server"],
   summary: "Import a Zipline v3 export",
   description: importDoc(

@@ -4,20 +4,15 @@ import type { Context } from "hono";
 import { setCookie } from "hono/cookie";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { linkOrigin, routeLink } from "../core/links.ts";
+import { createUrl, deleteUrl, getOwnUrl, listUrls, updateUrl, urlView } from "../core/urls.ts";
 import {
-  createUrl,
-  deleteUrl,
-  getOwnUrl,
-  listUrls,
-  updateUrl,
   URL_PASSWORD_COOKIE_SECONDS,
   urlPasswordCookie,
-  urlView,
   verifyUrlPassword,
-} from "../core/urls.ts";
+} from "../core/url_passwords.ts";
 import type { UrlRecord } from "../db/urls.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, clientIp, currentUser as me } from "./env.ts";
+import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { IdParam, Password, Timestamp } from "./schemas.ts";
 
 /** A URL as the API shows it. */
@@ -57,7 +52,12 @@ function option<T extends z.ZodType>(name: string, schema: T, description: strin
 const ShortenHeaders = z.object({
   ...option("max-views", z.coerce.number().int().min(1), "Redirects allowed before a 404"),
   ...option("password", z.string().min(1).max(1000), "Password asked before redirecting"),
-  ...option("domain", z.string().max(2000), "Host of the returned URL; a comma list picks one"),
+  ...option(
+    "domain",
+    z.string().max(2000),
+    "Host of the returned URL; a comma list picks one. Each must be `coreDefaultDomain`, one " +
+      "of `domains` or the request's own host (else 400, nothing stored)",
+  ),
   ...option("no-json", z.enum(["true", "false"]), "`true` answers the short URL as text/plain"),
 });
 
@@ -165,12 +165,13 @@ const password = defineRoute({
   method: "post",
   path: "/user/urls/{id}/password",
   auth: "none",
-  rateLimit: { max: 2, seconds: 1 },
   tags: ["URLs"],
   summary: "Verify a URL's password",
-  description: "`id` is the URL's id, code or vanity. Sets the cookie `url_pw_<urlId>` (the " +
-    "verified password, 60 seconds) that lets the short link and its password page " +
-    "`/view/url/<id>` redirect.",
+  description: "`id` is the URL's id, code or vanity. Sets the cookie `url_pw_<urlId>` (a " +
+    "grant for this client's address, not the password; 60 seconds) that lets the short link " +
+    "and its password page `/view/url/<id>` redirect. Every attempt at a URL's password, here " +
+    "or through the cookie, counts against 2 a second per client IP and URL (429 past it) and " +
+    "is logged.",
   request: { params: IdParam, body: jsonBody(z.object({ password: Password })) },
   responses: {
     200: json(z.object({ success: z.literal(true) }), "The password is right"),
@@ -179,11 +180,9 @@ const password = defineRoute({
   },
 });
 
-/** The absolute short link of `url` for this request. */
-function shortLink(c: Context<AppEnv>, url: UrlRecord, domains: string | undefined): string {
-  const s = c.var.services;
-  const origin = linkOrigin(s, domains, c.req.header("host") ?? new URL(c.req.url).host);
-  return routeLink(origin, s.settings.get("urlsRoute"), url.vanity ?? url.code);
+/** The absolute short link of `url` under `origin`. */
+function shortLink(c: Context<AppEnv>, url: UrlRecord, origin: string): string {
+  return routeLink(origin, c.var.services.settings.get("urlsRoute"), url.vanity ?? url.code);
 }
 
 /** The short-URL routes. */
@@ -191,12 +190,15 @@ export const urlRoutes = newRouter()
   .openapi(create, async (c) => {
     const headers = c.req.valid("header") as Record<string, unknown>;
     const domains = header(headers, "domain") as string | undefined;
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    // Picked (and a foreign domain refused) before anything is stored.
+    const origin = linkOrigin(c.var.services, domains, host);
     const url = await createUrl(c.var.services, me(c), {
       ...c.req.valid("json"),
       maxViews: header(headers, "max-views") as number | undefined,
       password: header(headers, "password") as string | undefined,
-    }, (u) => shortLink(c, u, domains));
-    const link = shortLink(c, url, domains);
+    }, (u) => shortLink(c, u, origin));
+    const link = shortLink(c, url, origin);
     if (header(headers, "no-json") === "true") return c.text(link, 200);
     return c.json({ ...urlView(url), url: link }, 200);
   })
@@ -220,11 +222,13 @@ export const urlRoutes = newRouter()
   })
   .openapi(password, async (c) => {
     const given = c.req.valid("json").password;
-    const url = await verifyUrlPassword(c.var.services, c.req.valid("param").id, given, {
-      ip: clientIp(c),
-      ua: c.req.header("user-agent") ?? "",
-    });
-    setCookie(c, urlPasswordCookie(url.id), given, {
+    const { url, grant } = await verifyUrlPassword(
+      c.var.services,
+      c.req.valid("param").id,
+      given,
+      attempter(c),
+    );
+    setCookie(c, urlPasswordCookie(url.id), grant, {
       maxAge: URL_PASSWORD_COOKIE_SECONDS,
       path: "/",
       sameSite: "Lax",

@@ -50,7 +50,6 @@ const start = defineRoute({
   method: "post",
   path: "/user/export",
   auth: "user",
-  rateLimit: { max: 1, seconds: 5 },
   tags: ["User"],
   summary: "Start a zip export of all the caller's files",
   description: "Answers at once; the archive is built in the background. `GET " +

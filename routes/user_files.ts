@@ -119,7 +119,6 @@ const dropIncomplete = defineRoute({
   method: "delete",
   path: "/user/files/incomplete",
   auth: "user",
-  rateLimit: { max: 1, seconds: 1 },
   tags: ["Files"],
   summary: "Abandon some of the caller's unfinished chunked uploads",
   request: {
@@ -145,7 +144,8 @@ const raw = defineRoute({
   tags: ["Files"],
   summary: "A file's bytes, for its owner or a manager of the owner; no view is counted",
   description: "The headers, ranges and conditional requests of `/raw/<name>`. A " +
-    "password-protected file still needs its access cookie `file_pw_<id>` (or `?pw=`).",
+    "password-protected file still needs its access cookie `file_pw_<id>` (or `?pw=`); either " +
+    "counts against the file's password attempts (2 a second per client IP, 429 past it).",
   request: {
     params: z.object({
       id: z.string().min(1).max(1024).openapi({

@@ -6,6 +6,7 @@ import {
   adminGetUser,
   adminUpdateUser,
   listUsers,
+  usersUsage,
 } from "../core/user_admin.ts";
 import { deletedView, detailView, summaryView } from "../core/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
@@ -38,6 +39,26 @@ const list = defineRoute({
   responses: { 200: json(z.array(UserSummarySchema), "Users, oldest first") },
 });
 
+const usage = defineRoute({
+  method: "get",
+  path: "/users/usage",
+  auth: "admin",
+  tags: ["Users"],
+  summary: "Every user's files, bytes stored and short URLs",
+  description: "Ferry's addition for the administrators' user list: the counts the quotas use.",
+  responses: {
+    200: json(
+      z.array(z.object({
+        id: z.string(),
+        files: z.number().int(),
+        storage: z.number().int().openapi({ description: "Bytes of the user's files" }),
+        urls: z.number().int(),
+      })).openapi("UserUsage"),
+      "One entry per user, oldest user first",
+    ),
+  },
+});
+
 const create = defineRoute({
   method: "post",
   path: "/users",
@@ -55,7 +76,10 @@ const create = defineRoute({
     })),
   },
   responses: {
-    200: json(UserSummarySchema, "The created user"),
+    200: json(
+      UserDetailSchema,
+      "The created user: the spec's summary, with `updatedAt` and `view` as Zipline sends them",
+    ),
     400: errorDoc("`Username already exists`, an invalid avatar, or a validation failure"),
     403: errorDoc("`You cannot create this role`, or `forbidden` for a non-admin"),
   },
@@ -96,7 +120,10 @@ const update = defineRoute({
     })),
   },
   responses: {
-    200: json(UserSummarySchema, "The updated user"),
+    200: json(
+      UserDetailSchema,
+      "The updated user: the spec's summary, with `updatedAt` and `view` as Zipline sends them",
+    ),
     400: errorDoc("`Username already exists`, `maxBytes is required`, `maxFiles is required`, …"),
     403: errorDoc("`You cannot modify this user`, `You cannot assign this role`"),
     404: notFound,
@@ -131,9 +158,10 @@ export const usersRoutes = newRouter()
     const users = await listUsers(c.var.services, me(c), noincl);
     return c.json(users.map(summaryView), 200);
   })
+  .openapi(usage, async (c) => c.json(await usersUsage(c.var.services), 200))
   .openapi(create, async (c) => {
     const user = await adminCreateUser(c.var.services, me(c), c.req.valid("json"));
-    return c.json(summaryView(user), 200);
+    return c.json(detailView(user), 200);
   })
   .openapi(get, async (c) => {
     const user = await adminGetUser(c.var.services, c.req.valid("param").id);
@@ -142,7 +170,7 @@ export const usersRoutes = newRouter()
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const user = await adminUpdateUser(c.var.services, me(c), id, c.req.valid("json"));
-    return c.json(summaryView(user), 200);
+    return c.json(detailView(user), 200);
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");

@@ -6,6 +6,13 @@
  * that could escape it, and every implementation calls it first.
  */
 
+/**
+ * The top-level folders the implementations keep for themselves: `local.ts`
+ * stages writes and parts under `.tmp`, `s3.ts` stages small parts under
+ * `.ferry-parts`. No object of a caller's may be named so.
+ */
+export const STORAGE_FOLDERS = { staging: ".tmp", parts: ".ferry-parts" } as const;
+
 /** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */
 export interface ByteRange {
   start: number;

@@ -14,12 +14,13 @@ import {
   type PutOptions,
   safeName,
   SizeLimitError,
+  STORAGE_FOLDERS,
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
 
 /** Where `put` stages bodies before renaming them into place; names under it are refused. */
-const STAGING = ".tmp";
+const STAGING = STORAGE_FOLDERS.staging;
 /**
  * How many bytes `get` reads from disk per chunk of a span that stops short of
  * the end of the file. A read to the end is `FsFile.readable`, which a

@@ -31,6 +31,7 @@ import {
   type PutOptions,
   safeName,
   SizeLimitError,
+  STORAGE_FOLDERS,
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
@@ -42,7 +43,7 @@ const QUEUE_SIZE = 2;
 /** The smallest part S3 accepts in a multipart upload, except the last. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
 /** Where staged parts of an assembly with small parts live: `<STAGED>/<handle>/<number>`. */
-const STAGED = ".ferry-parts";
+const STAGED = STORAGE_FOLDERS.parts;
 
 /** How to reach the bucket. */
 export interface S3DatasourceOptions {

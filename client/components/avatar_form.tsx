@@ -12,7 +12,7 @@ import { api } from "../api.ts";
 const SIZE = 256;
 
 /** `file` as a data URI (a `blob:` address is not allowed by the pages' CSP). */
-function dataUri(file: File): Promise<string> {
+export function dataUri(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(reader.result as string);

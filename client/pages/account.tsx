@@ -176,6 +176,7 @@ function TokenCard() {
 interface Session {
   id: string;
   createdAt: string;
+  lastSeenAt: string;
   client: string;
   device: string;
 }
@@ -207,6 +208,7 @@ function SessionsCard() {
             <th scope="col">Client</th>
             <th scope="col">Device</th>
             <th scope="col">Signed in</th>
+            <th scope="col">Last seen</th>
             <th scope="col">
               <span class="visually-hidden">Actions</span>
             </th>
@@ -218,6 +220,7 @@ function SessionsCard() {
               <td>{s.client}</td>
               <td>{s.device}</td>
               <td>{formatDate(s.createdAt)}</td>
+              <td>{formatDate(s.lastSeenAt)}</td>
               <td>
                 {s.current ? <span class="muted">This session</span> : (
                   <button

@@ -36,6 +36,8 @@ interface Query {
   favorite: boolean;
   /** Only this folder's files (from `?folder=` in the page's address). */
   folder: string | null;
+  /** Another user's files, for an administrator (from `?user=` in the page's address). */
+  user: string | null;
 }
 
 function queryString(q: Query): string {
@@ -54,6 +56,7 @@ function queryString(q: Query): string {
   }
   if (q.favorite) params.set("favorite", "true");
   if (q.folder) params.set("folder", q.folder);
+  if (q.user) params.set("id", q.user);
   return params.toString();
 }
 
@@ -135,6 +138,7 @@ function Select(
 
 /** The files page. */
 export function FilesPage() {
+  const address = new URLSearchParams(location.search);
   const [query, setQuery] = useState<Query>({
     page: 1,
     search: "",
@@ -143,7 +147,8 @@ export function FilesPage() {
     sortBy: "createdAt",
     order: "desc",
     favorite: false,
-    folder: new URLSearchParams(location.search).get("folder"),
+    folder: address.get("folder"),
+    user: address.get("user"),
   });
   const [view, setView] = useState<"grid" | "list">(
     localStorage.getItem("ferry-files-view") === "list" ? "list" : "grid",
@@ -158,6 +163,7 @@ export function FilesPage() {
   const [folders, setFolders] = useState<Named[]>([]);
   const [moveTo, setMoveTo] = useState("");
   useEffect(() => {
+    if (query.user) return; // the caller's own tags and folders filter only its own files
     api<Named[]>("GET", "/api/user/tags").then(setTags, () => {});
     api<Named[]>("GET", "/api/user/folders?noincl=true").then(setFolders, () => {});
   }, []);
@@ -210,7 +216,7 @@ export function FilesPage() {
 
   return (
     <>
-      <h1>Files</h1>
+      <h1>{query.user ? `Files of ${address.get("username") ?? "a user"}` : "Files"}</h1>
       <div class="toolbar" role="search">
         <label class="field grow">
           <span>Search by name</span>

@@ -6,8 +6,9 @@
  * recolour, delete) and, for administrators where invites are on, the
  * invites (create with expiry and max uses, copy the link, delete).
  */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { useApi } from "../hooks.ts";
 import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
@@ -27,17 +28,6 @@ interface Invite {
   maxUses: number | null;
   expiresAt: string | null;
   inviter: { username: string } | null;
-}
-
-/** Loads `path` again whenever the returned `reload` is called. */
-function useList<T>(path: string): [T[] | null, () => void, string | null] {
-  const [items, setItems] = useState<T[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [version, setVersion] = useState(0);
-  useEffect(() => {
-    api<T[]>("GET", path).then(setItems, (e: Error) => setError(e.message));
-  }, [path, version]);
-  return [items, () => setVersion((v) => v + 1), error];
 }
 
 function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => void }) {
@@ -95,7 +85,7 @@ function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => voi
 }
 
 function Tags() {
-  const [tags, reload, loadError] = useList<Tag>("/api/user/tags");
+  const [tags, reload, loadError] = useApi<Tag[]>("/api/user/tags");
   const [name, setName] = useState("");
   const [color, setColor] = useState("#2456c7");
   const [error, setError] = useState<string | null>(null);
@@ -144,7 +134,7 @@ function Tags() {
 }
 
 function Invites() {
-  const [invites, reload, loadError] = useList<Invite>("/api/auth/invites");
+  const [invites, reload, loadError] = useApi<Invite[]>("/api/auth/invites");
   const [expiresAt, setExpiresAt] = useState("7d");
   const [maxUses, setMaxUses] = useState("1");
   const [error, setError] = useState<string | null>(null);

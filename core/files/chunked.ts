@@ -22,6 +22,8 @@ import type { QuotaLimits } from "../quotas.ts";
 import { parseSize } from "../units/size.ts";
 import { GpsRemover } from "./exif.ts";
 import { uploadTarget } from "./folders.ts";
+import { storedType } from "./media_type.ts";
+import { PARTIAL_FOLDER } from "./naming.ts";
 import type { OptionHeader, UploadOptions } from "./options.ts";
 import {
   type Batch,
@@ -251,9 +253,11 @@ async function started(
   }
   const target = await uploadTarget(s, req.user, req.options.folderId);
   const id = randomString(s.random, 24);
-  const object = `.partial/${id}`;
+  const object = `${PARTIAL_FOLDER}/${id}`;
   const type = req.header("p-content-type")?.trim() || chunk.contentType;
-  const handle = await s.datasource.beginParts(object, { partSize, contentType: type });
+  // S3 keeps the type with the object: never the client's claim as sent.
+  const contentType = storedType(type);
+  const handle = await s.datasource.beginParts(object, { partSize, contentType });
   const now = new Date(s.clock.now());
   const upload: ChunkedUploadRecord = {
     id,

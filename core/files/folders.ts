@@ -14,7 +14,8 @@ import { newId } from "../clock.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { canManage } from "../roles.ts";
 import type { Services } from "../services.ts";
-import { type FileView, fileView } from "./manage.ts";
+import type { TagRecord } from "../../db/tags.ts";
+import { type FileView, fileView, type TaggedFileView, taggedView } from "./manage.ts";
 
 /** Who owns an upload's files and where they go. */
 export interface UploadTarget {
@@ -91,7 +92,7 @@ export interface FolderView {
   updatedAt: string;
   _count: { children: number; files: number };
   parent: ParentView | null;
-  files?: FileView[];
+  files?: TaggedFileView[];
   children?: FolderView[];
 }
 
@@ -99,11 +100,21 @@ export interface FolderView {
 interface Tree {
   folders: FolderRecord[];
   files: FileRecord[];
+  /** The tags of the files a view lists, by file id. */
+  tags: Map<string, TagRecord[]>;
 }
 
-async function treeOf(s: Services, userId: string): Promise<Tree> {
+/**
+ * The tree of `userId`, with the tags of the files in the folders `shown`
+ * names (`true`: every folder): those whose files a view will list.
+ */
+async function treeOf(s: Services, userId: string, shown: string | boolean): Promise<Tree> {
   const files = (await s.store.files.listByUser(userId)).filter((f) => !f.pending);
-  return { folders: await s.store.folders.listByUser(userId), files };
+  const listed = files.filter((f) =>
+    f.folderId !== null && (shown === true || f.folderId === shown)
+  );
+  const tags = await s.store.tags.tagsOfFiles(listed.map((f) => f.id));
+  return { folders: await s.store.folders.listByUser(userId), files, tags };
 }
 
 /** The view of `folder`; `chain` gives the whole parent chain instead of the parent alone. */
@@ -131,7 +142,7 @@ function folderView(
       files: files.length,
     },
     parent: parentView(tree.folders, folder.parentId, chain),
-    ...(withFiles ? { files: files.map((f) => fileView(settings, f)) } : {}),
+    ...(withFiles ? { files: files.map((f) => taggedView(settings, f, tree.tags.get(f.id))) } : {}),
   };
 }
 
@@ -160,7 +171,7 @@ export async function listFolders(
 ): Promise<FolderView[]> {
   const userId = input.userId ?? caller.id;
   if (!await mayManageUser(s, caller, userId)) throw notFound();
-  const tree = await treeOf(s, userId);
+  const tree = await treeOf(s, userId, input.withFiles);
   return tree.folders
     .filter((f) => !input.root || f.parentId === null)
     .filter((f) => input.parentId === undefined || f.parentId === input.parentId)
@@ -176,7 +187,7 @@ export async function getFolder(
   withFiles: boolean,
 ): Promise<FolderView> {
   const folder = await findFolder(s, caller, id);
-  const tree = await treeOf(s, folder.userId);
+  const tree = await treeOf(s, folder.userId, withFiles && folder.id);
   return {
     ...folderView(s, tree, folder, withFiles, true),
     children: tree.folders.filter((f) => f.parentId === folder.id)
@@ -216,7 +227,7 @@ export async function createFolder(
   };
   await treeChange(() => s.store.folders.create(folder));
   for (const file of files) await s.store.files.update(file.id, { folderId: folder.id }, now);
-  return folderView(s, await treeOf(s, caller.id), folder, true);
+  return folderView(s, await treeOf(s, caller.id, folder.id), folder, true);
 }
 
 /** The complete files among `ids` that belong to `userId`. */
@@ -280,7 +291,7 @@ export async function updateFolder(
     }, new Date(s.clock.now()))
   );
   if (!updated) throw notFound();
-  return folderView(s, await treeOf(s, folder.userId), updated, true);
+  return folderView(s, await treeOf(s, folder.userId, folder.id), updated, true);
 }
 
 /** Puts one of the folder owner's files into the folder. */
@@ -295,7 +306,7 @@ export async function addFolderFile(
   if (!file) throw notFound("File not found");
   if (file.folderId === folder.id) throw badRequest("File already in folder");
   await s.store.files.update(file.id, { folderId: folder.id }, new Date(s.clock.now()));
-  return folderView(s, await treeOf(s, folder.userId), folder, true);
+  return folderView(s, await treeOf(s, folder.userId, folder.id), folder, true);
 }
 
 /** Takes a file out of the folder, to the root. */
@@ -310,7 +321,7 @@ export async function removeFolderFile(
   if (!file) throw notFound("File not found");
   if (file.folderId !== folder.id) throw badRequest("File not in folder");
   await s.store.files.update(file.id, { folderId: null }, new Date(s.clock.now()));
-  return folderView(s, await treeOf(s, folder.userId), folder, true);
+  return folderView(s, await treeOf(s, folder.userId, folder.id), folder, true);
 }
 
 /**

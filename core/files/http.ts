@@ -5,6 +5,7 @@
  * exactly `n` bytes, and an unsatisfiable range is a 416 without the body.
  */
 import type { FileRecord } from "../../db/files.ts";
+import { isPassiveType, storedType } from "./media_type.ts";
 
 /** What a `Range` header asks of a representation of `size` bytes. */
 export type RangeAnswer =
@@ -67,9 +68,6 @@ export function rangeStillValid(c: Conditions, etag: string, modified: Date): bo
   return Number.isFinite(date) && Math.floor(date / 1000) === seconds(modified);
 }
 
-/** Types a browser shows without running anything; everything else gets a sandbox. */
-const PASSIVE = /^(?:image\/(?!svg)|video\/|audio\/|application\/pdf$|font\/)/;
-
 /** The policy that keeps active content (HTML, SVG, scripts…) from running as this origin. */
 export const SANDBOX_POLICY =
   "sandbox; default-src 'none'; img-src data:; media-src data:; style-src 'unsafe-inline'";
@@ -85,24 +83,31 @@ export function contentDisposition(kind: "inline" | "attachment", name: string):
 }
 
 /**
- * The headers of a file response: type (with a charset for text), length,
- * validators, disposition from the original name (attachment when
- * `download`), and the sandbox for active content.
+ * The headers of a file response: type (normalised again here, so rows stored
+ * before types were checked are safe; a charset for text), length,
+ * validators, `nosniff`, and a disposition from the original name. A passive
+ * type ({@link isPassiveType}) is inline unless `download`; every other type
+ * is an attachment in the sandbox, with no way to ask for it inline.
  */
 export function fileHeaders(file: FileRecord, download: boolean): Record<string, string> {
-  const type = /^text\//i.test(file.type) && !/charset=/i.test(file.type)
-    ? `${file.type}; charset=utf-8`
-    : file.type;
+  const stored = storedType(file.type);
+  const type = stored.startsWith("text/") && !stored.includes("charset=")
+    ? `${stored}; charset=utf-8`
+    : stored;
+  const passive = isPassiveType(stored);
   const shown = file.originalName ?? file.name;
   const headers: Record<string, string> = {
     "Content-Type": type,
     "Accept-Ranges": "bytes",
     "ETag": etagOf(file),
     "Last-Modified": file.createdAt.toUTCString(),
-    "Content-Disposition": contentDisposition(download ? "attachment" : "inline", shown),
+    "Content-Disposition": contentDisposition(
+      download || !passive ? "attachment" : "inline",
+      shown,
+    ),
     "X-Content-Type-Options": "nosniff",
   };
-  if (!PASSIVE.test(file.type)) headers["Content-Security-Policy"] = SANDBOX_POLICY;
+  if (!passive) headers["Content-Security-Policy"] = SANDBOX_POLICY;
   if (file.password) headers["Cache-Control"] = "private, no-store";
   return headers;
 }

@@ -7,12 +7,14 @@
  */
 import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
 import { UniqueError, type UserRecord } from "../../db/store.ts";
+import type { TagRecord } from "../../db/tags.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";
 import { canManage, isAdministrator } from "../roles.ts";
 import type { Services } from "../services.ts";
 import type { Settings } from "../settings/registry.ts";
 import { routeLink } from "../links.ts";
+import { normalizeType, storedType } from "./media_type.ts";
 import { sanitizeFilename } from "./naming.ts";
 import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
 import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
@@ -25,7 +27,7 @@ export function fileView(settings: Settings, f: FileRecord) {
     name: f.name,
     originalName: f.originalName,
     size: f.size,
-    type: f.type,
+    type: storedType(f.type),
     views: f.views,
     maxViews: f.maxViews,
     favorite: f.favorite,
@@ -96,14 +98,19 @@ export async function listFiles(s: Services, caller: UserRecord, input: ListInpu
   };
 }
 
+/** A file's view with its tags, as Zipline sends files in lists and folders. */
+export function taggedView(settings: Settings, f: FileRecord, tags: TagRecord[] = []) {
+  return { ...fileView(settings, f), tags: tags.map(tagSummary) };
+}
+
+/** A file's API shape with its tags. */
+export type TaggedFileView = ReturnType<typeof taggedView>;
+
 /** The views of `files`, each with its tags. */
 export async function taggedViews(s: Services, files: FileRecord[]) {
   const tags = await s.store.tags.tagsOfFiles(files.map((f) => f.id));
   const settings = s.settings.all();
-  return files.map((f) => ({
-    ...fileView(settings, f),
-    tags: (tags.get(f.id) ?? []).map(tagSummary),
-  }));
+  return files.map((f) => taggedView(settings, f, tags.get(f.id)));
 }
 
 /** Whether `caller` may act on `file`: its own, a managed user's, or (administrators) an orphan. */
@@ -171,6 +178,8 @@ export async function updateFile(
     return name;
   };
   const name = change.name === undefined ? undefined : clean(change.name, "name");
+  const type = change.type === undefined ? undefined : normalizeType(change.type);
+  if (type === null) throw badRequest("type: invalid file type");
   if (change.tags) {
     if (file.userId === null && change.tags.length > 0) throw badRequest("Invalid tag specified");
     if (file.userId !== null) await checkTags(s, file.userId, change.tags);
@@ -189,7 +198,7 @@ export async function updateFile(
       originalName: change.originalName === undefined
         ? undefined
         : change.originalName && clean(change.originalName, "originalName"),
-      type: change.type,
+      type,
       name,
     }, now);
   } catch (error) {

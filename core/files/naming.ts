@@ -3,6 +3,7 @@
  * of each format, and the sanitizing of client-given names. Names are unique
  * in the store; {@link nameCandidates} yields the names to try in order.
  */
+import { STORAGE_FOLDERS } from "../../storage/datasource.ts";
 import { type Random, randomString } from "../clock.ts";
 import { ADJECTIVES, ANIMALS } from "./words.ts";
 
@@ -31,19 +32,37 @@ const DOUBLE_EXTENSIONS = [
 /** Longest file name in bytes: what most file systems take as one path segment. */
 export const MAX_NAME_BYTES = 255;
 
-/**
- * The datasource folder that holds user exports (`./user_export.ts`). No file
- * may be named so: on local disk such a file would stand where the folder must.
- */
+/** The prefix of every thumbnail's datasource name (`./thumbnails.ts`). */
+export const THUMBNAIL_PREFIX = ".thumbnail.";
+
+/** The datasource folder that holds user exports (`./user_export.ts`). */
 export const EXPORTS_FOLDER = ".exports";
+
+/** The datasource folder that holds chunked uploads being assembled (`./chunked.ts`). */
+export const PARTIAL_FOLDER = ".partial";
+
+/** Every top-level folder of the datasource that Ferry or the datasource itself uses. */
+const RESERVED_FOLDERS = [EXPORTS_FOLDER, PARTIAL_FOLDER, ...Object.values(STORAGE_FOLDERS)];
+
+/**
+ * Whether `name` is one Ferry keeps for itself in the datasource (compared
+ * without case, for case-insensitive disks): a thumbnail's, or one of its
+ * folders'. No file may take such a name: it would overwrite another user's
+ * thumbnail, or stand where a folder must.
+ */
+export function reservedName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith(THUMBNAIL_PREFIX) ||
+    RESERVED_FOLDERS.some((folder) => lower === folder || lower.startsWith(`${folder}/`));
+}
 
 // deno-lint-ignore no-control-regex
 const UNSAFE = /[/\\\u0000-\u001f\u007f]/;
 
 /**
  * A client-given file name, URI-decoded, or `null` when it is not a plain
- * name: a path separator, a control character, `.`/`..`, the exports
- * folder's name, or bad escapes.
+ * name: a path separator, a control character, `.`/`..`, a
+ * {@link reservedName}, or bad escapes.
  */
 export function sanitizeFilename(input: string): string | null {
   let name: string;
@@ -52,7 +71,7 @@ export function sanitizeFilename(input: string): string | null {
   } catch {
     return null;
   }
-  if (!name || name === "." || name === ".." || name === EXPORTS_FOLDER || UNSAFE.test(name)) {
+  if (!name || name === "." || name === ".." || reservedName(name) || UNSAFE.test(name)) {
     return null;
   }
   return new TextEncoder().encode(name).byteLength <= MAX_NAME_BYTES ? name : null;

@@ -7,6 +7,7 @@ import type { Random } from "../clock.ts";
 import { badRequest } from "../errors.ts";
 import type { Settings } from "../settings/registry.ts";
 import { parseDuration } from "../units/duration.ts";
+import { requestedDomains } from "../links.ts";
 import { NAME_FORMATS, type NameFormat, randomIndex, sanitizeFilename } from "./naming.ts";
 
 /** Reads one option header by its short name (`deletes-at`), whichever prefix it came with. */
@@ -44,12 +45,16 @@ const bad = (header: string, reason: string) => badRequest(`bad options[${header
 const EXTENSION = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*$/;
 const DOMAIN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
 
-/** Parses the option headers against the current settings at time `now`. */
+/**
+ * Parses the option headers against the current settings at time `now`, for
+ * a request sent to `host` (a domain asked for must be this server's).
+ */
 export function parseUploadOptions(
   header: OptionHeader,
   settings: Settings,
   now: number,
   random: Random,
+  host: string,
 ): UploadOptions {
   const value = (name: string) => {
     const v = header(name)?.trim();
@@ -65,7 +70,7 @@ export function parseUploadOptions(
     keepOriginalName: flag("original-name"),
     extension: extension(value("file-extension")),
     folderId: value("folder"),
-    domain: domain(value("domain"), random),
+    domain: domain(value("domain"), random, settings, host),
     noJson: flag("no-json"),
   };
 }
@@ -128,10 +133,17 @@ function extension(input: string | null): string | null {
   return `.${ext}`;
 }
 
-function domain(input: string | null, random: Random): string | null {
+function domain(
+  input: string | null,
+  random: Random,
+  settings: Settings,
+  host: string,
+): string | null {
   if (input === null) return null;
-  const domains = input.split(",").map((d) => d.trim()).filter(Boolean);
-  if (domains.some((d) => !DOMAIN.test(d))) throw bad("domain", "Invalid domain");
+  if (input.split(",").some((d) => d.trim() && !DOMAIN.test(d.trim()))) {
+    throw bad("domain", "Invalid domain");
+  }
+  const domains = requestedDomains(settings, input, host);
   if (domains.length === 0) return null;
   return domains[randomIndex(random, domains.length)];
 }

@@ -8,9 +8,9 @@
 import type { FileRecord } from "../../db/files.ts";
 import type { ByteRange } from "../../storage/datasource.ts";
 import { ApiError, forbidden, notFound } from "../errors.ts";
-import { verifyPassword } from "../passwords.ts";
+import type { Attempt } from "../password_attempts.ts";
 import type { Services } from "../services.ts";
-import { hasFileAccess } from "./passwords.ts";
+import { cookieOpens, passwordOpens } from "./passwords.ts";
 import {
   type Conditions,
   etagOf,
@@ -22,8 +22,8 @@ import {
 import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnails.ts";
 import { firstViewIn } from "./views.ts";
 
-/** How a request proves it may read a password-protected file. */
-export interface AccessProof {
+/** How a request proves it may read a password-protected file, and who sends it. */
+export interface AccessProof extends Attempt {
   /** The `file_pw_<id>` cookie, read once the file is known. */
   cookie: (fileId: string) => string | undefined;
   /** `?pw=`: the password itself (older Zipline links). */
@@ -42,8 +42,6 @@ export interface BytesRequest extends Conditions, AccessProof {
 /** A public request for a file. */
 export interface ServeRequest extends BytesRequest {
   name: string;
-  ip: string;
-  ua: string;
 }
 
 /** What to answer. */
@@ -136,13 +134,13 @@ export interface FileOnView {
 export async function fileOnView(
   s: Services,
   name: string,
-  cookie: AccessProof["cookie"],
+  proof: Omit<AccessProof, "pw">,
 ): Promise<FileOnView> {
   const file = await liveFile(s, await s.store.files.getByName(name));
   if (exhausted(file)) throw notFound();
   if (!file.password) return { file, locked: false };
-  const value = cookie(file.id);
-  return { file, locked: value === undefined || !await hasFileAccess(s, file, value) };
+  const value = proof.cookie(file.id);
+  return { file, locked: value === undefined || !await cookieOpens(s, file, value, proof) };
 }
 
 /** `file` when it may be served; 404 for a missing, pending or expired one (expired ones are removed). */
@@ -210,12 +208,15 @@ export class PasswordRequired extends ApiError {
   }
 }
 
-/** 403 unless the request carries a live access cookie or the right `?pw=`. */
+/**
+ * 403 unless the request carries a live access cookie or the right `?pw=`;
+ * 429 past the limit of password attempts (`./passwords.ts`).
+ */
 async function checkPassword(s: Services, file: FileRecord, req: AccessProof): Promise<void> {
   const cookie = req.cookie(file.id);
-  if (cookie !== undefined && await hasFileAccess(s, file, cookie)) return;
+  if (cookie !== undefined && await cookieOpens(s, file, cookie, req)) return;
   if (req.pw !== undefined) {
-    if (await verifyPassword(req.pw, file.password!)) return;
+    if (await passwordOpens(s, file, req.pw, req)) return;
     throw forbidden("Incorrect password");
   }
   throw new PasswordRequired();

@@ -11,10 +11,8 @@ import type { FileRecord } from "../../db/files.ts";
 import { makeThumbnail, THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
 import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat, webpOf } from "./video.ts";
 import { notFound } from "../errors.ts";
+import { THUMBNAIL_PREFIX } from "./naming.ts";
 import type { Services } from "../services.ts";
-
-/** The prefix of every thumbnail's datasource name. */
-export const THUMBNAIL_PREFIX = ".thumbnail.";
 
 /** The largest image read, in bytes; bigger images get no thumbnail. */
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;

@@ -22,12 +22,14 @@ import { queueUpload } from "../webhooks/outbox.ts";
 import { anonymousUploader } from "../webhooks/payloads.ts";
 import { type UploadTarget, uploadTarget } from "./folders.ts";
 import { GpsRemover } from "./exif.ts";
+import { essenceOf, storedType } from "./media_type.ts";
 import { mimeOf } from "./mime.ts";
 import {
   extensionDisabled,
   extensionOf,
   MAX_NAME_BYTES,
   nameCandidates,
+  reservedName,
   sanitizeFilename,
 } from "./naming.ts";
 import type { UploadOptions } from "./options.ts";
@@ -262,11 +264,15 @@ export async function recordPending(
   );
 }
 
-/** The stored type: the client's (or the extension's), replaced when disabled. */
+/**
+ * The stored type: the client's, normalised (`application/octet-stream` when
+ * it does not parse), or the extension's; replaced when disabled.
+ */
 function fileType(settings: Settings, given: string, extension: string, index: number): string {
-  const type = settings.filesAssumeMimetypes || !given ? mimeOf(extension) : given.toLowerCase();
-  if (!settings.filesDisabledTypes.some((t) => t.toLowerCase() === type)) return type;
-  if (settings.filesDisabledTypesDefault) return settings.filesDisabledTypesDefault;
+  const type = settings.filesAssumeMimetypes || !given ? mimeOf(extension) : storedType(given);
+  const essence = essenceOf(type);
+  if (!settings.filesDisabledTypes.some((t) => t.toLowerCase() === essence)) return type;
+  if (settings.filesDisabledTypesDefault) return storedType(settings.filesDisabledTypesDefault);
   throw badRequest(`file[${index}]: File type ${type} is not allowed`);
 }
 
@@ -296,6 +302,7 @@ async function createPending(
     if (new TextEncoder().encode(name).byteLength > MAX_NAME_BYTES) {
       throw badRequest(`file[${index}]: invalid file name`);
     }
+    if (reservedName(name)) throw badRequest(`file[${index}]: the name ${name} is reserved`);
     const file = { ...draft, name };
     try {
       await s.store.files.create(file, b.limits);

@@ -4,7 +4,8 @@
  * `tampered`), the audit masking, the API document and docs/settings.md all
  * derive from it. Keys are Zipline v4's, so its dashboards and exports
  * round-trip; Zipline's `discord*` keys are named `chat*` here, as the spec's
- * §6.2 names them.
+ * §6.2 names them, and Zipline v4.4's `mfaPasskeys` is `mfaPasskeysEnabled`:
+ * those keys carry Zipline's name as an `alias`, accepted and shown beside.
  *
  * A schema validates one value and normalises it; it must accept its own
  * output unchanged, because stored values are parsed again on every reload.
@@ -52,8 +53,25 @@ export interface SettingFlags {
    * {@link MASK} in the audit trail and to every caller below SUPERADMIN.
    */
   secret?: boolean;
+  /**
+   * `true` when only a SUPERADMIN may change it (the webhook signing secret,
+   * which lets whoever knows it sign as this instance): an ADMIN's change is
+   * refused.
+   */
+  superadminOnly?: boolean;
   /** When set, a non-null value must be an existing file or directory on the server. */
   path?: "file" | "directory";
+  /**
+   * Zipline v4's name for the key where it differs: a `PATCH` may use it, a
+   * `GET` shows it beside the key with the same value; `tampered`, issues and
+   * the audit trail name the key.
+   */
+  alias?: string;
+  /**
+   * What a string or number measures, for forms: a size string (`50gb`), a
+   * duration string (`30m`) or milliseconds.
+   */
+  unit?: "size" | "duration" | "ms";
 }
 
 /** What the API and the audit trail show in place of a secret's value. */
@@ -266,12 +284,21 @@ const pwa = category("PWA");
 const domains = category("Domains");
 
 const task = (value: string, what: string) =>
-  tasks.string(optional(duration(MAX_TIMER_MS)), value, `How often to ${what}; null turns it off.`);
+  tasks.string(
+    optional(duration(MAX_TIMER_MS)),
+    value,
+    `How often to ${what}; null turns it off.`,
+    { unit: "duration" },
+  );
 
-const secretUrl = (description: string) =>
-  webhooks.string(optional(url()), null, description, { secret: true });
-const text = (description: string) =>
-  webhooks.string(optional(z.string().max(2000)), null, description);
+const secretUrl = (description: string, alias?: string) =>
+  webhooks.string(optional(url()), null, description, { secret: true, alias });
+const text = (description: string, alias: string) =>
+  webhooks.string(optional(z.string().max(2000)), null, description, { alias });
+const avatarUrl = (description: string, alias: string) =>
+  webhooks.string(optional(url()), null, description, { alias });
+const embedOf = (what: string, alias: string) =>
+  webhooks.json(embed(), null, `Embed for ${what}; null sends none.`, { alias });
 
 const clientId = (provider: string) =>
   oauth.string(optional(z.string().trim().max(500)), null, `${provider} OAuth client id.`);
@@ -314,10 +341,21 @@ export const REGISTRY = {
     false,
     "Take the client IP from X-Forwarded-For (behind a reverse proxy).",
   ),
+  coreTrustProxyHops: core.integer(
+    1,
+    16,
+    1,
+    "How many trusted proxies append to X-Forwarded-For when coreTrustProxy is on: the client " +
+      "is that many entries from the right (the leftmost when the list is shorter).",
+  ),
 
   chunksEnabled: chunks.boolean(true, "Accept chunked (partial) uploads."),
-  chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload."),
-  chunksSize: chunks.string(size(), "25mb", "Size of each chunk clients should send."),
+  chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload.", {
+    unit: "size",
+  }),
+  chunksSize: chunks.string(size(), "25mb", "Size of each chunk clients should send.", {
+    unit: "size",
+  }),
 
   tasksDeleteInterval: task("30m", "delete expired files"),
   tasksClearInvitesInterval: task("30m", "remove expired and used-up invites"),
@@ -340,16 +378,20 @@ export const REGISTRY = {
     extension(),
     "Extensions refused on upload, stored without the leading dot.",
   ),
-  filesMaxFileSize: files.string(size(), "100mb", "Largest file one upload may carry."),
+  filesMaxFileSize: files.string(size(), "100mb", "Largest file one upload may carry.", {
+    unit: "size",
+  }),
   filesDefaultExpiration: files.string(
     optional(duration()),
     null,
     "Expiration of uploads that ask for none; null keeps them.",
+    { unit: "duration" },
   ),
   filesMaxExpiration: files.string(
     optional(duration()),
     null,
     "Longest expiration an upload may ask for; null sets no bound.",
+    { unit: "duration" },
   ),
   filesAssumeMimetypes: files.boolean(false, "Guess a MIME type from the extension when unknown."),
   filesDefaultDateFormat: files.string(
@@ -438,8 +480,11 @@ export const REGISTRY = {
     json(
       z.array(z.object({ name: z.string().trim().min(1).max(100), url: url() })).max(50),
     ),
-    [],
-    "Links shown in the dashboard: `[{name, url}]`.",
+    [
+      { name: "GitHub", url: "https://github.com/diced/zipline" },
+      { name: "Documentation", url: "https://zipline.diced.sh/" },
+    ],
+    "Links shown in the dashboard: `[{name, url}]`; by default Zipline's two, as Zipline ships.",
   ),
   websiteLoginBackground: website.string(
     optional(url()),
@@ -492,7 +537,11 @@ export const REGISTRY = {
     "Ferry",
     "Issuer shown in authenticator apps.",
   ),
-  mfaPasskeysEnabled: mfa.boolean(false, "Let users register passkeys; needs RP ID and origin."),
+  mfaPasskeysEnabled: mfa.boolean(
+    false,
+    "Let users register passkeys; needs RP ID and origin.",
+    { alias: "mfaPasskeys" },
+  ),
   mfaPasskeysRpID: mfa.string(
     optional(
       z.string().trim().regex(
@@ -516,7 +565,9 @@ export const REGISTRY = {
 
   ratelimitEnabled: ratelimit.boolean(true, "Limit request rates."),
   ratelimitMax: ratelimit.integer(1, MAX_TIMER_MS, 10, "Requests allowed per window."),
-  ratelimitWindow: ratelimit.integer(1, MAX_TIMER_MS, 60_000, "Window length in milliseconds."),
+  ratelimitWindow: ratelimit.integer(1, MAX_TIMER_MS, 60_000, "Window length in milliseconds.", {
+    unit: "ms",
+  }),
   ratelimitAdminBypass: ratelimit.boolean(true, "Administrators are not limited."),
   ratelimitAllowList: ratelimit.list(
     z.string().trim().min(1).max(500),
@@ -525,31 +576,53 @@ export const REGISTRY = {
 
   httpWebhookOnUpload: secretUrl("URL POSTed on every upload."),
   httpWebhookOnShorten: secretUrl("URL POSTed on every shortened URL."),
-  chatWebhookUrl: secretUrl("Chat webhook URL used when an event has none of its own."),
-  chatUsername: text("Chat webhook username used when an event has none of its own."),
-  chatAvatarUrl: webhooks.string(
-    optional(url()),
+  httpWebhookSigningSecret: webhooks.string(
+    optional(z.string().trim().min(32).max(200)),
     null,
+    "Key that signs HTTP webhook deliveries (x-service-signature); null derives it from the " +
+      "server secret. Rotate it on the webhooks page.",
+    { secret: true, superadminOnly: true },
+  ),
+  chatWebhookUrl: secretUrl(
+    "Chat webhook URL used when an event has none of its own.",
+    "discordWebhookUrl",
+  ),
+  chatUsername: text(
+    "Chat webhook username used when an event has none of its own.",
+    "discordUsername",
+  ),
+  chatAvatarUrl: avatarUrl(
     "Chat webhook avatar URL used when an event has none of its own.",
+    "discordAvatarUrl",
   ),
-  chatOnUploadWebhookUrl: secretUrl("Chat webhook URL for uploads."),
-  chatOnUploadUsername: text("Chat webhook username for uploads."),
-  chatOnUploadAvatarUrl: webhooks.string(
-    optional(url()),
-    null,
+  chatOnUploadWebhookUrl: secretUrl("Chat webhook URL for uploads.", "discordOnUploadWebhookUrl"),
+  chatOnUploadUsername: text("Chat webhook username for uploads.", "discordOnUploadUsername"),
+  chatOnUploadAvatarUrl: avatarUrl(
     "Chat webhook avatar URL for uploads.",
+    "discordOnUploadAvatarUrl",
   ),
-  chatOnUploadContent: text("Message text for uploads; template variables allowed."),
-  chatOnUploadEmbed: webhooks.json(embed(), null, "Embed for uploads; null sends none."),
-  chatOnShortenWebhookUrl: secretUrl("Chat webhook URL for shortened URLs."),
-  chatOnShortenUsername: text("Chat webhook username for shortened URLs."),
-  chatOnShortenAvatarUrl: webhooks.string(
-    optional(url()),
-    null,
+  chatOnUploadContent: text(
+    "Message text for uploads; template variables allowed.",
+    "discordOnUploadContent",
+  ),
+  chatOnUploadEmbed: embedOf("uploads", "discordOnUploadEmbed"),
+  chatOnShortenWebhookUrl: secretUrl(
+    "Chat webhook URL for shortened URLs.",
+    "discordOnShortenWebhookUrl",
+  ),
+  chatOnShortenUsername: text(
+    "Chat webhook username for shortened URLs.",
+    "discordOnShortenUsername",
+  ),
+  chatOnShortenAvatarUrl: avatarUrl(
     "Chat webhook avatar URL for shortened URLs.",
+    "discordOnShortenAvatarUrl",
   ),
-  chatOnShortenContent: text("Message text for shortened URLs; template variables allowed."),
-  chatOnShortenEmbed: webhooks.json(embed(), null, "Embed for shortened URLs; null sends none."),
+  chatOnShortenContent: text(
+    "Message text for shortened URLs; template variables allowed.",
+    "discordOnShortenContent",
+  ),
+  chatOnShortenEmbed: embedOf("shortened URLs", "discordOnShortenEmbed"),
 
   pwaEnabled: pwa.boolean(false, "Serve a web app manifest."),
   pwaTitle: pwa.string(z.string().trim().min(1).max(100), "Ferry", "Web app name."),
@@ -580,6 +653,23 @@ export function isSettingKey(key: string): key is SettingKey {
 /** The key's definition, untyped, for code that walks every key. */
 export function settingDef(key: SettingKey): SettingDef {
   return REGISTRY[key] as SettingDef;
+}
+
+/** Each alias (Zipline's name) with the key it names. */
+export const ALIASES: ReadonlyMap<string, SettingKey> = new Map(
+  SETTING_KEYS.flatMap((key) => {
+    const alias = settingDef(key).alias;
+    return alias ? [[alias, key] as const] : [];
+  }),
+);
+
+/** `settings` with each alias beside its key, holding the key's value: what a `GET` shows. */
+export function withAliases<T extends Partial<Record<SettingKey, unknown>>>(
+  settings: T,
+): T & Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...settings };
+  for (const [alias, key] of ALIASES) if (key in settings) shown[alias] = settings[key];
+  return shown as T & Record<string, unknown>;
 }
 
 /** The environment variable of a key: `coreReturnHttpsUrls` → `SERVICE_CORE_RETURN_HTTPS_URLS`. */

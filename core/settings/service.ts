@@ -11,7 +11,7 @@ import type {
   Store,
 } from "../../db/store.ts";
 import type { Clock } from "../clock.ts";
-import { badRequest, type Issue } from "../errors.ts";
+import { badRequest, forbidden, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Role } from "../../db/store.ts";
 import { hasRole } from "../roles.ts";
@@ -23,6 +23,7 @@ import {
   settingDef,
   type SettingKey,
   type Settings,
+  withAliases,
 } from "./registry.ts";
 import { validateChange, type ValidationContext } from "./validate.ts";
 
@@ -45,8 +46,11 @@ export interface SettingsActor {
 
 /** The settings as the API shows them. */
 export interface SettingsView {
-  /** Secret values are {@link MASK} for a caller below SUPERADMIN. */
-  settings: Settings;
+  /**
+   * Secret values are {@link MASK} for a caller below SUPERADMIN; each alias
+   * (Zipline's name of a key) is shown beside its key.
+   */
+  settings: Settings & Record<string, unknown>;
   /** Keys set by the environment. */
   tampered: SettingKey[];
   /** The secret keys that hold a value (masked or not). */
@@ -114,7 +118,7 @@ export class SettingsService {
       SETTING_KEYS.map((key) => [key, masked(key, current[key])]),
     ) as Settings;
     const secretsSet = SETTING_KEYS.filter((k) => settingDef(k).secret && current[k] !== null);
-    return { settings, tampered: [...this.tamperedKeys], secretsSet };
+    return { settings: withAliases(settings), tampered: [...this.tamperedKeys], secretsSet };
   }
 
   /**
@@ -122,6 +126,7 @@ export class SettingsService {
    * each bad key, nothing written), writes the changed keys and their audit
    * record in one atomic store write, and reloads. A secret sent as
    * {@link MASK} (a dashboard sending back what it was shown) stays as it is.
+   * A `superadminOnly` key changed by anyone else is refused (403).
    */
   async update(body: unknown, actor: SettingsActor): Promise<SettingsView> {
     const current = await this.reload();
@@ -129,6 +134,12 @@ export class SettingsService {
     if (!result.ok) {
       const [first] = result.issues;
       throw badRequest(["body", ...first.path].join("/") + ` ${first.message}`, result.issues);
+    }
+    const reserved = Object.keys(result.values).find((k) =>
+      settingDef(k as SettingKey).superadminOnly
+    );
+    if (reserved && !hasRole(actor.role, "SUPERADMIN")) {
+      throw forbidden(`Only a SUPERADMIN may change ${reserved}`);
     }
     const changes: SettingChange[] = Object.entries(result.values).map(([key, value]) => ({
       key,
@@ -149,6 +160,11 @@ export class SettingsService {
     }
     await this.reload();
     return this.view(actor.role);
+  }
+
+  /** `true` when the environment sets `key` (it is listed in `tampered` and cannot be changed). */
+  isTampered(key: SettingKey): boolean {
+    return this.tamperedKeys.has(key);
   }
 
   /** The audit trail of settings changes, newest first. */

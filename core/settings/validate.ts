@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Issue } from "../errors.ts";
 import { parseDuration } from "../units/duration.ts";
 import {
+  ALIASES,
   envName,
   isSettingKey,
   MASK,
@@ -127,6 +128,30 @@ const CROSS_RULES: CrossRule[] = [
   },
 ];
 
+/**
+ * The body's entries with every alias (Zipline's name of a key) read as its
+ * key. When both names are sent (a client sending back what `GET` showed),
+ * the one whose value differs from the current one is the change; when both
+ * differ, and from each other, that is an issue on the key.
+ */
+function resolveAliases(body: object, current: Settings): [string, unknown][] | Issue {
+  const sent = new Map<string, unknown>();
+  for (const [name, raw] of Object.entries(body)) {
+    const key = ALIASES.get(name) ?? name;
+    if (!sent.has(key)) {
+      sent.set(key, raw);
+      continue;
+    }
+    const unchanged = (v: unknown) =>
+      isDeepStrictEqual(v, current[key as SettingKey]) || v === MASK;
+    const other = sent.get(key);
+    if (isDeepStrictEqual(raw, other) || unchanged(raw)) continue;
+    if (!unchanged(other)) return issue(key, `${key} is sent under both its names, differently`);
+    sent.set(key, raw);
+  }
+  return [...sent];
+}
+
 /** The outcome of {@link validateChange}. */
 export type ValidatedChange =
   | { ok: true; values: Partial<Settings> }
@@ -137,7 +162,8 @@ export type ValidatedChange =
  * overrides). Returns the normalised values that differ from `current`, or
  * every issue found. A key in `tampered` is refused unless its value is the
  * one already in force (dashboards send the whole object back), and so is a
- * secret sent back as {@link MASK}: it leaves the secret as it is.
+ * secret sent back as {@link MASK}: it leaves the secret as it is. A key
+ * may be sent by its alias (Zipline's name).
  */
 export async function validateChange(
   body: unknown,
@@ -151,7 +177,8 @@ export async function validateChange(
       issues: [{ path: [], message: "expected an object", code: "invalid_type" }],
     };
   }
-  const entries = Object.entries(body);
+  const entries = resolveAliases(body, current);
+  if (!Array.isArray(entries)) return { ok: false, issues: [entries] };
   if (entries.length === 0) {
     return {
       ok: false,

@@ -29,19 +29,31 @@ export async function queueShorten(s: Services, event: ShortenEvent): Promise<vo
   );
 }
 
-async function queue(s: Services, e: ChatEvent, httpUrl: string | null, httpBody: unknown) {
+/** A delivery of `body` to `url`, due now. */
+export function newDelivery(
+  s: Services,
+  kind: WebhookDelivery["kind"],
+  event: WebhookDelivery["event"],
+  url: string,
+  body: unknown,
+): WebhookDelivery {
   const now = s.clock.now();
-  const delivery = (kind: WebhookDelivery["kind"], url: string, body: unknown) => ({
+  return {
     id: newId(s.random),
     kind,
-    event: e.type,
+    event,
     url,
     body: JSON.stringify(body),
     attempts: 0,
     nextAt: now,
     createdAt: now,
     lastError: null,
-  });
+  };
+}
+
+async function queue(s: Services, e: ChatEvent, httpUrl: string | null, httpBody: unknown) {
+  const delivery = (kind: WebhookDelivery["kind"], url: string, body: unknown) =>
+    newDelivery(s, kind, e.type, url, body);
   const deliveries: WebhookDelivery[] = [];
   if (httpUrl) deliveries.push(delivery("http", httpUrl, httpBody));
   const chat = chatMessage(s.settings.all(), e);

@@ -3,11 +3,13 @@
  * instances share the work without sending twice), POSTed with a 10-second
  * timeout and bounded concurrency, and retried with backoff on network
  * errors, 429 and 5xx. A 4xx other than 429 is final. Failures are logged with
- * the target and status.
+ * the target and status; a delivery that ends (delivered or failed for good)
+ * leaves the outbox for the store's short history.
  */
 import type { WebhookDelivery } from "../../db/webhooks.ts";
 import type { Services } from "../services.ts";
-import { signature, webhookSecret } from "./signature.ts";
+import { signingSecret } from "./secret.ts";
+import { signature } from "./signature.ts";
 
 /** Delays before the 2nd, 3rd, … attempt; after the last, the delivery is dropped. */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000];
@@ -29,15 +31,19 @@ export function deliveryHeaders(
     "x-service-webhook": "true",
     "x-service-webhook-type": d.event,
     "x-service-webhook-timestamp": String(timestamp),
-    "x-service-signature": signature(webhookSecret(s.secret), timestamp, d.body),
+    "x-service-signature": signature(signingSecret(s), timestamp, d.body),
   };
 }
 
-/** Sends one delivery; `null` on success, else why it failed and whether to retry. */
-async function send(
-  s: Services,
-  d: WebhookDelivery,
-): Promise<{ error: string; retry: boolean } | null> {
+/** What one attempt came to: the answer (`HTTP 204`) or error, and whether it is worth retrying. */
+interface Attempt {
+  ok: boolean;
+  result: string;
+  retry: boolean;
+}
+
+/** Sends one delivery. */
+async function send(s: Services, d: WebhookDelivery): Promise<Attempt> {
   try {
     const response = await fetch(d.url, {
       method: "POST",
@@ -47,11 +53,11 @@ async function send(
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
     await response.body?.cancel();
-    if (response.status < 300) return null;
+    const ok = response.status >= 200 && response.status < 300;
     const retry = response.status === 429 || response.status >= 500;
-    return { error: `HTTP ${response.status}`, retry };
+    return { ok, result: `HTTP ${response.status}`, retry };
   } catch (error) {
-    return { error: (error as Error).message, retry: true };
+    return { ok: false, result: (error as Error).message, retry: true };
   }
 }
 
@@ -79,18 +85,20 @@ export class WebhookWorker {
   }
 
   private async attempt(d: WebhookDelivery): Promise<void> {
-    const failure = await send(this.s, d);
+    const { ok, result, retry } = await send(this.s, d);
     const store = this.s.store.webhooks;
-    if (!failure) return await store.settle(d.id);
     const attempts = d.attempts + 1;
-    const delay = failure.retry ? RETRY_DELAYS_MS[attempts - 1] : undefined;
-    const fields = { kind: d.kind, event: d.event, target: d.url, error: failure.error, attempts };
+    const now = this.s.clock.now();
+    const finished = { attempts, result, finishedAt: now };
+    if (ok) return await store.settle(d.id, { status: "delivered", ...finished });
+    const delay = retry ? RETRY_DELAYS_MS[attempts - 1] : undefined;
+    const fields = { kind: d.kind, event: d.event, target: d.url, error: result, attempts };
     if (delay === undefined) {
       this.s.logger.error("webhook delivery failed for good", fields);
-      return await store.settle(d.id);
+      return await store.settle(d.id, { status: "failed", ...finished });
     }
     this.s.logger.warn("webhook delivery failed; will retry", { ...fields, inMs: delay });
-    await store.reschedule(d.id, attempts, this.s.clock.now() + delay, failure.error);
+    await store.reschedule(d.id, attempts, now + delay, result);
   }
 
   /** Polls the outbox every `intervalMs` until stopped. */

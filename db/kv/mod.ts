@@ -224,7 +224,18 @@ export class KvStore implements Store {
   }
 
   async getSession(id: string): Promise<SessionRecord | null> {
-    return (await this.kv.get<SessionRecord>(K.session(id))).value;
+    const session = (await this.kv.get<SessionRecord>(K.session(id))).value;
+    return session && withLastSeen(session);
+  }
+
+  async touchSession(id: string, at: Date): Promise<void> {
+    const entry = await this.kv.get<SessionRecord>(K.session(id));
+    if (!entry.value) return;
+    const expireIn = Math.max(1, entry.value.expiresAt.getTime() - Date.now());
+    // A request that lost the race to another has nothing left to record.
+    await this.kv.atomic().check(entry)
+      .set(K.session(id), { ...entry.value, lastSeenAt: at }, { expireIn })
+      .commit();
   }
 
   async listSessions(userId: string): Promise<SessionRecord[]> {
@@ -235,7 +246,7 @@ export class KvStore implements Store {
     const sessions: SessionRecord[] = [];
     for (let i = 0; i < ids.length; i += 10) {
       for (const entry of await this.kv.getMany<SessionRecord[]>(ids.slice(i, i + 10))) {
-        if (entry.value) sessions.push(entry.value);
+        if (entry.value) sessions.push(withLastSeen(entry.value));
       }
     }
     return sessions.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
@@ -314,4 +325,9 @@ export class KvStore implements Store {
 
   private static readonly SETTINGS_VERSION: Deno.KvKey = ["meta", "settings_version"];
   private static readonly SETTINGS_AUDIT: Deno.KvKey = ["settings_audit"];
+}
+
+/** A session written before sessions kept `lastSeenAt` was last seen when it began. */
+function withLastSeen(session: SessionRecord): SessionRecord {
+  return session.lastSeenAt ? session : { ...session, lastSeenAt: session.createdAt };
 }

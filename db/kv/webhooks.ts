@@ -2,12 +2,21 @@
  * The webhook outbox on Deno KV: each delivery under `["webhook", id]`, and a
  * due index `["webhook_due", nextAt, id]` that claims walk in time order.
  * Moving a delivery in the index is checked against its version, so two
- * workers never lease one delivery.
+ * workers never lease one delivery. Finished deliveries are kept under
+ * `["webhook_history", finishedAt, id]`, trimmed to the newest
+ * {@link WEBHOOK_HISTORY_SIZE} after each settle.
  */
-import type { WebhookDelivery, WebhookStore } from "../webhooks.ts";
+import {
+  type DeliveryOutcome,
+  type FinishedDelivery,
+  WEBHOOK_HISTORY_SIZE,
+  type WebhookDelivery,
+  type WebhookStore,
+} from "../webhooks.ts";
 
 const record = (id: string) => ["webhook", id];
 const due = (d: Pick<WebhookDelivery, "id" | "nextAt">) => ["webhook_due", d.nextAt, d.id];
+const finished = (f: FinishedDelivery) => ["webhook_history", f.finishedAt, f.id];
 
 /** {@link WebhookStore} on Deno KV. */
 export class KvWebhooks implements WebhookStore {
@@ -42,10 +51,26 @@ export class KvWebhooks implements WebhookStore {
     return claimed;
   }
 
-  async settle(id: string): Promise<void> {
+  async settle(id: string, outcome: DeliveryOutcome): Promise<void> {
     const current = await this.kv.get<WebhookDelivery>(record(id));
     if (!current.value) return;
-    await this.kv.atomic().check(current).delete(record(id)).delete(due(current.value)).commit();
+    const { kind, event, url, createdAt } = current.value;
+    const done: FinishedDelivery = { id, kind, event, url, createdAt, ...outcome };
+    await this.kv.atomic()
+      .check(current)
+      .delete(record(id))
+      .delete(due(current.value))
+      .set(finished(done), done)
+      .commit();
+    await this.trimHistory();
+  }
+
+  /** Drops the finished deliveries beyond the newest {@link WEBHOOK_HISTORY_SIZE}. */
+  private async trimHistory(): Promise<void> {
+    let kept = 0;
+    for await (const entry of this.kv.list({ prefix: ["webhook_history"] }, { reverse: true })) {
+      if (++kept > WEBHOOK_HISTORY_SIZE) await this.kv.delete(entry.key);
+    }
   }
 
   async reschedule(id: string, attempts: number, nextAt: number, lastError: string) {
@@ -64,5 +89,24 @@ export class KvWebhooks implements WebhookStore {
     let count = 0;
     for await (const _ of this.kv.list({ prefix: ["webhook"] })) count++;
     return count;
+  }
+
+  async list(limit: number): Promise<WebhookDelivery[]> {
+    const found: WebhookDelivery[] = [];
+    for await (const entry of this.kv.list<string>({ prefix: ["webhook_due"] }, { limit })) {
+      const current = await this.kv.get<WebhookDelivery>(record(entry.value));
+      if (current.value) found.push(current.value);
+    }
+    return found;
+  }
+
+  async history(limit: number): Promise<FinishedDelivery[]> {
+    const entries = this.kv.list<FinishedDelivery>({ prefix: ["webhook_history"] }, {
+      reverse: true,
+      limit: Math.min(limit, WEBHOOK_HISTORY_SIZE),
+    });
+    const found: FinishedDelivery[] = [];
+    for await (const entry of entries) found.push(entry.value);
+    return found;
   }
 }

@@ -90,6 +90,7 @@ interface SessionRow {
   user_id: string;
   created_at: Date;
   expires_at: Date;
+  last_seen_at: Date;
   client: string;
   device: string;
   ua: string;
@@ -100,6 +101,7 @@ const toSession = (r: SessionRow): SessionRecord => ({
   userId: r.user_id,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
+  lastSeenAt: r.last_seen_at,
   client: r.client,
   device: r.device,
   ua: r.ua,
@@ -277,6 +279,7 @@ export class PostgresStore implements Store {
         user_id: s.userId,
         created_at: s.createdAt,
         expires_at: s.expiresAt,
+        last_seen_at: s.lastSeenAt,
         client: s.client,
         device: s.device,
         ua: s.ua,
@@ -293,6 +296,10 @@ export class PostgresStore implements Store {
     const rows = await this.sql<SessionRow[]>`
       SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY created_at, id`;
     return rows.map(toSession);
+  }
+
+  async touchSession(id: string, at: Date): Promise<void> {
+    await this.sql`UPDATE sessions SET last_seen_at = ${at} WHERE id = ${id}`;
   }
 
   async deleteSession(id: string): Promise<void> {

@@ -1,6 +1,16 @@
-/** The webhook outbox on PostgreSQL: claims lease rows with `FOR UPDATE SKIP LOCKED`. */
+/**
+ * The webhook outbox on PostgreSQL: claims lease rows with `FOR UPDATE SKIP
+ * LOCKED`; a settle moves the row into `webhook_history`, trimmed to the newest
+ * {@link WEBHOOK_HISTORY_SIZE}, in one transaction.
+ */
 import type { Sql } from "postgres";
-import type { WebhookDelivery, WebhookStore } from "../webhooks.ts";
+import {
+  type DeliveryOutcome,
+  type FinishedDelivery,
+  WEBHOOK_HISTORY_SIZE,
+  type WebhookDelivery,
+  type WebhookStore,
+} from "../webhooks.ts";
 
 interface Row {
   id: string;
@@ -24,6 +34,30 @@ const toDelivery = (r: Row): WebhookDelivery => ({
   nextAt: Number(r.next_at),
   createdAt: Number(r.created_at),
   lastError: r.last_error,
+});
+
+interface HistoryRow {
+  id: string;
+  kind: FinishedDelivery["kind"];
+  event: FinishedDelivery["event"];
+  url: string;
+  created_at: string;
+  status: FinishedDelivery["status"];
+  attempts: number;
+  result: string;
+  finished_at: string;
+}
+
+const toFinished = (r: HistoryRow): FinishedDelivery => ({
+  id: r.id,
+  kind: r.kind,
+  event: r.event,
+  url: r.url,
+  createdAt: Number(r.created_at),
+  status: r.status,
+  attempts: r.attempts,
+  result: r.result,
+  finishedAt: Number(r.finished_at),
 });
 
 /** {@link WebhookStore} on PostgreSQL. */
@@ -60,8 +94,18 @@ export class PostgresWebhooks implements WebhookStore {
     return rows.map(toDelivery);
   }
 
-  async settle(id: string): Promise<void> {
-    await this.sql`DELETE FROM webhook_outbox WHERE id = ${id}`;
+  async settle(id: string, outcome: DeliveryOutcome): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`WITH gone AS (DELETE FROM webhook_outbox WHERE id = ${id} RETURNING *)
+        INSERT INTO webhook_history
+          (id, kind, event, url, created_at, status, attempts, result, finished_at)
+        SELECT id, kind, event, url, created_at, ${outcome.status}, ${outcome.attempts},
+          ${outcome.result}, ${outcome.finishedAt}
+        FROM gone`;
+      await tx`DELETE FROM webhook_history WHERE id IN (
+        SELECT id FROM webhook_history ORDER BY finished_at DESC, id DESC
+        OFFSET ${WEBHOOK_HISTORY_SIZE})`;
+    });
   }
 
   async reschedule(id: string, attempts: number, nextAt: number, lastError: string) {
@@ -73,5 +117,20 @@ export class PostgresWebhooks implements WebhookStore {
   async pending(): Promise<number> {
     const [row] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM webhook_outbox`;
     return Number(row.n);
+  }
+
+  async list(limit: number): Promise<WebhookDelivery[]> {
+    const rows = await this.sql<Row[]>`SELECT id, kind, event, url, body, attempts, next_at,
+        created_at, last_error
+      FROM webhook_outbox ORDER BY next_at, id LIMIT ${limit}`;
+    return rows.map(toDelivery);
+  }
+
+  async history(limit: number): Promise<FinishedDelivery[]> {
+    const rows = await this.sql<HistoryRow[]>`SELECT id, kind, event, url, created_at, status,
+        attempts, result, finished_at
+      FROM webhook_history ORDER BY finished_at DESC, id DESC
+      LIMIT ${Math.min(limit, WEBHOOK_HISTORY_SIZE)}`;
+    return rows.map(toFinished);
   }
 }

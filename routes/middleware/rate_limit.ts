@@ -15,8 +15,9 @@ export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
       ip: clientIp(c),
       method: c.req.method,
       path: c.req.path,
-      chunked: c.req.header("x-service-p-filename") !== undefined ||
-        c.req.header("x-zipline-p-filename") !== undefined,
+      chunked: policy === "chunks" &&
+        (c.req.header("x-service-p-filename") !== undefined ||
+          c.req.header("x-zipline-p-filename") !== undefined),
     });
     await next();
     if (state) {

@@ -5,6 +5,7 @@
  * naming the page and carrying its configuration as a data attribute (no
  * inline script, for the CSP); the bundle mounts the page there.
  */
+import type { NavLink } from "./admin_pages.ts";
 import { Layout } from "./layout.tsx";
 
 /** A client-rendered dashboard page. */
@@ -15,16 +16,18 @@ export interface AppPageProps {
   title: string;
   /** The page's path, marked in the navigation. */
   path: string;
-  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`, `tags`. */
+  /** Statistics and administration links the user may open. */
+  links?: readonly NavLink[];
+  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`, `tags`, and those of `admin_pages.ts`. */
   page: string;
   /** What the page needs to know of the server (`client/config.ts`). */
   config: Record<string, unknown>;
 }
 
 /** The page's frame; "Loading…" until the script runs, and a note when scripts are off. */
-export function AppPage({ site, username, title, path, page, config }: AppPageProps) {
+export function AppPage({ site, username, title, path, links, page, config }: AppPageProps) {
   return (
-    <Layout site={site} title={title} username={username} current={path} app>
+    <Layout site={site} title={title} username={username} current={path} links={links} app>
       <div id="app" data-page={page} data-config={JSON.stringify(config)}>
         <p class="muted">Loading…</p>
         <noscript>

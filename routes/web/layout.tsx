@@ -7,6 +7,7 @@
  */
 import { type Child, useContext } from "hono/jsx";
 import { assetPath } from "./assets.ts";
+import type { NavLink } from "./admin_pages.ts";
 import { LookContext } from "./look.ts";
 
 /** What a page shows in its frame. */
@@ -19,6 +20,8 @@ export interface LayoutProps {
   username?: string;
   /** The path of this page, marked in the navigation. */
   current?: string;
+  /** Statistics and administration links the user may open (`admin_pages.ts`). */
+  links?: readonly NavLink[];
   /** More of the document head (a file page's card tags). */
   head?: Child;
   /** Loads the dashboard's bundle and stylesheet (pages with a client component). */
@@ -40,7 +43,7 @@ const NAV = [
 
 /** The page frame. */
 export function Layout(
-  { site, title, username, current, app, head, children }: LayoutProps,
+  { site, title, username, current, links = [], app, head, children }: LayoutProps,
 ) {
   const look = useContext(LookContext);
   return (
@@ -50,7 +53,7 @@ export function Layout(
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${site}`}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        <link rel="manifest" href="/manifest.json" />
+        {look.installable && <link rel="manifest" href="/manifest.json" />}
         {head}
         <link rel="stylesheet" href={assetPath("ferry.css")} />
         {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
@@ -73,6 +76,13 @@ export function Layout(
                 Signed in as <strong id="signed-in-as">{username}</strong>
               </span>
               <button type="button" id="logout" class="link">Log out</button>
+            </nav>
+          )}
+          {username && links.length > 0 && (
+            <nav aria-label="Administration" class="admin-nav">
+              {links.map(([href, label]) => (
+                <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
+              ))}
             </nav>
           )}
         </header>

@@ -18,6 +18,8 @@ export interface Look {
   /** A forced theme; `null` follows the system. */
   theme: "light" | "dark" | null;
   loginBackground: { url: string; blur: boolean } | null;
+  /** Whether pages link the web app manifest (`pwaEnabled`). */
+  installable: boolean;
 }
 
 /** The theme a theme id stands for (`builtin:dark_gray` → dark; `system` → none). */
@@ -33,6 +35,7 @@ export function lookOf(settings: Settings, chosen: string | undefined): Look {
   return {
     logo: settings.websiteTitleLogo,
     links: settings.websiteExternalLinks,
+    installable: settings.pwaEnabled,
     theme: chosen === "system" ? null : themeOf(chosen) ?? themeOf(settings.websiteThemeDefault),
     loginBackground: background
       ? { url: background, blur: settings.websiteLoginBackgroundBlur }
@@ -55,4 +58,5 @@ export const LookContext = createContext<Look>({
   links: [],
   theme: null,
   loginBackground: null,
+  installable: false,
 });

@@ -19,13 +19,16 @@ import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
-import { resolveUrlPage, urlPasswordCookie } from "../../core/urls.ts";
-import type { UserRecord } from "../../db/store.ts";
+import { resolveUrlPage } from "../../core/urls.ts";
+import { urlPasswordCookie } from "../../core/url_passwords.ts";
+import { type Role, ROLES, type UserRecord } from "../../db/store.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
-import { isAdministrator } from "../../core/roles.ts";
+import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
+import { statsRefusal } from "../../core/metrics.ts";
 import { termsOfService } from "../../core/server_info.ts";
 import { parseSize } from "../../core/units/size.ts";
-import type { AppEnv } from "../env.ts";
+import { type AppEnv, attempter } from "../env.ts";
+import { ADMIN_PAGES, adminLinks } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
 import { findAsset } from "./assets.ts";
 import { siteFileRoutes } from "./site_files.ts";
@@ -86,25 +89,51 @@ function pageConfig(c: Context<AppEnv>) {
   };
 }
 
-/** A signed-in dashboard page whose content is the client component `page`. */
-async function appPage(c: Context<AppEnv>, name: string, title: string) {
+/**
+ * A signed-in dashboard page whose content is the client component `page`;
+ * with `role`, a 404 for users below it.
+ */
+async function appPage(c: Context<AppEnv>, name: string, title: string, role?: Role) {
   const user = await sessionUser(c);
   if (!user) return c.redirect("/auth/login", 302);
+  if (role && !hasRole(user.role, role)) return c.notFound();
+  const settings = c.var.services.settings.all();
   return page(
     c,
     <AppPage
-      site={c.var.services.settings.get("websiteTitle")}
+      site={settings.websiteTitle}
       username={user.username}
       title={title}
       path={c.req.path}
+      links={adminLinks(user.role, settings)}
       page={name}
       config={{
         ...pageConfig(c),
-        invites: isAdministrator(user.role) && c.var.services.settings.get("invitesEnabled"),
+        invites: isAdministrator(user.role) && settings.invitesEnabled,
+        user: {
+          id: user.id,
+          role: user.role,
+          assigns: ROLES.filter((r) => canAssign(user.role, r)),
+          manages: ROLES.filter((r) => canManage(user.role, r)),
+        },
+        metricsPerUser: settings.featuresMetricsShowUserSpecific,
       }}
     />,
   );
 }
+
+/** The statistics page, for those `GET /api/stats` answers. */
+async function statsPage(c: Context<AppEnv>) {
+  const user = await sessionUser(c);
+  if (user && statsRefusal(c.var.services.settings.all(), user.role)) return c.notFound();
+  return appPage(c, "stats", "Statistics");
+}
+
+/** The administrators' pages, each for its role and above. */
+const adminRoutes = ADMIN_PAGES.reduce(
+  (app, p) => app.get(p.path, (c) => appPage(c, p.page, p.title, p.role)),
+  new Hono<AppEnv>(),
+);
 
 /** The public page of a folder, for anyone; the page asks the API what it may show. */
 function publicFolderPage(c: Context<AppEnv>) {
@@ -145,6 +174,8 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/dashboard/settings", (c) => appPage(c, "account", "Account"))
   .get("/dashboard/folders", (c) => appPage(c, "folders", "Folders"))
   .get("/dashboard/tags", (c) => appPage(c, "tags", "Tags"))
+  .get("/dashboard/stats", statsPage)
+  .route("/", adminRoutes)
   .get("/folder/:id", publicFolderPage)
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
@@ -160,15 +191,17 @@ export const webRoutes = new Hono<AppEnv>()
         totpEnabled={user.totpSecret !== null}
         passkeys={passkeys}
         hasPassword={user.password !== null}
+        links={adminLinks(user.role, s.settings.all())}
       />,
     );
   })
   .get("/view/url/:id", async (c) => {
     const s = c.var.services;
     const id = storable(c.req.param("id"));
-    const found = id === null
-      ? null
-      : await resolveUrlPage(s, id, (id) => getCookie(c, urlPasswordCookie(id)));
+    const found = id === null ? null : await resolveUrlPage(s, id, {
+      cookie: (id) => getCookie(c, urlPasswordCookie(id)),
+      ...attempter(c),
+    });
     if (!found || found.kind === "gone") return c.notFound();
     if (found.kind === "redirect") return c.redirect(found.destination, 302);
     const site = s.settings.get("websiteTitle");
@@ -180,7 +213,10 @@ export const webRoutes = new Hono<AppEnv>()
     const name = storable(c.req.param("name"));
     if (name === null) return page(c, <FileNotFoundPage site={site} />, 404);
     try {
-      const shown = await fileOnView(s, name, (id) => getCookie(c, accessCookieName(id)));
+      const shown = await fileOnView(s, name, {
+        cookie: (id) => getCookie(c, accessCookieName(id)),
+        ...attempter(c),
+      });
       const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
       return page(c, <ViewPage site={site} {...shown} embed={embed} />);
     } catch (error) {

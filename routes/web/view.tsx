@@ -9,6 +9,7 @@
  */
 import type { FileRecord } from "../../db/files.ts";
 import type { FileEmbed } from "../../core/files/embed.ts";
+import { storedType } from "../../core/files/media_type.ts";
 import { formatSize } from "../../core/units/size.ts";
 import { Layout } from "./layout.tsx";
 
@@ -77,7 +78,7 @@ export function ViewPage({ site, file, locked, embed }: ViewPageProps) {
         <dt>Size</dt>
         <dd id="file-size">{formatSize(file.size)}</dd>
         <dt>Type</dt>
-        <dd>{file.type}</dd>
+        <dd>{storedType(file.type)}</dd>
         <dt>Views</dt>
         <dd id="file-views">{views}</dd>
       </dl>
@@ -90,7 +91,7 @@ export function ViewPage({ site, file, locked, embed }: ViewPageProps) {
 
 /** The file itself, where a browser can show it without running it. */
 function Preview({ file, raw }: { file: FileRecord; raw: string }) {
-  const { type } = file;
+  const type = storedType(file.type);
   if (type.startsWith("image/") && !type.startsWith("image/svg")) {
     return <img id="file-image" src={raw} alt={file.originalName ?? file.name} />;
   }

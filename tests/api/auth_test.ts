@@ -15,9 +15,10 @@ apiTest("login sets a 14-day session cookie that authenticates", async (app) => 
   });
   assert.equal(res.status, 200);
   assert.equal(res.body.user.username, "alice");
-  for (const secret of ["password", "token", "totpSecret"]) {
+  for (const secret of ["password", "token"]) {
     assert.equal(res.body.user[secret], undefined);
   }
+  assert.equal(res.body.user.totpSecret, null, "only ever a marker (docs/zipline.md)");
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith("service_session="))!;
   assert.match(cookie, /Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax/);
   assert.doesNotMatch(cookie, /Secure/);
@@ -238,5 +239,36 @@ apiTest(
     assert.equal(await verifyPassword("maria-pass-2024", rehashed), true);
     assert.equal((await login("maria-pass-2024")).status, 200);
     assert.equal(await stored(), rehashed, "a Ferry hash stays");
+  },
+);
+
+apiTest(
+  "sessions: each shows when it was last seen, written at most every five minutes",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    const login = async () =>
+      sessionCookie(
+        (await app.json("POST", "/api/auth/login", { username: "alice", password: "password" }))
+          .headers,
+      );
+    const [a, b] = [await login(), await login()];
+    const seen = async (cookie: string) => {
+      const list = await app.json("GET", "/api/user/sessions", undefined, { cookie });
+      return {
+        current: list.body.current.lastSeenAt as string,
+        other: list.body.other[0].lastSeenAt as string,
+      };
+    };
+    const start = await seen(a);
+    assert.equal(start.current, start.other);
+
+    app.clock.advance(60_000);
+    assert.deepEqual(await seen(a), start, "a minute later nothing is written");
+
+    app.clock.advance(5 * 60_000);
+    const moved = await seen(a);
+    assert.equal(moved.current, new Date(app.clock.now()).toISOString());
+    assert.equal(moved.other, start.other, "the other session was not used");
+    assert.equal((await seen(b)).other, moved.current, "the other session sees it too");
   },
 );

@@ -18,6 +18,7 @@ apiTest("create, list, get by id or code, delete", async (app) => {
     "createdAt",
     "expiresAt",
     "id",
+    "inviter",
     "inviterId",
     "maxUses",
     "updatedAt",

@@ -95,11 +95,12 @@ apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too
   assert.equal(await app.services.store.getUserByUsername("v2"), null);
 }, limited);
 
-apiTest("the allow list (IP or user id), chunked uploads and the switch", async (app) => {
+apiTest("the allow list (IP or user id) and the switch", async (app) => {
   await configure(app, { ratelimitMax: 1, coreTrustProxy: true });
   startOfWindow(app);
   const bob = await actor(app, "USER");
-  const from = (ip: string) => ({ ...bob.headers, "x-forwarded-for": `${ip}, 10.0.0.1` });
+  // The proxy appends the address it saw; what is left of it the client wrote.
+  const from = (ip: string) => ({ ...bob.headers, "x-forwarded-for": `203.0.113.7, ${ip}` });
   assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 200);
   assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 429);
 
@@ -110,12 +111,7 @@ apiTest("the allow list (IP or user id), chunked uploads and the switch", async 
   await configure(app, { ratelimitAllowList: [bob.user.id] });
   assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 200);
 
-  await configure(app, { ratelimitAllowList: [] });
-  const chunked = { ...from("192.0.2.1"), "x-service-p-filename": "big.bin" };
-  assert.equal((await app.json("GET", "/api/user", undefined, chunked)).status, 200);
-  assert.equal((await app.json("GET", "/api/user", undefined, from("192.0.2.1"))).status, 429);
-
-  await configure(app, { ratelimitEnabled: false });
+  await configure(app, { ratelimitAllowList: [], ratelimitEnabled: false });
   const off = await app.json("GET", "/api/user", undefined, from("192.0.2.1"));
   assert.equal(off.status, 200);
   assert.equal(off.headers.get("x-ratelimit-limit"), null);
@@ -163,3 +159,83 @@ apiTest("concurrent requests racing for the last slot: exactly one wins", async 
   );
   assert.deepEqual(racers.map((r) => r.status).sort(), [200, 429, 429, 429, 429, 429, 429, 429]);
 }, limited);
+
+apiTest(
+  "security #2: x-service-p-filename bypasses the chunk route's limit only, never a strict one",
+  async (app) => {
+    await configure(app, { ratelimitMax: 1 });
+    await actor(app, "USER", "alice");
+    startOfWindow(app);
+    for (const header of ["x-service-p-filename", "x-zipline-p-filename"]) {
+      const chunked = { [header]: "big.bin" };
+      const login = () =>
+        app.json("POST", "/api/auth/login", { username: "alice", password: "bad" }, chunked);
+      assert.equal((await login()).status, 400);
+      const again = await login();
+      assert.equal(again.status, 429, `${header} does not bypass the login's limit`);
+      assert.equal(again.body.error, "Rate limit exceeded, retry in 2 seconds");
+      app.clock.advance(2000);
+    }
+    // Nor a default-limited route's.
+    const bob = await actor(app, "USER");
+    const named = { ...bob.headers, "x-service-p-filename": "big.bin" };
+    assert.equal((await app.json("GET", "/api/user", undefined, named)).status, 200);
+    assert.equal((await app.json("GET", "/api/user", undefined, named)).status, 429);
+
+    // Chunks, on their own route, are never counted; the same route without the header is.
+    for (let i = 0; i < 3; i++) {
+      const chunk = await app.json("POST", "/api/upload/partial", "x", {
+        ...bob.headers,
+        "x-zipline-p-filename": "big.bin",
+        "content-type": "text/plain",
+      });
+      assert.notEqual(chunk.status, 429);
+      assert.equal(chunk.headers.get("x-ratelimit-limit"), null);
+    }
+    const plain = () =>
+      app.json("POST", "/api/upload/partial", "x", {
+        ...bob.headers,
+        "content-type": "text/plain",
+      });
+    assert.notEqual((await plain()).status, 429);
+    assert.equal((await plain()).status, 429);
+  },
+  limited,
+);
+
+apiTest(
+  "security #6: X-Forwarded-For is read from the right, coreTrustProxyHops entries in",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    await configure(app, { coreTrustProxy: true });
+    startOfWindow(app, 2000);
+    const login = (forwarded: string) =>
+      app.json("POST", "/api/auth/login", { username: "alice", password: "bad" }, {
+        "x-forwarded-for": forwarded,
+      });
+    // One hop (the default): the client is the rightmost entry, whatever it wrote to its left.
+    assert.equal((await login("1.2.3.4, 5.6.7.8")).status, 400);
+    assert.equal((await login("9.9.9.9, 5.6.7.8")).status, 429, "the same client, 5.6.7.8");
+    assert.equal((await login("1.2.3.4, 5.6.7.9")).status, 400, "another client");
+    // Seen through the allow list too.
+    await configure(app, { ratelimitAllowList: ["5.6.7.8"] });
+    assert.equal((await login("1.2.3.4, 5.6.7.8")).status, 400);
+    await configure(app, { ratelimitAllowList: [] });
+
+    // Two hops: the entry the outer proxy wrote.
+    const patched = await app.json("PATCH", "/api/server/settings", { coreTrustProxyHops: 2 }, {
+      ...(await actor(app, "SUPERADMIN")).headers,
+    });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.settings.coreTrustProxyHops, 2);
+    app.clock.advance(2000);
+    assert.equal((await login("1.2.3.4, 5.6.7.8")).status, 400);
+    assert.equal((await login("1.2.3.4, 6.6.6.6")).status, 429, "the same client, 1.2.3.4");
+    assert.equal((await login("7.7.7.7, 1.2.3.4, 6.6.6.6")).status, 429, "still 1.2.3.4");
+    // Shorter than the hops: the leftmost entry, which a trusted proxy wrote.
+    assert.equal((await login("4.4.4.4")).status, 400);
+    assert.equal((await login("4.4.4.4")).status, 429);
+    assert.equal((await login("8.8.8.8, 4.4.4.4")).status, 400, "8.8.8.8 is a client of its own");
+  },
+  limited,
+);

@@ -100,7 +100,7 @@ apiTest("web settings: grouped settings for users, no secrets", async (app) => {
   const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
   assert.equal(reply.status, 200);
   const { config, codeMap } = reply.body;
-  assert.deepEqual(codeMap, []);
+  assert.equal(codeMap.length, 42);
   assert.equal(config.files.maxFileSize, "1gb");
   assert.equal(config.files.route, "/u");
   assert.equal(config.chunks.enabled, true);

@@ -11,6 +11,7 @@ import {
   SETTING_KEYS,
   settingDef,
   type SettingKey,
+  withAliases,
 } from "../../core/settings/registry.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
@@ -84,6 +85,7 @@ const CASES: Record<SettingKey, Case> = {
   },
   coreTempDirectory: { valid: files, invalid: join(files, "missing") },
   coreTrustProxy: B,
+  coreTrustProxyHops: { valid: 2, invalid: 0 },
   chunksEnabled: B,
   chunksMax: size,
   chunksSize: { valid: "10mb", invalid: "ten megabytes" },
@@ -214,6 +216,7 @@ const CASES: Record<SettingKey, Case> = {
   ratelimitAllowList: { valid: ["10.0.0.1", "key"], invalid: [""] },
   httpWebhookOnUpload: webhookUrl,
   httpWebhookOnShorten: webhookUrl,
+  httpWebhookSigningSecret: { valid: "whsec_" + "ab".repeat(32), invalid: "too short" },
   chatWebhookUrl: webhookUrl,
   chatUsername: nullableText,
   chatAvatarUrl: avatarUrl,
@@ -245,8 +248,8 @@ apiTest("GET /api/server/settings answers every registry key and tampered", asyn
   const res = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(res.body), ["settings", "tampered", "secretsSet"]);
-  assert.deepEqual(Object.keys(res.body.settings), SETTING_KEYS);
-  assert.deepEqual(res.body.settings, JSON.parse(JSON.stringify(defaultSettings())));
+  assert.deepEqual(Object.keys(res.body.settings), Object.keys(withAliases(defaultSettings())));
+  assert.deepEqual(res.body.settings, JSON.parse(JSON.stringify(withAliases(defaultSettings()))));
   assert.deepEqual(res.body.tampered, []);
   assert.deepEqual(res.body.secretsSet, []);
   assert.equal(res.body.settings.websiteTitle, "Ferry");
@@ -264,7 +267,7 @@ apiTest("PATCH changes only the given keys and answers the full settings", async
   }, admin);
   assert.equal(res.status, 200);
   const expected = {
-    ...JSON.parse(JSON.stringify(defaultSettings())),
+    ...JSON.parse(JSON.stringify(withAliases(defaultSettings()))),
     websiteTitle: "Shared",
     filesMaxFileSize: "1gb",
     ratelimitAllowList: ["10.0.0.1"],
@@ -400,12 +403,12 @@ apiTest("unknown keys, an empty body and a non-object are 400 with issues", asyn
   const admin = await superadmin(app);
   const unknown = await app.json("PATCH", "/api/server/settings", {
     websiteTitle: "x",
-    discordWebhookUrl: "https://example.com",
+    slackWebhookUrl: "https://example.com",
   }, admin);
   assert.equal(unknown.status, 400);
   assert.deepEqual(unknown.body.issues, [{
-    path: ["discordWebhookUrl"],
-    message: 'Unrecognized key: "discordWebhookUrl"',
+    path: ["slackWebhookUrl"],
+    message: 'Unrecognized key: "slackWebhookUrl"',
     code: "unrecognized_keys",
   }]);
   const empty = await app.json("PATCH", "/api/server/settings", {}, admin);
@@ -637,3 +640,54 @@ apiTest("a change through one server process reaches another within seconds", as
     await otherStore?.close();
   }
 });
+
+apiTest(
+  "registry: every key with its category, control, default and environment variable",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const res = await app.json("GET", "/api/server/settings/registry", undefined, admin.headers);
+    assert.equal(res.status, 200);
+    const byKey = new Map(
+      (res.body.settings as { key: string }[]).map((m) => [m.key, m as Record<string, unknown>]),
+    );
+    const view = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+    const aliases = [...byKey.values()].map((m) => m.alias).filter((a) => a !== null);
+    assert.deepEqual(
+      [...byKey.keys(), ...aliases].sort(),
+      Object.keys(view.body.settings).sort(),
+    );
+    assert.equal(byKey.get("chatUsername")!.alias, "discordUsername");
+    assert.equal(res.body.categories[0], "Core");
+    assert.deepEqual(byKey.get("filesMaxFileSize"), {
+      key: "filesMaxFileSize",
+      category: "Files",
+      type: "string",
+      control: "size",
+      unit: "size",
+      options: null,
+      nullable: false,
+      default: "100mb",
+      description: "Largest file one upload may carry.",
+      restart: false,
+      secret: false,
+      superadminOnly: false,
+      path: null,
+      env: "SERVICE_FILES_MAX_FILE_SIZE",
+      alias: null,
+    });
+    assert.equal(byKey.get("coreReturnHttpsUrls")!.control, "switch");
+    assert.equal(byKey.get("tasksDeleteInterval")!.control, "duration");
+    assert.equal(byKey.get("coreTempDirectory")!.restart, true);
+    assert.equal(byKey.get("chatOnUploadEmbed")!.control, "json");
+    assert.deepEqual(byKey.get("filesDefaultFormat")!.options, [
+      "random",
+      "date",
+      "uuid",
+      "name",
+      "gfycat",
+    ]);
+    const user = await actor(app, "USER");
+    const refused = await app.json("GET", "/api/server/settings/registry", undefined, user.headers);
+    assert.equal(refused.status, 403);
+  },
+);

@@ -1,4 +1,4 @@
-/** `GET /api/stats`: metrics snapshots by range, thinned points, and the metrics settings. */
+/** `GET /api/stats`: metrics snapshots by range, thinned, and the metrics settings. */
 import assert from "node:assert/strict";
 import { recordMetrics } from "../../core/tasks/metrics.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
@@ -15,11 +15,11 @@ async function settings(app: TestApp, values: Record<string, unknown>) {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-apiTest("stats: the task's snapshots, newest first, latest in full", async (app) => {
+apiTest("stats: the task's snapshots, newest first, the newest in full", async (app) => {
   const a = await actor(app, "USER", "alice");
   const empty = await app.json("GET", "/api/stats", undefined, a.headers);
   assert.equal(empty.status, 200);
-  assert.deepEqual(empty.body, { latest: null, points: [] });
+  assert.deepEqual(empty.body, []);
 
   await uploadOne(app, a.headers, "12345", "a.txt");
   await recordMetrics(app.services);
@@ -30,8 +30,11 @@ apiTest("stats: the task's snapshots, newest first, latest in full", async (app)
 
   const reply = await app.json("GET", "/api/stats", undefined, a.headers);
   assert.equal(reply.status, 200);
-  assert.equal(reply.body.latest.createdAt, iso(app.clock.now()));
-  assert.deepEqual(reply.body.latest.data, {
+  assert.equal(reply.body.length, 2);
+  const [newest, older] = reply.body;
+  assert.equal(newest.createdAt, iso(app.clock.now()));
+  assert.equal(newest.updatedAt, newest.createdAt);
+  assert.deepEqual(newest.data, {
     users: 1,
     files: 2,
     fileViews: 0,
@@ -42,14 +45,18 @@ apiTest("stats: the task's snapshots, newest first, latest in full", async (app)
     urlsUsers: [],
     types: [{ type: "text/plain", sum: 2 }],
   });
-  assert.deepEqual(
-    reply.body.points.map((p: { createdAt: string; files: number; storage: number }) => [
-      p.createdAt,
-      p.files,
-      p.storage,
-    ]),
-    [[iso(app.clock.now()), 2, 8], [iso(first), 1, 5]],
-  );
+  assert.equal(older.createdAt, iso(first));
+  assert.deepEqual(older.data, {
+    users: 1,
+    files: 1,
+    fileViews: 0,
+    urls: 0,
+    urlViews: 0,
+    storage: 5,
+    filesUsers: [],
+    urlsUsers: [],
+    types: [],
+  });
 
   // `from`/`to` select; `all` ignores them.
   const only = await app.json(
@@ -58,13 +65,13 @@ apiTest("stats: the task's snapshots, newest first, latest in full", async (app)
     undefined,
     a.headers,
   );
-  assert.deepEqual(only.body.points.map((p: { files: number }) => p.files), [1]);
-  assert.equal(only.body.latest.data.files, 1);
+  assert.deepEqual(only.body.map((m: { data: { files: number } }) => m.data.files), [1]);
+  assert.equal(only.body[0].data.filesUsers.length, 1, "the newest of the range in full");
   app.clock.advance(30 * DAY);
   const week = await app.json("GET", "/api/stats", undefined, a.headers);
-  assert.deepEqual(week.body, { latest: null, points: [] });
+  assert.deepEqual(week.body, []);
   const all = await app.json("GET", "/api/stats?all=true", undefined, a.headers);
-  assert.equal(all.body.points.length, 2);
+  assert.equal(all.body.length, 2);
 });
 
 apiTest("stats: many snapshots are thinned evenly to at most 500 points", async (app) => {
@@ -77,20 +84,25 @@ apiTest("stats: many snapshots are thinned evenly to at most 500 points", async 
   })));
   const reply = await app.json("GET", "/api/stats", undefined, a.headers);
   assert.equal(reply.status, 200);
-  const points = reply.body.points;
-  assert.equal(points.length, 400);
-  assert.deepEqual(points.slice(0, 3).map((p: { id: string }) => p.id), ["m0", "m3", "m6"]);
-  assert.deepEqual(points[0], {
+  const metrics = reply.body;
+  assert.equal(metrics.length, 400);
+  assert.deepEqual(metrics.slice(0, 3).map((m: { id: string }) => m.id), ["m0", "m3", "m6"]);
+  assert.deepEqual(metrics[0], {
     id: "m0",
     createdAt: iso(now - 60_000),
-    users: 3,
-    files: 0,
-    fileViews: 0,
-    urls: 0,
-    urlViews: 0,
-    storage: 0,
+    updatedAt: iso(now - 60_000),
+    data: {
+      users: 3,
+      files: 0,
+      fileViews: 0,
+      urls: 0,
+      urlViews: 0,
+      storage: 0,
+      filesUsers: [],
+      urlsUsers: [],
+      types: [],
+    },
   });
-  assert.equal(reply.body.latest.id, "m0");
 });
 
 apiTest("stats: bad ranges are 400 with Zipline's messages", async (app) => {
@@ -130,18 +142,52 @@ apiTest("stats: admin-only, per-user parts hidden, metrics off", async (app) => 
   assert.deepEqual(denied.body, { error: "Admin only", statusCode: 403 });
   const allowed = await app.json("GET", "/api/stats", undefined, admin.headers);
   assert.equal(allowed.status, 200);
-  assert.deepEqual(allowed.body.latest.data.filesUsers, [
+  assert.deepEqual(allowed.body[0].data.filesUsers, [
     { username: "ulla", sum: 1, storage: 5, views: 0 },
   ]);
 
   await settings(app, { featuresMetricsShowUserSpecific: false });
   const hidden = await app.json("GET", "/api/stats", undefined, admin.headers);
-  assert.deepEqual(hidden.body.latest.data.filesUsers, []);
-  assert.deepEqual(hidden.body.latest.data.urlsUsers, []);
-  assert.equal(hidden.body.latest.data.files, 1);
+  assert.deepEqual(hidden.body[0].data.filesUsers, []);
+  assert.deepEqual(hidden.body[0].data.urlsUsers, []);
+  assert.equal(hidden.body[0].data.files, 1);
 
   await settings(app, { featuresMetricsEnabled: false });
   const off = await app.json("GET", "/api/stats", undefined, admin.headers);
   assert.equal(off.status, 403);
   assert.equal(off.body.error, "Metrics are disabled");
 });
+
+apiTest(
+  "top files: the most viewed first, for administrators, with owners by settings",
+  async (app) => {
+    const admin = await actor(app, "ADMIN", "root");
+    const a = await actor(app, "USER", "alice");
+    const seen = await uploadOne(app, a.headers, "12345", "seen.txt");
+    const most = await uploadOne(app, admin.headers, "123", "most.txt");
+    await uploadOne(app, a.headers, "1", "none.txt");
+    for (let i = 0; i < 2; i++) await app.services.store.files.addView(seen.id);
+    for (let i = 0; i < 5; i++) await app.services.store.files.addView(most.id);
+    const res = await app.json("GET", "/api/stats/files?take=2", undefined, admin.headers);
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.map((f: { name: string; views: number; username: string }) => [
+        f.name,
+        f.views,
+        f.username,
+      ]),
+      [[most.name, 5, "root"], [seen.name, 2, "alice"]],
+    );
+    await settings(app, { featuresMetricsShowUserSpecific: false });
+    const anonymous = await app.json("GET", "/api/stats/files", undefined, admin.headers);
+    assert.deepEqual(anonymous.body.map((f: { username: string | null }) => f.username), [
+      null,
+      null,
+      null,
+    ]);
+    assert.equal((await app.json("GET", "/api/stats/files", undefined, a.headers)).status, 403);
+    await settings(app, { featuresMetricsEnabled: false });
+    const off = await app.json("GET", "/api/stats/files", undefined, admin.headers);
+    assert.deepEqual(off.body, { error: "Metrics are disabled", statusCode: 403 });
+  },
+);

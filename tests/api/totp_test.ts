@@ -216,6 +216,19 @@ apiTest("a user with TOTP still needs the code after the setting is turned off",
   assert.equal((await login(app, { code: code(secret, app.clock.now()) })).status, 200);
 });
 
+apiTest(
+  "conformance: the TOTP secret can be loaded twice in a row (default limit)",
+  async (app) => {
+    await enableSetting(app);
+    const alice = await actor(app, "USER", "alice");
+    const first = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+    const second = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+    assert.deepEqual([first.status, second.status], [200, 200]);
+    assert.equal(second.headers.get("x-ratelimit-limit"), "10");
+  },
+  { rateLimits: true },
+);
+
 apiTest("security #4: turning TOTP on or off needs the current password", async (app) => {
   await enableSetting(app);
   const alice = await actor(app, "USER", "alice");

@@ -290,6 +290,7 @@ apiTest("upload: every option header, with either prefix", async (app, t) => {
 
   await t.step("folder and domain", async () => {
     const folder = await app.json("POST", "/api/user/folders", { name: "up" }, a.headers);
+    await settings(app, { domains: ["files.example.com"] });
     const res = await uploadFiles(
       app,
       [{ name: "a.txt", content: "x" }],

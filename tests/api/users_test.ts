@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type { Role } from "../../db/store.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { type Actor, actor } from "../helpers/users.ts";
+import { uploadOne } from "../helpers/files.ts";
 
 const ROLES: Role[] = ["USER", "ADMIN", "SUPERADMIN"];
 
@@ -21,7 +22,9 @@ apiTest("create: summary shape, default role, and a duplicate is a 400", async (
     "id",
     "quota",
     "role",
+    "updatedAt",
     "username",
+    "view",
   ]);
   assert.equal(res.body.role, "USER");
   assert.equal(res.body.avatar, null);
@@ -344,3 +347,36 @@ apiTest("a user created without an avatar gets websiteDefaultAvatar's image", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+apiTest(
+  "usage: every user's files, bytes and URLs for an administrator; 403 for a USER",
+  async (app) => {
+    const admin = await actor(app, "ADMIN");
+    const user = await actor(app, "USER");
+    await uploadOne(app, user.headers, "twelve bytes", "notes.txt");
+    const short = await app.json(
+      "POST",
+      "/api/user/urls",
+      { destination: "https://example.com" },
+      user.headers,
+    );
+    assert.equal(short.status, 200);
+    const res = await app.json("GET", "/api/users/usage", undefined, admin.headers);
+    assert.equal(res.status, 200);
+    const usage = res.body as { id: string; files: number; storage: number; urls: number }[];
+    assert.deepEqual(usage.find((u) => u.id === user.user.id), {
+      id: user.user.id,
+      files: 1,
+      storage: 12,
+      urls: 1,
+    });
+    assert.deepEqual(usage.find((u) => u.id === admin.user.id), {
+      id: admin.user.id,
+      files: 0,
+      storage: 0,
+      urls: 0,
+    });
+    const refused = await app.json("GET", "/api/users/usage", undefined, user.headers);
+    assert.equal(refused.status, 403);
+  },
+);

@@ -309,6 +309,17 @@ apiTest("a 4xx is final; an unreachable target is retried", async (app) => {
     assert.equal(receiver.received.length, 1);
     assert.equal(await app.services.store.webhooks.pending(), 1, "the unreachable one waits");
     assert.ok(app.logger.lines.some((l) => l.message === "webhook delivery failed for good"));
+    const root = await actor(app, "SUPERADMIN");
+    const history = await app.json("GET", "/api/server/webhooks/history", undefined, root.headers);
+    assert.deepEqual(
+      history.body.map((f: { url: string; status: string; attempts: number; result: string }) => [
+        f.url,
+        f.status,
+        f.attempts,
+        f.result,
+      ]),
+      [[receiver.url, "failed", 1, "HTTP 410"]],
+    );
   } finally {
     await receiver.close();
   }
@@ -340,3 +351,215 @@ apiTest("GET /api/server/webhooks: the signing secret, for SUPERADMINs only", as
     403,
   );
 });
+
+apiTest(
+  "a test event to one target is queued, listed with its attempts, then delivered and kept " +
+    "in the history",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const receiver = startReceiver((n) => (n < 1 ? 503 : 204));
+    try {
+      const unset = await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        root.headers,
+      );
+      assert.deepEqual(unset.body, {
+        error: "No http webhook is set for upload events",
+        statusCode: 400,
+      });
+      await configure(app, { httpWebhookOnUpload: receiver.url });
+      const queued = await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        root.headers,
+      );
+      assert.equal(queued.status, 200);
+      assert.equal(queued.body.url, receiver.url);
+      assert.equal(queued.body.attempts, 0);
+
+      await new WebhookWorker(app.services).runOnce();
+      assert.equal(receiver.received.length, 1, "tried once, answered 503");
+      const body = JSON.parse(receiver.received[0].body);
+      assert.equal(body.type, "upload");
+      assert.equal(body.data.user.username, "root");
+      const listed = await app.json(
+        "GET",
+        "/api/server/webhooks/deliveries",
+        undefined,
+        root.headers,
+      );
+      assert.equal(listed.status, 200);
+      assert.deepEqual(
+        listed.body.map((d: { id: string; attempts: number; lastError: string }) => [
+          d.id,
+          d.attempts,
+          d.lastError,
+        ]),
+        [[queued.body.id, 1, "HTTP 503"]],
+      );
+      assert.ok(Date.parse(listed.body[0].nextAt) > app.clock.now(), "a retry is scheduled");
+
+      app.clock.advance(RETRY_DELAYS_MS[0]);
+      await new WebhookWorker(app.services).runOnce();
+      assert.equal(receiver.received.length, 2);
+      const after = await app.json(
+        "GET",
+        "/api/server/webhooks/deliveries",
+        undefined,
+        root.headers,
+      );
+      assert.deepEqual(after.body, [], "delivered: out of the outbox");
+      const history = await app.json(
+        "GET",
+        "/api/server/webhooks/history",
+        undefined,
+        root.headers,
+      );
+      assert.equal(history.status, 200);
+      assert.deepEqual(history.body, [{
+        id: queued.body.id,
+        kind: "http",
+        event: "upload",
+        url: receiver.url,
+        status: "delivered",
+        attempts: 2,
+        result: "HTTP 204",
+        createdAt: queued.body.createdAt,
+        finishedAt: new Date(app.clock.now()).toISOString(),
+      }], "…and into the history");
+
+      const admin = await actor(app, "ADMIN");
+      const refused = await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        admin.headers,
+      );
+      assert.equal(refused.status, 403);
+      assert.equal(receiver.received.length, 2);
+      for (const path of ["deliveries", "history"]) {
+        const hidden = await app.json(
+          "GET",
+          `/api/server/webhooks/${path}`,
+          undefined,
+          admin.headers,
+        );
+        assert.equal(hidden.status, 403, `${path}: target URLs are for SUPERADMINs`);
+      }
+    } finally {
+      await receiver.close();
+    }
+  },
+);
+
+/** `true` when `r` carries the signature `secret` makes of its timestamp and body. */
+function signedWith(r: Received, secret: string): boolean {
+  const timestamp = r.headers.get("x-service-webhook-timestamp");
+  const expected = "sha256=" +
+    createHmac("sha256", secret).update(`${timestamp}.${r.body}`).digest("hex");
+  return r.headers.get("x-service-signature") === expected;
+}
+
+apiTest(
+  "POST /api/server/webhooks/secret: a SUPERADMIN rotates the signing secret; deliveries " +
+    "are signed with the new one; the audit trail records it masked",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const admin = await actor(app, "ADMIN");
+    const derived = webhookSecret(app.services.secret);
+    const receiver = startReceiver();
+    try {
+      await configure(app, { httpWebhookOnUpload: receiver.url });
+      const rotated = await app.json(
+        "POST",
+        "/api/server/webhooks/secret",
+        undefined,
+        root.headers,
+      );
+      assert.equal(rotated.status, 200);
+      assert.match(rotated.body.secret, /^whsec_[0-9a-f]{64}$/);
+      assert.notEqual(rotated.body.secret, derived);
+      assert.deepEqual(
+        (await app.json("GET", "/api/server/webhooks", undefined, root.headers)).body,
+        { secret: rotated.body.secret, pending: 0 },
+      );
+
+      await app.json(
+        "POST",
+        "/api/server/webhooks/test",
+        { kind: "http", event: "upload" },
+        root.headers,
+      );
+      await new WebhookWorker(app.services).runOnce();
+      assert.equal(receiver.received.length, 1);
+      assert.ok(signedWith(receiver.received[0], rotated.body.secret), "the new secret verifies");
+      assert.ok(!signedWith(receiver.received[0], derived), "the old one does not");
+
+      const again = await app.json("POST", "/api/server/webhooks/secret", undefined, root.headers);
+      assert.notEqual(again.body.secret, rotated.body.secret, "each rotation is fresh");
+
+      const refused = await app.json(
+        "POST",
+        "/api/server/webhooks/secret",
+        undefined,
+        admin.headers,
+      );
+      assert.equal(refused.status, 403);
+      const patched = await app.json(
+        "PATCH",
+        "/api/server/settings",
+        { httpWebhookSigningSecret: "whsec_" + "0".repeat(64) },
+        admin.headers,
+      );
+      assert.deepEqual(patched.body, {
+        error: "Only a SUPERADMIN may change httpWebhookSigningSecret",
+        statusCode: 403,
+      });
+      const seen = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+      assert.equal(seen.body.settings.httpWebhookSigningSecret, "********", "masked for ADMINs");
+      assert.equal(
+        (await app.json("GET", "/api/server/webhooks", undefined, root.headers)).body.secret,
+        again.body.secret,
+        "unchanged by the refused requests",
+      );
+
+      const audit = await app.json("GET", "/api/server/audit", undefined, root.headers);
+      assert.deepEqual(
+        audit.body.slice(0, 2).map((r: { user: { username: string }; changes: unknown }) => [
+          r.user.username,
+          r.changes,
+        ]),
+        [
+          ["root", [{ key: "httpWebhookSigningSecret", old: "********", new: "********" }]],
+          ["root", [{ key: "httpWebhookSigningSecret", old: null, new: "********" }]],
+        ],
+      );
+      const stored = JSON.stringify(await app.services.store.listSettingsAudit({ limit: 10 }));
+      assert.ok(!stored.includes(rotated.body.secret) && !stored.includes(again.body.secret));
+    } finally {
+      await receiver.close();
+    }
+  },
+);
+
+apiTest(
+  "the signing secret pinned by the environment is used, and rotating it is refused (409)",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const pinned = "whsec_pinned_by_the_environment_0123456789";
+    const refused = await app.json("POST", "/api/server/webhooks/secret", undefined, root.headers);
+    assert.deepEqual(refused.body, {
+      error: "The signing secret is set by SERVICE_HTTP_WEBHOOK_SIGNING_SECRET in the " +
+        "environment; change it there",
+      statusCode: 409,
+    });
+    assert.deepEqual(
+      (await app.json("GET", "/api/server/webhooks", undefined, root.headers)).body,
+      { secret: pinned, pending: 0 },
+    );
+  },
+  { env: { SERVICE_HTTP_WEBHOOK_SIGNING_SECRET: "whsec_pinned_by_the_environment_0123456789" } },
+);

@@ -32,6 +32,7 @@ function session(userId: string, ttl = 60_000): SessionRecord {
     userId,
     createdAt: new Date(now),
     expiresAt: new Date(now + ttl),
+    lastSeenAt: new Date(now),
     client: "Firefox 140",
     device: "Linux",
     ua: "Mozilla/5.0",
@@ -224,6 +225,20 @@ const steps: ContractSteps = {
     assert.deepEqual((await store.listSessions(a.id)).map((s) => s.id), [s1.id]);
     await store.deleteUserSessions(a.id);
     assert.deepEqual(await store.listSessions(a.id), []);
+  },
+
+  "sessions: touchSession moves lastSeenAt and nothing else": async (store) => {
+    const a = user("gwen");
+    await store.createUser(a);
+    const s1 = session(a.id);
+    await store.createSession(s1);
+    const later = new Date(s1.createdAt.getTime() + 600_000);
+    await store.touchSession(s1.id, later);
+    assert.deepEqual(await store.getSession(s1.id), { ...s1, lastSeenAt: later });
+    assert.deepEqual(await store.listSessions(a.id), [{ ...s1, lastSeenAt: later }]);
+    await store.deleteSession(s1.id);
+    await store.touchSession(s1.id, later);
+    assert.equal(await store.getSession(s1.id), null);
   },
 
   "settings: partial writes keep other keys": async (store) => {

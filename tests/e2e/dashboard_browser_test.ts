@@ -12,42 +12,17 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import {
-  ARTIFACTS,
-  launchChromium,
-  NO_BROWSER,
-  screenshot,
+  browserTestOnStores,
+  screenshots,
   setupAdmin,
+  signIn,
   watchProblems,
 } from "../helpers/browser.ts";
 import { redSquare } from "../helpers/images.ts";
-import { startServer } from "../helpers/process.ts";
-import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "../helpers/stores.ts";
+import type { StoreKind } from "../helpers/stores.ts";
 
 /** Chunks of 64 KiB, so a 320 KiB file takes five requests. */
 const CHUNK = 64 * 1024;
-
-/** Signs in as the set-up admin on the login page. */
-async function signIn(page: Page, origin: string): Promise<void> {
-  await page.goto(`${origin}/auth/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill("password123");
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-}
-
-/** Screenshots of the current page in light, dark and at a phone's width. */
-async function screenshots(page: Page, name: string, kind: StoreKind): Promise<void> {
-  if (kind !== "kv") return; // the pages look the same on both stores
-  await page.emulateMedia({ colorScheme: "light" });
-  await screenshot(page, `dashboard-${name}-light`);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await screenshot(page, `dashboard-${name}-dark`);
-  const size = page.viewportSize();
-  await page.setViewportSize({ width: 360, height: 740 });
-  await screenshot(page, `dashboard-${name}-phone`);
-  if (size) await page.setViewportSize(size);
-  await page.emulateMedia({ colorScheme: "light" });
-}
 
 /** Drops `files` (name → text) on the page, as a drag from the desktop would. */
 async function drop(page: Page, files: Record<string, string>): Promise<void> {
@@ -315,6 +290,26 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await page.reload();
   await page.getByText("used 1 of 1").waitFor();
 
+  // security #1: a PNG (a passive type) still previews inline in its panel.
+  const png = new FormData();
+  png.append("file", new Blob([redSquare(8) as BlobPart], { type: "image/png" }), "red.png");
+  const pngUpload = await fetch(`${origin}/api/upload`, {
+    method: "POST",
+    headers: { authorization: after },
+    body: png,
+  });
+  const pngName = (await pngUpload.json()).files[0].name;
+  await page.getByRole("link", { name: "Files", exact: true }).click();
+  await page.getByLabel("Search by name").fill(pngName);
+  await page.getByRole("button", { name: `Details of ${pngName}` }).click();
+  const preview = page.getByRole("dialog").getByRole("img", { name: `Preview of ${pngName}` });
+  await preview.waitFor();
+  await page.waitForFunction(
+    `document.querySelector("img.preview")?.naturalWidth === 8`,
+  );
+  await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+  await page.getByLabel("Search by name").fill("");
+
   // The tag on a selected file, and the files filtered by it.
   await page.getByRole("link", { name: "Files", exact: true }).click();
   await page.getByRole("checkbox", { name: `Select ${notesName}` }).check();
@@ -334,34 +329,10 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await context.close();
 }
 
-for (const kind of STORE_KINDS) {
-  Deno.test({
-    name: `e2e (${kind}): the dashboard: sign in, upload by picker and drop, resume a chunked ` +
-      "upload after a reload, find the file, shorten a URL, an anonymous upload to a public folder, " +
-      "a tag, register with an invite, regenerate the token, use ShareX",
-    ignore: NO_BROWSER || ignoreKind(kind),
-    sanitizeResources: false,
-    sanitizeOps: false,
-    async fn() {
-      const dir = await Deno.makeTempDir({ prefix: "ferry-dashboard-" });
-      const db = kind === "postgres" ? await freshDatabase() : null;
-      const server = await startServer({
-        env: {
-          SERVICE_DATA_DIR: dir,
-          SERVICE_CHUNKS_SIZE: String(CHUNK),
-          ...(db ? { DATABASE_URL: db.url } : {}),
-        },
-      });
-      const browser = await launchChromium();
-      try {
-        await journey(browser, server.origin, kind, dir);
-        if (kind === "kv") console.log(`screenshots in ${ARTIFACTS}`);
-      } finally {
-        await browser.close();
-        await server.stop();
-        await db?.drop();
-        await Deno.remove(dir, { recursive: true });
-      }
-    },
-  });
-}
+browserTestOnStores(
+  "the dashboard: sign in, upload by picker and drop, resume a chunked " +
+    "upload after a reload, find the file, shorten a URL, an anonymous upload to a public folder, " +
+    "a tag, register with an invite, regenerate the token, use ShareX",
+  { SERVICE_CHUNKS_SIZE: String(CHUNK) },
+  ({ browser, origin, kind, dir }) => journey(browser, origin, kind, dir),
+);

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { REPO_ROOT } from "./process.ts";
+import { REPO_ROOT, startServer } from "./process.ts";
+import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "./stores.ts";
 
 /** Where chromium is installed. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -74,4 +75,80 @@ export async function setupAdmin(origin: string): Promise<string> {
   });
   assert.equal(setup.status, 200, await setup.clone().text());
   return setup.headers.getSetCookie()[0].split(";")[0];
+}
+
+/** Signs in on the login page as `username` (the set-up admin by default). */
+export async function signIn(
+  page: Page,
+  origin: string,
+  username = "admin",
+  password = "password123",
+): Promise<void> {
+  await page.goto(`${origin}/auth/login`);
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${origin}/dashboard`);
+}
+
+/**
+ * Screenshots of the current page in light, dark and at a phone's width, as
+ * `dashboard-<name>-…`; on one store only, since the pages look the same on both.
+ */
+export async function screenshots(page: Page, name: string, kind: StoreKind): Promise<void> {
+  if (kind !== "kv") return;
+  await page.emulateMedia({ colorScheme: "light" });
+  await screenshot(page, `dashboard-${name}-light`);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await screenshot(page, `dashboard-${name}-dark`);
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 740 });
+  await screenshot(page, `dashboard-${name}-phone`);
+  if (size) await page.setViewportSize(size);
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+/** What a browser journey gets: the browser, the server's origin, the store and a data folder. */
+export interface JourneyContext {
+  browser: Browser;
+  origin: string;
+  kind: StoreKind;
+  dir: string;
+}
+
+/**
+ * Declares the browser test `name` once per store: a fresh server (its data
+ * in a temporary folder, with `env` added) and chromium, both stopped after
+ * `journey`.
+ */
+export function browserTestOnStores(
+  name: string,
+  env: Record<string, string>,
+  journey: (context: JourneyContext) => Promise<void>,
+): void {
+  for (const kind of STORE_KINDS) {
+    Deno.test({
+      name: `e2e (${kind}): ${name}`,
+      ignore: NO_BROWSER || ignoreKind(kind),
+      sanitizeResources: false,
+      sanitizeOps: false,
+      async fn() {
+        const dir = await Deno.makeTempDir({ prefix: "ferry-browser-" });
+        const db = kind === "postgres" ? await freshDatabase() : null;
+        const server = await startServer({
+          env: { SERVICE_DATA_DIR: dir, ...env, ...(db ? { DATABASE_URL: db.url } : {}) },
+        });
+        const browser = await launchChromium();
+        try {
+          await journey({ browser, origin: server.origin, kind, dir });
+          if (kind === "kv") console.log(`screenshots in ${ARTIFACTS}`);
+        } finally {
+          await browser.close();
+          await server.stop();
+          await db?.drop();
+          await Deno.remove(dir, { recursive: true });
+        }
+      },
+    });
+  }
 }

@@ -44,3 +44,26 @@ export async function uploadOne(
   }
   return res.body.files[0];
 }
+
+/**
+ * POSTs one file to `/api/upload` with its part's `Content-Type` exactly
+ * `type`, byte for byte (`FormData` would lowercase it or drop it).
+ */
+export async function uploadWithPartType(
+  app: TestApp,
+  name: string,
+  content: string,
+  type: string,
+  headers: Record<string, string>,
+): Promise<JsonReply> {
+  const boundary = "ferry-test-boundary";
+  const body = `--${boundary}\r\n` +
+    `Content-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+    `Content-Type: ${type}\r\n\r\n${content}\r\n--${boundary}--\r\n`;
+  const res = await app.request("/api/upload", {
+    method: "POST",
+    body,
+    headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}` },
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}

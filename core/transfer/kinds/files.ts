@@ -2,12 +2,14 @@
  * File records (`data.files`; v3 `files`). The bytes are not in the export:
  * they must already be in the datasource under the same name. A name that is
  * not a plain file name is replaced by a random one; a name in use (by any
- * user) skips the file. Files are written 1000 at a time (`../batch.ts`).
+ * user), or one Ferry keeps for itself (a thumbnail's), skips the file. The
+ * type is normalised (`application/octet-stream` when it does not parse). Files are written 1000 at a time (`../batch.ts`).
  */
 import { z } from "zod";
 import type { FileRecord } from "../../../db/files.ts";
 import { randomString } from "../../clock.ts";
-import { sanitizeFilename } from "../../files/naming.ts";
+import { storedType } from "../../files/media_type.ts";
+import { reservedName, sanitizeFilename } from "../../files/naming.ts";
 import { Batches, claimNames } from "../batch.ts";
 import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
@@ -96,6 +98,9 @@ async function importFile(
   if (!userId) {
     return ctx.report.skip("files", oldId, owner ? "owner not imported" : "no owner");
   }
+  if (reservedName(file.name)) {
+    return ctx.report.skip("files", oldId, "the name is reserved by Ferry");
+  }
   const name = sanitizeFilename(file.name) === file.name
     ? file.name
     : randomString(ctx.s.random, 12);
@@ -103,6 +108,7 @@ async function importFile(
     oldId,
     file: {
       ...file,
+      type: storedType(file.type),
       id: ctx.newId(),
       name,
       anonymous: false,

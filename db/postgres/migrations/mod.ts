@@ -19,6 +19,8 @@ import { sql as userExports } from "./013_user_exports.ts";
 import { sql as fileThumbnails } from "./014_file_thumbnails.ts";
 import { sql as rateLimitCounting } from "./015_rate_limit_counting.ts";
 import { sql as chunkReservations } from "./016_chunk_reservations.ts";
+import { sql as sessionLastSeen } from "./017_session_last_seen.ts";
+import { sql as webhookHistory } from "./018_webhook_history.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -45,4 +47,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: "file_thumbnails", sql: fileThumbnails },
   { version: 15, name: "rate_limit_counting", sql: rateLimitCounting },
   { version: 16, name: "chunk_reservations", sql: chunkReservations },
+  { version: 17, name: "session_last_seen", sql: sessionLastSeen },
+  { version: 18, name: "webhook_history", sql: webhookHistory },
 ];

@@ -1,0 +1,294 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/dashboard/admin/settings`: the server settings as a form generated from
+ * the settings registry (`GET /api/server/settings/registry`): every key in
+ * its category with the control of its kind, its description and default, a
+ * restart mark, and the keys the environment pins shown read-only. Saving
+ * sends the changed keys only; the 400's `issues` are shown beside the fields
+ * they name.
+ */
+import { useState } from "preact/hooks";
+import { api, ApiFailure } from "../api.ts";
+import { useApi } from "../hooks.ts";
+
+/** One key as the registry route describes it. */
+interface Meta {
+  key: string;
+  category: string;
+  control: "switch" | "number" | "size" | "duration" | "text" | "path" | "list" | "json";
+  unit: "size" | "duration" | "ms" | null;
+  options: string[] | null;
+  nullable: boolean;
+  default: unknown;
+  description: string;
+  restart: boolean;
+  secret: boolean;
+  superadminOnly: boolean;
+  env: string;
+}
+
+interface Registry {
+  categories: string[];
+  settings: Meta[];
+}
+
+interface SettingsView {
+  settings: Record<string, unknown>;
+  tampered: string[];
+  secretsSet: string[];
+}
+
+/** A value as its form field holds it: `true`/`false` for switches, text for the rest. */
+type Draft = string | boolean;
+
+const PLACEHOLDER: Partial<Record<Meta["control"], string>> = {
+  size: "50gb",
+  duration: "30m",
+  list: "one per line",
+};
+
+/** `value` as its field holds it. */
+function toDraft(meta: Meta, value: unknown): Draft {
+  if (meta.control === "switch") return value === true;
+  if (value === null || value === undefined) return "";
+  if (meta.control === "list") return (value as unknown[]).join("\n");
+  if (meta.control === "json") return JSON.stringify(value, null, 2);
+  return String(value);
+}
+
+/** What a field's text is sent as: the JSON the registry's schema takes. */
+function fromDraft(meta: Meta, draft: Draft): unknown {
+  if (typeof draft === "boolean") return draft;
+  const text = draft.trim();
+  if (text === "" && meta.nullable) return null;
+  switch (meta.control) {
+    case "number":
+      return text === "" ? text : Number(text);
+    case "list":
+      return text.split("\n").map((s) => s.trim()).filter(Boolean);
+    case "json":
+      try {
+        return JSON.parse(text);
+      } catch {
+        return text; // the server answers `Invalid JSON` for this key
+      }
+    default:
+      return draft;
+  }
+}
+
+/** How a default is written for people. */
+function shown(value: unknown): string {
+  if (value === null) return "none";
+  if (Array.isArray(value)) return value.length ? value.join(", ") : "empty";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function Control(
+  { meta, value, locked, onChange, describedBy }: {
+    meta: Meta;
+    value: Draft;
+    locked: boolean;
+    onChange: (value: Draft) => void;
+    describedBy: string;
+  },
+) {
+  const common = { id: meta.key, disabled: locked, "aria-describedby": describedBy };
+  if (typeof value === "boolean") {
+    return (
+      <input
+        {...common}
+        type="checkbox"
+        role="switch"
+        class="switch"
+        checked={value}
+        onChange={(e) => onChange(e.currentTarget.checked)}
+      />
+    );
+  }
+  if (meta.options) {
+    return (
+      <select {...common} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {meta.options.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>
+    );
+  }
+  if (meta.control === "list" || meta.control === "json") {
+    return (
+      <textarea
+        {...common}
+        rows={meta.control === "json" ? 6 : 3}
+        class={meta.control === "json" ? "code" : undefined}
+        placeholder={PLACEHOLDER[meta.control]}
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    );
+  }
+  return (
+    <span class="with-unit">
+      {meta.secret
+        ? (
+          <input
+            {...common}
+            type="password"
+            autocomplete="off"
+            value={value}
+            onInput={(e) => onChange(e.currentTarget.value)}
+          />
+        )
+        : meta.control === "number"
+        ? (
+          <input
+            {...common}
+            type="number"
+            value={value}
+            onInput={(e) => onChange(e.currentTarget.value)}
+          />
+        )
+        : (
+          <input
+            {...common}
+            type="text"
+            placeholder={PLACEHOLDER[meta.control] ?? (meta.nullable ? "none" : undefined)}
+            value={value}
+            onInput={(e) => onChange(e.currentTarget.value)}
+          />
+        )}
+      {meta.unit === "ms" && <span class="muted">ms</span>}
+    </span>
+  );
+}
+
+function Setting(
+  { meta, value, changed, locked, error, onChange }: {
+    meta: Meta;
+    value: Draft;
+    changed: boolean;
+    locked: boolean;
+    error: string | undefined;
+    onChange: (value: Draft) => void;
+  },
+) {
+  const about = `${meta.key}-about`;
+  return (
+    <div class={`setting${changed ? " changed" : ""}${error ? " invalid" : ""}`}>
+      <label for={meta.key} class="setting-key">
+        {meta.key}
+        {meta.restart && <span class="badge">needs restart</span>}
+        {meta.secret && <span class="badge">secret</span>}
+        {meta.superadminOnly && <span class="badge">SUPERADMIN only</span>}
+      </label>
+      <div class="setting-control">
+        <Control
+          meta={meta}
+          value={value}
+          locked={locked}
+          onChange={onChange}
+          describedBy={about}
+        />
+        {error && <p class="error" role="alert">{error}</p>}
+      </div>
+      <p class="muted small setting-about" id={about}>
+        {meta.description} Default: <code>{shown(meta.default)}</code>.
+        {locked && (
+          <>
+            {" "}Set by the environment variable <code>{meta.env}</code>; read-only here.
+          </>
+        )}
+      </p>
+    </div>
+  );
+}
+
+function SettingsForm({ registry, view }: { registry: Registry; view: SettingsView }) {
+  const initial = () =>
+    Object.fromEntries(registry.settings.map((m) => [m.key, toDraft(m, view.settings[m.key])]));
+  const [drafts, setDrafts] = useState<Record<string, Draft>>(initial);
+  const [saved, setSaved] = useState(view);
+  const [search, setSearch] = useState("");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const isChanged = (m: Meta) => drafts[m.key] !== toDraft(m, saved.settings[m.key]);
+  const changed = registry.settings.filter(isChanged);
+  const needle = search.trim().toLowerCase();
+  const visible = registry.settings.filter((m) =>
+    !needle || m.key.toLowerCase().includes(needle) || m.description.toLowerCase().includes(needle)
+  );
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const body = Object.fromEntries(changed.map((m) => [m.key, fromDraft(m, drafts[m.key])]));
+    try {
+      const next = await api<SettingsView>("PATCH", "/api/server/settings", body);
+      setSaved(next);
+      setDrafts(Object.fromEntries(
+        registry.settings.map((m) => [m.key, toDraft(m, next.settings[m.key])]),
+      ));
+      setErrors({});
+      setMessage({
+        ok: true,
+        text: `Saved ${changed.length} ${changed.length === 1 ? "setting" : "settings"}.`,
+      });
+    } catch (e) {
+      const issues = e instanceof ApiFailure ? e.issues : [];
+      setErrors(Object.fromEntries(issues.map((i) => [String(i.path[0]), i.message])));
+      setMessage({ ok: false, text: (e as Error).message });
+    }
+  };
+  return (
+    <form onSubmit={save} aria-label="Server settings" class="settings-form">
+      <div class="toolbar settings-bar" role="search">
+        <label class="field grow">
+          <span>Search settings</span>
+          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary" disabled={changed.length === 0}>
+          {changed.length ? `Save ${changed.length} changed` : "Nothing changed"}
+        </button>
+      </div>
+      {message && (
+        <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
+          {message.text}
+        </p>
+      )}
+      {registry.categories.map((category) => {
+        const keys = visible.filter((m) => m.category === category);
+        if (keys.length === 0) return null;
+        const id = `category-${category.replace(/\W+/g, "-")}`;
+        return (
+          <section key={category} class="card" aria-labelledby={id}>
+            <h2 id={id}>{category}</h2>
+            {keys.map((m) => (
+              <Setting
+                key={m.key}
+                meta={m}
+                value={drafts[m.key]}
+                changed={isChanged(m)}
+                locked={saved.tampered.includes(m.key)}
+                error={errors[m.key]}
+                onChange={(value) => setDrafts({ ...drafts, [m.key]: value })}
+              />
+            ))}
+          </section>
+        );
+      })}
+      {visible.length === 0 && <p class="muted">No setting matches.</p>}
+    </form>
+  );
+}
+
+/** The server settings page. */
+export function AdminSettingsPage() {
+  const [registry, , registryError] = useApi<Registry>("/api/server/settings/registry");
+  const [view, , viewError] = useApi<SettingsView>("/api/server/settings");
+  const error = registryError ?? viewError;
+  return (
+    <>
+      <h1>Server settings</h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      {registry && view && <SettingsForm registry={registry} view={view} />}
+    </>
+  );
+}

@@ -1,0 +1,539 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/// <reference lib="dom" />
+/**
+ * `/dashboard/admin/users`: every user with what they store, searched and
+ * sorted here; create, edit (name, password, role, quota) and delete them
+ * through `/api/users`. The role rules of spec §4.1 come from the server in
+ * the page's configuration: roles the caller may not give are disabled
+ * choices, users it may not manage have their controls disabled, each with
+ * the reason.
+ */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import type { PageConfig, Role } from "../config.ts";
+import { ROLES } from "../config.ts";
+import { formatBytes, formatDate } from "../format.ts";
+import { useApi } from "../hooks.ts";
+import { Icon } from "../icons.tsx";
+import { Field } from "../components/field.tsx";
+import { dataUri } from "../components/avatar_form.tsx";
+
+type QuotaType = "BY_BYTES" | "BY_FILES" | "NONE";
+
+interface User {
+  id: string;
+  username: string;
+  role: Role;
+  avatar: string | null;
+  createdAt: string;
+  quota: {
+    filesQuota: QuotaType;
+    maxBytes: string | null;
+    maxFiles: number | null;
+    maxUrls: number | null;
+  } | null;
+}
+
+interface Usage {
+  id: string;
+  files: number;
+  storage: number;
+  urls: number;
+}
+
+type Row = User & Omit<Usage, "id">;
+
+const SORTS = [
+  ["username", "Name"],
+  ["role", "Role"],
+  ["files", "Files"],
+  ["storage", "Storage"],
+  ["urls", "URLs"],
+  ["createdAt", "Created"],
+] as const;
+type SortKey = typeof SORTS[number][0];
+
+/** Why a role is not offered, for the note under a role choice. */
+const ROLE_RULE = "An administrator gives roles up to its own (ADMIN: USER and ADMIN; " +
+  "SUPERADMIN: any), and changes only users whose role is below its own.";
+
+type Caller = NonNullable<PageConfig["user"]>;
+
+function compare(a: Row, b: Row, key: SortKey): number {
+  if (key === "role") return ROLES.indexOf(a.role) - ROLES.indexOf(b.role);
+  const x = a[key];
+  const y = b[key];
+  return typeof x === "number" && typeof y === "number"
+    ? x - y
+    : String(x).localeCompare(String(y));
+}
+
+/** A role choice; roles the caller may not give are there, disabled, with the rule below. */
+function RoleSelect(
+  { value, caller, onChange, label }: {
+    value: Role;
+    caller: Caller;
+    onChange: (role: Role) => void;
+    label: string;
+  },
+) {
+  return (
+    <>
+      <Field
+        label={label}
+        control={(id) => (
+          <select
+            id={id}
+            value={value}
+            onChange={(e) => onChange(e.currentTarget.value as Role)}
+          >
+            {ROLES.map((r) => (
+              <option key={r} value={r} disabled={!caller.assigns.includes(r)}>
+                {r}
+                {!caller.assigns.includes(r) && " (not yours to give)"}
+              </option>
+            ))}
+          </select>
+        )}
+      />
+      {caller.assigns.length < ROLES.length && <p class="muted small">{ROLE_RULE}</p>}
+    </>
+  );
+}
+
+function Avatar({ user }: { user: User }) {
+  return user.avatar
+    ? <img class="avatar-small" src={user.avatar} alt="" />
+    : <span class="avatar-small empty" aria-hidden="true">{user.username[0]?.toUpperCase()}</span>;
+}
+
+function CreateUser({ caller, onDone }: { caller: Caller; onDone: () => void }) {
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const [role, setRole] = useState<Role>("USER");
+  const [avatar, setAvatar] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api("POST", "/api/users", { username, password, role, avatar });
+      setUsername("");
+      setPassword("");
+      setError(null);
+      onDone();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="new-user-title">
+      <h2 id="new-user-title">New user</h2>
+      <form class="admin-grid" onSubmit={submit} aria-label="New user">
+        <label class="field">
+          <span>Username</span>
+          <input
+            type="text"
+            required
+            autocomplete="off"
+            value={username}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span>Password</span>
+          <input
+            type="password"
+            required
+            autocomplete="new-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        <div>
+          <RoleSelect value={role} caller={caller} onChange={setRole} label="Role" />
+        </div>
+        <label class="field">
+          <span>Avatar</span>
+          <input
+            type="file"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            onChange={async (e) => {
+              const file = e.currentTarget.files?.[0];
+              setAvatar(file ? await dataUri(file) : undefined);
+            }}
+          />
+        </label>
+        <div class="button-row">
+          <button type="submit" class="primary">Create user</button>
+        </div>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+    </section>
+  );
+}
+
+/** The quota part of an edit: what changed, or `undefined`. */
+function quotaBody(
+  user: User,
+  type: QuotaType,
+  maxBytes: string,
+  maxFiles: string,
+  maxUrls: string,
+) {
+  const before = user.quota;
+  const body = {
+    filesType: type,
+    maxBytes: type === "BY_BYTES" ? maxBytes.trim() : null,
+    maxFiles: type === "BY_FILES" ? Number(maxFiles) : null,
+    maxUrls: maxUrls.trim() ? Number(maxUrls) : null,
+  };
+  const same = (before?.filesQuota ?? "NONE") === type &&
+    (before?.maxBytes ?? null) === body.maxBytes &&
+    (before?.maxFiles ?? null) === body.maxFiles &&
+    (before?.maxUrls ?? null) === body.maxUrls;
+  return same ? undefined : body;
+}
+
+function EditUser(
+  { user, caller, onDone }: { user: User; caller: Caller; onDone: (message?: string) => void },
+) {
+  const q = user.quota;
+  const [username, setUsername] = useState(user.username);
+  const [password, setPassword] = useState("");
+  const [role, setRole] = useState<Role>(user.role);
+  const [type, setType] = useState<QuotaType>(
+    q && (q.maxBytes !== null || q.maxFiles !== null) ? q.filesQuota : "NONE",
+  );
+  const [maxBytes, setMaxBytes] = useState(q?.maxBytes ?? "");
+  const [maxFiles, setMaxFiles] = useState(q?.maxFiles ? String(q.maxFiles) : "");
+  const [maxUrls, setMaxUrls] = useState(q?.maxUrls ? String(q.maxUrls) : "");
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = {};
+    if (username !== user.username) body.username = username;
+    if (password) body.password = password;
+    if (role !== user.role) body.role = role;
+    const quota = quotaBody(user, type, maxBytes, maxFiles, maxUrls);
+    if (quota) body.quota = quota;
+    if (Object.keys(body).length === 0) return onDone("Nothing changed.");
+    try {
+      await api("PATCH", `/api/users/${user.id}`, body);
+      onDone(`${username} saved.`);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="edit-user-title">
+      <h2 id="edit-user-title">Edit {user.username}</h2>
+      <form class="admin-grid" onSubmit={submit} aria-label={`Edit ${user.username}`}>
+        <label class="field">
+          <span>New username</span>
+          <input
+            type="text"
+            required
+            value={username}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span>New password</span>
+          <input
+            type="password"
+            autocomplete="new-password"
+            placeholder="unchanged"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        <div>
+          <RoleSelect value={role} caller={caller} onChange={setRole} label="New role" />
+        </div>
+        <Field
+          label="Quota"
+          control={(id) => (
+            <select
+              id={id}
+              value={type}
+              onChange={(e) => setType(e.currentTarget.value as QuotaType)}
+            >
+              <option value="NONE">No file limit</option>
+              <option value="BY_BYTES">By size</option>
+              <option value="BY_FILES">By number of files</option>
+            </select>
+          )}
+        />
+        {type === "BY_BYTES" && (
+          <label class="field">
+            <span>Max storage</span>
+            <input
+              type="text"
+              required
+              placeholder="50gb"
+              value={maxBytes}
+              onInput={(e) => setMaxBytes(e.currentTarget.value)}
+            />
+          </label>
+        )}
+        {type === "BY_FILES" && (
+          <label class="field">
+            <span>Max files</span>
+            <input
+              type="number"
+              required
+              min={1}
+              value={maxFiles}
+              onInput={(e) => setMaxFiles(e.currentTarget.value)}
+            />
+          </label>
+        )}
+        <label class="field">
+          <span>Max URLs</span>
+          <input
+            type="number"
+            min={1}
+            placeholder="no limit"
+            value={maxUrls}
+            onInput={(e) => setMaxUrls(e.currentTarget.value)}
+          />
+        </label>
+        <div class="button-row">
+          <button type="submit" class="primary">Save</button>
+          <button type="button" onClick={() => onDone()}>Cancel</button>
+        </div>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+    </section>
+  );
+}
+
+function DeleteUser({ user, onDone }: { user: User; onDone: (message?: string) => void }) {
+  const [content, setContent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api("DELETE", `/api/users/${user.id}`, { delete: content });
+      onDone(`${user.username} deleted.`);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="delete-user-title">
+      <h2 id="delete-user-title">Delete {user.username}</h2>
+      <form onSubmit={submit} aria-label={`Delete ${user.username}`}>
+        <p>The account goes for good. Its files and URLs stay, without an owner, unless:</p>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={content}
+            onChange={(e) => setContent(e.currentTarget.checked)}
+          />
+          Also delete their files and URLs
+        </label>
+        <div class="button-row">
+          <button type="submit" class="danger">Delete {user.username}</button>
+          <button type="button" onClick={() => onDone()}>Cancel</button>
+        </div>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+    </section>
+  );
+}
+
+/** Why the caller may not change `user`, or `null` when it may. */
+function refusal(user: User, caller: Caller): string | null {
+  if (user.id === caller.id) return "This is you: change your account on the Account page";
+  if (!caller.manages.includes(user.role)) {
+    return `You cannot change a ${user.role}: only users below your role`;
+  }
+  return null;
+}
+
+function UserRow(
+  { user, caller, onEdit, onDelete }: {
+    user: Row;
+    caller: Caller;
+    onEdit: () => void;
+    onDelete: () => void;
+  },
+) {
+  const why = refusal(user, caller);
+  const files = `/dashboard/files?${new URLSearchParams({
+    user: user.id,
+    username: user.username,
+  })}`;
+  const quota = user.quota?.maxBytes ??
+    (user.quota?.maxFiles ? `${user.quota.maxFiles} files` : "");
+  return (
+    <tr>
+      <td>
+        <div class="user-name">
+          <Avatar user={user} />
+          <strong>{user.username}</strong>
+        </div>
+      </td>
+      <td>{user.role}</td>
+      <td>{user.files}</td>
+      <td>
+        {formatBytes(user.storage)}
+        {quota && <span class="muted">of {quota}</span>}
+      </td>
+      <td>{user.urls}</td>
+      <td>{formatDate(user.createdAt)}</td>
+      <td>
+        <div class="actions">
+          {why === null
+            ? (
+              <a
+                class="icon-button"
+                href={files}
+                title="Files"
+                aria-label={`Files of ${user.username}`}
+              >
+                <Icon name="file" />
+              </a>
+            )
+            : (
+              <button
+                type="button"
+                class="icon-button"
+                disabled
+                title={why}
+                aria-label={`Files of ${user.username}`}
+              >
+                <Icon name="file" />
+              </button>
+            )}
+          <button
+            type="button"
+            class="icon-button"
+            disabled={why !== null}
+            title={why ?? "Edit"}
+            aria-label={`Edit ${user.username}`}
+            onClick={onEdit}
+          >
+            <Icon name="edit" />
+          </button>
+          <button
+            type="button"
+            class="icon-button danger"
+            disabled={why !== null}
+            title={why ?? "Delete"}
+            aria-label={`Delete ${user.username}`}
+            onClick={onDelete}
+          >
+            <Icon name="trash" />
+          </button>
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** The user administration page. */
+export function AdminUsersPage({ config }: { config: PageConfig }) {
+  const caller = config.user!;
+  const [users, reloadUsers, usersError] = useApi<User[]>("/api/users");
+  const [usage, reloadUsage] = useApi<Usage[]>("/api/users/usage");
+  const [search, setSearch] = useState("");
+  const [sortBy, setSortBy] = useState<SortKey>("createdAt");
+  const [order, setOrder] = useState<"asc" | "desc">("asc");
+  const [action, setAction] = useState<{ kind: "edit" | "delete"; user: User } | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const reload = (text?: string) => {
+    setAction(null);
+    setMessage(text ?? null);
+    reloadUsers();
+    reloadUsage();
+  };
+  const counts = new Map((usage ?? []).map((u) => [u.id, u]));
+  const rows: Row[] = (users ?? [])
+    .filter((u) => u.username.toLowerCase().includes(search.trim().toLowerCase()))
+    .map((u) => ({ files: 0, storage: 0, urls: 0, ...u, ...counts.get(u.id), id: u.id }))
+    .sort((a, b) => compare(a, b, sortBy) * (order === "asc" ? 1 : -1));
+  return (
+    <>
+      <h1>Users</h1>
+      <CreateUser caller={caller} onDone={() => reload("User created.")} />
+      {action?.kind === "edit" && (
+        <EditUser key={action.user.id} user={action.user} caller={caller} onDone={reload} />
+      )}
+      {action?.kind === "delete" && (
+        <DeleteUser key={action.user.id} user={action.user} onDone={reload} />
+      )}
+      {message && <p class="ok" role="status">{message}</p>}
+      <section class="card" aria-labelledby="users-title">
+        <h2 id="users-title">All users</h2>
+        <div class="toolbar" role="search">
+          <label class="field grow">
+            <span>Search users</span>
+            <input
+              type="search"
+              value={search}
+              onInput={(e) => setSearch(e.currentTarget.value)}
+            />
+          </label>
+          <Field
+            label="Sort by"
+            control={(id) => (
+              <select
+                id={id}
+                value={sortBy}
+                onChange={(e) => setSortBy(e.currentTarget.value as SortKey)}
+              >
+                {SORTS.map(([key, label]) => <option key={key} value={key}>{label}</option>)}
+              </select>
+            )}
+          />
+          <Field
+            label="Order"
+            control={(id) => (
+              <select
+                id={id}
+                value={order}
+                onChange={(e) => setOrder(e.currentTarget.value as "asc" | "desc")}
+              >
+                <option value="asc">Ascending</option>
+                <option value="desc">Descending</option>
+              </select>
+            )}
+          />
+        </div>
+        {usersError && <p class="error" role="alert">{usersError}</p>}
+        <div class="table-scroll">
+          <table class="user-table" aria-label="Users">
+            <thead>
+              <tr>
+                <th>User</th>
+                <th>Role</th>
+                <th>Files</th>
+                <th>Storage</th>
+                <th>URLs</th>
+                <th>Created</th>
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((u) => (
+                <UserRow
+                  key={u.id}
+                  user={u}
+                  caller={caller}
+                  onEdit={() => setAction({ kind: "edit", user: u })}
+                  onDelete={() => setAction({ kind: "delete", user: u })}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {users && rows.length === 0 && <p class="muted">No user matches.</p>}
+      </section>
+    </>
+  );
+}

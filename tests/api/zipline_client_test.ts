@@ -1,0 +1,389 @@
+/**
+ * What Zipline v4's own web client reads from the API, field by field, so
+ * that its dashboard and uploaders work against Ferry unchanged (issue #21).
+ * Each test names the client behaviour that depends on the shape.
+ */
+import assert from "node:assert/strict";
+import { Secret, TOTP } from "otpauth";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { recordMetrics } from "../../core/tasks/metrics.ts";
+import { uploadOne } from "../helpers/files.ts";
+import { actor } from "../helpers/users.ts";
+
+async function settings(app: TestApp, values: Record<string, unknown>) {
+  await app.services.store.updateSettings(values);
+  await app.services.settings.reload();
+}
+
+apiTest(
+  "zipline client: every dashboard page reads the nested web settings (features.metrics, mfa.totp, website.theme)",
+  async (app) => {
+    const user = await actor(app, "USER");
+    await settings(app, {
+      featuresMetricsAdminOnly: true,
+      featuresThumbnailsNumberThreads: 2,
+      mfaTotpEnabled: true,
+      mfaTotpIssuer: "Quay",
+      websiteThemeDefault: "builtin:dark_blue",
+    });
+    const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
+    assert.equal(reply.status, 200);
+    const { config } = reply.body;
+    assert.deepEqual(config.features.metrics, {
+      enabled: true,
+      adminOnly: true,
+      showUserSpecific: true,
+    });
+    assert.deepEqual(config.features.thumbnails, {
+      enabled: true,
+      num_threads: 2,
+      format: "jpg",
+      instantaneous: false,
+    });
+    assert.deepEqual(config.mfa.totp, { enabled: true, issuer: "Quay" });
+    assert.equal(config.mfa.passkeys, false);
+    assert.deepEqual(config.website.theme, {
+      default: "builtin:dark_blue",
+      dark: "builtin:dark_gray",
+      light: "builtin:light_gray",
+    });
+    // The flat form stays beside it, for Ferry's own readers.
+    assert.equal(config.features.metricsAdminOnly, true);
+    assert.equal(config.mfa.totpEnabled, true);
+    assert.equal(config.website.themeDefault, "builtin:dark_blue");
+    // Fields the pages read that were already where Zipline has them.
+    assert.equal(config.invites.enabled, true);
+    assert.equal(config.files.maxFileSize, "100mb");
+    assert.equal(config.chunks.enabled, true);
+    assert.equal(config.pwa.enabled, false);
+  },
+);
+
+apiTest(
+  "zipline client: the sign-in and settings pages offer passkeys when mfa.passkeys is true",
+  async (app) => {
+    const user = await actor(app, "USER");
+    await settings(app, {
+      mfaPasskeysEnabled: true,
+      mfaPasskeysRpID: "localhost",
+      mfaPasskeysOrigin: "http://localhost",
+    });
+    const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
+    assert.equal(reply.body.config.mfa.passkeys, true);
+    assert.equal(reply.body.config.mfa.passkeysEnabled, true);
+  },
+);
+
+apiTest(
+  "zipline client: the Discord webhook and passkey settings save under Zipline's names",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    // The Discord section sends its form as one PATCH, under Zipline's names.
+    const saved = await app.json("PATCH", "/api/server/settings", {
+      discordWebhookUrl: "https://chat.example/hooks/1/token",
+      discordUsername: "Quay",
+      discordAvatarUrl: null,
+    }, root.headers);
+    assert.equal(saved.status, 200);
+    assert.equal(saved.body.settings.chatWebhookUrl, "https://chat.example/hooks/1/token");
+    assert.equal(saved.body.settings.discordWebhookUrl, "https://chat.example/hooks/1/token");
+    const passkeys = await app.json("PATCH", "/api/server/settings", {
+      mfaPasskeys: true,
+      mfaPasskeysRpID: "localhost",
+      mfaPasskeysOrigin: "http://localhost",
+    }, root.headers);
+    assert.equal(passkeys.status, 200);
+
+    // The form reads them back by the same names; the spec's names stand beside them.
+    const seen = await app.json("GET", "/api/server/settings", undefined, root.headers);
+    assert.equal(seen.body.settings.discordUsername, "Quay");
+    assert.equal(seen.body.settings.chatUsername, "Quay");
+    assert.equal(seen.body.settings.discordOnUploadEmbed, null);
+    assert.equal(seen.body.settings.mfaPasskeys, true);
+    assert.equal(seen.body.settings.mfaPasskeysEnabled, true);
+    assert.equal(app.services.settings.get("chatUsername"), "Quay");
+
+    // An ADMIN reads the secret masked under both names.
+    const admin = await actor(app, "ADMIN");
+    const masked = await app.json("GET", "/api/server/settings", undefined, admin.headers);
+    assert.equal(masked.body.settings.discordWebhookUrl, "********");
+    assert.equal(masked.body.settings.chatWebhookUrl, "********");
+
+    // The audit trail speaks of the spec's names.
+    const audit = await app.json("GET", "/api/server/audit", undefined, root.headers);
+    assert.deepEqual(
+      audit.body.map((r: { changes: { key: string }[] }) => r.changes.map((c) => c.key).sort()),
+      [["mfaPasskeysEnabled", "mfaPasskeysOrigin", "mfaPasskeysRpID"], [
+        "chatUsername",
+        "chatWebhookUrl",
+      ]],
+    );
+  },
+);
+
+apiTest(
+  "zipline client: a form sent back with both names changes the one that differs",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const shown = (await app.json("GET", "/api/server/settings", undefined, root.headers)).body;
+    const back = await app.json("PATCH", "/api/server/settings", {
+      ...shown.settings,
+      discordUsername: "Quay",
+    }, root.headers);
+    assert.equal(back.status, 200);
+    assert.equal(back.body.settings.chatUsername, "Quay");
+    const again = await app.json("PATCH", "/api/server/settings", {
+      ...back.body.settings,
+      chatUsername: "Ferry",
+    }, root.headers);
+    assert.equal(again.body.settings.discordUsername, "Ferry");
+
+    const both = await app.json("PATCH", "/api/server/settings", {
+      chatUsername: "one",
+      discordUsername: "two",
+    }, root.headers);
+    assert.equal(both.status, 400);
+    assert.deepEqual(both.body.issues.map((i: { path: string[] }) => i.path), [["chatUsername"]]);
+    assert.equal(app.services.settings.get("chatUsername"), "Ferry");
+  },
+);
+
+apiTest(
+  "zipline client: a setting the environment fixes is tampered by the spec's name, refused by either",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const res = await app.json("PATCH", "/api/server/settings", {
+      discordUsername: "other",
+    }, root.headers);
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.issues.map((i: { path: string[] }) => i.path), [["chatUsername"]]);
+    const seen = await app.json("GET", "/api/server/settings", undefined, root.headers);
+    assert.deepEqual(seen.body.tampered, ["chatUsername"]);
+    assert.equal(seen.body.settings.discordUsername, "Fixed");
+  },
+  { env: { SERVICE_CHAT_USERNAME: "Fixed" } },
+);
+
+apiTest(
+  "zipline client: after enabling TOTP the settings page offers Disable 2FA (user.totpSecret is a marker)",
+  async (app) => {
+    await settings(app, { mfaTotpEnabled: true });
+    const alice = await actor(app, "USER", "alice");
+    const before = await app.json("GET", "/api/user", undefined, alice.headers);
+    assert.equal(before.body.user.totpSecret, null);
+
+    const setup = await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers);
+    const secret: string = setup.body.secret;
+    const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 })
+      .generate({ timestamp: app.clock.now() });
+    const enabled = await app.json("POST", "/api/user/mfa/totp", {
+      code,
+      secret,
+      currentPassword: "password",
+    }, alice.headers);
+    assert.equal(enabled.status, 200);
+    assert.equal(enabled.body.totpSecret, "********");
+
+    const after = await app.json("GET", "/api/user", undefined, alice.headers);
+    assert.equal(after.body.user.totpSecret, "********");
+    assert.equal(after.body.user.totp, true);
+    assert.ok(!JSON.stringify(after.body).includes(secret), "the secret never leaves");
+  },
+);
+
+apiTest(
+  "zipline client: the theme pickers list /api/server/themes and apply the server's default",
+  async (app) => {
+    await settings(app, { websiteThemeDefault: "builtin:dark_blue" });
+    // Asked on every page, the sign-in page too: no session needed.
+    const reply = await app.json("GET", "/api/server/themes");
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body.defaultTheme, {
+      default: "builtin:dark_blue",
+      dark: "builtin:dark_gray",
+      light: "builtin:light_gray",
+    });
+    const ids = reply.body.themes.map((t: { id: string }) => t.id);
+    for (const id of ["builtin:dark_gray", "builtin:light_gray", "builtin:dark_blue"]) {
+      assert.ok(ids.includes(id), id);
+    }
+    for (const theme of reply.body.themes) {
+      assert.equal(typeof theme.name, "string");
+      assert.ok(["dark", "light"].includes(theme.colorScheme));
+      assert.equal(typeof theme.primaryColor, "string");
+      assert.equal(typeof theme.mainBackgroundColor, "string");
+      for (const provider of ["google", "github", "oidc", "discord"]) {
+        assert.equal(theme.colors[provider].length, 10, `${theme.id} ${provider}`);
+      }
+    }
+  },
+);
+
+apiTest(
+  "zipline client: the text upload page offers codeMap's languages and uploads typed text",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
+    const codeMap: { ext: string; mime: string; name: string }[] = reply.body.codeMap;
+    assert.equal(codeMap.length, 42);
+    assert.equal(new Set(codeMap.map((l) => l.ext)).size, 42, "one entry an extension");
+    for (const language of codeMap) {
+      assert.deepEqual(Object.keys(language).sort(), ["ext", "mime", "name"]);
+    }
+    // The page's default choice, and one it highlights.
+    assert.deepEqual(codeMap.find((l) => l.ext === "txt"), {
+      ext: "txt",
+      mime: "text/plain",
+      name: "Plain Text",
+    });
+    const python = codeMap.find((l) => l.ext === "py")!;
+    assert.deepEqual(python, { ext: "py", mime: "text/x-python", name: "Python" });
+
+    // It names the file text.<ext> and sends the language's type.
+    const file = await uploadOne(app, user.headers, "print('hi')\n", "text.py", python.mime);
+    const stored = await app.json("GET", `/api/user/files/${file.id}`, undefined, user.headers);
+    assert.equal(stored.body.type, "text/x-python");
+  },
+);
+
+apiTest("zipline client: the version badge shows data.version.tag", async (app) => {
+  const user = await actor(app, "USER");
+  const reply = await app.json("GET", "/api/version", undefined, user.headers);
+  assert.equal(reply.status, 200);
+  const { version, commit } = app.services.build;
+  assert.deepEqual(reply.body.data, {
+    isUpstream: false,
+    isRelease: true,
+    isLatest: true,
+    version: { tag: `v${version}`, sha: commit },
+  });
+  // Ferry's own fields stay.
+  assert.equal(reply.body.version, version);
+  assert.deepEqual(reply.body.details, { version, sha: commit });
+});
+
+apiTest(
+  "zipline client: the users page shows a created or edited user as just updated, with its view",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const created = await app.json("POST", "/api/users", {
+      username: "alice",
+      password: "alicepass123",
+    }, root.headers);
+    assert.equal(created.status, 200);
+    const at = new Date(app.clock.now()).toISOString();
+    assert.equal(created.body.createdAt, at);
+    assert.equal(created.body.updatedAt, at);
+    assert.equal(created.body.view.enabled, false);
+
+    app.clock.advance(60_000);
+    const edited = await app.json("PATCH", `/api/users/${created.body.id}`, {
+      role: "ADMIN",
+    }, root.headers);
+    assert.equal(edited.status, 200);
+    assert.equal(edited.body.role, "ADMIN");
+    assert.equal(edited.body.updatedAt, new Date(app.clock.now()).toISOString());
+    assert.equal(edited.body.createdAt, at);
+    assert.equal(typeof edited.body.view, "object");
+  },
+);
+
+apiTest(
+  "zipline client: the navigation lists Zipline's two external links by default",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
+    assert.deepEqual(reply.body.config.website.externalLinks, [
+      { name: "GitHub", url: "https://github.com/diced/zipline" },
+      { name: "Documentation", url: "https://zipline.diced.sh/" },
+    ]);
+  },
+);
+
+apiTest(
+  "zipline client: a folder's file table shows each file's tags",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const tag = await app.json(
+      "POST",
+      "/api/user/tags",
+      { name: "work", color: "#336699" },
+      a.headers,
+    );
+    assert.equal(tag.status, 200);
+    const file = await uploadOne(app, a.headers);
+    const plain = await uploadOne(app, a.headers, "other", "other.txt");
+    assert.equal(
+      (await app.json("PATCH", `/api/user/files/${file.id}`, { tags: [tag.body.id] }, a.headers))
+        .status,
+      200,
+    );
+    const folder = await app.json("POST", "/api/user/folders", {
+      name: "docs",
+      files: [file.id, plain.id],
+    }, a.headers);
+    assert.equal(folder.status, 200);
+    const expected = [{
+      id: tag.body.id,
+      name: "work",
+      color: "#336699",
+      createdAt: tag.body.createdAt,
+      updatedAt: tag.body.updatedAt,
+    }];
+    const tagsById = (files: { id: string; tags: unknown[] }[]) =>
+      Object.fromEntries(files.map((f) => [f.id, f.tags]));
+    assert.deepEqual(tagsById(folder.body.files), { [file.id]: expected, [plain.id]: [] });
+
+    const one = await app.json("GET", `/api/user/folders/${folder.body.id}`, undefined, a.headers);
+    assert.deepEqual(tagsById(one.body.files), { [file.id]: expected, [plain.id]: [] });
+    const list = await app.json("GET", "/api/user/folders", undefined, a.headers);
+    assert.deepEqual(tagsById(list.body[0].files), { [file.id]: expected, [plain.id]: [] });
+  },
+);
+
+apiTest(
+  "zipline client: the invites table shows who created a new invite",
+  async (app) => {
+    const admin = await actor(app, "ADMIN", "carol");
+    const made = await app.json("POST", "/api/auth/invites", { expiresAt: "1d" }, admin.headers);
+    assert.equal(made.status, 200);
+    assert.deepEqual(made.body.inviter, { id: admin.user.id, username: "carol", role: "ADMIN" });
+    assert.equal(made.body.inviterId, admin.user.id);
+    const listed = await app.json("GET", "/api/auth/invites", undefined, admin.headers);
+    assert.deepEqual(listed.body[0].inviter, made.body.inviter);
+  },
+);
+
+apiTest(
+  "zipline client: the metrics page loads statistics (a Metric list, newest first, the first in full)",
+  async (app) => {
+    const a = await actor(app, "USER", "alice");
+    await uploadOne(app, a.headers, "12345", "a.txt");
+    await recordMetrics(app.services);
+    app.clock.advance(60_000);
+    await recordMetrics(app.services);
+    const now = app.clock.now();
+    // The page asks for the last seven days.
+    const reply = await app.json(
+      "GET",
+      `/api/stats?from=${new Date(now - 7 * 86_400_000).toISOString()}&to=${
+        new Date(now).toISOString()
+      }`,
+      undefined,
+      a.headers,
+    );
+    assert.equal(reply.status, 200);
+    assert.ok(Array.isArray(reply.body) && reply.body.length === 2, "data?.length");
+    const [recent, older] = reply.body;
+    assert.deepEqual(Object.keys(recent).sort(), ["createdAt", "data", "id", "updatedAt"]);
+    // The cards and tables read the first; the graphs read every one's totals.
+    assert.deepEqual(recent.data.filesUsers, [{ username: "alice", sum: 1, storage: 5, views: 0 }]);
+    assert.deepEqual(recent.data.types, [{ type: "text/plain", sum: 1 }]);
+    for (const metric of [recent, older]) {
+      for (const field of ["files", "urls", "users", "storage", "fileViews", "urlViews"]) {
+        assert.equal(typeof metric.data[field], "number", field);
+      }
+    }
+    assert.ok(Date.parse(recent.createdAt) > Date.parse(older.createdAt));
+  },
+);

@@ -1,0 +1,464 @@
+/**
+ * The administrators' dashboard in a real browser against the real server,
+ * on both stores: an ADMIN creates a USER with a quota and the USER's upload
+ * beyond it is refused; the ADMIN's controls for users it may not manage are
+ * disabled and the server refuses the forged requests. Screenshots of each
+ * page in light, dark and phone width.
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { createHmac } from "node:crypto";
+import type { BrowserContext } from "playwright-core";
+import {
+  browserTestOnStores,
+  type JourneyContext,
+  screenshots,
+  setupAdmin,
+  signIn,
+  watchProblems,
+} from "../helpers/browser.ts";
+import { startReceiver } from "../helpers/receiver.ts";
+import { eventually } from "../helpers/wait.ts";
+
+/** Calls the API as the browser context's signed-in user (its session cookie). */
+async function asUser(
+  context: BrowserContext,
+  origin: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  const cookie = (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join("; ");
+  return await fetch(`${origin}${path}`, {
+    method,
+    headers: { cookie, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** Creates `username` with `role` as the set-up SUPERADMIN (session cookie `admin`). */
+async function createUser(origin: string, admin: string, username: string, role: string) {
+  const res = await fetch(`${origin}/api/users`, {
+    method: "POST",
+    headers: { cookie: admin, "content-type": "application/json" },
+    body: JSON.stringify({ username, password: `${username}-password`, role }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  return await res.json() as { id: string };
+}
+
+async function usersJourney({ browser, origin, kind }: JourneyContext) {
+  const superCookie = await setupAdmin(origin);
+  const superId = (await (await fetch(`${origin}/api/user`, { headers: { cookie: superCookie } }))
+    .json()).user?.id as string | undefined;
+  const peer = await createUser(origin, superCookie, "peer", "ADMIN");
+  await createUser(origin, superCookie, "moderator", "ADMIN");
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin, "moderator", "moderator-password");
+  await page.getByRole("navigation", { name: "Administration" })
+    .getByRole("link", { name: "Users" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/users`);
+  const table = page.getByRole("table", { name: "Users" });
+  await table.getByRole("cell", { name: "peer", exact: true }).waitFor();
+
+  // Roles above the caller's are disabled choices, explained.
+  const newUser = page.getByRole("form", { name: "New user" });
+  const role = newUser.getByLabel("Role");
+  assert.equal(await role.getByRole("option", { name: /^SUPERADMIN/ }).isDisabled(), true);
+  assert.equal(await role.getByRole("option", { name: "USER", exact: true }).isDisabled(), false);
+  await newUser.getByText(/gives roles up to its own/).waitFor();
+
+  // Users at or above the caller's role: their controls are disabled.
+  for (const name of ["admin", "peer", "moderator"]) {
+    assert.equal(await page.getByRole("button", { name: `Edit ${name}` }).isDisabled(), true);
+    assert.equal(await page.getByRole("button", { name: `Delete ${name}` }).isDisabled(), true);
+  }
+
+  // Create a USER, then give it a quota of 1 KB.
+  await newUser.getByLabel("Username").fill("alice");
+  await newUser.getByLabel("Password").fill("alice-password");
+  await newUser.getByRole("button", { name: "Create user" }).click();
+  await table.getByRole("cell", { name: "alice", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Edit alice" }).click();
+  const edit = page.getByRole("form", { name: "Edit alice" });
+  await edit.getByLabel("Quota").selectOption("BY_BYTES");
+  await edit.getByLabel("Max storage").fill("1kb");
+  await edit.getByLabel("Max URLs").fill("3");
+  await screenshots(page, "admin-users-edit", kind);
+  await edit.getByRole("button", { name: "Save" }).click();
+  await page.getByText("alice saved.").waitFor();
+  await table.getByText("of 1kb").waitFor();
+
+  // Search and sort.
+  await page.getByLabel("Search users").fill("ali");
+  await table.getByRole("cell", { name: "peer", exact: true }).waitFor({ state: "detached" });
+  await page.getByLabel("Search users").fill("");
+  await page.getByLabel("Sort by").selectOption("username");
+  const names = await table.locator("tbody .user-name strong").allTextContents();
+  assert.deepEqual(names, [...names].sort());
+  await screenshots(page, "admin-users", kind);
+
+  // The server refuses what the disabled controls would have sent.
+  const forged = [
+    await asUser(context, origin, "PATCH", `/api/users/${peer.id}`, { username: "taken" }),
+    await asUser(context, origin, "PATCH", `/api/users/${superId}`, { role: "USER" }),
+    await asUser(context, origin, "DELETE", `/api/users/${superId}`, { delete: true }),
+  ];
+  assert.deepEqual(forged.map((r) => r.status), [403, 403, 403]);
+  const aliceId = (await (await asUser(context, origin, "GET", "/api/users")).json() as {
+    id: string;
+    username: string;
+  }[]).find((u) => u.username === "alice")!.id;
+  const promote = await asUser(context, origin, "PATCH", `/api/users/${aliceId}`, {
+    role: "SUPERADMIN",
+  });
+  assert.equal(promote.status, 403);
+  assert.equal((await promote.json()).error, "You cannot assign this role");
+
+  // alice uploads: a small file fits, one beyond the quota is refused.
+  const aliceContext = await browser.newContext();
+  const alicePage = await aliceContext.newPage();
+  await signIn(alicePage, origin, "alice", "alice-password");
+  await alicePage.goto(`${origin}/dashboard/upload`);
+  await alicePage.getByLabel("Files to upload").setInputFiles([
+    { name: "small.txt", mimeType: "text/plain", buffer: Buffer.from("fits") },
+  ]);
+  await alicePage.getByLabel("Link to small.txt", { exact: true }).waitFor();
+  await alicePage.getByLabel("Files to upload").setInputFiles([
+    { name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(4096, 120) },
+  ]);
+  await alicePage.getByRole("alert").filter({ hasText: /exceed your quota/ }).waitFor();
+  await aliceContext.close();
+
+  // The admin opens alice's files, then deletes her with her content.
+  await page.reload();
+  await page.getByRole("link", { name: "Files of alice" }).click();
+  await page.getByRole("heading", { name: "Files of alice" }).waitFor();
+  await page.getByText("1 file", { exact: true }).waitFor();
+  await page.goBack();
+  await page.getByRole("button", { name: "Delete alice" }).click();
+  const remove = page.getByRole("form", { name: "Delete alice" });
+  await remove.getByLabel("Also delete their files and URLs").check();
+  await screenshots(page, "admin-users-delete", kind);
+  await remove.getByRole("button", { name: "Delete alice" }).click();
+  await page.getByText("alice deleted.").waitFor();
+  await table.getByRole("cell", { name: "alice", exact: true }).waitFor({ state: "detached" });
+  const files = await fetch(`${origin}/api/user/files?page=1&id=${aliceId}`, {
+    headers: { cookie: superCookie },
+  });
+  assert.equal(files.status, 404, "alice is gone");
+
+  // A USER is shown no administration and is refused its pages.
+  const userPage = await (await browser.newContext()).newPage();
+  await createUser(origin, superCookie, "bob", "USER");
+  await signIn(userPage, origin, "bob", "bob-password");
+  assert.equal(
+    await userPage.getByRole("navigation", { name: "Administration" })
+      .getByRole("link", { name: "Users" }).count(),
+    0,
+  );
+  const refused = await userPage.goto(`${origin}/dashboard/admin/users`);
+  assert.equal(refused?.status(), 404);
+
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "the users page: an ADMIN creates a USER with a quota that refuses her upload beyond it, " +
+    "cannot touch users at or above its role (disabled controls, forged requests refused), " +
+    "opens her files and deletes her with them",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  usersJourney,
+);
+
+async function settingsJourney({ browser, origin, kind }: JourneyContext) {
+  await setupAdmin(origin);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("link", { name: "Server settings" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/settings`);
+  const form = page.getByRole("form", { name: "Server settings" });
+  await form.getByRole("heading", { name: "Chunked uploads" }).waitFor();
+  await screenshots(page, "admin-settings", kind);
+
+  // A key the environment pins is read-only, naming its variable.
+  const pinned = form.getByLabel("ratelimitEnabled", { exact: true });
+  assert.equal(await pinned.isDisabled(), true);
+  await form.getByText("SERVICE_RATELIMIT_ENABLED").waitFor();
+
+  // Search over keys and descriptions.
+  await form.getByLabel("Search settings").fill("site title");
+  await form.getByRole("heading", { name: "Chunked uploads" }).waitFor({ state: "detached" });
+  const title = form.getByLabel("websiteTitle", { exact: true });
+  await title.fill("Harbor");
+  const sent = page.waitForRequest((r) => r.method() === "PATCH");
+  await form.getByRole("button", { name: "Save 1 changed" }).click();
+  assert.deepEqual((await sent).postDataJSON(), { websiteTitle: "Harbor" }, "only the change");
+  await form.getByText("Saved 1 setting.").waitFor();
+
+  // An invalid value: the server's message beside its field, nothing saved.
+  await form.getByLabel("Search settings").fill("");
+  const size = form.getByLabel("filesMaxFileSize", { exact: true });
+  await size.fill("lots");
+  await form.getByRole("button", { name: "Save 1 changed" }).click();
+  const field = form.locator(".setting", {
+    has: page.getByLabel("filesMaxFileSize", { exact: true }),
+  });
+  await field.getByRole("alert").filter({ hasText: "must be a size" }).waitFor();
+  await size.scrollIntoViewIfNeeded();
+  await screenshots(page, "admin-settings-invalid", kind);
+  const forged = await fetch(`${origin}/api/server/settings`, {
+    method: "PATCH",
+    headers: {
+      cookie: (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join("; "),
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ ratelimitEnabled: true }),
+  });
+  assert.equal(forged.status, 400, "a tampered key is refused by the server too");
+
+  // The change in the audit trail, filtered by key and user.
+  await page.getByRole("link", { name: "Audit trail" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/audit`);
+  const changes = page.getByRole("table", { name: "Setting changes" });
+  await page.getByLabel("Filter by key").fill("websiteTitle");
+  await page.getByLabel("Filter by user").fill("adm");
+  const row = changes.getByRole("row").filter({ hasText: "websiteTitle" });
+  await row.getByRole("cell", { name: '"Harbor"' }).waitFor();
+  await row.getByRole("cell", { name: '"Ferry"' }).waitFor();
+  await screenshots(page, "admin-audit", kind);
+  await page.getByLabel("Filter by user").fill("nobody");
+  await page.getByText("No change matches.").waitFor();
+
+  // The one 400 is the invalid value's, on purpose.
+  assert.deepEqual(problems.filter((p) => !p.includes("status of 400")), []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "the settings page: a SUPERADMIN changes a setting (only it is sent) and finds it in the " +
+    "audit trail; a key pinned by the environment is read-only; an invalid value shows the " +
+    "server's message beside its field",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  settingsJourney,
+);
+
+/** The v4 export fixture: four users, nine files, three metrics snapshots. */
+const V4_FIXTURE = new URL("../fixtures/zipline-v4-export.sample.json", import.meta.url);
+
+async function statsJourney({ browser, origin, kind }: JourneyContext) {
+  const cookie = await setupAdmin(origin);
+  const imported = await fetch(`${origin}/api/server/import/v4`, {
+    method: "POST",
+    headers: { cookie, "content-type": "application/json" },
+    body: await Deno.readFile(V4_FIXTURE),
+  });
+  assert.equal(imported.status, 200, await imported.clone().text());
+  assert.equal((await imported.json()).imported.metrics, 3);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("link", { name: "Statistics" }).click();
+  await page.waitForURL(`${origin}/dashboard/stats`);
+  await page.getByRole("group", { name: "Range" }).getByRole("button", { name: "All" }).click();
+
+  // Four line charts drawn on canvases, from the three imported snapshots.
+  for (const title of ["Files", "Storage", "URLs", "Views"]) {
+    const chart = page.getByRole("img", { name: `Chart: ${title}` });
+    await chart.locator("canvas").waitFor();
+    const inked = await page.evaluate(`(() => {
+      const canvas = document.querySelector('[aria-label="Chart: ${title}"] canvas');
+      const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      let count = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) count++;
+      return count;
+    })()`) as number;
+    assert.ok(inked > 500, `the ${title} chart has ink (${inked} pixels)`);
+  }
+  const png = await page.getByRole("img", { name: "Chart: Files" }).screenshot();
+  assert.ok(png.byteLength > 3_000, "the files chart's screenshot is not blank");
+
+  // Bars from the newest snapshot (the metrics task's, taken at start), and every
+  // snapshot as a row of the table: what the API answers.
+  const api = await (await fetch(`${origin}/api/stats?all=true`, { headers: { cookie } })).json();
+  for (const t of api[0].data.types as { type: string; sum: number }[]) {
+    await page.getByRole("region", { name: "Files by type" })
+      .getByRole("progressbar", { name: `${t.type}: ${t.sum}` }).waitFor();
+  }
+  await page.getByRole("region", { name: "Storage by user" }).waitFor();
+  await page.getByRole("region", { name: "Uploads by user" }).waitFor();
+  const top = page.getByRole("table", { name: "Top files by views" });
+  await top.getByRole("row").nth(1).waitFor();
+  const topViews = await top.locator("tbody tr td:nth-child(3)").allTextContents();
+  assert.deepEqual(topViews.map(Number), topViews.map(Number).sort((x, y) => y - x));
+  await page.getByText("The numbers as a table").click();
+  const rows = page.getByRole("table", { name: "Metrics" }).locator("tbody tr");
+  assert.equal(await rows.count(), api.length);
+  assert.ok(api.length >= 3, "the three imported snapshots and the task's");
+  await rows.filter({ hasText: "2025" }).first().waitFor();
+  const storage = await rows.last().locator("td").nth(2).textContent();
+  assert.ok(storage?.endsWith("MB"), `the oldest imported snapshot's storage: ${storage}`);
+  await screenshots(page, "stats", kind);
+
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "the statistics page draws its charts from imported metrics (checked on the canvas and " +
+    "by screenshot), bars of the newest snapshot, and the numbers as a table",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  statsJourney,
+);
+
+/** The set-up admin's id in the v4 fixture, to merge into the signed-in SUPERADMIN. */
+const FIXTURE_ADMIN_ID = "cm5jdtpc000rtz1plsgu23tlb";
+
+async function transferJourney({ browser, origin, kind }: JourneyContext) {
+  await setupAdmin(origin);
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    acceptDownloads: true,
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+  await page.getByRole("link", { name: "Import and export" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/transfer`);
+
+  // Import the v4 fixture from the picker, merged into this account.
+  const form = page.getByRole("form", { name: "Import" });
+  await form.getByLabel("Export document").setInputFiles(V4_FIXTURE.pathname);
+  await form.getByLabel("Merge this exported user into my account (id)").fill(FIXTURE_ADMIN_ID);
+  const answered = page.waitForResponse((r) => r.url().endsWith("/api/server/import/v4"));
+  await form.getByRole("button", { name: "Import" }).click();
+  const reply = await (await answered).json();
+  const counts = page.getByRole("definition");
+  const result = page.getByRole("region", { name: "Import result" });
+  await result.waitFor();
+  const shown = Object.fromEntries(
+    await result.getByRole("term").evaluateAll((terms) =>
+      terms.map((t) => [t.textContent, Number(t.nextElementSibling?.textContent)])
+    ),
+  );
+  assert.deepEqual(shown, reply.imported, "the page shows the API's counts");
+  assert.deepEqual(
+    [shown.users, shown.oauthProviders, shown.quotas, shown.passkeys, shown.folders, shown.files],
+    [4, 3, 2, 1, 5, 8],
+    "the reference's counts",
+  );
+  for (const s of reply.skipped as { kind: string; reason: string; count: number }[]) {
+    await result.getByText(`${s.count} ${s.kind}: ${s.reason}`).waitFor();
+  }
+  assert.ok(await counts.count() > 0);
+  await screenshots(page, "admin-transfer", kind);
+
+  // The export, downloaded: a v4 document with the imported users.
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download the export" }).click();
+  const file = await (await download).path();
+  const document = JSON.parse(await Deno.readTextFile(file));
+  assert.equal(document.versions.export, "4");
+  assert.deepEqual(
+    document.data.users.map((u: { username: string }) => u.username).sort(),
+    ["admin", "kenji", "lena", "maria"],
+  );
+
+  // Maintenance: each task answers beside its button.
+  await page.getByRole("link", { name: "Maintenance" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/maintenance`);
+  await page.getByText("No file has a size of 0.").waitFor();
+  for (
+    const [task, button] of [
+      ["Temporary files", "Clear temporary files"],
+      ["File sizes", "Re-read file sizes"],
+      ["Thumbnails", "Make thumbnails"],
+    ]
+  ) {
+    const region = page.getByRole("region", { name: task });
+    await region.getByRole("button", { name: button }).click();
+    await region.getByRole("status").waitFor();
+  }
+  await screenshots(page, "admin-maintenance", kind);
+
+  // Webhooks: the signing secret, hidden until revealed, then rotated after a confirm.
+  await page.getByRole("link", { name: "Webhooks" }).click();
+  const secret = page.getByRole("textbox", { name: "Signing secret" });
+  assert.doesNotMatch(await secret.inputValue(), /^whsec_/);
+  await page.getByRole("button", { name: "Reveal" }).click();
+  const derived = await secret.inputValue();
+  assert.match(derived, /^whsec_[0-9a-f]{64}$/);
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  await eventually("the rotated secret", async () => await secret.inputValue() !== derived);
+  const rotated = await secret.inputValue();
+  assert.match(rotated, /^whsec_[0-9a-f]{64}$/);
+  const status = await (await asUser(context, origin, "GET", "/api/server/webhooks")).json();
+  assert.equal(status.secret, rotated, "the page shows the secret in force");
+  await page.getByRole("table", { name: "Webhook targets" }).getByText("httpWebhookOnUpload")
+    .waitFor();
+  // A test event to a target that does not answer: queued, then waiting for its retry.
+  const unset = page.getByRole("button", { name: "Send a test shorten event to the http webhook" });
+  await unset.click();
+  await page.getByRole("alert").filter({ hasText: "No http webhook is set for shorten events" })
+    .waitFor();
+  const receiver = startReceiver();
+  try {
+    const patched = await asUser(context, origin, "PATCH", "/api/server/settings", {
+      httpWebhookOnUpload: "http://127.0.0.1:9/closed",
+      httpWebhookOnShorten: receiver.url,
+    });
+    assert.equal(patched.status, 200);
+    await page.reload();
+    await page.getByRole("button", { name: "Send a test upload event to the http webhook" })
+      .click();
+    await page.getByRole("status").filter({ hasText: "Queued." }).waitFor();
+    const outbox = page.getByRole("table", { name: "Waiting deliveries" });
+    await outbox.getByRole("cell", { name: "http upload: http://127.0.0.1:9/closed" }).waitFor();
+
+    // A test event to a receiver that answers: delivered, signed with the rotated secret, and
+    // listed among the finished deliveries once the page is refreshed.
+    await page.getByRole("button", { name: "Send a test shorten event to the http webhook" })
+      .click();
+    await eventually("the delivery", () => Promise.resolve(receiver.received.length > 0));
+    const [got] = receiver.received;
+    const timestamp = got.headers.get("x-service-webhook-timestamp");
+    assert.equal(
+      got.headers.get("x-service-signature"),
+      "sha256=" + createHmac("sha256", rotated).update(`${timestamp}.${got.body}`).digest("hex"),
+    );
+    const finished = page.getByRole("table", { name: "Finished deliveries" });
+    await eventually("the finished delivery on the page", async () => {
+      await page.getByRole("button", { name: "Refresh" }).click();
+      return await finished.getByRole("row", { name: `http shorten: ${receiver.url}` })
+        .count() > 0;
+    });
+    const row = finished.getByRole("row", { name: `http shorten: ${receiver.url}` });
+    await row.getByRole("cell", { name: "delivered", exact: true }).waitFor();
+    await row.getByRole("cell", { name: "HTTP 200", exact: true }).waitFor();
+    await screenshots(page, "admin-webhooks", kind);
+  } finally {
+    await receiver.close();
+  }
+
+  // The one 400 is the unset target's, on purpose.
+  assert.deepEqual(problems.filter((p) => !p.includes("status of 400")), []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "import and export: the v4 fixture imported through the page shows the reference counts " +
+    "and skipped records; the export downloads; maintenance tasks answer; webhooks: the " +
+    "secret revealed and rotated, a test event queued and waiting for its retry, another " +
+    "delivered (signed with the new secret) and listed as finished",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  transferJourney,
+);
