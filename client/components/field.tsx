@@ -24,3 +24,31 @@ export function Field(
     </div>
   );
 }
+
+/** A labelled text-like input (`type` text, password, number…) bound to a string value. */
+export function TextField(
+  { label, value, onValue, ...input }: {
+    label: string;
+    value: string;
+    onValue: (value: string) => void;
+    type: "text" | "password" | "number" | "url" | "email";
+    placeholder?: string;
+    required?: boolean;
+    autocomplete?: string;
+    min?: number;
+  },
+) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      <input
+        {
+          // The attributes are a plain subset; Preact types each input type apart.
+          ...input as Record<string, unknown>
+        }
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+      />
+    </label>
+  );
+}

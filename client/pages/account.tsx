@@ -16,6 +16,7 @@ import { EmbedForm, type ViewSettings } from "../components/embed_form.tsx";
 import { uploadOptions, UploadOptionsForm } from "../components/options_form.tsx";
 import type { PageConfig } from "../config.ts";
 import { flameshotScript, sharexFiles, sharexUrls } from "../uploader_configs.ts";
+import { TextField } from "../components/field.tsx";
 
 /** A form's outcome, shown beside it. */
 type Outcome = { ok: boolean; text: string } | null;
@@ -57,24 +58,20 @@ function ProfileForm() {
   return (
     <form class="card" onSubmit={submit} aria-labelledby="profile-title">
       <h2 id="profile-title">Username</h2>
-      <label class="field">
-        <span>Username</span>
-        <input
-          type="text"
-          autoComplete="username"
-          value={username}
-          onInput={(e) => setUsername(e.currentTarget.value)}
-        />
-      </label>
-      <label class="field">
-        <span>Current password</span>
-        <input
-          type="password"
-          autoComplete="current-password"
-          value={current}
-          onInput={(e) => setCurrent(e.currentTarget.value)}
-        />
-      </label>
+      <TextField
+        label="Username"
+        type="text"
+        autocomplete="username"
+        value={username}
+        onValue={setUsername}
+      />
+      <TextField
+        label="Current password"
+        type="password"
+        autocomplete="current-password"
+        value={current}
+        onValue={setCurrent}
+      />
       <OutcomeLine outcome={outcome} />
       <button type="submit" class="primary">Change username</button>
     </form>
@@ -102,33 +99,27 @@ function PasswordForm() {
   return (
     <form class="card" onSubmit={submit} aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
-      <label class="field">
-        <span>Current password</span>
-        <input
-          type="password"
-          autoComplete="current-password"
-          value={current}
-          onInput={(e) => setCurrent(e.currentTarget.value)}
-        />
-      </label>
-      <label class="field">
-        <span>New password</span>
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={next}
-          onInput={(e) => setNext(e.currentTarget.value)}
-        />
-      </label>
-      <label class="field">
-        <span>New password again</span>
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={again}
-          onInput={(e) => setAgain(e.currentTarget.value)}
-        />
-      </label>
+      <TextField
+        label="Current password"
+        type="password"
+        autocomplete="current-password"
+        value={current}
+        onValue={setCurrent}
+      />
+      <TextField
+        label="New password"
+        type="password"
+        autocomplete="new-password"
+        value={next}
+        onValue={setNext}
+      />
+      <TextField
+        label="New password again"
+        type="password"
+        autocomplete="new-password"
+        value={again}
+        onValue={setAgain}
+      />
       <OutcomeLine outcome={outcome} />
       <button type="submit" class="primary">Change password</button>
     </form>

@@ -16,7 +16,7 @@ import { ROLES } from "../config.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { Icon } from "../icons.tsx";
-import { Field } from "../components/field.tsx";
+import { Field, TextField } from "../components/field.tsx";
 import { dataUri } from "../components/avatar_form.tsx";
 
 type QuotaType = "BY_BYTES" | "BY_FILES" | "NONE";
@@ -130,26 +130,22 @@ function CreateUser({ caller, onDone }: { caller: Caller; onDone: () => void }) 
     <section class="card" aria-labelledby="new-user-title">
       <h2 id="new-user-title">New user</h2>
       <form class="admin-grid" onSubmit={submit} aria-label="New user">
-        <label class="field">
-          <span>Username</span>
-          <input
-            type="text"
-            required
-            autocomplete="off"
-            value={username}
-            onInput={(e) => setUsername(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>Password</span>
-          <input
-            type="password"
-            required
-            autocomplete="new-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
+        <TextField
+          label="Username"
+          type="text"
+          required
+          autocomplete="off"
+          value={username}
+          onValue={setUsername}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          required
+          autocomplete="new-password"
+          value={password}
+          onValue={setPassword}
+        />
         <div>
           <RoleSelect value={role} caller={caller} onChange={setRole} label="Role" />
         </div>
@@ -229,25 +225,21 @@ function EditUser(
     <section class="card" aria-labelledby="edit-user-title">
       <h2 id="edit-user-title">Edit {user.username}</h2>
       <form class="admin-grid" onSubmit={submit} aria-label={`Edit ${user.username}`}>
-        <label class="field">
-          <span>New username</span>
-          <input
-            type="text"
-            required
-            value={username}
-            onInput={(e) => setUsername(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>New password</span>
-          <input
-            type="password"
-            autocomplete="new-password"
-            placeholder="unchanged"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
+        <TextField
+          label="New username"
+          type="text"
+          required
+          value={username}
+          onValue={setUsername}
+        />
+        <TextField
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          placeholder="unchanged"
+          value={password}
+          onValue={setPassword}
+        />
         <div>
           <RoleSelect value={role} caller={caller} onChange={setRole} label="New role" />
         </div>
@@ -266,39 +258,33 @@ function EditUser(
           )}
         />
         {type === "BY_BYTES" && (
-          <label class="field">
-            <span>Max storage</span>
-            <input
-              type="text"
-              required
-              placeholder="50gb"
-              value={maxBytes}
-              onInput={(e) => setMaxBytes(e.currentTarget.value)}
-            />
-          </label>
+          <TextField
+            label="Max storage"
+            type="text"
+            required
+            placeholder="50gb"
+            value={maxBytes}
+            onValue={setMaxBytes}
+          />
         )}
         {type === "BY_FILES" && (
-          <label class="field">
-            <span>Max files</span>
-            <input
-              type="number"
-              required
-              min={1}
-              value={maxFiles}
-              onInput={(e) => setMaxFiles(e.currentTarget.value)}
-            />
-          </label>
-        )}
-        <label class="field">
-          <span>Max URLs</span>
-          <input
+          <TextField
+            label="Max files"
             type="number"
+            required
             min={1}
-            placeholder="no limit"
-            value={maxUrls}
-            onInput={(e) => setMaxUrls(e.currentTarget.value)}
+            value={maxFiles}
+            onValue={setMaxFiles}
           />
-        </label>
+        )}
+        <TextField
+          label="Max URLs"
+          type="number"
+          min={1}
+          placeholder="no limit"
+          value={maxUrls}
+          onValue={setMaxUrls}
+        />
         <div class="button-row">
           <button type="submit" class="primary">Save</button>
           <button type="button" onClick={() => onDone()}>Cancel</button>

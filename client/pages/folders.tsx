@@ -9,7 +9,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { Icon } from "../icons.tsx";
-import { Field } from "../components/field.tsx";
+import { Field, TextField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 
 /** A folder as `GET /api/user/folders?noincl=true` lists it. */
@@ -225,15 +225,13 @@ export function FoldersPage() {
       <form class="card" onSubmit={create} aria-label="New folder">
         <h2>New folder</h2>
         <div class="options-grid">
-          <label class="field">
-            <span>Folder name</span>
-            <input
-              type="text"
-              required
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-          </label>
+          <TextField
+            label="Folder name"
+            type="text"
+            required
+            value={name}
+            onValue={setName}
+          />
           <Field
             label="Inside"
             control={(id) => (

@@ -13,6 +13,7 @@ import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
+import { TextField } from "../components/field.tsx";
 
 interface Tag {
   id: string;
@@ -160,24 +161,20 @@ function Invites() {
     <section class="card" aria-labelledby="invites-title">
       <h2 id="invites-title">Invites</h2>
       <form class="inline-form" onSubmit={create} aria-label="New invite">
-        <label class="field">
-          <span>Expires after</span>
-          <input
-            type="text"
-            placeholder="never, 1d, 7d…"
-            value={expiresAt}
-            onInput={(e) => setExpiresAt(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>Max uses</span>
-          <input
-            type="number"
-            min={1}
-            value={maxUses}
-            onInput={(e) => setMaxUses(e.currentTarget.value)}
-          />
-        </label>
+        <TextField
+          label="Expires after"
+          type="text"
+          placeholder="never, 1d, 7d…"
+          value={expiresAt}
+          onValue={setExpiresAt}
+        />
+        <TextField
+          label="Max uses"
+          type="number"
+          min={1}
+          value={maxUses}
+          onValue={setMaxUses}
+        />
         <button type="submit" class="primary">Create invite</button>
       </form>
       {(error ?? loadError) && <p class="error" role="alert">{error ?? loadError}</p>}
