@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { REPO_ROOT } from "../helpers/process.ts";
 import { uploadFiles } from "../helpers/files.ts";
+import { redSquare } from "../helpers/images.ts";
 import { actor } from "../helpers/users.ts";
 
 /** What one command printed and its exit code. */
@@ -175,6 +176,37 @@ apiTest(
   },
   reachable,
 );
+
+apiTest("conformance: import-dir makes thumbnails and refuses reserved names", async (app) => {
+  const admin = await actor(app, "SUPERADMIN", "administrator");
+  await app.services.store.updateSettings({ featuresThumbnailsInstantaneous: true });
+  const folder = await app.json("POST", "/api/user/folders", { name: "imported" }, admin.headers);
+  assert.equal(folder.status, 200);
+  const dir = await Deno.makeTempDir({ prefix: "ferry-import-" });
+  try {
+    await Deno.writeFile(`${dir}/red.png`, redSquare(64));
+    await Deno.writeTextFile(`${dir}/.partial`, "not a file name Ferry gives");
+    const run = await ctl(app, "import-dir", dir, "-f", folder.body.id);
+    assert.equal(run.code, 1);
+    includes(run.stderr, "not imported: .partial:");
+    includes(run.stderr, "Done importing 1 files. 1 failed.");
+    const page = await app.json(
+      "GET",
+      `/api/user/files?page=1&folder=${folder.body.id}`,
+      undefined,
+      admin.headers,
+    );
+    assert.equal(page.body.page.length, 1);
+    const [png] = page.body.page;
+    assert.equal(png.name, "red.png");
+    assert.equal(png.thumbnail?.path, `.thumbnail.${png.id}.jpg`, "made before the command ended");
+    const other = await ctl(app, "import-dir", dir, "-u", "nobody");
+    assert.equal(other.code, 1);
+    includes(other.stderr, "User not found: nobody");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}, reachable);
 
 apiTest("conformance: read-config refuses an invalid file and changes nothing", async (app) => {
   const admin = await actor(app, "SUPERADMIN", "administrator");
