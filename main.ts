@@ -72,7 +72,17 @@ const [command = "serve", ...rest] = Deno.args;
 try {
   Deno.exitCode = await run(command, rest);
 } catch (error) {
+  if (badArguments(error)) {
+    console.error(`${error.message}\ntry: main.ts ${command} --help`);
+    Deno.exit(2);
+  }
   if (!(error instanceof ConfigError)) throw error;
   console.error(`configuration error: ${error.message}`);
   Deno.exit(1);
+}
+
+/** `true` for the command line's own parse errors (an unknown option, a missing value). */
+function badArguments(error: unknown): error is TypeError {
+  return error instanceof TypeError &&
+    String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_");
 }

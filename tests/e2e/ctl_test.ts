@@ -63,6 +63,10 @@ apiTest("conformance: list-users prints the users as ziplinectl does", async (ap
   const unknown = await ctl(app, "list-users", "-e", "password");
   assert.equal(unknown.code, 2);
   includes(unknown.stderr, "unknown key password");
+  const option = await ctl(app, "list-users", "--bogus");
+  assert.equal(option.code, 2);
+  includes(option.stderr, "Unknown option '--bogus'");
+  includes(option.stderr, "try: main.ts list-users --help");
 }, reachable);
 
 apiTest("conformance: set-user changes role, password and quota as the API would", async (app) => {
