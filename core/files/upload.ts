@@ -87,7 +87,7 @@ export interface Batch {
   maxFileSize: number;
   /** Ids of the stored files GPS data was removed from. */
   removedGps: Set<string>;
-  /** Work left running after the answer (webhooks queued); each logs its own failure. */
+  /** Work left running after the answer (thumbnails, webhooks being queued); each logs its own failure. */
   background: Promise<void>[];
 }
 
