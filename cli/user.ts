@@ -3,7 +3,8 @@ import { parseArgs } from "node:util";
 import { type Role, ROLES } from "../db/store.ts";
 import type { Config } from "../core/config.ts";
 import { ApiError } from "../core/errors.ts";
-import { createUser, newPasswordPatch } from "../core/users.ts";
+import { changeUser } from "../core/user_admin.ts";
+import { createUser } from "../core/users.ts";
 import { closeServices, openServices } from "./services.ts";
 
 const USAGE = `usage:
@@ -43,9 +44,7 @@ export async function userCommand(config: Config, args: string[]): Promise<numbe
       console.error(`no user named ${username}`);
       return 1;
     }
-    const change = await newPasswordPatch(s, user.id, password);
-    await s.store.updateUser(user.id, change, new Date(s.clock.now()));
-    await s.store.deleteUserSessions(user.id);
+    await changeUser(s, user, { password });
     console.log(`password of ${username} reset; its sessions were ended and its token replaced`);
     return 0;
   } catch (error) {

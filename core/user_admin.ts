@@ -81,8 +81,7 @@ export interface AdminUserPatch {
 
 /**
  * Updates a user the caller manages; 403 for others or for a role above the
- * caller's. A new password also replaces the user's API token and ends all
- * its sessions.
+ * caller's. The change itself is {@link changeUser}.
  */
 export async function adminUpdateUser(
   s: Services,
@@ -96,6 +95,21 @@ export async function adminUpdateUser(
   if (patch.role && !canAssign(caller.role, patch.role)) {
     throw forbidden("You cannot assign this role");
   }
+  return await changeUser(s, user, patch);
+}
+
+/**
+ * Applies `patch` to `user`, whoever may make it: the administrators' update
+ * once its role rules passed, and the operator's `set-user` on the shell.
+ * The quota is merged and checked by `quotas.ts`; a new password also
+ * replaces the user's API token and ends all its sessions.
+ */
+export async function changeUser(
+  s: Services,
+  user: UserRecord,
+  patch: AdminUserPatch,
+): Promise<UserRecord> {
+  const { id } = user;
   const change: UserPatch = {
     username: patch.username,
     role: patch.role,

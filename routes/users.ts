@@ -102,6 +102,15 @@ const QuotaInput = z.object({
   maxUrls: z.number().int().min(1).nullable().optional(),
 });
 
+/** A user change as `PATCH /api/users/:id` takes it (and the operator's `set-user`). */
+export const UserPatchBody = z.object({
+  username: Username.optional(),
+  password: Password.optional(),
+  avatar: z.string().nullable().optional(),
+  role: RoleSchema.optional(),
+  quota: QuotaInput.optional(),
+});
+
 const update = defineRoute({
   method: "patch",
   path: "/users/{id}",
@@ -111,13 +120,7 @@ const update = defineRoute({
   description: "A new `password` also replaces the user's API token and ends all its sessions.",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({
-      username: Username.optional(),
-      password: Password.optional(),
-      avatar: z.string().nullable().optional(),
-      role: RoleSchema.optional(),
-      quota: QuotaInput.optional(),
-    })),
+    body: jsonBody(UserPatchBody),
   },
   responses: {
     200: json(

@@ -52,6 +52,11 @@ export interface UploadRequest {
   parts: AsyncIterable<UploadPart>;
   /** The request's host, for returned URLs. */
   host: string;
+  /**
+   * Wait for the thumbnails and the queued webhooks before answering: for an
+   * operator command that closes the store right after (`import-dir`).
+   */
+  settle?: boolean;
 }
 
 /** One stored file, as the upload answers it. */
@@ -82,6 +87,8 @@ export interface Batch {
   maxFileSize: number;
   /** Ids of the stored files GPS data was removed from. */
   removedGps: Set<string>;
+  /** Work left running after the answer (thumbnails, webhooks being queued); each logs its own failure. */
+  background: Promise<void>[];
 }
 
 /** A quota refusal, worded once the number of files in the request is known ({@link quotaRefused}). */
@@ -110,6 +117,7 @@ export async function openBatch(
     passwordHash: options.password === null ? null : await hashPassword(options.password, s.random),
     maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
     removedGps: new Set(),
+    background: [],
   };
 }
 
@@ -149,16 +157,20 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
     await Promise.all(stored.map((file) => discard(s, file)));
     throw error;
   }
-  // Not awaited: the answer does not wait for the thumbnails (it logs its own failures).
-  thumbnailUploads(s, stored);
-  return uploadAnswer(batch, stored, req.host);
+  // Not awaited unless settling: the answer does not wait for the thumbnails (it logs its own failures).
+  batch.background.push(thumbnailUploads(s, stored));
+  const answer = uploadAnswer(batch, stored, req.host);
+  if (req.settle) await Promise.all(batch.background);
+  return answer;
 }
 
 /** Announces the stored files (webhooks) and shapes the upload's answer. */
 export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): UploadResult {
   const { s, settings, options, target } = b;
   const base = linkOrigin(s, options.domain ?? undefined, host);
-  for (const file of stored) announce(s, target.uploader, file, routeLink(base, "/raw", file.name));
+  for (const file of stored) {
+    b.background.push(announce(s, target.uploader, file, routeLink(base, "/raw", file.name)));
+  }
   return {
     files: stored.map((f) => ({
       id: f.id,
@@ -332,9 +344,9 @@ function announce(
   uploader: UserRecord | null,
   file: FileRecord,
   raw: string,
-): void {
+): Promise<void> {
   const user = uploader ?? anonymousUploader(file.createdAt);
-  queueUpload(s, { user, file, link: { raw } }).catch((error) =>
+  return queueUpload(s, { user, file, link: { raw } }).catch((error) =>
     s.logger.error("could not queue upload webhooks", { file: file.id, error })
   );
 }

@@ -21,6 +21,11 @@ export interface TestApp {
   kind: StoreKind;
   /** The database URL of a Postgres store, for a second connection; else `undefined`. */
   storeUrl?: string;
+  /**
+   * With `{reachable: true}`: the environment a Ferry process (an operator
+   * command) needs to open this instance's store and local datasource.
+   */
+  processEnv: Record<string, string>;
   services: Services;
   clock: ManualClock;
   logger: MemoryLogger;
@@ -60,6 +65,8 @@ export interface TestAppOptions {
   ffmpeg?: string | null;
   /** Skip the test (a tool it needs is missing). */
   ignore?: boolean;
+  /** Keep a Deno KV store in a file, not in memory, so that a second process reaches it. */
+  reachable?: boolean;
 }
 
 /** Builds a test instance on a fresh store of `kind`. */
@@ -67,8 +74,20 @@ export async function startTestApp(
   kind: StoreKind,
   options: TestAppOptions = {},
 ): Promise<TestApp> {
-  const { store, url: storeUrl, close: closeStore } = await openTestStore(kind);
+  const dataDir = options.reachable ? await Deno.makeTempDir({ prefix: "ferry-data-" }) : null;
+  const { store, url: storeUrl, close: closeStore } = await openTestStore(
+    kind,
+    dataDir ? `${dataDir}/ferry.kv` : undefined,
+  );
   const testDatasource = await openTestDatasource(options.datasource ?? "local");
+  const processEnv: Record<string, string> = {
+    SERVICE_SECRET: TEST_SECRET,
+    ...(dataDir ? { SERVICE_DATA_DIR: dataDir } : {}),
+    ...(storeUrl ? { DATABASE_URL: storeUrl } : {}),
+    ...(testDatasource.directory
+      ? { SERVICE_DATASOURCE_LOCAL_DIRECTORY: testDatasource.directory }
+      : {}),
+  };
   const datasource = testDatasource.datasource;
   const clock = new ManualClock(Date.now());
   const logger = new MemoryLogger();
@@ -97,6 +116,7 @@ export async function startTestApp(
   return {
     kind,
     storeUrl,
+    processEnv,
     services,
     clock,
     logger,
@@ -128,6 +148,7 @@ export async function startTestApp(
     async close() {
       await testDatasource.dispose();
       await closeStore();
+      if (dataDir) await Deno.remove(dataDir, { recursive: true });
     },
   };
 }

@@ -24,6 +24,8 @@ export interface TestDatasource {
   datasource: Datasource;
   /** Every stored object name (local: files under the root, staging excluded). */
   stored(): Promise<string[]>;
+  /** The root directory of a local datasource. */
+  directory?: string;
   dispose(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function openTestDatasource(kind: DatasourceKind): Promise<TestData
     const datasource = new LocalDatasource(dir);
     return {
       datasource,
+      directory: dir,
       stored: async () => {
         const names: string[] = [];
         for await (const entry of Deno.readDir(dir)) if (entry.isFile) names.push(entry.name);

@@ -48,10 +48,13 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   };
 }
 
-/** Opens a fresh store of `kind`. */
-export async function openTestStore(kind: StoreKind): Promise<TestStore> {
+/**
+ * Opens a fresh store of `kind`; a Deno KV store in memory, or in the file
+ * `kvPath` when another process must reach it too.
+ */
+export async function openTestStore(kind: StoreKind, kvPath = ":memory:"): Promise<TestStore> {
   if (kind === "kv") {
-    const store = await openKvStore(":memory:");
+    const store = await openKvStore(kvPath);
     return { store, close: () => store.close() };
   }
   const db = await freshDatabase();
