@@ -134,6 +134,14 @@ export function webSettings(s: Services) {
 }
 
 /**
+ * `GET /api/server/status`: which datasource holds the files and what it
+ * takes up (Zipline's shape: a disk's use and room, a bucket's sum of sizes).
+ */
+export async function serverStatus(s: Services) {
+  return { datasource: s.datasource.kind, storage: await s.datasource.usage() };
+}
+
+/**
  * `GET /api/version`: the running build, from the build alone. `data` is
  * what Zipline's client reads for its version badge, in the shape of
  * Zipline's version service; Ferry asks no such service, so it reports its

@@ -387,3 +387,30 @@ apiTest(
     assert.ok(Date.parse(recent.createdAt) > Date.parse(older.createdAt));
   },
 );
+
+for (const datasource of ["local", "s3"] as const) {
+  apiTest(
+    `zipline client: the server page shows the datasource and its storage (${datasource}, administrators only)`,
+    async (app) => {
+      const admin = await actor(app, "ADMIN");
+      const user = await actor(app, "USER");
+      await uploadOne(app, user.headers, "twelve bytes", "a.txt");
+      const refused = await app.json("GET", "/api/server/status", undefined, user.headers);
+      assert.equal(refused.status, 403);
+      assert.equal((await app.json("GET", "/api/server/status")).status, 401);
+
+      const reply = await app.json("GET", "/api/server/status", undefined, admin.headers);
+      assert.equal(reply.status, 200);
+      assert.equal(reply.body.datasource, datasource);
+      const { used, total, available, path } = reply.body.storage;
+      if (datasource === "s3") {
+        assert.deepEqual({ used, total, available }, { used: 12, total: null, available: null });
+        assert.match(path, /^[a-z0-9-]+$/, "the bucket's name");
+      } else {
+        assert.ok(total > 0 && used > 0 && available > 0 && used + available <= total);
+        assert.ok(path.startsWith("/"), "the upload directory");
+      }
+    },
+    { datasource },
+  );
+}
