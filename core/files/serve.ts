@@ -21,6 +21,7 @@ import {
 } from "./http.ts";
 import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnails.ts";
 import { firstViewIn } from "./views.ts";
+import { fileByLinkName } from "./extensionless.ts";
 
 /** How a request proves it may read a password-protected file, and who sends it. */
 export interface AccessProof extends Attempt {
@@ -56,7 +57,7 @@ export const VIEW_WINDOW_MS = 5000;
 
 /** Serves `req`; throws 404 for a missing, expired or used-up file, 403 without its password. */
 export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAnswer> {
-  const file = await liveFile(s, await s.store.files.getByName(req.name));
+  const file = await liveFile(s, await fileByLinkName(s, req.name));
   if (file.password) await checkPassword(s, file, req);
 
   const range = parseRange(req.range, file.size);
@@ -136,7 +137,7 @@ export async function fileOnView(
   name: string,
   proof: Omit<AccessProof, "pw">,
 ): Promise<FileOnView> {
-  const file = await liveFile(s, await s.store.files.getByName(name));
+  const file = await liveFile(s, await fileByLinkName(s, name));
   if (exhausted(file)) throw notFound();
   if (!file.password) return { file, locked: false };
   const value = proof.cookie(file.id);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Secret, TOTP } from "otpauth";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { recordMetrics } from "../../core/tasks/metrics.ts";
-import { uploadOne } from "../helpers/files.ts";
+import { uploadFiles, uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
@@ -414,3 +414,38 @@ for (const datasource of ["local", "s3"] as const) {
     { datasource },
   );
 }
+
+apiTest(
+  "zipline client: with filesExtensionlessUrls, upload links leave the extension out and still open the file",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const before = await uploadOne(app, user.headers, "first", "first.txt");
+    assert.ok(before.url.endsWith(`/u/${before.name}`), "off: the whole name");
+    const stem = before.name.replace(/\.txt$/, "");
+    assert.equal((await app.request(`/raw/${stem}`)).status, 404, "off: no name without extension");
+
+    await settings(app, { filesExtensionlessUrls: true });
+    const archive = await uploadFiles(app, [{ name: "logs.tar.gz", content: "gz" }], {
+      ...user.headers,
+      "x-zipline-format": "name",
+    });
+    assert.equal(archive.status, 200);
+    assert.equal(archive.body.files[0].name, "logs.tar.gz");
+    assert.equal(archive.body.files[0].url, "http://ferry.test/u/logs", "a double extension whole");
+    const raw = await app.request("/raw/logs");
+    assert.equal(raw.status, 200);
+    assert.equal(await raw.text(), "gz");
+    assert.equal((await app.request("/raw/logs.tar")).status, 404, "only the whole extension");
+
+    // The files list carries the same link; a file named exactly so wins.
+    const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+    const first = listed.body.page.find((f: { id: string }) => f.id === before.id);
+    assert.equal(first.url, `/u/${stem}`);
+    assert.equal(await (await app.request(`/raw/${stem}`)).text(), "first");
+    await uploadFiles(app, [{ name: stem, content: "exact" }], {
+      ...user.headers,
+      "x-zipline-format": "name",
+    });
+    assert.equal(await (await app.request(`/raw/${stem}`)).text(), "exact");
+  },
+);
