@@ -257,10 +257,112 @@ apiTest("zipline client: the version badge shows data.version.tag", async (app) 
     isLatest: true,
     version: { tag: `v${version}`, sha: commit },
   });
+  assert.equal(reply.body.cached, false);
   // Ferry's own fields stay.
   assert.equal(reply.body.version, version);
   assert.deepEqual(reply.body.details, { version, sha: commit });
 });
+
+/** A stand-in version service on loopback: answers `answer` (or hangs) and records each ask. */
+function versionService(answer: unknown | "hang") {
+  const asked: URL[] = [];
+  const hanging = Promise.withResolvers<void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    asked.push(new URL(req.url));
+    if (answer === "hang") await hanging.promise;
+    return Response.json(answer);
+  });
+  return {
+    asked,
+    url: `http://127.0.0.1:${server.addr.port}/ignored/path`,
+    async close() {
+      hanging.resolve();
+      await server.shutdown();
+    },
+  };
+}
+
+const NEWER = {
+  isUpstream: true,
+  isRelease: true,
+  isLatest: false,
+  version: { tag: "v0.0.0-test", sha: "abc", url: "https://example.test/v0" },
+  latest: { tag: "v9.0.0", url: "https://example.test/v9" },
+  extra: "dropped",
+};
+
+apiTest(
+  "zipline client: with version checking on, the badge shows the version service's word, asked once per 6 hours",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const service = versionService(NEWER);
+    try {
+      await settings(app, { featuresVersionChecking: true, featuresVersionAPI: service.url });
+      const first = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(first.status, 200);
+      const { extra: _, ...expected } = NEWER;
+      assert.deepEqual(first.body.data, expected);
+      assert.equal(first.body.cached, false);
+      assert.equal(service.asked.length, 1);
+      assert.equal(service.asked[0].pathname, "/");
+      assert.deepEqual(JSON.parse(service.asked[0].searchParams.get("details")!), {
+        version: app.services.build.version,
+        sha: app.services.build.commit,
+      });
+
+      const again = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.deepEqual([again.body.data, again.body.cached], [expected, true]);
+      assert.equal(service.asked.length, 1, "remembered");
+      app.clock.advance(6 * 60 * 60 * 1000);
+      const later = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(later.body.cached, false);
+      assert.equal(service.asked.length, 2, "asked again after 6 hours");
+
+      await settings(app, { featuresVersionChecking: false });
+      const off = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(off.body.data.isLatest, true, "off: the build's own answer");
+      assert.equal(service.asked.length, 2, "off: nothing asked");
+    } finally {
+      await service.close();
+    }
+  },
+);
+
+apiTest(
+  "zipline client: an unreachable version service answers the build quietly and is not asked on every call",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const own = {
+      isUpstream: false,
+      isRelease: true,
+      isLatest: true,
+      version: { tag: `v${app.services.build.version}`, sha: app.services.build.commit },
+    };
+    // Nothing listens on port 1; a service that never answers is cut off by the timeout.
+    const hanging = versionService("hang");
+    try {
+      for (const api of ["http://127.0.0.1:1/", hanging.url]) {
+        await settings(app, { featuresVersionChecking: true, featuresVersionAPI: api });
+        const reply = await app.json("GET", "/api/version", undefined, user.headers);
+        assert.equal(reply.status, 200);
+        assert.deepEqual([reply.body.data, reply.body.cached], [own, false]);
+        const again = await app.json("GET", "/api/version", undefined, user.headers);
+        assert.deepEqual([again.body.data, again.body.cached], [own, true], "not asked again");
+      }
+      assert.equal(hanging.asked.length, 1);
+      const warned = app.logger.lines.filter((l) =>
+        l.message === "the version service could not be asked"
+      );
+      assert.equal(warned.length, 2);
+      // Ten minutes on, it is asked again.
+      app.clock.advance(10 * 60 * 1000);
+      await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(hanging.asked.length, 2);
+    } finally {
+      await hanging.close();
+    }
+  },
+);
 
 apiTest(
   "zipline client: the users page shows a created or edited user as just updated, with its view",
