@@ -551,3 +551,47 @@ apiTest(
     assert.equal(await (await app.request(`/raw/${stem}`)).text(), "exact");
   },
 );
+
+apiTest(
+  "zipline client: the files route sends text files, and every file of an owner with view.enabled, to /view/<name>",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const other = await actor(app, "USER", "other");
+    const text = await uploadOne(app, user.headers, "notes", "notes.md", "text/markdown");
+    const image = await uploadOne(app, user.headers, "png", "cat.png", "image/png");
+    const theirs = await uploadOne(app, other.headers, "png", "dog.png", "image/png");
+    const status = async (path: string) => {
+      const res = await app.request(path, { redirect: "manual" });
+      await res.body?.cancel();
+      return [res.status, res.headers.get("location")];
+    };
+
+    // Zipline's rule: text/* goes to its page (no query parameter bypasses it); others are bytes.
+    for (const query of ["", "?download=true", "?raw=true"]) {
+      assert.deepEqual(await status(`/u/${text.name}${query}`), [302, `/view/${text.name}`]);
+    }
+    assert.deepEqual(await status(`/u/${image.name}`), [200, null]);
+    assert.deepEqual(await status(`/raw/${text.name}`), [200, null], "/raw always serves bytes");
+    const page = await app.request(`/view/${text.name}`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /text-preview/);
+
+    // The owner's view page on: every file of theirs goes to its page; others' files do not.
+    await app.json("PATCH", "/api/user", { view: { enabled: true } }, user.headers);
+    assert.deepEqual(await status(`/u/${image.name}`), [302, `/view/${image.name}`]);
+    assert.deepEqual(await status(`/u/${theirs.name}`), [200, null]);
+
+    // Text pages off: text bytes are served (the view page still applies while enabled).
+    await app.json("PATCH", "/api/user", { view: { enabled: false, disableTextFiles: true } }, {
+      ...user.headers,
+    });
+    assert.deepEqual(await status(`/u/${text.name}`), [200, null]);
+    assert.deepEqual(await status(`/u/no-such-file.txt`), [404, null]);
+
+    // With extensionless links, the page named is the file's whole name.
+    await app.json("PATCH", "/api/user", { view: { enabled: true } }, user.headers);
+    await settings(app, { filesExtensionlessUrls: true });
+    const stem = image.name.replace(/\.png$/, "");
+    assert.deepEqual(await status(`/u/${stem}`), [302, `/view/${image.name}`]);
+  },
+);
