@@ -134,22 +134,9 @@ export function webSettings(s: Services) {
 }
 
 /**
- * `GET /api/version`: the running build, from the build alone. `data` is
- * what Zipline's client reads for its version badge, in the shape of
- * Zipline's version service; Ferry asks no such service, so it reports its
- * build as a release that is current.
+ * `GET /api/server/status`: which datasource holds the files and what it
+ * takes up (Zipline's shape: a disk's use and room, a bucket's sum of sizes).
  */
-export function versionInfo(build: Services["build"]) {
-  const { version, commit } = build;
-  return {
-    version,
-    commit,
-    details: { version, sha: commit },
-    data: {
-      isUpstream: false,
-      isRelease: true,
-      isLatest: true,
-      version: { tag: `v${version}`, sha: commit },
-    },
-  };
+export async function serverStatus(s: Services) {
+  return { datasource: s.datasource.kind, storage: await s.datasource.usage() };
 }

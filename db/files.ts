@@ -163,6 +163,11 @@ export interface FileStore {
   /** The file with exactly this name, pending ones included, or `null`. */
   getByName(name: string): Promise<FileRecord | null>;
   /**
+   * Up to `limit` files (pending ones included) whose names start with
+   * `prefix`, in code-point order of name (extensionless links).
+   */
+  namedWithPrefix(prefix: string, limit: number): Promise<FileRecord[]>;
+  /**
    * Corrects a complete file's size to what its bytes measure, moving its
    * owner's byte count by the difference in the same atomic step (no quota
    * check: the bytes are already stored). `null` when there is no such

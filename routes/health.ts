@@ -1,7 +1,7 @@
 /** `GET /api/healthcheck` and `GET /api/version`. */
 import { z } from "@hono/zod-openapi";
 import { healthcheck } from "../core/health.ts";
-import { versionInfo } from "../core/server_info.ts";
+import { versionInfo } from "../core/version_check.ts";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 
 const health = defineRoute({
@@ -25,10 +25,20 @@ const VersionSchema = z.object({
     isUpstream: z.boolean(),
     isRelease: z.boolean(),
     isLatest: z.boolean(),
-    version: z.object({ tag: z.string(), sha: z.string().nullable() }),
+    version: z.object({ tag: z.string(), sha: z.string().nullable(), url: z.string().optional() }),
+    latest: z.object({
+      tag: z.string(),
+      url: z.string(),
+      commit: z.object({ sha: z.string(), url: z.string(), pull: z.boolean() }).optional(),
+    }).optional(),
   }).openapi({
-    description: "For Zipline's version badge, in its version service's shape. Ferry asks no " +
-      "version service: it reports its build as the current release.",
+    description: "Zipline's version badge reads this, in its version service's shape: the " +
+      "service's answer while `featuresVersionChecking` is on with a `featuresVersionAPI` and " +
+      "it answers; otherwise the build itself as a current release (`isLatest: true`)",
+  }),
+  cached: z.boolean().openapi({
+    description: "`data` is a remembered answer (the service is asked at most every 6 hours, " +
+      "every 10 minutes after a failure)",
   }),
 }).openapi("Version");
 
@@ -38,11 +48,11 @@ const version = defineRoute({
   auth: "user",
   rateLimit: "none",
   tags: ["Operations"],
-  summary: "The running build, from the local build only",
+  summary: "The running build, and what the version service says of it when checking is on",
   responses: { 200: json(VersionSchema, "The build") },
 });
 
 /** The operational routes. */
 export const healthRoutes = newRouter()
   .openapi(health, async (c) => c.json(await healthcheck(c.var.services), 200))
-  .openapi(version, (c) => c.json(versionInfo(c.var.services.build), 200));
+  .openapi(version, async (c) => c.json(await versionInfo(c.var.services), 200));

@@ -9,9 +9,10 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import {
   type BytesRequest,
-  PasswordRequired,
   type ServeAnswer,
   serveFile,
+  serveOnFilesRoute,
+  type ServeRequest,
   serveThumbnail,
 } from "../core/files/serve.ts";
 import { accessCookieName } from "../core/files/passwords.ts";
@@ -50,13 +51,14 @@ export function fileResponse(answer: ServeAnswer): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
-/** Serves the file `name` with the request's conditions, range, cookie and `?pw=`. */
+/** The request for the file `name`, with its conditions, range, cookie and `?pw=`. */
+function serveRequest(c: Context<AppEnv>, name: string): ServeRequest {
+  return { ...bytesRequest(c, asksDownload(c), c.req.query("pw")), name };
+}
+
+/** Serves the file `name` as `/raw` does. */
 async function respondWithFile(c: Context<AppEnv>, name: string): Promise<Response> {
-  const answer = await serveFile(c.get("services"), {
-    ...bytesRequest(c, asksDownload(c), c.req.query("pw")),
-    name,
-  });
-  return fileResponse(answer);
+  return fileResponse(await serveFile(c.get("services"), serveRequest(c, name)));
 }
 
 /** `/raw/:name`: the bytes of a file. */
@@ -82,19 +84,16 @@ const shortRaw: PublicResolver = (c, path) => {
 };
 
 /**
- * `<filesRoute>/:name`, following the current setting. A password-protected
- * file asked for without its access cookie (or `?pw=`) goes to its page,
- * `/view/<name>`, which asks for the password.
+ * `<filesRoute>/:name`, following the current setting: the file's bytes, or
+ * its page (`/view/<name>`) for text files, files whose owner turned the view
+ * page on, and protected files asked for without their access cookie.
  */
 const filesRoute: PublicResolver = async (c, path) => {
   const name = nameUnder(c.get("services").settings.get("filesRoute"), path);
   if (name === null) return null;
-  try {
-    return await respondWithFile(c, name);
-  } catch (error) {
-    if (!(error instanceof PasswordRequired)) throw error;
-    return c.redirect(`/view/${encodeURIComponent(name)}`, 302);
-  }
+  const answer = await serveOnFilesRoute(c.get("services"), serveRequest(c, name));
+  if (answer.kind === "bytes") return fileResponse(answer.answer);
+  return c.redirect(`/view/${encodeURIComponent(answer.name)}`, 302);
 };
 
 /** The file resolvers, asked after short URLs (which win where the routes coincide). */

@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { clearTemp, clearZeroSizeFiles, requerySizes, zeroSizeFiles } from "../core/maintenance.ts";
-import { publicSettings, webSettings } from "../core/server_info.ts";
+import { publicSettings, serverStatus, webSettings } from "../core/server_info.ts";
 import { runThumbnails } from "../core/files/thumbnails.ts";
 import { themesView } from "../core/themes.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
@@ -120,6 +120,37 @@ const themesRoute = defineRoute({
   },
 });
 
+const statusRoute = defineRoute({
+  method: "get",
+  path: "/server/status",
+  auth: "admin",
+  tags: ["Server"],
+  summary: "Which datasource holds the files, and how much it takes up",
+  responses: {
+    200: json(
+      z.object({
+        datasource: z.enum(["local", "s3"]),
+        storage: z.object({
+          used: z.number().int().openapi({
+            description: "Bytes in use: on the local datasource's file system, or the sum of " +
+              "the sizes of the bucket's objects (under its subdirectory)",
+          }),
+          total: z.number().int().nullable().openapi({
+            description: "The file system's size; `null` for S3",
+          }),
+          available: z.number().int().nullable().openapi({
+            description: "Bytes still free on the file system; `null` for S3",
+          }),
+          path: z.string().openapi({
+            description: "The upload directory, or `<bucket>[/<subdirectory>]`",
+          }),
+        }),
+      }).openapi("ServerStatus"),
+      "The datasource and its use",
+    ),
+  },
+});
+
 const Status = z.object({ status: z.string() }).openapi("MaintenanceStatus");
 
 const clearTempRoute = defineRoute({
@@ -213,6 +244,7 @@ export const serverRoutes = newRouter()
   .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
   .openapi(webRoute, (c) => c.json(webSettings(c.var.services), 200))
   .openapi(themesRoute, (c) => c.json(themesView(c.var.services.settings.all()), 200))
+  .openapi(statusRoute, async (c) => c.json(await serverStatus(c.var.services), 200))
   .openapi(clearTempRoute, async (c) => c.json({ status: await clearTemp(c.var.services) }, 200))
   .openapi(listZeros, async (c) => c.json({ files: await zeroSizeFiles(c.var.services) }, 200))
   .openapi(

@@ -91,8 +91,24 @@ export interface Datasource {
   completeParts(name: string, handle: string, parts: StoredPart[]): Promise<number>;
   /** Drops the parts of an assembly that will not complete; the object never appears. */
   abortParts(name: string, handle: string): Promise<void>;
+  /** How much the datasource holds and where (`GET /api/server/status`). */
+  usage(): Promise<StorageUsage>;
   /** Releases what the implementation holds open. */
   close(): Promise<void>;
+}
+
+/**
+ * What a datasource takes up. A disk answers for its whole file system
+ * (`total`, `available`); a bucket has no size, so it answers with the sum of
+ * its objects' sizes and `null` for the rest.
+ */
+export interface StorageUsage {
+  /** Bytes in use: on the file system the root is on, or in the bucket (its subdirectory). */
+  used: number;
+  total: number | null;
+  available: number | null;
+  /** The root directory, or `<bucket>[/<subdirectory>]`. */
+  path: string;
 }
 
 /** Options for {@link Datasource.beginParts}. */

@@ -2,6 +2,7 @@
  * The local-disk datasource: every object is a file under one root directory.
  */
 
+import { statfs } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import {
   byobReader,
@@ -15,6 +16,7 @@ import {
   safeName,
   SizeLimitError,
   STORAGE_FOLDERS,
+  type StorageUsage,
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
@@ -185,6 +187,22 @@ export class LocalDatasource implements Datasource {
     } catch (error) {
       rethrowUnlessMissing(error);
       throw new NotFoundError(from);
+    }
+  }
+
+  /** The file system the root is on (its nearest existing folder, before the first write). */
+  async usage(): Promise<StorageUsage> {
+    let dir = this.#root;
+    while (true) {
+      try {
+        const fs = await statfs(dir);
+        const total = fs.blocks * fs.bsize;
+        const used = total - fs.bfree * fs.bsize;
+        return { used, total, available: fs.bavail * fs.bsize, path: this.#root };
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound) || dirname(dir) === dir) throw error;
+        dir = dirname(dir);
+      }
     }
   }
 

@@ -32,6 +32,7 @@ import {
   safeName,
   SizeLimitError,
   STORAGE_FOLDERS,
+  type StorageUsage,
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
@@ -325,6 +326,21 @@ export class S3Datasource implements Datasource {
       );
       if (!page.IsTruncated || keys.length === 0) return;
     }
+  }
+
+  /** The sum of the sizes of every object under the subdirectory, staged parts included. */
+  async usage(): Promise<StorageUsage> {
+    let used = 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, ContinuationToken }),
+      );
+      for (const object of page.Contents ?? []) used += object.Size ?? 0;
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    const path = this.#bucket + (this.#prefix ? `/${this.#prefix.slice(0, -1)}` : "");
+    return { used, total: null, available: null, path };
   }
 
   close() {

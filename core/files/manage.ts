@@ -14,6 +14,7 @@ import { canManage, isAdministrator } from "../roles.ts";
 import type { Services } from "../services.ts";
 import type { Settings } from "../settings/registry.ts";
 import { routeLink } from "../links.ts";
+import { linkedName } from "./extensionless.ts";
 import { normalizeType, storedType } from "./media_type.ts";
 import { sanitizeFilename } from "./naming.ts";
 import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
@@ -38,7 +39,7 @@ export function fileView(settings: Settings, f: FileRecord) {
     thumbnail: f.thumbnail ? { path: f.thumbnail } : null,
     createdAt: f.createdAt.toISOString(),
     updatedAt: f.updatedAt.toISOString(),
-    url: routeLink("", settings.filesRoute, f.name),
+    url: routeLink("", settings.filesRoute, linkedName(settings, f.name)),
   };
 }
 

@@ -21,6 +21,7 @@ import {
 } from "./http.ts";
 import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnails.ts";
 import { firstViewIn } from "./views.ts";
+import { fileByLinkName } from "./extensionless.ts";
 
 /** How a request proves it may read a password-protected file, and who sends it. */
 export interface AccessProof extends Attempt {
@@ -56,7 +57,41 @@ export const VIEW_WINDOW_MS = 5000;
 
 /** Serves `req`; throws 404 for a missing, expired or used-up file, 403 without its password. */
 export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAnswer> {
-  const file = await liveFile(s, await s.store.files.getByName(req.name));
+  return await serveLive(s, await liveFile(s, await fileByLinkName(s, req.name)), req);
+}
+
+/** What the files route answers: the bytes, or the file's page, `/view/<name>`. */
+export type FilesRouteAnswer =
+  | { kind: "bytes"; answer: ServeAnswer }
+  | { kind: "page"; name: string };
+
+/**
+ * `<filesRoute>/:name`, as Zipline's files route (reference §6.2): the file's
+ * page for a `text/*` file (unless its owner's `view.disableTextFiles`), for
+ * any file of an owner whose `view.enabled`, and for a protected file asked
+ * for without its access cookie or `?pw=`; otherwise its bytes, as `/raw`
+ * serves them. 404 for a missing, pending or expired file.
+ */
+export async function serveOnFilesRoute(s: Services, req: ServeRequest): Promise<FilesRouteAnswer> {
+  const file = await liveFile(s, await fileByLinkName(s, req.name));
+  if (await opensOnPage(s, file)) return { kind: "page", name: file.name };
+  try {
+    return { kind: "bytes", answer: await serveLive(s, file, req) };
+  } catch (error) {
+    if (!(error instanceof PasswordRequired)) throw error;
+    return { kind: "page", name: file.name };
+  }
+}
+
+/** Whether the files route shows `file` on its page, by its type and its owner's view settings. */
+async function opensOnPage(s: Services, file: FileRecord): Promise<boolean> {
+  const owner = file.userId ? await s.store.getUser(file.userId) : null;
+  if (file.type.startsWith("text/") && owner?.view.disableTextFiles !== true) return true;
+  return owner?.view.enabled === true;
+}
+
+/** Serves the live `file` for `req`: password, view counting, then the bytes. */
+async function serveLive(s: Services, file: FileRecord, req: BytesRequest): Promise<ServeAnswer> {
   if (file.password) await checkPassword(s, file, req);
 
   const range = parseRange(req.range, file.size);
@@ -136,7 +171,7 @@ export async function fileOnView(
   name: string,
   proof: Omit<AccessProof, "pw">,
 ): Promise<FileOnView> {
-  const file = await liveFile(s, await s.store.files.getByName(name));
+  const file = await liveFile(s, await fileByLinkName(s, name));
   if (exhausted(file)) throw notFound();
   if (!file.password) return { file, locked: false };
   const value = proof.cookie(file.id);

@@ -18,6 +18,7 @@ import type { Services } from "../services.ts";
 import type { Settings } from "../settings/registry.ts";
 import { parseSize } from "../units/size.ts";
 import { linkOrigin, routeLink } from "../links.ts";
+import { linkedName } from "./extensionless.ts";
 import { queueUpload } from "../webhooks/outbox.ts";
 import { anonymousUploader } from "../webhooks/payloads.ts";
 import { type UploadTarget, uploadTarget } from "./folders.ts";
@@ -176,7 +177,7 @@ export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): Uplo
       id: f.id,
       name: f.name,
       type: f.type,
-      url: routeLink(base, settings.filesRoute, f.name),
+      url: routeLink(base, settings.filesRoute, linkedName(settings, f.name)),
       ...(b.removedGps.has(f.id) ? { removedGps: true as const } : {}),
     })),
     ...(options.deletesAtLabel ? { deletesAt: options.deletesAtLabel } : {}),

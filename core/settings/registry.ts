@@ -463,12 +463,12 @@ export const REGISTRY = {
   featuresMetricsShowUserSpecific: features.boolean(true, "Include per-user numbers in metrics."),
   featuresVersionChecking: features.boolean(
     false,
-    "Kept for Zipline compatibility; unused: Ferry never calls the internet to check versions.",
+    "Ask featuresVersionAPI whether a newer version exists (GET /api/version); off, nothing is asked.",
   ),
   featuresVersionAPI: features.string(
     optional(url()),
     null,
-    "Kept for Zipline compatibility; unused: Ferry never calls a version API.",
+    "The version service GET /api/version asks while featuresVersionChecking is on.",
   ),
 
   invitesEnabled: invites.boolean(true, "Let administrators create invites."),

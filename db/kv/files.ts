@@ -128,6 +128,16 @@ export class KvFiles implements FileStore {
     return id === null ? null : await this.get(id);
   }
 
+  async namedWithPrefix(prefix: string, limit: number) {
+    // Keys of one part order by code point: every name starting with `prefix` sorts in
+    // [prefix, prefix + U+10FFFF).
+    const ids: string[] = [];
+    const range = { start: K.byName(prefix), end: K.byName(`${prefix}\u{10FFFF}`) };
+    for await (const entry of this.kv.list<string>(range, { limit })) ids.push(entry.value);
+    const files = await getAll<FileRecord>(this.kv, ids.map(K.file));
+    return files.flatMap((entry) => entry.value === null ? [] : [entry.value]);
+  }
+
   async update(id: string, patch: FilePatch, now: Date) {
     while (true) {
       const current = await this.kv.get<FileRecord>(K.file(id));

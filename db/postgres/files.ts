@@ -203,6 +203,13 @@ export class PostgresFiles implements FileStore {
     return row ? toFile(row) : null;
   }
 
+  async namedWithPrefix(prefix: string, limit: number) {
+    const rows = await this.sql<FileRow[]>`
+      SELECT * FROM files WHERE starts_with(name, ${prefix})
+      ORDER BY name COLLATE "C" LIMIT ${limit}`;
+    return rows.map(toFile);
+  }
+
   async update(id: string, patch: FilePatch, now: Date) {
     const values: Record<string, unknown> = { updated_at: now };
     for (const [key, value] of Object.entries(patch)) {

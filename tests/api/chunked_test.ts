@@ -9,6 +9,7 @@ import { ABANDONED_AFTER_MS, cleanAbandonedUploads } from "../../core/tasks/clea
 import type { QuotaRecord } from "../../db/store.ts";
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
+import { bytes, chunk, type Send, sendAll } from "../helpers/chunks.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { jpegWithGps, pngWithGps } from "../helpers/images.ts";
 import { actor } from "../helpers/users.ts";
@@ -18,56 +19,6 @@ const MIB = 1024 * 1024;
 async function settings(app: TestApp, values: Record<string, unknown>) {
   await app.services.store.updateSettings(values);
   await app.services.settings.reload();
-}
-
-/** `length` deterministic bytes. */
-function bytes(length: number): Uint8Array {
-  return new Uint8Array(length).map((_, i) => (i * 7 + (i >> 8)) % 251);
-}
-
-type Send = (path: string, init: RequestInit) => Promise<Response>;
-
-/** Sends bytes `start`–`end` (inclusive) of `file` as one chunk; returns the JSON reply. */
-async function chunk(
-  app: TestApp,
-  file: Uint8Array,
-  start: number,
-  end: number,
-  headers: Record<string, string>,
-  send: Send = app.request,
-): Promise<JsonReply> {
-  const form = new FormData();
-  form.append("file", new Blob([file.slice(start, end + 1)]), "blob");
-  const res = await send("/api/upload/partial", {
-    method: "POST",
-    body: form,
-    headers: {
-      "content-range": `bytes ${start}-${end}/${file.byteLength}`,
-      "x-zipline-p-filename": "movie.mp4",
-      "x-service-p-content-type": "video/mp4",
-      "x-service-p-content-length": String(file.byteLength),
-      ...(end === file.byteLength - 1 ? { "x-service-p-lastchunk": "true" } : {}),
-      ...headers,
-    },
-  });
-  return { status: res.status, body: await res.json(), headers: res.headers };
-}
-
-/** Sends `file` in chunks of `size`, one after the other; returns every reply. */
-async function sendAll(
-  app: TestApp,
-  file: Uint8Array,
-  size: number,
-  headers: Record<string, string>,
-): Promise<JsonReply[]> {
-  const first = await chunk(app, file, 0, Math.min(size, file.byteLength) - 1, headers);
-  const replies = [first];
-  const id = { "x-service-p-identifier": first.body.partialIdentifier };
-  for (let start = size; start < file.byteLength; start += size) {
-    const end = Math.min(start + size, file.byteLength) - 1;
-    replies.push(await chunk(app, file, start, end, { ...headers, ...id }));
-  }
-  return replies;
 }
 
 /** Asserts the last reply holds the file and that it is served back whole. */

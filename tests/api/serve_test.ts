@@ -133,7 +133,7 @@ apiTest("serve: active content runs sandboxed; media is served plainly", async (
 
 apiTest("serve: the files route follows the setting live", async (app) => {
   const a = await actor(app, "USER");
-  const { name } = await uploadOne(app, a.headers);
+  const { name } = await uploadOne(app, a.headers, "hello ferry", "hello.bin", "application/pdf");
   assert.equal(await (await app.request(`/u/${name}`)).text(), "hello ferry");
   await settings(app, { filesRoute: "/files" });
   assert.equal((await app.json("GET", `/u/${name}`)).status, 404);

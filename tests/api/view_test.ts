@@ -106,6 +106,11 @@ apiTest("view: a protected file asks for its password; its cookie opens the page
   const open = await (await get(app, `/view/${file.name}`, cookie)).text();
   assert.match(open, /<pre id="text-preview" data-src="\/raw\//);
   assert.doesNotMatch(open, /file-password-form/);
+  // A text file goes to its page whatever the cookie; an owner who turned text pages off has
+  // its bytes served by the files route, which then asks for the cookie or ?pw=.
+  assert.equal((await get(app, `/u/${file.name}`, cookie)).status, 302);
+  const off = await app.json("PATCH", "/api/user", { view: { disableTextFiles: true } }, a.headers);
+  assert.equal(off.status, 200);
   const viaRoute = await get(app, `/u/${file.name}`, cookie);
   assert.equal(viaRoute.status, 200, "with the cookie the files route serves it");
   assert.equal(await viaRoute.text(), "hello ferry");

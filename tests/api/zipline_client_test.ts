@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Secret, TOTP } from "otpauth";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { recordMetrics } from "../../core/tasks/metrics.ts";
-import { uploadOne } from "../helpers/files.ts";
+import { uploadFiles, uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
@@ -257,10 +257,112 @@ apiTest("zipline client: the version badge shows data.version.tag", async (app) 
     isLatest: true,
     version: { tag: `v${version}`, sha: commit },
   });
+  assert.equal(reply.body.cached, false);
   // Ferry's own fields stay.
   assert.equal(reply.body.version, version);
   assert.deepEqual(reply.body.details, { version, sha: commit });
 });
+
+/** A stand-in version service on loopback: answers `answer` (or hangs) and records each ask. */
+function versionService(answer: unknown | "hang") {
+  const asked: URL[] = [];
+  const hanging = Promise.withResolvers<void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    asked.push(new URL(req.url));
+    if (answer === "hang") await hanging.promise;
+    return Response.json(answer);
+  });
+  return {
+    asked,
+    url: `http://127.0.0.1:${server.addr.port}/ignored/path`,
+    async close() {
+      hanging.resolve();
+      await server.shutdown();
+    },
+  };
+}
+
+const NEWER = {
+  isUpstream: true,
+  isRelease: true,
+  isLatest: false,
+  version: { tag: "v0.0.0-test", sha: "abc", url: "https://example.test/v0" },
+  latest: { tag: "v9.0.0", url: "https://example.test/v9" },
+  extra: "dropped",
+};
+
+apiTest(
+  "zipline client: with version checking on, the badge shows the version service's word, asked once per 6 hours",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const service = versionService(NEWER);
+    try {
+      await settings(app, { featuresVersionChecking: true, featuresVersionAPI: service.url });
+      const first = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(first.status, 200);
+      const { extra: _, ...expected } = NEWER;
+      assert.deepEqual(first.body.data, expected);
+      assert.equal(first.body.cached, false);
+      assert.equal(service.asked.length, 1);
+      assert.equal(service.asked[0].pathname, "/");
+      assert.deepEqual(JSON.parse(service.asked[0].searchParams.get("details")!), {
+        version: app.services.build.version,
+        sha: app.services.build.commit,
+      });
+
+      const again = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.deepEqual([again.body.data, again.body.cached], [expected, true]);
+      assert.equal(service.asked.length, 1, "remembered");
+      app.clock.advance(6 * 60 * 60 * 1000);
+      const later = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(later.body.cached, false);
+      assert.equal(service.asked.length, 2, "asked again after 6 hours");
+
+      await settings(app, { featuresVersionChecking: false });
+      const off = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(off.body.data.isLatest, true, "off: the build's own answer");
+      assert.equal(service.asked.length, 2, "off: nothing asked");
+    } finally {
+      await service.close();
+    }
+  },
+);
+
+apiTest(
+  "zipline client: an unreachable version service answers the build quietly and is not asked on every call",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const own = {
+      isUpstream: false,
+      isRelease: true,
+      isLatest: true,
+      version: { tag: `v${app.services.build.version}`, sha: app.services.build.commit },
+    };
+    // Nothing listens on port 1; a service that never answers is cut off by the timeout.
+    const hanging = versionService("hang");
+    try {
+      for (const api of ["http://127.0.0.1:1/", hanging.url]) {
+        await settings(app, { featuresVersionChecking: true, featuresVersionAPI: api });
+        const reply = await app.json("GET", "/api/version", undefined, user.headers);
+        assert.equal(reply.status, 200);
+        assert.deepEqual([reply.body.data, reply.body.cached], [own, false]);
+        const again = await app.json("GET", "/api/version", undefined, user.headers);
+        assert.deepEqual([again.body.data, again.body.cached], [own, true], "not asked again");
+      }
+      assert.equal(hanging.asked.length, 1);
+      const warned = app.logger.lines.filter((l) =>
+        l.message === "the version service could not be asked"
+      );
+      assert.equal(warned.length, 2);
+      // Ten minutes on, it is asked again.
+      app.clock.advance(10 * 60 * 1000);
+      await app.json("GET", "/api/version", undefined, user.headers);
+      assert.equal(hanging.asked.length, 2);
+    } finally {
+      await hanging.close();
+    }
+  },
+);
 
 apiTest(
   "zipline client: the users page shows a created or edited user as just updated, with its view",
@@ -385,5 +487,111 @@ apiTest(
       }
     }
     assert.ok(Date.parse(recent.createdAt) > Date.parse(older.createdAt));
+  },
+);
+
+for (const datasource of ["local", "s3"] as const) {
+  apiTest(
+    `zipline client: the server page shows the datasource and its storage (${datasource}, administrators only)`,
+    async (app) => {
+      const admin = await actor(app, "ADMIN");
+      const user = await actor(app, "USER");
+      await uploadOne(app, user.headers, "twelve bytes", "a.txt");
+      const refused = await app.json("GET", "/api/server/status", undefined, user.headers);
+      assert.equal(refused.status, 403);
+      assert.equal((await app.json("GET", "/api/server/status")).status, 401);
+
+      const reply = await app.json("GET", "/api/server/status", undefined, admin.headers);
+      assert.equal(reply.status, 200);
+      assert.equal(reply.body.datasource, datasource);
+      const { used, total, available, path } = reply.body.storage;
+      if (datasource === "s3") {
+        assert.deepEqual({ used, total, available }, { used: 12, total: null, available: null });
+        assert.match(path, /^[a-z0-9-]+$/, "the bucket's name");
+      } else {
+        assert.ok(total > 0 && used > 0 && available > 0 && used + available <= total);
+        assert.ok(path.startsWith("/"), "the upload directory");
+      }
+    },
+    { datasource },
+  );
+}
+
+apiTest(
+  "zipline client: with filesExtensionlessUrls, upload links leave the extension out and still open the file",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const before = await uploadOne(app, user.headers, "first", "first.txt");
+    assert.ok(before.url.endsWith(`/u/${before.name}`), "off: the whole name");
+    const stem = before.name.replace(/\.txt$/, "");
+    assert.equal((await app.request(`/raw/${stem}`)).status, 404, "off: no name without extension");
+
+    await settings(app, { filesExtensionlessUrls: true });
+    const archive = await uploadFiles(app, [{ name: "logs.tar.gz", content: "gz" }], {
+      ...user.headers,
+      "x-zipline-format": "name",
+    });
+    assert.equal(archive.status, 200);
+    assert.equal(archive.body.files[0].name, "logs.tar.gz");
+    assert.equal(archive.body.files[0].url, "http://ferry.test/u/logs", "a double extension whole");
+    const raw = await app.request("/raw/logs");
+    assert.equal(raw.status, 200);
+    assert.equal(await raw.text(), "gz");
+    assert.equal((await app.request("/raw/logs.tar")).status, 404, "only the whole extension");
+
+    // The files list carries the same link; a file named exactly so wins.
+    const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+    const first = listed.body.page.find((f: { id: string }) => f.id === before.id);
+    assert.equal(first.url, `/u/${stem}`);
+    assert.equal(await (await app.request(`/raw/${stem}`)).text(), "first");
+    await uploadFiles(app, [{ name: stem, content: "exact" }], {
+      ...user.headers,
+      "x-zipline-format": "name",
+    });
+    assert.equal(await (await app.request(`/raw/${stem}`)).text(), "exact");
+  },
+);
+
+apiTest(
+  "zipline client: the files route sends text files, and every file of an owner with view.enabled, to /view/<name>",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const other = await actor(app, "USER", "other");
+    const text = await uploadOne(app, user.headers, "notes", "notes.md", "text/markdown");
+    const image = await uploadOne(app, user.headers, "png", "cat.png", "image/png");
+    const theirs = await uploadOne(app, other.headers, "png", "dog.png", "image/png");
+    const status = async (path: string) => {
+      const res = await app.request(path, { redirect: "manual" });
+      await res.body?.cancel();
+      return [res.status, res.headers.get("location")];
+    };
+
+    // Zipline's rule: text/* goes to its page (no query parameter bypasses it); others are bytes.
+    for (const query of ["", "?download=true", "?raw=true"]) {
+      assert.deepEqual(await status(`/u/${text.name}${query}`), [302, `/view/${text.name}`]);
+    }
+    assert.deepEqual(await status(`/u/${image.name}`), [200, null]);
+    assert.deepEqual(await status(`/raw/${text.name}`), [200, null], "/raw always serves bytes");
+    const page = await app.request(`/view/${text.name}`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /text-preview/);
+
+    // The owner's view page on: every file of theirs goes to its page; others' files do not.
+    await app.json("PATCH", "/api/user", { view: { enabled: true } }, user.headers);
+    assert.deepEqual(await status(`/u/${image.name}`), [302, `/view/${image.name}`]);
+    assert.deepEqual(await status(`/u/${theirs.name}`), [200, null]);
+
+    // Text pages off: text bytes are served (the view page still applies while enabled).
+    await app.json("PATCH", "/api/user", { view: { enabled: false, disableTextFiles: true } }, {
+      ...user.headers,
+    });
+    assert.deepEqual(await status(`/u/${text.name}`), [200, null]);
+    assert.deepEqual(await status(`/u/no-such-file.txt`), [404, null]);
+
+    // With extensionless links, the page named is the file's whole name.
+    await app.json("PATCH", "/api/user", { view: { enabled: true } }, user.headers);
+    await settings(app, { filesExtensionlessUrls: true });
+    const stem = image.name.replace(/\.png$/, "");
+    assert.deepEqual(await status(`/u/${stem}`), [302, `/view/${image.name}`]);
   },
 );

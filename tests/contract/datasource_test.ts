@@ -270,6 +270,24 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           assert.equal(await ds.size("lazy.bin"), 20 * MIB);
           await assertSameStream(await ds.get("lazy.bin"), lazyChunks(20, MIB));
         });
+
+        await t.step("usage: a disk's use and room, or the sum of a bucket's sizes", async () => {
+          const before = await ds.usage();
+          await ds.put("usage.bin", streamOf(pattern(1234, 9)));
+          const after = await ds.usage();
+          if (ds.kind === "s3") {
+            assert.equal(after.used - before.used, 1234);
+            assert.deepEqual([after.total, after.available], [null, null]);
+            const subdirectory = subject.rawKey("").replace(/\/$/, "");
+            assert.match(after.path, /^ferry-test-[^/]+/);
+            assert.ok(
+              after.path.endsWith(subdirectory ? `/${subdirectory}` : after.path.slice(-1)),
+            );
+          } else {
+            assert.ok(after.total! > 0 && after.available! >= 0 && after.used > 0);
+            assert.ok(after.used + after.available! <= after.total!);
+          }
+        });
       } finally {
         await subject.dispose();
       }

@@ -27,6 +27,20 @@ const newest = (userId: string) =>
   ({ userId, offset: 0, limit: 10, sortBy: "createdAt", order: "desc" }) as const;
 
 const steps: ContractSteps = {
+  async "namedWithPrefix: names starting with the prefix, in name order, at most limit"(store) {
+    const user = await storedUser(store);
+    for (const name of ["abc.txt", "abc", "abc.tar.gz", "abcd.png", "ab.png", "abc.ü"]) {
+      await stored(store, user.id, { name });
+    }
+    const names = async (prefix: string, limit = 10) =>
+      (await store.files.namedWithPrefix(prefix, limit)).map((f) => f.name);
+    assert.deepEqual(await names("abc."), ["abc.tar.gz", "abc.txt", "abc.ü"]);
+    assert.deepEqual(await names("abc.", 2), ["abc.tar.gz", "abc.txt"]);
+    assert.deepEqual(await names("abc"), ["abc", "abc.tar.gz", "abc.txt", "abc.ü", "abcd.png"]);
+    assert.deepEqual(await names("zz"), []);
+    assert.deepEqual(await names("a%"), [], "no pattern characters");
+  },
+
   async "create, get and getByName; a taken name or id is refused"(store) {
     const user = await storedUser(store);
     const file = await stored(store, user.id, { originalName: "a b.txt", deletesAt: next() });

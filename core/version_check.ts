@@ -1,0 +1,117 @@
+/**
+ * `GET /api/version`: the running build and, while `featuresVersionChecking`
+ * is on with a `featuresVersionAPI`, what that version service says of it,
+ * asked as Zipline asks it (`<api>/?details={"version","sha"}`). The service
+ * is asked at most once per {@link FRESH_MS} (a failure: once per
+ * {@link RETRY_MS}), with a short timeout, and one request at a time: when
+ * it cannot be reached the answer is the build's own, without an error and
+ * without waiting on every call.
+ */
+import { z } from "zod";
+import type { Services } from "./services.ts";
+
+/** How long the service's answer is used before it is asked again (Zipline: 6 hours). */
+export const FRESH_MS = 6 * 60 * 60 * 1000;
+/** How long after a failed ask the build's own answer is used before asking again. */
+export const RETRY_MS = 10 * 60 * 1000;
+/** How long one ask may take. */
+export const TIMEOUT_MS = 2000;
+
+/** The version service's answer (Zipline's `VersionAPI`); unknown fields are dropped. */
+const ServiceAnswer = z.object({
+  isUpstream: z.boolean(),
+  isRelease: z.boolean(),
+  isLatest: z.boolean(),
+  version: z.object({ tag: z.string(), sha: z.string().nullable(), url: z.string().optional() }),
+  latest: z.object({
+    tag: z.string(),
+    url: z.string(),
+    commit: z.object({ sha: z.string(), url: z.string(), pull: z.boolean() }).optional(),
+  }).optional(),
+});
+
+/** What `data` holds: the service's answer, or the build's own in its shape. */
+export type VersionData = z.infer<typeof ServiceAnswer>;
+
+/** One instance's remembered ask. */
+interface Remembered {
+  api: string;
+  data: VersionData | null;
+  until: number;
+  asking?: Promise<VersionData | null>;
+}
+
+const remembered = new WeakMap<Services["settings"], Remembered>();
+
+/** The build as a current release, in the service's shape: what is known without asking. */
+function ownAnswer(build: Services["build"]): VersionData {
+  return {
+    isUpstream: false,
+    isRelease: true,
+    isLatest: true,
+    version: { tag: `v${build.version}`, sha: build.commit },
+  };
+}
+
+/** Asks the service once; `null` (logged) when it cannot be reached or answers nonsense. */
+async function ask(s: Services, api: string): Promise<VersionData | null> {
+  const url = new URL(api);
+  url.pathname = "/";
+  url.searchParams.set(
+    "details",
+    JSON.stringify({ version: s.build.version, sha: s.build.commit }),
+  );
+  try {
+    const response = await fetch(url, {
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status}`);
+    }
+    const parsed = ServiceAnswer.safeParse(await response.json());
+    if (!parsed.success) throw new Error("not a version answer");
+    return parsed.data;
+  } catch (error) {
+    s.logger.warn("the version service could not be asked", {
+      api,
+      error: (error as Error).message,
+    });
+    return null;
+  }
+}
+
+/** The service's answer while fresh, asking it when due; `cached` when it was not asked now. */
+async function checked(s: Services, api: string): Promise<{ data: VersionData; cached: boolean }> {
+  let memo = remembered.get(s.settings);
+  if (memo === undefined || memo.api !== api) {
+    memo = { api, data: null, until: 0 };
+    remembered.set(s.settings, memo);
+  }
+  if (memo.asking === undefined && s.clock.now() < memo.until) {
+    return { data: memo.data ?? ownAnswer(s.build), cached: true };
+  }
+  const entry = memo;
+  entry.asking ??= ask(s, api).then((data) => {
+    entry.data = data;
+    entry.until = s.clock.now() + (data ? FRESH_MS : RETRY_MS);
+    entry.asking = undefined;
+    return data;
+  });
+  const data = await entry.asking;
+  return { data: data ?? ownAnswer(s.build), cached: false };
+}
+
+/**
+ * `GET /api/version`: Ferry's `version` and `commit`, Zipline's `details`,
+ * and `data`: the version service's word when checking is on and it answers,
+ * the build's own (a current release) otherwise.
+ */
+export async function versionInfo(s: Services) {
+  const { version, commit } = s.build;
+  const api = s.settings.get("featuresVersionAPI");
+  const on = s.settings.get("featuresVersionChecking") && api !== null;
+  const { data, cached } = on ? await checked(s, api) : { data: ownAnswer(s.build), cached: false };
+  return { version, commit, details: { version, sha: commit }, data, cached };
+}
