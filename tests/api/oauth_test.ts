@@ -272,3 +272,32 @@ oauthTest(
     assert.equal(none.status, 400);
   },
 );
+
+apiTest(
+  "conformance: the Discord preset sends the browser to Discord with PKCE and the derived redirect URI",
+  async (app) => {
+    await app.services.store.updateSettings({
+      featuresOauthRegistration: true,
+      oauthDiscordClientId: "1234",
+      oauthDiscordClientSecret: "discord-secret",
+    });
+    await app.services.settings.reload();
+    const res = await app.request("/api/auth/oauth/discord");
+    assert.equal(res.status, 302);
+    const url = new URL(res.headers.get("location")!);
+    assert.equal(url.origin + url.pathname, "https://discord.com/oauth2/authorize");
+    const q = Object.fromEntries(url.searchParams);
+    assert.equal(q.client_id, "1234");
+    assert.equal(q.scope, "identify");
+    assert.equal(q.redirect_uri, "http://ferry.test/api/auth/oauth/discord");
+    assert.equal(q.code_challenge_method, "S256");
+    assert.match(q.code_challenge, /^[\w-]{43}$/);
+    assert.match(q.state, /^[\w-]{43}$/);
+    assert.equal(q.nonce, undefined, "plain OAuth 2 has no ID token");
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("service_oauth="))!;
+    assert.match(cookie, /HttpOnly/i);
+    assert.match(cookie, /Path=\/api\/auth\/oauth/);
+    assert.match(cookie, /SameSite=Lax/i);
+    assert.ok(!cookie.includes(q.state), "the state travels sealed");
+  },
+);
