@@ -13,7 +13,7 @@ import { newId } from "../clock.ts";
 import { ApiError, badRequest, forbidden } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { type ClientInfo, startSession } from "../sessions.ts";
-import { encrypt } from "../tokens.ts";
+import { decrypt, encrypt } from "../tokens.ts";
 import { buildUser } from "../users.ts";
 import type { FlowResult } from "./flow.ts";
 import type { Preset } from "./providers.ts";
@@ -25,12 +25,22 @@ export type OauthOutcome =
   | { kind: "totp"; ticket: string }
   | { kind: "linked"; user: UserRecord };
 
-/** The provider's tokens, sealed with the server secret for the store. */
+/** A provider token as the store keeps it: sealed with the server secret. */
+export function sealProviderToken(s: Services, token: string): string {
+  return encrypt(token, s.secret, s.random);
+}
+
+/** A stored provider token in clear; one stored before tokens were sealed is returned as is. */
+export function openProviderToken(s: Services, stored: string): string {
+  return decrypt(stored, s.secret) ?? stored;
+}
+
+/** The link's fields a flow gives: the account's name and its tokens, sealed. */
 function sealed(s: Services, result: FlowResult) {
   return {
     username: result.profile.username,
-    accessToken: encrypt(result.accessToken, s.secret, s.random),
-    refreshToken: result.refreshToken && encrypt(result.refreshToken, s.secret, s.random),
+    accessToken: sealProviderToken(s, result.accessToken),
+    refreshToken: result.refreshToken && sealProviderToken(s, result.refreshToken),
   };
 }
 

@@ -11,6 +11,7 @@ import { decrypt, encrypt } from "../../core/tokens.ts";
 import { systemRandom } from "../../core/clock.ts";
 import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
 import { startOidcProvider, type TestProvider } from "../helpers/oidc_provider.ts";
+import { fixtureV4, importDoc } from "../helpers/transfer.ts";
 import { actor } from "../helpers/users.ts";
 
 const CALLBACK = "http://ferry.test/api/auth/oauth/oidc";
@@ -299,5 +300,27 @@ apiTest(
     assert.match(cookie, /Path=\/api\/auth\/oauth/);
     assert.match(cookie, /SameSite=Lax/i);
     assert.ok(!cookie.includes(q.state), "the state travels sealed");
+  },
+);
+
+oauthTest(
+  "conformance: a v4 export's linked OIDC account imports sealed and then signs its user in",
+  async (app, idp) => {
+    const admin = await actor(app, "SUPERADMIN", "admin");
+    const doc = await fixtureV4();
+    const lena = doc.data.userOauthProviders.find((l: { provider: string }) =>
+      l.provider === "OIDC"
+    );
+    lena.oauthId = "sub-lena-idp";
+    const imported = await importDoc(app, "v4", doc, admin.headers);
+    assert.equal(imported.status, 200);
+    const user = await app.services.store.getUserByUsername("lena");
+    const [link] = await app.services.store.oauth.listByUser(user!.id);
+    assert.notEqual(link.accessToken, lena.accessToken, "stored sealed");
+    assert.equal(decrypt(link.accessToken, TEST_SECRET), lena.accessToken);
+
+    const res = await signIn(app, idp, "lena-idp");
+    assert.equal(res.status, 302);
+    assert.equal((await me(app, sessionCookie(res.headers))).id, user!.id);
   },
 );
