@@ -9,7 +9,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { OAUTH_PROVIDERS } from "../db/oauth.ts";
-import { notFound } from "../core/errors.ts";
+import { ApiError, notFound } from "../core/errors.ts";
 import { completeOauth, listLinks, unlink } from "../core/oauth/accounts.ts";
 import {
   finishFlow,
@@ -28,6 +28,7 @@ import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { type AppEnv, currentUser as me } from "./env.ts";
 import { SelfUserSchema, Timestamp } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
+import { oauthErrorPage, wantsPage } from "./web/oauth_error.tsx";
 
 const Redirect = {
   description: "To the provider (start), or back to the dashboard (callback)",
@@ -142,26 +143,36 @@ export const oauthRoutes = newRouter()
     return c.json({ user: selfView(result.user) }, 200);
   })
   .openapi(oauthRoute, async (c) => {
-    const s = c.var.services;
-    const preset = presetOf(c.req.valid("param").provider);
-    if (!preset) throw notFound();
-    const query = c.req.valid("query");
-    const redirectUri = redirectUriOf(s, preset, new URL(c.req.url).host);
-    if (query.code === undefined && query.error === undefined) {
-      const mode = flowMode(query.state, c.var.user?.id ?? null);
-      const flow = await startFlow(s, preset, redirectUri, mode);
-      flowCookie(c, OAUTH_COOKIE, flow.cookie, OAUTH_FLOW_TTL_MS);
-      return c.redirect(flow.url, 302);
+    try {
+      return await oauthStep(c);
+    } catch (error) {
+      if (error instanceof ApiError && wantsPage(c)) return await oauthErrorPage(c, error);
+      throw error;
     }
-    const cookie = getCookie(c, OAUTH_COOKIE);
-    deleteCookie(c, OAUTH_COOKIE, { path: OAUTH_COOKIE_PATH });
-    const result = await finishFlow(s, preset, redirectUri, new URL(c.req.url), cookie);
-    const outcome = await completeOauth(s, preset, result, clientInfo(c), c.var.user);
-    if (outcome.kind === "linked") return c.redirect("/dashboard/settings", 302);
-    if (outcome.kind === "totp") {
-      flowCookie(c, TOTP_TICKET_COOKIE, outcome.ticket, TOTP_TICKET_TTL_MS);
-      return c.redirect("/auth/login?oauth=totp", 302);
-    }
-    setSessionCookie(c, outcome.secret);
-    return c.redirect("/dashboard", 302);
   });
+
+/** Starts or finishes a flow (see the route's description). */
+async function oauthStep(c: Context<AppEnv>) {
+  const s = c.var.services;
+  const preset = presetOf(c.req.param("provider") ?? "");
+  if (!preset) throw notFound();
+  const query = c.req.query();
+  const redirectUri = redirectUriOf(s, preset, new URL(c.req.url).host);
+  if (query.code === undefined && query.error === undefined) {
+    const mode = flowMode(query.state, c.var.user?.id ?? null);
+    const flow = await startFlow(s, preset, redirectUri, mode);
+    flowCookie(c, OAUTH_COOKIE, flow.cookie, OAUTH_FLOW_TTL_MS);
+    return c.redirect(flow.url, 302);
+  }
+  const cookie = getCookie(c, OAUTH_COOKIE);
+  deleteCookie(c, OAUTH_COOKIE, { path: OAUTH_COOKIE_PATH });
+  const result = await finishFlow(s, preset, redirectUri, new URL(c.req.url), cookie);
+  const outcome = await completeOauth(s, preset, result, clientInfo(c), c.var.user);
+  if (outcome.kind === "linked") return c.redirect("/dashboard/settings", 302);
+  if (outcome.kind === "totp") {
+    flowCookie(c, TOTP_TICKET_COOKIE, outcome.ticket, TOTP_TICKET_TTL_MS);
+    return c.redirect("/auth/login?oauth=totp", 302);
+  }
+  setSessionCookie(c, outcome.secret);
+  return c.redirect("/dashboard", 302);
+}

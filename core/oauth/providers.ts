@@ -6,6 +6,7 @@
  * provider are OpenID Connect (the profile is the verified ID token's claims).
  */
 import type { OauthProvider } from "../../db/oauth.ts";
+import { oauthEnabled } from "../server_info.ts";
 import type { Settings } from "../settings/registry.ts";
 
 /** The account a provider vouches for. */
@@ -141,6 +142,28 @@ export const OIDC: Preset = {
 
 /** Every preset, in the order the login page shows them. */
 export const PRESETS: readonly Preset[] = [DISCORD, GITHUB, GOOGLE, OIDC];
+
+/** The presets a person may sign in with now: configured, and OAuth turned on. */
+export function enabledPresets(settings: Settings): Preset[] {
+  const on = oauthEnabled(settings);
+  return PRESETS.filter((p) => on[p.slug]);
+}
+
+/**
+ * What the login page offers: the provider buttons, whether the password
+ * form shows (not under `oauthLoginOnly` with a provider to use, unless
+ * `local` asks for it), and the provider to go straight to
+ * (`oauthBypassLocalLogin` with exactly one provider, unless `local`).
+ */
+export function loginChoices(settings: Settings, local: boolean) {
+  const providers = enabledPresets(settings);
+  const only = providers.length === 1 ? providers[0] : null;
+  return {
+    providers: providers.map((p) => ({ slug: p.slug, name: p.name })),
+    passwordForm: local || providers.length === 0 || !settings.oauthLoginOnly,
+    bypassTo: !local && settings.oauthBypassLocalLogin && only ? only.slug : null,
+  };
+}
 
 /** The preset for a path segment, or `undefined`. */
 export function presetOf(slug: string): Preset | undefined {

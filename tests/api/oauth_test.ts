@@ -324,3 +324,55 @@ oauthTest(
     assert.equal((await me(app, sessionCookie(res.headers))).id, user!.id);
   },
 );
+
+const html = async (app: TestApp, path: string, headers: Record<string, string> = {}) => {
+  const res = await app.request(path, { headers: { accept: "text/html", ...headers } });
+  return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+};
+
+oauthTest(
+  "conformance: the login page offers the provider; oauthLoginOnly hides the password form",
+  async (app) => {
+    const open = await html(app, "/auth/login");
+    assert.match(open.text, /href="\/api\/auth\/oauth\/oidc"/);
+    assert.match(open.text, /id="login-form"/);
+    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.settings.reload();
+    const only = await html(app, "/auth/login");
+    assert.match(only.text, /Sign in with OpenID Connect/);
+    assert.doesNotMatch(only.text, /id="login-form"/);
+    assert.match((await html(app, "/auth/login?local")).text, /id="login-form"/);
+    const totp = await html(app, "/auth/login?oauth=totp");
+    assert.match(totp.text, /id="oauth-totp-form"/);
+  },
+);
+
+oauthTest(
+  "conformance: oauthBypassLocalLogin sends the login page to the only provider",
+  async (app) => {
+    const res = await html(app, "/auth/login");
+    assert.equal(res.status, 302);
+    assert.equal(res.location, "/api/auth/oauth/oidc");
+    assert.equal((await html(app, "/auth/login?local")).status, 200);
+  },
+  { oauthBypassLocalLogin: true },
+);
+
+apiTest("conformance: without providers the login page is as before", async (app) => {
+  const page = await html(app, "/auth/login");
+  assert.match(page.text, /id="login-form"/);
+  assert.doesNotMatch(page.text, /oauth-providers/);
+});
+
+oauthTest(
+  "conformance: a failed sign-in in a browser is a page with the reason and the way back",
+  async (app, idp) => {
+    const { location, flow } = await start(app);
+    const back = await idp.authorize(location, "alice");
+    back.searchParams.set("state", "forged");
+    const page = await html(app, back.pathname + back.search, { cookie: flow });
+    assert.equal(page.status, 400);
+    assert.match(page.text, /Invalid OAuth state parameter/);
+    assert.match(page.text, /href="\/auth\/login\?local"/);
+  },
+);
