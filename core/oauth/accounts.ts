@@ -80,6 +80,7 @@ async function register(s: Services, preset: Preset, result: FlowResult): Promis
     throw forbidden(`No account here is linked to this ${preset.name} account`);
   }
   if (!profile.verified) {
+    s.logger.info("oauth registration refused: email not verified", { provider: preset.slug });
     throw forbidden(`${preset.name} has not verified this account's email address`);
   }
   const user = await buildUser(s, {

@@ -21,9 +21,10 @@ function oauthTest(
   name: string,
   fn: (app: TestApp, idp: TestProvider) => Promise<void>,
   settings: Record<string, unknown> = {},
+  claims?: (login: string) => Record<string, unknown>,
 ) {
   apiTest(name, async (app) => {
-    const idp = await startOidcProvider({ redirectUri: CALLBACK });
+    const idp = await startOidcProvider({ redirectUri: CALLBACK, claims });
     try {
       await app.services.store.updateSettings({ ...idp.settings, ...settings });
       await app.services.settings.reload();
@@ -374,5 +375,34 @@ oauthTest(
     assert.equal(page.status, 400);
     assert.match(page.text, /Invalid OAuth state parameter/);
     assert.match(page.text, /href="\/auth\/login\?local"/);
+  },
+);
+
+oauthTest(
+  "security #22: no account is made from an email address the provider has not verified",
+  async (app, idp) => {
+    const res = await signIn(app, idp, "mallory");
+    assert.equal(res.status, 403);
+    assert.deepEqual(await body(res), {
+      error: "OpenID Connect has not verified this account's email address",
+      statusCode: 403,
+    });
+    assert.equal(await app.services.store.getUserByUsername("victim@example.com"), null);
+  },
+  {},
+  () => ({ preferred_username: null, email: "victim@example.com", email_verified: false }),
+);
+
+oauthTest(
+  "conformance: a provider that cannot be reached is 503 with a log line",
+  async (app, idp) => {
+    await idp.close();
+    const res = await app.request("/api/auth/oauth/oidc");
+    assert.equal(res.status, 503);
+    assert.deepEqual(await body(res), {
+      error: "OpenID Connect could not be reached, try again later",
+      statusCode: 503,
+    });
+    assert.ok(app.logger.lines.some((l) => l.message === "oauth provider failed"));
   },
 );
