@@ -13,8 +13,8 @@ import { ApiError, badRequest, forbidden } from "../errors.ts";
 import { base64url } from "../secrets.ts";
 import { oauthEnabled } from "../server_info.ts";
 import type { Services } from "../services.ts";
-import { decrypt, encrypt } from "../tokens.ts";
 import type { OauthProfile, Preset } from "./providers.ts";
+import { seal, unseal } from "./sealed.ts";
 
 /** The cookie holding the sealed flow between start and callback. */
 export const OAUTH_COOKIE = "service_oauth";
@@ -157,15 +157,13 @@ export async function startFlow(
     code_challenge_method: "S256",
     ...(preset.openid ? { nonce: pending.nonce } : {}),
   }).toString();
-  return { url: url.toString(), cookie: encrypt(JSON.stringify(pending), s.secret, s.random) };
+  return { url: url.toString(), cookie: seal(s, "oauth-flow", pending) };
 }
 
 /** The flow the cookie holds, if it is this provider's and not expired. */
-function unseal(s: Services, preset: Preset, cookie: string | undefined): Pending | null {
-  const plain = cookie ? decrypt(cookie, s.secret) : null;
-  if (!plain) return null;
-  const pending = JSON.parse(plain) as Pending;
-  return pending.provider === preset.slug && pending.expiresAt > s.clock.now() ? pending : null;
+function pendingFlow(s: Services, preset: Preset, cookie: string | undefined): Pending | null {
+  const pending = unseal<Pending>(s, "oauth-flow", cookie);
+  return pending?.provider === preset.slug && pending.expiresAt > s.clock.now() ? pending : null;
 }
 
 /**
@@ -180,7 +178,7 @@ export async function finishFlow(
   cookie: string | undefined,
 ): Promise<FlowResult> {
   const { client, secret } = clientOf(s, preset);
-  const pending = unseal(s, preset, cookie);
+  const pending = pendingFlow(s, preset, cookie);
   const state = callback.searchParams.get("state");
   if (!pending || state !== pending.state) {
     s.logger.warn("oauth state mismatch", { provider: preset.slug, cookie: pending !== null });

@@ -8,8 +8,8 @@ import type { UserRecord } from "../../db/store.ts";
 import { badRequest } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { type ClientInfo, startSession } from "../sessions.ts";
-import { decrypt, encrypt } from "../tokens.ts";
 import { verifyLoginCode } from "../totp.ts";
+import { seal, unseal } from "./sealed.ts";
 
 /** The cookie holding the ticket. */
 export const TOTP_TICKET_COOKIE = "service_oauth_totp";
@@ -18,8 +18,7 @@ export const TOTP_TICKET_TTL_MS = 5 * 60 * 1000;
 
 /** A sealed ticket for `user`'s second step. */
 export function issueTotpTicket(s: Services, user: UserRecord): string {
-  const ticket = { userId: user.id, expiresAt: s.clock.now() + TOTP_TICKET_TTL_MS };
-  return encrypt(JSON.stringify(ticket), s.secret, s.random);
+  return seal(s, "oauth-totp", { userId: user.id, expiresAt: s.clock.now() + TOTP_TICKET_TTL_MS });
 }
 
 /** Checks the ticket and the code, then starts the session. */
@@ -29,11 +28,9 @@ export async function finishTotpStep(
   code: string,
   client: ClientInfo,
 ): Promise<{ user: UserRecord; secret: string }> {
-  const plain = ticket ? decrypt(ticket, s.secret) : null;
-  const parsed = plain ? JSON.parse(plain) as { userId: string; expiresAt: number } : null;
-  const user = parsed && parsed.expiresAt > s.clock.now()
-    ? await s.store.getUser(parsed.userId)
-    : null;
+  const parsed = unseal<{ userId: string; expiresAt: number }>(s, "oauth-totp", ticket);
+  const live = parsed && parsed.expiresAt > s.clock.now() && typeof parsed.userId === "string";
+  const user = live ? await s.store.getUser(parsed.userId) : null;
   if (!user) throw badRequest("The sign-in has expired, start again");
   if (!(await verifyLoginCode(s, user, code))) throw badRequest("Invalid code");
   const { secret } = await startSession(s, user, client);

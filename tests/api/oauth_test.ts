@@ -150,8 +150,12 @@ oauthTest(
 oauthTest("security #22: an ID token with another nonce is refused", async (app, idp) => {
   const { location, flow } = await start(app);
   const [name, sealed] = flow.split("=");
-  const pending = JSON.parse(decrypt(decodeURIComponent(sealed), TEST_SECRET)!);
-  const forged = encrypt(JSON.stringify({ ...pending, nonce: "other" }), TEST_SECRET, systemRandom);
+  const { purpose, value } = JSON.parse(decrypt(decodeURIComponent(sealed), TEST_SECRET)!);
+  const forged = encrypt(
+    JSON.stringify({ purpose, value: { ...value, nonce: "other" } }),
+    TEST_SECRET,
+    systemRandom,
+  );
   const res = await callback(app, await idp.authorize(location, "alice"), `${name}=${forged}`);
   assert.equal(res.status, 400);
   assert.match((await body(res)).error, /could not be verified/);
@@ -404,5 +408,29 @@ oauthTest(
       statusCode: 503,
     });
     assert.ok(app.logger.lines.some((l) => l.message === "oauth provider failed"));
+  },
+);
+
+oauthTest(
+  "security #22: a sealed value made for something else is not taken as a flow or a ticket",
+  async (app, idp) => {
+    const { location, flow } = await start(app);
+    const back = await idp.authorize(location, "alice");
+    const alice = await actor(app, "USER", "someone");
+    const apiToken = alice.headers.authorization;
+    const swapped = await callback(app, back, `service_oauth=${apiToken}`);
+    assert.deepEqual(await body(swapped), {
+      error: "Invalid OAuth state parameter",
+      statusCode: 400,
+    });
+    for (const ticket of [flow.split("=")[1], apiToken]) {
+      const res = await app.json("POST", "/api/auth/oauth/totp", { code: "123456" }, {
+        cookie: `service_oauth_totp=${ticket}`,
+      });
+      assert.deepEqual(res.body, {
+        error: "The sign-in has expired, start again",
+        statusCode: 400,
+      });
+    }
   },
 );
