@@ -3,10 +3,11 @@
  * server process, a real provider (`oidc-provider` on loopback) and chromium.
  * The provider's button on the login page registers and signs in a new user;
  * the account page lists the linked account and refuses to unlink the last
- * way to sign in; a password user linking that same account gets the error
+ * way to sign in; once she has TOTP, the provider is followed by her code; a password user linking that same account gets the error
  * page with its way back.
  */
 import assert from "node:assert/strict";
+import { Secret, TOTP } from "otpauth";
 import type { Page } from "playwright-core";
 import {
   launchChromium,
@@ -18,6 +19,24 @@ import {
 } from "../helpers/browser.ts";
 import { startOidcProvider } from "../helpers/oidc_provider.ts";
 import { startServer } from "../helpers/process.ts";
+
+/** Turns TOTP on on the server (admin's cookie) and for the user of `cookie`; returns the secret. */
+async function enableTotp(origin: string, admin: string, cookie: string): Promise<string> {
+  const call = async (method: string, path: string, as: string, body?: unknown) => {
+    const res = await fetch(`${origin}${path}`, {
+      method,
+      headers: { "content-type": "application/json", cookie: as },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    return await res.json();
+  };
+  await call("PATCH", "/api/server/settings", admin, { mfaTotpEnabled: true });
+  const { secret } = await call("GET", "/api/user/mfa/totp", cookie);
+  const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate();
+  await call("POST", "/api/user/mfa/totp", cookie, { code, secret });
+  return secret;
+}
 
 /** Signs in as `login` on the provider's page and consents. */
 async function atProvider(page: Page, login: string) {
@@ -71,6 +90,21 @@ Deno.test({
       await card.getByText("You can't delete your last OAuth provider without a password")
         .waitFor();
       await screenshot(page, "oauth-linked-accounts");
+
+      // Alice turns TOTP on; the provider alone no longer signs her in.
+      const alice = (await context.cookies()).find((c) => c.name === "service_session")!;
+      const secret = await enableTotp(origin, cookie, `service_session=${alice.value}`);
+      await context.clearCookies(); // the provider's too: it shares the host
+      await page.goto(`${origin}/auth/login`);
+      await page.getByRole("link", { name: "Sign in with OpenID Connect" }).click();
+      await atProvider(page, "alice");
+      await page.waitForURL(`${origin}/auth/login?oauth=totp`);
+      const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
+      await page.getByLabel("Code from your authenticator app")
+        .fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL(`${origin}/dashboard`);
+      assert.equal(await page.locator("#signed-in-as").textContent(), "alice");
 
       await context.clearCookies(); // the provider's too: it shares the host
       await signIn(page, origin);
