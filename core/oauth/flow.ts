@@ -75,11 +75,11 @@ function options(url: string) {
 
 /**
  * The issuers whose discovery document may describe the provider: `url`
- * itself when no authorization endpoint is configured, otherwise each path
- * prefix of the configured endpoint, longest first.
+ * itself (exactly: an issuer may end with `/`) when no authorization endpoint
+ * is to be matched, otherwise each path prefix of that endpoint, longest first.
  */
 export function issuerCandidates(url: string, authorization?: string): string[] {
-  if (authorization === undefined) return [url.replace(/\/$/, "")];
+  if (authorization === undefined) return [url];
   const u = new URL(authorization);
   const parts = u.pathname.split("/").filter(Boolean);
   return parts.map((_, i) => `${u.origin}/${parts.slice(0, parts.length - 1 - i).join("/")}`)

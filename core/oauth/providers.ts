@@ -114,9 +114,10 @@ export const GOOGLE: Preset = {
 };
 
 /**
- * Any OpenID Connect provider. Zipline's settings name its endpoints, not its
- * issuer; the issuer is the one whose discovery document names the
- * configured authorization endpoint (`flow.ts` looks for it).
+ * Any OpenID Connect provider, found by discovery: at `oauthOidcIssuerUrl`
+ * when it is set; otherwise (Zipline's settings name the endpoints, not the
+ * issuer) the issuer is the one above the configured authorization URL whose
+ * discovery document names that URL (`flow.ts` looks for it).
  */
 export const OIDC: Preset = {
   provider: "OIDC",
@@ -126,10 +127,10 @@ export const OIDC: Preset = {
   params: {},
   openid: true,
   client: (s) => ({ id: s.oauthOidcClientId, secret: s.oauthOidcClientSecret }),
-  endpoints: (s) => ({
-    discover: s.oauthOidcAuthorizeUrl!,
-    authorization: s.oauthOidcAuthorizeUrl!,
-  }),
+  endpoints: (s) =>
+    s.oauthOidcIssuerUrl
+      ? { discover: s.oauthOidcIssuerUrl }
+      : { discover: s.oauthOidcAuthorizeUrl!, authorization: s.oauthOidcAuthorizeUrl! },
   redirectUri: (s) => s.oauthOidcRedirectUri,
   profile: (c) => {
     const name = first(c, ["preferred_username", "name", "given_name"]);

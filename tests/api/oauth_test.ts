@@ -434,3 +434,14 @@ oauthTest(
     }
   },
 );
+
+oauthTest("conformance: with oauthOidcIssuerUrl set, discovery starts there", async (app, idp) => {
+  await app.services.store.updateSettings({
+    oauthOidcIssuerUrl: idp.issuer,
+    oauthOidcAuthorizeUrl: "http://127.0.0.1:1/elsewhere/authorize",
+  });
+  await app.services.settings.reload();
+  const res = await signIn(app, idp, "alice");
+  assert.equal(res.status, 302);
+  assert.equal((await me(app, sessionCookie(res.headers))).username, "alice");
+});
