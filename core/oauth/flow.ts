@@ -97,19 +97,34 @@ async function metadata(s: Services, preset: Preset): Promise<oauth.Authorizatio
       userinfo_endpoint: ends.userinfo,
     };
   }
+  const key = `${ends.discover} ${ends.authorization ?? ""}`;
+  const cached = DISCOVERED.get(key);
+  if (cached && cached.until > s.clock.now()) return cached.as;
   let failure: unknown = "no discovery document";
   for (const issuer of issuerCandidates(ends.discover, ends.authorization)) {
     try {
       const url = new URL(issuer);
       const response = await oauth.discoveryRequest(url, { algorithm: "oidc", ...options(issuer) });
       const as = await oauth.processDiscoveryResponse(url, response);
-      if (!ends.authorization || as.authorization_endpoint === ends.authorization) return as;
+      if (!ends.authorization || as.authorization_endpoint === ends.authorization) {
+        DISCOVERED.set(key, { as, until: s.clock.now() + DISCOVERY_TTL_MS });
+        return as;
+      }
     } catch (error) {
       failure = error;
     }
   }
   throw providerDown(s, preset, failure);
 }
+
+/** How long a discovery document is reused: 10 minutes. */
+const DISCOVERY_TTL_MS = 10 * 60 * 1000;
+/**
+ * Discovery documents by what was discovered: public metadata, so each
+ * process may keep its own copy (a flow started on one instance finishes on
+ * another that discovers for itself).
+ */
+const DISCOVERED = new Map<string, { as: oauth.AuthorizationServer; until: number }>();
 
 function clientOf(s: Services, preset: Preset): { client: oauth.Client; secret: string } {
   const settings = s.settings.all();
