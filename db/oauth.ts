@@ -1,8 +1,7 @@
 /**
  * OAuth links: which external account (provider plus its account id) belongs
- * to which user. Ferry has no OAuth login yet; the links are kept so that an
- * instance moved from Zipline keeps them and exports them again, and so that
- * OAuth login can be built on them.
+ * to which user, for signing in with the provider (`core/oauth/`). Links
+ * Ferry makes hold the provider's tokens encrypted with the server secret.
  */
 
 /** The OAuth providers Zipline v4 knows. */
@@ -32,4 +31,11 @@ export interface OauthStore {
   find(provider: OauthProvider, oauthId: string | null): Promise<OauthLinkRecord | null>;
   /** A user's links, oldest first. */
   listByUser(userId: string): Promise<OauthLinkRecord[]>;
+  /** Stores fresh tokens and the account's current name on link `id`. */
+  refresh(
+    id: string,
+    fields: Pick<OauthLinkRecord, "username" | "accessToken" | "refreshToken">,
+  ): Promise<void>;
+  /** Removes the user's links to `provider`; `false` when there were none. */
+  remove(userId: string, provider: OauthProvider): Promise<boolean>;
 }

@@ -14,6 +14,7 @@ import { setupRoutes } from "./setup.ts";
 import { settingsRoutes } from "./settings.ts";
 import { settingsRegistryRoutes } from "./settings_registry.ts";
 import { authRoutes } from "./auth.ts";
+import { oauthRoutes } from "./oauth.ts";
 import { userRoutes } from "./user.ts";
 import { mfaRoutes } from "./mfa.ts";
 import { webRoutes } from "./web/mod.tsx";
@@ -54,6 +55,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", healthRoutes);
   app.route("/api", docsRoutes);
   app.route("/api", authRoutes);
+  app.route("/api", oauthRoutes);
   app.route("/api", userRoutes);
   app.route("/api", userExportRoutes);
   app.route("/api", mfaRoutes);

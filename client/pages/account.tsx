@@ -4,8 +4,8 @@
 /**
  * `/dashboard/settings`: the account: username and password, the API token
  * (reveal, copy, regenerate), the sessions (revoke), uploader configurations
- * for ShareX and Flameshot made for this user and server, and the export of
- * all one's files as a zip.
+ * for ShareX and Flameshot made for this user and server, the linked OAuth
+ * accounts (link, unlink), and the export of all one's files as a zip.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -241,6 +241,82 @@ function SessionsCard() {
   );
 }
 
+/** A linked OAuth account, as its owner's list shows it. */
+interface OauthLink {
+  id: string;
+  provider: "DISCORD" | "GOOGLE" | "GITHUB" | "OIDC";
+  username: string;
+}
+
+const PROVIDER_NAMES = {
+  DISCORD: "Discord",
+  GITHUB: "GitHub",
+  GOOGLE: "Google",
+  OIDC: "OpenID Connect",
+} as const;
+
+/** The linked accounts: unlink one; link a provider that is on and not linked yet. */
+function LinkedAccountsCard() {
+  const [links, setLinks] = useState<OauthLink[] | null>(null);
+  const [enabled, setEnabled] = useState<Record<string, boolean>>({});
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  useEffect(() => {
+    api<OauthLink[]>("GET", "/api/auth/oauth").then(setLinks);
+    api<{ oauthEnabled: Record<string, boolean> }>("GET", "/api/server/public")
+      .then((p) => setEnabled(p.oauthEnabled));
+  }, []);
+  if (!links) return null;
+  const linkable = (Object.keys(PROVIDER_NAMES) as OauthLink["provider"][])
+    .filter((p) => enabled[p.toLowerCase()] && !links.some((l) => l.provider === p));
+  if (links.length === 0 && linkable.length === 0) return null;
+  const remove = (provider: string) =>
+    attempt(setOutcome, "Unlinked.", async () => {
+      setLinks(await api<OauthLink[]>("DELETE", "/api/auth/oauth", { provider }));
+    });
+  return (
+    <section class="card" aria-labelledby="oauth-title">
+      <h2 id="oauth-title">Linked accounts</h2>
+      {links.length > 0 && (
+        <table aria-labelledby="oauth-title">
+          <thead>
+            <tr>
+              <th scope="col">Provider</th>
+              <th scope="col">Account</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {links.map((l) => (
+              <tr key={l.id}>
+                <td>{PROVIDER_NAMES[l.provider]}</td>
+                <td>{l.username}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Unlink ${PROVIDER_NAMES[l.provider]}`}
+                    onClick={() => remove(l.provider)}
+                  >
+                    Unlink
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {linkable.map((p) => (
+        <a key={p} class="button" href={`/api/auth/oauth/${p.toLowerCase()}?state=link`}>
+          Link {PROVIDER_NAMES[p]}
+        </a>
+      ))}
+      <OutcomeLine outcome={outcome} />
+    </section>
+  );
+}
+
 /** Offers `text` as a file called `name` to download. */
 function download(name: string, type: string, text: string): void {
   const link = document.createElement("a");
@@ -356,6 +432,7 @@ export function AccountPage({ config, site }: { config: PageConfig; site: string
       {me && <EmbedForm initial={me.view} username={me.username} />}
       <TokenCard />
       <SessionsCard />
+      <LinkedAccountsCard />
       <UploaderConfigs config={config} site={site} />
       <ExportCard />
     </>

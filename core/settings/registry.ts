@@ -529,6 +529,12 @@ export const REGISTRY = {
   oauthOidcAuthorizeUrl: oauthUrl("authorization"),
   oauthOidcTokenUrl: oauthUrl("token"),
   oauthOidcUserinfoUrl: oauthUrl("userinfo"),
+  oauthOidcIssuerUrl: oauth.string(
+    optional(url()),
+    null,
+    "Generic OIDC provider's issuer, whose discovery document gives its endpoints and keys; " +
+      "null looks for it above the authorization URL.",
+  ),
   oauthOidcRedirectUri: redirect("oidc", "Generic OIDC"),
 
   mfaTotpEnabled: mfa.boolean(false, "Let users turn on TOTP codes."),

@@ -77,7 +77,7 @@ export const OAUTH_PROVIDERS: { name: string; required: SettingKey[]; optional: 
       "oauthOidcTokenUrl",
       "oauthOidcUserinfoUrl",
     ],
-    optional: ["oauthOidcRedirectUri"],
+    optional: ["oauthOidcRedirectUri", "oauthOidcIssuerUrl"],
   },
 ];
 

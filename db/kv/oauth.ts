@@ -47,12 +47,29 @@ export class KvOauth implements OauthStore {
     return links.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
+  async refresh(
+    id: string,
+    fields: Pick<OauthLinkRecord, "username" | "accessToken" | "refreshToken">,
+  ): Promise<void> {
+    const entry = await this.kv.get<OauthLinkRecord>(K.link(id));
+    if (!entry.value) return;
+    await this.kv.atomic().check(entry).set(K.link(id), { ...entry.value, ...fields }).commit();
+  }
+
+  async remove(userId: string, provider: OauthProvider): Promise<boolean> {
+    const links = (await this.listByUser(userId)).filter((l) => l.provider === provider);
+    for (const link of links) await this.drop(link);
+    return links.length > 0;
+  }
+
   /** Removes every link of a user; `KvStore.deleteUser` calls it. */
   async deleteByUser(userId: string): Promise<void> {
-    for (const link of await this.listByUser(userId)) {
-      const op = this.kv.atomic().delete(K.link(link.id)).delete([...K.byUser(userId), link.id]);
-      if (link.oauthId !== null) op.delete(K.byAccount(link.provider, link.oauthId));
-      await op.commit();
-    }
+    for (const link of await this.listByUser(userId)) await this.drop(link);
+  }
+
+  private async drop(link: OauthLinkRecord): Promise<void> {
+    const op = this.kv.atomic().delete(K.link(link.id)).delete([...K.byUser(link.userId), link.id]);
+    if (link.oauthId !== null) op.delete(K.byAccount(link.provider, link.oauthId));
+    await op.commit();
   }
 }

@@ -56,4 +56,18 @@ export class PostgresOauth implements OauthStore {
       SELECT * FROM oauth_links WHERE user_id = ${userId} ORDER BY created_at, id`;
     return rows.map(toLink);
   }
+
+  async refresh(
+    id: string,
+    f: Pick<OauthLinkRecord, "username" | "accessToken" | "refreshToken">,
+  ): Promise<void> {
+    await this.sql`UPDATE oauth_links SET username = ${f.username},
+      access_token = ${f.accessToken}, refresh_token = ${f.refreshToken} WHERE id = ${id}`;
+  }
+
+  async remove(userId: string, provider: OauthProvider): Promise<boolean> {
+    const gone = await this.sql`DELETE FROM oauth_links
+      WHERE user_id = ${userId} AND provider = ${provider} RETURNING id`;
+    return gone.length > 0;
+  }
 }

@@ -11,12 +11,14 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getCookie } from "hono/cookie";
 import { ApiError } from "../../core/errors.ts";
 import { fileEmbed } from "../../core/files/embed.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
+import { loginChoices } from "../../core/oauth/providers.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
@@ -67,7 +69,11 @@ async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
 }
 
 /** Sends a rendered page, in the website's look, with the security headers every page gets. */
-function page(c: Context<AppEnv>, body: ReturnType<typeof LoginPage>, status: 200 | 404 = 200) {
+export function page(
+  c: Context<AppEnv>,
+  body: ReturnType<typeof LoginPage>,
+  status: ContentfulStatusCode = 200,
+) {
   const look = lookOf(c.var.services.settings.all(), getCookie(c, THEME_COOKIE));
   c.header("content-security-policy", contentSecurityPolicy(look));
   c.header("x-content-type-options", "nosniff");
@@ -158,8 +164,21 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/auth/login", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);
     const s = c.var.services;
-    const passkeys = relyingPartyOf(s) !== null;
-    return page(c, <LoginPage site={s.settings.get("websiteTitle")} passkeys={passkeys} />);
+    const choices = loginChoices(s.settings.all(), c.req.query("local") !== undefined);
+    const oauthTotp = c.req.query("oauth") === "totp";
+    if (choices.bypassTo && !oauthTotp) {
+      return c.redirect(`/api/auth/oauth/${choices.bypassTo}`, 302);
+    }
+    return page(
+      c,
+      <LoginPage
+        site={s.settings.get("websiteTitle")}
+        passkeys={relyingPartyOf(s) !== null}
+        providers={choices.providers}
+        passwordForm={choices.passwordForm}
+        oauthTotp={oauthTotp}
+      />,
+    );
   })
   .get("/auth/register", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);

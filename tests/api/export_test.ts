@@ -22,7 +22,13 @@ async function snapshot(store: Store) {
       quota: u.quota && { ...u.quota, id: undefined },
       createdAt: u.createdAt.toISOString(),
       passkeys: (await store.mfa.listPasskeys(u.id)).map((k) => ({ ...k, id: 0, userId: 0 })),
-      oauth: (await store.oauth.listByUser(u.id)).map((l) => ({ ...l, id: 0, userId: 0 })),
+      oauth: (await store.oauth.listByUser(u.id)).map((l) => ({
+        ...l,
+        id: 0,
+        userId: 0,
+        accessToken: decrypt(l.accessToken, TEST_SECRET),
+        refreshToken: l.refreshToken && decrypt(l.refreshToken, TEST_SECRET),
+      })),
     };
   }
   const folders = new Map<string, string>();

@@ -200,6 +200,7 @@ const CASES: Record<SettingKey, Case> = {
     valid: "https://files.example.com/api/auth/oauth/oidc",
     invalid: "https://files.example.com/api/auth/oauth/discord",
   },
+  oauthOidcIssuerUrl: { valid: "https://id.example.com/realms/x", invalid: "id.example.com" },
   mfaTotpEnabled: B,
   mfaTotpIssuer: { valid: "Ferry at Home", invalid: "" },
   mfaPasskeysEnabled: {

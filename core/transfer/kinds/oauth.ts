@@ -1,6 +1,7 @@
 /** OAuth links (`data.userOauthProviders`; v3 `users[].oauth`): skipped when the account is linked already. */
 import { z } from "zod";
 import { OAUTH_PROVIDERS, type OauthLinkRecord } from "../../../db/oauth.ts";
+import { openProviderToken, sealProviderToken } from "../../oauth/accounts.ts";
 import { type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
 const OauthV4 = z.object({
@@ -15,7 +16,10 @@ const OauthV4 = z.object({
 });
 type OauthV4 = z.infer<typeof OauthV4>;
 
-/** Links the account to the (imported) user `userId` unless it is linked already. */
+/**
+ * Links the account to the (imported) user `userId` unless it is linked
+ * already; the tokens are stored sealed, as a flow stores them.
+ */
 export async function importOauthLink(
   ctx: ImportContext,
   oldId: string,
@@ -26,7 +30,13 @@ export async function importOauthLink(
     ctx.report.skip("oauthProviders", oldId, "provider account already linked");
     return;
   }
-  await ctx.store.oauth.create({ ...link, id: ctx.newId(), userId });
+  await ctx.store.oauth.create({
+    ...link,
+    id: ctx.newId(),
+    userId,
+    accessToken: sealProviderToken(ctx.s, link.accessToken),
+    refreshToken: link.refreshToken && sealProviderToken(ctx.s, link.refreshToken),
+  });
   ctx.report.add("oauthProviders");
 }
 
@@ -48,8 +58,8 @@ export const oauthV4: V4Kind<OauthV4> = {
           createdAt: l.createdAt.toISOString(),
           provider: l.provider,
           username: l.username,
-          accessToken: l.accessToken,
-          refreshToken: l.refreshToken,
+          accessToken: openProviderToken(x.s, l.accessToken),
+          refreshToken: l.refreshToken && openProviderToken(x.s, l.refreshToken),
           oauthId: l.oauthId,
           userId: l.userId,
         };

@@ -93,6 +93,12 @@ on($("login-form"), "submit", async () => {
   location.assign("/dashboard");
 });
 
+// The TOTP step after signing in through an OAuth provider.
+on($("oauth-totp-form"), "submit", async () => {
+  await api("POST", "/api/auth/oauth/totp", { code: $("oauth-code").value.trim() });
+  location.assign("/dashboard");
+});
+
 // Registration page (invite links lead here).
 on($("register-form"), "submit", async () => {
   const body = { username: $("username").value, password: $("password").value };

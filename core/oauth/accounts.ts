@@ -1,0 +1,180 @@
+/**
+ * What a finished OAuth flow does to accounts: signs in the user the
+ * provider's account is linked to (asking for a TOTP code first when the
+ * user has one), registers a new user when that is allowed, or links the
+ * account to the signed-in user; and the linked-accounts list and unlinking.
+ * A provider account links to one user only, and a user keeps at least one
+ * way to sign in.
+ */
+import type { OauthLinkRecord, OauthProvider } from "../../db/oauth.ts";
+import { UniqueError, type UserRecord } from "../../db/store.ts";
+import { defaultAvatar } from "../avatars.ts";
+import { newId } from "../clock.ts";
+import { ApiError, badRequest, forbidden } from "../errors.ts";
+import type { Services } from "../services.ts";
+import { type ClientInfo, startSession } from "../sessions.ts";
+import { decrypt, encrypt } from "../tokens.ts";
+import { buildUser } from "../users.ts";
+import type { FlowResult } from "./flow.ts";
+import type { Preset } from "./providers.ts";
+import { issueTotpTicket } from "./totp.ts";
+
+/** The outcome of a flow: a session, a TOTP code to ask for, or a new link. */
+export type OauthOutcome =
+  | { kind: "session"; user: UserRecord; secret: string }
+  | { kind: "totp"; ticket: string }
+  | { kind: "linked"; user: UserRecord };
+
+/** A provider token as the store keeps it: sealed with the server secret. */
+export function sealProviderToken(s: Services, token: string): string {
+  return encrypt(token, s.secret, s.random);
+}
+
+/** A stored provider token in clear; one stored before tokens were sealed is returned as is. */
+export function openProviderToken(s: Services, stored: string): string {
+  return decrypt(stored, s.secret) ?? stored;
+}
+
+/** The link's fields a flow gives: the account's name and its tokens, sealed. */
+function sealed(s: Services, result: FlowResult) {
+  return {
+    username: result.profile.username,
+    accessToken: sealProviderToken(s, result.accessToken),
+    refreshToken: result.refreshToken && sealProviderToken(s, result.refreshToken),
+  };
+}
+
+/** Applies a finished flow: signs in, registers, or links (see the module doc). */
+export async function completeOauth(
+  s: Services,
+  preset: Preset,
+  result: FlowResult,
+  client: ClientInfo,
+  signedIn: UserRecord | null,
+): Promise<OauthOutcome> {
+  const { profile } = result;
+  if (!preset.admits(s.settings.all(), profile.oauthId)) {
+    s.logger.info("oauth account refused by the lists", { provider: preset.slug });
+    throw forbidden("OAuth login is not allowed for this account");
+  }
+  if (result.mode.kind === "link") {
+    if (signedIn?.id !== result.mode.userId) throw new ApiError(401, "Invalid login session");
+    return await link(s, preset, result, signedIn);
+  }
+  const existing = await s.store.oauth.find(preset.provider, profile.oauthId);
+  const user = existing
+    ? await s.store.getUser(existing.userId)
+    : await register(s, preset, result);
+  if (!user) throw new ApiError(401, "Invalid login session");
+  if (existing) await s.store.oauth.refresh(existing.id, sealed(s, result));
+  if (user.totpSecret !== null) return { kind: "totp", ticket: issueTotpTicket(s, user) };
+  const { secret } = await startSession(s, user, client);
+  return { kind: "session", user, secret };
+}
+
+/** A new user for an account no one has linked, when OAuth registration is open. */
+async function register(s: Services, preset: Preset, result: FlowResult): Promise<UserRecord> {
+  const { profile } = result;
+  if (s.settings.get("oauthLoginOnly")) {
+    s.logger.info("oauth registration closed", { provider: preset.slug });
+    throw forbidden(`No account here is linked to this ${preset.name} account`);
+  }
+  if (!profile.verified) {
+    s.logger.info("oauth registration refused: email not verified", { provider: preset.slug });
+    throw forbidden(`${preset.name} has not verified this account's email address`);
+  }
+  const user = await buildUser(s, {
+    username: profile.username,
+    password: null,
+    role: "USER",
+    avatar: await defaultAvatar(s),
+  });
+  try {
+    await s.store.transaction(async (tx) => {
+      await tx.createUser(user);
+      await tx.oauth.create(newLink(s, preset.provider, user.id, result));
+    });
+  } catch (error) {
+    if (error instanceof UniqueError && error.field === "username") {
+      throw badRequest("The username is already taken by another account");
+    }
+    if (error instanceof UniqueError) throw badRequest("This account is already linked");
+    throw error;
+  }
+  s.logger.info("oauth user registered", { provider: preset.slug, user: user.id });
+  return user;
+}
+
+/** Links the account to user `userId`, unless it is someone else's or the user has this provider. */
+async function link(
+  s: Services,
+  preset: Preset,
+  result: FlowResult,
+  user: UserRecord,
+): Promise<OauthOutcome> {
+  const userId = user.id;
+  const existing = await s.store.oauth.find(preset.provider, result.profile.oauthId);
+  if (existing && existing.userId !== userId) {
+    s.logger.warn("oauth link refused: linked to another user", { provider: preset.slug });
+    throw badRequest(`This ${preset.name} account is linked to another user`);
+  }
+  if (existing) {
+    await s.store.oauth.refresh(existing.id, sealed(s, result));
+    return { kind: "linked", user };
+  }
+  const links = await s.store.oauth.listByUser(userId);
+  if (links.some((l) => l.provider === preset.provider)) {
+    throw badRequest("Already linked to this OAuth provider");
+  }
+  try {
+    await s.store.oauth.create(newLink(s, preset.provider, userId, result));
+  } catch (error) {
+    if (error instanceof UniqueError) {
+      throw badRequest(`This ${preset.name} account is linked to another user`);
+    }
+    throw error;
+  }
+  return { kind: "linked", user };
+}
+
+function newLink(
+  s: Services,
+  provider: OauthProvider,
+  userId: string,
+  result: FlowResult,
+): OauthLinkRecord {
+  return {
+    id: newId(s.random),
+    userId,
+    provider,
+    oauthId: result.profile.oauthId,
+    createdAt: new Date(s.clock.now()),
+    ...sealed(s, result),
+  };
+}
+
+/** A link as its owner's list shows it: the provider and the account's name, never the tokens. */
+export function linkView(l: OauthLinkRecord) {
+  return { id: l.id, provider: l.provider, username: l.username, createdAt: l.createdAt };
+}
+
+/** The user's linked accounts. */
+export async function listLinks(s: Services, user: UserRecord) {
+  return (await s.store.oauth.listByUser(user.id)).map(linkView);
+}
+
+/**
+ * Unlinks the user's `provider` account; refused when it is the user's last
+ * way to sign in (no password, no passkey, no other link).
+ */
+export async function unlink(s: Services, user: UserRecord, provider: OauthProvider) {
+  const links = await s.store.oauth.listByUser(user.id);
+  if (!links.some((l) => l.provider === provider)) throw badRequest("No providers to delete");
+  const others = links.filter((l) => l.provider !== provider).length;
+  const passkeys = (await s.store.mfa.listPasskeys(user.id)).length;
+  if (user.password === null && others === 0 && passkeys === 0) {
+    throw badRequest("You can't delete your last OAuth provider without a password");
+  }
+  await s.store.oauth.remove(user.id, provider);
+  return await listLinks(s, user);
+}

@@ -1,0 +1,178 @@
+/**
+ * Signing in with OAuth and OpenID Connect (`core/oauth/`):
+ * `GET /api/auth/oauth/{provider}` starts a flow (302 to the provider) and,
+ * called back with `code` (or `error`), finishes it; `POST
+ * /api/auth/oauth/totp` is the TOTP step after it; `GET` and `DELETE
+ * /api/auth/oauth` list and unlink the caller's linked accounts.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { OAUTH_PROVIDERS } from "../db/oauth.ts";
+import { ApiError, notFound } from "../core/errors.ts";
+import { completeOauth, listLinks, unlink } from "../core/oauth/accounts.ts";
+import {
+  finishFlow,
+  flowMode,
+  OAUTH_COOKIE,
+  OAUTH_COOKIE_PATH,
+  OAUTH_FLOW_TTL_MS,
+  redirectUriOf,
+  startFlow,
+} from "../core/oauth/flow.ts";
+import { presetOf } from "../core/oauth/providers.ts";
+import { finishTotpStep, TOTP_TICKET_COOKIE, TOTP_TICKET_TTL_MS } from "../core/oauth/totp.ts";
+import { selfView } from "../core/users.ts";
+import { clientInfo } from "./client_info.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { type AppEnv, currentUser as me } from "./env.ts";
+import { SelfUserSchema, Timestamp } from "./schemas.ts";
+import { setSessionCookie } from "./session_cookie.ts";
+import { oauthErrorPage, wantsPage } from "./web/oauth_error.tsx";
+
+const Redirect = {
+  description: "To the provider (start), or back to the dashboard (callback)",
+  headers: z.object({ Location: z.string() }),
+};
+
+const oauthRoute = defineRoute({
+  method: "get",
+  path: "/auth/oauth/{provider}",
+  auth: "none",
+  rateLimit: { max: 10, seconds: 60 },
+  tags: ["Auth"],
+  summary: "Start or finish signing in with an OAuth provider",
+  description: "Without `code` or `error`: 302 to the provider, with a short-lived cookie " +
+    "binding the flow (state, PKCE verifier, nonce) to this browser; `state=link` links the " +
+    "provider's account to the signed-in user instead of signing in. Called back by the " +
+    "provider: checks the state, exchanges the code (PKCE), verifies the ID token (OpenID " +
+    "Connect) or reads the user endpoint, then signs in (302 to `/dashboard`, or to " +
+    "`/auth/login?oauth=totp` when the user has TOTP), registers (when " +
+    "`featuresOauthRegistration` is on and `oauthLoginOnly` off) or links (302 to " +
+    "`/dashboard/settings`).",
+  request: {
+    params: z.object({ provider: z.enum(["discord", "google", "github", "oidc"]) }),
+    query: z.object({
+      state: z.string().max(200).optional(),
+      code: z.string().max(4096).optional(),
+      error: z.string().max(200).optional(),
+      error_description: z.string().max(1000).optional(),
+      iss: z.string().max(1000).optional(),
+      scope: z.string().max(1000).optional(),
+      session_state: z.string().max(1000).optional(),
+    }).passthrough(),
+  },
+  responses: {
+    302: Redirect,
+    401: errorDoc("The provider is not configured, or linking without a session"),
+    403: errorDoc("OAuth registration disabled or closed, sign-in refused at the provider"),
+    503: errorDoc("The provider could not be reached"),
+  },
+});
+
+const totpRoute = defineRoute({
+  method: "post",
+  path: "/auth/oauth/totp",
+  auth: "none",
+  rateLimit: { max: 1, seconds: 2 },
+  tags: ["Auth"],
+  summary: "Finish an OAuth sign-in with the user's TOTP code",
+  description: "After a callback that sent the browser to `/auth/login?oauth=totp`.",
+  request: { body: jsonBody(z.object({ code: z.string().min(1).max(16) })) },
+  responses: {
+    200: json(z.object({ user: SelfUserSchema }), "Signed in"),
+    400: errorDoc("`Invalid code`, or the sign-in has expired"),
+  },
+});
+
+const LinkSchema = z.object({
+  id: z.string(),
+  provider: z.enum(OAUTH_PROVIDERS),
+  username: z.string(),
+  createdAt: Timestamp,
+}).openapi("OauthLink");
+const Links = json(z.array(LinkSchema), "The caller's linked accounts (never their tokens)");
+
+const listRoute = defineRoute({
+  method: "get",
+  path: "/auth/oauth",
+  auth: "user",
+  tags: ["Auth"],
+  summary: "The caller's linked OAuth accounts",
+  responses: { 200: Links },
+});
+
+const unlinkRoute = defineRoute({
+  method: "delete",
+  path: "/auth/oauth",
+  auth: "user",
+  tags: ["Auth"],
+  summary: "Unlink one of the caller's OAuth accounts",
+  description: "Refused when it is the caller's last way to sign in (no password, no passkey).",
+  request: { body: jsonBody(z.object({ provider: z.enum(OAUTH_PROVIDERS) })) },
+  responses: {
+    200: Links,
+    400: errorDoc("`No providers to delete`, or the last way to sign in"),
+  },
+});
+
+/** Sets a short-lived cookie only the OAuth routes receive. */
+function flowCookie(c: Context<AppEnv>, name: string, value: string, ttlMs: number) {
+  setCookie(c, name, value, {
+    httpOnly: true,
+    sameSite: "Lax",
+    path: OAUTH_COOKIE_PATH,
+    maxAge: ttlMs / 1000,
+    secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+  });
+}
+
+/** The OAuth routes. */
+export const oauthRoutes = newRouter()
+  .openapi(listRoute, async (c) => c.json(await listLinks(c.var.services, me(c)), 200))
+  .openapi(unlinkRoute, async (c) => {
+    const { provider } = c.req.valid("json");
+    return c.json(await unlink(c.var.services, me(c), provider), 200);
+  })
+  .openapi(totpRoute, async (c) => {
+    const ticket = getCookie(c, TOTP_TICKET_COOKIE);
+    const s = c.var.services;
+    const result = await finishTotpStep(s, ticket, c.req.valid("json").code, clientInfo(c));
+    deleteCookie(c, TOTP_TICKET_COOKIE, { path: OAUTH_COOKIE_PATH });
+    setSessionCookie(c, result.secret);
+    return c.json({ user: selfView(result.user) }, 200);
+  })
+  .openapi(oauthRoute, async (c) => {
+    try {
+      return await oauthStep(c);
+    } catch (error) {
+      if (error instanceof ApiError && wantsPage(c)) return await oauthErrorPage(c, error);
+      throw error;
+    }
+  });
+
+/** Starts or finishes a flow (see the route's description). */
+async function oauthStep(c: Context<AppEnv>) {
+  const s = c.var.services;
+  const preset = presetOf(c.req.param("provider") ?? "");
+  if (!preset) throw notFound();
+  const query = c.req.query();
+  const redirectUri = redirectUriOf(s, preset, new URL(c.req.url).host);
+  if (query.code === undefined && query.error === undefined) {
+    const mode = flowMode(query.state, c.var.user?.id ?? null);
+    const flow = await startFlow(s, preset, redirectUri, mode);
+    flowCookie(c, OAUTH_COOKIE, flow.cookie, OAUTH_FLOW_TTL_MS);
+    return c.redirect(flow.url, 302);
+  }
+  const cookie = getCookie(c, OAUTH_COOKIE);
+  deleteCookie(c, OAUTH_COOKIE, { path: OAUTH_COOKIE_PATH });
+  const result = await finishFlow(s, preset, redirectUri, new URL(c.req.url), cookie);
+  const outcome = await completeOauth(s, preset, result, clientInfo(c), c.var.user);
+  if (outcome.kind === "linked") return c.redirect("/dashboard/settings", 302);
+  if (outcome.kind === "totp") {
+    flowCookie(c, TOTP_TICKET_COOKIE, outcome.ticket, TOTP_TICKET_TTL_MS);
+    return c.redirect("/auth/login?oauth=totp", 302);
+  }
+  setSessionCookie(c, outcome.secret);
+  return c.redirect("/dashboard", 302);
+}

@@ -1,0 +1,447 @@
+/**
+ * Signing in with OpenID Connect against a real provider (`oidc-provider` on
+ * loopback, tests/helpers/oidc_provider.ts), over HTTP with manual redirects:
+ * registration on and off, `oauthLoginOnly`, a linked account signing in, a
+ * tampered state, a wrong nonce, an expired ID token, refused consent,
+ * linking and unlinking, and the TOTP step.
+ */
+import assert from "node:assert/strict";
+import { Secret, TOTP } from "otpauth";
+import { decrypt, encrypt } from "../../core/tokens.ts";
+import { systemRandom } from "../../core/clock.ts";
+import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
+import { startOidcProvider, type TestProvider } from "../helpers/oidc_provider.ts";
+import { fixtureV4, importDoc } from "../helpers/transfer.ts";
+import { actor } from "../helpers/users.ts";
+
+const CALLBACK = "http://ferry.test/api/auth/oauth/oidc";
+
+/** Runs `fn` with a provider the app's generic OIDC settings point at (plus `settings`). */
+function oauthTest(
+  name: string,
+  fn: (app: TestApp, idp: TestProvider) => Promise<void>,
+  settings: Record<string, unknown> = {},
+  claims?: (login: string) => Record<string, unknown>,
+) {
+  apiTest(name, async (app) => {
+    const idp = await startOidcProvider({ redirectUri: CALLBACK, claims });
+    try {
+      await app.services.store.updateSettings({ ...idp.settings, ...settings });
+      await app.services.settings.reload();
+      await fn(app, idp);
+    } finally {
+      await idp.close();
+    }
+  });
+}
+
+const cookiePair = (res: Response, name: string) =>
+  res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(";")[0];
+
+/** Starts a flow (with the browser's `cookie`); returns the provider URL and the flow cookie. */
+async function start(app: TestApp, query = "", cookie = "") {
+  const res = await app.request(`/api/auth/oauth/oidc${query}`, { headers: { cookie } });
+  assert.equal(res.status, 302, await res.clone().text());
+  return { location: res.headers.get("location")!, flow: cookiePair(res, "service_oauth")! };
+}
+
+/** Comes back from the provider to Ferry's callback with the cookies given. */
+async function callback(app: TestApp, url: URL, cookie: string) {
+  return await app.request(url.pathname + url.search, { headers: { cookie } });
+}
+
+/** A whole sign-in as `login`: start, the provider's pages, the callback. */
+async function signIn(app: TestApp, idp: TestProvider, login: string, session = "") {
+  const { location, flow } = await start(app, session ? "?state=link" : "", session);
+  const back = await idp.authorize(location, login);
+  return await callback(app, back, [flow, session].filter(Boolean).join("; "));
+}
+
+const me = async (app: TestApp, cookie: string) =>
+  (await app.json("GET", "/api/user", undefined, { cookie })).body.user;
+
+const body = async (res: Response) => await res.json();
+
+/** The cause logged for the rejected answer from the provider. */
+const rejection = (app: TestApp) =>
+  String(app.logger.lines.find((l) => l.message === "oauth answer rejected")?.fields?.cause);
+
+oauthTest(
+  "conformance: an unknown OIDC account registers and signs in; again, the same user",
+  async (app, idp) => {
+    const first = await signIn(app, idp, "alice");
+    assert.equal(first.status, 302);
+    assert.equal(first.headers.get("location"), "/dashboard");
+    const cookie = sessionCookie(first.headers);
+    const user = await me(app, cookie);
+    assert.equal(user.username, "alice");
+    const links = await app.json("GET", "/api/auth/oauth", undefined, { cookie });
+    assert.deepEqual(
+      links.body.map((l: { provider: string; username: string }) => [l.provider, l.username]),
+      [["OIDC", "alice"]],
+    );
+    assert.deepEqual(Object.keys(links.body[0]).sort(), [
+      "createdAt",
+      "id",
+      "provider",
+      "username",
+    ]);
+
+    const [stored] = await app.services.store.oauth.listByUser(user.id);
+    assert.equal(stored.oauthId, "sub-alice");
+    assert.notEqual(decrypt(stored.accessToken, TEST_SECRET), null, "the token is sealed");
+
+    const again = await signIn(app, idp, "alice");
+    assert.equal(again.status, 302);
+    assert.equal((await me(app, sessionCookie(again.headers))).id, user.id);
+  },
+);
+
+oauthTest("conformance: with featuresOauthRegistration off, OAuth is refused", async (app) => {
+  const res = await app.request("/api/auth/oauth/oidc");
+  assert.equal(res.status, 403);
+  assert.deepEqual(await body(res), { error: "OAuth registration is disabled", statusCode: 403 });
+}, { featuresOauthRegistration: false });
+
+oauthTest("conformance: an unconfigured provider is 401", async (app) => {
+  const res = await app.request("/api/auth/oauth/github");
+  assert.deepEqual(await body(res), { error: "GitHub OAuth is not configured.", statusCode: 401 });
+});
+
+oauthTest(
+  "conformance: oauthLoginOnly signs in linked accounts but registers no one",
+  async (app, idp) => {
+    await signIn(app, idp, "alice");
+    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.settings.reload();
+    const known = await signIn(app, idp, "alice");
+    assert.equal(known.status, 302);
+    assert.equal((await me(app, sessionCookie(known.headers))).username, "alice");
+    const unknown = await signIn(app, idp, "bob");
+    assert.equal(unknown.status, 403);
+    assert.match((await body(unknown)).error, /No account here is linked/);
+    assert.equal(await app.services.store.getUserByUsername("bob"), null);
+    const password = await app.json("POST", "/api/auth/login", { username: "x", password: "y" });
+    assert.equal(password.status, 400, "password login still answers");
+  },
+);
+
+oauthTest(
+  "security #22: a tampered or missing state is refused and signs no one in",
+  async (app, idp) => {
+    const { location, flow } = await start(app);
+    const back = await idp.authorize(location, "alice");
+    const tampered = new URL(back);
+    tampered.searchParams.set("state", "forged");
+    for (const [url, cookie] of [[tampered, flow], [back, ""]] as const) {
+      const res = await callback(app, url, cookie);
+      assert.equal(res.status, 400);
+      assert.deepEqual(await body(res), {
+        error: "Invalid OAuth state parameter",
+        statusCode: 400,
+      });
+      assert.equal(cookiePair(res, "service_session"), undefined);
+    }
+    assert.equal(await app.services.store.getUserByUsername("alice"), null);
+    assert.ok(app.logger.lines.some((l) => l.message.includes("oauth state mismatch")));
+  },
+);
+
+oauthTest("security #22: an ID token with another nonce is refused", async (app, idp) => {
+  const { location, flow } = await start(app);
+  const [name, sealed] = flow.split("=");
+  const { purpose, value } = JSON.parse(decrypt(decodeURIComponent(sealed), TEST_SECRET)!);
+  const forged = encrypt(
+    JSON.stringify({ purpose, value: { ...value, nonce: "other" } }),
+    TEST_SECRET,
+    systemRandom,
+  );
+  const res = await callback(app, await idp.authorize(location, "alice"), `${name}=${forged}`);
+  assert.equal(res.status, 400);
+  assert.match((await body(res)).error, /could not be verified/);
+  assert.match(rejection(app), /nonce/);
+  assert.equal(await app.services.store.getUserByUsername("alice"), null);
+});
+
+oauthTest("security #22: an expired ID token is refused", async (app, idp) => {
+  const { location, flow } = await start(app);
+  const back = await idp.authorize(location, "alice");
+  app.clock.advance(5 * 60_000);
+  const res = await callback(app, back, flow);
+  assert.equal(res.status, 400);
+  assert.match((await body(res)).error, /could not be verified/);
+  assert.match(rejection(app), /exp/);
+});
+
+oauthTest(
+  "conformance: consent refused at the provider is 403, with a log line",
+  async (app, idp) => {
+    const { location, flow } = await start(app);
+    const back = await idp.authorize(location, "alice", false);
+    assert.equal(back.searchParams.get("error"), "access_denied");
+    const res = await callback(app, back, flow);
+    assert.equal(res.status, 403);
+    assert.match((await body(res)).error, /not allowed at OpenID Connect/);
+    assert.ok(app.logger.lines.some((l) => l.message.includes("oauth authorization refused")));
+  },
+);
+
+/** A session cookie for `username` (password `password`). */
+async function passwordSession(app: TestApp, username: string) {
+  const res = await app.json("POST", "/api/auth/login", { username, password: "password" });
+  return sessionCookie(res.headers);
+}
+
+oauthTest(
+  "conformance: a signed-in user links an account, which then signs them in",
+  async (app, idp) => {
+    const carol = await actor(app, "USER", "carol");
+    const session = await passwordSession(app, "carol");
+    const linked = await signIn(app, idp, "carol-idp", session);
+    assert.equal(linked.status, 302);
+    assert.equal(linked.headers.get("location"), "/dashboard/settings");
+    const list = await app.json("GET", "/api/auth/oauth", undefined, { cookie: session });
+    assert.equal(list.body[0].username, "carol-idp");
+
+    const signedIn = await signIn(app, idp, "carol-idp");
+    assert.equal((await me(app, sessionCookie(signedIn.headers))).id, carol.user.id);
+
+    const anon = await app.request("/api/auth/oauth/oidc?state=link");
+    assert.deepEqual(await body(anon), { error: "Invalid login session", statusCode: 401 });
+  },
+);
+
+oauthTest(
+  "security #22: an account linked to someone else is not linked again",
+  async (app, idp) => {
+    await signIn(app, idp, "alice");
+    await actor(app, "USER", "dave");
+    const session = await passwordSession(app, "dave");
+    const res = await signIn(app, idp, "alice", session);
+    assert.equal(res.status, 400);
+    assert.match((await body(res)).error, /linked to another user/);
+    const list = await app.json("GET", "/api/auth/oauth", undefined, { cookie: session });
+    assert.deepEqual(list.body, []);
+  },
+);
+
+oauthTest("security #22: the last way to sign in cannot be unlinked", async (app, idp) => {
+  const cookie = sessionCookie((await signIn(app, idp, "alice")).headers);
+  const last = await app.json("DELETE", "/api/auth/oauth", { provider: "OIDC" }, { cookie });
+  assert.deepEqual(last.body, {
+    error: "You can't delete your last OAuth provider without a password",
+    statusCode: 400,
+  });
+  assert.equal((await app.json("GET", "/api/auth/oauth", undefined, { cookie })).body.length, 1);
+
+  await actor(app, "USER", "erin");
+  const session = await passwordSession(app, "erin");
+  await signIn(app, idp, "erin-idp", session);
+  const gone = await app.json("DELETE", "/api/auth/oauth", { provider: "OIDC" }, {
+    cookie: session,
+  });
+  assert.equal(gone.status, 200);
+  assert.deepEqual(gone.body, []);
+  const none = await app.json("DELETE", "/api/auth/oauth", { provider: "OIDC" }, {
+    cookie: session,
+  });
+  assert.deepEqual(none.body, { error: "No providers to delete", statusCode: 400 });
+});
+
+oauthTest(
+  "security #22: a user with TOTP signs in through the provider only with a code",
+  async (app, idp) => {
+    const first = await signIn(app, idp, "alice");
+    const user = await me(app, sessionCookie(first.headers));
+    const secret = new Secret({ size: 20 });
+    await app.services.store.updateUser(user.id, {
+      totpSecret: encrypt(secret.base32, TEST_SECRET, systemRandom),
+    }, new Date(app.clock.now()));
+
+    const res = await signIn(app, idp, "alice");
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get("location"), "/auth/login?oauth=totp");
+    assert.equal(cookiePair(res, "service_session"), undefined);
+    const ticket = cookiePair(res, "service_oauth_totp")!;
+    const wrong = await app.json("POST", "/api/auth/oauth/totp", { code: "000000" }, {
+      cookie: ticket,
+    });
+    assert.deepEqual(wrong.body, { error: "Invalid code", statusCode: 400 });
+    const code = new TOTP({ secret, digits: 6, period: 30 }).generate({
+      timestamp: app.clock.now(),
+    });
+    const ok = await app.json("POST", "/api/auth/oauth/totp", { code }, { cookie: ticket });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.user.id, user.id);
+    assert.equal((await me(app, sessionCookie(ok.headers))).id, user.id);
+    const none = await app.json("POST", "/api/auth/oauth/totp", { code });
+    assert.equal(none.status, 400);
+  },
+);
+
+apiTest(
+  "conformance: the Discord preset sends the browser to Discord with PKCE and the derived redirect URI",
+  async (app) => {
+    await app.services.store.updateSettings({
+      featuresOauthRegistration: true,
+      oauthDiscordClientId: "1234",
+      oauthDiscordClientSecret: "discord-secret",
+    });
+    await app.services.settings.reload();
+    const res = await app.request("/api/auth/oauth/discord");
+    assert.equal(res.status, 302);
+    const url = new URL(res.headers.get("location")!);
+    assert.equal(url.origin + url.pathname, "https://discord.com/oauth2/authorize");
+    const q = Object.fromEntries(url.searchParams);
+    assert.equal(q.client_id, "1234");
+    assert.equal(q.scope, "identify");
+    assert.equal(q.redirect_uri, "http://ferry.test/api/auth/oauth/discord");
+    assert.equal(q.code_challenge_method, "S256");
+    assert.match(q.code_challenge, /^[\w-]{43}$/);
+    assert.match(q.state, /^[\w-]{43}$/);
+    assert.equal(q.nonce, undefined, "plain OAuth 2 has no ID token");
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("service_oauth="))!;
+    assert.match(cookie, /HttpOnly/i);
+    assert.match(cookie, /Path=\/api\/auth\/oauth/);
+    assert.match(cookie, /SameSite=Lax/i);
+    assert.ok(!cookie.includes(q.state), "the state travels sealed");
+  },
+);
+
+oauthTest(
+  "conformance: a v4 export's linked OIDC account imports sealed and then signs its user in",
+  async (app, idp) => {
+    const admin = await actor(app, "SUPERADMIN", "admin");
+    const doc = await fixtureV4();
+    const lena = doc.data.userOauthProviders.find((l: { provider: string }) =>
+      l.provider === "OIDC"
+    );
+    lena.oauthId = "sub-lena-idp";
+    const imported = await importDoc(app, "v4", doc, admin.headers);
+    assert.equal(imported.status, 200);
+    const user = await app.services.store.getUserByUsername("lena");
+    const [link] = await app.services.store.oauth.listByUser(user!.id);
+    assert.notEqual(link.accessToken, lena.accessToken, "stored sealed");
+    assert.equal(decrypt(link.accessToken, TEST_SECRET), lena.accessToken);
+
+    const res = await signIn(app, idp, "lena-idp");
+    assert.equal(res.status, 302);
+    assert.equal((await me(app, sessionCookie(res.headers))).id, user!.id);
+  },
+);
+
+const html = async (app: TestApp, path: string, headers: Record<string, string> = {}) => {
+  const res = await app.request(path, { headers: { accept: "text/html", ...headers } });
+  return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+};
+
+oauthTest(
+  "conformance: the login page offers the provider; oauthLoginOnly hides the password form",
+  async (app) => {
+    const open = await html(app, "/auth/login");
+    assert.match(open.text, /href="\/api\/auth\/oauth\/oidc"/);
+    assert.match(open.text, /id="login-form"/);
+    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.settings.reload();
+    const only = await html(app, "/auth/login");
+    assert.match(only.text, /Sign in with OpenID Connect/);
+    assert.doesNotMatch(only.text, /id="login-form"/);
+    assert.match((await html(app, "/auth/login?local")).text, /id="login-form"/);
+    const totp = await html(app, "/auth/login?oauth=totp");
+    assert.match(totp.text, /id="oauth-totp-form"/);
+  },
+);
+
+oauthTest(
+  "conformance: oauthBypassLocalLogin sends the login page to the only provider",
+  async (app) => {
+    const res = await html(app, "/auth/login");
+    assert.equal(res.status, 302);
+    assert.equal(res.location, "/api/auth/oauth/oidc");
+    assert.equal((await html(app, "/auth/login?local")).status, 200);
+  },
+  { oauthBypassLocalLogin: true },
+);
+
+apiTest("conformance: without providers the login page is as before", async (app) => {
+  const page = await html(app, "/auth/login");
+  assert.match(page.text, /id="login-form"/);
+  assert.doesNotMatch(page.text, /oauth-providers/);
+});
+
+oauthTest(
+  "conformance: a failed sign-in in a browser is a page with the reason and the way back",
+  async (app, idp) => {
+    const { location, flow } = await start(app);
+    const back = await idp.authorize(location, "alice");
+    back.searchParams.set("state", "forged");
+    const page = await html(app, back.pathname + back.search, { cookie: flow });
+    assert.equal(page.status, 400);
+    assert.match(page.text, /Invalid OAuth state parameter/);
+    assert.match(page.text, /href="\/auth\/login\?local"/);
+  },
+);
+
+oauthTest(
+  "security #22: no account is made from an email address the provider has not verified",
+  async (app, idp) => {
+    const res = await signIn(app, idp, "mallory");
+    assert.equal(res.status, 403);
+    assert.deepEqual(await body(res), {
+      error: "OpenID Connect has not verified this account's email address",
+      statusCode: 403,
+    });
+    assert.equal(await app.services.store.getUserByUsername("victim@example.com"), null);
+  },
+  {},
+  () => ({ preferred_username: null, email: "victim@example.com", email_verified: false }),
+);
+
+oauthTest(
+  "conformance: a provider that cannot be reached is 503 with a log line",
+  async (app, idp) => {
+    await idp.close();
+    const res = await app.request("/api/auth/oauth/oidc");
+    assert.equal(res.status, 503);
+    assert.deepEqual(await body(res), {
+      error: "OpenID Connect could not be reached, try again later",
+      statusCode: 503,
+    });
+    assert.ok(app.logger.lines.some((l) => l.message === "oauth provider failed"));
+  },
+);
+
+oauthTest(
+  "security #22: a sealed value made for something else is not taken as a flow or a ticket",
+  async (app, idp) => {
+    const { location, flow } = await start(app);
+    const back = await idp.authorize(location, "alice");
+    const alice = await actor(app, "USER", "someone");
+    const apiToken = alice.headers.authorization;
+    const swapped = await callback(app, back, `service_oauth=${apiToken}`);
+    assert.deepEqual(await body(swapped), {
+      error: "Invalid OAuth state parameter",
+      statusCode: 400,
+    });
+    for (const ticket of [flow.split("=")[1], apiToken]) {
+      const res = await app.json("POST", "/api/auth/oauth/totp", { code: "123456" }, {
+        cookie: `service_oauth_totp=${ticket}`,
+      });
+      assert.deepEqual(res.body, {
+        error: "The sign-in has expired, start again",
+        statusCode: 400,
+      });
+    }
+  },
+);
+
+oauthTest("conformance: with oauthOidcIssuerUrl set, discovery starts there", async (app, idp) => {
+  await app.services.store.updateSettings({
+    oauthOidcIssuerUrl: idp.issuer,
+    oauthOidcAuthorizeUrl: "http://127.0.0.1:1/elsewhere/authorize",
+  });
+  await app.services.settings.reload();
+  const res = await signIn(app, idp, "alice");
+  assert.equal(res.status, 302);
+  assert.equal((await me(app, sessionCookie(res.headers))).username, "alice");
+});
