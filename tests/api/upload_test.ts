@@ -48,7 +48,10 @@ for (const datasource of ["local", "s3"] as const) {
       assert.equal(text.type, "text/plain");
       const served = await app.request(`/raw/${bin.name}`);
       assert.deepEqual(new Uint8Array(await served.arrayBuffer()), big);
-      assert.equal(await (await app.request(new URL(text.url).pathname)).text(), "hello ferry");
+      const link = await app.request(new URL(text.url).pathname);
+      assert.equal(link.status, 302, "a text file's link opens its page");
+      assert.equal(link.headers.get("location"), `/view/${text.name}`);
+      assert.equal(await (await app.request(`/raw/${text.name}`)).text(), "hello ferry");
       assert.deepEqual(await app.services.store.files.usage(a.user.id), {
         bytes: big.byteLength + 11,
         files: 2,

@@ -62,19 +62,25 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("my notes") },
     { name: "todo.txt", mimeType: "text/plain", buffer: Buffer.from("buy milk") },
   ]);
+  // A text file's link opens its page (as in Zipline); its bytes are under /raw/.
   const notes = await uploadedLink(page, "notes.txt");
-  assert.equal(await (await fetch(notes)).text(), "my notes");
-  assert.equal(await (await fetch(await uploadedLink(page, "todo.txt"))).text(), "buy milk");
+  const raw = (link: string) => link.replace("/u/", "/raw/");
+  assert.match((await fetch(notes)).url, /\/view\//);
+  assert.equal(await (await fetch(raw(notes))).text(), "my notes");
+  assert.equal(await (await fetch(raw(await uploadedLink(page, "todo.txt")))).text(), "buy milk");
 
   // Upload by drop.
   await drop(page, { "dropped.txt": "dropped text" });
-  assert.equal(await (await fetch(await uploadedLink(page, "dropped.txt"))).text(), "dropped text");
+  assert.equal(
+    await (await fetch(raw(await uploadedLink(page, "dropped.txt")))).text(),
+    "dropped text",
+  );
   // A snippet of code from the paste area, stored as a file.
   await page.getByLabel("File name").fill("hello.ts");
   await page.getByLabel("Text", { exact: true }).fill("const answer: number = 42;\n");
   await page.getByRole("button", { name: "Upload text" }).click();
   const snippet = await uploadedLink(page, "hello.ts");
-  assert.equal(await (await fetch(snippet)).text(), "const answer: number = 42;\n");
+  assert.equal(await (await fetch(raw(snippet))).text(), "const answer: number = 42;\n");
   await screenshots(page, "upload", kind);
 
   // A chunked upload cut off after two chunks, resumed after a reload.
