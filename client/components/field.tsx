@@ -52,3 +52,30 @@ export function TextField(
     </label>
   );
 }
+
+/** A labelled `<select>` of `[value, text]` options bound to a string value. */
+export function SelectField(
+  { label, value, onValue, options, class: extra }: {
+    label: string;
+    value: string;
+    onValue: (value: string) => void;
+    options: readonly (readonly [string, string])[];
+    class?: string;
+  },
+) {
+  return (
+    <Field
+      label={label}
+      class={extra}
+      control={(id) => (
+        <select
+          id={id}
+          value={value}
+          onChange={(e) => onValue(e.currentTarget.value)}
+        >
+          {options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}
+        </select>
+      )}
+    />
+  );
+}

@@ -12,7 +12,7 @@ import { useState } from "preact/hooks";
 import { useApi } from "../hooks.ts";
 import { send } from "../upload.ts";
 import { formatBytes } from "../format.ts";
-import { Field } from "../components/field.tsx";
+import { SelectField } from "../components/field.tsx";
 
 interface Skipped {
   kind: string;
@@ -180,18 +180,11 @@ function Import({ onImported }: { onImported: () => void }) {
             onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
           />
         </label>
-        <Field
+        <SelectField
           label="Format"
-          control={(id) => (
-            <select
-              id={id}
-              value={version}
-              onChange={(e) => setVersion(e.currentTarget.value as "3" | "4")}
-            >
-              <option value="4">Zipline v4 or Ferry</option>
-              <option value="3">Zipline v3</option>
-            </select>
-          )}
+          value={version}
+          onValue={(v) => setVersion(v as "3" | "4")}
+          options={[["4", "Zipline v4 or Ferry"], ["3", "Zipline v3"]]}
         />
         <label class="field">
           <span>

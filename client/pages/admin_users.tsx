@@ -16,7 +16,7 @@ import { ROLES } from "../config.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { Icon } from "../icons.tsx";
-import { Field, TextField } from "../components/field.tsx";
+import { Field, SelectField, TextField } from "../components/field.tsx";
 import { dataUri } from "../components/avatar_form.tsx";
 
 type QuotaType = "BY_BYTES" | "BY_FILES" | "NONE";
@@ -243,19 +243,14 @@ function EditUser(
         <div>
           <RoleSelect value={role} caller={caller} onChange={setRole} label="New role" />
         </div>
-        <Field
+        <SelectField
           label="Quota"
-          control={(id) => (
-            <select
-              id={id}
-              value={type}
-              onChange={(e) => setType(e.currentTarget.value as QuotaType)}
-            >
-              <option value="NONE">No file limit</option>
-              <option value="BY_BYTES">By size</option>
-              <option value="BY_FILES">By number of files</option>
-            </select>
-          )}
+          value={type}
+          onValue={(v) => setType(v as QuotaType)}
+          options={[["NONE", "No file limit"], ["BY_BYTES", "By size"], [
+            "BY_FILES",
+            "By number of files",
+          ]]}
         />
         {type === "BY_BYTES" && (
           <TextField
@@ -463,30 +458,17 @@ export function AdminUsersPage({ config }: { config: PageConfig }) {
               onInput={(e) => setSearch(e.currentTarget.value)}
             />
           </label>
-          <Field
+          <SelectField
             label="Sort by"
-            control={(id) => (
-              <select
-                id={id}
-                value={sortBy}
-                onChange={(e) => setSortBy(e.currentTarget.value as SortKey)}
-              >
-                {SORTS.map(([key, label]) => <option key={key} value={key}>{label}</option>)}
-              </select>
-            )}
+            value={sortBy}
+            onValue={(v) => setSortBy(v as SortKey)}
+            options={SORTS}
           />
-          <Field
+          <SelectField
             label="Order"
-            control={(id) => (
-              <select
-                id={id}
-                value={order}
-                onChange={(e) => setOrder(e.currentTarget.value as "asc" | "desc")}
-              >
-                <option value="asc">Ascending</option>
-                <option value="desc">Descending</option>
-              </select>
-            )}
+            value={order}
+            onValue={(v) => setOrder(v as "asc" | "desc")}
+            options={[["asc", "Ascending"], ["desc", "Descending"]]}
           />
         </div>
         {usersError && <p class="error" role="alert">{usersError}</p>}

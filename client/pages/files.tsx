@@ -10,7 +10,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, type ApiFile, type FilePage } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
-import { Field } from "../components/field.tsx";
+import { Field, SelectField } from "../components/field.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
 import { FilePanel } from "../components/file_panel.tsx";
 import { FileThumb } from "../components/file_thumb.tsx";
@@ -242,56 +242,29 @@ export function FilesPage() {
             </select>
           )}
         />
-        <Field
+        <SelectField
           label="Tag"
-          control={(id) => (
-            <select
-              id={id}
-              value={query.tag}
-              onChange={(e) => change({ tag: e.currentTarget.value })}
-            >
-              <option value="">Any</option>
-              {tags.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
-            </select>
-          )}
+          value={query.tag}
+          onValue={(v) => change({ tag: v })}
+          options={[["", "Any"], ...tags.map((t) => [t.id, t.name] as const)]}
         />
-        <Field
+        <SelectField
           label="Folder"
-          control={(id) => (
-            <select
-              id={id}
-              value={query.folder ?? ""}
-              onChange={(e) => change({ folder: e.currentTarget.value || null })}
-            >
-              <option value="">Any</option>
-              {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-            </select>
-          )}
+          value={query.folder ?? ""}
+          onValue={(v) => change({ folder: v || null })}
+          options={[["", "Any"], ...folders.map((f) => [f.id, f.name] as const)]}
         />
-        <Field
+        <SelectField
           label="Sort by"
-          control={(id) => (
-            <select
-              id={id}
-              value={query.sortBy}
-              onChange={(e) => change({ sortBy: e.currentTarget.value as Query["sortBy"] })}
-            >
-              {SORTS.map(([key, label]) => <option key={key} value={key}>{label}</option>)}
-            </select>
-          )}
+          value={query.sortBy}
+          onValue={(v) => change({ sortBy: v as Query["sortBy"] })}
+          options={SORTS}
         />
-        <Field
+        <SelectField
           label="Order"
-          control={(id) => (
-            <select
-              id={id}
-              value={query.order}
-              onChange={(e) => change({ order: e.currentTarget.value as Query["order"] })}
-            >
-              <option value="desc">Newest / largest first</option>
-              <option value="asc">Oldest / smallest first</option>
-            </select>
-          )}
+          value={query.order}
+          onValue={(v) => change({ order: v as Query["order"] })}
+          options={[["desc", "Newest / largest first"], ["asc", "Oldest / smallest first"]]}
         />
         <label class="check">
           <input
@@ -355,18 +328,11 @@ export function FilesPage() {
                 if (moveTo) bulk("PATCH", { folder: moveTo });
               }}
             >
-              <Field
+              <SelectField
                 label="Folder"
-                control={(id) => (
-                  <select
-                    id={id}
-                    value={moveTo}
-                    onChange={(e) => setMoveTo(e.currentTarget.value)}
-                  >
-                    <option value="">Choose…</option>
-                    {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-                  </select>
-                )}
+                value={moveTo}
+                onValue={(v) => setMoveTo(v)}
+                options={[["", "Choose…"], ...folders.map((f) => [f.id, f.name] as const)]}
               />
               <button type="submit" disabled={!moveTo}>Move</button>
             </form>

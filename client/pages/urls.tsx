@@ -11,7 +11,7 @@ import { api } from "../api.ts";
 import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
-import { Field } from "../components/field.tsx";
+import { SelectField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 
 /** A short URL as `GET /api/user/urls` lists it. */
@@ -269,19 +269,14 @@ export function UrlsPage({ config }: { config: PageConfig }) {
           <span>Search URLs</span>
           <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
         </label>
-        <Field
+        <SelectField
           label="Sort by"
-          control={(id) => (
-            <select
-              id={id}
-              value={sort}
-              onChange={(e) => setSort(e.currentTarget.value as keyof typeof SORTS)}
-            >
-              <option value="createdAt">Newest</option>
-              <option value="views">Most visited</option>
-              <option value="destination">Destination</option>
-            </select>
-          )}
+          value={sort}
+          onValue={(v) => setSort(v as keyof typeof SORTS)}
+          options={[["createdAt", "Newest"], ["views", "Most visited"], [
+            "destination",
+            "Destination",
+          ]]}
         />
       </div>
       {shown.length === 0
