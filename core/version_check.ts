@@ -18,7 +18,7 @@ export const RETRY_MS = 10 * 60 * 1000;
 export const TIMEOUT_MS = 2000;
 
 /** The version service's answer (Zipline's `VersionAPI`); unknown fields are dropped. */
-const ServiceAnswer = z.object({
+export const VersionDataSchema = z.object({
   isUpstream: z.boolean(),
   isRelease: z.boolean(),
   isLatest: z.boolean(),
@@ -31,7 +31,7 @@ const ServiceAnswer = z.object({
 });
 
 /** What `data` holds: the service's answer, or the build's own in its shape. */
-export type VersionData = z.infer<typeof ServiceAnswer>;
+export type VersionData = z.infer<typeof VersionDataSchema>;
 
 /** One instance's remembered ask. */
 interface Remembered {
@@ -70,7 +70,7 @@ async function ask(s: Services, api: string): Promise<VersionData | null> {
       await response.body?.cancel();
       throw new Error(`HTTP ${response.status}`);
     }
-    const parsed = ServiceAnswer.safeParse(await response.json());
+    const parsed = VersionDataSchema.safeParse(await response.json());
     if (!parsed.success) throw new Error("not a version answer");
     return parsed.data;
   } catch (error) {

@@ -1,7 +1,7 @@
 /** `GET /api/healthcheck` and `GET /api/version`. */
 import { z } from "@hono/zod-openapi";
 import { healthcheck } from "../core/health.ts";
-import { versionInfo } from "../core/version_check.ts";
+import { VersionDataSchema, versionInfo } from "../core/version_check.ts";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 
 const health = defineRoute({
@@ -21,17 +21,7 @@ const VersionSchema = z.object({
   version: z.string().openapi({ example: "0.1.0" }),
   commit: z.string().nullable(),
   details: z.object({ version: z.string(), sha: z.string().nullable() }),
-  data: z.object({
-    isUpstream: z.boolean(),
-    isRelease: z.boolean(),
-    isLatest: z.boolean(),
-    version: z.object({ tag: z.string(), sha: z.string().nullable(), url: z.string().optional() }),
-    latest: z.object({
-      tag: z.string(),
-      url: z.string(),
-      commit: z.object({ sha: z.string(), url: z.string(), pull: z.boolean() }).optional(),
-    }).optional(),
-  }).openapi({
+  data: VersionDataSchema.openapi({
     description: "Zipline's version badge reads this, in its version service's shape: the " +
       "service's answer while `featuresVersionChecking` is on with a `featuresVersionAPI` and " +
       "it answers; otherwise the build itself as a current release (`isLatest: true`)",
