@@ -23,6 +23,9 @@ export interface OauthLinkRecord {
   createdAt: Date;
 }
 
+/** What {@link OauthStore.removeUnlessLast} did. */
+export type RemoveOutcome = "removed" | "missing" | "last";
+
 /** OAuth links. */
 export interface OauthStore {
   /** Adds a link; throws `UniqueError("oauthId")` when the provider's account is already linked. */
@@ -36,6 +39,15 @@ export interface OauthStore {
     id: string,
     fields: Pick<OauthLinkRecord, "username" | "accessToken" | "refreshToken">,
   ): Promise<void>;
-  /** Removes the user's links to `provider`; `false` when there were none. */
-  remove(userId: string, provider: OauthProvider): Promise<boolean>;
+  /**
+   * Removes the user's links to `provider` in one atomic step, only when at
+   * least `keepAtLeast` of the user's other links remain: `"missing"` when
+   * there was no such link, `"last"` (nothing removed) when too few others
+   * remain. Two removes at once cannot both pass the count.
+   */
+  removeUnlessLast(
+    userId: string,
+    provider: OauthProvider,
+    keepAtLeast: number,
+  ): Promise<RemoveOutcome>;
 }

@@ -165,16 +165,17 @@ export async function listLinks(s: Services, user: UserRecord) {
 
 /**
  * Unlinks the user's `provider` account; refused when it is the user's last
- * way to sign in (no password, no passkey, no other link).
+ * way to sign in (no password, no passkey, no other link). The store counts
+ * the other links and removes in one step, so two unlinks at once cannot
+ * both pass the check.
  */
 export async function unlink(s: Services, user: UserRecord, provider: OauthProvider) {
-  const links = await s.store.oauth.listByUser(user.id);
-  if (!links.some((l) => l.provider === provider)) throw badRequest("No providers to delete");
-  const others = links.filter((l) => l.provider !== provider).length;
   const passkeys = (await s.store.mfa.listPasskeys(user.id)).length;
-  if (user.password === null && others === 0 && passkeys === 0) {
+  const keepAtLeast = user.password === null && passkeys === 0 ? 1 : 0;
+  const outcome = await s.store.oauth.removeUnlessLast(user.id, provider, keepAtLeast);
+  if (outcome === "missing") throw badRequest("No providers to delete");
+  if (outcome === "last") {
     throw badRequest("You can't delete your last OAuth provider without a password");
   }
-  await s.store.oauth.remove(user.id, provider);
   return await listLinks(s, user);
 }

@@ -3,14 +3,18 @@
  * (`provider`, `oauthId`) that the create checks, so an account links once.
  * Links without an account id are not indexed by account.
  */
-import type { OauthLinkRecord, OauthProvider, OauthStore } from "../oauth.ts";
+import type { OauthLinkRecord, OauthProvider, OauthStore, RemoveOutcome } from "../oauth.ts";
 import { UniqueError } from "../store.ts";
+import { getAll } from "./many.ts";
 
 const K = {
   link: (id: string) => ["oauth_link", id],
   byAccount: (provider: string, oauthId: string) => ["oauth_by_account", provider, oauthId],
   byUser: (userId: string) => ["oauth_by_user", userId],
 };
+
+/** How often a remove re-reads after a conflicting write before giving up. */
+const REMOVE_ATTEMPTS = 20;
 
 /** {@link OauthStore} on Deno KV. */
 export class KvOauth implements OauthStore {
@@ -56,10 +60,32 @@ export class KvOauth implements OauthStore {
     await this.kv.atomic().check(entry).set(K.link(id), { ...entry.value, ...fields }).commit();
   }
 
-  async remove(userId: string, provider: OauthProvider): Promise<boolean> {
-    const links = (await this.listByUser(userId)).filter((l) => l.provider === provider);
-    for (const link of links) await this.drop(link);
-    return links.length > 0;
+  /**
+   * Reads the user's link index with its versionstamps and deletes only if
+   * none of those entries changed meanwhile (another remove deleted one);
+   * on such a conflict it reads again and counts anew.
+   */
+  async removeUnlessLast(
+    userId: string,
+    provider: OauthProvider,
+    keepAtLeast: number,
+  ): Promise<RemoveOutcome> {
+    for (let attempt = 0; attempt < REMOVE_ATTEMPTS; attempt++) {
+      const index = await Array.fromAsync(this.kv.list({ prefix: K.byUser(userId) }));
+      const records = await getAll<OauthLinkRecord>(
+        this.kv,
+        index.map((e) => K.link(e.key.at(-1) as string)),
+      );
+      const links = records.flatMap((e) => e.value ? [e.value] : []);
+      const mine = links.filter((l) => l.provider === provider);
+      if (mine.length === 0) return "missing";
+      if (links.length - mine.length < keepAtLeast) return "last";
+      const op = this.kv.atomic();
+      for (const entry of index) op.check(entry);
+      for (const link of mine) this.dropIn(op, link);
+      if ((await op.commit()).ok) return "removed";
+    }
+    throw new Error("oauth link remove kept conflicting");
   }
 
   /** Removes every link of a user; `KvStore.deleteUser` calls it. */
@@ -68,8 +94,13 @@ export class KvOauth implements OauthStore {
   }
 
   private async drop(link: OauthLinkRecord): Promise<void> {
-    const op = this.kv.atomic().delete(K.link(link.id)).delete([...K.byUser(link.userId), link.id]);
+    await this.dropIn(this.kv.atomic(), link).commit();
+  }
+
+  /** Adds the deletes of `link`'s record and its index entries to `op`. */
+  private dropIn(op: Deno.AtomicOperation, link: OauthLinkRecord): Deno.AtomicOperation {
+    op.delete(K.link(link.id)).delete([...K.byUser(link.userId), link.id]);
     if (link.oauthId !== null) op.delete(K.byAccount(link.provider, link.oauthId));
-    await op.commit();
+    return op;
   }
 }

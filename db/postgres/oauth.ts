@@ -1,6 +1,6 @@
 /** OAuth links on PostgreSQL: `UNIQUE (provider, oauth_id)` links an account once. */
 import type { Sql } from "postgres";
-import type { OauthLinkRecord, OauthProvider, OauthStore } from "../oauth.ts";
+import type { OauthLinkRecord, OauthProvider, OauthStore, RemoveOutcome } from "../oauth.ts";
 import { UniqueError } from "../store.ts";
 
 interface LinkRow {
@@ -65,9 +65,23 @@ export class PostgresOauth implements OauthStore {
       access_token = ${f.accessToken}, refresh_token = ${f.refreshToken} WHERE id = ${id}`;
   }
 
-  async remove(userId: string, provider: OauthProvider): Promise<boolean> {
-    const gone = await this.sql`DELETE FROM oauth_links
-      WHERE user_id = ${userId} AND provider = ${provider} RETURNING id`;
-    return gone.length > 0;
+  /**
+   * Locks the user's link rows first: a second remove waits for the first to
+   * commit, then no longer sees the row it deleted, so it counts what is left.
+   */
+  async removeUnlessLast(
+    userId: string,
+    provider: OauthProvider,
+    keepAtLeast: number,
+  ): Promise<RemoveOutcome> {
+    return await this.sql.begin(async (tx) => {
+      const rows = await tx<{ provider: OauthProvider }[]>`SELECT provider FROM oauth_links
+        WHERE user_id = ${userId} ORDER BY id FOR UPDATE`;
+      const mine = rows.filter((r) => r.provider === provider).length;
+      if (mine === 0) return "missing";
+      if (rows.length - mine < keepAtLeast) return "last";
+      await tx`DELETE FROM oauth_links WHERE user_id = ${userId} AND provider = ${provider}`;
+      return "removed";
+    });
   }
 }

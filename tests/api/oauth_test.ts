@@ -249,6 +249,36 @@ oauthTest("security #22: the last way to sign in cannot be unlinked", async (app
 });
 
 oauthTest(
+  "security #22: two unlinks at once leave a user without a password one way to sign in",
+  async (app, idp) => {
+    const cookie = sessionCookie((await signIn(app, idp, "alice")).headers);
+    const alice = await me(app, cookie);
+    await app.services.store.oauth.create({
+      id: "github-link",
+      userId: alice.id,
+      provider: "GITHUB",
+      username: "alice-gh",
+      accessToken: "sealed",
+      refreshToken: null,
+      oauthId: "gh-1",
+      createdAt: new Date(app.clock.now()),
+    });
+    const answers = await Promise.all(
+      ["OIDC", "GITHUB"].map((provider) =>
+        app.json("DELETE", "/api/auth/oauth", { provider }, { cookie })
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 400]);
+    assert.deepEqual(answers.find((a) => a.status === 400)!.body, {
+      error: "You can't delete your last OAuth provider without a password",
+      statusCode: 400,
+    });
+    const left = await app.json("GET", "/api/auth/oauth", undefined, { cookie });
+    assert.equal(left.body.length, 1);
+  },
+);
+
+oauthTest(
   "security #22: a user with TOTP signs in through the provider only with a code",
   async (app, idp) => {
     const first = await signIn(app, idp, "alice");

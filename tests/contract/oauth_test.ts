@@ -41,12 +41,33 @@ const steps: ContractSteps = {
     await store.oauth.create(link(a.id, "OIDC", "1"));
     await store.oauth.create(link(a.id, "GITHUB", "2"));
     await store.oauth.create(link(b.id, "OIDC", "3"));
-    assert.equal(await store.oauth.remove(a.id, "OIDC"), true);
-    assert.equal(await store.oauth.remove(a.id, "OIDC"), false);
+    assert.equal(await store.oauth.removeUnlessLast(a.id, "OIDC", 1), "removed");
+    assert.equal(await store.oauth.removeUnlessLast(a.id, "OIDC", 0), "missing");
     assert.deepEqual((await store.oauth.listByUser(a.id)).map((l) => l.provider), ["GITHUB"]);
     assert.equal((await store.oauth.listByUser(b.id)).length, 1);
     assert.equal(await store.oauth.find("OIDC", "1"), null);
     await store.oauth.create(link(b.id, "OIDC", "1"));
+  },
+  "security #22: a remove that would leave too few other links removes nothing": async (store) => {
+    const a = await storedUser(store, "a");
+    await store.oauth.create(link(a.id, "OIDC", "1"));
+    assert.equal(await store.oauth.removeUnlessLast(a.id, "OIDC", 1), "last");
+    assert.equal((await store.oauth.listByUser(a.id)).length, 1);
+    assert.equal(await store.oauth.removeUnlessLast(a.id, "OIDC", 0), "removed");
+    assert.deepEqual(await store.oauth.listByUser(a.id), []);
+  },
+  "security #22: two removes at once of a user's two links leave one": async (store) => {
+    for (let round = 0; round < 5; round++) {
+      const a = await storedUser(store, `a${round}`);
+      await store.oauth.create(link(a.id, "OIDC", `o${round}`));
+      await store.oauth.create(link(a.id, "GITHUB", `g${round}`));
+      const outcomes = await Promise.all([
+        store.oauth.removeUnlessLast(a.id, "OIDC", 1),
+        store.oauth.removeUnlessLast(a.id, "GITHUB", 1),
+      ]);
+      assert.deepEqual(outcomes.sort(), ["last", "removed"]);
+      assert.equal((await store.oauth.listByUser(a.id)).length, 1);
+    }
   },
 };
 
