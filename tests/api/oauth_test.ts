@@ -2,7 +2,9 @@
  * Signing in with OpenID Connect against a real provider (`oidc-provider` on
  * loopback, tests/helpers/oidc_provider.ts), over HTTP with manual redirects:
  * registration on and off, `oauthLoginOnly`, a linked account signing in, a
- * tampered state, a wrong nonce, an expired ID token, refused consent,
+ * tampered state, a wrong nonce, an expired ID token, an ID token for
+ * another audience, from another issuer or with a forged signature (rewritten
+ * by a relay in front of the provider's token endpoint), refused consent,
  * linking and unlinking, and the TOTP step.
  */
 import assert from "node:assert/strict";
@@ -10,7 +12,12 @@ import { Secret, TOTP } from "otpauth";
 import { decrypt, encrypt } from "../../core/tokens.ts";
 import { systemRandom } from "../../core/clock.ts";
 import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
-import { startOidcProvider, type TestProvider } from "../helpers/oidc_provider.ts";
+import {
+  type IdTokenRewrite,
+  type ProviderOptions,
+  startOidcProvider,
+  type TestProvider,
+} from "../helpers/oidc_provider.ts";
 import { fixtureV4, importDoc } from "../helpers/transfer.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -21,10 +28,10 @@ function oauthTest(
   name: string,
   fn: (app: TestApp, idp: TestProvider) => Promise<void>,
   settings: Record<string, unknown> = {},
-  claims?: (login: string) => Record<string, unknown>,
+  provider: Omit<ProviderOptions, "redirectUri"> = {},
 ) {
   apiTest(name, async (app) => {
-    const idp = await startOidcProvider({ redirectUri: CALLBACK, claims });
+    const idp = await startOidcProvider({ redirectUri: CALLBACK, ...provider });
     try {
       await app.services.store.updateSettings({ ...idp.settings, ...settings });
       await app.services.settings.reload();
@@ -172,6 +179,45 @@ oauthTest("security #22: an expired ID token is refused", async (app, idp) => {
   assert.match((await body(res)).error, /could not be verified/);
   assert.match(rejection(app), /exp/);
 });
+
+/** A sign-in whose ID token `rewrite` alters is refused: 400, no session, no user, a log line. */
+function refusedIdToken(what: string, rewrite: IdTokenRewrite, cause: RegExp) {
+  oauthTest(
+    `security #22: an ID token ${what} is refused`,
+    async (app, idp) => {
+      const res = await signIn(app, idp, "alice");
+      assert.equal(res.status, 400);
+      assert.deepEqual(await body(res), {
+        error: "OpenID Connect sign-in could not be verified, try again",
+        statusCode: 400,
+      });
+      assert.equal(cookiePair(res, "service_session"), undefined);
+      assert.equal(await app.services.store.getUserByUsername("alice"), null);
+      assert.match(rejection(app), cause);
+    },
+    {},
+    { idToken: rewrite },
+  );
+}
+
+refusedIdToken("for another client (audience)", {
+  claims: (c) => ({ ...c, aud: "another-client", azp: "another-client" }),
+}, /aud/);
+refusedIdToken("from another issuer", {
+  claims: (c) => ({ ...c, iss: "http://127.0.0.1:1" }),
+}, /iss/);
+refusedIdToken("signed with a key the provider never published", { foreignKey: true }, /signature/);
+
+oauthTest(
+  "conformance: an ID token passed on unchanged through the relay signs in",
+  async (app, idp) => {
+    const res = await signIn(app, idp, "alice");
+    assert.equal(res.status, 302);
+    assert.equal((await me(app, sessionCookie(res.headers))).username, "alice");
+  },
+  {},
+  { idToken: {} },
+);
 
 oauthTest(
   "conformance: consent refused at the provider is 403, with a log line",
@@ -424,7 +470,13 @@ oauthTest(
     assert.equal(await app.services.store.getUserByUsername("victim@example.com"), null);
   },
   {},
-  () => ({ preferred_username: null, email: "victim@example.com", email_verified: false }),
+  {
+    claims: () => ({
+      preferred_username: null,
+      email: "victim@example.com",
+      email_verified: false,
+    }),
+  },
 );
 
 oauthTest(

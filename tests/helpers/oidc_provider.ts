@@ -6,10 +6,15 @@
  * provider: it follows the authorization URL, fills in the provider's login
  * and consent forms, and returns the URL the provider sends the browser back
  * to (with `code`, or `error` when the person cancels at the first form).
+ * Given `idToken`, the provider's own address answers token requests by
+ * relaying them to the provider on a second loopback port and rewriting the
+ * ID token in the answer (a man in the middle with or without the provider's
+ * signing key), so tests can prove the client checks what it is given.
  */
 import Provider from "oidc-provider";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Buffer } from "node:buffer";
 
 /** The client id and secret the test app is configured with. */
 export const CLIENT = { id: "ferry", secret: "ferry-client-secret" };
@@ -29,6 +34,29 @@ export interface ProviderOptions {
   redirectUri: string;
   /** Claims of an account beyond `sub` and `preferred_username`. */
   claims?: (login: string) => Record<string, unknown>;
+  /** How the token endpoint's ID token is rewritten on its way to the client. */
+  idToken?: IdTokenRewrite;
+}
+
+/** A rewrite of the ID token the token endpoint answers with. */
+export interface IdTokenRewrite {
+  /** The claims to sign in place of the provider's. */
+  claims?: (claims: Record<string, unknown>) => Record<string, unknown>;
+  /** Signs with a key the provider never published (under the provider's key id). */
+  foreignKey?: boolean;
+}
+
+const SIGNING = {
+  name: "RSASSA-PKCS1-v1_5",
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: "SHA-256",
+};
+const KEY_ID = "test-key";
+
+/** An RS256 key pair for signing ID tokens. */
+async function signingKey(): Promise<CryptoKeyPair> {
+  return await crypto.subtle.generateKey(SIGNING, true, ["sign", "verify"]) as CryptoKeyPair;
 }
 
 /** Starts a provider on 127.0.0.1 on a free port. */
@@ -36,6 +64,8 @@ export async function startOidcProvider(options: ProviderOptions): Promise<TestP
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const key = await signingKey();
+  const { key_ops: _ops, ext: _ext, ...jwk } = await crypto.subtle.exportKey("jwk", key.privateKey);
   const warn = console.warn;
   console.warn = () => {}; // the provider's warnings about its development defaults
   const provider = new Provider(issuer, {
@@ -61,6 +91,7 @@ export async function startOidcProvider(options: ProviderOptions): Promise<TestP
       RefreshToken: 3600,
       Session: 3600,
     },
+    jwks: { keys: [{ ...jwk, kid: KEY_ID, use: "sig" }] },
     findAccount: (_ctx: unknown, sub: string) => ({
       accountId: sub,
       claims: () => {
@@ -71,7 +102,12 @@ export async function startOidcProvider(options: ProviderOptions): Promise<TestP
     // deno-lint-ignore no-explicit-any
   } as any);
   console.warn = warn;
-  server.on("request", provider.callback());
+  const callback = provider.callback();
+  const relay = options.idToken && await relayTo(callback, options.idToken, key.privateKey);
+  server.on("request", (req, res) => {
+    if (relay && req.method === "POST" && req.url === "/token") relay.answer(req, res);
+    else callback(req, res);
+  });
   return {
     issuer,
     settings: {
@@ -83,8 +119,55 @@ export async function startOidcProvider(options: ProviderOptions): Promise<TestP
       oauthOidcUserinfoUrl: `${issuer}/me`,
     },
     authorize: (url, login, consent = true) => authorize(url, `sub-${login}`, consent),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      await relay?.close();
+      await close(server);
+    },
   };
+}
+
+const close = (server: http.Server) =>
+  new Promise<void>((resolve) => server.close(() => resolve()));
+
+/**
+ * A second listener for the provider's `callback` and the relay in front of
+ * its token endpoint: it passes the request on and rewrites the ID token.
+ */
+async function relayTo(
+  callback: http.RequestListener,
+  rewrite: IdTokenRewrite,
+  providerKey: CryptoKey,
+) {
+  const inner = http.createServer(callback);
+  await new Promise<void>((resolve) => inner.listen(0, "127.0.0.1", resolve));
+  const target = `http://127.0.0.1:${(inner.address() as AddressInfo).port}/token`;
+  const signer = rewrite.foreignKey ? (await signingKey()).privateKey : providerKey;
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const upstream = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": String(req.headers["content-type"]) },
+      body: Buffer.concat(chunks).toString(),
+    });
+    const tokens = await upstream.json();
+    if (tokens.id_token) tokens.id_token = await resign(tokens.id_token, rewrite, signer);
+    res.writeHead(upstream.status, { "content-type": "application/json" });
+    res.end(JSON.stringify(tokens));
+  };
+  return { answer, close: () => close(inner) };
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+
+/** The JWT `jwt` with its claims rewritten, signed (RS256, same header) with `key`. */
+async function resign(jwt: string, rewrite: IdTokenRewrite, key: CryptoKey): Promise<string> {
+  const [header, payload] = jwt.split(".");
+  const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
+  const body = b64(new TextEncoder().encode(JSON.stringify(rewrite.claims?.(claims) ?? claims)));
+  const input = new TextEncoder().encode(`${header}.${body}`);
+  const signature = await crypto.subtle.sign(SIGNING.name, key, input);
+  return `${header}.${body}.${b64(new Uint8Array(signature))}`;
 }
 
 /** Follows the provider's pages as a browser would, answering its login and consent forms. */
