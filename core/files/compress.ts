@@ -2,8 +2,8 @@
  * Image compression on upload (reference §5.2, §5.3): an uploaded PNG, JPEG
  * or WebP is decoded and written again as JPEG, PNG, WebP or JPEG XL at the
  * quality the `image-compression-percent` header asks for; the file's
- * extension and type follow the format. An image that cannot be decoded is
- * kept as it came (as Zipline keeps it).
+ * extension and type follow the format. An image that cannot be decoded or
+ * written is kept as it came (as Zipline keeps it).
  */
 import { decodeImage, MAX_PIXELS } from "./images.ts";
 import { decodeWebp, type EncodedFormat, encodePixels } from "./codecs.ts";
@@ -79,18 +79,20 @@ export function compressedAs(
   return { extension: `.${compression.format}`, type: TYPES[compression.format] };
 }
 
-/** The PNG, JPEG or WebP `bytes` written as `compression` asks; `null` when they do not decode. */
+/**
+ * The PNG, JPEG or WebP `bytes` written as `compression` asks; `null` when
+ * they do not decode or cannot be written (the original is kept then).
+ */
 export async function compressImage(
   bytes: Uint8Array,
   compression: Compression,
 ): Promise<Uint8Array | null> {
-  let pixels;
   try {
     const webp = new TextDecoder().decode(bytes.subarray(8, 12)) === "WEBP";
-    pixels = webp ? await decodeWebp(bytes) : decodeImage(bytes);
+    const pixels = webp ? await decodeWebp(bytes) : decodeImage(bytes);
+    if (pixels.width * pixels.height > MAX_PIXELS) return null;
+    return await encodePixels(pixels, compression.format, compression.quality);
   } catch {
     return null;
   }
-  if (pixels.width * pixels.height > MAX_PIXELS) return null;
-  return await encodePixels(pixels, compression.format, compression.quality);
 }
