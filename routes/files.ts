@@ -108,6 +108,16 @@ const upload_ = defineRoute({
           "one of `domains` or the request's own host (else 400, nothing stored)",
       ),
       "x-service-no-json": option("no-json", "`true` answers the URLs as text"),
+      "x-service-image-compression-percent": option(
+        "image-compression-percent",
+        "Compress uploaded PNG, JPEG and WebP images at this quality, 0 to 100; the name's " +
+          "extension and the type follow the format written",
+      ),
+      "x-service-image-compression-type": option(
+        "image-compression-type",
+        "`jpg`, `jpeg`, `png`, `webp` or `jxl` (with the percent only; default " +
+          "`filesDefaultCompressionFormat`)",
+      ),
     }),
   },
   responses: {
@@ -123,6 +133,14 @@ const upload_ = defineRoute({
               url: z.string(),
               removedGps: z.literal(true).optional().openapi({
                 description: "GPS data was removed from the image",
+              }),
+              compressed: z.object({
+                mimetype: z.string(),
+                ext: z.string(),
+                failed: z.literal(true).optional(),
+              }).optional().openapi({
+                description: "The image was compressed into this type and extension " +
+                  "(`failed`: it did not decode and was stored as it came)",
               }),
             })),
             deletesAt: z.string().optional().openapi({ description: "`never` or an ISO time" }),

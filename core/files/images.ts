@@ -2,7 +2,8 @@
  * Image thumbnails in pure JavaScript (no native code, no WASM fetched at run
  * time, so `deno bundle`/`deno compile` keep working): PNG via `pngjs`, JPEG
  * via `jpeg-js`, the first frame of a GIF via `omggif`, scaled down with an
- * area average to at most {@link THUMBNAIL_SIZE} pixels on the long side.
+ * area average to at most {@link THUMBNAIL_SIZE} pixels on the long side
+ * (WebP thumbnails are written by `codecs.ts`).
  */
 import { Buffer } from "node:buffer";
 import jpeg from "jpeg-js";
@@ -15,7 +16,7 @@ export const THUMBNAIL_SIZE = 320;
 /** The image types {@link makeThumbnail} reads. */
 export const THUMBNAIL_SOURCES = ["image/png", "image/jpeg", "image/gif"];
 
-/** The formats a thumbnail is written in. */
+/** The formats {@link encodeImage} writes in pure JavaScript. */
 export type ThumbnailFormat = "jpg" | "png";
 
 /** RGBA pixels. */
@@ -34,7 +35,7 @@ export class UnreadableSourceError extends Error {
 }
 
 /** The largest image decoded, in pixels (a decompression bomb stops here). */
-const MAX_PIXELS = 50_000_000;
+export const MAX_PIXELS = 50_000_000;
 
 /** Decodes PNG, JPEG or GIF `bytes` (told apart by their signature); of a GIF, its first frame. */
 export function decodeImage(bytes: Uint8Array): Pixels {
@@ -108,9 +109,12 @@ export function encodeImage(img: Pixels, format: ThumbnailFormat): Uint8Array {
   return new Uint8Array(PNG.sync.write(png));
 }
 
-/** The thumbnail of the PNG, JPEG or GIF `bytes`; throws {@link UnreadableSourceError}. */
-export function makeThumbnail(bytes: Uint8Array, format: ThumbnailFormat): Uint8Array {
+/**
+ * The PNG, JPEG or GIF `bytes` decoded and scaled down to thumbnail size;
+ * throws {@link UnreadableSourceError}.
+ */
+export function thumbnailPixels(bytes: Uint8Array): Pixels {
   const img = decodeImage(bytes);
   if (img.width * img.height > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
-  return encodeImage(scaleDown(img, THUMBNAIL_SIZE), format);
+  return scaleDown(img, THUMBNAIL_SIZE);
 }

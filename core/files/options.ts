@@ -8,6 +8,7 @@ import { badRequest } from "../errors.ts";
 import type { Settings } from "../settings/registry.ts";
 import { parseDuration } from "../units/duration.ts";
 import { requestedDomains } from "../links.ts";
+import { type Compression, CompressionOptionError, parseCompression } from "./compress.ts";
 import { NAME_FORMATS, type NameFormat, randomIndex, sanitizeFilename } from "./naming.ts";
 
 /** Reads one option header by its short name (`deletes-at`), whichever prefix it came with. */
@@ -38,6 +39,8 @@ export interface UploadOptions {
   domain: string | null;
   /** Answer with the URLs as text instead of JSON. */
   noJson: boolean;
+  /** How uploaded images are compressed; `null` for not at all. */
+  compression: Compression | null;
 }
 
 const bad = (header: string, reason: string) => badRequest(`bad options[${header}]: ${reason}`);
@@ -72,7 +75,22 @@ export function parseUploadOptions(
     folderId: value("folder"),
     domain: domain(value("domain"), random, settings, host),
     noJson: flag("no-json"),
+    compression: compression(
+      value("image-compression-percent"),
+      value("image-compression-type"),
+      settings,
+    ),
   };
+}
+
+/** Compression as asked for; `featuresImageCompression` is not consulted (as in Zipline). */
+function compression(percent: string | null, type: string | null, settings: Settings) {
+  try {
+    return parseCompression(percent, type, settings.filesDefaultCompressionFormat);
+  } catch (error) {
+    if (!(error instanceof CompressionOptionError)) throw error;
+    throw bad(`image-compression-${error.header}`, error.message);
+  }
 }
 
 function expiry(input: string | null, settings: Settings, now: number) {

@@ -3,16 +3,25 @@
  * file that has none (all of them on a rerun), stores its bytes in the
  * datasource as `.thumbnail.<fileId>.<ext>` and records that name on the
  * file; the `cleanthumbnails` task removes thumbnails whose file or bytes are
- * gone. Images are read in pure JavaScript (`images.ts`); videos need the
- * system's `ffmpeg` (`video.ts`) and are skipped, with one log line a pass,
- * where there is none.
+ * gone. Images are read in pure JavaScript (`images.ts`) and written as WebP
+ * by the WebAssembly codec (`codecs.ts`); videos need the system's `ffmpeg`
+ * (`video.ts`) and are skipped, with one log line a pass, where there is none.
  */
 import type { FileRecord } from "../../db/files.ts";
-import { makeThumbnail, THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
-import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat, webpOf } from "./video.ts";
+import {
+  encodeImage,
+  THUMBNAIL_SOURCES,
+  thumbnailPixels,
+  UnreadableSourceError,
+} from "./images.ts";
+import { encodePixels } from "./codecs.ts";
+import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
 import { notFound } from "../errors.ts";
 import { THUMBNAIL_PREFIX } from "./naming.ts";
 import type { Services } from "../services.ts";
+
+/** The quality WebP thumbnails are written at (as JPEG ones are). */
+const WEBP_QUALITY = 80;
 
 /** The largest image read, in bytes; bigger images get no thumbnail. */
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
@@ -41,16 +50,6 @@ export function parseThumbnailName(name: string): { fileId: string; type: string
 /** Whether `file` is a video ffmpeg is asked about. */
 const isVideo = (file: FileRecord) => file.type.startsWith("video/");
 
-/**
- * The format thumbnails of `file` are written in: the configured one, except
- * that WebP needs ffmpeg (no pure-JavaScript encoder is available), so
- * without it images in `webp` are written as PNG.
- */
-function formatOf(s: Services, file: FileRecord): VideoThumbnailFormat {
-  const format = s.settings.get("featuresThumbnailsFormat");
-  return format === "webp" && !isVideo(file) && !s.ffmpeg ? "png" : format;
-}
-
 /** Whether `file` is one a thumbnail is made of. */
 function hasSource(file: FileRecord): boolean {
   if (file.pending || file.size === 0) return false;
@@ -65,9 +64,9 @@ async function render(
   format: VideoThumbnailFormat,
 ): Promise<Uint8Array> {
   if (!isVideo(file)) {
-    const source = await new Response(body).bytes();
-    if (format !== "webp") return makeThumbnail(source, format);
-    return await webpOf(s.ffmpeg!, makeThumbnail(source, "png"));
+    const pixels = thumbnailPixels(await new Response(body).bytes());
+    if (format !== "webp") return encodeImage(pixels, format);
+    return await encodePixels(pixels, "webp", WEBP_QUALITY);
   }
   if (!s.ffmpeg) {
     await body.cancel();
@@ -89,7 +88,7 @@ function thumbnailFile(s: Services, file: FileRecord): Promise<boolean> {
 async function makeThumbnailOf(s: Services, file: FileRecord): Promise<boolean> {
   const body = await s.datasource.get(file.name);
   if (body === null) return false;
-  const format = formatOf(s, file);
+  const format = s.settings.get("featuresThumbnailsFormat");
   let bytes: Uint8Array;
   try {
     bytes = await render(s, file, body, format);

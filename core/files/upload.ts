@@ -9,7 +9,7 @@
 import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import { UniqueError } from "../../db/store.ts";
-import { SizeLimitError, UnsafeNameError } from "../../storage/datasource.ts";
+import { ByteCounter, SizeLimitError, UnsafeNameError } from "../../storage/datasource.ts";
 import { newId } from "../clock.ts";
 import { ApiError, badRequest } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";
@@ -34,6 +34,7 @@ import {
   sanitizeFilename,
 } from "./naming.ts";
 import type { UploadOptions } from "./options.ts";
+import { compressedAs, compressImage, type Compression } from "./compress.ts";
 import type { UserRecord } from "../../db/store.ts";
 
 /** One file part of the request, its body not yet read. */
@@ -68,6 +69,15 @@ export interface UploadedFile {
   url: string;
   /** GPS data was removed from the image (`filesRemoveGpsMetadata`). */
   removedGps?: true;
+  /** The image was compressed into this type and extension (`failed` when it did not decode). */
+  compressed?: CompressedLabel;
+}
+
+/** What the upload answers about one compressed file. */
+export interface CompressedLabel {
+  mimetype: string;
+  ext: string;
+  failed?: true;
 }
 
 /** The upload's answer. */
@@ -88,6 +98,8 @@ export interface Batch {
   maxFileSize: number;
   /** Ids of the stored files GPS data was removed from. */
   removedGps: Set<string>;
+  /** What each stored file that was to be compressed became, by id. */
+  compressed: Map<string, CompressedLabel>;
   /** Work left running after the answer (thumbnails, webhooks being queued); each logs its own failure. */
   background: Promise<void>[];
 }
@@ -118,6 +130,7 @@ export async function openBatch(
     passwordHash: options.password === null ? null : await hashPassword(options.password, s.random),
     maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
     removedGps: new Set(),
+    compressed: new Map(),
     background: [],
   };
 }
@@ -179,6 +192,7 @@ export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): Uplo
       type: f.type,
       url: routeLink(base, settings.filesRoute, linkedName(settings, f.name)),
       ...(b.removedGps.has(f.id) ? { removedGps: true as const } : {}),
+      ...(b.compressed.has(f.id) ? { compressed: b.compressed.get(f.id) } : {}),
     })),
     ...(options.deletesAtLabel ? { deletesAt: options.deletesAtLabel } : {}),
   };
@@ -189,7 +203,15 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
   const { s } = b;
   const fail = (status: 400 | 413, message: string) =>
     new ApiError(status, `file[${index}]: ${message}`);
-  const file = await recordPending(b, part.filename, part.contentType, index, 0);
+  const { compression } = b.options;
+  const { file, compressing } = await recordFile(
+    b,
+    part.filename,
+    part.contentType,
+    index,
+    0,
+    compression,
+  );
   const { type } = file;
   try {
     const room = b.limits.maxBytes === null
@@ -199,9 +221,12 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
     const gps = b.settings.filesRemoveGpsMetadata && type.startsWith("image/")
       ? new GpsRemover()
       : null;
-    const body = gps ? part.body.pipeThrough(gps.stream) : part.body;
+    const read = gps ? part.body.pipeThrough(gps.stream) : part.body;
     let size: number;
     try {
+      const body = compressing && compression
+        ? await compressed(b, file, read, limit, compression)
+        : read;
       size = await s.datasource.put(file.name, body, { limit, contentType: type });
     } catch (error) {
       if (!(error instanceof SizeLimitError)) throw error;
@@ -226,6 +251,24 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
 }
 
 /**
+ * `body` (at most `limit` bytes) compressed as `compression` asks, noted on
+ * `b` for the answer; the bytes as they came when they do not decode.
+ */
+async function compressed(
+  b: Batch,
+  file: FileRecord,
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  compression: Compression,
+): Promise<ReadableStream<Uint8Array>> {
+  const bytes = await new Response(body.pipeThrough(new ByteCounter(limit).stream)).bytes();
+  const out = await compressImage(bytes, compression);
+  const label = { mimetype: file.type, ext: compression.format };
+  b.compressed.set(file.id, out ? label : { ...label, failed: true });
+  return ReadableStream.from([out ?? bytes]);
+}
+
+/**
  * Names the file by `b`'s options and records it pending, counted as `size`
  * bytes until it completes; errors name it `file[index]`.
  */
@@ -236,6 +279,21 @@ export async function recordPending(
   index: number,
   size: number,
 ): Promise<FileRecord> {
+  return (await recordFile(b, filename, contentType, index, size, null)).file;
+}
+
+/**
+ * {@link recordPending}, named and typed as the image it will be once
+ * compressed as `compression` asks, when it is one that is (`compressing`).
+ */
+async function recordFile(
+  b: Batch,
+  filename: string,
+  contentType: string,
+  index: number,
+  size: number,
+  compression: Compression | null,
+): Promise<{ file: FileRecord; compressing: boolean }> {
   const { s, settings, options } = b;
   const fail = (status: 400, message: string) => new ApiError(status, `file[${index}]: ${message}`);
   const extension = options.extension ?? extensionOf(filename);
@@ -248,10 +306,12 @@ export async function recordPending(
   if (wantsOriginal && originalName === null) {
     throw fail(400, "Invalid characters in original filename");
   }
-  const type = fileType(settings, contentType, extension, index);
+  const given = fileType(settings, contentType, extension, index);
+  const compressed = compressedAs(compression, given);
+  const type = compressed?.type ?? given;
 
   const now = new Date(s.clock.now());
-  return await createPending(
+  const file = await createPending(
     b,
     {
       id: newId(s.random),
@@ -271,10 +331,11 @@ export async function recordPending(
       createdAt: now,
       updatedAt: now,
     },
-    extension,
+    compressed?.extension ?? extension,
     originalName,
     index,
   );
+  return { file, compressing: compressed !== null };
 }
 
 /**

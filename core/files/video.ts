@@ -73,22 +73,6 @@ export async function videoThumbnail(
   }
 }
 
-/**
- * `png`, an image Ferry made itself, as WebP, encoded by ffmpeg (no
- * pure-JavaScript WebP encoder is available); throws
- * {@link UnreadableSourceError} when ffmpeg fails.
- */
-export function webpOf(ffmpeg: string, png: Uint8Array): Promise<Uint8Array> {
-  return inFfmpegTurn(() =>
-    runFfmpeg(ffmpeg, [
-      ...["-hide_banner", "-loglevel", "error"],
-      ...["-protocol_whitelist", "pipe", "-f", "png_pipe", "-i", "pipe:0"],
-      ...ENCODERS.webp,
-      "pipe:1",
-    ], png)
-  );
-}
-
 /** ffmpeg jobs running now. */
 let running = 0;
 /** Jobs waiting for a turn, first come first served. */

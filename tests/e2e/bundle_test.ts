@@ -5,10 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runDeno, startServer } from "../helpers/process.ts";
+import { runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
+import { redSquare } from "../helpers/images.ts";
 
 Deno.test({
-  name: "e2e: the bundled main.ts serves /api/healthcheck and the docs assets on its own",
+  name:
+    "e2e: the bundled main.ts serves /api/healthcheck and the docs assets, and compresses images, on its own",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -32,6 +34,7 @@ Deno.test({
         const asset = await fetch(`${server.origin}/api/docs/assets/swagger-ui-bundle.js`);
         assert.equal(asset.status, 200);
         assert.ok((await asset.text()).includes("SwaggerUIBundle"));
+        await assertCompresses(server);
       } finally {
         await server.stop();
       }
@@ -40,6 +43,34 @@ Deno.test({
     }
   },
 });
+
+/** An upload compressed to WebP: the WebAssembly codecs were imported as bytes into the bundle. */
+async function assertCompresses(server: ServerProcess) {
+  const headers = { "content-type": "application/json", origin: server.origin };
+  const setup = await fetch(`${server.origin}/api/setup`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ username: "admin", password: "pw" }),
+  });
+  assert.equal(setup.status, 200, await setup.clone().text());
+  await setup.body?.cancel();
+  const cookie = setup.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const form = new FormData();
+  form.append("file", new Blob([redSquare(16) as BlobPart], { type: "image/png" }), "red.png");
+  const res = await fetch(`${server.origin}/api/upload`, {
+    method: "POST",
+    body: form,
+    headers: {
+      cookie,
+      origin: server.origin,
+      "x-service-image-compression-percent": "50",
+      "x-service-image-compression-type": "webp",
+    },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.deepEqual(body.files[0].compressed, { mimetype: "image/webp", ext: "webp" });
+}
 
 Deno.test({
   name: "e2e: the committed dashboard bundle is what `deno task bundle` builds from client/",
