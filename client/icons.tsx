@@ -91,3 +91,32 @@ export function typeIcon(type: string): IconName {
   if (type.startsWith("text/")) return "text";
   return "file";
 }
+
+/** A button showing only an icon; `label` is its accessible name, `title` its tooltip. */
+export function IconButton(
+  { icon, label, title, danger, disabled, pressed, expanded, onClick }: {
+    icon: IconName;
+    label: string;
+    title?: string;
+    danger?: boolean;
+    disabled?: boolean;
+    pressed?: boolean;
+    expanded?: boolean;
+    onClick?: () => void;
+  },
+) {
+  return (
+    <button
+      type="button"
+      class={danger ? "icon-button danger" : "icon-button"}
+      aria-label={label}
+      title={title}
+      disabled={disabled}
+      aria-pressed={pressed}
+      aria-expanded={expanded}
+      onClick={onClick}
+    >
+      <Icon name={icon} />
+    </button>
+  );
+}

@@ -15,7 +15,7 @@ import type { PageConfig, Role } from "../config.ts";
 import { ROLES } from "../config.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { useApi } from "../hooks.ts";
-import { Icon } from "../icons.tsx";
+import { Icon, IconButton } from "../icons.tsx";
 import { Field, SelectField, TextField } from "../components/field.tsx";
 import { dataUri } from "../components/avatar_form.tsx";
 
@@ -379,36 +379,28 @@ function UserRow(
               </a>
             )
             : (
-              <button
-                type="button"
-                class="icon-button"
+              <IconButton
+                icon="file"
                 disabled
                 title={why}
-                aria-label={`Files of ${user.username}`}
-              >
-                <Icon name="file" />
-              </button>
+                label={`Files of ${user.username}`}
+              />
             )}
-          <button
-            type="button"
-            class="icon-button"
+          <IconButton
+            icon="edit"
             disabled={why !== null}
             title={why ?? "Edit"}
-            aria-label={`Edit ${user.username}`}
+            label={`Edit ${user.username}`}
             onClick={onEdit}
-          >
-            <Icon name="edit" />
-          </button>
-          <button
-            type="button"
-            class="icon-button danger"
+          />
+          <IconButton
+            icon="trash"
+            danger
             disabled={why !== null}
             title={why ?? "Delete"}
-            aria-label={`Delete ${user.username}`}
+            label={`Delete ${user.username}`}
             onClick={onDelete}
-          >
-            <Icon name="trash" />
-          </button>
+          />
         </div>
       </td>
     </tr>

@@ -9,7 +9,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type ApiFile, type FilePage } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
-import { Icon } from "../icons.tsx";
+import { Icon, IconButton } from "../icons.tsx";
 import { Field, SelectField } from "../components/field.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
 import { FilePanel } from "../components/file_panel.tsx";
@@ -109,15 +109,13 @@ function FileActions(
       >
         <Icon name="open" />
       </a>
-      <button
-        type="button"
-        class="icon-button danger"
-        aria-label={`Delete ${file.name}`}
+      <IconButton
+        icon="trash"
+        danger
+        label={`Delete ${file.name}`}
         title="Delete"
         onClick={remove}
-      >
-        <Icon name="trash" />
-      </button>
+      />
     </div>
   );
 }

@@ -8,7 +8,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { Icon } from "../icons.tsx";
+import { Icon, IconButton } from "../icons.tsx";
 import { Field, TextField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 
@@ -117,15 +117,13 @@ function FolderRow(
         >
           <Icon name="edit" />
         </button>
-        <button
-          type="button"
-          class="icon-button danger"
-          aria-label={`Delete ${folder.name}`}
+        <IconButton
+          icon="trash"
+          danger
+          label={`Delete ${folder.name}`}
           title="Delete"
           onClick={remove}
-        >
-          <Icon name="trash" />
-        </button>
+        />
       </div>
       <div class="url-foot">
         <label class="check">

@@ -11,7 +11,7 @@ import { api } from "../api.ts";
 import { useApi } from "../hooks.ts";
 import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
-import { Icon } from "../icons.tsx";
+import { Icon, IconButton } from "../icons.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { TextField } from "../components/field.tsx";
 
@@ -72,15 +72,13 @@ function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => voi
         {name !== tag.name && <button type="submit">Rename</button>}
       </form>
       <span class="muted">{tag.files.length} {tag.files.length === 1 ? "file" : "files"}</span>
-      <button
-        type="button"
-        class="icon-button danger"
-        aria-label={`Delete the tag ${tag.name}`}
+      <IconButton
+        icon="trash"
+        danger
+        label={`Delete the tag ${tag.name}`}
         title="Delete"
         onClick={remove}
-      >
-        <Icon name="trash" />
-      </button>
+      />
     </li>
   );
 }

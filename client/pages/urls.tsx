@@ -10,7 +10,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
-import { Icon } from "../icons.tsx";
+import { Icon, IconButton } from "../icons.tsx";
 import { SelectField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 
@@ -181,15 +181,13 @@ function UrlRow(
         >
           <Icon name="edit" />
         </button>
-        <button
-          type="button"
-          class="icon-button danger"
-          aria-label={`Delete ${name}`}
+        <IconButton
+          icon="trash"
+          danger
+          label={`Delete ${name}`}
           title="Delete"
           onClick={remove}
-        >
-          <Icon name="trash" />
-        </button>
+        />
       </div>
       {editing && (
         <form class="edit" onSubmit={save} aria-label={`Edit ${name}`}>
