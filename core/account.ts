@@ -5,7 +5,7 @@
 import type { SessionRecord, UserPatch, UserRecord } from "../db/store.ts";
 import { checkAvatar } from "./avatars.ts";
 import { ApiError, badRequest, notFound } from "./errors.ts";
-import { confirmPassword } from "./confirm.ts";
+import { confirmOwner } from "./confirm.ts";
 import type { Services } from "./services.ts";
 import { clientToken, newStoredToken } from "./tokens.ts";
 import { newPasswordPatch, usernameTaken } from "./users.ts";
@@ -24,7 +24,7 @@ export interface SelfPatch {
 
 /**
  * Applies the user's own changes; a taken username is 400 `Username already
- * exists`. A new password or username needs the current password. A new
+ * exists`. A new password or username needs proof of the owner (`confirm.ts`). A new
  * password also replaces the API token and ends every session but `current`.
  */
 export async function updateSelf(
@@ -35,7 +35,11 @@ export async function updateSelf(
 ): Promise<UserRecord> {
   const renames = patch.username !== undefined && patch.username !== user.username;
   if (renames || patch.password !== undefined) {
-    await confirmPassword(user, patch.currentPassword);
+    await confirmOwner(
+      user,
+      { currentPassword: patch.currentPassword, session: current },
+      s.clock.now(),
+    );
   }
   const change: UserPatch = {
     username: patch.username,

@@ -11,9 +11,9 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { PasskeyRecord } from "../db/mfa.ts";
-import { UniqueError, type UserRecord } from "../db/store.ts";
+import { type SessionRecord, UniqueError, type UserRecord } from "../db/store.ts";
 import { newId } from "./clock.ts";
-import { confirmPassword } from "./confirm.ts";
+import { confirmOwner } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";
 import { base64url } from "./secrets.ts";
 import type { Services } from "./services.ts";
@@ -138,15 +138,16 @@ const reason = (error: unknown) => error instanceof Error ? `: ${error.message}`
 /**
  * Verifies a registration response against the challenge of the user's
  * options, their RP ID and the origin `mfaPasskeysOrigin`, and stores the
- * passkey as `name`. Needs the current password (`confirm.ts`).
+ * passkey as `name`. Needs proof of the owner (`confirm.ts`).
  */
 export async function registerPasskey(
   s: Services,
   user: UserRecord,
   input: { response: RegistrationResponseJSON; name: string; currentPassword?: string },
+  session: SessionRecord | null,
 ): Promise<PasskeyRecord> {
   const { origin } = relyingParty(s);
-  await confirmPassword(user, input.currentPassword);
+  await confirmOwner(user, { currentPassword: input.currentPassword, session }, s.clock.now());
   const now = new Date(s.clock.now());
   const challenge = await s.store.mfa.takeChallenge(registrationChallengeId(user.id), now);
   if (!challenge) throw badRequest("Passkey registration timed out, try again later");
@@ -185,15 +186,16 @@ export async function registerPasskey(
 
 /**
  * Removes one of the user's passkeys; 404 when the user has none with that
- * id. Needs the current password (`confirm.ts`).
+ * id. Needs proof of the owner (`confirm.ts`).
  */
 export async function removePasskey(
   s: Services,
   user: UserRecord,
   input: { id: string; currentPassword?: string },
+  session: SessionRecord | null,
 ): Promise<void> {
   relyingParty(s);
-  await confirmPassword(user, input.currentPassword);
+  await confirmOwner(user, { currentPassword: input.currentPassword, session }, s.clock.now());
   const id = input.id;
   if (!await s.store.mfa.deletePasskey(user.id, id)) throw notFound("Passkey not found");
 }

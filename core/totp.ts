@@ -6,8 +6,8 @@
  */
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
-import type { UserRecord } from "../db/store.ts";
-import { confirmPassword } from "./confirm.ts";
+import type { SessionRecord, UserRecord } from "../db/store.ts";
+import { confirmOwner } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";
 import type { Services } from "./services.ts";
 import { decrypt, encrypt } from "./tokens.ts";
@@ -70,17 +70,18 @@ export async function totpSetup(s: Services, user: UserRecord): Promise<TotpSetu
 /**
  * Turns TOTP on with `secret` when `code` verifies against it; 400 `Invalid
  * code` otherwise. A secret in place is not replaced: turning TOTP off needs a
- * code of the current one, and so does changing it. Both need the current
- * password (`confirm.ts`).
+ * code of the current one, and so does changing it. Both need proof of the
+ * owner (`confirm.ts`).
  */
 export async function enableTotp(
   s: Services,
   user: UserRecord,
   input: { code: string; secret: string; currentPassword?: string },
+  session: SessionRecord | null,
 ): Promise<UserRecord> {
   requireTotpEnabled(s);
   if (user.totpSecret !== null) throw badRequest("TOTP is already enabled");
-  await confirmPassword(user, input.currentPassword);
+  await confirmOwner(user, { currentPassword: input.currentPassword, session }, s.clock.now());
   const secret = input.secret.toUpperCase().replace(/[\s=]/g, "");
   if (!/^[A-Z2-7]{16,128}$/.test(secret) || !await acceptCode(s, user, secret, input.code)) {
     throw badRequest("Invalid code");
@@ -93,10 +94,11 @@ export async function disableTotp(
   s: Services,
   user: UserRecord,
   input: { code: string; currentPassword?: string },
+  session: SessionRecord | null,
 ): Promise<UserRecord> {
   requireTotpEnabled(s);
   if (user.totpSecret === null) throw badRequest("You don't have TOTP enabled");
-  await confirmPassword(user, input.currentPassword);
+  await confirmOwner(user, { currentPassword: input.currentPassword, session }, s.clock.now());
   if (!await verifyLoginCode(s, user, input.code)) throw badRequest("Invalid code");
   return await saveSecret(s, user, null);
 }

@@ -152,7 +152,7 @@ const postPasskey = defineRoute({
   auth: "user",
   tags: ["MFA"],
   summary:
-    "Register a passkey from the browser's response to the latest options (needs the password)",
+    "Register a passkey from the browser's response to the latest options (needs the password or a fresh sign-in)",
   request: {
     body: jsonBody(z.object({
       response: RegistrationResponse,
@@ -176,7 +176,7 @@ const deletePasskey = defineRoute({
   path: "/user/mfa/passkey",
   auth: "user",
   tags: ["MFA"],
-  summary: "Remove a passkey (needs the current password)",
+  summary: "Remove a passkey (needs the current password or a fresh sign-in)",
   request: {
     body: jsonBody(z.object({ id: z.string().min(1).max(100), currentPassword: CurrentPassword })),
   },
@@ -228,10 +228,13 @@ const requestHost = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
 export const mfaRoutes = newRouter()
   .openapi(getTotp, async (c) => c.json(await totpSetup(c.var.services, me(c)), 200))
   .openapi(postTotp, async (c) => {
-    return c.json(selfView(await enableTotp(c.var.services, me(c), c.req.valid("json"))), 200);
+    return c.json(
+      selfView(await enableTotp(c.var.services, me(c), c.req.valid("json"), c.var.session)),
+      200,
+    );
   })
   .openapi(deleteTotp, async (c) => {
-    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"));
+    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"), c.var.session);
     return c.json(selfView(user), 200);
   })
   .openapi(getPasskeys, async (c) => {
@@ -244,10 +247,13 @@ export const mfaRoutes = newRouter()
     const body = c.req.valid("json");
     // The schema checked the shape the library reads; the library checks the rest.
     const input = { ...body, response: body.response as unknown as RegistrationResponseJSON };
-    return c.json(passkeyView(await registerPasskey(c.var.services, me(c), input)), 200);
+    return c.json(
+      passkeyView(await registerPasskey(c.var.services, me(c), input, c.var.session)),
+      200,
+    );
   })
   .openapi(deletePasskey, async (c) => {
-    await removePasskey(c.var.services, me(c), c.req.valid("json"));
+    await removePasskey(c.var.services, me(c), c.req.valid("json"), c.var.session);
     return c.json(selfView(me(c)), 200);
   })
   .openapi(getLoginOptions, async (c) => {

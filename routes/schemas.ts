@@ -92,7 +92,8 @@ export const Username = z.string().trim().min(1).max(100)
 export const Password = z.string().trim().min(1).max(1000).openapi({ example: "correct horse" });
 /** The caller's current password, the proof a change to its own credentials asks for. */
 export const CurrentPassword = Password.optional().openapi({
-  description: "The caller's current password. Required when the account has a password: " +
+  description: "The caller's current password. Required when the account has a password, " +
+    "unless the request comes with a session cookie signed in less than 10 minutes ago: " +
     "missing is 400 `currentPassword is required`, wrong is 403 `Invalid current password`. " +
     "An account without a password (made by OAuth or a passkey) sends none.",
 });

@@ -39,7 +39,8 @@ const patchUser = defineRoute({
   rateLimit: { max: 1, seconds: 1 },
   tags: ["User"],
   summary: "Change the current user's username, password, avatar or view settings",
-  description: "A new `username` or `password` needs `currentPassword`. A new password also " +
+  description: "A new `username` or `password` needs `currentPassword` (or a session signed in " +
+    "less than 10 minutes ago). A new password also " +
     "replaces the API token (fetch the new one with `GET /api/user/token`) and ends every " +
     "other session; the session making the change stays.",
   request: {

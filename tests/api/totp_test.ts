@@ -252,3 +252,41 @@ apiTest("security #4: turning TOTP on or off needs the current password", async 
     app.clock.advance(STEP);
   }
 });
+
+apiTest(
+  "security #4: a session signed in under 10 minutes ago is proof on its own (Zipline's client turns TOTP on and off)",
+  async (app) => {
+    await enableSetting(app);
+    const alice = await actor(app, "USER", "alice");
+    const signIn = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "password",
+    });
+    const session = { cookie: sessionCookie(signIn.headers) };
+    const { secret } = (await app.json("GET", "/api/user/mfa/totp", undefined, session)).body;
+    const totpOn = async () =>
+      (await app.json("GET", "/api/user", undefined, alice.headers)).body.user.totp;
+    const send = (method: string, headers: Record<string, string>, extra = {}) =>
+      app.json(method, "/api/user/mfa/totp", {
+        code: code(secret, app.clock.now()),
+        ...(method === "POST" ? { secret } : {}),
+        ...extra,
+      }, headers);
+
+    const byToken = await send("POST", alice.headers);
+    assert.deepEqual(byToken.body, { error: "currentPassword is required", statusCode: 400 });
+    const wrong = await send("POST", session, { currentPassword: "wrong" });
+    assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
+    assert.equal(await totpOn(), false, "neither a token nor a wrong password turned it on");
+
+    assert.equal((await send("POST", session)).status, 200, "fresh session, no password");
+    assert.equal(await totpOn(), true);
+
+    app.clock.advance(10 * 60_000);
+    const stale = await send("DELETE", session);
+    assert.deepEqual(stale.body, { error: "currentPassword is required", statusCode: 400 });
+    assert.equal(await totpOn(), true, "a session 10 minutes old proves nothing alone");
+    assert.equal((await send("DELETE", session, { currentPassword: "password" })).status, 200);
+    assert.equal(await totpOn(), false);
+  },
+);

@@ -121,6 +121,23 @@ apiTest("security #4: a new password or username needs the current password", as
   assert.equal(free.status, 200, "the same username, an avatar and the view need no proof");
 });
 
+apiTest(
+  "security #4: right after signing in, the session alone may change the password (Zipline's client sends no currentPassword)",
+  async (app) => {
+    await actor(app, "USER", "bob");
+    const fresh = { cookie: await login(app, "bob") };
+    const changed = await app.json("PATCH", "/api/user", { password: "second" }, fresh);
+    assert.equal(changed.status, 200);
+    await login(app, "bob", "second");
+
+    app.clock.advance(10 * 60_000);
+    const stale = await app.json("PATCH", "/api/user", { username: "robert" }, fresh);
+    assert.deepEqual(stale.body, { error: "currentPassword is required", statusCode: 400 });
+    const me = await app.json("GET", "/api/user", undefined, fresh);
+    assert.equal(me.body.user.username, "bob", "a session 10 minutes old renamed nothing");
+  },
+);
+
 apiTest("security #4: an account without a password sets one without proof", async (app) => {
   const user = await createUser(app.services, { username: "oauth", password: null, role: "USER" });
   const headers = { authorization: tokenFor(app.services, user) };
