@@ -37,10 +37,15 @@ export class UnreadableSourceError extends Error {
 /** The largest image decoded, in pixels (a decompression bomb stops here). */
 export const MAX_PIXELS = 50_000_000;
 
-/** Decodes PNG, JPEG or GIF `bytes` (told apart by their signature); of a GIF, its first frame. */
+/**
+ * Decodes PNG, JPEG or GIF `bytes` (told apart by their signature); of a GIF,
+ * its first frame. One declaring more than {@link MAX_PIXELS} pixels is
+ * refused before anything is inflated.
+ */
 export function decodeImage(bytes: Uint8Array): Pixels {
   try {
     if (bytes[0] === 0x89 && bytes[1] === 0x50) {
+      if (pngArea(bytes) > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
       const png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       return { width: png.width, height: png.height, data: new Uint8Array(png.data) };
     }
@@ -59,6 +64,13 @@ export function decodeImage(bytes: Uint8Array): Pixels {
     throw new UnreadableSourceError(error instanceof Error ? error.message : String(error));
   }
   throw new UnreadableSourceError("neither PNG, JPEG nor GIF");
+}
+
+/** The width × height a PNG's header (its first chunk, IHDR) declares; 0 when it is cut short. */
+function pngArea(bytes: Uint8Array): number {
+  if (bytes.length < 24) return 0;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return view.getUint32(16) * view.getUint32(20);
 }
 
 /** The first frame of a GIF, on the transparent canvas of the GIF's size. */

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
-import { decodeImage, encodeImage } from "../../core/files/images.ts";
+import { decodeImage, encodeImage, UnreadableSourceError } from "../../core/files/images.ts";
 import { decodeWebp } from "../../core/files/codecs.ts";
 
 /** A 96×96 PNG of noisy colours, which JPEG makes much smaller. */
@@ -188,5 +188,39 @@ apiTest(
     });
     assert.deepEqual(await app.storedObjects(), []);
     assert.deepEqual(await app.services.store.files.listByUser(a.user.id), []);
+  },
+);
+
+/** A PNG whose header declares `side` × `side` pixels, followed by a little zlib data of zeros. */
+function pngDeclaring(side: number): Uint8Array {
+  const header = new Uint8Array(33);
+  header.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  const view = new DataView(header.buffer);
+  view.setUint32(16, side);
+  view.setUint32(20, side);
+  header.set([8, 6, 0, 0, 0], 24);
+  const idat = new Uint8Array([0, 0, 0, 8, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 3, 0, 0, 0, 0, 1]);
+  return new Uint8Array([...header, ...idat, ...new Uint8Array(4)]);
+}
+
+apiTest(
+  "security: a small PNG declaring 400 megapixels is refused before it is inflated, and stored as it came",
+  async (app) => {
+    const bomb = pngDeclaring(20_000);
+    assert.throws(() => decodeImage(bomb), (error: unknown) => {
+      assert.ok(error instanceof UnreadableSourceError);
+      assert.equal(error.message, "no thumbnail: too many pixels");
+      return true;
+    });
+    const a = await actor(app, "USER");
+    const res = await uploadFiles(app, [{ name: "bomb.png", content: bomb, type: "image/png" }], {
+      ...a.headers,
+      "x-service-image-compression-percent": "50",
+    });
+    assert.equal(res.status, 200);
+    const [file] = res.body.files;
+    assert.deepEqual(file.compressed, { mimetype: "image/jpeg", ext: "jpg", failed: true });
+    const served = await app.request(`/raw/${file.name}`);
+    assert.deepEqual(new Uint8Array(await served.arrayBuffer()), bomb);
   },
 );
