@@ -354,14 +354,17 @@ function UserRow(
       <td>
         <div class="user-name">
           <Avatar user={user} />
-          <strong>{user.username}</strong>
+          <span>
+            <strong>{user.username}</strong>
+            <span class="muted phone-only">{user.role}</span>
+          </span>
         </div>
       </td>
       <td>{user.role}</td>
       <td>{user.files}</td>
       <td>
         {formatBytes(user.storage)}
-        {quota && <span class="muted">of {quota}</span>}
+        {quota && <span class="muted">{` of ${quota}`}</span>}
       </td>
       <td>{user.urls}</td>
       <td>{formatDate(user.createdAt)}</td>

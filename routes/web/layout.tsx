@@ -68,22 +68,35 @@ export function Layout(
           </a>
           <button type="button" id="theme-switch" class="link" aria-label="Theme">Theme</button>
           {username && (
-            <nav aria-label="Dashboard">
-              {NAV.map(([href, label]) => (
-                <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
-              ))}
-              <span class="who">
-                Signed in as <strong id="signed-in-as">{username}</strong>
-              </span>
-              <button type="button" id="logout" class="link">Log out</button>
-            </nav>
+            <button
+              type="button"
+              id="menu-toggle"
+              class="link menu-toggle"
+              aria-expanded="false"
+              aria-controls="site-menu"
+            >
+              Menu
+            </button>
           )}
-          {username && links.length > 0 && (
-            <nav aria-label="Administration" class="admin-nav">
-              {links.map(([href, label]) => (
-                <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
-              ))}
-            </nav>
+          {username && (
+            <div id="site-menu" class="site-menu">
+              <nav aria-label="Dashboard">
+                {NAV.map(([href, label]) => (
+                  <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
+                ))}
+                <span class="who">
+                  Signed in as <strong id="signed-in-as">{username}</strong>
+                </span>
+                <button type="button" id="logout" class="link">Log out</button>
+              </nav>
+              {links.length > 0 && (
+                <nav aria-label="Administration" class="admin-nav">
+                  {links.map(([href, label]) => (
+                    <a href={href} aria-current={href === current ? "page" : undefined}>{label}</a>
+                  ))}
+                </nav>
+              )}
+            </div>
           )}
         </header>
         <main>

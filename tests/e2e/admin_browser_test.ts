@@ -12,6 +12,7 @@ import type { BrowserContext } from "playwright-core";
 import {
   browserTestOnStores,
   type JourneyContext,
+  screenshot,
   screenshots,
   setupAdmin,
   signIn,
@@ -162,6 +163,19 @@ async function usersJourney({ browser, origin, kind }: JourneyContext) {
   );
   const refused = await userPage.goto(`${origin}/dashboard/admin/users`);
   assert.equal(refused?.status(), 404);
+
+  // On a phone the navigation folds behind the Menu button.
+  await page.setViewportSize({ width: 360, height: 740 });
+  const menu = page.getByRole("button", { name: "Menu" });
+  const usersLink = page.getByRole("navigation", { name: "Administration" })
+    .getByRole("link", { name: "Users" });
+  assert.equal(await usersLink.isVisible(), false, "folded");
+  await menu.click();
+  assert.equal(await menu.getAttribute("aria-expanded"), "true");
+  if (kind === "kv") await screenshot(page, "dashboard-menu-open-phone");
+  await usersLink.click();
+  await page.waitForURL(`${origin}/dashboard/admin/users`);
+  await page.getByRole("heading", { name: "Users", exact: true }).waitFor();
 
   assert.deepEqual(problems, []);
   await context.close();

@@ -250,3 +250,16 @@ if (themeSwitch) {
     show();
   });
 }
+
+// Signed-in pages: on a narrow screen the navigation folds behind the Menu
+// button (the stylesheet folds it only once this has run, so it stays usable
+// without the script).
+const menuToggle = $("menu-toggle");
+const siteMenu = $("site-menu");
+if (menuToggle && siteMenu) {
+  menuToggle.closest("header").classList.add("menu-ready");
+  menuToggle.addEventListener("click", () => {
+    const open = siteMenu.classList.toggle("open");
+    menuToggle.setAttribute("aria-expanded", String(open));
+  });
+}
