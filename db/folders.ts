@@ -5,7 +5,7 @@
  * atomically: every change to a user's folders is checked against that
  * user's whole tree as it stands at the change, with the helpers below, by
  * both backends. Files point at folders by `FileRecord.folderId`; moving them
- * is the caller's business (`core/files/folders.ts`), in the same
+ * is the caller's business (`core/files/folders.ts`, `folder_files.ts`), in the same
  * {@link Store.transaction}.
  */
 import { UniqueError } from "./store.ts";

@@ -17,7 +17,7 @@ import {
   taggedViews,
   updateFile,
 } from "../core/files/manage.ts";
-import { moveFiles } from "../core/files/folders.ts";
+import { moveFiles } from "../core/files/folder_files.ts";
 import { OPTION_PREFIXES, type OptionHeader, parseUploadOptions } from "../core/files/options.ts";
 import { ACCESS_SECONDS, accessCookieName, verifyFileAccess } from "../core/files/passwords.ts";
 import { upload } from "../core/files/upload.ts";

@@ -1,15 +1,14 @@
 /** Folders of the current user (`/api/user/folders`) and their public view (`/api/server/folder`). */
 import { z } from "@hono/zod-openapi";
 import {
-  addFolderFile,
   createFolder,
   deleteFolder,
   getFolder,
   listFolders,
-  publicFolder,
-  removeFolderFile,
   updateFolder,
 } from "../core/files/folders.ts";
+import { changeFolderFile } from "../core/files/folder_files.ts";
+import { publicFolder } from "../core/files/public_folder.ts";
 import { ApiError } from "../core/errors.ts";
 import { folderArchive } from "../core/files/archive.ts";
 import { contentDisposition } from "../core/files/http.ts";
@@ -268,7 +267,8 @@ export const folderRoutes = newRouter()
   })
   .openapi(put, async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(await addFolderFile(c.var.services, me(c), id, c.req.valid("json").id), 200);
+    const fileId = c.req.valid("json").id;
+    return c.json(await changeFolderFile(c.var.services, me(c), id, fileId, "add"), 200);
   })
   .openapi(patch, async (c) => {
     const { id } = c.req.valid("param");
@@ -280,7 +280,7 @@ export const folderRoutes = newRouter()
     const s = c.var.services;
     if (body.delete === "file") {
       if (!body.id) throw new ApiError(400, "File ID is required");
-      return c.json({ folder: await removeFolderFile(s, me(c), id, body.id) }, 200);
+      return c.json({ folder: await changeFolderFile(s, me(c), id, body.id, "remove") }, 200);
     }
     await deleteFolder(s, me(c), id, body.childrenAction, body.targetFolderId);
     return c.json({ success: true as const }, 200);

@@ -1,11 +1,13 @@
 /**
- * Folders (reference §4.4, §5.7): a tree per user. A caller acts on its own
- * folders and an administrator on those of users it manages (`canManage`);
- * any other folder answers 404, like a missing one. A folder's files are its
- * owner's: files move only into their owner's folders, and an upload into a
- * folder is stored as the folder owner's. Removing a folder never removes a
- * file unless asked (`cascade-files`): its files move to the root or to the
- * target folder, in the same transaction as the folder change.
+ * Folders (reference §4.4, §5.7): a tree per user, and its views. A caller
+ * acts on its own folders and an administrator on those of users it manages
+ * (`canManage`); any other folder answers 404, like a missing one. A folder's
+ * files are its owner's: an upload into a folder is stored as the folder
+ * owner's. Removing a folder never removes a file unless asked
+ * (`cascade-files`): its files move to the root or to the target folder, in
+ * the same transaction as the folder change. Moving files into and out of
+ * folders is in `folder_files.ts`; the public page of a folder in
+ * `public_folder.ts`.
  */
 import type { FileRecord } from "../../db/files.ts";
 import { type FolderRecord, type FolderRemoval, FolderTreeError } from "../../db/folders.ts";
@@ -15,7 +17,7 @@ import { badRequest, forbidden, notFound } from "../errors.ts";
 import { canManage } from "../roles.ts";
 import type { Services } from "../services.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { type FileView, fileView, type TaggedFileView, taggedView } from "./manage.ts";
+import { type TaggedFileView, taggedView } from "./manage.ts";
 
 /** Who owns an upload's files and where they go. */
 export interface UploadTarget {
@@ -97,7 +99,7 @@ export interface FolderView {
 }
 
 /** A user's folders and complete files, to shape views from one read of each. */
-interface Tree {
+export interface Tree {
   folders: FolderRecord[];
   files: FileRecord[];
   /** The tags of the files a view lists, by file id. */
@@ -108,7 +110,7 @@ interface Tree {
  * The tree of `userId`, with the tags of the files in the folders `shown`
  * names (`true`: every folder): those whose files a view will list.
  */
-async function treeOf(s: Services, userId: string, shown: string | boolean): Promise<Tree> {
+export async function treeOf(s: Services, userId: string, shown: string | boolean): Promise<Tree> {
   const files = (await s.store.files.listByUser(userId)).filter((f) => !f.pending);
   const listed = files.filter((f) =>
     f.folderId !== null && (shown === true || f.folderId === shown)
@@ -118,7 +120,7 @@ async function treeOf(s: Services, userId: string, shown: string | boolean): Pro
 }
 
 /** The view of `folder`; `chain` gives the whole parent chain instead of the parent alone. */
-function folderView(
+export function folderView(
   s: Services,
   tree: Tree,
   folder: FolderRecord,
@@ -146,7 +148,12 @@ function folderView(
   };
 }
 
-function parentView(folders: FolderRecord[], id: string | null, chain: boolean): ParentView | null {
+/** The view of folder `id`'s entry in `folders`; `chain` adds its parents' up to the root. */
+export function parentView(
+  folders: FolderRecord[],
+  id: string | null,
+  chain: boolean,
+): ParentView | null {
   const parent = folders.find((f) => f.id === id);
   if (!parent) return null;
   const view = { id: parent.id, name: parent.name, parentId: parent.parentId };
@@ -231,7 +238,7 @@ export async function createFolder(
 }
 
 /** The complete files among `ids` that belong to `userId`. */
-async function ownFiles(s: Services, userId: string, ids: string[]): Promise<FileRecord[]> {
+export async function ownFiles(s: Services, userId: string, ids: string[]): Promise<FileRecord[]> {
   const files: FileRecord[] = [];
   for (const id of new Set(ids)) {
     const file = await s.store.files.get(id);
@@ -294,36 +301,6 @@ export async function updateFolder(
   return folderView(s, await treeOf(s, folder.userId, folder.id), updated, true);
 }
 
-/** Puts one of the folder owner's files into the folder. */
-export async function addFolderFile(
-  s: Services,
-  caller: UserRecord,
-  id: string,
-  fileId: string,
-): Promise<FolderView> {
-  const folder = await findFolder(s, caller, id);
-  const [file] = await ownFiles(s, folder.userId, [fileId]);
-  if (!file) throw notFound("File not found");
-  if (file.folderId === folder.id) throw badRequest("File already in folder");
-  await s.store.files.update(file.id, { folderId: folder.id }, new Date(s.clock.now()));
-  return folderView(s, await treeOf(s, folder.userId, folder.id), folder, true);
-}
-
-/** Takes a file out of the folder, to the root. */
-export async function removeFolderFile(
-  s: Services,
-  caller: UserRecord,
-  id: string,
-  fileId: string,
-): Promise<FolderView> {
-  const folder = await findFolder(s, caller, id);
-  const [file] = await ownFiles(s, folder.userId, [fileId]);
-  if (!file) throw notFound("File not found");
-  if (file.folderId !== folder.id) throw badRequest("File not in folder");
-  await s.store.files.update(file.id, { folderId: null }, new Date(s.clock.now()));
-  return folderView(s, await treeOf(s, folder.userId, folder.id), folder, true);
-}
-
 /**
  * What becomes of a deleted folder's subfolders and files: `root` (the
  * default) moves both to the root, `folder` into `targetFolderId`; `cascade`
@@ -372,27 +349,6 @@ export async function deleteFolder(
 }
 
 /**
- * Moves the caller's own files among `ids` into one of its folders (the
- * files transaction); returns how many moved and the folder's name.
- */
-export async function moveFiles(
-  s: Services,
-  caller: UserRecord,
-  ids: string[],
-  folderId: string,
-): Promise<{ count: number; name: string }> {
-  const folder = await s.store.folders.get(folderId);
-  if (!folder || folder.userId !== caller.id) throw notFound("Folder not found");
-  const now = new Date(s.clock.now());
-  let count = 0;
-  for (const file of await ownFiles(s, caller.id, ids)) {
-    if (await s.store.files.update(file.id, { folderId: folder.id }, now)) count++;
-  }
-  if (count === 0) throw notFound("No files were moved.");
-  return { count, name: folder.name };
-}
-
-/**
  * Before a user is deleted: its files leave its folders (to the root), then
  * the folders go, in one transaction.
  */
@@ -404,76 +360,4 @@ export async function releaseUserFolders(s: Services, userId: string): Promise<v
     }
     await tx.folders.deleteByUser(userId);
   });
-}
-
-/** A folder as anyone sees it at `/api/server/folder/:id`. */
-export interface PublicFolderView {
-  id: string;
-  name: string;
-  public: boolean;
-  allowUploads: boolean;
-  /** Public folders only: its public subfolders and public parent chain. */
-  children?: { id: string; name: string }[];
-  parent?: ParentView | null;
-}
-
-/** One page of the public view's files. */
-export interface PublicFolderPage {
-  folder: PublicFolderView;
-  page: FileView[];
-  total: number;
-  pages: number;
-}
-
-/** What the public view's page asks for. */
-export interface PublicPageInput {
-  page: number;
-  perpage: number;
-  sortBy: "createdAt" | "name" | "size" | "views";
-  order: "asc" | "desc";
-}
-
-/**
- * The public view of a folder, by id or name: a public folder shows its
- * files a page at a time; a folder that only accepts uploads shows just
- * itself (Zipline also lists an upload-only folder's files when asked for a
- * page; Ferry keeps them private). Any other folder is 404.
- */
-export async function publicFolder(
-  s: Services,
-  idOrName: string,
-  input: PublicPageInput,
-): Promise<PublicFolderPage> {
-  const open = (f: FolderRecord | null): f is FolderRecord => !!f && (f.public || f.allowUploads);
-  const byId = await s.store.folders.get(idOrName);
-  const folder = open(byId) ? byId : (await s.store.folders.listByName(idOrName)).find(open);
-  if (!folder) throw notFound();
-  const summary = {
-    id: folder.id,
-    name: folder.name,
-    public: folder.public,
-    allowUploads: folder.allowUploads,
-  };
-  if (!folder.public) return { folder: summary, page: [], total: 0, pages: 0 };
-  const folders = (await s.store.folders.listByUser(folder.userId)).filter((f) => f.public);
-  const { files, total } = await s.store.files.list({
-    userId: folder.userId,
-    folderId: folder.id,
-    offset: (input.page - 1) * input.perpage,
-    limit: input.perpage,
-    sortBy: input.sortBy,
-    order: input.order,
-  });
-  const settings = s.settings.all();
-  return {
-    folder: {
-      ...summary,
-      children: folders.filter((f) => f.parentId === folder.id)
-        .map((f) => ({ id: f.id, name: f.name })),
-      parent: parentView(folders, folder.parentId, true),
-    },
-    page: files.map((f) => fileView(settings, f)),
-    total,
-    pages: Math.ceil(total / input.perpage),
-  };
 }

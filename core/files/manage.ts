@@ -3,7 +3,7 @@
  * favorite and delete. A caller acts on its own files, and an administrator
  * on those of users it manages (`canManage`) and on orphaned ones; any other
  * file answers 404, exactly as a missing one, so nobody learns it exists.
- * Moving files into folders is in `folders.ts`; tags are in `tags.ts`.
+ * Moving files into folders is in `folder_files.ts`; tags are in `tags.ts`.
  */
 import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
 import { UniqueError, type UserRecord } from "../../db/store.ts";
@@ -21,23 +21,35 @@ import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from 
 import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
 import { parseThumbnailName } from "./thumbnails.ts";
 
-/** A file as the API shows it: the password only as a flag. */
-export function fileView(settings: Settings, f: FileRecord) {
+/**
+ * The fields of a file record that the API's view and the export both show
+ * as they are (dates as ISO strings). Each adds its own: the password, for
+ * one, is only a flag in the view and the hash in the instance export.
+ */
+export function fileFields(f: FileRecord) {
   return {
     id: f.id,
     name: f.name,
     originalName: f.originalName,
     size: f.size,
-    type: storedType(f.type),
+    type: f.type,
     views: f.views,
     maxViews: f.maxViews,
     favorite: f.favorite,
-    password: f.password !== null,
-    anonymous: f.anonymous,
     folderId: f.folderId,
     deletesAt: f.deletesAt?.toISOString() ?? null,
-    thumbnail: f.thumbnail ? { path: f.thumbnail } : null,
     createdAt: f.createdAt.toISOString(),
+  };
+}
+
+/** A file as the API shows it: the password only as a flag. */
+export function fileView(settings: Settings, f: FileRecord) {
+  return {
+    ...fileFields(f),
+    type: storedType(f.type),
+    password: f.password !== null,
+    anonymous: f.anonymous,
+    thumbnail: f.thumbnail ? { path: f.thumbnail } : null,
     updatedAt: f.updatedAt.toISOString(),
     url: routeLink("", settings.filesRoute, linkedName(settings, f.name)),
   };

@@ -9,6 +9,7 @@
 import type { ChunkedUploadRecord, ChunkPart, ChunkStore } from "../chunks.ts";
 import type { FileLimits, FileUsage } from "../files.ts";
 import { checkLimits, NO_USAGE, usageKey } from "./files.ts";
+import { commitChecked } from "./helpers.ts";
 
 const K = {
   upload: (id: string) => ["chunked", id],
@@ -21,7 +22,7 @@ export class KvChunks implements ChunkStore {
   constructor(private readonly kv: Deno.Kv) {}
 
   async create(upload: ChunkedUploadRecord, limits: FileLimits): Promise<void> {
-    while (true) {
+    await commitChecked(async () => {
       const op = this.kv.atomic().check({ key: K.upload(upload.id), versionstamp: null })
         .set(K.upload(upload.id), upload);
       if (upload.reservedBy !== null) {
@@ -31,11 +32,12 @@ export class KvChunks implements ChunkStore {
         checkLimits(next, limits);
         op.check(usage).set(usageKey(upload.reservedBy), next);
       }
-      if ((await op.commit()).ok) return;
-      if ((await this.kv.get(K.upload(upload.id))).value !== null) {
-        throw new Error(`chunked upload ${upload.id} exists`);
-      }
-    }
+      const lost = async () =>
+        (await this.kv.get(K.upload(upload.id))).value !== null
+          ? new Error(`chunked upload ${upload.id} exists`)
+          : null;
+      return { op, result: undefined, lost };
+    });
   }
 
   async get(id: string): Promise<ChunkedUploadRecord | null> {
@@ -51,14 +53,14 @@ export class KvChunks implements ChunkStore {
   }
 
   async addPart(id: string, part: ChunkPart, now: Date): Promise<boolean> {
-    while (true) {
+    return await commitChecked(async () => {
       const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
-      if (!current.value || current.value.completing) return false;
+      if (!current.value || current.value.completing) return { result: false };
       const next = { ...current.value, updatedAt: now };
-      const result = await this.kv.atomic().check(current).set(K.upload(id), next)
-        .set(K.part(id, part.number), part).commit();
-      if (result.ok) return true;
-    }
+      const op = this.kv.atomic().check(current).set(K.upload(id), next)
+        .set(K.part(id, part.number), part);
+      return { op, result: true };
+    });
   }
 
   async claim(id: string): Promise<ChunkedUploadRecord | null> {
@@ -69,25 +71,25 @@ export class KvChunks implements ChunkStore {
     await this.setCompleting(id, false);
   }
 
-  private async setCompleting(id: string, completing: boolean) {
-    while (true) {
+  private setCompleting(id: string, completing: boolean) {
+    return commitChecked<ChunkedUploadRecord | null>(async () => {
       const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
-      if (!current.value || current.value.completing === completing) return null;
-      const result = await this.kv.atomic().check(current)
-        .set(K.upload(id), { ...current.value, completing }).commit();
-      if (result.ok) return current.value;
-    }
+      if (!current.value || current.value.completing === completing) return { result: null };
+      const op = this.kv.atomic().check(current)
+        .set(K.upload(id), { ...current.value, completing });
+      return { op, result: current.value };
+    });
   }
 
   async unreserve(id: string): Promise<void> {
-    while (true) {
+    await commitChecked(async () => {
       const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
-      if (!current.value?.reservedBy) return;
+      if (!current.value?.reservedBy) return { result: undefined };
       const op = this.kv.atomic().check(current)
         .set(K.upload(id), { ...current.value, reservedBy: null });
       await this.giveBack(op, current.value);
-      if ((await op.commit()).ok) return;
-    }
+      return { op, result: undefined };
+    });
   }
 
   /** Adds to `op` the return of `upload`'s reservation, checked on the counters it read. */
@@ -105,13 +107,13 @@ export class KvChunks implements ChunkStore {
 
   async delete(id: string): Promise<void> {
     // The upload (and its reservation) first, then its parts, a run of keys at a time.
-    while (true) {
+    await commitChecked(async () => {
       const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
-      if (!current.value) break;
+      if (!current.value) return { result: undefined };
       const op = this.kv.atomic().check(current).delete(K.upload(id));
       await this.giveBack(op, current.value);
-      if ((await op.commit()).ok) break;
-    }
+      return { op, result: undefined };
+    });
     const keys: Deno.KvKey[] = [];
     for await (const entry of this.kv.list({ prefix: K.parts(id) })) keys.push(entry.key);
     for (let i = 0; i < keys.length; i += 1000) {

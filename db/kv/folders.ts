@@ -18,6 +18,7 @@ import {
   planRemoval,
 } from "../folders.ts";
 import { oldestFirst } from "./order.ts";
+import { commitChecked, defined } from "./helpers.ts";
 
 const K = {
   folder: (id: string) => ["folder", id],
@@ -67,8 +68,7 @@ export class KvFolders implements FolderStore {
     return await this.change(current.userId, (folders, op) => {
       const old = folders.find((f) => f.id === id);
       if (!old) return null;
-      const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
-      const next: FolderRecord = { ...old, ...Object.fromEntries(defined), updatedAt: now };
+      const next: FolderRecord = { ...old, ...defined(patch), updatedAt: now };
       checkFolder(folders, next);
       if (next.name !== old.name) op.delete(K.byName(old.name, id));
       this.write(op, next);
@@ -106,17 +106,16 @@ export class KvFolders implements FolderStore {
    * together with a check and bump of the tree version; retries on a
    * concurrent change.
    */
-  private async change<T>(
+  private change<T>(
     userId: string,
     plan: (folders: FolderRecord[], op: Deno.AtomicOperation) => T,
   ): Promise<T> {
-    while (true) {
+    return commitChecked(async () => {
       const version = await this.kv.get<number>(K.tree(userId));
       const folders = await this.listByUser(userId);
       const op = this.kv.atomic().check(version).set(K.tree(userId), (version.value ?? 0) + 1);
-      const result = plan(folders, op);
-      if ((await op.commit()).ok) return result;
-    }
+      return { op, result: plan(folders, op) };
+    });
   }
 
   /** Adds the writes of `folder`: record, owner copy and name index. */

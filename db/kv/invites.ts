@@ -1,6 +1,7 @@
 /** Invites on Deno KV: a code index key checked on create, and checked writes for uses. */
 import type { InviteRecord, InviteStore } from "../invites.ts";
 import { UniqueError } from "../store.ts";
+import { commitChecked } from "./helpers.ts";
 
 const K = {
   invite: (id: string) => ["invite", id],
@@ -39,15 +40,14 @@ export class KvInvites implements InviteStore {
   }
 
   async delete(id: string): Promise<InviteRecord | null> {
-    while (true) {
+    return await commitChecked<InviteRecord | null>(async () => {
       const entry = await this.kv.get<InviteRecord>(K.invite(id));
-      if (entry.value === null) return null;
-      const result = await this.kv.atomic().check(entry)
-        .delete(K.invite(id))
-        .delete(K.code(entry.value.code))
-        .commit();
-      if (result.ok) return entry.value;
-    }
+      if (entry.value === null) return { result: null };
+      const op = this.kv.atomic().check(entry).delete(K.invite(id)).delete(
+        K.code(entry.value.code),
+      );
+      return { op, result: entry.value };
+    });
   }
 
   async deleteByInviter(inviterId: string): Promise<number> {
@@ -63,12 +63,12 @@ export class KvInvites implements InviteStore {
     id: string,
     change: (invite: InviteRecord) => InviteRecord | null,
   ): Promise<InviteRecord | null> {
-    while (true) {
+    return await commitChecked<InviteRecord | null>(async () => {
       const entry = await this.kv.get<InviteRecord>(K.invite(id));
       const next = entry.value && change(entry.value);
-      if (!next) return null;
-      if ((await this.kv.atomic().check(entry).set(K.invite(id), next).commit()).ok) return next;
-    }
+      if (!next) return { result: null };
+      return { op: this.kv.atomic().check(entry).set(K.invite(id), next), result: next };
+    });
   }
 
   async use(id: string, now: Date): Promise<InviteRecord | null> {

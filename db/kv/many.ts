@@ -1,11 +1,13 @@
 /**
- * Many keys at once within Deno KV's limits: 10 keys a `getMany`, 100 checks
- * and 1000 mutations an atomic operation (KV refuses more: "Too many checks
- * (max 100)"). Used by the bulk writes of imports.
+ * Many records at once within Deno KV's limits: 100 checks and 1000
+ * mutations an atomic operation (KV refuses more: "Too many checks (max
+ * 100)"). Used by the bulk writes of imports.
  */
+import { commitChecked, getAll } from "./helpers.ts";
 
-/** Keys one `getMany` may read. */
-const GET_MANY_KEYS = 10;
+/** `getAll` from `./helpers.ts`, for the sub-stores that still import it from here (`files.ts`, `urls.ts`). */
+export { getAll };
+
 /** Checks one atomic operation may hold. */
 const MAX_CHECKS = 100;
 /**
@@ -13,15 +15,6 @@ const MAX_CHECKS = 100;
  * journaled view (`journal.ts`), which adds one write per mutation, still fits.
  */
 const MAX_MUTATIONS = 450;
-
-/** `kv.getMany` over any number of keys, 10 a call, the calls run together; in key order. */
-export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
-  const calls: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
-  for (let i = 0; i < keys.length; i += GET_MANY_KEYS) {
-    calls.push(kv.getMany<T[]>(keys.slice(i, i + GET_MANY_KEYS)));
-  }
-  return (await Promise.all(calls)).flat();
-}
 
 /** What one item of a bulk write adds to an atomic operation, its owner's counter aside. */
 interface AtomicCost {
@@ -102,7 +95,7 @@ export async function writeInRuns<T, C>(
 ): Promise<void> {
   for (const run of atomicRuns(items, w.owner, w.cost)) {
     const owners = [...new Set(run.flatMap((item) => w.owner(item) ?? []))];
-    while (true) {
+    await commitChecked(async () => {
       const counters = await getAll<C>(kv, owners.map(w.counter));
       const op = kv.atomic();
       counters.forEach((entry, i) => {
@@ -110,9 +103,7 @@ export async function writeInRuns<T, C>(
         op.check(entry).set(entry.key, w.count(entry.value, owned));
       });
       for (const item of run) w.write(op, item);
-      if ((await op.commit()).ok) break;
-      const clash = await w.clash(run);
-      if (clash) throw clash;
-    }
+      return { op, result: undefined, lost: () => w.clash(run) };
+    });
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { ChallengeRecord, MfaStore, PasskeyRecord } from "../mfa.ts";
 import { UniqueError } from "../store.ts";
+import { commitChecked, getAll } from "./helpers.ts";
 
 const K = {
   passkey: (id: string) => ["passkey", id],
@@ -35,10 +36,8 @@ export class KvMfa implements MfaStore {
       keys.push(K.passkey(entry.key.at(-1) as string));
     }
     const passkeys: PasskeyRecord[] = [];
-    for (let i = 0; i < keys.length; i += 10) {
-      for (const entry of await this.kv.getMany<PasskeyRecord[]>(keys.slice(i, i + 10))) {
-        if (entry.value) passkeys.push(entry.value);
-      }
+    for (const entry of await getAll<PasskeyRecord>(this.kv, keys)) {
+      if (entry.value) passkeys.push(entry.value);
     }
     return passkeys.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -49,23 +48,24 @@ export class KvMfa implements MfaStore {
   }
 
   async recordPasskeyUse(id: string, counter: number, at: Date): Promise<void> {
-    while (true) {
+    await commitChecked(async () => {
       const current = await this.kv.get<PasskeyRecord>(K.passkey(id));
-      if (current.value === null) return;
+      if (current.value === null) return { result: undefined };
       const next = { ...current.value, counter, lastUsed: at };
-      if ((await this.kv.atomic().check(current).set(K.passkey(id), next).commit()).ok) return;
-    }
+      return { op: this.kv.atomic().check(current).set(K.passkey(id), next), result: undefined };
+    });
   }
 
-  async deletePasskey(userId: string, id: string): Promise<boolean> {
-    const current = await this.kv.get<PasskeyRecord>(K.passkey(id));
-    if (current.value === null || current.value.userId !== userId) return false;
-    const result = await this.kv.atomic().check(current)
-      .delete(K.passkey(id))
-      .delete(K.byCredential(current.value.credentialId))
-      .delete([...K.byUser(userId), id])
-      .commit();
-    return result.ok || await this.deletePasskey(userId, id);
+  deletePasskey(userId: string, id: string): Promise<boolean> {
+    return commitChecked(async () => {
+      const current = await this.kv.get<PasskeyRecord>(K.passkey(id));
+      if (current.value === null || current.value.userId !== userId) return { result: false };
+      const op = this.kv.atomic().check(current)
+        .delete(K.passkey(id))
+        .delete(K.byCredential(current.value.credentialId))
+        .delete([...K.byUser(userId), id]);
+      return { op, result: true };
+    });
   }
 
   /** Removes every passkey and the TOTP step of a user; `KvStore.deleteUser` calls it. */
@@ -83,21 +83,21 @@ export class KvMfa implements MfaStore {
   }
 
   async takeChallenge(id: string, now: Date): Promise<ChallengeRecord | null> {
-    while (true) {
+    return await commitChecked<ChallengeRecord | null>(async () => {
       const current = await this.kv.get<ChallengeRecord>(K.challenge(id));
-      if (current.value === null) return null;
-      const result = await this.kv.atomic().check(current).delete(K.challenge(id)).commit();
-      if (result.ok) return current.value.expiresAt > now ? current.value : null;
-    }
+      if (current.value === null) return { result: null };
+      return {
+        op: this.kv.atomic().check(current).delete(K.challenge(id)),
+        result: current.value.expiresAt > now ? current.value : null,
+      };
+    });
   }
 
   async acceptTotpStep(userId: string, step: number): Promise<boolean> {
-    while (true) {
+    return await commitChecked(async () => {
       const current = await this.kv.get<number>(K.totpStep(userId));
-      if (current.value !== null && current.value >= step) return false;
-      if ((await this.kv.atomic().check(current).set(K.totpStep(userId), step).commit()).ok) {
-        return true;
-      }
-    }
+      if (current.value !== null && current.value >= step) return { result: false };
+      return { op: this.kv.atomic().check(current).set(K.totpStep(userId), step), result: true };
+    });
   }
 }

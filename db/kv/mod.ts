@@ -29,6 +29,7 @@ import { KvLeases } from "./leases.ts";
 import { KvFolders } from "./folders.ts";
 import { KvTags } from "./tags.ts";
 import { journaled, recoverJournals } from "./journal.ts";
+import { commitChecked, defined, getAll } from "./helpers.ts";
 import { deleteAvatar, readUser, type StoredUser, writeUser } from "./user_avatars.ts";
 
 /** The KV schema version this code writes. */
@@ -44,11 +45,6 @@ const K = {
   userSessions: (userId: string) => ["session_by_user", userId],
   setting: (key: string) => ["setting", key],
 } satisfies Record<string, Deno.KvKey | ((...args: string[]) => Deno.KvKey)>;
-
-/** `patch` without its `undefined` fields, so that spreading it changes only what it sets. */
-function defined<T extends object>(patch: T): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
 
 /** Opens (creating when needed) the KV database at `path` (`:memory:` for tests). */
 export async function openKvStore(path?: string): Promise<KvStore> {
@@ -172,9 +168,9 @@ export class KvStore implements Store {
   }
 
   async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
-    while (true) {
+    return await commitChecked<UserRecord | null>(async () => {
       const current = await this.kv.get<StoredUser>(K.user(id));
-      if (current.value === null) return null;
+      if (current.value === null) return { result: null };
       const old = (await readUser(this.kv, current.value))!;
       const next: UserRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(current);
@@ -189,26 +185,26 @@ export class KvStore implements Store {
           .delete(K.userByToken(old.token))
           .set(K.userByToken(next.token), id);
       }
-      if ((await op.commit()).ok) return next;
-      const again = await this.kv.get<UserRecord>(K.user(id));
-      if (again.versionstamp === current.versionstamp) {
-        throw new UniqueError(next.username !== old.username ? "username" : "token");
-      }
-    }
+      // The record unchanged since the read: an index check failed, a name or token is taken.
+      const lost = async () =>
+        (await this.kv.get(K.user(id))).versionstamp === current.versionstamp
+          ? new UniqueError(next.username !== old.username ? "username" : "token")
+          : null;
+      return { op, result: next, lost };
+    });
   }
 
   async deleteUser(id: string): Promise<UserRecord | null> {
-    const current = await this.kv.get<StoredUser>(K.user(id));
-    if (current.value === null) return null;
-    const user = (await readUser(this.kv, current.value))!;
-    const op = this.kv.atomic().check(current);
-    deleteAvatar(op, current.value);
-    const result = await op
-      .delete(K.user(id))
-      .delete(K.userByName(user.username))
-      .delete(K.userByToken(user.token))
-      .commit();
-    if (!result.ok) return await this.deleteUser(id);
+    const user = await commitChecked<UserRecord | null>(async () => {
+      const current = await this.kv.get<StoredUser>(K.user(id));
+      if (current.value === null) return { result: null };
+      const user = (await readUser(this.kv, current.value))!;
+      const op = this.kv.atomic().check(current);
+      deleteAvatar(op, current.value);
+      op.delete(K.user(id)).delete(K.userByName(user.username)).delete(K.userByToken(user.token));
+      return { op, result: user };
+    });
+    if (user === null) return null;
     await this.deleteUserSessions(id);
     await this.mfa.deleteUserMfa(id);
     await this.oauth.deleteByUser(id);
@@ -244,10 +240,8 @@ export class KvStore implements Store {
       ids.push(K.session(entry.key.at(-1) as string));
     }
     const sessions: SessionRecord[] = [];
-    for (let i = 0; i < ids.length; i += 10) {
-      for (const entry of await this.kv.getMany<SessionRecord[]>(ids.slice(i, i + 10))) {
-        if (entry.value) sessions.push(withLastSeen(entry.value));
-      }
+    for (const entry of await getAll<SessionRecord>(this.kv, ids)) {
+      if (entry.value) sessions.push(withLastSeen(entry.value));
     }
     return sessions.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -277,14 +271,14 @@ export class KvStore implements Store {
   }
 
   async updateSettings(values: Record<string, unknown>, audit?: SettingsAuditDraft) {
-    while (true) {
+    return await commitChecked(async () => {
       const current = await this.kv.get<number>(KvStore.SETTINGS_VERSION);
       const version = (current.value ?? 0) + 1;
       const op = this.kv.atomic().check(current).set(KvStore.SETTINGS_VERSION, version);
       for (const [key, value] of Object.entries(values)) op.set(K.setting(key), value);
       if (audit) op.set([...KvStore.SETTINGS_AUDIT, version], { ...audit, id: version });
-      if ((await op.commit()).ok) return version;
-    }
+      return { op, result: version };
+    });
   }
 
   async listSettingsAudit({ limit, before }: SettingsAuditQuery) {

@@ -10,6 +10,7 @@
 import { UniqueError } from "../store.ts";
 import type { TagLink, TagPatch, TagRecord, TagStore } from "../tags.ts";
 import { oldestFirst } from "./order.ts";
+import { commitChecked, defined } from "./helpers.ts";
 
 /** The key of a file's record (`./files.ts`), which a change of the file's tag set checks. */
 const fileRecordKey = (fileId: string) => ["file", fileId];
@@ -59,13 +60,12 @@ export class KvTags implements TagStore {
     return tags.sort(oldestFirst);
   }
 
-  async update(id: string, patch: TagPatch, now: Date) {
-    while (true) {
+  update(id: string, patch: TagPatch, now: Date) {
+    return commitChecked<TagRecord | null>(async () => {
       const current = await this.kv.get<TagRecord>(K.tag(id));
-      if (current.value === null) return null;
+      if (current.value === null) return { result: null };
       const old = current.value;
-      const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
-      const next: TagRecord = { ...old, ...Object.fromEntries(defined), updatedAt: now };
+      const next: TagRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(current)
         .set(K.tag(id), next)
         .set(K.byUser(next.userId, id), next);
@@ -74,11 +74,12 @@ export class KvTags implements TagStore {
           .delete(K.name(old.userId, old.name))
           .set(K.name(next.userId, next.name), id);
       }
-      if ((await op.commit()).ok) return next;
-      if (
+      const lost = async () =>
         next.name !== old.name && (await this.kv.get(K.name(next.userId, next.name))).value !== null
-      ) throw new UniqueError("name");
-    }
+          ? new UniqueError("name")
+          : null;
+      return { op, result: next, lost };
+    });
   }
 
   async delete(id: string) {
@@ -104,9 +105,9 @@ export class KvTags implements TagStore {
     // The file's record is the lock, as its row is on Postgres: the operation
     // checks it and rewrites it unchanged (a new versionstamp), so of two
     // concurrent replacements the later commit retries on the earlier's links.
-    while (true) {
+    await commitChecked(async () => {
       const file = await this.kv.get(fileRecordKey(fileId));
-      if (file.value === null) return;
+      if (file.value === null) return { result: undefined };
       const wanted = new Set(tagIds);
       const op = this.kv.atomic().check(file).set(file.key, file.value);
       for await (const e of this.kv.list({ prefix: K.fileTags(fileId) })) {
@@ -117,8 +118,8 @@ export class KvTags implements TagStore {
       for (const tagId of wanted) {
         op.set(K.fileTag(fileId, tagId), true).set(K.tagFile(tagId, fileId), true);
       }
-      if ((await op.commit()).ok) return;
-    }
+      return { op, result: undefined };
+    });
   }
 
   async tagsOfFiles(fileIds: string[]) {

@@ -6,6 +6,7 @@
  */
 import type { UserExportRecord, UserExportStore } from "../user_exports.ts";
 import { oldestFirst } from "./order.ts";
+import { commitChecked } from "./helpers.ts";
 
 const K = {
   all: ["user_export"],
@@ -58,16 +59,15 @@ export class KvUserExports implements UserExportStore {
     id: string,
     change: (record: UserExportRecord) => UserExportRecord | null,
   ): Promise<UserExportRecord | null> {
-    while (true) {
+    return await commitChecked<UserExportRecord | null>(async () => {
       const entry = await this.kv.get<UserExportRecord>(K.record(id));
       const next = entry.value && change(entry.value);
-      if (!next) return null;
-      const result = await this.kv.atomic().check(entry)
+      if (!next) return { result: null };
+      const op = this.kv.atomic().check(entry)
         .set(K.record(id), next)
-        .set(K.byUser(next.userId, id), next)
-        .commit();
-      if (result.ok) return next;
-    }
+        .set(K.byUser(next.userId, id), next);
+      return { op, result: next };
+    });
   }
 
   async touch(id: string, now: Date): Promise<void> {
@@ -83,16 +83,15 @@ export class KvUserExports implements UserExportStore {
   }
 
   async delete(id: string): Promise<UserExportRecord | null> {
-    while (true) {
+    return await commitChecked<UserExportRecord | null>(async () => {
       const entry = await this.kv.get<UserExportRecord>(K.record(id));
-      if (entry.value === null) return null;
+      if (entry.value === null) return { result: null };
       const slot = await this.kv.get<string>(K.of(entry.value.userId));
       const op = this.kv.atomic().check(entry, slot)
         .delete(K.record(id))
         .delete(K.byUser(entry.value.userId, id));
       if (slot.value === id) op.delete(slot.key);
-      const result = await op.commit();
-      if (result.ok) return entry.value;
-    }
+      return { op, result: entry.value };
+    });
   }
 }

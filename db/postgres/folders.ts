@@ -14,7 +14,7 @@ import {
   type FolderStore,
   planRemoval,
 } from "../folders.ts";
-import { UniqueError } from "../store.ts";
+import { uniqueViolation } from "./unique.ts";
 
 interface FolderRow {
   id: string;
@@ -127,8 +127,7 @@ export class PostgresFolders implements FolderStore {
         return await fn(tx, await listTree(tx, userId));
       }) as T;
     } catch (error) {
-      const e = error as { code?: string };
-      throw e?.code === "23505" ? new UniqueError("name") : error;
+      throw uniqueViolation(error, "name");
     }
   }
 }

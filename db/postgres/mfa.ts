@@ -5,7 +5,7 @@
  */
 import type { Sql } from "postgres";
 import type { ChallengeRecord, MfaStore, PasskeyRecord } from "../mfa.ts";
-import { UniqueError } from "../store.ts";
+import { uniqueViolation } from "./unique.ts";
 
 interface PasskeyRow {
   id: string;
@@ -56,8 +56,7 @@ export class PostgresMfa implements MfaStore {
         })
       }`;
     } catch (error) {
-      if ((error as { code?: string })?.code === "23505") throw new UniqueError("credentialId");
-      throw error;
+      throw uniqueViolation(error, "credentialId");
     }
   }
 

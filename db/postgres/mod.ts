@@ -10,7 +10,6 @@ import {
   type SettingsAuditQuery,
   type SettingsAuditRecord,
   type Store,
-  UniqueError,
   type UserPatch,
   type UserRecord,
 } from "../store.ts";
@@ -29,6 +28,7 @@ import { PostgresLeases } from "./leases.ts";
 import { PostgresFolders } from "./folders.ts";
 import { PostgresTags } from "./tags.ts";
 import { currentVersion, migrate } from "./migrate.ts";
+import { uniqueViolation } from "./unique.ts";
 
 /** Connects to `url`, applies pending migrations, and returns the store. */
 export async function openPostgresStore(url: string, options: { max?: number } = {}) {
@@ -107,12 +107,10 @@ const toSession = (r: SessionRow): SessionRecord => ({
   ua: r.ua,
 });
 
-/** Maps a unique-violation from PostgreSQL to a {@link UniqueError}. */
-function uniqueError(error: unknown): unknown {
-  const e = error as { code?: string; constraint_name?: string };
-  if (e?.code !== "23505") return error;
-  const field = e.constraint_name?.match(/^users_(\w+)_key$/)?.[1] ?? e.constraint_name ?? "id";
-  return new UniqueError(field === "pkey" ? "id" : field);
+/** The user field a violated unique constraint guards (`users_username_key`: `username`). */
+function userField(constraint: string | undefined): string {
+  const field = constraint?.match(/^users_(\w+)_key$/)?.[1] ?? constraint ?? "id";
+  return field === "pkey" ? "id" : field;
 }
 
 /**
@@ -211,7 +209,7 @@ export class PostgresStore implements Store {
           ON CONFLICT (key) DO NOTHING`;
       });
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, userField);
     }
   }
 
@@ -225,7 +223,7 @@ export class PostgresStore implements Store {
         return true;
       });
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, userField);
     }
   }
 
@@ -263,7 +261,7 @@ export class PostgresStore implements Store {
         UPDATE users SET ${this.sql(values)} WHERE id = ${id} RETURNING *`;
       return row ? toUser(row) : null;
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, userField);
     }
   }
 

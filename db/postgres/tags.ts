@@ -4,7 +4,7 @@
  * their tag or file goes.
  */
 import type { Sql } from "postgres";
-import { UniqueError } from "../store.ts";
+import { uniqueViolation } from "./unique.ts";
 import type { TagLink, TagPatch, TagRecord, TagStore } from "../tags.ts";
 
 interface TagRow {
@@ -25,12 +25,8 @@ const toTag = (r: TagRow): TagRecord => ({
   updatedAt: r.updated_at,
 });
 
-/** A name clash as {@link UniqueError}; anything else unchanged. */
-function uniqueError(error: unknown): unknown {
-  const e = error as { code?: string; constraint_name?: string };
-  if (e?.code !== "23505") return error;
-  return new UniqueError(e.constraint_name === "tags_pkey" ? "id" : "name");
-}
+/** The tag field a violated unique constraint guards. */
+const tagField = (constraint: string | undefined) => constraint === "tags_pkey" ? "id" : "name";
 
 /** {@link TagStore} on PostgreSQL. */
 export class PostgresTags implements TagStore {
@@ -49,7 +45,7 @@ export class PostgresTags implements TagStore {
         })
       }`;
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, tagField);
     }
   }
 
@@ -73,7 +69,7 @@ export class PostgresTags implements TagStore {
         UPDATE tags SET ${this.sql(values)} WHERE id = ${id} RETURNING *`;
       return row ? toTag(row) : null;
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, tagField);
     }
   }
 

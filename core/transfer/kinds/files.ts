@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { FileRecord } from "../../../db/files.ts";
 import { randomString } from "../../clock.ts";
+import { fileFields } from "../../files/manage.ts";
 import { storedType } from "../../files/media_type.ts";
 import { reservedName, sanitizeFilename } from "../../files/naming.ts";
 import { Batches, claimNames } from "../batch.ts";
@@ -136,21 +137,7 @@ export const filesV4: V4Kind<FileV4> = {
   async *exportRecords(x) {
     for await (const f of x.s.store.files.iterate()) {
       if (f.pending) continue;
-      yield {
-        id: f.id,
-        createdAt: f.createdAt.toISOString(),
-        deletesAt: f.deletesAt?.toISOString() ?? null,
-        name: f.name,
-        originalName: f.originalName,
-        size: f.size,
-        type: f.type,
-        views: f.views,
-        maxViews: f.maxViews,
-        favorite: f.favorite,
-        password: f.password,
-        userId: f.userId,
-        folderId: f.folderId,
-      };
+      yield { ...fileFields(f), password: f.password, userId: f.userId };
     }
   },
 };
