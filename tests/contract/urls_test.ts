@@ -3,28 +3,14 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { InviteRecord } from "../../db/invites.ts";
 import { UniqueError } from "../../db/store.ts";
-import type { UrlRecord } from "../../db/urls.ts";
-import { type ContractSteps, contractSuite, storedUser as owner } from "../helpers/stores.ts";
+import {
+  type ContractSteps,
+  contractSuite,
+  storedUser as owner,
+  urlRecord as url,
+} from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
-
-function url(userId: string | null, code: string, extra: Partial<UrlRecord> = {}): UrlRecord {
-  const at = new Date(tick += 1000);
-  return {
-    id: newId(systemRandom),
-    code,
-    vanity: null,
-    destination: "https://example.com/",
-    views: 0,
-    maxViews: null,
-    password: null,
-    enabled: true,
-    userId,
-    createdAt: at,
-    updatedAt: at,
-    ...extra,
-  };
-}
 
 function invite(inviterId: string, extra: Partial<InviteRecord> = {}): InviteRecord {
   const at = new Date(tick += 1000);
