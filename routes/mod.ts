@@ -4,7 +4,6 @@
  */
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
-import { CachedRouter } from "./cached_router.ts";
 import { fastPublic } from "./fast_public.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
@@ -43,7 +42,7 @@ export interface AppOptions {
 
 /** Builds the Hono app over `services`. */
 export function createApp(services: Services, options: AppOptions = {}) {
-  const app = newRouter(new CachedRouter());
+  const app = newRouter();
   app.use(appWide(services, {
     checkResponses: options.checkResponses ?? false,
     logRequests: options.logRequests ?? false,
