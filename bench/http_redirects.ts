@@ -1,10 +1,13 @@
 /**
- * Short-URL redirects under HTTP load: `GET /go/<code>` (a 302 that counts a
- * view in the store), with wrk on loopback against the real server process
- * (`main.ts serve`) on Deno KV and on PostgreSQL, and a bare `Deno.serve`
- * hello-world measured in the same run as the reference. The goal: at least
- * half the hello-world's requests per second. Writes
- * `bench/results/redirects.md`. About a minute and a half.
+ * Short-URL redirects under HTTP load, with wrk on loopback against the real
+ * server process (`main.ts serve`) on Deno KV and on PostgreSQL: `GET
+ * /go/<code>` (a 302 that counts a view in the store, answered by the public
+ * fast path once the record is cached) and `GET /go/<locked>` (a
+ * password-protected URL: the 302 to its password page, which the fast path
+ * leaves to the app), and a bare `Deno.serve` hello-world measured in the
+ * same run as the reference. The goal: at least half the hello-world's
+ * requests per second. Writes `bench/results/redirects.md`. About two
+ * minutes and a half.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_redirects.ts`, or
  * through `deno task bench redirects`.
@@ -25,6 +28,8 @@ import { hasWrk, wrk, type WrkResult } from "./helpers/wrk.ts";
 const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
 /** The short URL's code. */
 const CODE = "bench1";
+/** The code of a password-protected short URL. */
+const LOCKED = "bench2";
 const DESTINATION = "https://example.com/landing";
 const RESULTS = join(REPO_ROOT, "bench/results/redirects.md");
 
@@ -35,25 +40,27 @@ interface Row {
   command: string;
 }
 
-/** One user and its short URL `CODE` (no max views, no password). */
+/** One user, its short URL `CODE` (no max views, no password) and `LOCKED` (a password). */
 async function populate(store: Store): Promise<void> {
   const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
   const user = await buildUser(s as Services, { username: "bench", password: null, role: "USER" });
   await store.createUser(user);
   const now = new Date();
-  await store.urls.create({
-    id: newId(systemRandom),
-    code: CODE,
-    vanity: null,
-    destination: DESTINATION,
-    views: 0,
-    maxViews: null,
-    password: null,
-    enabled: true,
-    userId: user.id,
-    createdAt: now,
-    updatedAt: now,
-  }, null);
+  for (const [code, password] of [[CODE, null], [LOCKED, "$argon2id$v=19$m=19456,t=2,p=1$x$y"]]) {
+    await store.urls.create({
+      id: newId(systemRandom),
+      code: code!,
+      vanity: null,
+      destination: DESTINATION,
+      views: 0,
+      maxViews: null,
+      password,
+      enabled: true,
+      userId: user.id,
+      createdAt: now,
+      updatedAt: now,
+    }, null);
+  }
 }
 
 /** Starts a server with `args`/`env`, checks `path` answers `status`, then warms up and measures. */
@@ -87,36 +94,40 @@ function ferryEnv(dataDir: string): Record<string, string> {
   };
 }
 
-async function kvRow(): Promise<Row> {
+/** Both scenarios on one store, served with `env`. */
+async function storeRows(label: string, env: Record<string, string>): Promise<Row[]> {
+  const scenarios = [
+    [`GET /go/<code> (302, view counted) — ${label}`, CODE],
+    [`GET /go/<locked> (302 to its password page, through the app) — ${label}`, LOCKED],
+  ];
+  const rows: Row[] = [];
+  for (const [scenario, code] of scenarios) {
+    rows.push(
+      await measured(scenario, FERRY_ARGS, env, "/api/healthcheck", `/go/${code}`, 302),
+    );
+  }
+  return rows;
+}
+
+async function kvRows(): Promise<Row[]> {
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-kv-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
   const store = await openKvStore(join(dataDir, "ferry.kv"));
   await populate(store).finally(() => store.close());
-  return await measured(
-    "GET /go/<code> (302, view counted) — Deno KV",
-    FERRY_ARGS,
-    ferryEnv(dataDir),
-    "/api/healthcheck",
-    `/go/${CODE}`,
-    302,
-  );
+  return await storeRows("Deno KV", ferryEnv(dataDir));
 }
 
-async function postgresRow(): Promise<{ row: Row; version: string }> {
+async function postgresRows(): Promise<{ rows: Row[]; version: string }> {
   const { url, version } = await benchDatabase();
   const store = await openPostgresStore(url);
   await populate(store).finally(() => store.close());
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-pg-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const row = await measured(
-    "GET /go/<code> (302, view counted) — PostgreSQL",
-    FERRY_ARGS,
-    { ...ferryEnv(dataDir), DATABASE_URL: url.toString() },
-    "/api/healthcheck",
-    `/go/${CODE}`,
-    302,
-  );
-  return { row, version };
+  const rows = await storeRows("PostgreSQL", {
+    ...ferryEnv(dataDir),
+    DATABASE_URL: url.toString(),
+  });
+  return { rows, version };
 }
 
 function table(rows: Row[], hello: number): string {
@@ -148,18 +159,19 @@ export async function run(): Promise<string> {
       "/",
       200,
     );
-    const kv = await kvRow();
-    const pg = await postgresRow();
+    const kv = await kvRows();
+    const pg = await postgresRows();
     await cleanUp();
-    const rows = [hello, kv, pg.row];
+    const rows = [hello, ...kv, ...pg.rows];
     const helloRps = hello.result.requestsPerSecond;
     const text = [
       "# Short-URL redirects under HTTP load",
       "",
       "Written by `bench/http_redirects.ts` (`deno task bench redirects`). wrk and the server " +
       `share the machine's CPUs on loopback; each figure follows a ${LOAD.warmupSeconds} s ` +
-      "warm-up. Every redirect resolves the URL (a store read, reused for up to a second; " +
-      "while reused, the redirect is answered in front of Hono, `routes/hot_redirect.ts`) and " +
+      "warm-up. Every redirect resolves the URL (a store read, reused for up to a second, " +
+      "`db/url_cache.ts`; while reused, a plain redirect is answered before the app, by " +
+      "`routes/fast_public.ts`, and a password-protected URL's goes through the app) and " +
       "counts its view (URLs without maxViews: added to the store in batches, once a second); " +
       "the server logs every request to stdout (sent to /dev/null). Goal: at least 50 % of the " +
       "hello-world. Before/after figures: `bench/results/performance.md`.",

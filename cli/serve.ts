@@ -2,7 +2,7 @@
 import type { Config } from "../core/config.ts";
 import { WebhookWorker } from "../core/webhooks/worker.ts";
 import { TaskRunner } from "../core/tasks/runner.ts";
-import { createApp } from "../routes/mod.ts";
+import { createHandler } from "../routes/mod.ts";
 import { closeServices, openServices } from "./services.ts";
 
 /** Runs the server until a signal asks it to stop. */
@@ -13,7 +13,7 @@ export async function serve(config: Config): Promise<void> {
   webhooks.start();
   const tasks = new TaskRunner(services);
   tasks.start();
-  const app = createApp(services, { logRequests: true });
+  const { fetch } = createHandler(services, { logRequests: true });
   const server = Deno.serve({
     port: config.port,
     hostname: config.hostname,
@@ -24,7 +24,7 @@ export async function serve(config: Config): Promise<void> {
         datasource: services.datasource.kind,
         version: services.build.version,
       }),
-  }, app.fetch);
+  }, fetch);
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {

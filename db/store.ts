@@ -9,7 +9,7 @@ import type { MfaStore } from "./mfa.ts";
 import type { InviteStore } from "./invites.ts";
 import type { FileStore } from "./files.ts";
 import type { SharedRateLimits } from "./rate_limits.ts";
-import type { UrlStore } from "./urls.ts";
+import type { CachedUrlStore } from "./urls.ts";
 import type { WebhookStore } from "./webhooks.ts";
 import type { OauthStore } from "./oauth.ts";
 import type { MetricStore } from "./metrics.ts";
@@ -86,8 +86,8 @@ export interface Store {
   readonly rateLimits: SharedRateLimits;
   /** File records and per-user usage counters. */
   readonly files: FileStore;
-  /** Short URLs. */
-  readonly urls: UrlStore;
+  /** Short URLs, through the redirect's cache and view batch (`url_cache.ts`). */
+  readonly urls: CachedUrlStore;
   /** Invites. */
   readonly invites: InviteStore;
   /** Passkeys, WebAuthn challenges and TOTP replay protection. */

@@ -59,17 +59,6 @@ export interface UrlStore {
   get(id: string): Promise<UrlRecord | null>;
   /** The URL whose code or vanity is `name`, or `null`. */
   getByName(name: string): Promise<UrlRecord | null>;
-  /**
-   * {@link getByName} for public redirects: the answer may come from this
-   * store's cache, up to a second old when another process changed the URL
-   * (its views too); a write through this store is seen at once.
-   */
-  resolve(name: string): Promise<UrlRecord | null>;
-  /**
-   * {@link resolve}'s answer when this store's cache holds a fresh one, at
-   * once; `undefined` when it would have to ask the store.
-   */
-  resolveCached(name: string): UrlRecord | null | undefined;
   /** A user's URLs, oldest first. */
   listByUser(userId: string): Promise<UrlRecord[]>;
   /** How many URLs a user owns. */
@@ -90,18 +79,41 @@ export interface UrlStore {
    */
   view(id: string): Promise<UrlView | null>;
   /**
-   * Counts one view of a URL without `maxViews`, without a write per view:
-   * views are added to the store in batches within a second (and on
-   * {@link flushViews} or close); this store's reads include them at once.
-   * A URL deleted meanwhile keeps no trace of them.
+   * Adds `count` views to a URL without a check against its `maxViews`
+   * (the batched views of `url_cache.ts`); a missing URL is no error.
    */
-  countView(id: string): void;
-  /** Writes the views {@link countView} holds back, now. */
-  flushViews(): Promise<void>;
+  addViews(id: string, count: number): Promise<void>;
   /** Removes every URL of a user; returns how many. */
   deleteByUser(userId: string): Promise<number>;
   /** Keeps a user's URLs with no owner (`userId` null); returns how many. */
   orphanByUser(userId: string): Promise<number>;
   /** Every URL, read a page at a time (exports). */
   iterate(): AsyncIterable<UrlRecord>;
+}
+
+/**
+ * Short URLs as the service reads them: any {@link UrlStore} behind the
+ * wrapper of `url_cache.ts`, which adds what the public redirect needs.
+ */
+export interface CachedUrlStore extends UrlStore {
+  /**
+   * {@link UrlStore.getByName} for public redirects: the answer may come from
+   * a cache, up to a second old when another process changed the URL (its
+   * views too); a write through this store is seen at once.
+   */
+  resolve(name: string): Promise<UrlRecord | null>;
+  /**
+   * {@link resolve}'s answer when the cache holds a fresh one, at once;
+   * `undefined` when it would have to ask the store.
+   */
+  resolveCached(name: string): UrlRecord | null | undefined;
+  /**
+   * Counts one view of a URL without `maxViews`, without a write per view:
+   * views are added to the store in batches within a second (and on
+   * {@link flushViews} or close); reads through this store include them at
+   * once. A URL deleted meanwhile keeps no trace of them.
+   */
+  countView(id: string): void;
+  /** Writes the views {@link countView} holds back, now. */
+  flushViews(): Promise<void>;
 }

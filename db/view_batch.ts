@@ -1,8 +1,9 @@
 /**
- * Views counted in batches: the write-behind both stores use for busy
- * records with no `maxViews`, so that a redirect does not pay a store write.
- * Counts wait here at most {@link FLUSH_DELAY_MS}, then one write per record
- * adds them; reads through the same store add what is still waiting, so this
+ * Views counted in batches: the write-behind of the URL wrapper
+ * (`url_cache.ts`) for busy records with no `maxViews`, so that a redirect
+ * does not pay a store write. Counts wait here at most
+ * {@link FLUSH_DELAY_MS}, then one write per record adds them; reads
+ * through the same wrapper add what is still waiting, so this
  * process always sees exact counts, and other processes see them within the
  * delay. Records with a `maxViews` are never counted here: their views are
  * checked and written atomically, one by one.

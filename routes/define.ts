@@ -5,9 +5,7 @@
  * OpenAPI document. Built on @hono/zod-openapi.
  */
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
-import type { Handler, MiddlewareHandler } from "hono";
-import type { Router } from "hono/router";
-import type { RouterRoute } from "hono/types";
+import type { MiddlewareHandler } from "hono";
 import { isDeepStrictEqual } from "node:util";
 import type { AuthLevel } from "../core/auth.ts";
 import type { RateLimitPolicy } from "../core/rate_limit.ts";
@@ -157,13 +155,9 @@ function nulPath(value: unknown, path: string[] = []): string[] | null {
   return null;
 }
 
-/**
- * A router for one API area, with the shared validation hook; `router`
- * (Hono's default unless given) matters only for the app, which routes.
- */
-export function newRouter(router?: Router<[Handler, RouterRoute]>): OpenAPIHono<AppEnv> {
+/** A router for one API area (or the app), with the shared validation hook. */
+export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
-    router,
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.target, result.error);
       const path = nulPath(result.data);

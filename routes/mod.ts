@@ -4,8 +4,7 @@
  */
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
-import { CachedRouter } from "./cached_router.ts";
-import { withHotRedirects } from "./hot_redirect.ts";
+import { fastPublic } from "./fast_public.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
 import { docsRoutes } from "./docs.ts";
@@ -43,7 +42,7 @@ export interface AppOptions {
 
 /** Builds the Hono app over `services`. */
 export function createApp(services: Services, options: AppOptions = {}) {
-  const app = newRouter(new CachedRouter());
+  const app = newRouter();
   app.use(appWide(services, {
     checkResponses: options.checkResponses ?? false,
     logRequests: options.logRequests ?? false,
@@ -90,8 +89,19 @@ export function createApp(services: Services, options: AppOptions = {}) {
 
   app.notFound(onNotFound);
   app.onError(onError);
-  withHotRedirects(app, services, options.logRequests ?? false);
   return app;
+}
+
+/**
+ * What the server serves: the public fast path (`fast_public.ts`), and the
+ * app for every request the fast path leaves.
+ */
+export function createHandler(services: Services, options: AppOptions = {}) {
+  const app = createApp(services, options);
+  const fast = fastPublic(services, options.logRequests ?? false);
+  const fetch = (request: Request, info?: Deno.ServeHandlerInfo) =>
+    fast(request) ?? app.fetch(request, info);
+  return { app, fetch };
 }
 
 /** The OpenAPI 3.1 document of `app`. */

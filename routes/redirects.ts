@@ -26,6 +26,25 @@ export function rawPath(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, start + end);
 }
 
+/**
+ * A 302 to `destination`, percent-encoded where a header cannot carry it (as
+ * Hono's `c.redirect` writes it).
+ */
+export function redirectTo(destination: string): Response {
+  const location = /[\u0100-\uFFFF]/.test(destination) ? encodeURI(destination) : destination;
+  return new Response(null, { status: 302, headers: { Location: location } });
+}
+
+/**
+ * The short URL name a public GET for `path` (percent-encoded) asks for, or
+ * `null`: a name under `urlsRoute`, on a path that is neither the API's nor an
+ * invite link's (which {@link PUBLIC_RESOLVERS} asks first).
+ */
+export function shortUrlName(urlsRoute: string, path: string): string | null {
+  if (isApiPath(path) || nameUnder("/invite", path) !== null) return null;
+  return nameUnder(urlsRoute, path);
+}
+
 /** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
 export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Response | null>;
 
@@ -36,17 +55,15 @@ export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Respo
  */
 export const resolveShortUrl: PublicResolver = async (c, path) => {
   const s = c.get("services");
-  const name = nameUnder(s.settings.get("urlsRoute"), path);
+  const name = shortUrlName(s.settings.get("urlsRoute"), path);
   if (name === null) return null;
   const found = await resolveUrl(s, name, {
     cookie: (id) => getCookie(c, urlPasswordCookie(id)),
     ...attempter(c),
   });
   if (!found) return null;
-  if (found.kind === "redirect") return c.redirect(found.destination, 302);
-  if (found.kind === "password") {
-    return c.redirect(`/view/url/${encodeURIComponent(found.urlId)}`, 302);
-  }
+  if (found.kind === "redirect") return redirectTo(found.destination);
+  if (found.kind === "password") return redirectTo(`/view/url/${encodeURIComponent(found.urlId)}`);
   return c.notFound();
 };
 

@@ -21,6 +21,7 @@ import { KvFiles } from "./files.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
+import { CachedUrls } from "../url_cache.ts";
 import { KvWebhooks } from "./webhooks.ts";
 import { KvOauth } from "./oauth.ts";
 import { KvMetrics } from "./metrics.ts";
@@ -64,7 +65,7 @@ export class KvStore implements Store {
   readonly kind = "kv";
   readonly rateLimits: OwnedRateLimits;
   readonly files: KvFiles;
-  readonly urls: KvUrls;
+  readonly urls: CachedUrls;
   readonly invites: KvInvites;
   readonly mfa: KvMfa;
   readonly webhooks: KvWebhooks;
@@ -79,7 +80,7 @@ export class KvStore implements Store {
   constructor(private readonly kv: Deno.Kv) {
     this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv));
     this.files = new KvFiles(kv);
-    this.urls = new KvUrls(kv);
+    this.urls = new CachedUrls(new KvUrls(kv));
     this.invites = new KvInvites(kv);
     this.mfa = new KvMfa(kv);
     this.webhooks = new KvWebhooks(kv);

@@ -3,14 +3,11 @@
  * atomic operations check and write with the record; the owner's URL count
  * is a key checked and written in the same operation as a create or delete.
  * Views are a separate `KvU64` counter, summed without a check when there is
- * no `maxViews`, so that busy redirects do not conflict with each other;
- * `countView` sums them in batches, and names resolve through a cache
- * ({@link UrlHotPaths}).
+ * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../store.ts";
 import { getAll, writeInRuns } from "./many.ts";
 import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
-import { UrlHotPaths } from "../url_hot_paths.ts";
 
 const K = {
   url: (id: string) => ["url", id],
@@ -30,25 +27,20 @@ function defined(patch: UrlPatch): UrlPatch {
 const namesOf = (url: UrlRecord) => url.vanity === null ? [url.code] : [url.code, url.vanity];
 
 /** {@link UrlStore} on Deno KV. */
-export class KvUrls extends UrlHotPaths implements UrlStore {
-  constructor(private readonly kv: Deno.Kv) {
-    super();
-  }
+export class KvUrls implements UrlStore {
+  constructor(private readonly kv: Deno.Kv) {}
 
-  /** The record entry and the URL with its current view count, batched views included. */
+  /** The record entry and the URL with its current view count. */
   private async load(id: string) {
-    await this.batch.settled();
     const [entry, views] = await this.kv.getMany<[UrlRecord, Deno.KvU64]>([
       K.url(id),
       K.views(id),
     ]);
-    const url = entry.value &&
-      this.batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
+    const url = entry.value && { ...entry.value, views: Number(views.value?.value ?? 0n) };
     return { entry, views, url };
   }
 
-  /** Sums `count` views into a URL that still exists. */
-  protected async addViews(id: string, count: number): Promise<void> {
+  async addViews(id: string, count: number): Promise<void> {
     while (true) {
       const entry = await this.kv.get<UrlRecord>(K.url(id));
       if (entry.value === null) return;
@@ -57,54 +49,50 @@ export class KvUrls extends UrlHotPaths implements UrlStore {
     }
   }
 
-  create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    return this.written(async () => {
-      const names = namesOf(url);
-      while (true) {
-        const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
-        const owned = count?.value ?? 0;
-        if (maxUrls !== null && owned >= maxUrls) return false;
-        const op = this.kv.atomic()
-          .check({ key: K.url(url.id), versionstamp: null })
-          .set(K.url(url.id), { ...url, views: 0 })
-          .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
-        for (const name of names) {
-          op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
-        }
-        if (count && url.userId !== null) {
-          op.check(count).set(K.count(url.userId), owned + 1)
-            .set(K.byUser(url.userId, url.id), true);
-        }
-        if ((await op.commit()).ok) return true;
-        const taken = await this.kv.getMany(names.map(K.name));
-        const clash = taken.findIndex((e) => e.value !== null);
-        if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
+  async create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    const names = namesOf(url);
+    while (true) {
+      const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
+      const owned = count?.value ?? 0;
+      if (maxUrls !== null && owned >= maxUrls) return false;
+      const op = this.kv.atomic()
+        .check({ key: K.url(url.id), versionstamp: null })
+        .set(K.url(url.id), { ...url, views: 0 })
+        .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+      for (const name of names) {
+        op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
       }
-    });
+      if (count && url.userId !== null) {
+        op.check(count).set(K.count(url.userId), owned + 1)
+          .set(K.byUser(url.userId, url.id), true);
+      }
+      if ((await op.commit()).ok) return true;
+      const taken = await this.kv.getMany(names.map(K.name));
+      const clash = taken.findIndex((e) => e.value !== null);
+      if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
+    }
   }
 
   createMany(urls: UrlRecord[]): Promise<void> {
-    return this.written(() =>
-      writeInRuns<UrlRecord, number>(this.kv, urls, {
-        owner: (u) => u.userId,
-        cost: (u) => ({
-          checks: namesOf(u).length,
-          mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1),
-        }),
-        counter: K.count,
-        count: (count, owned) => (count ?? 0) + owned.length,
-        write: (op, url) => {
-          op.set(K.url(url.id), { ...url, views: 0 })
-            .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
-          for (const name of namesOf(url)) {
-            op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
-          }
-          if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
-        },
-        clash: async (run) =>
-          (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
-      })
-    );
+    return writeInRuns<UrlRecord, number>(this.kv, urls, {
+      owner: (u) => u.userId,
+      cost: (u) => ({
+        checks: namesOf(u).length,
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1),
+      }),
+      counter: K.count,
+      count: (count, owned) => (count ?? 0) + owned.length,
+      write: (op, url) => {
+        op.set(K.url(url.id), { ...url, views: 0 })
+          .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+        for (const name of namesOf(url)) {
+          op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
+        }
+        if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
+      },
+      clash: async (run) =>
+        (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
+    });
   }
 
   async takenNames(names: string[]): Promise<Set<string>> {
@@ -143,69 +131,55 @@ export class KvUrls extends UrlHotPaths implements UrlStore {
   }
 
   async statsByUser(userId: string): Promise<UrlStats> {
-    await this.batch.flush();
     // KV has no aggregates: reads only the view counters, ten keys a read.
     const ids = await this.ids(userId);
     let views = 0;
     for (let i = 0; i < ids.length; i += 10) {
       const some = ids.slice(i, i + 10);
       const counters = await this.kv.getMany<Deno.KvU64[]>(some.map(K.views));
-      counters.forEach((c, j) =>
-        views += Number(c.value?.value ?? 0n) + this.batch.waiting(some[j])
-      );
+      for (const c of counters) views += Number(c.value?.value ?? 0n);
     }
     return { urls: ids.length, views };
   }
 
-  update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    return this.written(async () => {
-      while (true) {
-        const { entry, views } = await this.load(id);
-        if (entry.value === null) return null;
-        const old = entry.value;
-        const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
-        const op = this.kv.atomic().check(entry).set(K.url(id), next);
-        if (next.vanity !== old.vanity) {
-          if (old.vanity !== null) op.delete(K.name(old.vanity));
-          if (next.vanity !== null) {
-            op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
-          }
+  async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    while (true) {
+      const { entry, views } = await this.load(id);
+      if (entry.value === null) return null;
+      const old = entry.value;
+      const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
+      const op = this.kv.atomic().check(entry).set(K.url(id), next);
+      if (next.vanity !== old.vanity) {
+        if (old.vanity !== null) op.delete(K.name(old.vanity));
+        if (next.vanity !== null) {
+          op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
         }
-        if ((await op.commit()).ok) {
-          return this.batch.withWaiting({ ...next, views: Number(views.value?.value ?? 0n) });
-        }
-        const again = await this.kv.get(K.url(id));
-        if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
       }
-    });
+      if ((await op.commit()).ok) return { ...next, views: Number(views.value?.value ?? 0n) };
+      const again = await this.kv.get(K.url(id));
+      if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
+    }
   }
 
-  delete(id: string): Promise<UrlRecord | null> {
-    return this.written(async () => {
-      while (true) {
-        const { entry, url } = await this.load(id);
-        if (url === null) return null;
-        const op = this.kv.atomic().check(entry)
-          .delete(K.url(id))
-          .delete(K.views(id))
-          .delete(K.name(url.code));
-        if (url.vanity !== null) op.delete(K.name(url.vanity));
-        if (url.userId !== null) {
-          const count = await this.kv.get<number>(K.count(url.userId));
-          op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
-            .delete(K.byUser(url.userId, id));
-        }
-        if ((await op.commit()).ok) {
-          this.batch.forget(id);
-          return url;
-        }
+  async delete(id: string): Promise<UrlRecord | null> {
+    while (true) {
+      const { entry, url } = await this.load(id);
+      if (url === null) return null;
+      const op = this.kv.atomic().check(entry)
+        .delete(K.url(id))
+        .delete(K.views(id))
+        .delete(K.name(url.code));
+      if (url.vanity !== null) op.delete(K.name(url.vanity));
+      if (url.userId !== null) {
+        const count = await this.kv.get<number>(K.count(url.userId));
+        op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
+          .delete(K.byUser(url.userId, id));
       }
-    });
+      if ((await op.commit()).ok) return url;
+    }
   }
 
   async view(id: string): Promise<UrlView | null> {
-    // Counted exactly from here on: batched views of this URL go first.
-    if (this.batch.waiting(id) > 0) await this.batch.flush();
     while (true) {
       const { entry, views, url } = await this.load(id);
       if (url === null) return null;
@@ -218,35 +192,30 @@ export class KvUrls extends UrlHotPaths implements UrlStore {
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
-    await this.batch.settled();
     for await (const entry of this.kv.list<UrlRecord>({ prefix: ["url"] }, { batchSize: 500 })) {
       const views = await this.kv.get<Deno.KvU64>(K.views(entry.value.id));
-      yield this.batch.withWaiting({ ...entry.value, views: Number(views.value?.value ?? 0n) });
+      yield { ...entry.value, views: Number(views.value?.value ?? 0n) };
     }
   }
 
-  deleteByUser(userId: string): Promise<number> {
-    return this.written(async () => {
-      let removed = 0;
-      for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
-      return removed;
-    });
+  async deleteByUser(userId: string): Promise<number> {
+    let removed = 0;
+    for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
+    return removed;
   }
 
-  orphanByUser(userId: string): Promise<number> {
-    return this.written(async () => {
-      let orphaned = 0;
-      for (const id of await this.ids(userId)) {
-        while (true) {
-          const entry = await this.kv.get<UrlRecord>(K.url(id));
-          const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
-          if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
-          if ((await op.commit()).ok) break;
-        }
-        orphaned++;
+  async orphanByUser(userId: string): Promise<number> {
+    let orphaned = 0;
+    for (const id of await this.ids(userId)) {
+      while (true) {
+        const entry = await this.kv.get<UrlRecord>(K.url(id));
+        const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
+        if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
+        if ((await op.commit()).ok) break;
       }
-      await this.kv.delete(K.count(userId));
-      return orphaned;
-    });
+      orphaned++;
+    }
+    await this.kv.delete(K.count(userId));
+    return orphaned;
   }
 }

@@ -20,6 +20,7 @@ import { PostgresFiles } from "./files.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
+import { CachedUrls } from "../url_cache.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
 import { PostgresOauth } from "./oauth.ts";
 import { PostgresMetrics } from "./metrics.ts";
@@ -133,7 +134,7 @@ export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly rateLimits: OwnedRateLimits;
   readonly files: PostgresFiles;
-  readonly urls: PostgresUrls;
+  readonly urls: CachedUrls;
   readonly invites: PostgresInvites;
   readonly mfa: PostgresMfa;
   readonly webhooks: PostgresWebhooks;
@@ -148,7 +149,7 @@ export class PostgresStore implements Store {
   constructor(readonly sql: Sql) {
     this.rateLimits = new OwnedRateLimits(new PostgresRateLimits(sql));
     this.files = new PostgresFiles(sql);
-    this.urls = new PostgresUrls(sql);
+    this.urls = new CachedUrls(new PostgresUrls(sql));
     this.invites = new PostgresInvites(sql);
     this.mfa = new PostgresMfa(sql);
     this.webhooks = new PostgresWebhooks(sql);

@@ -2,13 +2,10 @@
  * Short URLs on PostgreSQL. Names (codes and vanities) are rows of
  * `url_names`, whose primary key makes the namespace unique; a create locks
  * its owner's row, so concurrent creates count the owner's URLs one at a time.
- * `countView` adds views in batches, and names resolve through a cache
- * ({@link UrlHotPaths}); every read adds the views still waiting.
  */
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../store.ts";
 import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
-import { UrlHotPaths } from "../url_hot_paths.ts";
 
 interface UrlRow {
   id: string;
@@ -65,17 +62,12 @@ const COLUMNS: Record<keyof UrlPatch, string> = {
 };
 
 /** {@link UrlStore} on PostgreSQL. */
-export class PostgresUrls extends UrlHotPaths implements UrlStore {
-  constructor(private readonly sql: Sql) {
-    super();
-  }
+export class PostgresUrls implements UrlStore {
+  constructor(private readonly sql: Sql) {}
 
-  protected async addViews(id: string, count: number): Promise<void> {
+  async addViews(id: string, count: number): Promise<void> {
     await this.sql`UPDATE urls SET views = views + ${count} WHERE id = ${id}`;
   }
-
-  /** The row as a URL, with its batched views added. */
-  #toUrl = (row: UrlRow): UrlRecord => this.batch.withWaiting(toUrl(row));
 
   /** Claims `name` for `urlId`; throws {@link UniqueError} (`field`) when it is taken. */
   private async claim(tx: TransactionSql, name: string, urlId: string, field: string) {
@@ -84,29 +76,23 @@ export class PostgresUrls extends UrlHotPaths implements UrlStore {
     if (won.length === 0) throw new UniqueError(field);
   }
 
-  create(u: UrlRecord, maxUrls: number | null): Promise<boolean> {
-    return this.written(async () => {
-      return await this.sql.begin(async (tx) => {
-        if (maxUrls !== null && u.userId !== null) {
-          await tx`SELECT 1 FROM users WHERE id = ${u.userId} FOR UPDATE`;
-          const [{ count }] = await tx<{ count: number }[]>`
-            SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
-          if (count >= maxUrls) return false;
-        }
-        await tx`INSERT INTO urls ${tx(toRow(u))}`;
-        await this.claim(tx, u.code, u.id, "code");
-        if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
-        return true;
-      });
+  async create(u: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    return await this.sql.begin(async (tx) => {
+      if (maxUrls !== null && u.userId !== null) {
+        await tx`SELECT 1 FROM users WHERE id = ${u.userId} FOR UPDATE`;
+        const [{ count }] = await tx<{ count: number }[]>`
+          SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
+        if (count >= maxUrls) return false;
+      }
+      await tx`INSERT INTO urls ${tx(toRow(u))}`;
+      await this.claim(tx, u.code, u.id, "code");
+      if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
+      return true;
     });
   }
 
-  createMany(urls: UrlRecord[]): Promise<void> {
-    return this.written(() => this.insertMany(urls));
-  }
-
   /** Inserts records and their names in multi-row statements, in one transaction. */
-  private async insertMany(urls: UrlRecord[]): Promise<void> {
+  async createMany(urls: UrlRecord[]): Promise<void> {
     const names = urls.flatMap((u) =>
       [u.code, u.vanity].flatMap((name) => name === null ? [] : [{ name, url_id: u.id }])
     );
@@ -133,24 +119,21 @@ export class PostgresUrls extends UrlHotPaths implements UrlStore {
   }
 
   async get(id: string): Promise<UrlRecord | null> {
-    await this.batch.settled();
     const [row] = await this.sql<UrlRow[]>`SELECT * FROM urls WHERE id = ${id}`;
-    return row ? this.#toUrl(row) : null;
+    return row ? toUrl(row) : null;
   }
 
   async getByName(name: string): Promise<UrlRecord | null> {
-    await this.batch.settled();
     const [row] = await this.sql<UrlRow[]>`
       SELECT urls.* FROM url_names JOIN urls ON urls.id = url_names.url_id
       WHERE url_names.name = ${name}`;
-    return row ? this.#toUrl(row) : null;
+    return row ? toUrl(row) : null;
   }
 
   async listByUser(userId: string): Promise<UrlRecord[]> {
-    await this.batch.settled();
     const rows = await this.sql<UrlRow[]>`
       SELECT * FROM urls WHERE user_id = ${userId} ORDER BY created_at, id`;
-    return rows.map(this.#toUrl);
+    return rows.map(toUrl);
   }
 
   async countByUser(userId: string): Promise<number> {
@@ -160,47 +143,35 @@ export class PostgresUrls extends UrlHotPaths implements UrlStore {
   }
 
   async statsByUser(userId: string): Promise<UrlStats> {
-    await this.batch.flush();
     const [stats] = await this.sql<UrlStats[]>`
       SELECT count(*)::integer AS urls, coalesce(sum(views), 0)::float8 AS views
       FROM urls WHERE user_id = ${userId}`;
     return stats;
   }
 
-  update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    return this.written(async () => {
-      const values: Record<string, unknown> = { updated_at: now };
-      for (const [key, value] of Object.entries(patch)) {
-        if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
+  async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    const values: Record<string, unknown> = { updated_at: now };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
+    }
+    return await this.sql.begin(async (tx) => {
+      const [old] = await tx<UrlRow[]>`SELECT * FROM urls WHERE id = ${id} FOR UPDATE`;
+      if (!old) return null;
+      if (patch.vanity !== undefined && patch.vanity !== old.vanity) {
+        if (old.vanity !== null) await tx`DELETE FROM url_names WHERE name = ${old.vanity}`;
+        if (patch.vanity !== null) await this.claim(tx, patch.vanity, id, "vanity");
       }
-      return await this.sql.begin(async (tx) => {
-        const [old] = await tx<UrlRow[]>`SELECT * FROM urls WHERE id = ${id} FOR UPDATE`;
-        if (!old) return null;
-        if (patch.vanity !== undefined && patch.vanity !== old.vanity) {
-          if (old.vanity !== null) await tx`DELETE FROM url_names WHERE name = ${old.vanity}`;
-          if (patch.vanity !== null) await this.claim(tx, patch.vanity, id, "vanity");
-        }
-        const [row] = await tx<UrlRow[]>`UPDATE urls SET ${
-          tx(values)
-        } WHERE id = ${id} RETURNING *`;
-        return this.#toUrl(row);
-      });
+      const [row] = await tx<UrlRow[]>`UPDATE urls SET ${tx(values)} WHERE id = ${id} RETURNING *`;
+      return toUrl(row);
     });
   }
 
-  delete(id: string): Promise<UrlRecord | null> {
-    return this.written(async () => {
-      await this.batch.settled();
-      const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
-      const url = row ? this.#toUrl(row) : null;
-      this.batch.forget(id);
-      return url;
-    });
+  async delete(id: string): Promise<UrlRecord | null> {
+    const [row] = await this.sql<UrlRow[]>`DELETE FROM urls WHERE id = ${id} RETURNING *`;
+    return row ? toUrl(row) : null;
   }
 
   async view(id: string): Promise<UrlView | null> {
-    // Counted exactly from here on: batched views of this URL go first.
-    if (this.batch.waiting(id) > 0) await this.batch.flush();
     const [counted] = await this.sql<UrlRow[]>`
       UPDATE urls SET views = views + 1
       WHERE id = ${id} AND (max_views IS NULL OR views < max_views) RETURNING *`;
@@ -209,22 +180,17 @@ export class PostgresUrls extends UrlHotPaths implements UrlStore {
     return url && { counted: false, url };
   }
 
-  deleteByUser(userId: string): Promise<number> {
-    return this.written(async () => {
-      return (await this.sql`DELETE FROM urls WHERE user_id = ${userId}`).count;
-    });
+  async deleteByUser(userId: string): Promise<number> {
+    return (await this.sql`DELETE FROM urls WHERE user_id = ${userId}`).count;
   }
 
-  orphanByUser(userId: string): Promise<number> {
-    return this.written(async () => {
-      return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
-    });
+  async orphanByUser(userId: string): Promise<number> {
+    return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
-    await this.batch.settled();
     for await (const rows of this.sql<UrlRow[]>`SELECT * FROM urls`.cursor(500)) {
-      yield* rows.map(this.#toUrl);
+      yield* rows.map(toUrl);
     }
   }
 }

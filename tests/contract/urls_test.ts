@@ -3,28 +3,14 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { InviteRecord } from "../../db/invites.ts";
 import { UniqueError } from "../../db/store.ts";
-import type { UrlRecord } from "../../db/urls.ts";
-import { type ContractSteps, contractSuite, storedUser as owner } from "../helpers/stores.ts";
+import {
+  type ContractSteps,
+  contractSuite,
+  storedUser as owner,
+  urlRecord as url,
+} from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
-
-function url(userId: string | null, code: string, extra: Partial<UrlRecord> = {}): UrlRecord {
-  const at = new Date(tick += 1000);
-  return {
-    id: newId(systemRandom),
-    code,
-    vanity: null,
-    destination: "https://example.com/",
-    views: 0,
-    maxViews: null,
-    password: null,
-    enabled: true,
-    userId,
-    createdAt: at,
-    updatedAt: at,
-    ...extra,
-  };
-}
 
 function invite(inviterId: string, extra: Partial<InviteRecord> = {}): InviteRecord {
   const at = new Date(tick += 1000);
@@ -140,45 +126,14 @@ const steps: ContractSteps = {
     assert.equal(await store.urls.view("missing"), null);
   },
 
-  "countView: batched, read at once, written on flushViews, gone with its URL": async (store) => {
+  "addViews: added without a maxViews check; a missing URL is no error": async (store) => {
     const u = await owner(store);
-    const busy = url(u.id, "busy", { views: 2 });
-    const gone = url(u.id, "gone");
-    await store.urls.create(busy, null);
-    await store.urls.create(gone, null);
-    for (let i = 0; i < 5; i++) store.urls.countView(busy.id);
-    store.urls.countView(gone.id);
-    assert.equal((await store.urls.get(busy.id))?.views, 7);
-    assert.equal((await store.urls.getByName("busy"))?.views, 7);
-    assert.deepEqual((await store.urls.listByUser(u.id)).map((x) => x.views), [7, 1]);
-    // A transaction's view of the store holds no batch: it reads what was written.
-    const written = () => store.transaction((t) => t.urls.get(busy.id));
-    assert.equal((await written())?.views, 2);
-    assert.equal((await store.urls.delete(gone.id))?.views, 1);
-    await store.urls.flushViews();
-    assert.equal((await written())?.views, 7);
-    assert.equal((await store.urls.get(busy.id))?.views, 7);
-    assert.equal(await store.urls.get(gone.id), null);
-    // An exact view after batched ones counts on top of them.
-    store.urls.countView(busy.id);
-    assert.equal((await store.urls.view(busy.id))?.url.views, 9);
-    assert.equal((await written())?.views, 9);
-  },
-
-  "resolve: cached, but every write through the store is seen at once": async (store) => {
-    const u = await owner(store);
-    assert.equal(await store.urls.resolve("soon"), null);
-    const soon = url(u.id, "soon");
-    await store.urls.create(soon, null);
-    assert.equal((await store.urls.resolve("soon"))?.id, soon.id);
-    await store.urls.update(soon.id, { enabled: false, vanity: "later" }, new Date());
-    assert.equal((await store.urls.resolve("soon"))?.enabled, false);
-    assert.equal((await store.urls.resolve("later"))?.id, soon.id);
-    await store.urls.orphanByUser(u.id);
-    assert.equal((await store.urls.resolve("soon"))?.userId, null);
-    await store.urls.delete(soon.id);
-    assert.equal(await store.urls.resolve("soon"), null);
-    assert.equal(await store.urls.resolve("later"), null);
+    const capped = url(u.id, "capped", { views: 2, maxViews: 3 });
+    await store.urls.create(capped, null);
+    await store.urls.addViews(capped.id, 5);
+    assert.equal((await store.urls.get(capped.id))?.views, 7);
+    await store.urls.addViews("missing", 1);
+    assert.equal(await store.urls.get("missing"), null);
   },
 
   "listByUser, deleteByUser and orphanByUser": async (store) => {

@@ -9,7 +9,7 @@ import type { Services } from "../../core/services.ts";
 import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { fileSystemContext, findFfmpeg } from "../../cli/services.ts";
-import { createApp } from "../../routes/mod.ts";
+import { createHandler } from "../../routes/mod.ts";
 import { type DatasourceKind, ignoreDatasource, openTestDatasource } from "./datasources.ts";
 import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
 
@@ -110,9 +110,9 @@ export async function startTestApp(
     build: { version: "0.0.0-test", commit: null },
     ffmpeg: options.ffmpeg === undefined ? await findFfmpeg(logger) : options.ffmpeg,
   };
-  const app = createApp(services, { checkResponses: true });
+  const { app, fetch } = createHandler(services, { checkResponses: true });
   const request = async (path: string, init?: RequestInit) =>
-    await app.request(new URL(path, "http://ferry.test").toString(), init);
+    await fetch(new Request(new URL(path, "http://ferry.test"), init));
   return {
     kind,
     storeUrl,
@@ -121,7 +121,7 @@ export async function startTestApp(
     clock,
     logger,
     storedObjects: testDatasource.stored,
-    fetch: async (req) => await app.fetch(req),
+    fetch: async (req) => await fetch(req),
     routes: app.routes,
     request,
     async json(method, path, body, headers) {

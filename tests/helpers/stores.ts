@@ -7,6 +7,7 @@ import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
 import type { FileRecord } from "../../db/files.ts";
 import type { Store, UserRecord } from "../../db/store.ts";
+import type { UrlRecord } from "../../db/urls.ts";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { serviceUrl, skipWithout } from "./services.ts";
 
@@ -143,6 +144,33 @@ export function fileRecord(userId: string | null, extra: Partial<FileRecord> = {
     folderId: null,
     deletesAt: null,
     pending: false,
+    createdAt: at,
+    updatedAt: at,
+    ...extra,
+  };
+}
+
+/**
+ * A short URL of `userId` named `code` for contract steps: no vanity, limit
+ * or password, enabled, each a second younger than the one before; `extra`
+ * over it.
+ */
+export function urlRecord(
+  userId: string | null,
+  code: string,
+  extra: Partial<UrlRecord> = {},
+): UrlRecord {
+  const at = new Date(created += 1000);
+  return {
+    id: newId(systemRandom),
+    code,
+    vanity: null,
+    destination: "https://example.com/",
+    views: 0,
+    maxViews: null,
+    password: null,
+    enabled: true,
+    userId,
     createdAt: at,
     updatedAt: at,
     ...extra,

@@ -1,0 +1,131 @@
+/**
+ * The public redirect's shortcuts around any {@link UrlStore}: names resolved
+ * through a one-second cache ({@link FreshCache}) and views of URLs without
+ * `maxViews` counted in batches ({@link ViewBatch}). Each store wraps its own
+ * URL store once, as it opens (a transaction's view is a store of its own,
+ * whose wrapper starts empty: it reads what was written). Every write clears
+ * the cache; every read adds the views still waiting, so this process always
+ * sees exact counts.
+ */
+import { FreshCache } from "./fresh_cache.ts";
+import type { CachedUrlStore, UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "./urls.ts";
+import { ViewBatch } from "./view_batch.ts";
+
+/** {@link CachedUrlStore} over `store`. */
+export class CachedUrls implements CachedUrlStore {
+  readonly #store: UrlStore;
+  readonly #batch: ViewBatch;
+  readonly #names = new FreshCache<UrlRecord | null>();
+
+  constructor(store: UrlStore) {
+    this.#store = store;
+    this.#batch = new ViewBatch((id, count) => store.addViews(id, count));
+  }
+
+  resolve(name: string): Promise<UrlRecord | null> {
+    return this.#names.get(name, () => this.getByName(name));
+  }
+
+  resolveCached(name: string): UrlRecord | null | undefined {
+    return this.#names.peek(name)?.value;
+  }
+
+  countView(id: string): void {
+    this.#batch.count(id);
+  }
+
+  async flushViews(): Promise<void> {
+    await this.#batch.flush();
+  }
+
+  /** Writes the batched views; before the store closes. */
+  async close(): Promise<void> {
+    await this.#batch.close();
+  }
+
+  create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
+    return this.#written(() => this.#store.create(url, maxUrls));
+  }
+
+  createMany(urls: UrlRecord[]): Promise<void> {
+    return this.#written(() => this.#store.createMany(urls));
+  }
+
+  takenNames(names: string[]): Promise<Set<string>> {
+    return this.#store.takenNames(names);
+  }
+
+  get(id: string): Promise<UrlRecord | null> {
+    return this.#read(() => this.#store.get(id));
+  }
+
+  getByName(name: string): Promise<UrlRecord | null> {
+    return this.#read(() => this.#store.getByName(name));
+  }
+
+  async listByUser(userId: string): Promise<UrlRecord[]> {
+    await this.#batch.settled();
+    return (await this.#store.listByUser(userId)).map((url) => this.#batch.withWaiting(url));
+  }
+
+  countByUser(userId: string): Promise<number> {
+    return this.#store.countByUser(userId);
+  }
+
+  async statsByUser(userId: string): Promise<UrlStats> {
+    await this.#batch.flush();
+    return await this.#store.statsByUser(userId);
+  }
+
+  update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
+    return this.#written(() => this.#read(() => this.#store.update(id, patch, now)));
+  }
+
+  delete(id: string): Promise<UrlRecord | null> {
+    return this.#written(async () => {
+      const url = await this.#read(() => this.#store.delete(id));
+      this.#batch.forget(id);
+      return url;
+    });
+  }
+
+  async view(id: string): Promise<UrlView | null> {
+    // Counted exactly from here on: batched views of this URL go first.
+    if (this.#batch.waiting(id) > 0) await this.#batch.flush();
+    return await this.#store.view(id);
+  }
+
+  addViews(id: string, count: number): Promise<void> {
+    return this.#store.addViews(id, count);
+  }
+
+  deleteByUser(userId: string): Promise<number> {
+    return this.#written(() => this.#store.deleteByUser(userId));
+  }
+
+  orphanByUser(userId: string): Promise<number> {
+    return this.#written(() => this.#store.orphanByUser(userId));
+  }
+
+  async *iterate(): AsyncIterable<UrlRecord> {
+    await this.#batch.settled();
+    for await (const url of this.#store.iterate()) yield this.#batch.withWaiting(url);
+  }
+
+  /** Reads a URL once no batch is being written (its views would count twice), waiting views added. */
+  async #read(read: () => Promise<UrlRecord | null>): Promise<UrlRecord | null> {
+    await this.#batch.settled();
+    const url = await read();
+    return url && this.#batch.withWaiting(url);
+  }
+
+  /** Runs a write; names cached before it (or during it) are not used after it. */
+  async #written<T>(write: () => Promise<T>): Promise<T> {
+    this.#names.clear();
+    try {
+      return await write();
+    } finally {
+      this.#names.clear();
+    }
+  }
+}
