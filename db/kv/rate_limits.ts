@@ -7,8 +7,7 @@
  * usually needs no read first: the check fails only when another process
  * wrote the window since (or it expired), and then the windows are read.
  */
-import type { RateLimitBackend, WindowTake } from "../rate_limits.ts";
-import { windowOf } from "../rate_limits.ts";
+import { type RateLimitBackend, windowOf, type WindowTake } from "../rate_limits.ts";
 import { tryCommit } from "./leases.ts";
 
 interface Window {

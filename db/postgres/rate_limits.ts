@@ -11,7 +11,6 @@ export class PostgresRateLimits implements RateLimitBackend {
   constructor(private readonly sql: Sql) {}
 
   async take(windows: WindowTake[]): Promise<number[]> {
-    if (windows.length === 0) return [];
     if (windows.length === 1) return [await this.takeOne(windows[0])];
     const rows = await this.sql<{ key: string; window_start: string; prev: number }[]>`
       WITH input AS (
