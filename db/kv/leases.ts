@@ -46,9 +46,7 @@ export class KvLeases implements LeaseStore {
 
   async swapClaim<T>(name: string, version: string | null, claim: T): Promise<boolean> {
     const key = ["lease-claim", name];
-    return await tryCommit(
-      this.kv.atomic().check({ key, versionstamp: version }).set(key, claim),
-    ) !==
-      null;
+    const op = this.kv.atomic().check({ key, versionstamp: version }).set(key, claim);
+    return await tryCommit(op) !== null;
   }
 }
