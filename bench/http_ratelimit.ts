@@ -26,8 +26,9 @@
  * on both alike. Beside requests per second, the CPU time each server (and
  * its PostgreSQL cluster) spent per request is read from /proc. Then, in this
  * process, the store's `rateLimits.hit` alone is timed (sequential and 32 at
- * once, on one key and on 32; counting alone and through the store path),
- * with the KV read-modify-write retries counted, to say where the time goes.
+ * once, on one key and on 32; counting alone, then in the store while a
+ * companion counts beside it), with the KV read-modify-write retries
+ * counted, to say where the time goes.
  * Writes `bench/results/ratelimit.md`. About 10 minutes.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_ratelimit.ts`, or
@@ -37,11 +38,14 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
+import { KvLeases } from "../db/kv/leases.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { KvRateLimits } from "../db/kv/rate_limits.ts";
+import type { LeaseStore } from "../db/leases.ts";
+import { PostgresLeases } from "../db/postgres/leases.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import { PostgresRateLimits } from "../db/postgres/rate_limits.ts";
-import { OwnedRateLimits } from "../db/rate_limit_owner.ts";
+import { CLAIM, type CountingClaim, OwnedRateLimits } from "../db/rate_limit_owner.ts";
 import type { RateLimitBackend, RateLimitStore } from "../db/rate_limits.ts";
 import type { Store, UserRecord } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
@@ -222,6 +226,12 @@ interface Side {
   companion: Companion;
 }
 
+/** A handle's way into a store's counting: its counters and its leases. */
+interface Counters {
+  backend: RateLimitBackend;
+  leases: LeaseStore;
+}
+
 /**
  * Another process counting on a server's store, so that the server counts in
  * the store (shared) rather than in memory (alone).
@@ -230,12 +240,12 @@ class Companion {
   #limits: OwnedRateLimits | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly backend: () => RateLimitBackend) {}
+  constructor(private readonly counters: Counters) {}
 
   /** Makes the counting shared or leaves the server alone; returns once it is so. */
   async set(counting: Counting): Promise<void> {
     if (counting === "shared" && this.#limits === undefined) {
-      const limits = new OwnedRateLimits(this.backend());
+      const limits = new OwnedRateLimits(this.counters.backend, this.counters.leases);
       const hit = () => {
         const windowStart = Math.floor(Date.now() / LIMIT.windowMs) * LIMIT.windowMs;
         return limits.hit("bench-companion", windowStart, LIMIT.windowMs, LIMIT.max);
@@ -261,7 +271,7 @@ class Companion {
   async expect(counting: Counting): Promise<void> {
     const deadline = Date.now() + 5000;
     while (true) {
-      const { value } = await this.backend().readCounting();
+      const { value } = await this.counters.leases.readClaim<CountingClaim>(CLAIM);
       const shared = value !== null && value.owner === null &&
         Object.keys(value.members).length === 2;
       const alone = value !== null && value.owner !== null && value.until > Date.now();
@@ -284,12 +294,12 @@ async function startSide(
     env: Record<string, string>;
     databasePid?: number;
     /** A second handle's counters on the same store, for the {@link Companion}. */
-    backend: () => Promise<RateLimitBackend>;
+    counters: () => Promise<Counters>;
   }>,
 ): Promise<Side> {
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-rl-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const { store, env, databasePid, backend } = await open(dataDir);
+  const { store, env, databasePid, counters } = await open(dataDir);
   let users: UserRecord[];
   try {
     users = await populateUsers(store, USER_COUNT);
@@ -302,8 +312,7 @@ async function startSide(
     "/api/healthcheck",
   );
   cleanups.push(() => server.stop());
-  const counters = await backend();
-  const companion = new Companion(() => counters);
+  const companion = new Companion(await counters());
   cleanups.push(() => companion.set("alone"));
   return { server, pids: { server: server.pid, database: databasePid }, users, companion };
 }
@@ -411,9 +420,9 @@ async function timeHits(
 }
 
 /**
- * KV's `hit` on its own database file, through a proxy that counts `atomic()`
- * (one per read-modify-write attempt), plus its two halves sequentially: the
- * `get` alone and the checked `set` alone.
+ * KV's `hit` on its own database file, its counters through a proxy that
+ * counts `atomic()` (one per read-modify-write attempt), plus its two halves
+ * sequentially: the `get` alone and the checked `set` alone.
  */
 async function profileKv(dataDir: string): Promise<HitTiming[]> {
   console.log("Deno KV: rateLimits.hit alone");
@@ -432,12 +441,18 @@ async function profileKv(dataDir: string): Promise<HitTiming[]> {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const alone = new OwnedRateLimits(new KvRateLimits(counting));
-    const timings = await timeHits("Deno KV", "alone", alone);
-    await alone.close();
-    timings.push(
-      ...await timeHits("Deno KV", "store path", new KvRateLimits(counting), () => atomics),
-    );
+    const limits = new OwnedRateLimits(new KvRateLimits(counting), new KvLeases(kv));
+    const timings = await timeHits("Deno KV", "alone", limits);
+    // The companion shares the KV handle, as the backend alone was timed before: no second
+    // handle's commits meet this one's on SQLite's write lock.
+    const companion = new Companion({ backend: new KvRateLimits(kv), leases: new KvLeases(kv) });
+    try {
+      await companion.set("shared");
+      timings.push(...await timeHits("Deno KV", "store path", limits, () => atomics));
+    } finally {
+      await companion.set("alone");
+      await limits.close();
+    }
     const key = ["ratelimit", "halves"];
     await kv.set(key, { count: 0, ends: Date.now() + LIMIT.windowMs });
     const halves = async (what: string, op: () => Promise<unknown>) => {
@@ -480,10 +495,14 @@ async function profilePostgres(url: string): Promise<HitTiming[]> {
   url = profileUrl.toString();
   const store = await openPostgresStore(url);
   try {
-    const timings = [
-      ...await timeHits("PostgreSQL", "alone", store.rateLimits),
-      ...await timeHits("PostgreSQL", "store path", new PostgresRateLimits(store.sql)),
-    ];
+    const timings = await timeHits("PostgreSQL", "alone", store.rateLimits);
+    const companion = new Companion(postgresCounters(url));
+    try {
+      await companion.set("shared");
+      timings.push(...await timeHits("PostgreSQL", "store path", store.rateLimits));
+    } finally {
+      await companion.set("alone");
+    }
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
       const calls = 3000;
@@ -508,16 +527,23 @@ async function profilePostgres(url: string): Promise<HitTiming[]> {
   }
 }
 
+/** A second handle's {@link Counters} on the PostgreSQL database at `url`, with a small pool. */
+function postgresCounters(url: string): Counters {
+  const sql = postgres(url, { max: 2, onnotice: () => {} });
+  cleanups.push(() => sql.end());
+  return { backend: new PostgresRateLimits(sql), leases: new PostgresLeases(sql) };
+}
+
 async function kvRun(): Promise<StoreRun> {
   console.log("Deno KV");
   const kvSide = () =>
     startSide(async (dataDir) => ({
       store: await openKvStore(join(dataDir, "ferry.kv")),
       env: {},
-      backend: async () => {
+      counters: async () => {
         const kv = await Deno.openKv(join(dataDir, "ferry.kv"));
         cleanups.push(() => Promise.resolve(kv.close()));
-        return new KvRateLimits(kv);
+        return { backend: new KvRateLimits(kv), leases: new KvLeases(kv) };
       },
     }));
   const run = await rounds("Deno KV", [await kvSide(), await kvSide()]);
@@ -540,11 +566,7 @@ async function postgresRun(): Promise<StoreRun & { version: string }> {
         store: await openPostgresStore(database.url),
         env: { DATABASE_URL: database.url },
         databasePid: database.pid,
-        backend: () => {
-          const sql = postgres(database.url, { max: 2, onnotice: () => {} });
-          cleanups.push(() => sql.end());
-          return Promise.resolve(new PostgresRateLimits(sql));
-        },
+        counters: () => Promise.resolve(postgresCounters(database.url)),
       };
     });
   const run = await rounds("PostgreSQL", [await pgSide(), await pgSide()]);
@@ -735,7 +757,8 @@ export async function run(): Promise<string> {
       "Timed in the benchmark's process, through the same store classes the server uses " +
       "(`KvRateLimits` on a KV file of its own, the PostgreSQL store with its pool of 10): " +
       "`alone` through `OwnedRateLimits` counting alone (in memory after each window's first " +
-      "request), `store path` through the backend as a process sharing the store counts, " +
+      "request), `store path` through the same `OwnedRateLimits` while a companion handle " +
+      "counts beside it (so it counts every request in the store), " +
       `after the HTTP runs. "${SPREAD} at once": ${SPREAD} async loops awaiting one \`hit\` ` +
       "after another, as the server's concurrent requests do; µs per call is then wall time " +
       "over calls, the inverse of throughput. For KV, every `atomic()` is one attempt of the " +

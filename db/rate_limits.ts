@@ -1,8 +1,10 @@
 /**
  * Rate-limit counters, shared by every server process through the store.
  * Each area of the store beyond users, sessions and settings is its own
- * interface in `db/`, reached as a property of the {@link Store}, with one
- * module per backend (`kv/rate_limits.ts`, `postgres/rate_limits.ts`).
+ * interface in `db/`, reached as a property of the {@link Store}. Here the
+ * counting protocol is one module (`rate_limit_owner.ts`) over a
+ * {@link RateLimitBackend} per store (`kv/rate_limits.ts`,
+ * `postgres/rate_limits.ts`), which only counts.
  */
 
 /** The answer to one counted request. */
@@ -40,70 +42,33 @@ export interface SharedRateLimits extends RateLimitStore {
   close(): Promise<void>;
 }
 
-/** Requests to add to one window, uncapped: what a counting owner hands to the store. */
-export interface WindowCount {
+/** Requests to add to one window, up to a cap. */
+export interface WindowTake {
   key: string;
   windowStart: number;
   windowMs: number;
+  /** Requests to add. */
   n: number;
+  /** The count the window may reach: it is never raised past it, nor lowered. */
+  cap: number;
 }
 
-/**
- * The one record that says who counts: a single process that counts in its
- * memory (`owner`, its claim good until `until`, ms), or, when `owner` is
- * `null`, every process in the store, each listed in `members` with when it
- * last said so (ms). `wanted` asks the owner to hand over.
- */
-export interface CountingRecord {
-  owner: string | null;
-  until: number;
-  wanted: boolean;
-  members: Record<string, number>;
+/** The cap of counts written behind, which were already decided: none (PostgreSQL's `int`). */
+export const NO_CAP = 2 ** 31 - 1;
+
+/** What each store (`kv/`, `postgres/`) implements: the counting, nothing more. */
+export interface RateLimitBackend {
+  /**
+   * Adds each window's `n` requests, so far as its count stays within its
+   * `cap`: the count becomes `max(count, min(count + n, cap))`. Atomic per
+   * window across processes. Answers each window's count before.
+   */
+  take(windows: WindowTake[]): Promise<number[]>;
+  /** Removes the windows that ended before `now`; returns how many. */
+  sweep(now: number): Promise<number>;
 }
 
-/** A record with the version a conditional write must match (`null`: none yet). */
-export interface Versioned<T> {
-  value: T | null;
-  version: string | null;
-}
-
-/** What each backend (`kv/`, `postgres/`) implements for {@link SharedRateLimits}. */
-export interface RateLimitBackend extends RateLimitStore {
-  /** Adds each window's `n` requests (no cap): an owner's counts, written behind. */
-  add(counts: WindowCount[]): Promise<void>;
-  /** Reads the {@link CountingRecord}. */
-  readCounting(): Promise<Versioned<CountingRecord>>;
-  /** Replaces the record if its version is still `version`; whether it did. */
-  swapCounting(version: string | null, record: CountingRecord): Promise<boolean>;
-}
-
-/** One request waiting to be counted, as both backends batch them. */
-export interface RateLimitAsk {
-  key: string;
-  windowStart: number;
-  windowMs: number;
-  max: number;
-}
-
-/** The batch key of a request: its counter and window. */
-export function windowOf(ask: Pick<RateLimitAsk, "key" | "windowStart">): string {
-  return `${ask.key}|${ask.windowStart}`;
-}
-
-/**
- * Shares out one window among requests, in arrival order: each is counted
- * while the count is under its own `max`. `before` is the window's count
- * before them; answers one hit per request and the count after them.
- */
-export function shareWindow(
-  before: number,
-  maxes: number[],
-): { hits: RateLimitHit[]; count: number } {
-  let count = before;
-  const hits = maxes.map((max) => {
-    if (count >= max) return { allowed: false, count };
-    count++;
-    return { allowed: true, count };
-  });
-  return { hits, count };
+/** The key of a window: its counter and start. */
+export function windowOf(w: { key: string; windowStart: number }): string {
+  return `${w.key}|${w.windowStart}`;
 }

@@ -78,7 +78,8 @@ export class KvStore implements Store {
   readonly userExports: KvUserExports;
 
   constructor(private readonly kv: Deno.Kv) {
-    this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv));
+    this.leases = new KvLeases(kv);
+    this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv), this.leases);
     this.files = new KvFiles(kv);
     this.urls = new CachedUrls(new KvUrls(kv));
     this.invites = new KvInvites(kv);
@@ -87,7 +88,6 @@ export class KvStore implements Store {
     this.oauth = new KvOauth(kv);
     this.metrics = new KvMetrics(kv);
     this.chunks = new KvChunks(kv);
-    this.leases = new KvLeases(kv);
     this.folders = new KvFolders(kv);
     this.tags = new KvTags(kv);
     this.userExports = new KvUserExports(kv);

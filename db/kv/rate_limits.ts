@@ -1,24 +1,14 @@
 /**
- * Rate-limit counters on Deno KV: a checked read-modify-write, expiring with
- * the window. Concurrent requests are combined (see `db/coalesce.ts`), so a
- * busy instance commits once per batch of windows instead of once per request.
- * The count and versionstamp each window had after this process's last
- * commit are remembered, so a batch is usually one checked commit with no
- * read: when another process wrote a window meanwhile (or it expired), the
- * check fails, the batch's windows are read afresh, and it retries. The record
- * of who counts is one more key, replaced with a checked commit.
+ * Rate-limit counters on Deno KV: a checked read-modify-write of up to
+ * {@link WINDOWS_PER_COMMIT} windows per commit, tried again when another
+ * process wrote one of them meanwhile. Each window's entry expires on its own
+ * (`expireIn`) soon after the window ends. The count and versionstamp each
+ * window had after this process's last commit are remembered, so a commit
+ * usually needs no read first: the check fails only when another process
+ * wrote the window since (or it expired), and then the windows are read.
  */
-import { Coalescer, groupBy } from "../coalesce.ts";
-import {
-  type CountingRecord,
-  type RateLimitAsk,
-  type RateLimitBackend,
-  type RateLimitHit,
-  shareWindow,
-  type Versioned,
-  type WindowCount,
-  windowOf,
-} from "../rate_limits.ts";
+import { type RateLimitBackend, windowOf, type WindowTake } from "../rate_limits.ts";
+import { tryCommit } from "./leases.ts";
 
 interface Window {
   count: number;
@@ -26,7 +16,7 @@ interface Window {
   ends: number;
 }
 
-/** A window as this process last saw it. */
+/** A window as this process last wrote or read it. */
 interface Known {
   count: number;
   versionstamp: string | null;
@@ -40,126 +30,65 @@ const WINDOWS_PER_COMMIT = 100;
 /** Past this many remembered windows, the memory starts afresh (it is only a hint). */
 const MAX_KNOWN = 100_000;
 
-/**
- * Commits `op`; its versionstamp, or `null` when a check failed or when
- * another handle on the same local KV file held SQLite's write lock (Deno KV
- * reports that as an error rather than waiting), both of which the caller
- * retries after reading.
- */
-async function commit(op: Deno.AtomicOperation): Promise<string | null> {
-  try {
-    const result = await op.commit();
-    return result.ok ? result.versionstamp : null;
-  } catch (error) {
-    if (error instanceof TypeError && error.message === "database is locked") {
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-      return null;
-    }
-    throw error;
-  }
-}
-
-/** The record of who counts (see `db/rate_limit_owner.ts`). */
-const COUNTING_KEY = ["ratelimit-counting"];
-
-/** {@link RateLimitBackend} on Deno KV. Windows also expire on their own (`expireIn`). */
+/** {@link RateLimitBackend} on Deno KV. */
 export class KvRateLimits implements RateLimitBackend {
-  private readonly batches = new Coalescer<RateLimitAsk, RateLimitHit>(
-    (asks) => this.count(asks),
-  );
-  /** Windows by {@link windowOf}, as this process's last commit or read left them. */
+  /** Windows by {@link windowOf}. */
   private readonly known = new Map<string, Known>();
 
   constructor(private readonly kv: Deno.Kv) {}
 
-  hit(key: string, windowStart: number, windowMs: number, max: number): Promise<RateLimitHit> {
-    return this.batches.run({ key, windowStart, windowMs, max });
-  }
-
-  async add(counts: WindowCount[]): Promise<void> {
-    for (let i = 0; i < counts.length; i += WINDOWS_PER_COMMIT) {
-      const some = counts.slice(i, i + WINDOWS_PER_COMMIT);
-      await this.update(some, (before, g) => before + some[g].n);
-    }
-  }
-
-  async readCounting(): Promise<Versioned<CountingRecord>> {
-    const entry = await this.kv.get<CountingRecord>(COUNTING_KEY);
-    return { value: entry.value, version: entry.versionstamp };
-  }
-
-  async swapCounting(version: string | null, record: CountingRecord): Promise<boolean> {
-    const op = this.kv.atomic().check({ key: COUNTING_KEY, versionstamp: version });
-    return await commit(op.set(COUNTING_KEY, record)) !== null;
-  }
-
-  private async count(asks: RateLimitAsk[]): Promise<RateLimitHit[]> {
+  async take(windows: WindowTake[]): Promise<number[]> {
     if (this.known.size > MAX_KNOWN) this.known.clear();
-    const groups = [...groupBy(asks, windowOf).values()];
-    const hits: RateLimitHit[] = new Array(asks.length);
-    for (let i = 0; i < groups.length; i += WINDOWS_PER_COMMIT) {
-      const some = groups.slice(i, i + WINDOWS_PER_COMMIT);
-      await this.update(some.map((group) => asks[group[0]]), (before, g) => {
-        const share = shareWindow(before, some[g].map((index) => asks[index].max));
-        some[g].forEach((index, k) => hits[index] = share.hits[k]);
-        return share.count;
-      });
+    const before: number[] = [];
+    for (let i = 0; i < windows.length; i += WINDOWS_PER_COMMIT) {
+      before.push(...await this.takeSome(windows.slice(i, i + WINDOWS_PER_COMMIT)));
     }
-    return hits;
+    return before;
   }
 
-  /**
-   * Sets up to {@link WINDOWS_PER_COMMIT} windows' counts to `next(count
-   * before, index)` in one checked commit, reading the windows afresh and
-   * trying again when another process wrote one of them meanwhile.
-   */
-  private async update(
-    windows: Omit<WindowCount, "n">[],
-    next: (before: number, index: number) => number,
-  ): Promise<void> {
+  /** {@link take} for windows one commit can hold. */
+  private async takeSome(windows: WindowTake[]): Promise<number[]> {
     const keys = windows.map((w) => ["ratelimit", w.key, w.windowStart]);
     const ids = windows.map(windowOf);
+    let known = windows.map((w, i) =>
+      this.known.get(ids[i]) ?? { count: 0, versionstamp: null, ends: w.windowStart + w.windowMs }
+    );
     while (true) {
-      const before = ids.map((id, g) =>
-        this.known.get(id) ??
-          { count: 0, versionstamp: null, ends: windows[g].windowStart + windows[g].windowMs }
-      );
       const op = this.kv.atomic();
-      const after = before.map((known, g) => {
-        const count = next(known.count, g);
-        op.check({ key: keys[g], versionstamp: known.versionstamp });
-        if (count !== known.count) {
-          const expireIn = Math.max(1, known.ends - Date.now()) + 1000;
-          op.set(keys[g], { count, ends: known.ends } satisfies Window, { expireIn });
+      const after = known.map(({ count, versionstamp, ends }, i) => {
+        const { n, cap, windowMs } = windows[i];
+        const next = Math.max(count, Math.min(count + n, cap));
+        op.check({ key: keys[i], versionstamp });
+        if (next !== count) {
+          op.set(keys[i], { count: next, ends } satisfies Window, { expireIn: windowMs + 1000 });
         }
-        return count;
+        return next;
       });
-      const versionstamp = await commit(op);
-      if (versionstamp === null) {
-        await this.read(keys, ids, before);
-        continue;
+      const versionstamp = await tryCommit(op);
+      if (versionstamp !== null) {
+        known.forEach((k, i) => {
+          if (after[i] !== k.count) this.known.set(ids[i], { ...k, count: after[i], versionstamp });
+        });
+        return known.map((k) => k.count);
       }
-      after.forEach((count, g) => {
-        if (count !== before[g].count) {
-          this.known.set(ids[g], { ...before[g], count, versionstamp });
-        }
-      });
-      return;
+      known = await this.read(keys, ids, known);
     }
   }
 
-  /** Reads the windows afresh into the memory (after a failed check). */
-  private async read(keys: Deno.KvKey[], ids: string[], before: Known[]): Promise<void> {
+  /** Reads the windows afresh, after a failed check. */
+  private async read(keys: Deno.KvKey[], ids: string[], stale: Known[]): Promise<Known[]> {
     const reads = [];
     for (let i = 0; i < keys.length; i += READ_LIMIT) {
       reads.push(this.kv.getMany<Window[]>(keys.slice(i, i + READ_LIMIT)));
     }
-    (await Promise.all(reads)).flat().forEach((entry, g) => {
-      this.known.set(ids[g], {
+    return (await Promise.all(reads)).flat().map((entry, i) => {
+      const fresh = {
         count: entry.value?.count ?? 0,
         versionstamp: entry.versionstamp,
-        ends: before[g].ends,
-      });
+        ends: stale[i].ends,
+      };
+      this.known.set(ids[i], fresh);
+      return fresh;
     });
   }
 

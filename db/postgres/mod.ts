@@ -147,7 +147,8 @@ export class PostgresStore implements Store {
   readonly userExports: PostgresUserExports;
 
   constructor(readonly sql: Sql) {
-    this.rateLimits = new OwnedRateLimits(new PostgresRateLimits(sql));
+    this.leases = new PostgresLeases(sql);
+    this.rateLimits = new OwnedRateLimits(new PostgresRateLimits(sql), this.leases);
     this.files = new PostgresFiles(sql);
     this.urls = new CachedUrls(new PostgresUrls(sql));
     this.invites = new PostgresInvites(sql);
@@ -156,7 +157,6 @@ export class PostgresStore implements Store {
     this.oauth = new PostgresOauth(sql);
     this.metrics = new PostgresMetrics(sql);
     this.chunks = new PostgresChunks(sql);
-    this.leases = new PostgresLeases(sql);
     this.folders = new PostgresFolders(sql);
     this.tags = new PostgresTags(sql);
     this.userExports = new PostgresUserExports(sql);
