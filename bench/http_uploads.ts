@@ -34,8 +34,8 @@ import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 /** wrk's load (the figures of issue #18): threads, connections, seconds measured and warm-up. */
 const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 1 };
-/** Runs of each build on each store. */
-const ROUNDS = 3;
+/** Runs of each build on each store (`BENCH_UPLOADS_ROUNDS` overrides, for a quick try). */
+const ROUNDS = Number(Deno.env.get("BENCH_UPLOADS_ROUNDS") ?? 3);
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 const RESULTS = join(REPO_ROOT, "bench/results/uploads.md");
 const BOUNDARY = "----ferrybench7d1c";

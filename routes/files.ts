@@ -27,7 +27,7 @@ import type { UserRecord } from "../db/store.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { streamedBody } from "./middleware/body_limit.ts";
 import { type AppEnv, attempter, currentUser as me } from "./env.ts";
-import { fileParts, multipartBoundary } from "./multipart.ts";
+import { declaredLength, fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
 
 /** A tag as a file carries it. */
@@ -370,7 +370,12 @@ export const fileRoutes = newRouter()
     const result = await upload(s, {
       user,
       options,
-      parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload),
+      parts: fileParts(
+        body,
+        boundary,
+        settings.filesMaxFilesPerUpload,
+        declaredLength(c.req.header("content-length")),
+      ),
       host,
     });
     if (options.noJson) return c.text(result.files.map((f) => f.url).join(","), 200);

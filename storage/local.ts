@@ -35,9 +35,9 @@ const READ_CHUNK = 64 * 1024;
 /**
  * The buffer `put` reads a byte stream into starts at this size and doubles
  * while reads fill it, up to {@link LARGEST_WRITE_BUFFER}: small for a small
- * file, few writes for a large one.
+ * file (most uploads), few writes for a large one.
  */
-const FIRST_WRITE_BUFFER = 64 * 1024;
+const FIRST_WRITE_BUFFER = 8 * 1024;
 const LARGEST_WRITE_BUFFER = 1024 * 1024;
 
 /**
