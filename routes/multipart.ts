@@ -3,11 +3,14 @@
  * `parseBody` (and most parsers for web streams) hold whole parts in memory;
  * this one hands out each file part's body as a stream that reads the request
  * only as fast as its consumer does, so an upload of any size passes through
- * in bounded memory. Non-file fields are skipped, as Zipline skips them.
+ * in bounded memory. Non-file fields are skipped, as Zipline skips them. A
+ * request's own body (a byte stream) is read straight into the reader's
+ * buffer, with no chunk allocated per read.
  */
 import { ApiError } from "../core/errors.ts";
 import type { UploadPart } from "../core/files/upload.ts";
 import { byobReader } from "../storage/datasource.ts";
+import { truncatedBody } from "./middleware/body_limit.ts";
 
 /** Largest header block of one part. */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -114,8 +117,20 @@ class Scanner {
     this.#end = pending.byteLength;
   }
 
-  /** Reads into `view` (not empty); resolves with the bytes read, `null` at the end. */
+  /**
+   * Reads into `view` (not empty); resolves with the bytes read, `null` at
+   * the end. A read that fails (the client went away, the body ended before
+   * its `Content-Length`) is a 400.
+   */
   async #readInto(view: Uint8Array): Promise<number | null> {
+    try {
+      return await this.#read(view);
+    } catch (error) {
+      throw error instanceof ApiError ? error : truncatedBody();
+    }
+  }
+
+  async #read(view: Uint8Array): Promise<number | null> {
     if (this.#byob) {
       const { value, done } = await this.#byob.read(view);
       // The read took the buffer over: what it gives back is the same memory.
