@@ -211,7 +211,7 @@ function table(results: Run[]): string {
   return lines.join("\n");
 }
 
-/** Median server CPU per upload and uploads/s of each store and build. */
+/** Median uploads/s and server CPU per upload of each store and build, and the pairs' ratios. */
 function summary(results: Run[]): string {
   const lines: string[] = [];
   for (const store of ["Deno KV", "PostgreSQL"] as const) {
@@ -222,8 +222,11 @@ function summary(results: Run[]): string {
       `${ms(median(rs.map((r) => r.serverCpu)))} ms server CPU per upload`;
     const after = of("after");
     const before = of("before");
+    // Runs of one round ran side by side: their ratio is the steadiest figure.
+    const ratios = before.map((b, i) => (after[i].serverCpu / b.serverCpu).toFixed(2));
     lines.push(
       `- ${store}: ${describe(after)}` + (before.length ? ` (before: ${describe(before)})` : "") +
+        (ratios.length ? `; server CPU after/before, pair by pair: ${ratios.join(", ")}` : "") +
         ".",
     );
   }
