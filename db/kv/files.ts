@@ -141,7 +141,7 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      if ((await this.write(op, next).commit()).ok) return next;
+      if ((await this.writeRecord(op, next).commit()).ok) return next;
     }
   }
 
@@ -231,7 +231,8 @@ export class KvFiles implements FileStore {
         }
         counters.set(file.userId, next);
       }
-      this.write(op, file);
+      if (w.kind === "create") this.write(op, file);
+      else this.writeRecord(op, file);
       return { value: w.kind === "create" ? undefined : file };
     });
     for (const [owner, entry] of usages) {
@@ -389,8 +390,11 @@ export class KvFiles implements FileStore {
 
   /** Adds the writes of `file`: record, owner copy and name index. */
   private write(op: Deno.AtomicOperation, file: FileRecord): Deno.AtomicOperation {
-    return op.set(K.file(file.id), file)
-      .set(K.byUser(file.userId, file.id), file)
-      .set(K.byName(file.name), file.id);
+    return this.writeRecord(op, file).set(K.byName(file.name), file.id);
+  }
+
+  /** Adds the writes of `file` whose name and owner are unchanged: record and owner copy. */
+  private writeRecord(op: Deno.AtomicOperation, file: FileRecord): Deno.AtomicOperation {
+    return op.set(K.file(file.id), file).set(K.byUser(file.userId, file.id), file);
   }
 }
