@@ -133,7 +133,9 @@ export class PostgresFiles implements FileStore {
       // usage unless that passes a limit, and insert the row only when it was counted. A taken
       // name fails the whole statement, the count included.
       const { maxFiles, maxBytes } = limits;
-      const [row] = await this.sql<{ added: boolean }[]>`
+      // Every column comes from `toRow`: one it lacks would be NULL here, not its default.
+      const json = JSON.stringify(toRow(file));
+      const [result] = await this.sql<{ added: boolean }[]>`
         WITH counted AS (
           INSERT INTO file_usage AS u (user_id, bytes, files)
           SELECT ${userId}, ${file.size}::bigint, 1
@@ -146,14 +148,12 @@ export class PostgresFiles implements FileStore {
           RETURNING 1
         ), inserted AS (
           INSERT INTO files
-          SELECT * FROM json_populate_record(NULL::files, ${
-        JSON.stringify(toRow(file))
-      }::text::json)
+          SELECT * FROM json_populate_record(NULL::files, ${json}::text::json)
           WHERE EXISTS (SELECT 1 FROM counted)
           RETURNING 1
         )
         SELECT EXISTS (SELECT 1 FROM inserted) AS added`;
-      added = row.added;
+      added = result.added;
     } catch (error) {
       throw uniqueError(error);
     }
