@@ -30,6 +30,7 @@ export interface HttpBench {
 export const HTTP_BENCHES: HttpBench[] = [
   { name: "accounts", script: "bench/http_accounts.ts", timeoutMinutes: 6 },
   { name: "files", script: "bench/http_files.ts", timeoutMinutes: 5 },
+  { name: "uploads", script: "bench/http_uploads.ts", timeoutMinutes: 6 },
   { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
   { name: "transfer", script: "bench/transfer.ts", timeoutMinutes: 20 },

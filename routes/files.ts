@@ -25,9 +25,8 @@ import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/store.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { streamedBody } from "./middleware/body_limit.ts";
 import { type AppEnv, attempter, currentUser as me } from "./env.ts";
-import { fileParts, multipartBoundary } from "./multipart.ts";
+import { declaredLength, fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
 
 /** A tag as a file carries it. */
@@ -347,9 +346,19 @@ export async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
   return (await authenticate(c.var.services, { authorization, sessionSecret }, "user")).user;
 }
 
-/** Reads an option header by its short name, whichever prefix it came with. */
+/**
+ * Reads an option header by its short name, whichever prefix it came with
+ * (the first of {@link OPTION_PREFIXES} wins). The headers are read once,
+ * not twice per option asked for.
+ */
 export function optionHeader(c: Context<AppEnv>): OptionHeader {
-  return (name) => OPTION_PREFIXES.map((p) => c.req.header(p + name)).find((v) => v !== undefined);
+  const options = new Map<string, string>();
+  for (const prefix of OPTION_PREFIXES.toReversed()) {
+    for (const [key, value] of c.req.raw.headers) {
+      if (key.startsWith(prefix)) options.set(key.slice(prefix.length), value);
+    }
+  }
+  return (name) => options.get(name);
 }
 
 /** The upload and files routes. */
@@ -362,7 +371,7 @@ export const fileRoutes = newRouter()
       throw new ApiError(400, "bad options, receieved: partial upload");
     }
     const boundary = multipartBoundary(c.req.header("content-type"));
-    const body = streamedBody(c);
+    const body = c.req.raw.body;
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const settings = s.settings.all();
     const host = new URL(c.req.url).host;
@@ -370,7 +379,12 @@ export const fileRoutes = newRouter()
     const result = await upload(s, {
       user,
       options,
-      parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload),
+      parts: fileParts(
+        body,
+        boundary,
+        settings.filesMaxFilesPerUpload,
+        declaredLength(c.req.header("content-length")),
+      ),
       host,
     });
     if (options.noJson) return c.text(result.files.map((f) => f.url).join(","), 200);

@@ -35,9 +35,9 @@ const READ_CHUNK = 64 * 1024;
 /**
  * The buffer `put` reads a byte stream into starts at this size and doubles
  * while reads fill it, up to {@link LARGEST_WRITE_BUFFER}: small for a small
- * file, few writes for a large one.
+ * file (most uploads), few writes for a large one.
  */
-const FIRST_WRITE_BUFFER = 64 * 1024;
+const FIRST_WRITE_BUFFER = 8 * 1024;
 const LARGEST_WRITE_BUFFER = 1024 * 1024;
 
 /**
@@ -59,13 +59,20 @@ export class LocalDatasource implements Datasource {
     return await this.#write(this.#path(name), body, options.limit);
   }
 
-  /** Streams `body` into a staging file, then renames it to `path`; resolves with the byte count. */
+  /**
+   * Streams `body` into a staging file, then renames it to `path`; resolves
+   * with the byte count. The folders are made only when a step finds one
+   * missing: a small upload is then four file-system calls (open, write,
+   * sync, rename), not six.
+   */
   async #write(path: string, body: ReadableStream<Uint8Array>, limit?: number): Promise<number> {
     const staging = join(this.#root, STAGING);
-    await Deno.mkdir(staging, { recursive: true });
     const temporary = join(staging, crypto.randomUUID());
     try {
-      const file = await Deno.open(temporary, { write: true, createNew: true });
+      const file = await inFolder(
+        staging,
+        () => Deno.open(temporary, { write: true, createNew: true }),
+      );
       let bytes: number;
       try {
         bytes = await writeBody(file, body, limit);
@@ -73,8 +80,7 @@ export class LocalDatasource implements Datasource {
       } finally {
         file.close();
       }
-      await Deno.mkdir(dirname(path), { recursive: true });
-      await Deno.rename(temporary, path);
+      await inFolder(dirname(path), () => Deno.rename(temporary, path));
       return bytes;
     } catch (error) {
       // Best effort: the staging file may not exist, and the put's own error matters more.
@@ -217,6 +223,17 @@ export class LocalDatasource implements Datasource {
     const path = resolve(this.#root, name);
     if (!path.startsWith(this.#root + sep)) throw new UnsafeNameError(name);
     return path;
+  }
+}
+
+/** Runs `act`; when it finds something missing, makes `folder` (and its parents) and runs it again. */
+async function inFolder<T>(folder: string, act: () => Promise<T>): Promise<T> {
+  try {
+    return await act();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    await Deno.mkdir(folder, { recursive: true });
+    return await act();
   }
 }
 

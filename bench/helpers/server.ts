@@ -47,14 +47,16 @@ export interface BenchServer {
 }
 
 /**
- * Starts `deno <args>` with only `env` (plus PATH/HOME/DENO_DIR) and a free
- * port in `SERVICE_PORT`, and waits until `readyPath` answers 2xx. Throws with
- * the server's stderr when it exits or is not ready within a minute.
+ * Starts `deno <args>` in `cwd` (the repository root unless another checkout
+ * is measured) with only `env` (plus PATH/HOME/DENO_DIR) and a free port in
+ * `SERVICE_PORT`, and waits until `readyPath` answers 2xx. Throws with the
+ * server's stderr when it exits or is not ready within a minute.
  */
 export async function startServer(
   args: string[],
   env: Record<string, string>,
   readyPath: string,
+  cwd: string = REPO_ROOT,
 ): Promise<BenchServer> {
   const port = freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -66,7 +68,7 @@ export async function startServer(
   }
   const child = new Deno.Command(Deno.execPath(), {
     args,
-    cwd: REPO_ROOT,
+    cwd,
     clearEnv: true,
     env: { ...passed, ...fullEnv },
     stdin: "null",

@@ -15,7 +15,7 @@ export async function queueUpload(s: Services, event: UploadEvent): Promise<void
     s,
     { type: "upload", event },
     s.settings.get("httpWebhookOnUpload"),
-    uploadBody(event),
+    () => uploadBody(event),
   );
 }
 
@@ -25,7 +25,7 @@ export async function queueShorten(s: Services, event: ShortenEvent): Promise<vo
     s,
     { type: "shorten", event },
     s.settings.get("httpWebhookOnShorten"),
-    shortenBody(event),
+    () => shortenBody(event),
   );
 }
 
@@ -51,11 +51,17 @@ export function newDelivery(
   };
 }
 
-async function queue(s: Services, e: ChatEvent, httpUrl: string | null, httpBody: unknown) {
+/** Queues what the settings ask for `e`; the HTTP body is built only when there is an HTTP target. */
+async function queue(
+  s: Services,
+  e: ChatEvent,
+  httpUrl: string | null,
+  httpBody: () => unknown,
+) {
   const delivery = (kind: WebhookDelivery["kind"], url: string, body: unknown) =>
     newDelivery(s, kind, e.type, url, body);
   const deliveries: WebhookDelivery[] = [];
-  if (httpUrl) deliveries.push(delivery("http", httpUrl, httpBody));
+  if (httpUrl) deliveries.push(delivery("http", httpUrl, httpBody()));
   const chat = chatMessage(s.settings.all(), e);
   if (chat) deliveries.push(delivery("chat", chat.url, chat.body));
   if (deliveries.length === 0) return;

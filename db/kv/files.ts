@@ -5,6 +5,15 @@
  * `["file_usage", userId]`. Every change checks the versionstamps it read and
  * writes record, copy, index and counters in one atomic operation; a deletion
  * also removes the file's tag links (`./tags.ts`).
+ *
+ * Uploads' writes (`create`, `complete`) are group-committed: those that
+ * arrive while a commit is in flight go together in the next one
+ * (`../coalesce.ts`), which reads their records and counters once, applies
+ * them in arrival order (a write that would pass a limit is refused and left
+ * out, as it would be alone) and commits them all with every versionstamp it
+ * read checked. Concurrent uploads of one user would otherwise mostly fail
+ * each other's checks and retry. When the group's commit fails (another
+ * process, a taken name), each write is done again alone, as before.
  */
 import {
   type FileLimits,
@@ -19,6 +28,7 @@ import {
   type ViewResult,
 } from "../files.ts";
 import { UniqueError } from "../store.ts";
+import { Coalescer } from "../coalesce.ts";
 import { getAll, writeInRuns } from "./many.ts";
 import { fileTagsPrefix, tagFileKey } from "./tags.ts";
 
@@ -30,6 +40,28 @@ const K = {
   usage: (userId: string) => usageKey(userId),
   access: (fileId: string, key: string) => ["file_access", fileId, key],
 };
+
+/**
+ * The most uploads' writes committed together: 2 checks and 3 writes each,
+ * plus one check and one write per owner, well within an atomic operation's
+ * 100 checks and 1000 mutations (a journaled view doubles the writes).
+ */
+const MAX_GROUP = 24;
+
+/** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
+type UploadWrite =
+  | { kind: "create"; file: FileRecord; limits: FileLimits }
+  | { kind: "complete"; id: string; size: number; limits: FileLimits; now: Date };
+
+/** What became of one write of a group: its answer, or what it throws. */
+type Outcome = { value: FileRecord | null | undefined } | { error: unknown };
+
+/** The answer of `outcome`, or its error thrown. */
+async function settle(outcome: Promise<Outcome>): Promise<FileRecord | null | undefined> {
+  const o = await outcome;
+  if ("error" in o) throw o.error;
+  return o.value;
+}
 
 /** A user's usage counters; chunked uploads' reservations move them too (`./chunks.ts`). */
 export const usageKey = (userId: string): Deno.KvKey => ["file_usage", userId];
@@ -48,6 +80,11 @@ export class KvFiles implements FileStore {
   constructor(private readonly kv: Deno.Kv) {}
 
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
+    await settle(this.uploads.run({ kind: "create", file, limits }));
+  }
+
+  /** {@link create} alone: its own reads and commit, retried until it lands or is refused. */
+  private async createAlone(file: FileRecord, limits: FileLimits): Promise<void> {
     while (true) {
       const op = this.kv.atomic().check({ key: K.byName(file.name), versionstamp: null })
         .check({ key: K.file(file.id), versionstamp: null });
@@ -87,6 +124,11 @@ export class KvFiles implements FileStore {
   }
 
   async complete(id: string, size: number, limits: FileLimits, now: Date) {
+    return await settle(this.uploads.run({ kind: "complete", id, size, limits, now })) ?? null;
+  }
+
+  /** {@link complete} alone, as {@link createAlone}. */
+  private async completeAlone(id: string, size: number, limits: FileLimits, now: Date) {
     while (true) {
       const current = await this.kv.get<FileRecord>(K.file(id));
       if (!current.value?.pending) return null;
@@ -99,8 +141,104 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      if ((await this.write(op, next).commit()).ok) return next;
+      if ((await this.writeRecord(op, next).commit()).ok) return next;
     }
+  }
+
+  /** The uploads' writes, group-committed. */
+  private readonly uploads = new Coalescer<UploadWrite, Outcome>(
+    (writes) => this.commitTogether(writes),
+    MAX_GROUP,
+  );
+
+  /**
+   * Commits `writes` in one atomic operation; when it fails, does each alone.
+   * Answers each write's outcome, in order.
+   */
+  private async commitTogether(writes: UploadWrite[]): Promise<Outcome[]> {
+    const together = writes.length > 1 && await this.tryTogether(writes);
+    if (together) return together;
+    const outcomes: Outcome[] = [];
+    for (const w of writes) {
+      try {
+        if (w.kind === "create") await this.createAlone(w.file, w.limits);
+        const value = w.kind === "create"
+          ? undefined
+          : await this.completeAlone(w.id, w.size, w.limits, w.now);
+        outcomes.push({ value });
+      } catch (error) {
+        outcomes.push({ error });
+      }
+    }
+    return outcomes;
+  }
+
+  /**
+   * One atomic operation for all of `writes`, applied in order over one read
+   * of their records and counters; `null` when its checks fail (nothing was
+   * written) or two of them name the same file.
+   */
+  private async tryTogether(writes: UploadWrite[]): Promise<Outcome[] | null> {
+    const names = new Set<string>();
+    for (const w of writes) {
+      if (w.kind !== "create") continue;
+      if (names.has(w.file.name)) return null;
+      names.add(w.file.name);
+    }
+    const completing = writes.flatMap((w) => w.kind === "complete" ? [w.id] : []);
+    if (new Set(completing).size !== completing.length) return null;
+    const records = new Map<string, Deno.KvEntryMaybe<FileRecord>>();
+    for (const entry of await getAll<FileRecord>(this.kv, completing.map(K.file))) {
+      records.set(entry.key[1] as string, entry);
+    }
+    const owners = new Set<string>();
+    for (const w of writes) {
+      const owner = w.kind === "create" ? w.file.userId : records.get(w.id)!.value?.userId;
+      if (owner) owners.add(owner);
+    }
+    const usages = new Map<string, Deno.KvEntryMaybe<FileUsage>>();
+    const counters = new Map<string, FileUsage>();
+    for (const entry of await getAll<FileUsage>(this.kv, [...owners].map(K.usage))) {
+      const owner = entry.key[1] as string;
+      usages.set(owner, entry);
+      counters.set(owner, { ...(entry.value ?? NO_USAGE) });
+    }
+    const op = this.kv.atomic();
+    const outcomes = writes.map((w): Outcome => {
+      let file: FileRecord;
+      let files = 0;
+      let bytes: number;
+      if (w.kind === "create") {
+        file = w.file;
+        files = 1;
+        bytes = file.size;
+        op.check({ key: K.byName(file.name), versionstamp: null })
+          .check({ key: K.file(file.id), versionstamp: null });
+      } else {
+        const current = records.get(w.id)!;
+        op.check(current);
+        if (!current.value?.pending) return { value: null };
+        file = { ...current.value, size: w.size, pending: false, updatedAt: w.now };
+        bytes = w.size - current.value.size;
+      }
+      if (file.userId !== null) {
+        const counted = counters.get(file.userId)!;
+        const next = { files: counted.files + files, bytes: counted.bytes + bytes };
+        try {
+          checkLimits(next, w.limits);
+        } catch (error) {
+          return { error };
+        }
+        counters.set(file.userId, next);
+      }
+      if (w.kind === "create") this.write(op, file);
+      else this.writeRecord(op, file);
+      return { value: w.kind === "create" ? undefined : file };
+    });
+    for (const [owner, entry] of usages) {
+      op.check(entry).set(K.usage(owner), counters.get(owner)!);
+    }
+    return (await op.commit()).ok ? outcomes : null;
   }
 
   async resize(id: string, size: number, now: Date) {
@@ -252,8 +390,11 @@ export class KvFiles implements FileStore {
 
   /** Adds the writes of `file`: record, owner copy and name index. */
   private write(op: Deno.AtomicOperation, file: FileRecord): Deno.AtomicOperation {
-    return op.set(K.file(file.id), file)
-      .set(K.byUser(file.userId, file.id), file)
-      .set(K.byName(file.name), file.id);
+    return this.writeRecord(op, file).set(K.byName(file.name), file.id);
+  }
+
+  /** Adds the writes of `file` whose name and owner are unchanged: record and owner copy. */
+  private writeRecord(op: Deno.AtomicOperation, file: FileRecord): Deno.AtomicOperation {
+    return op.set(K.file(file.id), file).set(K.byUser(file.userId, file.id), file);
   }
 }

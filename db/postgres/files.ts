@@ -122,14 +122,42 @@ export class PostgresFiles implements FileStore {
   constructor(private readonly sql: Sql) {}
 
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
+    const userId = file.userId;
+    let added: boolean;
     try {
-      await this.sql.begin(async (tx) => {
-        if (file.userId !== null) await count(tx, file.userId, file.size, 1, limits);
-        await tx`INSERT INTO files ${tx(toRow(file))}`;
-      });
+      if (userId === null) {
+        await this.sql`INSERT INTO files ${this.sql(toRow(file))}`;
+        return;
+      }
+      // One statement (one round trip, its own transaction): count the file in the owner's
+      // usage unless that passes a limit, and insert the row only when it was counted. A taken
+      // name fails the whole statement, the count included.
+      const { maxFiles, maxBytes } = limits;
+      // Every column comes from `toRow`: one it lacks would be NULL here, not its default.
+      const json = JSON.stringify(toRow(file));
+      const [result] = await this.sql<{ added: boolean }[]>`
+        WITH counted AS (
+          INSERT INTO file_usage AS u (user_id, bytes, files)
+          SELECT ${userId}, ${file.size}::bigint, 1
+          WHERE (${maxFiles}::int IS NULL OR 1 <= ${maxFiles}::int)
+            AND (${maxBytes}::bigint IS NULL OR ${file.size}::bigint <= ${maxBytes}::bigint)
+          ON CONFLICT (user_id) DO UPDATE
+            SET bytes = u.bytes + EXCLUDED.bytes, files = u.files + EXCLUDED.files
+            WHERE (${maxFiles}::int IS NULL OR u.files + 1 <= ${maxFiles}::int)
+              AND (${maxBytes}::bigint IS NULL OR u.bytes + EXCLUDED.bytes <= ${maxBytes}::bigint)
+          RETURNING 1
+        ), inserted AS (
+          INSERT INTO files
+          SELECT * FROM json_populate_record(NULL::files, ${json}::text::json)
+          WHERE EXISTS (SELECT 1 FROM counted)
+          RETURNING 1
+        )
+        SELECT EXISTS (SELECT 1 FROM inserted) AS added`;
+      added = result.added;
     } catch (error) {
       throw uniqueError(error);
     }
+    if (!added) throw await this.refusal(userId, 1, limits);
   }
 
   async createMany(files: FileRecord[]) {
@@ -164,18 +192,42 @@ export class PostgresFiles implements FileStore {
   }
 
   async complete(id: string, size: number, limits: FileLimits, now: Date) {
-    return await this.sql.begin(async (tx) => {
-      const [file] = await tx<FileRow[]>`
-        SELECT * FROM files WHERE id = ${id} AND pending FOR UPDATE`;
-      if (!file) return null;
-      if (file.user_id !== null) {
-        await count(tx, file.user_id, size - Number(file.size), 0, limits);
-      }
-      const [row] = await tx<FileRow[]>`
-        UPDATE files SET size = ${size}, pending = false, updated_at = ${now}
-        WHERE id = ${id} RETURNING *`;
-      return toFile(row);
-    });
+    // One statement, as `create`: lock the pending row, count the bytes it adds unless that
+    // passes a limit, and complete the row only when they were counted (or it has no owner).
+    const { maxFiles, maxBytes } = limits;
+    const [row] = await this.sql<(Partial<FileRow> & { found: boolean; owner: string | null })[]>`
+      WITH old AS (
+        SELECT id, size, user_id FROM files WHERE id = ${id} AND pending FOR UPDATE
+      ), counted AS (
+        INSERT INTO file_usage AS u (user_id, bytes, files)
+        SELECT old.user_id, ${size}::bigint - old.size, 0 FROM old
+        WHERE old.user_id IS NOT NULL
+          AND (${maxBytes}::bigint IS NULL OR ${size}::bigint - old.size <= ${maxBytes}::bigint)
+        ON CONFLICT (user_id) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes
+          WHERE (${maxFiles}::int IS NULL OR u.files <= ${maxFiles}::int)
+            AND (${maxBytes}::bigint IS NULL OR u.bytes + EXCLUDED.bytes <= ${maxBytes}::bigint)
+        RETURNING 1
+      ), done AS (
+        UPDATE files AS f SET size = ${size}, pending = false, updated_at = ${now}
+        FROM old WHERE f.id = old.id AND (old.user_id IS NULL OR EXISTS (SELECT 1 FROM counted))
+        RETURNING f.*
+      )
+      SELECT EXISTS (SELECT 1 FROM old) AS found, (SELECT user_id FROM old) AS owner, done.*
+      FROM (VALUES (1)) AS one LEFT JOIN done ON true`;
+    if (!row.found) return null;
+    if (row.id === null || row.id === undefined) throw await this.refusal(row.owner!, 0, limits);
+    return toFile(row as FileRow);
+  }
+
+  /**
+   * The {@link QuotaError} of a refused write that would have added `files`
+   * files to `userId`'s usage: the files limit when that is the one it
+   * passes, else the bytes limit.
+   */
+  private async refusal(userId: string, files: number, limits: FileLimits): Promise<QuotaError> {
+    const usage = await this.usage(userId);
+    const overFiles = limits.maxFiles !== null && usage.files + files > limits.maxFiles;
+    return new QuotaError(overFiles || limits.maxBytes === null ? "files" : "bytes");
   }
 
   async resize(id: string, size: number, now: Date) {

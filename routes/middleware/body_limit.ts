@@ -17,7 +17,7 @@ const tooLarge = (max: number) =>
   new ApiError(413, `Request body is too large: at most ${max} bytes`);
 
 /** A body that ended before its end (the client went away or half-closed). */
-const truncatedBody = () => badRequest("The request body ended before it was complete");
+export const truncatedBody = () => badRequest("The request body ended before it was complete");
 
 /** Reads `body` whole, refusing it (413) once it passes `max` bytes. */
 async function readAtMost(

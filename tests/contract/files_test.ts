@@ -120,6 +120,62 @@ const steps: ContractSteps = {
     await store.files.create(fileRecord(null, { size: 500 }), bytes);
   },
 
+  async "concurrent uploads of several owners: each refused or stored alone, counts exact"(store) {
+    // Many creates and completes at once, as a busy server sends them: a store may commit them
+    // together (Deno KV does), but each is answered as it would be alone.
+    const [a, b] = [await storedUser(store), await storedUser(store)];
+    const limitsA = { maxBytes: null, maxFiles: 5 };
+    const limitsB = { maxBytes: 50, maxFiles: null };
+    const filesA = Array.from({ length: 9 }, () => fileRecord(a.id, { size: 1 }));
+    const filesB = Array.from({ length: 9 }, () => fileRecord(b.id, { pending: true, size: 0 }));
+    const created = await Promise.allSettled([
+      ...filesA.map((f) => store.files.create(f, limitsA)),
+      ...filesB.map((f) => store.files.create(f, limitsB)),
+    ]);
+    assert.equal(created.filter((r) => r.status === "fulfilled").length, 5 + 9);
+    const reasons = created.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+    assert.ok(reasons.every(isQuota("files")));
+    assert.deepEqual(await store.files.usage(a.id), { bytes: 5, files: 5 });
+
+    // Completing 10 bytes each against 50: five pass, in whatever order they land.
+    const completed = await Promise.allSettled([
+      ...filesB.map((f) => store.files.complete(f.id, 10, limitsB, next())),
+      store.files.complete("missing", 10, limitsB, next()),
+    ]);
+    const done = completed.flatMap((r) => r.status === "fulfilled" && r.value ? [r.value] : []);
+    assert.equal(done.length, 5);
+    assert.ok(done.every((f) => !f.pending && f.size === 10));
+    const refused = completed.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+    assert.equal(refused.filter(isQuota("bytes")).length, 4);
+    assert.deepEqual(completed.at(-1), { status: "fulfilled", value: null }, "no such file");
+    assert.deepEqual(await store.files.usage(b.id), { bytes: 50, files: 9 });
+    assert.equal((await store.files.listByUser(b.id)).filter((f) => f.pending).length, 4);
+
+    // A taken name among others, and one file completed twice at once: only those fail.
+    const clash = fileRecord(b.id, { name: filesA[0].name });
+    const twice = fileRecord(a.id, { pending: true, size: 0 });
+    await store.files.create(twice, NO_LIMITS);
+    const mixed = await Promise.allSettled([
+      store.files.create(fileRecord(null), NO_LIMITS),
+      store.files.create(clash, NO_LIMITS),
+      store.files.create(fileRecord(null), NO_LIMITS),
+      store.files.complete(twice.id, 2, NO_LIMITS, next()),
+      store.files.complete(twice.id, 2, NO_LIMITS, next()),
+    ]);
+    assert.deepEqual(mixed.map((r) => r.status), [
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    assert.ok(isUnique("name")((mixed[1] as PromiseRejectedResult).reason));
+    const twiceDone = mixed.slice(3).map((r) => (r as PromiseFulfilledResult<unknown>).value);
+    assert.equal(twiceDone.filter((f) => f === null).length, 1, "a file completes once");
+    assert.equal(await store.files.get(clash.id), null);
+    assert.deepEqual(await store.files.usage(a.id), { bytes: 7, files: 6 });
+  },
+
   async "update applies a patch and renames with the name's uniqueness"(store) {
     const user = await storedUser(store);
     const a = await stored(store, user.id);
