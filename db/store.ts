@@ -7,7 +7,7 @@
  */
 import type { MfaStore } from "./mfa.ts";
 import type { InviteStore } from "./invites.ts";
-import type { FileStore } from "./files.ts";
+import type { CachedFiles } from "./cached_files.ts";
 import type { SharedRateLimits } from "./rate_limits.ts";
 import type { UrlStore } from "./urls.ts";
 import type { WebhookStore } from "./webhooks.ts";
@@ -84,8 +84,8 @@ export class UniqueError extends Error {
 export interface Store {
   /** Rate-limit counters. */
   readonly rateLimits: SharedRateLimits;
-  /** File records and per-user usage counters. */
-  readonly files: FileStore;
+  /** File records and per-user usage counters, with serving's cached name lookup. */
+  readonly files: CachedFiles;
   /** Short URLs. */
   readonly urls: UrlStore;
   /** Invites. */

@@ -6,6 +6,7 @@ import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { CachedRouter } from "./cached_router.ts";
 import { withHotRedirects } from "./hot_redirect.ts";
+import { withHotHealthcheck } from "./hot_health.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
 import { docsRoutes } from "./docs.ts";
@@ -91,6 +92,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.notFound(onNotFound);
   app.onError(onError);
   withHotRedirects(app, services, options.logRequests ?? false);
+  withHotHealthcheck(app, services, options.logRequests ?? false);
   return app;
 }
 

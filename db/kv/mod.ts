@@ -18,6 +18,7 @@ import { KvMfa } from "./mfa.ts";
 import { KvInvites } from "./invites.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
+import { CachedFiles } from "../cached_files.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
@@ -67,7 +68,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
 export class KvStore implements Store {
   readonly kind = "kv";
   readonly rateLimits: OwnedRateLimits;
-  readonly files: KvFiles;
+  readonly files: CachedFiles;
   readonly urls: KvUrls;
   readonly invites: KvInvites;
   readonly mfa: KvMfa;
@@ -82,7 +83,7 @@ export class KvStore implements Store {
 
   constructor(private readonly kv: Deno.Kv) {
     this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv));
-    this.files = new KvFiles(kv);
+    this.files = new CachedFiles(new KvFiles(kv));
     this.urls = new KvUrls(kv);
     this.invites = new KvInvites(kv);
     this.mfa = new KvMfa(kv);
@@ -113,7 +114,11 @@ export class KvStore implements Store {
   /** First undoes what imports of stopped processes left behind (`recoverJournals`). */
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
     await recoverJournals(this.kv);
-    return await journaled(this.kv, (view) => fn(new KvStore(view)));
+    try {
+      return await journaled(this.kv, (view) => fn(new KvStore(view)));
+    } finally {
+      this.files.forget(); // the view wrote around this store's cache
+    }
   }
 
   async createUser(user: UserRecord): Promise<void> {

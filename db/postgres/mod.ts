@@ -18,6 +18,7 @@ import { PostgresMfa } from "./mfa.ts";
 import { PostgresInvites } from "./invites.ts";
 import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
+import { CachedFiles } from "../cached_files.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
@@ -134,7 +135,7 @@ function nested(tx: TransactionSql): Sql {
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly rateLimits: OwnedRateLimits;
-  readonly files: PostgresFiles;
+  readonly files: CachedFiles;
   readonly urls: PostgresUrls;
   readonly invites: PostgresInvites;
   readonly mfa: PostgresMfa;
@@ -149,7 +150,7 @@ export class PostgresStore implements Store {
 
   constructor(readonly sql: Sql) {
     this.rateLimits = new OwnedRateLimits(new PostgresRateLimits(sql));
-    this.files = new PostgresFiles(sql);
+    this.files = new CachedFiles(new PostgresFiles(sql));
     this.urls = new PostgresUrls(sql);
     this.invites = new PostgresInvites(sql);
     this.mfa = new PostgresMfa(sql);
@@ -182,7 +183,11 @@ export class PostgresStore implements Store {
    * folded into it; any error rolls everything back.
    */
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
+    try {
+      return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
+    } finally {
+      this.files.forget(); // the view wrote around this store's cache
+    }
   }
 
   private insertUser(sql: TransactionSql, u: UserRecord) {
