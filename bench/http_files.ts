@@ -12,7 +12,9 @@
  * Run alone: `deno run --allow-all --unstable-kv bench/http_files.ts`, or
  * through `deno task bench files`; `BENCH_FILES_BIG_ONLY=1` runs only the big
  * file and prints its table instead of writing the results;
- * `BENCH_FILES_SMALL_ONLY=1` leaves the big file and the uploads out.
+ * `BENCH_FILES_SMALL_ONLY=1` leaves the big file and the uploads out, and
+ * `BENCH_FILES_PATHS=<regexp>` keeps only the small requests whose path
+ * matches (`raw|health`); both for trying changes, not for the results.
  */
 import { join } from "node:path";
 import { newId, systemRandom } from "../core/clock.ts";
@@ -45,6 +47,8 @@ const DOWNLOADS = 3;
 const BIG_ONLY = Deno.env.get("BENCH_FILES_BIG_ONLY") === "1";
 /** `BENCH_FILES_SMALL_ONLY=1`: no big file and no uploads (for trying changes to small requests). */
 const SMALL_ONLY = Deno.env.get("BENCH_FILES_SMALL_ONLY") === "1";
+/** `BENCH_FILES_PATHS=<regexp>`: only the small requests whose path matches (e.g. `raw|health`). */
+const ONLY = new RegExp(Deno.env.get("BENCH_FILES_PATHS") ?? "");
 /** The bare reference server for downloads. */
 const FILE_SERVER_ARGS = [
   "run",
@@ -381,7 +385,7 @@ async function smallRows(label: string, dataDir: string, databaseUrl?: string) {
   ];
   const rows: Row[] = [];
   const commands = [server.command];
-  for (const { scenario, path, token } of asked) {
+  for (const { scenario, path, token } of asked.filter((a) => ONLY.test(a.path))) {
     const headers: Record<string, string> = token ? { Authorization: token } : {};
     const check = await fetch(`${server.origin}${path}`, { headers });
     await check.body?.cancel();

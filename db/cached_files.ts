@@ -1,28 +1,44 @@
 /**
  * The file store as both backends expose it: theirs, with the public
  * serving path's name lookup ({@link CachedFiles.resolve}) answered from a
- * one-second cache ({@link FreshCache}). Every write through it clears the
- * cache, before and after the write, so this process never serves a file it
- * deleted, renamed or protected; another process's change shows within a
- * second. Views are the exception: counting one leaves the cache, so a
- * resolved record's `views` may be behind (serving reads them only for files
- * with `maxViews`, which it reads fresh and counts atomically).
+ * one-second cache ({@link FreshCache}), and, where the backend lists a
+ * user's files by reading them all (Deno KV), each user's list read at most
+ * once a second. Every write through it clears both caches, before and after
+ * the write, so this process never serves a file it deleted, renamed or
+ * protected, nor lists one as it was; another process's change shows within
+ * a second. Views are the exception: counting one leaves the caches, so a
+ * cached record's `views` may be a second behind (serving reads them only for
+ * files with `maxViews`, which it reads fresh and counts atomically).
  */
-import { FreshCache } from "./fresh_cache.ts";
-import type {
-  FileLimits,
-  FilePatch,
-  FileQuery,
-  FileRecord,
-  FileStore,
-  ViewResult,
+import { FRESH_MS, FreshCache } from "./fresh_cache.ts";
+import {
+  type FileLimits,
+  type FilePage,
+  type FilePatch,
+  type FileQuery,
+  type FileRecord,
+  type FileStore,
+  queryFiles,
+  type ViewResult,
 } from "./files.ts";
+
+/** Users whose lists are kept at most; the oldest go first. */
+const LISTED_USERS = 16;
+
+/** One user's complete files as read, and the orders they were sorted in. */
+interface UserList {
+  until: number;
+  files: Promise<FileRecord[]>;
+  sorted: Map<string, FileRecord[]>;
+}
 
 /** {@link FileStore} over another, adding {@link CachedFiles.resolve}. */
 export class CachedFiles implements FileStore {
   readonly #names = new FreshCache<FileRecord | null>();
+  readonly #lists = new Map<string, UserList>();
 
-  constructor(private readonly files: FileStore) {}
+  /** With `listsByUser`, {@link CachedFiles.list} pages through each user's cached list. */
+  constructor(private readonly files: FileStore, private readonly listsByUser = false) {}
 
   /**
    * The file with exactly this name, as {@link FileStore.getByName} answered
@@ -33,19 +49,59 @@ export class CachedFiles implements FileStore {
     return this.#names.get(name, () => this.files.getByName(name));
   }
 
-  /** Forgets every cached name: after writes that bypassed this store (a transaction's). */
+  /** Forgets everything cached: after writes that bypassed this store (a transaction's). */
   forget(): void {
     this.#names.clear();
+    this.#lists.clear();
   }
 
-  /** Runs a write; names cached before it (or during it) are not used after it. */
+  /** Runs a write; what was cached before it (or during it) is not used after it. */
   async #written<T>(write: () => Promise<T>): Promise<T> {
-    this.#names.clear();
+    this.forget();
     try {
       return await write();
     } finally {
-      this.#names.clear();
+      this.forget();
     }
+  }
+
+  /**
+   * One page of a user's complete files: from the backend, or (with
+   * `listsByUser`) from the user's list read at most a second ago, sorted once
+   * per order, so that a dashboard paging or polling costs no full read each time.
+   */
+  async list(query: FileQuery): Promise<FilePage> {
+    if (!this.listsByUser) return await this.files.list(query);
+    const list = this.#userList(query.userId);
+    const key = `${query.sortBy} ${query.order}`;
+    let sorted = list.sorted.get(key);
+    if (!sorted) {
+      const { userId, sortBy, order } = query;
+      const all = { userId, sortBy, order, offset: 0, limit: Infinity };
+      sorted = queryFiles(await list.files, all).files;
+      list.sorted.set(key, sorted);
+    }
+    const filtered = query.favorite !== undefined || query.typePrefixes !== undefined ||
+      query.folderId !== undefined || query.ids !== undefined || query.search !== undefined;
+    if (filtered) return queryFiles(sorted, query);
+    const end = query.offset + query.limit;
+    return { files: sorted.slice(query.offset, end), total: sorted.length };
+  }
+
+  /** The user's cached list, or a new read of it. */
+  #userList(userId: string): UserList {
+    const now = performance.now();
+    const hit = this.#lists.get(userId);
+    if (hit && hit.until > now) return hit;
+    this.#lists.delete(userId);
+    const files = this.files.listByUser(userId);
+    const list: UserList = { until: now + FRESH_MS, files, sorted: new Map() };
+    this.#lists.set(userId, list);
+    if (this.#lists.size > LISTED_USERS) this.#lists.delete(this.#lists.keys().next().value!);
+    files.catch(() => {
+      if (this.#lists.get(userId) === list) this.#lists.delete(userId);
+    });
+    return list;
   }
 
   create(file: FileRecord, limits: FileLimits) {
@@ -98,10 +154,6 @@ export class CachedFiles implements FileStore {
 
   namedWithPrefix(prefix: string, limit: number) {
     return this.files.namedWithPrefix(prefix, limit);
-  }
-
-  list(query: FileQuery) {
-    return this.files.list(query);
   }
 
   listByUser(userId: string) {

@@ -146,6 +146,11 @@ export interface Store {
   /** Every user, oldest first. */
   listUsers(): Promise<UserRecord[]>;
   /**
+   * {@link Store.listUsers} as answered at most a second ago (every user
+   * write through this store clears it): the administrators' list.
+   */
+  listUsersCached(): Promise<UserRecord[]>;
+  /**
    * Applies `patch` and bumps `updatedAt` to `now`; returns the new record, or
    * `null` when the user does not exist. Throws {@link UniqueError} on a clash.
    */

@@ -19,6 +19,7 @@ import { KvInvites } from "./invites.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
 import { CachedFiles } from "../cached_files.ts";
+import { UserListCache } from "../user_list_cache.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
@@ -69,6 +70,7 @@ export class KvStore implements Store {
   readonly kind = "kv";
   readonly rateLimits: OwnedRateLimits;
   readonly files: CachedFiles;
+  private readonly userList = new UserListCache();
   readonly urls: KvUrls;
   readonly invites: KvInvites;
   readonly mfa: KvMfa;
@@ -83,7 +85,7 @@ export class KvStore implements Store {
 
   constructor(private readonly kv: Deno.Kv) {
     this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv));
-    this.files = new CachedFiles(new KvFiles(kv));
+    this.files = new CachedFiles(new KvFiles(kv), true); // KV lists a user's files by reading them all
     this.urls = new KvUrls(kv);
     this.invites = new KvInvites(kv);
     this.mfa = new KvMfa(kv);
@@ -117,15 +119,25 @@ export class KvStore implements Store {
     try {
       return await journaled(this.kv, (view) => fn(new KvStore(view)));
     } finally {
-      this.files.forget(); // the view wrote around this store's cache
+      // The view wrote around this store's caches.
+      this.files.forget();
+      this.userList.forget();
     }
   }
 
-  async createUser(user: UserRecord): Promise<void> {
+  createUser(user: UserRecord): Promise<void> {
+    return this.userList.written(() => this.storeUser(user));
+  }
+
+  private async storeUser(user: UserRecord): Promise<void> {
     await this.insertUser(user, false);
   }
 
-  async createFirstUser(user: UserRecord): Promise<boolean> {
+  createFirstUser(user: UserRecord): Promise<boolean> {
+    return this.userList.written(() => this.storeFirstUser(user));
+  }
+
+  private async storeFirstUser(user: UserRecord): Promise<boolean> {
     return await this.insertUser(user, true);
   }
 
@@ -168,6 +180,10 @@ export class KvStore implements Store {
     return id === null ? null : await this.getUser(id);
   }
 
+  listUsersCached(): Promise<UserRecord[]> {
+    return this.userList.get(() => this.listUsers());
+  }
+
   async listUsers(): Promise<UserRecord[]> {
     const users: UserRecord[] = [];
     for await (const entry of this.kv.list<StoredUser>({ prefix: ["user"] })) {
@@ -176,7 +192,11 @@ export class KvStore implements Store {
     return users.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
-  async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+  updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+    return this.userList.written(() => this.patchUser(id, patch, now));
+  }
+
+  private async patchUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
     while (true) {
       const current = await this.kv.get<StoredUser>(K.user(id));
       if (current.value === null) return null;
@@ -202,7 +222,11 @@ export class KvStore implements Store {
     }
   }
 
-  async deleteUser(id: string): Promise<UserRecord | null> {
+  deleteUser(id: string): Promise<UserRecord | null> {
+    return this.userList.written(() => this.removeUser(id));
+  }
+
+  private async removeUser(id: string): Promise<UserRecord | null> {
     const current = await this.kv.get<StoredUser>(K.user(id));
     if (current.value === null) return null;
     const user = (await readUser(this.kv, current.value))!;
@@ -213,7 +237,7 @@ export class KvStore implements Store {
       .delete(K.userByName(user.username))
       .delete(K.userByToken(user.token))
       .commit();
-    if (!result.ok) return await this.deleteUser(id);
+    if (!result.ok) return await this.removeUser(id);
     await this.deleteUserSessions(id);
     await this.mfa.deleteUserMfa(id);
     await this.oauth.deleteByUser(id);

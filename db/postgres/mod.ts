@@ -19,6 +19,7 @@ import { PostgresInvites } from "./invites.ts";
 import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
 import { CachedFiles } from "../cached_files.ts";
+import { UserListCache } from "../user_list_cache.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
@@ -136,6 +137,7 @@ export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly rateLimits: OwnedRateLimits;
   readonly files: CachedFiles;
+  private readonly userList = new UserListCache();
   readonly urls: PostgresUrls;
   readonly invites: PostgresInvites;
   readonly mfa: PostgresMfa;
@@ -186,7 +188,9 @@ export class PostgresStore implements Store {
     try {
       return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
     } finally {
-      this.files.forget(); // the view wrote around this store's cache
+      // The view wrote around this store's caches.
+      this.files.forget();
+      this.userList.forget();
     }
   }
 
@@ -208,7 +212,11 @@ export class PostgresStore implements Store {
     }`;
   }
 
-  async createUser(user: UserRecord): Promise<void> {
+  createUser(user: UserRecord): Promise<void> {
+    return this.userList.written(() => this.storeUser(user));
+  }
+
+  private async storeUser(user: UserRecord): Promise<void> {
     try {
       await this.sql.begin(async (tx) => {
         await this.insertUser(tx, user);
@@ -220,7 +228,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createFirstUser(user: UserRecord): Promise<boolean> {
+  createFirstUser(user: UserRecord): Promise<boolean> {
+    return this.userList.written(() => this.storeFirstUser(user));
+  }
+
+  private async storeFirstUser(user: UserRecord): Promise<boolean> {
     try {
       return await this.sql.begin(async (tx) => {
         const won = await tx`INSERT INTO meta (key, value) VALUES ('users_exist', 'true')
@@ -249,12 +261,20 @@ export class PostgresStore implements Store {
     return row ? toUser(row) : null;
   }
 
+  listUsersCached(): Promise<UserRecord[]> {
+    return this.userList.get(() => this.listUsers());
+  }
+
   async listUsers(): Promise<UserRecord[]> {
     const rows = await this.sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
     return rows.map(toUser);
   }
 
-  async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+  updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+    return this.userList.written(() => this.patchUser(id, patch, now));
+  }
+
+  private async patchUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
     const values: Record<string, unknown> = { updated_at: now };
     for (const [key, value] of Object.entries(patch)) {
       if (value === undefined) continue;
@@ -272,7 +292,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async deleteUser(id: string): Promise<UserRecord | null> {
+  deleteUser(id: string): Promise<UserRecord | null> {
+    return this.userList.written(() => this.removeUser(id));
+  }
+
+  private async removeUser(id: string): Promise<UserRecord | null> {
     const [row] = await this.sql<UserRow[]>`DELETE FROM users WHERE id = ${id} RETURNING *`;
     return row ? toUser(row) : null;
   }

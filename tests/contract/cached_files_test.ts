@@ -29,6 +29,31 @@ const steps: ContractSteps = {
     assert.equal(await store.files.resolve("moved.txt"), null);
   },
 
+  async "list sees every write through the store at once"(store) {
+    const user = await storedUser(store);
+    const page = () =>
+      store.files.list({ userId: user.id, offset: 0, limit: 10, sortBy: "name", order: "asc" });
+    const a = fileRecord(user.id, { name: "a.txt" });
+    await store.files.create(a, NO_LIMITS);
+    assert.deepEqual((await page()).files.map((f) => f.name), ["a.txt"]);
+    const b = fileRecord(user.id, { name: "b.txt" });
+    await store.files.create(b, NO_LIMITS);
+    assert.deepEqual((await page()).files.map((f) => f.name), ["a.txt", "b.txt"]);
+    await store.files.update(a.id, { name: "c.txt", favorite: true }, now);
+    assert.deepEqual((await page()).files.map((f) => f.name), ["b.txt", "c.txt"]);
+    const favorites = await store.files.list({
+      userId: user.id,
+      offset: 0,
+      limit: 10,
+      sortBy: "name",
+      order: "desc",
+      favorite: true,
+    });
+    assert.deepEqual(favorites, { files: [await store.files.get(a.id)], total: 1 });
+    await store.files.delete(b.id);
+    assert.deepEqual(await page(), { files: [await store.files.get(a.id)], total: 1 });
+  },
+
   async "resolve sees what a transaction wrote"(store) {
     const user = await storedUser(store);
     const file = fileRecord(user.id, { name: "kept.txt" });
