@@ -18,6 +18,7 @@ import {
   type FileQuery,
   type FileRecord,
   type FileStore,
+  isFiltered,
   queryFiles,
   type ViewResult,
 } from "./files.ts";
@@ -36,6 +37,7 @@ interface UserList {
 export class CachedFiles implements FileStore {
   readonly #names = new FreshCache<FileRecord | null>();
   readonly #lists = new Map<string, UserList>();
+  readonly #totals = new FreshCache<number>();
 
   /** With `listsByUser`, {@link CachedFiles.list} pages through each user's cached list. */
   constructor(private readonly files: FileStore, private readonly listsByUser = false) {}
@@ -53,6 +55,7 @@ export class CachedFiles implements FileStore {
   forget(): void {
     this.#names.clear();
     this.#lists.clear();
+    this.#totals.clear();
   }
 
   /** Runs a write; what was cached before it (or during it) is not used after it. */
@@ -66,12 +69,21 @@ export class CachedFiles implements FileStore {
   }
 
   /**
-   * One page of a user's complete files: from the backend, or (with
-   * `listsByUser`) from the user's list read at most a second ago, sorted once
-   * per order, so that a dashboard paging or polling costs no full read each time.
+   * One page of a user's complete files: from the backend, with the count of
+   * all of them (when nothing narrows them) reused for up to a second; or, with
+   * `listsByUser`, from the user's list read at most a second ago, sorted once
+   * per order. Either way a dashboard paging or polling costs no pass over
+   * every file each time.
    */
   async list(query: FileQuery): Promise<FilePage> {
-    if (!this.listsByUser) return await this.files.list(query);
+    if (!this.listsByUser) {
+      if (isFiltered(query)) return await this.files.list(query);
+      const total = await this.#totals.get(
+        query.userId,
+        async () => (await this.files.list({ ...query, offset: 0, limit: 0 })).total,
+      );
+      return await this.files.list({ ...query, total });
+    }
     const list = this.#userList(query.userId);
     const key = `${query.sortBy} ${query.order}`;
     let sorted = list.sorted.get(key);
@@ -81,9 +93,7 @@ export class CachedFiles implements FileStore {
       sorted = queryFiles(await list.files, all).files;
       list.sorted.set(key, sorted);
     }
-    const filtered = query.favorite !== undefined || query.typePrefixes !== undefined ||
-      query.folderId !== undefined || query.ids !== undefined || query.search !== undefined;
-    if (filtered) return queryFiles(sorted, query);
+    if (isFiltered(query)) return queryFiles(sorted, query);
     const end = query.offset + query.limit;
     return { files: sorted.slice(query.offset, end), total: sorted.length };
   }
