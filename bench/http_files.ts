@@ -1,23 +1,40 @@
 /**
- * Files through the HTTP API of the real server process (`main.ts serve` on
- * Deno KV, local datasource): a 2 GiB upload and its downloads with curl,
+ * Files through the HTTP API of the real server process (`main.ts serve`,
+ * local datasource): a 2 GiB upload and its downloads with curl on Deno KV,
  * side by side with a bare `Deno.serve` of the same file, with the server's
- * CPU time and peak RSS (`VmHWM`) per step; then wrk on small-file uploads and
- * on `GET /raw/<name>`. Writes `bench/results/files.md`. About two minutes.
+ * CPU time and peak RSS (`VmHWM`) per step, and wrk on small uploads; then,
+ * on Deno KV and on PostgreSQL, wrk on `GET /raw/<name>` of a 6-byte file,
+ * the healthcheck, `GET /api/users` (1,000 users) and `GET /api/user/files`
+ * (a user with 10,000 files), beside a bare `Deno.serve` hello-world and a
+ * bare `Deno.serve` reading and sending the same small file, measured in the
+ * same run. Writes `bench/results/files.md`. About four minutes.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_files.ts`, or
  * through `deno task bench files`; `BENCH_FILES_BIG_ONLY=1` runs only the big
- * file and prints its table instead of writing the results.
+ * file and prints its table instead of writing the results;
+ * `BENCH_FILES_SMALL_ONLY=1` leaves the big file and the uploads out, and
+ * `BENCH_FILES_PATHS=<regexp>` keeps only the small requests whose path
+ * matches (`raw|health`); both for trying changes, not for the results.
  */
 import { join } from "node:path";
-import { systemClock, systemRandom } from "../core/clock.ts";
-import type { Services } from "../core/services.ts";
+import postgres from "postgres";
+import { newId, systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
-import { buildUser } from "../core/users.ts";
+import type { FileRecord } from "../db/files.ts";
 import { openKvStore } from "../db/kv/mod.ts";
+import { openPostgresStore } from "../db/postgres/mod.ts";
+import type { Store } from "../db/store.ts";
+import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
-import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import {
+  type BenchServer,
+  FERRY_ARGS,
+  HELLO_ARGS,
+  REPO_ROOT,
+  startServer,
+} from "./helpers/server.ts";
+import { populateUsers } from "./helpers/users.ts";
 import { hasWrk, wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
 
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
@@ -29,6 +46,10 @@ const CHUNK = 1024 * 1024;
 const DOWNLOADS = 3;
 /** `BENCH_FILES_BIG_ONLY=1`: only the big file, printed, not written (for trying changes). */
 const BIG_ONLY = Deno.env.get("BENCH_FILES_BIG_ONLY") === "1";
+/** `BENCH_FILES_SMALL_ONLY=1`: no big file and no uploads (for trying changes to small requests). */
+const SMALL_ONLY = Deno.env.get("BENCH_FILES_SMALL_ONLY") === "1";
+/** `BENCH_FILES_PATHS=<regexp>`: only the small requests whose path matches (e.g. `raw|health`). */
+const ONLY = new RegExp(Deno.env.get("BENCH_FILES_PATHS") ?? "");
 /** The bare reference server for downloads. */
 const FILE_SERVER_ARGS = [
   "run",
@@ -37,7 +58,8 @@ const FILE_SERVER_ARGS = [
   "--allow-read",
   "bench/helpers/file_server.ts",
 ];
-const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
+/** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
+const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 2 };
 const RESULTS = join(REPO_ROOT, "bench/results/files.md");
 const BOUNDARY = "----ferrybench7d1c";
 
@@ -227,110 +249,302 @@ async function measure(options: WrkOptions): Promise<WrkResult> {
   return result;
 }
 
+/** The server's environment over `dataDir` (and PostgreSQL at `databaseUrl`). */
+function ferryEnv(dataDir: string, databaseUrl?: string): Record<string, string> {
+  return {
+    SERVICE_HOSTNAME: "127.0.0.1",
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_SECRET: SECRET,
+    SERVICE_RATELIMIT_ENABLED: "false",
+    SERVICE_FILES_MAX_FILE_SIZE: "10gb",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+}
+
+/** One line of a table: what was asked, of which server, and what wrk measured. */
+interface Row {
+  scenario: string;
+  result: WrkResult;
+}
+
+/** A table row: requests/s, its share of `reference` when given, latencies, errors. */
+function tableRow({ scenario, result: r }: Row, reference?: number): string {
+  const share = reference ? `${((100 * r.requestsPerSecond) / reference).toFixed(0)} %` : "";
+  return `| ${scenario} | ${
+    r.requestsPerSecond.toFixed(1)
+  } | ${share} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.requests} | ${r.non2xx}${
+    r.socketErrors ? ` / ${r.socketErrors}` : ""
+  } |`;
+}
+
+/** The 2 GiB file and the small uploads on Deno KV; returns the section. */
+async function bigAndUploads(): Promise<{ big: string; uploads?: Row; commands: string[] }> {
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-files-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  const [user] = await populateUsers(store, 1).finally(() => store.close());
+  const token = clientToken(user.token, Date.now(), SECRET, systemRandom);
+  const server = await startServer(FERRY_ARGS, ferryEnv(dataDir), "/api/healthcheck");
+  cleanups.push(() => server.stop());
+  console.log("2 GiB upload and download");
+  const big = await bigFile(server, token, server.pid, dataDir);
+  if (BIG_ONLY) return { big, commands: [] };
+  console.log("small uploads");
+  const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ` +
+    `filename="small.txt"\r\nContent-Type: text/plain\r\n\r\n${"x".repeat(1024)}\r\n` +
+    `--${BOUNDARY}--\r\n`;
+  const uploads = await measure({
+    url: `${server.origin}/api/upload`,
+    script: WRK_SCRIPTS.upload,
+    env: { WRK_BODY: body, WRK_BOUNDARY: BOUNDARY },
+    headers: { Authorization: token },
+    redact: ["Authorization"],
+  });
+  await server.stop();
+  return {
+    big,
+    uploads: { scenario: "POST /api/upload, one 1 KiB file (token auth)", result: uploads },
+    commands: [
+      server.command,
+      uploads.command.replace(/x{1024}/, "<1 KiB of x>"),
+    ],
+  };
+}
+
+/** The small file `/raw` serves, and the bare file server reads. */
+const SMALL_NAME = "small.txt";
+const SMALL_BYTES = new TextEncoder().encode("hello\n");
+/** Users in the store (for `GET /api/users`) and files of one of them (`GET /api/user/files`). */
+const USERS = 1000;
+const USER_FILES = 10_000;
+
+/** A file record of `userId` named `name`, `size` bytes of text, created `at`. */
+function fileRecord(userId: string, name: string, size: number, at: Date): FileRecord {
+  return {
+    id: newId(systemRandom),
+    name,
+    originalName: name,
+    size,
+    type: "text/plain",
+    views: 0,
+    maxViews: null,
+    favorite: false,
+    password: null,
+    anonymous: false,
+    userId,
+    folderId: null,
+    deletesAt: null,
+    pending: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
+ * Fills `store` with {@link USERS} users, {@link USER_FILES} file records of
+ * the second one, and the SUPERADMIN's small file (its bytes under
+ * `<dataDir>/uploads`); returns the SUPERADMIN's and the second user's tokens.
+ */
+async function populateSmall(store: Store, dataDir: string) {
+  const [admin, owner] = await populateUsers(store, USERS);
+  const now = Date.now();
+  await store.files.create(
+    fileRecord(admin.id, SMALL_NAME, SMALL_BYTES.length, new Date(now)),
+    { maxBytes: null, maxFiles: null },
+  );
+  await Deno.mkdir(join(dataDir, "uploads"), { recursive: true });
+  await Deno.writeFile(join(dataDir, "uploads", SMALL_NAME), SMALL_BYTES);
+  const records = Array.from(
+    { length: USER_FILES },
+    (_, i) => fileRecord(owner.id, `f${i}.txt`, 1024, new Date(now - i * 1000)),
+  );
+  for (let i = 0; i < records.length; i += 1000) {
+    await store.files.createMany(records.slice(i, i + 1000));
+  }
+  const token = (stored: string) => clientToken(stored, now, SECRET, systemRandom);
+  return { admin: token(admin.token), owner: token(owner.token) };
+}
+
+/** The small requests of one store: `/raw`, the healthcheck, the user list, a user's files. */
+async function smallRows(label: string, dataDir: string, databaseUrl?: string) {
+  const server = await startServer(
+    FERRY_ARGS,
+    ferryEnv(dataDir, databaseUrl),
+    "/api/healthcheck",
+  );
+  cleanups.push(() => server.stop());
+  const { admin, owner } = JSON.parse(await Deno.readTextFile(join(dataDir, "tokens.json")));
+  const asked = [
+    { scenario: `GET /raw/${SMALL_NAME} (6 bytes)`, path: `/raw/${SMALL_NAME}` },
+    { scenario: "GET /api/healthcheck", path: "/api/healthcheck" },
+    { scenario: `GET /api/users (${USERS} users)`, path: "/api/users", token: admin },
+    {
+      scenario: `GET /api/user/files?page=1 (${USER_FILES} files)`,
+      path: "/api/user/files?page=1",
+      token: owner,
+    },
+  ];
+  const rows: Row[] = [];
+  const commands = [server.command];
+  for (const { scenario, path, token } of asked.filter((a) => ONLY.test(a.path))) {
+    const headers: Record<string, string> = token ? { Authorization: token } : {};
+    const check = await fetch(`${server.origin}${path}`, { headers });
+    await check.body?.cancel();
+    if (check.status !== 200) throw new Error(`${label}: ${path} answered ${check.status}`);
+    const result = await measure({
+      url: `${server.origin}${path}`,
+      headers,
+      redact: ["Authorization"],
+    });
+    rows.push({ scenario: `${scenario} — ${label}`, result });
+    commands.push(result.command);
+  }
+  await server.stop();
+  return { rows, commands };
+}
+
+/** A data directory filled by {@link populateSmall} over the store `open` gives. */
+async function smallData(open: (dataDir: string) => Promise<Store>): Promise<string> {
+  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-small-" });
+  cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
+  const store = await open(dataDir);
+  const tokens = await populateSmall(store, dataDir).finally(() => store.close());
+  await Deno.writeTextFile(join(dataDir, "tokens.json"), JSON.stringify(tokens));
+  return dataDir;
+}
+
+/** A bare reference server measured at `path`. */
+async function reference(scenario: string, args: string[], env: Record<string, string>) {
+  const server = await startServer(args, { SERVICE_HOSTNAME: "127.0.0.1", ...env }, "/ready");
+  cleanups.push(() => server.stop());
+  const result = await measure({ url: `${server.origin}/` });
+  await server.stop();
+  return { row: { scenario, result }, command: server.command };
+}
+
+/**
+ * The small requests on both stores, beside a bare `Deno.serve` hello-world
+ * and a bare `Deno.serve` reading and sending the same small file: returns
+ * the section.
+ */
+async function small(): Promise<{ table: string; pgVersion: string; commands: string[] }> {
+  console.log("small requests");
+  const kvDir = await smallData((dir) => openKvStore(join(dir, "ferry.kv")));
+  const { url, version } = await benchDatabase();
+  const pgDir = await smallData(() => openPostgresStore(url));
+  // The planner's statistics, as autovacuum leaves them on a table in use.
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await sql`VACUUM ANALYZE`.finally(() => sql.end());
+  const hello = await reference("bare Deno.serve hello-world", HELLO_ARGS, {});
+  const fileServer = await reference(
+    "bare Deno.serve reading and sending the 6-byte file",
+    FILE_SERVER_ARGS,
+    { BENCH_FILE: join(kvDir, "uploads", SMALL_NAME), BENCH_FILE_MODE: "read" },
+  );
+  const kv = await smallRows("Deno KV", kvDir);
+  const pg = await smallRows("PostgreSQL", pgDir, url);
+  const helloRps = hello.row.result.requestsPerSecond;
+  const fileRps = fileServer.row.result.requestsPerSecond;
+  const of = (row: Row) =>
+    row.scenario.startsWith("GET /raw")
+      ? fileRps
+      : row.scenario.startsWith("GET /api/healthcheck")
+      ? helloRps
+      : undefined;
+  const table = [
+    "| scenario | requests/s | of its reference | p50 | p99 | requests | non-2xx / socket errors |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    tableRow(hello.row),
+    tableRow(fileServer.row),
+    ...[...kv.rows, ...pg.rows].map((row) => tableRow(row, of(row))),
+  ].join("\n");
+  console.log(table);
+  return {
+    table,
+    pgVersion: version,
+    commands: [hello.command, fileServer.command, ...kv.commands, ...pg.commands],
+  };
+}
+
+/** A command line for the results file, without its ports and temp dirs. */
+function shown(command: string): string {
+  return command.replace(/SERVICE_PORT=\d+/, "SERVICE_PORT=<port>")
+    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>")
+    .replace(/SERVICE_DATA_DIR=\S+/, "SERVICE_DATA_DIR=<temp dir>")
+    .replace(/BENCH_FILE=\S+/, "BENCH_FILE=<temp dir>/uploads/small.txt")
+    .replace(/DATABASE_URL=\S+/, "DATABASE_URL=<throwaway cluster>");
+}
+
 /** Runs everything and writes the results file; returns its path. */
 export async function run(): Promise<string> {
   if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
-  const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-files-" });
-  let server: BenchServer | undefined;
+  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
+  Deno.addSignalListener("SIGINT", onInterrupt);
   try {
-    const store = await openKvStore(join(dataDir, "ferry.kv"));
-    const s = { clock: systemClock, random: systemRandom } as Services;
-    const user = await buildUser(s, { username: "bench", password: null, role: "USER" });
-    await store.createUser(user);
-    await store.close();
-    const token = clientToken(user.token, Date.now(), SECRET, systemRandom);
-    server = await startServer(FERRY_ARGS, {
-      SERVICE_HOSTNAME: "127.0.0.1",
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_SECRET: SECRET,
-      SERVICE_RATELIMIT_ENABLED: "false",
-      SERVICE_FILES_MAX_FILE_SIZE: "10gb",
-    }, "/api/healthcheck");
-    const pid = server.pid;
-    console.log("2 GiB upload and download");
-    const big = await bigFile(server, token, pid, dataDir);
+    const first = SMALL_ONLY ? undefined : await bigAndUploads();
     if (BIG_ONLY) {
-      console.log(big);
+      console.log(first!.big);
       return RESULTS;
     }
-
-    console.log("small files");
-    const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ` +
-      `filename="small.txt"\r\nContent-Type: text/plain\r\n\r\n${"x".repeat(1024)}\r\n` +
-      `--${BOUNDARY}--\r\n`;
-    const uploads = await measure({
-      url: `${server.origin}/api/upload`,
-      script: WRK_SCRIPTS.upload,
-      env: { WRK_BODY: body, WRK_BOUNDARY: BOUNDARY },
-      headers: { Authorization: token },
-      redact: ["Authorization"],
-    });
-    const probe = await fetch(`${server.origin}/api/upload`, {
-      method: "POST",
-      headers: {
-        authorization: token,
-        "content-type": `multipart/form-data; boundary=${BOUNDARY}`,
-      },
-      body,
-    });
-    const { files } = await probe.json();
-    const raw = await measure({ url: `${server.origin}/raw/${files[0].name}` });
-    const after = await memory(pid);
-    const row = (scenario: string, r: WrkResult) =>
-      `| ${scenario} | ${
-        r.requestsPerSecond.toFixed(1)
-      } | ${r.p50Ms} ms | ${r.p99Ms} ms | ${r.requests} | ${r.non2xx}${
-        r.socketErrors ? ` / ${r.socketErrors}` : ""
-      } |`;
+    const second = await small();
     const text = [
       "# Files through the HTTP API",
       "",
       "Written by `bench/http_files.ts` (`deno task bench files`). The real server " +
-      "(`main.ts serve`, Deno KV, local datasource on the temp dir's disk) and curl " +
+      "(`main.ts serve`, local datasource on the temp dir's disk) and its clients " +
       "share the machine on loopback. The big file is uploaded by curl from disk and " +
       "downloaded to /dev/null; the local datasource fsyncs each upload before it is " +
       "recorded. RSS is the server process's, from /proc/<pid>/status.",
       "",
-      await machineSection({ wrk: await versionOf("wrk", ["-v"]) }),
-      "## 2 GiB upload and download",
-      "",
-      `Each step starts after ${SETTLE_SECONDS} s of quiet and resets the server's peak RSS ` +
-      "first (`5` into /proc/<pid>/clear_refs), so its peak is the step's own. CPU is the server's user + system time (proc(5)), " +
-      "which other work on the machine does not inflate the way it does wall time.",
-      "",
-      big,
-      "",
-      "A whole file and a range to its end are the datasource's `FsFile.readable`, which " +
-      "Deno streams from the file itself (64 KiB reads, no buffer in JavaScript): the RSS " +
-      "does not move (the bare `Deno.serve` uses the same path; see performance.md). A " +
-      "range that stops short of the end is read in JavaScript, 64 KiB per chunk (what " +
-      "`Deno.serve` sends at a time), and each chunk's buffer waits for V8's garbage " +
-      "collector: that is the range row's peak. The upload reads the " +
-      "request body into one reused buffer (BYOB) and writes through another, so its RSS " +
-      "stays flat too.",
-      "",
-      `## Under load (wrk, ${LOAD.threads} threads, ${LOAD.connections} connections, ` +
+      await machineSection({
+        wrk: await versionOf("wrk", ["-v"]),
+        PostgreSQL: `${second.pgVersion} (throwaway cluster: fsync=off, synchronous_commit=off)`,
+      }),
+      ...(first
+        ? [
+          "## 2 GiB upload and download (Deno KV)",
+          "",
+          `Each step starts after ${SETTLE_SECONDS} s of quiet and resets the server's peak RSS ` +
+          "first (`5` into /proc/<pid>/clear_refs), so its peak is the step's own. CPU is the " +
+          "server's user + system time (proc(5)), which other work on the machine does not " +
+          "inflate the way it does wall time.",
+          "",
+          first.big,
+          "",
+          "A whole file and a range to its end are the datasource's `FsFile.readable`, which " +
+          "Deno streams from the file itself (64 KiB reads, no buffer in JavaScript): the RSS " +
+          "does not move (the bare `Deno.serve` uses the same path; see performance.md). A " +
+          "range that stops short of the end is read in JavaScript, 64 KiB per chunk (what " +
+          "`Deno.serve` sends at a time), and each chunk's buffer waits for V8's garbage " +
+          "collector: that is the range row's peak. The upload reads the " +
+          "request body into one reused buffer (BYOB) and writes through another, so its RSS " +
+          "stays flat too.",
+          "",
+          `## Small uploads (Deno KV; wrk, ${LOAD.threads} threads, ${LOAD.connections} ` +
+          `connections, ${LOAD.durationSeconds} s after a ${LOAD.warmupSeconds} s warm-up)`,
+          "",
+          "| scenario | requests/s | | p50 | p99 | requests | non-2xx / socket errors |",
+          "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+          tableRow(first.uploads!),
+          "",
+        ]
+        : []),
+      `## Small requests (wrk, ${LOAD.threads} threads, ${LOAD.connections} connections, ` +
       `${LOAD.durationSeconds} s after a ${LOAD.warmupSeconds} s warm-up)`,
       "",
-      "| scenario | requests/s | p50 | p99 | requests | non-2xx / socket errors |",
-      "| --- | ---: | ---: | ---: | ---: | --- |",
-      row("POST /api/upload, one 1 KiB file (token auth)", uploads),
-      row("GET /raw/<name>, 1 KiB text file", raw),
+      `Each store holds ${USERS} users, ${USER_FILES} files of one of them and the ` +
+      "SUPERADMIN's 6-byte text file. `/raw` is measured against the bare server reading " +
+      "and sending the same file from disk (`bench/helpers/file_server.ts`, " +
+      "`BENCH_FILE_MODE=read`), the healthcheck against the bare hello-world; goal for both: " +
+      "at least 50 %. Goal for the two lists: at least 1,000 requests/s on each store. " +
+      "Before and after: `bench/results/small_files.md`.",
       "",
-      `Server peak RSS over the whole run: ${after.peak.toFixed(0)} MiB.`,
+      second.table,
       "",
       "## Commands",
       "",
       "```sh",
-      server.command.replace(/SERVICE_PORT=\d+/, "SERVICE_PORT=<port>").replace(
-        /SERVICE_DATA_DIR=\S+/,
-        "SERVICE_DATA_DIR=<temp dir>",
-      ),
-      uploads.command.replace(/127\.0\.0\.1:\d+/, "127.0.0.1:<port>").replace(
-        /x{1024}/,
-        "<1 KiB of x>",
-      ),
-      raw.command.replace(/127\.0\.0\.1:\d+/, "127.0.0.1:<port>"),
+      ...[...(first?.commands ?? []), ...second.commands].map(shown),
       "```",
       "",
     ].join("\n");
@@ -338,8 +552,8 @@ export async function run(): Promise<string> {
     console.log(`written to ${RESULTS}`);
     return RESULTS;
   } finally {
-    await server?.stop();
-    await Deno.remove(dataDir, { recursive: true });
+    await cleanUp();
+    Deno.removeSignalListener("SIGINT", onInterrupt);
   }
 }
 

@@ -14,19 +14,25 @@ import { removeUserExports } from "./files/user_export.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
 import type { Services } from "./services.ts";
-import { createUser, newPasswordPatch, usernameTaken } from "./users.ts";
+import { createUser, newPasswordPatch, summaryView, usernameTaken } from "./users.ts";
+
+/** The summaries of cached user records, built once per record. */
+const summaries = new WeakMap<UserRecord, ReturnType<typeof summaryView>>();
 
 /**
- * Every user, oldest first; without the caller when `noincl`. An
+ * Every user's summary, oldest first; without the caller when `noincl`. An
  * administrator sees them all: the role rules limit what it may change.
+ * Read through the store's one-second cache: a dashboard polling the list
+ * reads the users once a second at most (this process's changes show at once).
  */
-export async function listUsers(
-  s: Services,
-  caller: UserRecord,
-  noincl: boolean,
-): Promise<UserRecord[]> {
-  const users = await s.store.listUsers();
-  return noincl ? users.filter((u) => u.id !== caller.id) : users;
+export async function listUsers(s: Services, caller: UserRecord, noincl: boolean) {
+  const users = await s.store.listUsersCached();
+  const listed = noincl ? users.filter((u) => u.id !== caller.id) : users;
+  return listed.map((u) => {
+    let summary = summaries.get(u);
+    if (!summary) summaries.set(u, summary = summaryView(u));
+    return summary;
+  });
 }
 
 /** What one user's content takes up: files, their bytes, and short URLs. */
@@ -42,7 +48,7 @@ export interface UserUsage {
  * the store keeps beside each user's files and URLs (no scan of the files).
  */
 export async function usersUsage(s: Services): Promise<UserUsage[]> {
-  const users = await s.store.listUsers();
+  const users = await s.store.listUsersCached();
   return await Promise.all(users.map(async (u) => {
     const [files, urls] = await Promise.all([
       s.store.files.usage(u.id),

@@ -123,6 +123,14 @@ export interface FileQuery {
   ids?: string[];
   /** Case-insensitive substring search. */
   search?: { field: FileSearchField; query: string };
+  /** How many files match, when the caller knows it: a store may then skip counting them. */
+  total?: number;
+}
+
+/** Whether `q` narrows a user's files beyond their owner (a filter, a folder, tags or a search). */
+export function isFiltered(q: FileQuery): boolean {
+  return q.favorite !== undefined || q.typePrefixes !== undefined ||
+    q.folderId !== undefined || q.ids !== undefined || q.search !== undefined;
 }
 
 /** One page and how many files matched in all. */

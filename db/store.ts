@@ -7,7 +7,7 @@
  */
 import type { MfaStore } from "./mfa.ts";
 import type { InviteStore } from "./invites.ts";
-import type { FileStore } from "./files.ts";
+import type { CachedFiles } from "./cached_files.ts";
 import type { SharedRateLimits } from "./rate_limits.ts";
 import type { CachedUrlStore } from "./urls.ts";
 import type { WebhookStore } from "./webhooks.ts";
@@ -84,8 +84,8 @@ export class UniqueError extends Error {
 export interface Store {
   /** Rate-limit counters. */
   readonly rateLimits: SharedRateLimits;
-  /** File records and per-user usage counters. */
-  readonly files: FileStore;
+  /** File records and per-user usage counters, with serving's cached name lookup. */
+  readonly files: CachedFiles;
   /** Short URLs, through the redirect's cache and view batch (`url_cache.ts`). */
   readonly urls: CachedUrlStore;
   /** Invites. */
@@ -145,6 +145,11 @@ export interface Store {
   getUserByUsername(username: string): Promise<UserRecord | null>;
   /** Every user, oldest first. */
   listUsers(): Promise<UserRecord[]>;
+  /**
+   * {@link Store.listUsers} as answered at most a second ago (every user
+   * write through this store clears it): the administrators' list.
+   */
+  listUsersCached(): Promise<UserRecord[]>;
   /**
    * Applies `patch` and bumps `updatedAt` to `now`; returns the new record, or
    * `null` when the user does not exist. Throws {@link UniqueError} on a clash.

@@ -38,6 +38,11 @@ export class CachedUrls implements CachedUrlStore {
     await this.#batch.flush();
   }
 
+  /** Forgets the cached names: after writes that bypassed this store (a transaction's). */
+  forget(): void {
+    this.#names.clear();
+  }
+
   /** Writes the batched views; before the store closes. */
   async close(): Promise<void> {
     await this.#batch.close();
@@ -121,11 +126,11 @@ export class CachedUrls implements CachedUrlStore {
 
   /** Runs a write; names cached before it (or during it) are not used after it. */
   async #written<T>(write: () => Promise<T>): Promise<T> {
-    this.#names.clear();
+    this.forget();
     try {
       return await write();
     } finally {
-      this.#names.clear();
+      this.forget();
     }
   }
 }

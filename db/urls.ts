@@ -116,4 +116,6 @@ export interface CachedUrlStore extends UrlStore {
   countView(id: string): void;
   /** Writes the views {@link countView} holds back, now. */
   flushViews(): Promise<void>;
+  /** Forgets the cached names: after writes that bypassed this store (a transaction's). */
+  forget(): void;
 }

@@ -10,7 +10,9 @@ const health = defineRoute({
   auth: "none",
   rateLimit: "none",
   tags: ["Operations"],
-  summary: "Check that the server and its store answer",
+  summary: "Check that the server, its store and its datasource answer",
+  description: "Answered from a probe of the store and the datasource at most a second old " +
+    "(one probe at a time), so frequent polling costs them nothing.",
   responses: {
     200: json(z.object({ pass: z.literal(true) }), "Healthy"),
     404: errorDoc("`featuresHealthcheck` is off"),

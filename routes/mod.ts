@@ -5,6 +5,7 @@
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { fastPublic } from "./fast_public.ts";
+import { fastHealthcheck } from "./fast_health.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
 import { docsRoutes } from "./docs.ts";
@@ -93,14 +94,15 @@ export function createApp(services: Services, options: AppOptions = {}) {
 }
 
 /**
- * What the server serves: the public fast path (`fast_public.ts`), and the
- * app for every request the fast path leaves.
+ * What the server serves: the public fast path (`fast_public.ts`), the
+ * healthcheck's (`fast_health.ts`), and the app for every request they leave.
  */
 export function createHandler(services: Services, options: AppOptions = {}) {
   const app = createApp(services, options);
   const fast = fastPublic(services, options.logRequests ?? false);
+  const health = fastHealthcheck(services, options.logRequests ?? false);
   const fetch = (request: Request, info?: Deno.ServeHandlerInfo) =>
-    fast(request) ?? app.fetch(request, info);
+    fast(request) ?? health(request) ?? app.fetch(request, info);
   return { app, fetch };
 }
 

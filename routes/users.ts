@@ -8,7 +8,7 @@ import {
   listUsers,
   usersUsage,
 } from "../core/user_admin.ts";
-import { deletedView, detailView, summaryView } from "../core/users.ts";
+import { deletedView, detailView } from "../core/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import {
@@ -158,8 +158,7 @@ const remove = defineRoute({
 export const usersRoutes = newRouter()
   .openapi(list, async (c) => {
     const noincl = c.req.valid("query").noincl === "true";
-    const users = await listUsers(c.var.services, me(c), noincl);
-    return c.json(users.map(summaryView), 200);
+    return c.json(await listUsers(c.var.services, me(c), noincl), 200);
   })
   .openapi(usage, async (c) => c.json(await usersUsage(c.var.services), 200))
   .openapi(create, async (c) => {

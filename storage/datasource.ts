@@ -55,6 +55,11 @@ export interface Datasource {
    * it, or a malformed one (see {@link checkRange}), rejects with a `RangeError`.
    */
   get(name: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /**
+   * The whole object in memory, or `null` when it does not exist: for small
+   * objects only (serving answers a small file from one read, without a stream).
+   */
+  read(name: string): Promise<Uint8Array<ArrayBuffer> | null>;
   /** The object's size in bytes, or `null` when it does not exist. */
   size(name: string): Promise<number | null>;
   /**

@@ -162,6 +162,17 @@ export class LocalDatasource implements Datasource {
     }
   }
 
+  async read(name: string) {
+    const path = this.#path(name);
+    try {
+      return await Deno.readFile(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.IsADirectory) return null;
+      rethrowUnlessMissing(error);
+      return null;
+    }
+  }
+
   async size(name: string) {
     return await fileSize(this.#path(name));
   }

@@ -144,6 +144,11 @@ export class S3Datasource implements Datasource {
     }
   }
 
+  async read(name: string) {
+    const body = await this.get(name);
+    return body && await new Response(body).bytes();
+  }
+
   async size(name: string) {
     const key = this.#key(name);
     try {

@@ -29,10 +29,17 @@ export function linkedName(
 /**
  * The file a public link names: the file of exactly that name; else, while
  * the setting is on, the newest complete file whose name is the link's plus
- * an extension. `null` when there is none.
+ * an extension. `null` when there is none. With `cached`, the exact name is
+ * looked up through the store's one-second cache (`db/cached_files.ts`).
  */
-export async function fileByLinkName(s: Services, name: string): Promise<FileRecord | null> {
-  const exact = await s.store.files.getByName(name);
+export async function fileByLinkName(
+  s: Services,
+  name: string,
+  options: { cached?: boolean } = {},
+): Promise<FileRecord | null> {
+  const exact = options.cached
+    ? await s.store.files.resolve(name)
+    : await s.store.files.getByName(name);
   if (exact !== null || !s.settings.get("filesExtensionlessUrls")) return exact;
   const candidates = await s.store.files.namedWithPrefix(`${name}.`, STEM_CANDIDATES);
   const matching = candidates.filter((f) => !f.pending && stemOf(f.name) === name);

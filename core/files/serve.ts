@@ -4,10 +4,17 @@
  * bytes (whole, one range, or nothing for HEAD and 304) with their headers.
  * The owner's read (`/api/user/files/:id/raw`) and the view page share the
  * same checks, without counting a view.
+ *
+ * The public routes find the file through the store's one-second name cache
+ * (`db/cached_files.ts`: this process's writes clear it, so a file it deleted,
+ * renamed or protected is never served from it). A file with `maxViews` is
+ * read again from the store, and its views are counted atomically there, so
+ * the cache never lets it be viewed past its limit. Headers are built once
+ * per record, and a small file is read in one call rather than streamed.
  */
 import type { FileRecord } from "../../db/files.ts";
 import type { ByteRange } from "../../storage/datasource.ts";
-import { ApiError, forbidden, notFound } from "../errors.ts";
+import { forbidden, notFound } from "../errors.ts";
 import type { Attempt } from "../password_attempts.ts";
 import type { Services } from "../services.ts";
 import { cookieOpens, passwordOpens } from "./passwords.ts";
@@ -49,15 +56,38 @@ export interface ServeRequest extends BytesRequest {
 export interface ServeAnswer {
   status: 200 | 206 | 304 | 416;
   headers: Record<string, string>;
-  body: ReadableStream<Uint8Array> | null;
+  /** A small file's bytes in one piece; a larger one's as a stream. */
+  body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null;
 }
 
 /** How long a viewer's repeated requests count as one view. */
 export const VIEW_WINDOW_MS = 5000;
 
+/** Files up to this size are read whole (one read, no stream) when served. */
+export const SMALL_FILE_BYTES = 64 * 1024;
+
+/** What serving a live file comes to: its bytes, or that its password is still to be given. */
+type Served = { kind: "bytes"; answer: ServeAnswer } | { kind: "password" };
+
+/** The 403 of a protected file asked for with no proof at all (no live cookie, no `?pw=`). */
+const passwordProtected = () => forbidden("Password protected");
+
 /** Serves `req`; throws 404 for a missing, expired or used-up file, 403 without its password. */
 export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAnswer> {
-  return await serveLive(s, await liveFile(s, await fileByLinkName(s, req.name)), req);
+  const served = await serveLive(s, await publicFile(s, req.name), req);
+  if (served.kind === "password") throw passwordProtected();
+  return served.answer;
+}
+
+/**
+ * The live file a public link names, looked up through the store's
+ * one-second name cache; a file with `maxViews` is read again, so that the
+ * view count its checks see is the store's. 404 as {@link liveFile}.
+ */
+async function publicFile(s: Services, name: string): Promise<FileRecord> {
+  const found = await fileByLinkName(s, name, { cached: true });
+  if (found === null || found.maxViews === null) return await liveFile(s, found);
+  return await liveFile(s, await s.store.files.get(found.id));
 }
 
 /** What the files route answers: the bytes, or the file's page, `/view/<name>`. */
@@ -73,14 +103,10 @@ export type FilesRouteAnswer =
  * serves them. 404 for a missing, pending or expired file.
  */
 export async function serveOnFilesRoute(s: Services, req: ServeRequest): Promise<FilesRouteAnswer> {
-  const file = await liveFile(s, await fileByLinkName(s, req.name));
+  const file = await publicFile(s, req.name);
   if (await opensOnPage(s, file)) return { kind: "page", name: file.name };
-  try {
-    return { kind: "bytes", answer: await serveLive(s, file, req) };
-  } catch (error) {
-    if (!(error instanceof PasswordRequired)) throw error;
-    return { kind: "page", name: file.name };
-  }
+  const served = await serveLive(s, file, req);
+  return served.kind === "bytes" ? served : { kind: "page", name: file.name };
 }
 
 /** Whether the files route shows `file` on its page, by its type and its owner's view settings. */
@@ -91,8 +117,8 @@ async function opensOnPage(s: Services, file: FileRecord): Promise<boolean> {
 }
 
 /** Serves the live `file` for `req`: password, view counting, then the bytes. */
-async function serveLive(s: Services, file: FileRecord, req: BytesRequest): Promise<ServeAnswer> {
-  if (file.password) await checkPassword(s, file, req);
+async function serveLive(s: Services, file: FileRecord, req: BytesRequest): Promise<Served> {
+  if (file.password && !await proofOpens(s, file, req)) return { kind: "password" };
 
   const range = parseRange(req.range, file.size);
   const opensAtStart = range.kind !== "partial" || range.start === 0;
@@ -106,7 +132,7 @@ async function serveLive(s: Services, file: FileRecord, req: BytesRequest): Prom
       throw notFound();
     }
   }
-  return await sendBytes(s, file, req);
+  return { kind: "bytes", answer: await sendBytes(s, file, req) };
 }
 
 /**
@@ -127,7 +153,7 @@ export async function serveOwnedFile(
     if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
     throw notFound();
   }
-  if (file.password) await checkPassword(s, file, req);
+  if (file.password && !await proofOpens(s, file, req)) throw passwordProtected();
   if (thumbnail === undefined) return await sendBytes(s, file, req);
   if (file.thumbnail !== thumbnail) throw notFound();
   return await sendThumbnail(s, file, req);
@@ -193,9 +219,20 @@ function exhausted(file: FileRecord): boolean {
   return file.maxViews !== null && file.views >= file.maxViews;
 }
 
+/** The headers {@link fileHeaders} gives each record, built once per record and kind. */
+const builtHeaders = new WeakMap<FileRecord, Record<string, string>[]>();
+
+/** A copy of `file`'s response headers (built on its first request; cached records are reused). */
+function headersOf(file: FileRecord, download: boolean): Record<string, string> {
+  let built = builtHeaders.get(file);
+  if (!built) builtHeaders.set(file, built = []);
+  const kind = download ? 1 : 0;
+  return { ...(built[kind] ??= fileHeaders(file, download)) };
+}
+
 /** The answer for `file`'s bytes: whole, one range, or nothing for HEAD, 304 and 416. */
 async function sendBytes(s: Services, file: FileRecord, req: BytesRequest): Promise<ServeAnswer> {
-  const headers = fileHeaders(file, req.download);
+  const headers = headersOf(file, req.download);
   if (notModified(req, etagOf(file), file.createdAt)) {
     return { status: 304, headers: omitBodyHeaders(headers), body: null };
   }
@@ -218,16 +255,23 @@ async function sendBytes(s: Services, file: FileRecord, req: BytesRequest): Prom
   return { status, headers, body };
 }
 
-/** The file's bytes; a record whose bytes are gone is a 404 (and a warning). */
+/**
+ * The file's bytes (or the `span` of them): read whole up to
+ * {@link SMALL_FILE_BYTES}, else streamed. A record whose bytes are gone is a
+ * 404 (and a warning).
+ */
 async function open(s: Services, file: FileRecord, span?: ByteRange) {
   // An empty file has no byte to range over: its body is empty.
-  if (file.size === 0) return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  const body = await s.datasource.get(file.name, span);
+  if (file.size === 0) return new Uint8Array(0);
+  const body = file.size <= SMALL_FILE_BYTES
+    ? await s.datasource.read(file.name)
+    : await s.datasource.get(file.name, span);
   if (!body) {
     s.logger.warn("file record without bytes", { id: file.id, name: file.name });
     throw notFound();
   }
-  return body;
+  if (!(body instanceof Uint8Array) || !span) return body;
+  return body.subarray(span.start, span.end + 1);
 }
 
 /** A 304 keeps the validators and drops what describes a body. */
@@ -236,25 +280,17 @@ function omitBodyHeaders(headers: Record<string, string>): Record<string, string
   return rest;
 }
 
-/** The 403 of a protected file asked for with no password at all (no cookie, no `?pw=`). */
-export class PasswordRequired extends ApiError {
-  constructor() {
-    super(403, "Password protected");
-  }
-}
-
 /**
- * 403 unless the request carries a live access cookie or the right `?pw=`;
+ * Whether the request opens the protected `file`: `true` with a live access
+ * cookie or the right `?pw=`, `false` with neither; 403 for a wrong `?pw=`,
  * 429 past the limit of password attempts (`./passwords.ts`).
  */
-async function checkPassword(s: Services, file: FileRecord, req: AccessProof): Promise<void> {
+async function proofOpens(s: Services, file: FileRecord, req: AccessProof): Promise<boolean> {
   const cookie = req.cookie(file.id);
-  if (cookie !== undefined && await cookieOpens(s, file, cookie, req)) return;
-  if (req.pw !== undefined) {
-    if (await passwordOpens(s, file, req.pw, req)) return;
-    throw forbidden("Incorrect password");
-  }
-  throw new PasswordRequired();
+  if (cookie !== undefined && await cookieOpens(s, file, cookie, req)) return true;
+  if (req.pw === undefined) return false;
+  if (await passwordOpens(s, file, req.pw, req)) return true;
+  throw forbidden("Incorrect password");
 }
 
 /** Deletes a file's record, then its bytes. */

@@ -18,6 +18,8 @@ import { KvMfa } from "./mfa.ts";
 import { KvInvites } from "./invites.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
+import { CachedFiles } from "../cached_files.ts";
+import { UserListCache } from "../user_list_cache.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
@@ -64,7 +66,8 @@ export async function openKvStore(path?: string): Promise<KvStore> {
 export class KvStore implements Store {
   readonly kind = "kv";
   readonly rateLimits: OwnedRateLimits;
-  readonly files: KvFiles;
+  readonly files: CachedFiles;
+  private readonly userList = new UserListCache();
   readonly urls: CachedUrls;
   readonly invites: KvInvites;
   readonly mfa: KvMfa;
@@ -80,7 +83,7 @@ export class KvStore implements Store {
   constructor(private readonly kv: Deno.Kv) {
     this.leases = new KvLeases(kv);
     this.rateLimits = new OwnedRateLimits(new KvRateLimits(kv), this.leases);
-    this.files = new KvFiles(kv);
+    this.files = new CachedFiles(new KvFiles(kv), true); // KV lists a user's files by reading them all
     this.urls = new CachedUrls(new KvUrls(kv));
     this.invites = new KvInvites(kv);
     this.mfa = new KvMfa(kv);
@@ -110,14 +113,29 @@ export class KvStore implements Store {
   /** First undoes what imports of stopped processes left behind (`recoverJournals`). */
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
     await recoverJournals(this.kv);
-    return await journaled(this.kv, (view) => fn(new KvStore(view)));
+    try {
+      return await journaled(this.kv, (view) => fn(new KvStore(view)));
+    } finally {
+      // The view wrote around this store's caches.
+      this.files.forget();
+      this.urls.forget();
+      this.userList.forget();
+    }
   }
 
-  async createUser(user: UserRecord): Promise<void> {
+  createUser(user: UserRecord): Promise<void> {
+    return this.userList.written(() => this.storeUser(user));
+  }
+
+  private async storeUser(user: UserRecord): Promise<void> {
     await this.insertUser(user, false);
   }
 
-  async createFirstUser(user: UserRecord): Promise<boolean> {
+  createFirstUser(user: UserRecord): Promise<boolean> {
+    return this.userList.written(() => this.storeFirstUser(user));
+  }
+
+  private async storeFirstUser(user: UserRecord): Promise<boolean> {
     return await this.insertUser(user, true);
   }
 
@@ -160,6 +178,10 @@ export class KvStore implements Store {
     return id === null ? null : await this.getUser(id);
   }
 
+  listUsersCached(): Promise<UserRecord[]> {
+    return this.userList.get(() => this.listUsers());
+  }
+
   async listUsers(): Promise<UserRecord[]> {
     const users: UserRecord[] = [];
     for await (const entry of this.kv.list<StoredUser>({ prefix: ["user"] })) {
@@ -168,7 +190,11 @@ export class KvStore implements Store {
     return users.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
-  async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+  updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+    return this.userList.written(() => this.patchUser(id, patch, now));
+  }
+
+  private async patchUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
     return await commitChecked<UserRecord | null>(async () => {
       const current = await this.kv.get<StoredUser>(K.user(id));
       if (current.value === null) return { result: null };
@@ -195,7 +221,11 @@ export class KvStore implements Store {
     });
   }
 
-  async deleteUser(id: string): Promise<UserRecord | null> {
+  deleteUser(id: string): Promise<UserRecord | null> {
+    return this.userList.written(() => this.removeUser(id));
+  }
+
+  private async removeUser(id: string): Promise<UserRecord | null> {
     const user = await commitChecked<UserRecord | null>(async () => {
       const current = await this.kv.get<StoredUser>(K.user(id));
       if (current.value === null) return { result: null };

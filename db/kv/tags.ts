@@ -123,16 +123,16 @@ export class KvTags implements TagStore {
   }
 
   async tagsOfFiles(fileIds: string[]) {
-    const result = new Map<string, TagRecord[]>();
-    for (const fileId of new Set(fileIds)) {
+    // One listing per file, all at once: a page of files is one round of reads.
+    const tagged = await Promise.all([...new Set(fileIds)].map(async (fileId) => {
       const tags: TagRecord[] = [];
       for await (const e of this.kv.list({ prefix: K.fileTags(fileId) })) {
         const tag = await this.get(e.key.at(-1) as string);
         if (tag) tags.push(tag);
       }
-      if (tags.length > 0) result.set(fileId, tags.sort(oldestFirst));
-    }
-    return result;
+      return [fileId, tags.sort(oldestFirst)] as const;
+    }));
+    return new Map(tagged.filter(([, tags]) => tags.length > 0));
   }
 
   async filesOfTags(tagIds: string[]) {

@@ -17,6 +17,8 @@ import { PostgresMfa } from "./mfa.ts";
 import { PostgresInvites } from "./invites.ts";
 import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
+import { CachedFiles } from "../cached_files.ts";
+import { UserListCache } from "../user_list_cache.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
@@ -133,7 +135,8 @@ function nested(tx: TransactionSql): Sql {
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly rateLimits: OwnedRateLimits;
-  readonly files: PostgresFiles;
+  readonly files: CachedFiles;
+  private readonly userList = new UserListCache();
   readonly urls: CachedUrls;
   readonly invites: PostgresInvites;
   readonly mfa: PostgresMfa;
@@ -149,7 +152,7 @@ export class PostgresStore implements Store {
   constructor(readonly sql: Sql) {
     this.leases = new PostgresLeases(sql);
     this.rateLimits = new OwnedRateLimits(new PostgresRateLimits(sql), this.leases);
-    this.files = new PostgresFiles(sql);
+    this.files = new CachedFiles(new PostgresFiles(sql));
     this.urls = new CachedUrls(new PostgresUrls(sql));
     this.invites = new PostgresInvites(sql);
     this.mfa = new PostgresMfa(sql);
@@ -181,7 +184,14 @@ export class PostgresStore implements Store {
    * folded into it; any error rolls everything back.
    */
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
+    try {
+      return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
+    } finally {
+      // The view wrote around this store's caches.
+      this.files.forget();
+      this.urls.forget();
+      this.userList.forget();
+    }
   }
 
   private insertUser(sql: TransactionSql, u: UserRecord) {
@@ -202,7 +212,11 @@ export class PostgresStore implements Store {
     }`;
   }
 
-  async createUser(user: UserRecord): Promise<void> {
+  createUser(user: UserRecord): Promise<void> {
+    return this.userList.written(() => this.storeUser(user));
+  }
+
+  private async storeUser(user: UserRecord): Promise<void> {
     try {
       await this.sql.begin(async (tx) => {
         await this.insertUser(tx, user);
@@ -214,7 +228,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createFirstUser(user: UserRecord): Promise<boolean> {
+  createFirstUser(user: UserRecord): Promise<boolean> {
+    return this.userList.written(() => this.storeFirstUser(user));
+  }
+
+  private async storeFirstUser(user: UserRecord): Promise<boolean> {
     try {
       return await this.sql.begin(async (tx) => {
         const won = await tx`INSERT INTO meta (key, value) VALUES ('users_exist', 'true')
@@ -243,12 +261,20 @@ export class PostgresStore implements Store {
     return row ? toUser(row) : null;
   }
 
+  listUsersCached(): Promise<UserRecord[]> {
+    return this.userList.get(() => this.listUsers());
+  }
+
   async listUsers(): Promise<UserRecord[]> {
     const rows = await this.sql<UserRow[]>`SELECT * FROM users ORDER BY created_at, id`;
     return rows.map(toUser);
   }
 
-  async updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+  updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
+    return this.userList.written(() => this.patchUser(id, patch, now));
+  }
+
+  private async patchUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
     const values: Record<string, unknown> = { updated_at: now };
     for (const [key, value] of Object.entries(patch)) {
       if (value === undefined) continue;
@@ -266,7 +292,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async deleteUser(id: string): Promise<UserRecord | null> {
+  deleteUser(id: string): Promise<UserRecord | null> {
+    return this.userList.written(() => this.removeUser(id));
+  }
+
+  private async removeUser(id: string): Promise<UserRecord | null> {
     const [row] = await this.sql<UserRow[]>`DELETE FROM users WHERE id = ${id} RETURNING *`;
     return row ? toUser(row) : null;
   }

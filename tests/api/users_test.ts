@@ -48,6 +48,31 @@ apiTest("create: summary shape, default role, and a duplicate is a 400", async (
   assert.equal(login.status, 200);
 });
 
+apiTest("the user list shows every change made through this instance at once", async (app) => {
+  const root = await actor(app, "SUPERADMIN");
+  const names = async () => {
+    const res = await app.json("GET", "/api/users", undefined, root.headers);
+    assert.equal(res.status, 200);
+    return res.body.map((u: { username: string }) => u.username);
+  };
+  const before = await names();
+  const created = await app.json("POST", "/api/users", { username: "zed", password: "pw" }, {
+    ...root.headers,
+  });
+  assert.deepEqual(await names(), [...before, "zed"]);
+  const renamed = await app.json("PATCH", `/api/users/${created.body.id}`, { username: "zoe" }, {
+    ...root.headers,
+  });
+  assert.equal(renamed.status, 200);
+  assert.deepEqual(await names(), [...before, "zoe"]);
+  const quota = { filesType: "BY_FILES", maxFiles: 5 };
+  await app.json("PATCH", `/api/users/${created.body.id}`, { quota }, root.headers);
+  const listed = await app.json("GET", "/api/users", undefined, root.headers);
+  assert.equal(listed.body.at(-1).quota.maxFiles, 5);
+  await app.json("DELETE", `/api/users/${created.body.id}`, {}, root.headers);
+  assert.deepEqual(await names(), before);
+});
+
 apiTest("concurrent creation of one username creates one user", async (app) => {
   const root = await actor(app, "SUPERADMIN");
   const replies = await Promise.all(

@@ -85,6 +85,15 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           },
         );
 
+        await t.step("read answers the whole object, null when missing", async () => {
+          const data = pattern(3000, 11);
+          await ds.put("read.bin", streamOf(data));
+          assert.deepEqual(await ds.read("read.bin"), data);
+          assert.deepEqual(await ds.read("empty.bin"), new Uint8Array(0));
+          assert.equal(await ds.read("never-stored.bin"), null);
+          assert.equal(await ds.read("no/such/dir/file.bin"), null);
+        });
+
         await t.step("size is the stored byte count, null when missing", async () => {
           await ds.put("sized.bin", streamOf(pattern(12345, 4)));
           assert.equal(await ds.size("sized.bin"), 12345);
@@ -212,6 +221,7 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
               ["get", () => ds.get(name)],
               ["get range", () => ds.get(name, { start: 0, end: 1 })],
               ["size", () => ds.size(name)],
+              ["read", () => ds.read(name)],
               ["delete", () => ds.delete(name)],
               ["rename from", () => ds.rename(name, "hello.txt")],
               ["rename to", () => ds.rename("hello.txt", name)],

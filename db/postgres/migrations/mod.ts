@@ -21,6 +21,7 @@ import { sql as rateLimitCounting } from "./015_rate_limit_counting.ts";
 import { sql as chunkReservations } from "./016_chunk_reservations.ts";
 import { sql as sessionLastSeen } from "./017_session_last_seen.ts";
 import { sql as webhookHistory } from "./018_webhook_history.ts";
+import { sql as fileListing } from "./019_file_listing.ts";
 import { sql as leaseClaims } from "./020_lease_claims.ts";
 
 /** One versioned migration. */
@@ -50,5 +51,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 16, name: "chunk_reservations", sql: chunkReservations },
   { version: 17, name: "session_last_seen", sql: sessionLastSeen },
   { version: 18, name: "webhook_history", sql: webhookHistory },
+  { version: 19, name: "file_listing", sql: fileListing },
   { version: 20, name: "lease_claims", sql: leaseClaims },
 ];

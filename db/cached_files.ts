@@ -1,0 +1,188 @@
+/**
+ * The file store as both backends expose it: theirs, with the public
+ * serving path's name lookup ({@link CachedFiles.resolve}) answered from a
+ * one-second cache ({@link FreshCache}), and, where the backend lists a
+ * user's files by reading them all (Deno KV), each user's list read at most
+ * once a second. Every write through it clears both caches, before and after
+ * the write, so this process never serves a file it deleted, renamed or
+ * protected, nor lists one as it was; another process's change shows within
+ * a second. Views are the exception: counting one leaves the caches, so a
+ * cached record's `views` may be a second behind (serving reads them only for
+ * files with `maxViews`, which it reads fresh and counts atomically).
+ */
+import { FRESH_MS, FreshCache } from "./fresh_cache.ts";
+import {
+  type FileLimits,
+  type FilePage,
+  type FilePatch,
+  type FileQuery,
+  type FileRecord,
+  type FileStore,
+  isFiltered,
+  queryFiles,
+  type ViewResult,
+} from "./files.ts";
+
+/** Users whose lists are kept at most; the oldest go first. */
+const LISTED_USERS = 16;
+
+/** One user's complete files as read, and the orders they were sorted in. */
+interface UserList {
+  until: number;
+  files: Promise<FileRecord[]>;
+  sorted: Map<string, FileRecord[]>;
+}
+
+/** {@link FileStore} over another, adding {@link CachedFiles.resolve}. */
+export class CachedFiles implements FileStore {
+  readonly #names = new FreshCache<FileRecord | null>();
+  readonly #lists = new Map<string, UserList>();
+  readonly #totals = new FreshCache<number>();
+
+  /** With `listsByUser`, {@link CachedFiles.list} pages through each user's cached list. */
+  constructor(private readonly files: FileStore, private readonly listsByUser = false) {}
+
+  /**
+   * The file with exactly this name, as {@link FileStore.getByName} answered
+   * it at most a second ago (or since the last write through this store);
+   * its `views` may lag behind.
+   */
+  resolve(name: string): Promise<FileRecord | null> {
+    return this.#names.get(name, () => this.files.getByName(name));
+  }
+
+  /** Forgets everything cached: after writes that bypassed this store (a transaction's). */
+  forget(): void {
+    this.#names.clear();
+    this.#lists.clear();
+    this.#totals.clear();
+  }
+
+  /** Runs a write; what was cached before it (or during it) is not used after it. */
+  async #written<T>(write: () => Promise<T>): Promise<T> {
+    this.forget();
+    try {
+      return await write();
+    } finally {
+      this.forget();
+    }
+  }
+
+  /**
+   * One page of a user's complete files: from the backend, with the count of
+   * all of them (when nothing narrows them) reused for up to a second; or, with
+   * `listsByUser`, from the user's list read at most a second ago, sorted once
+   * per order. Either way a dashboard paging or polling costs no pass over
+   * every file each time.
+   */
+  async list(query: FileQuery): Promise<FilePage> {
+    if (!this.listsByUser) {
+      if (isFiltered(query)) return await this.files.list(query);
+      const total = await this.#totals.get(
+        query.userId,
+        async () => (await this.files.list({ ...query, offset: 0, limit: 0 })).total,
+      );
+      return await this.files.list({ ...query, total });
+    }
+    const list = this.#userList(query.userId);
+    const key = `${query.sortBy} ${query.order}`;
+    let sorted = list.sorted.get(key);
+    if (!sorted) {
+      const { userId, sortBy, order } = query;
+      const all = { userId, sortBy, order, offset: 0, limit: Infinity };
+      sorted = queryFiles(await list.files, all).files;
+      list.sorted.set(key, sorted);
+    }
+    if (isFiltered(query)) return queryFiles(sorted, query);
+    const end = query.offset + query.limit;
+    return { files: sorted.slice(query.offset, end), total: sorted.length };
+  }
+
+  /** The user's cached list, or a new read of it. */
+  #userList(userId: string): UserList {
+    const now = performance.now();
+    const hit = this.#lists.get(userId);
+    if (hit && hit.until > now) return hit;
+    this.#lists.delete(userId);
+    const files = this.files.listByUser(userId);
+    const list: UserList = { until: now + FRESH_MS, files, sorted: new Map() };
+    this.#lists.set(userId, list);
+    if (this.#lists.size > LISTED_USERS) this.#lists.delete(this.#lists.keys().next().value!);
+    files.catch(() => {
+      if (this.#lists.get(userId) === list) this.#lists.delete(userId);
+    });
+    return list;
+  }
+
+  create(file: FileRecord, limits: FileLimits) {
+    return this.#written(() => this.files.create(file, limits));
+  }
+
+  complete(id: string, size: number, limits: FileLimits, now: Date) {
+    return this.#written(() => this.files.complete(id, size, limits, now));
+  }
+
+  createMany(files: FileRecord[]) {
+    return this.#written(() => this.files.createMany(files));
+  }
+
+  resize(id: string, size: number, now: Date) {
+    return this.#written(() => this.files.resize(id, size, now));
+  }
+
+  update(id: string, patch: FilePatch, now: Date) {
+    return this.#written(() => this.files.update(id, patch, now));
+  }
+
+  delete(id: string) {
+    return this.#written(() => this.files.delete(id));
+  }
+
+  disown(userId: string) {
+    return this.#written(() => this.files.disown(userId));
+  }
+
+  addView(id: string): Promise<ViewResult> {
+    return this.files.addView(id);
+  }
+
+  grantAccess(fileId: string, key: string, expiresAt: Date) {
+    return this.files.grantAccess(fileId, key, expiresAt);
+  }
+
+  takenNames(names: string[]) {
+    return this.files.takenNames(names);
+  }
+
+  get(id: string) {
+    return this.files.get(id);
+  }
+
+  getByName(name: string) {
+    return this.files.getByName(name);
+  }
+
+  namedWithPrefix(prefix: string, limit: number) {
+    return this.files.namedWithPrefix(prefix, limit);
+  }
+
+  listByUser(userId: string) {
+    return this.files.listByUser(userId);
+  }
+
+  usage(userId: string) {
+    return this.files.usage(userId);
+  }
+
+  stats(userId: string) {
+    return this.files.stats(userId);
+  }
+
+  hasAccess(fileId: string, key: string, now: Date) {
+    return this.files.hasAccess(fileId, key, now);
+  }
+
+  iterate() {
+    return this.files.iterate();
+  }
+}
