@@ -56,6 +56,7 @@ apiTest("the user list shows every change made through this instance at once", a
     return res.body.map((u: { username: string }) => u.username);
   };
   const before = await names();
+  app.clock.advance(1); // created after the others, so listed last
   const created = await app.json("POST", "/api/users", { username: "zed", password: "pw" }, {
     ...root.headers,
   });
