@@ -8,10 +8,14 @@
 export interface PostgresCluster {
   /** Superuser connection URL, e.g. `postgres://postgres@127.0.0.1:54321/postgres`. */
   url: string;
-  /** The postmaster's process id (its backends are its children). */
+  /** The postmaster's process id at the first start (its backends are its children). */
   pid: number;
   /** Stops the server at once and deletes its data directory. */
   stop(): Promise<void>;
+  /** Stops the server at once (as a crash would), keeping its data: `resume` starts it again. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data; resolves once it accepts connections. */
+  resume(): Promise<void>;
 }
 
 /** The OS user that owns the cluster when we run as root (initdb refuses root). */
@@ -56,13 +60,17 @@ export async function startPostgres(): Promise<PostgresCluster> {
       "-c max_connections=200",
     ].join(" ");
     const log = `${dir}/log`;
-    try {
-      const start = ["-D", data, "-o", serverOptions, "-w", "-l", log, "start"];
-      await run(owner, dir, `${bin}/pg_ctl`, start);
-    } catch (error) {
-      const tail = await Deno.readTextFile(log).catch(() => "");
-      throw new Error(`${(error as Error).message}\nserver log:\n${tail.slice(-4000)}`);
-    }
+    const start = async () => {
+      try {
+        const start = ["-D", data, "-o", serverOptions, "-w", "-l", log, "start"];
+        await run(owner, dir, `${bin}/pg_ctl`, start);
+      } catch (error) {
+        const tail = await Deno.readTextFile(log).catch(() => "");
+        throw new Error(`${(error as Error).message}\nserver log:\n${tail.slice(-4000)}`);
+      }
+    };
+    const halt = () => run(owner, dir, `${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "stop"]);
+    await start();
     started = true;
     let stopped: Promise<void> | null = null;
     const pid = Number((await Deno.readTextFile(`${data}/postmaster.pid`)).split("\n")[0]);
@@ -70,11 +78,13 @@ export async function startPostgres(): Promise<PostgresCluster> {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       pid,
       stop() {
-        stopped ??= run(owner, dir, `${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "stop"])
+        stopped ??= halt()
           .catch(() => {}) // already gone: only the directory is left to remove
           .then(() => Deno.remove(dir, { recursive: true }));
         return stopped;
       },
+      halt,
+      resume: start,
     };
   } finally {
     if (!started) await Deno.remove(dir, { recursive: true }).catch(() => {});
