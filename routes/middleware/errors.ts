@@ -8,6 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { ApiError, type Issue } from "../../core/errors.ts";
+import { StorageFullError } from "../../storage/datasource.ts";
 import type { AppEnv } from "../env.ts";
 
 /** Where a validation issue was found, in Fastify's words (as Zipline answers). */
@@ -36,7 +37,10 @@ export function validationError(target: string, error: ZodError): ApiError {
   return new ApiError(400, `${where} ${issues[0].message}`, issues);
 }
 
-/** `app.onError`: the error body for anything thrown. */
+/** The `Retry-After` of a 503 while the store cannot be reached. */
+const STORE_RETRY_SECONDS = 5;
+
+/** `app.onError`: the error body for anything thrown; 503 when the store cannot be reached. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
     const body = err.issues
@@ -48,7 +52,29 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     const status = err.status as ContentfulStatusCode;
     return c.json({ error: err.message || statusText(status), statusCode: status }, status);
   }
-  c.var.services?.logger.error("unhandled error", {
+  if (err instanceof StorageFullError) {
+    c.var.services?.logger.error("datasource full", { method: c.req.method, path: c.req.path });
+    return c.json(
+      { error: "Insufficient Storage: the server has no room left", statusCode: 507 },
+      507,
+    );
+  }
+  const services = c.var.services;
+  if (services?.store.unavailable(err) || services?.store.unavailable(err.cause)) {
+    // The store is down or restarting (or the bucket refuses connections: the S3 client's
+    // errors carry the same OS codes): the client may try again, and no stack helps anyone.
+    services.logger.warn("unreachable: answered 503", {
+      method: c.req.method,
+      path: c.req.path,
+      error: err.message,
+    });
+    return c.json(
+      { error: "Service Unavailable", statusCode: 503 },
+      503,
+      { "retry-after": String(STORE_RETRY_SECONDS) },
+    );
+  }
+  services?.logger.error("unhandled error", {
     method: c.req.method,
     path: c.req.path,
     error: err,
