@@ -387,25 +387,20 @@ export class PostgresStore implements Store {
   private static readonly SETTINGS_CHANNEL = "ferry_settings";
 }
 
-/** postgres.js's codes for a connection it could not open or lost, and the OS's. */
+/** postgres.js's codes for a connection it could not open or lost. */
 const LOST_CONNECTION = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
   "CONNECT_TIMEOUT",
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENOTFOUND",
 ]);
 
 /**
  * `true` for an error that says the server is out of reach rather than the
- * query wrong: a connection refused or lost, SQLSTATE class 08 (connection
- * exception), 57P01–57P03 (shut down, crashed, starting up) and 53300 (too
- * many connections).
+ * query wrong: postgres.js's lost or unopened connection, SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shut down, crashed, starting up) and
+ * 53300 (too many connections). (A refused or reset socket carries the OS's
+ * code, which the error handler treats alike for every service.)
  */
 export function connectionLost(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

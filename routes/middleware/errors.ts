@@ -37,10 +37,27 @@ export function validationError(target: string, error: ZodError): ApiError {
   return new ApiError(400, `${where} ${issues[0].message}`, issues);
 }
 
-/** The `Retry-After` of a 503 while the store cannot be reached. */
-const STORE_RETRY_SECONDS = 5;
+/** The `Retry-After` of a 503 while the database or the bucket cannot be reached. */
+const RETRY_SECONDS = 5;
 
-/** `app.onError`: the error body for anything thrown; 503 when the store cannot be reached. */
+/** The OS's codes for a service out of reach: refused, reset, timed out, unknown host. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/** `true` when `err` (or its cause) is a connection to a service that failed at the socket. */
+function unreachable(err: Error): boolean {
+  return [err, err.cause].some((e) => UNREACHABLE.has((e as { code?: string } | null)?.code ?? ""));
+}
+
+/** `app.onError`: the error body for anything thrown; 503 when a service cannot be reached. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
     const body = err.issues
@@ -60,10 +77,12 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     );
   }
   const services = c.var.services;
-  if (services?.store.unavailable(err) || services?.store.unavailable(err.cause)) {
-    // The store is down or restarting (or the bucket refuses connections: the S3 client's
-    // errors carry the same OS codes): the client may try again, and no stack helps anyone.
-    services.logger.warn("unreachable: answered 503", {
+  if (
+    unreachable(err) || services?.store.unavailable(err) || services?.store.unavailable(err.cause)
+  ) {
+    // The database or the bucket is down or restarting: the client may try again, and no
+    // stack helps anyone.
+    services?.logger.warn("unreachable: answered 503", {
       method: c.req.method,
       path: c.req.path,
       error: err.message,
@@ -71,7 +90,7 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     return c.json(
       { error: "Service Unavailable", statusCode: 503 },
       503,
-      { "retry-after": String(STORE_RETRY_SECONDS) },
+      { "retry-after": String(RETRY_SECONDS) },
     );
   }
   services?.logger.error("unhandled error", {

@@ -24,12 +24,22 @@ interface Owner {
   gid: number;
 }
 
+/** How to start a cluster. */
+export interface PostgresOptions {
+  /**
+   * Keep PostgreSQL's durability (fsync, synchronous commit): for tests that
+   * crash the server ({@link PostgresCluster.halt}) and count on what was
+   * committed before. Off by default, for speed.
+   */
+  durable?: boolean;
+}
+
 /**
  * Initialises a new cluster in a temp dir and starts it on a free port on
  * 127.0.0.1. Throws with the server log when it does not come up, and with an
  * install hint when no PostgreSQL server is installed.
  */
-export async function startPostgres(): Promise<PostgresCluster> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresCluster> {
   const bin = await findBinDir();
   const owner = Deno.uid() === 0 ? await postgresUser() : null;
   const dir = await Deno.makeTempDir({ prefix: "ferry-pg-" });
@@ -54,9 +64,9 @@ export async function startPostgres(): Promise<PostgresCluster> {
       `-p ${port}`,
       `-k ${dir}`,
       "-c listen_addresses=127.0.0.1",
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
+      ...(options.durable
+        ? []
+        : ["-c fsync=off -c synchronous_commit=off -c full_page_writes=off"]),
       "-c max_connections=200",
     ].join(" ");
     const log = `${dir}/log`;

@@ -78,7 +78,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const began = Date.now();
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   try {
-    const [pg, s3] = await Promise.all([startPostgres(), startS3rver()]);
+    const [pg, s3] = await Promise.all([startPostgres({ durable: true }), startS3rver()]);
     cleanups.push(() => pg.stop(), () => s3.stop());
     const s3Port = Number(new URL(s3.endpoint).port);
     const gate = openGate({ hostname: "127.0.0.1", port: s3Port });
