@@ -29,6 +29,7 @@ import { PostgresLeases } from "./leases.ts";
 import { PostgresFolders } from "./folders.ts";
 import { PostgresTags } from "./tags.ts";
 import { currentVersion, migrate } from "./migrate.ts";
+import { selfHealingClient } from "./client.ts";
 
 /**
  * Seconds before the next attempt to open a connection after `attempt`
@@ -42,12 +43,14 @@ export function reconnectDelay(attempt: number): number {
 
 /** Connects to `url`, applies pending migrations, and returns the store. */
 export async function openPostgresStore(url: string, options: { max?: number } = {}) {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    connection: { application_name: "ferry" },
-    backoff: reconnectDelay,
-  });
+  const sql = selfHealingClient(() =>
+    postgres(url, {
+      max: options.max ?? 10,
+      onnotice: () => {},
+      connection: { application_name: "ferry" },
+      backoff: reconnectDelay,
+    })
+  );
   try {
     await migrate(sql);
   } catch (error) {
