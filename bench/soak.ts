@@ -65,9 +65,12 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     `| … objects without a record (orphans) | ${checked.orphans} |`,
     `| bytes read back and hashed | ${(checked.bytesHashed / 1048576).toFixed(1)} MiB |`,
     "",
-    `Settings change seen by all three instances after: ${
-      result.settingsLagMs.map((ms) => `${ms} ms`).join(", ")
-    } (limit 2000 ms).`,
+    "Settings changes (`websiteTitle` through one instance, read back from each every 50 ms):",
+    "the last instance took each change after / before (ms; after: the last request that did",
+    "not see it was sent; before: the first that did was answered; on this loaded machine",
+    "requests wait for the CPU in between):",
+    `${result.settingsLagMs.map(([after, before]) => `${after} / ${before}`).join(", ")}`,
+    "(a change is late for certain when the first figure passes 2000 ms).",
     "",
     "Rate-limit probes (one user, 50 requests at once through the balancer, at the start of a",
     "window; max 40):",
@@ -75,6 +78,21 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     ...result.rateProbes.map((p) =>
       `- ${p.ok} allowed, ${p.limited} refused (429), ${p.failed} failed otherwise`
     ),
+    "",
+    "## What a request costs PostgreSQL",
+    "",
+    "Measured before the load: each kind sent 20 times in a row through the balancer; the",
+    "database's committed + rolled-back transactions (`pg_stat_database`) counted around them,",
+    "less the instances' background rate measured over 3 s idle. postgres.js runs each statement",
+    "outside a transaction as a transaction of its own, so this is statements per request (a",
+    "multi-statement transaction counts once).",
+    "",
+    "| request | transactions per request |",
+    "| --- | ---: |",
+    ...result.queryCosts.map((q) => `| ${q.kind} | ${q.perRequest.toFixed(1)} |`),
+    "",
+    `Connections from the instances to PostgreSQL, most at once (sampled each second): ${result.peakConnections}`,
+    "(each instance's pool holds up to 10, plus one for LISTEN).",
     "",
     "## Faults injected",
     "",
@@ -159,13 +177,18 @@ async function loadAverage(): Promise<string> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Deno.args, options: { seconds: { type: "string" } } });
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { seconds: { type: "string" }, chunked: { type: "string" } },
+  });
   const seconds = Number(values.seconds ?? 300);
+  const [min, max] = (values.chunked ?? "20,200").split(",").map(Number);
   const load = await loadAverage();
   const result = await runSoak({
     durationMs: seconds * 1000,
-    chunkedMib: [20, 200],
+    chunkedMib: [min, max],
     workers: 6,
+    measureQueries: true,
     log: console.log,
   });
   const report = await soakReport(result, load);

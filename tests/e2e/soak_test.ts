@@ -16,13 +16,14 @@ Deno.test({
   async fn() {
     const result = await runSoak({ durationMs: 30_000, chunkedMib: [8, 24], workers: 4 });
     const { recorder, checked } = result;
+    if (recorder.problems.length) console.error(recorder.notes.join("\n"));
     assert.deepEqual(recorder.problems, [], recorder.problems.join("\n"));
     assert.ok(checked.accepted > 0, "some uploads were accepted");
     assert.equal(checked.acceptedFound, checked.accepted);
-    assert.deepEqual(
-      result.faults.map((f) => f.name).slice(0, 4),
-      ["instance 1 killed", "postgres down", "v4 import", "s3 unreachable"],
-    );
+    const faults = result.faults.map((f) => f.name);
+    for (const fault of ["instance 1 killed", "postgres down", "v4 import", "s3 unreachable"]) {
+      assert.ok(faults.includes(fault), `${fault} was injected`);
+    }
     assert.ok(result.rateProbes.length >= 3);
   },
 });

@@ -259,6 +259,8 @@ export async function uploadChunked(
   };
   client.recorder.chunked.push(run);
   for (let start = 0; start < size; start += CHUNK_BYTES) {
+    // At the end of the soak an upload stops where it is: it must stay resumable.
+    if (stopped() && run.identifier) return;
     const end = Math.min(size, start + CHUNK_BYTES) - 1;
     const last = end === size - 1;
     const headers: Record<string, string> = {
@@ -281,7 +283,7 @@ export async function uploadChunked(
       const backend = reply.headers.get("x-soak-backend");
       if (backend) run.backends.add(backend);
       const retry = reply.status === 0 || reply.status >= 500 || reply.status === 429;
-      if (!retry || Date.now() > until || (stopped() && !run.identifier)) break;
+      if (!retry || Date.now() > until || stopped()) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     if (reply.status !== 200) {

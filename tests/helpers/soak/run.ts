@@ -32,6 +32,7 @@ import {
   uploadSmall,
 } from "./load.ts";
 import { openGate } from "./gate.ts";
+import { ferryConnections, measureQueries, type QueryCost } from "./queries.ts";
 
 /** How long and how hard. */
 export interface SoakOptions {
@@ -40,6 +41,8 @@ export interface SoakOptions {
   chunkedMib: [number, number];
   /** Concurrent clients of the small-request mix. */
   workers: number;
+  /** Measure what each kind of request costs PostgreSQL first (`queries.ts`; about 25 s). */
+  measureQueries?: boolean;
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -58,7 +61,12 @@ export interface SoakResult {
   faults: FaultRecord[];
   checked: Checked;
   disk: DiskResult | null;
-  settingsLagMs: number[];
+  /** Per settings change, when the last instance took it (ms after the change): after, before. */
+  settingsLagMs: [number, number][];
+  /** PostgreSQL transactions per request, by kind (`queries.ts`). */
+  queryCosts: QueryCost[];
+  /** The most connections the instances held at once (sampled each second). */
+  peakConnections: number;
   rateProbes: { ok: number; limited: number; failed: number; sent: number }[];
   peakRssMib: Record<string, number>;
   /** Each instance's WARN and ERROR lines, by message, with counts. */
@@ -92,9 +100,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     });
     cleanups.push(() => s3Client.destroy());
     await s3Client.send(new CreateBucketCommand({ Bucket: bucketName }));
-    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-    await admin`create database ferry_disk`;
-    await admin.end();
+    const monitor = postgres(pg.url, { max: 1, onnotice: () => {} });
+    cleanups.push(() => monitor.end({ timeout: 1 }));
+    await monitor`create database ferry_disk`;
 
     const dataDir = await Deno.makeTempDir({ prefix: "ferry-soak-" });
     cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
@@ -120,25 +128,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       })
     );
     cleanups.push(() => Promise.all(instances.map((i) => i.stop())));
-    // The first one migrates the database; the others start on it together.
-    await instances[0].start();
-    await Promise.all(instances.slice(1).map((i) => i.start()));
-    log(`three instances up after ${((Date.now() - began) / 1000).toFixed(1)} s`);
-
     const mount = await mountTmpfs(`${dataDir}/disk`, 24);
     cleanups.push(() => mount?.unmount());
-    let diskInstance: Instance | null = null;
-    if (mount) {
-      diskInstance = new Instance("disk instance", {
+    const diskInstance = mount
+      ? new Instance("disk instance", {
         ...common,
         DATABASE_URL: pg.url.replace(/\/postgres$/, "/ferry_disk"),
         SERVICE_DATA_DIR: `${dataDir}/disk-instance`,
         SERVICE_DATASOURCE_TYPE: "local",
         SERVICE_DATASOURCE_LOCAL_DIRECTORY: mount.path,
-      });
-      cleanups.push(() => diskInstance?.stop());
-      await diskInstance.start();
-    }
+      })
+      : null;
+    cleanups.push(() => diskInstance?.stop());
+    // The first one migrates the database; the others start on it together.
+    await instances[0].start();
+    await Promise.all([...instances.slice(1), ...(diskInstance ? [diskInstance] : [])]
+      .map((i) => i.start()));
+    log(`instances up after ${((Date.now() - began) / 1000).toFixed(1)} s`);
 
     const balancer = startBalancer(instances.map((i) => i.origin));
     cleanups.push(() => balancer.close());
@@ -168,7 +174,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       return made.body.id as string;
     };
     const loadUsers = ["alice", "bob", "carol", "dave"];
-    for (const name of [...loadUsers, "tight", "probe", "chunker"]) await makeUser(name);
+    for (const name of [...loadUsers, "tight", "probe", "chunker", "meter"]) {
+      await makeUser(name);
+    }
     const tightId = (await store.getUserByUsername("tight"))!.id;
     const quota = await adminClient.send("quota", "PATCH", `/api/users/${tightId}`, {
       json: { quota: { filesType: "BY_BYTES", maxBytes: `${QUOTA_BYTES}b` } },
@@ -178,6 +186,53 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
     const clientOf = async (name: string, origin = balancer.origin) =>
       new Client(origin, recorder, { authorization: await tokenOf(name) });
+
+    // What each kind of request costs PostgreSQL, measured before the load.
+    const meter = await clientOf("meter");
+    const metered = await uploadSmall(meter, 1024);
+    const link = await meter.send("shorten", "POST", "/api/user/urls", {
+      json: { destination: "https://example.com/metered" },
+    });
+    const queryCosts = options.measureQueries && metered && link.status === 200
+      ? await measureQueries(monitor, [
+        { kind: "GET /api/user (token)", send: () => meter.send("metered", "GET", "/api/user") },
+        { kind: "POST /api/upload (1 KiB)", send: () => uploadSmall(meter, 1024) },
+        {
+          kind: "GET /raw/<name> (1 KiB)",
+          send: () => meter.send("metered", "GET", `/raw/${metered.name}`, { raw: true }),
+        },
+        {
+          kind: "GET /raw/<name> with Range",
+          send: () =>
+            meter.send("metered", "GET", `/raw/${metered.name}`, {
+              raw: true,
+              headers: { range: "bytes=10-99" },
+            }),
+        },
+        {
+          kind: "POST /api/user/urls",
+          send: () =>
+            meter.send("metered", "POST", "/api/user/urls", {
+              json: { destination: "https://example.com/m" },
+            }),
+        },
+        {
+          kind: "GET /go/<code> (302)",
+          send: () => meter.send("metered", "GET", `/go/${link.body.code}`, { raw: true }),
+        },
+        {
+          kind: "GET /api/user/files?page=1",
+          send: () => meter.send("metered", "GET", "/api/user/files?page=1"),
+        },
+      ], 20)
+      : [];
+    log(`${recorder.at()}: query costs measured`);
+    let peakConnections = 0;
+    const sampling = setInterval(() => {
+      ferryConnections(monitor).then((n) => peakConnections = Math.max(peakConnections, n))
+        .catch(() => {}); // postgres is down
+    }, 1000);
+    cleanups.push(() => clearInterval(sampling));
 
     let stopped = false;
     const isStopped = () => stopped;
@@ -221,6 +276,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         await uploadChunked(client, Math.floor(mib * 1024 * 1024), isStopped);
       }
     };
+    const loadStart = Date.now();
     const load: Promise<void>[] = [];
     for (let i = 0; i < options.workers; i++) {
       load.push(worker(await clientOf(loadUsers[i % loadUsers.length])));
@@ -231,7 +287,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     // The schedule.
     const faults: FaultRecord[] = [];
-    const settingsLagMs: number[] = [];
+    const settingsLagMs: [number, number][] = [];
     const rateProbes: SoakResult["rateProbes"] = [];
     const probe = await clientOf("probe");
     const adminToken = await tokenOf("admin");
@@ -239,7 +295,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       new Client(i.origin, recorder, { authorization: adminToken })
     );
     const until = (fraction: number) =>
-      sleep(Math.max(0, began + options.durationMs * fraction - Date.now()));
+      sleep(Math.max(0, loadStart + options.durationMs * fraction - Date.now()));
     const fault = (name: string) => {
       const record: FaultRecord = { name, at: recorder.at(), observed: [] };
       faults.push(record);
@@ -257,18 +313,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         recorder.problem(`settings change answered ${changed.status}`);
         return;
       }
+      // When an instance took the change is known between two times: after the last request
+      // that did not see it was sent, and before the first that saw it was answered. On a
+      // loaded machine the two lie far apart (requests wait for the CPU): a change is late
+      // for certain when the first bound passes 2 s.
       const start = Date.now();
       const lags = await Promise.all(direct.map(async (client) => {
+        let missed = 0;
         while (Date.now() - start < 10_000) {
+          const sent = Date.now() - start;
           const seen = await client.send("settings read", "GET", "/api/server/settings");
-          if (seen.body?.settings?.websiteTitle === title) return Date.now() - start;
+          if (seen.body?.settings?.websiteTitle === title) return [missed, Date.now() - start];
+          missed = sent;
           await sleep(50);
         }
-        return Infinity;
+        return [missed, Infinity];
       }));
-      const lag = Math.max(...lags);
-      settingsLagMs.push(lag);
-      if (lag > 2000) recorder.problem(`a settings change took ${lag} ms to reach every instance`);
+      const after = Math.max(...lags.map(([missed]) => missed));
+      const before = Math.max(...lags.map(([, answered]) => answered));
+      settingsLagMs.push([after, before]);
+      if (after > 2000) {
+        recorder.problem(`settings change ${n} had not reached an instance ${after} ms later`);
+      }
     };
 
     const rateProbe = async () => {
@@ -289,8 +355,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     const schedule = async () => {
       await until(0.05);
-      await settingsCheck(0);
-      await rateProbe();
+      const disk = diskPhase();
+      await Promise.all([settingsCheck(0), rateProbe()]);
 
       await until(0.12);
       const kill = fault("instance 1 killed");
@@ -302,6 +368,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await rateProbe();
 
       await until(0.3);
+      await disk; // it needs the database too
       const pgDown = fault("postgres down");
       await pg.halt();
       const downAt = Date.now();
@@ -387,22 +454,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       recorder.phase = "steady";
 
       await until(0.7);
-      if (diskInstance) {
-        const disk = fault("disk full");
-        const client = new Client(diskInstance.origin, recorder);
-        diskResult = await fillDisk(
-          client,
-          recorder,
-          mount!.path,
-          pg.url.replace(/\/postgres$/, "/ferry_disk"),
-        );
-        disk.observed.push(...diskResult.observed);
-        recorder.phase = "steady";
-      }
-
-      await until(0.85);
       await settingsCheck(2);
-      await rateProbe();
+    };
+    // The full disk is another instance's: it runs beside the first faults above (its
+    // requests are told apart by their kind, not by the phase).
+    const diskPhase = async () => {
+      if (!diskInstance) return;
+      const disk: FaultRecord = { name: "disk full", at: recorder.at(), observed: [] };
+      const client = new Client(diskInstance.origin, recorder);
+      diskResult = await fillDisk(
+        client,
+        recorder,
+        mount!.path,
+        pg.url.replace(/\/postgres$/, "/ferry_disk"),
+      );
+      disk.observed.push(...diskResult.observed);
+      faults.push(disk);
     };
     let diskResult: DiskResult | null = null;
     await schedule();
@@ -445,6 +512,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       checked,
       disk: diskResult,
       settingsLagMs,
+      queryCosts,
+      peakConnections,
       rateProbes,
       peakRssMib,
       logged,
