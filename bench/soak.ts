@@ -5,6 +5,8 @@
  * made unreachable and a local disk filled; then every accepted upload is
  * checked in the store and the bucket (`tests/helpers/soak/`). Writes
  * `bench/results/soak.md`; exits 1 when anything was lost or a promise broken.
+ * `--chunked MIN,MAX` sets the chunked uploads' sizes in MiB (default 20,200);
+ * `SOAK_LOG_DIR=<dir>` keeps each instance's stderr (its warnings and errors) there.
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
