@@ -113,6 +113,12 @@ export interface Store {
   readonly kind: "kv" | "postgres";
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * `true` when `error` says the store cannot be reached for now (down,
+   * restarting, refusing or dropping connections): the request may succeed
+   * later, so it answers 503 rather than 500.
+   */
+  unavailable(error: unknown): boolean;
   /** The schema version the store is at. */
   schemaVersion(): Promise<number>;
   /** Releases connections and handles. */

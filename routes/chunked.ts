@@ -78,6 +78,9 @@ const partial = defineRoute({
         "`Chunk is too large. Maximum chunk size is <bytes> bytes`",
     ),
     415: errorDoc("`the request is not multipart`"),
+    507: errorDoc(
+      "`Insufficient Storage: the server has no room left`: the disk is full; nothing was kept",
+    ),
   },
 });
 

@@ -83,6 +83,10 @@ function errorResponses(r: RouteDeclaration) {
       ? { 403: errorDoc("`forbidden`: the caller's role is too low.") }
       : {}),
     500: errorDoc("`Internal Server Error`: logged on the server, never detailed here."),
+    503: errorDoc(
+      "`Service Unavailable`: the database (or the bucket) cannot be reached for now; try " +
+        "again after `Retry-After` seconds.",
+    ),
   };
 }
 

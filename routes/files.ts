@@ -163,6 +163,9 @@ const upload_ = defineRoute({
         "`Uploading these files would exceed your quota`",
     ),
     415: errorDoc("`the request is not multipart`"),
+    507: errorDoc(
+      "`Insufficient Storage: the server has no room left`: the disk is full; nothing was kept",
+    ),
   },
 });
 

@@ -146,6 +146,17 @@ export class SizeLimitError extends Error {
   }
 }
 
+/**
+ * Thrown when the storage has no room left (a full disk, an exhausted disk
+ * quota); whatever the write had stored is removed first.
+ */
+export class StorageFullError extends Error {
+  constructor(cause: unknown) {
+    super("no space left in the datasource", { cause });
+    this.name = "StorageFullError";
+  }
+}
+
 /** Thrown when an object that must exist does not. */
 export class NotFoundError extends Error {
   constructor(name: string) {

@@ -16,6 +16,7 @@ import {
   safeName,
   SizeLimitError,
   STORAGE_FOLDERS,
+  StorageFullError,
   type StorageUsage,
   type StoredPart,
   UnsafeNameError,
@@ -85,7 +86,7 @@ export class LocalDatasource implements Datasource {
     } catch (error) {
       // Best effort: the staging file may not exist, and the put's own error matters more.
       await Deno.remove(temporary).catch(() => {});
-      throw error;
+      throw diskFull(error) ? new StorageFullError(error) : error;
     }
   }
 
@@ -343,4 +344,10 @@ function readSpan(file: Deno.FsFile, length: number): ReadableStream<Uint8Array>
 function rethrowUnlessMissing(error: unknown): void {
   if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return;
   throw error;
+}
+
+/** `true` for the errors of a full disk or an exhausted disk quota. */
+function diskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
 }

@@ -31,6 +31,7 @@ import {
   QuotaRefusal,
   quotaRefused,
   recordPending,
+  removedBytes,
   targetLimits,
   uploadAnswer,
   type UploadPart,
@@ -314,8 +315,10 @@ async function continued(
  * this request's options (name; counted with its declared size, which takes
  * the place of the upload's reservation), joins the parts, renames the object
  * into place and completes the record (bytes counted as measured). A refusal
- * before the join (a taken name, a disabled extension) releases the claim so
- * the last chunk can be sent again; a failure after it drops the upload.
+ * before the join (a taken name, a disabled extension) or of the join itself
+ * (the datasource unreachable or full) releases the claim so the last chunk
+ * can be sent again; a failure after it drops the upload, and its pending
+ * record with the bytes once they are known gone.
  */
 async function complete(
   s: Services,
@@ -333,10 +336,19 @@ async function complete(
     await s.store.chunks.release(upload.id);
     throw error instanceof QuotaRefusal && batch ? quotaRefused(batch.target, 1) : error;
   }
+  let size: number;
+  try {
+    const parts = await s.store.chunks.parts(upload.id);
+    size = await s.datasource.completeParts(upload.object, upload.handle, parts);
+  } catch (error) {
+    // The datasource could not join the parts now (unreachable, full): they are still
+    // there, so the upload stays resumable and sending the last chunk again retries.
+    await s.store.files.delete(file.id);
+    await s.store.chunks.release(upload.id);
+    throw error;
+  }
   try {
     await s.store.chunks.unreserve(upload.id);
-    const parts = await s.store.chunks.parts(upload.id);
-    let size = await s.datasource.completeParts(upload.object, upload.handle, parts);
     await s.store.chunks.delete(upload.id);
     if (batch.settings.filesRemoveGpsMetadata && file.type.startsWith("image/")) {
       size = await copyWithoutGps(batch, upload.object, file);
@@ -350,12 +362,11 @@ async function complete(
     if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
     return uploadAnswer(batch, [done], req.host);
   } catch (error) {
-    await s.store.files.delete(file.id);
-    await Promise.allSettled([
-      s.datasource.delete(file.name),
-      s.datasource.delete(upload.object),
-      abandonUpload(s, upload),
-    ]);
+    await abandonUpload(s, upload).catch(() => {});
+    // As for an upload: the pending record goes only with its bytes (`removedBytes`).
+    if (await removedBytes(s, upload.object) && await removedBytes(s, file.name)) {
+      await s.store.files.delete(file.id);
+    }
     throw error;
   }
 }

@@ -241,12 +241,27 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
       if (gps?.removed) b.removedGps.add(done.id);
       return done;
     } catch (error) {
-      await s.datasource.delete(file.name);
       throw error instanceof QuotaError ? new QuotaRefusal() : error;
     }
   } catch (error) {
-    await s.store.files.delete(file.id);
+    // The bytes may be stored even when the put failed (its answer lost on the way): the
+    // pending record goes only once they are known gone, else the cleanup task removes both.
+    if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
     throw error instanceof UnsafeNameError ? fail(400, "invalid file name") : error;
+  }
+}
+
+/**
+ * Deletes a failed upload's object; `false` (logged) when the datasource
+ * could not be asked, so its pending record must stay for the cleanup task.
+ */
+export async function removedBytes(s: Services, name: string): Promise<boolean> {
+  try {
+    await s.datasource.delete(name);
+    return true;
+  } catch (error) {
+    s.logger.warn("kept the pending record of a failed upload", { name, error: String(error) });
+    return false;
   }
 }
 

@@ -100,6 +100,11 @@ export class KvStore implements Store {
     await this.kv.get(K.schemaVersion);
   }
 
+  /** A Deno KV database is opened in-process: it has no connection to lose. */
+  unavailable(): boolean {
+    return false;
+  }
+
   async schemaVersion(): Promise<number> {
     return (await this.kv.get<number>(K.schemaVersion)).value ?? 0;
   }

@@ -32,14 +32,28 @@ import { PostgresFolders } from "./folders.ts";
 import { PostgresTags } from "./tags.ts";
 import { currentVersion, migrate } from "./migrate.ts";
 import { uniqueViolation } from "./unique.ts";
+import { selfHealingClient } from "./client.ts";
+
+/**
+ * Seconds before the next attempt to open a connection after `attempt`
+ * failures in a row: 0.05, 0.1, 0.2… and at most 1. postgres.js's own delay
+ * grows to 20 s, and queries wait for it: after a few seconds of outage a
+ * restarted server went unused for 8–16 s (bench/results/soak.md).
+ */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(0.05 * 2 ** attempt, 1);
+}
 
 /** Connects to `url`, applies pending migrations, and returns the store. */
 export async function openPostgresStore(url: string, options: { max?: number } = {}) {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    connection: { application_name: "ferry" },
-  });
+  const sql = selfHealingClient(() =>
+    postgres(url, {
+      max: options.max ?? 10,
+      onnotice: () => {},
+      connection: { application_name: "ferry" },
+      backoff: reconnectDelay,
+    })
+  );
   try {
     await migrate(sql);
   } catch (error) {
@@ -167,6 +181,10 @@ export class PostgresStore implements Store {
 
   async ping(): Promise<void> {
     await this.sql`SELECT 1`;
+  }
+
+  unavailable(error: unknown): boolean {
+    return connectionLost(error);
   }
 
   async schemaVersion(): Promise<number> {
@@ -399,4 +417,26 @@ export class PostgresStore implements Store {
   }
 
   private static readonly SETTINGS_CHANNEL = "ferry_settings";
+}
+
+/** postgres.js's codes for a connection it could not open or lost. */
+const LOST_CONNECTION = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
+
+/**
+ * `true` for an error that says the server is out of reach rather than the
+ * query wrong: postgres.js's lost or unopened connection, SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shut down, crashed, starting up) and
+ * 53300 (too many connections). (A refused or reset socket carries the OS's
+ * code, which the error handler treats alike for every service.)
+ */
+export function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return LOST_CONNECTION.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code) ||
+    code === "53300";
 }

@@ -8,6 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { ApiError, type Issue } from "../../core/errors.ts";
+import { StorageFullError } from "../../storage/datasource.ts";
 import type { AppEnv } from "../env.ts";
 
 /** Where a validation issue was found, in Fastify's words (as Zipline answers). */
@@ -36,7 +37,27 @@ export function validationError(target: string, error: ZodError): ApiError {
   return new ApiError(400, `${where} ${issues[0].message}`, issues);
 }
 
-/** `app.onError`: the error body for anything thrown. */
+/** The `Retry-After` of a 503 while the database or the bucket cannot be reached. */
+const RETRY_SECONDS = 5;
+
+/** The OS's codes for a service out of reach: refused, reset, timed out, unknown host. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/** `true` when `err` (or its cause) is a connection to a service that failed at the socket. */
+function unreachable(err: Error): boolean {
+  return [err, err.cause].some((e) => UNREACHABLE.has((e as { code?: string } | null)?.code ?? ""));
+}
+
+/** `app.onError`: the error body for anything thrown; 503 when a service cannot be reached. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
     const body = err.issues
@@ -48,7 +69,31 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     const status = err.status as ContentfulStatusCode;
     return c.json({ error: err.message || statusText(status), statusCode: status }, status);
   }
-  c.var.services?.logger.error("unhandled error", {
+  if (err instanceof StorageFullError) {
+    c.var.services?.logger.error("datasource full", { method: c.req.method, path: c.req.path });
+    return c.json(
+      { error: "Insufficient Storage: the server has no room left", statusCode: 507 },
+      507,
+    );
+  }
+  const services = c.var.services;
+  if (
+    unreachable(err) || services?.store.unavailable(err) || services?.store.unavailable(err.cause)
+  ) {
+    // The database or the bucket is down or restarting: the client may try again, and no
+    // stack helps anyone.
+    services?.logger.warn("unreachable: answered 503", {
+      method: c.req.method,
+      path: c.req.path,
+      error: err.message,
+    });
+    return c.json(
+      { error: "Service Unavailable", statusCode: 503 },
+      503,
+      { "retry-after": String(RETRY_SECONDS) },
+    );
+  }
+  services?.logger.error("unhandled error", {
     method: c.req.method,
     path: c.req.path,
     error: err,

@@ -8,10 +8,14 @@
 export interface PostgresCluster {
   /** Superuser connection URL, e.g. `postgres://postgres@127.0.0.1:54321/postgres`. */
   url: string;
-  /** The postmaster's process id (its backends are its children). */
+  /** The postmaster's process id at the first start (its backends are its children). */
   pid: number;
   /** Stops the server at once and deletes its data directory. */
   stop(): Promise<void>;
+  /** Stops the server at once (as a crash would), keeping its data: `resume` starts it again. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data; resolves once it accepts connections. */
+  resume(): Promise<void>;
 }
 
 /** The OS user that owns the cluster when we run as root (initdb refuses root). */
@@ -20,12 +24,22 @@ interface Owner {
   gid: number;
 }
 
+/** How to start a cluster. */
+export interface PostgresOptions {
+  /**
+   * Keep PostgreSQL's durability (fsync, synchronous commit): for tests that
+   * crash the server ({@link PostgresCluster.halt}) and count on what was
+   * committed before. Off by default, for speed.
+   */
+  durable?: boolean;
+}
+
 /**
  * Initialises a new cluster in a temp dir and starts it on a free port on
  * 127.0.0.1. Throws with the server log when it does not come up, and with an
  * install hint when no PostgreSQL server is installed.
  */
-export async function startPostgres(): Promise<PostgresCluster> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresCluster> {
   const bin = await findBinDir();
   const owner = Deno.uid() === 0 ? await postgresUser() : null;
   const dir = await Deno.makeTempDir({ prefix: "ferry-pg-" });
@@ -50,19 +64,23 @@ export async function startPostgres(): Promise<PostgresCluster> {
       `-p ${port}`,
       `-k ${dir}`,
       "-c listen_addresses=127.0.0.1",
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
+      ...(options.durable
+        ? []
+        : ["-c fsync=off -c synchronous_commit=off -c full_page_writes=off"]),
       "-c max_connections=200",
     ].join(" ");
     const log = `${dir}/log`;
-    try {
-      const start = ["-D", data, "-o", serverOptions, "-w", "-l", log, "start"];
-      await run(owner, dir, `${bin}/pg_ctl`, start);
-    } catch (error) {
-      const tail = await Deno.readTextFile(log).catch(() => "");
-      throw new Error(`${(error as Error).message}\nserver log:\n${tail.slice(-4000)}`);
-    }
+    const start = async () => {
+      try {
+        const start = ["-D", data, "-o", serverOptions, "-w", "-l", log, "start"];
+        await run(owner, dir, `${bin}/pg_ctl`, start);
+      } catch (error) {
+        const tail = await Deno.readTextFile(log).catch(() => "");
+        throw new Error(`${(error as Error).message}\nserver log:\n${tail.slice(-4000)}`);
+      }
+    };
+    const halt = () => run(owner, dir, `${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "stop"]);
+    await start();
     started = true;
     let stopped: Promise<void> | null = null;
     const pid = Number((await Deno.readTextFile(`${data}/postmaster.pid`)).split("\n")[0]);
@@ -70,11 +88,13 @@ export async function startPostgres(): Promise<PostgresCluster> {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       pid,
       stop() {
-        stopped ??= run(owner, dir, `${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "stop"])
+        stopped ??= halt()
           .catch(() => {}) // already gone: only the directory is left to remove
           .then(() => Deno.remove(dir, { recursive: true }));
         return stopped;
       },
+      halt,
+      resume: start,
     };
   } finally {
     if (!started) await Deno.remove(dir, { recursive: true }).catch(() => {});

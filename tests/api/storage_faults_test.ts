@@ -1,0 +1,137 @@
+/**
+ * What the soak (`tests/e2e/soak_test.ts`) found when the datasource fails:
+ * a full disk answers 507 and keeps nothing; a bucket out of reach answers
+ * 503; a join that fails leaves the chunked upload resumable; an upload whose
+ * bytes may have landed keeps its pending record until the cleanup task
+ * removes both, so no object is left without a record.
+ */
+import assert from "node:assert/strict";
+import { cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
+import { type Datasource, StorageFullError } from "../../storage/datasource.ts";
+import { LocalDatasource } from "../../storage/local.ts";
+import { apiTest, type TestApp } from "../helpers/app.ts";
+import { bytes, chunk } from "../helpers/chunks.ts";
+import { mountTmpfs } from "../helpers/soak/disk.ts";
+import { actor } from "../helpers/users.ts";
+
+/** An error as the S3 client throws it when the bucket refuses connections. */
+function refused(): Error {
+  return Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+}
+
+/** Replaces `method` of the app's datasource until the returned function is called. */
+function patch<K extends keyof Datasource>(app: TestApp, method: K, fn: Datasource[K]): () => void {
+  const ds = app.services.datasource as unknown as Record<string, unknown>;
+  ds[method] = fn;
+  return () => delete ds[method];
+}
+
+async function upload(app: TestApp, headers: Record<string, string>) {
+  const form = new FormData();
+  form.append("file", new Blob([bytes(5000) as BlobPart]), "a.bin");
+  const res = await app.request("/api/upload", { method: "POST", body: form, headers });
+  return { status: res.status, body: await res.json() };
+}
+
+apiTest("a full disk answers 507 with the error body and keeps no record", async (app) => {
+  const user = await actor(app, "USER");
+  const restore = patch(app, "put", async (_name, body) => {
+    await body.cancel();
+    throw new StorageFullError(Object.assign(new Error("No space left"), { code: "ENOSPC" }));
+  });
+  const res = await upload(app, user.headers);
+  assert.equal(res.status, 507);
+  assert.deepEqual(res.body, {
+    error: "Insufficient Storage: the server has no room left",
+    statusCode: 507,
+  });
+  restore();
+  const files = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+  assert.equal(files.body.page.length, 0);
+  assert.deepEqual(await app.storedObjects(), []);
+  assert.equal((await upload(app, user.headers)).status, 200);
+});
+
+apiTest("a join the bucket refuses answers 503 and the upload resumes", async (app) => {
+  const user = await actor(app, "USER");
+  const file = bytes(3000);
+  const first = await chunk(app, file, 0, 1499, user.headers);
+  assert.equal(first.status, 200);
+  const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+  const restore = patch(app, "completeParts", () => Promise.reject(refused()));
+  const failed = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+  restore();
+  assert.equal(failed.status, 503);
+  assert.deepEqual(failed.body, { error: "Service Unavailable", statusCode: 503 });
+  assert.equal(failed.headers.get("retry-after"), "5");
+
+  const status = await app.json(
+    "GET",
+    `/api/upload/partial/${first.body.partialIdentifier}`,
+    undefined,
+    user.headers,
+  );
+  assert.equal(status.status, 200, "the upload is still there");
+  assert.deepEqual(status.body.received, [[0, 2999]]);
+  const again = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  const name = again.body.files[0].name;
+  const raw = await app.request(`/raw/${name}`);
+  assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
+});
+
+apiTest(
+  "an upload whose answer the bucket lost keeps its record until the cleanup removes both",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const ds = app.services.datasource;
+    const put = ds.put.bind(ds);
+    const stopPut = patch(app, "put", async (name, body, options) => {
+      await put(name, body, options); // the bytes land, the answer does not
+      throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+    });
+    const stopDelete = patch(app, "delete", () => Promise.reject(refused()));
+    const res = await upload(app, user.headers);
+    stopPut();
+    stopDelete();
+    assert.equal(res.status, 503);
+    const [object] = await app.storedObjects();
+    assert.ok(object, "the bytes landed");
+    const record = await app.services.store.files.getByName(object);
+    assert.equal(record?.pending, true, "the pending record stays with them");
+    const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+    assert.equal(listed.body.page.length, 0, "the user sees no file");
+
+    app.clock.advance(25 * 60 * 60 * 1000);
+    assert.ok(await cleanAbandonedUploads(app.services) >= 1);
+    assert.deepEqual(await app.storedObjects(), []);
+    assert.equal(await app.services.store.files.getByName(object), null);
+  },
+);
+
+Deno.test({
+  name: "the local datasource turns ENOSPC into StorageFullError and keeps no staging file",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    const dir = await Deno.makeTempDir({ prefix: "ferry-full-" });
+    const mount = await mountTmpfs(dir, 1);
+    try {
+      if (!mount) {
+        // This machine allows no mount (not root): StorageFullError's answer is tested above.
+        await t.step({ name: "needs a tmpfs mount", ignore: true, fn() {} });
+        return;
+      }
+      const ds = new LocalDatasource(dir);
+      await assert.rejects(
+        ds.put("big.bin", ReadableStream.from([new Uint8Array(2 * 1024 * 1024)])),
+        StorageFullError,
+      );
+      assert.deepEqual([...Deno.readDirSync(`${dir}/.tmp`)], []);
+      assert.equal(await ds.size("big.bin"), null);
+    } finally {
+      await mount?.unmount();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,156 @@
+/**
+ * One Ferry process of the soak, run as `deno task start` runs it, on a port
+ * it keeps across restarts (the balancer knows it by that port). It can be
+ * killed at once (SIGKILL) and started again; its peak RSS is read from
+ * `/proc` before each kill and at the end.
+ */
+import { FERRY_ARGS, REPO_ROOT } from "../../../bench/helpers/server.ts";
+import { freePort } from "../postgres_cluster.ts";
+
+/** Variables passed through from our own environment (the Deno cache, the path). */
+const PASSED_THROUGH = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
+const READY_TIMEOUT_MS = 60_000;
+
+/** A Ferry instance that can be killed and started again. */
+export class Instance {
+  readonly origin: string;
+  readonly #port: number;
+  readonly #env: Record<string, string>;
+  #child: Deno.ChildProcess | null = null;
+  #stderr = "";
+  #peakKib = 0;
+  /** Its WARN and ERROR lines, counted by level and message (fields left out). */
+  readonly logged = new Map<string, number>();
+
+  /** An instance named `name` with `env` (its port is chosen here). */
+  constructor(readonly name: string, env: Record<string, string>) {
+    this.#port = freePort();
+    this.origin = `http://127.0.0.1:${this.#port}`;
+    const passed: Record<string, string> = {};
+    for (const key of PASSED_THROUGH) {
+      const value = Deno.env.get(key);
+      if (value !== undefined) passed[key] = value;
+    }
+    this.#env = { ...passed, NO_COLOR: "1", ...env, SERVICE_PORT: String(this.#port) };
+  }
+
+  /** The highest resident set size seen, in MiB. */
+  get peakRssMib(): number {
+    this.#samplePeak();
+    return Math.round(this.#peakKib / 1024);
+  }
+
+  /** The last 4 KiB of what it wrote to stderr. */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Starts the process and waits until its healthcheck answers 200. */
+  async start(): Promise<void> {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: FERRY_ARGS,
+      cwd: REPO_ROOT,
+      clearEnv: true,
+      env: this.#env,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    this.#child = child;
+    (async () => {
+      const keep = Deno.env.get("SOAK_LOG_DIR");
+      const file = keep
+        ? await Deno.open(`${keep}/${this.name.replace(/ /g, "_")}.log`, {
+          append: true,
+          create: true,
+        })
+        : null;
+      let partial = "";
+      for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
+        this.#stderr = (this.#stderr + text).slice(-4096);
+        await file?.write(new TextEncoder().encode(text));
+        const lines = (partial + text).split("\n");
+        partial = lines.pop()!;
+        for (const line of lines) {
+          const match = line.match(/^\S+ (WARN|ERROR) (.*?)(?: \w+=|$)/);
+          if (match) {
+            this.logged.set(
+              `${match[1]} ${match[2]}`,
+              (this.logged.get(`${match[1]} ${match[2]}`) ?? 0) + 1,
+            );
+          }
+        }
+      }
+      file?.close();
+    })();
+    let exited = false;
+    child.status.then(() => exited = true);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (!exited && Date.now() < deadline) {
+      if (await healthy(this.origin)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await this.kill();
+    throw new Error(`${this.name} did not start:\n${this.#stderr}`);
+  }
+
+  /** SIGKILLs the process (a crash) and waits for it to be gone. */
+  async kill(): Promise<void> {
+    const child = this.#child;
+    if (!child) return;
+    this.#samplePeak();
+    this.#child = null;
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await child.status;
+  }
+
+  /** SIGTERM, then SIGKILL after 10 s. */
+  async stop(): Promise<void> {
+    const child = this.#child;
+    if (!child) return;
+    this.#samplePeak();
+    this.#child = null;
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }, 10_000);
+    await child.status;
+    clearTimeout(timer);
+  }
+
+  #samplePeak(): void {
+    if (!this.#child) return;
+    try {
+      const status = Deno.readTextFileSync(`/proc/${this.#child.pid}/status`);
+      const kib = Number(status.match(/^VmHWM:\s+(\d+) kB/m)?.[1] ?? 0);
+      this.#peakKib = Math.max(this.#peakKib, kib);
+    } catch {
+      // no /proc here, or the process is gone
+    }
+  }
+}
+
+/** `true` when the healthcheck at `origin` answers 200. */
+export async function healthy(origin: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${origin}/api/healthcheck`, {
+      signal: AbortSignal.timeout(2_000),
+    });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
