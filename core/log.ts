@@ -91,3 +91,30 @@ export class MemoryLogger implements Logger {
     this.lines.push({ level: "error", message, fields });
   }
 }
+
+/**
+ * The log of work that repeats on a timer (the webhook worker, polling each
+ * second) while something it needs is down: the first failure of a run is
+ * logged in full, the ones after it are only counted, and the recovery is
+ * logged with that count. An outage then costs two lines, not one a second.
+ */
+export class RepeatedFailures {
+  readonly #failing = new Map<string, number>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Logs `message` with `error` unless it is already failing; counts it. */
+  failed(message: string, error: unknown, fields: LogFields = {}): void {
+    const count = this.#failing.get(message) ?? 0;
+    this.#failing.set(message, count + 1);
+    if (count === 0) this.logger.error(message, { ...fields, error });
+  }
+
+  /** Ends a run of `message`'s failures, logging how many there were. */
+  succeeded(message: string, fields: LogFields = {}): void {
+    const count = this.#failing.get(message);
+    if (count === undefined) return;
+    this.#failing.delete(message);
+    this.logger.info(`${message}: recovered`, { ...fields, failures: count });
+  }
+}

@@ -7,6 +7,7 @@
  * leaves the outbox for the store's short history.
  */
 import type { WebhookDelivery } from "../../db/webhooks.ts";
+import { RepeatedFailures } from "../log.ts";
 import type { Services } from "../services.ts";
 import { signingSecret } from "./secret.ts";
 import { signature } from "./signature.ts";
@@ -65,8 +66,11 @@ async function send(s: Services, d: WebhookDelivery): Promise<Attempt> {
 export class WebhookWorker {
   private timer?: ReturnType<typeof setInterval>;
   private running?: Promise<number>;
+  private readonly failures: RepeatedFailures;
 
-  constructor(private readonly s: Services, private readonly intervalMs = 1000) {}
+  constructor(private readonly s: Services, private readonly intervalMs = 1000) {
+    this.failures = new RepeatedFailures(s.logger);
+  }
 
   /** Sends every due delivery, `CONCURRENCY` at a time; returns how many were attempted. */
   runOnce(): Promise<number> {
@@ -101,10 +105,14 @@ export class WebhookWorker {
     await store.reschedule(d.id, attempts, now + delay, result);
   }
 
-  /** Polls the outbox every `intervalMs` until stopped. */
+  /** Polls the outbox every `intervalMs` until stopped; a failing poll is logged once per outage. */
   start(): void {
+    const failed = "webhook worker failed";
     this.timer ??= setInterval(() => {
-      this.runOnce().catch((error) => this.s.logger.error("webhook worker failed", { error }));
+      this.runOnce().then(
+        () => this.failures.succeeded(failed),
+        (error) => this.failures.failed(failed, error),
+      );
     }, this.intervalMs);
   }
 
