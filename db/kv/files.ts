@@ -29,7 +29,8 @@ import {
 } from "../files.ts";
 import { UniqueError } from "../store.ts";
 import { Coalescer } from "../coalesce.ts";
-import { getAll, writeInRuns } from "./many.ts";
+import { commitChecked, defined, getAll } from "./helpers.ts";
+import { writeInRuns } from "./many.ts";
 import { fileTagsPrefix, tagFileKey } from "./tags.ts";
 
 const K = {
@@ -85,7 +86,7 @@ export class KvFiles implements FileStore {
 
   /** {@link create} alone: its own reads and commit, retried until it lands or is refused. */
   private async createAlone(file: FileRecord, limits: FileLimits): Promise<void> {
-    while (true) {
+    await commitChecked(async () => {
       const op = this.kv.atomic().check({ key: K.byName(file.name), versionstamp: null })
         .check({ key: K.file(file.id), versionstamp: null });
       if (file.userId !== null) {
@@ -96,11 +97,13 @@ export class KvFiles implements FileStore {
         checkLimits(next, limits);
         op.check(usage).set(K.usage(file.userId), next);
       }
-      const result = await this.write(op, file).commit();
-      if (result.ok) return;
-      if ((await this.kv.get(K.byName(file.name))).value !== null) throw new UniqueError("name");
-      if ((await this.kv.get(K.file(file.id))).value !== null) throw new UniqueError("id");
-    }
+      const lost = async () => {
+        if ((await this.kv.get(K.byName(file.name))).value !== null) return new UniqueError("name");
+        if ((await this.kv.get(K.file(file.id))).value !== null) return new UniqueError("id");
+        return null;
+      };
+      return { op: this.write(op, file), result: undefined, lost };
+    });
   }
 
   async createMany(files: FileRecord[]) {
@@ -129,9 +132,9 @@ export class KvFiles implements FileStore {
 
   /** {@link complete} alone, as {@link createAlone}. */
   private async completeAlone(id: string, size: number, limits: FileLimits, now: Date) {
-    while (true) {
+    return await commitChecked<FileRecord | null>(async () => {
       const current = await this.kv.get<FileRecord>(K.file(id));
-      if (!current.value?.pending) return null;
+      if (!current.value?.pending) return { result: null };
       const next: FileRecord = { ...current.value, size, pending: false, updatedAt: now };
       const op = this.kv.atomic().check(current);
       if (next.userId !== null) {
@@ -141,8 +144,8 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      if ((await this.writeRecord(op, next).commit()).ok) return next;
-    }
+      return { op: this.writeRecord(op, next), result: next };
+    });
   }
 
   /** The uploads' writes, group-committed. */
@@ -242,9 +245,9 @@ export class KvFiles implements FileStore {
   }
 
   async resize(id: string, size: number, now: Date) {
-    while (true) {
+    return await commitChecked<FileRecord | null>(async () => {
       const current = await this.kv.get<FileRecord>(K.file(id));
-      if (!current.value || current.value.pending) return null;
+      if (!current.value || current.value.pending) return { result: null };
       const next: FileRecord = { ...current.value, size, updatedAt: now };
       const op = this.kv.atomic().check(current);
       if (next.userId !== null) {
@@ -253,8 +256,8 @@ export class KvFiles implements FileStore {
         counted.bytes = Math.max(0, counted.bytes + size - current.value.size);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      if ((await this.write(op, next).commit()).ok) return next;
-    }
+      return { op: this.write(op, next), result: next };
+    });
   }
 
   async get(id: string) {
@@ -277,27 +280,27 @@ export class KvFiles implements FileStore {
   }
 
   async update(id: string, patch: FilePatch, now: Date) {
-    while (true) {
+    return await commitChecked<FileRecord | null>(async () => {
       const current = await this.kv.get<FileRecord>(K.file(id));
-      if (current.value === null) return null;
+      if (current.value === null) return { result: null };
       const old = current.value;
-      const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
-      const next: FileRecord = { ...old, ...Object.fromEntries(defined), updatedAt: now };
+      const next: FileRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(current);
       if (next.name !== old.name) {
         op.check({ key: K.byName(next.name), versionstamp: null }).delete(K.byName(old.name));
       }
-      if ((await this.write(op, next).commit()).ok) return next;
-      if (next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null) {
-        throw new UniqueError("name");
-      }
-    }
+      const lost = async () =>
+        next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null
+          ? new UniqueError("name")
+          : null;
+      return { op: this.write(op, next), result: next, lost };
+    });
   }
 
   async delete(id: string) {
-    while (true) {
+    return await commitChecked<FileRecord | null>(async () => {
       const current = await this.kv.get<FileRecord>(K.file(id));
-      if (current.value === null) return null;
+      if (current.value === null) return { result: null };
       const file = current.value;
       const op = this.kv.atomic().check(current)
         .delete(K.file(id))
@@ -314,8 +317,8 @@ export class KvFiles implements FileStore {
           files: Math.max(0, left.files - 1),
         });
       }
-      if ((await op.commit()).ok) return file;
-    }
+      return { op, result: file };
+    });
   }
 
   async list(query: FileQuery) {
@@ -362,14 +365,14 @@ export class KvFiles implements FileStore {
   }
 
   async addView(id: string): Promise<ViewResult> {
-    while (true) {
+    return await commitChecked<ViewResult>(async () => {
       const current = await this.kv.get<FileRecord>(K.file(id));
       const file = current.value;
-      if (!file || file.pending) return "missing";
-      if (file.maxViews !== null && file.views >= file.maxViews) return "exhausted";
+      if (!file || file.pending) return { result: "missing" };
+      if (file.maxViews !== null && file.views >= file.maxViews) return { result: "exhausted" };
       const next = { ...file, views: file.views + 1 };
-      if ((await this.write(this.kv.atomic().check(current), next).commit()).ok) return "counted";
-    }
+      return { op: this.write(this.kv.atomic().check(current), next), result: "counted" };
+    });
   }
 
   async grantAccess(fileId: string, key: string, expiresAt: Date) {

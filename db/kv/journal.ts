@@ -15,7 +15,7 @@
  * made (an import's users, files and URLs appear one by one), and, if the
  * change fails, their disappearance during the undo.
  */
-import { getAll } from "./many.ts";
+import { getAll } from "./helpers.ts";
 
 /** How often a running journal proves its process alive, and when it is deemed dead. */
 const HEARTBEAT_MS = 5_000;

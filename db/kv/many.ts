@@ -5,9 +5,6 @@
  */
 import { commitChecked, getAll } from "./helpers.ts";
 
-/** `getAll` from `./helpers.ts`, for the sub-stores that still import it from here (`files.ts`, `urls.ts`). */
-export { getAll };
-
 /** Checks one atomic operation may hold. */
 const MAX_CHECKS = 100;
 /**

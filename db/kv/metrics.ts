@@ -6,7 +6,7 @@
  * snapshot without them.
  */
 import type { MetricRange, MetricRecord, MetricStore } from "../metrics.ts";
-import { getAll } from "./many.ts";
+import { getAll } from "./helpers.ts";
 import { fromPieces, toPieces } from "./pieces.ts";
 
 const PREFIX = ["metric"];

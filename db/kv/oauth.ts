@@ -5,7 +5,7 @@
  */
 import type { OauthLinkRecord, OauthProvider, OauthStore, RemoveOutcome } from "../oauth.ts";
 import { UniqueError } from "../store.ts";
-import { getAll } from "./many.ts";
+import { getAll } from "./helpers.ts";
 
 const K = {
   link: (id: string) => ["oauth_link", id],

@@ -6,7 +6,8 @@
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../store.ts";
-import { getAll, writeInRuns } from "./many.ts";
+import { commitChecked, defined, getAll } from "./helpers.ts";
+import { writeInRuns } from "./many.ts";
 import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
 
 const K = {
@@ -17,11 +18,6 @@ const K = {
   userPrefix: (userId: string) => ["url_by_user", userId],
   count: (userId: string) => ["url_count", userId],
 } satisfies Record<string, (...args: string[]) => Deno.KvKey>;
-
-/** `patch` without its `undefined` fields. */
-function defined(patch: UrlPatch): UrlPatch {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-}
 
 /** The names a URL takes: its code and its vanity. */
 const namesOf = (url: UrlRecord) => url.vanity === null ? [url.code] : [url.code, url.vanity];
@@ -41,20 +37,20 @@ export class KvUrls implements UrlStore {
   }
 
   async addViews(id: string, count: number): Promise<void> {
-    while (true) {
+    return await commitChecked(async () => {
       const entry = await this.kv.get<UrlRecord>(K.url(id));
-      if (entry.value === null) return;
+      if (entry.value === null) return { result: undefined };
       const op = this.kv.atomic().check(entry).sum(K.views(id), BigInt(count));
-      if ((await op.commit()).ok) return;
-    }
+      return { op, result: undefined };
+    });
   }
 
   async create(url: UrlRecord, maxUrls: number | null): Promise<boolean> {
     const names = namesOf(url);
-    while (true) {
+    return await commitChecked(async () => {
       const count = url.userId === null ? null : await this.kv.get<number>(K.count(url.userId));
       const owned = count?.value ?? 0;
-      if (maxUrls !== null && owned >= maxUrls) return false;
+      if (maxUrls !== null && owned >= maxUrls) return { result: false };
       const op = this.kv.atomic()
         .check({ key: K.url(url.id), versionstamp: null })
         .set(K.url(url.id), { ...url, views: 0 })
@@ -66,11 +62,12 @@ export class KvUrls implements UrlStore {
         op.check(count).set(K.count(url.userId), owned + 1)
           .set(K.byUser(url.userId, url.id), true);
       }
-      if ((await op.commit()).ok) return true;
-      const taken = await this.kv.getMany(names.map(K.name));
-      const clash = taken.findIndex((e) => e.value !== null);
-      if (clash >= 0) throw new UniqueError(clash === 0 ? "code" : "vanity");
-    }
+      const lost = async () => {
+        const clash = (await getAll(this.kv, names.map(K.name))).findIndex((e) => e.value !== null);
+        return clash < 0 ? null : new UniqueError(clash === 0 ? "code" : "vanity");
+      };
+      return { op, result: true, lost };
+    });
   }
 
   createMany(urls: UrlRecord[]): Promise<void> {
@@ -131,21 +128,19 @@ export class KvUrls implements UrlStore {
   }
 
   async statsByUser(userId: string): Promise<UrlStats> {
-    // KV has no aggregates: reads only the view counters, ten keys a read.
+    // KV has no aggregates: reads only the view counters.
     const ids = await this.ids(userId);
     let views = 0;
-    for (let i = 0; i < ids.length; i += 10) {
-      const some = ids.slice(i, i + 10);
-      const counters = await this.kv.getMany<Deno.KvU64[]>(some.map(K.views));
-      for (const c of counters) views += Number(c.value?.value ?? 0n);
+    for (const c of await getAll<Deno.KvU64>(this.kv, ids.map(K.views))) {
+      views += Number(c.value?.value ?? 0n);
     }
     return { urls: ids.length, views };
   }
 
   async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
-    while (true) {
+    return await commitChecked<UrlRecord | null>(async () => {
       const { entry, views } = await this.load(id);
-      if (entry.value === null) return null;
+      if (entry.value === null) return { result: null };
       const old = entry.value;
       const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(entry).set(K.url(id), next);
@@ -155,16 +150,19 @@ export class KvUrls implements UrlStore {
           op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
         }
       }
-      if ((await op.commit()).ok) return { ...next, views: Number(views.value?.value ?? 0n) };
-      const again = await this.kv.get(K.url(id));
-      if (again.versionstamp === entry.versionstamp) throw new UniqueError("vanity");
-    }
+      // The record unchanged since the read: the vanity check failed, the name is taken.
+      const lost = async () =>
+        (await this.kv.get(K.url(id))).versionstamp === entry.versionstamp
+          ? new UniqueError("vanity")
+          : null;
+      return { op, result: { ...next, views: Number(views.value?.value ?? 0n) }, lost };
+    });
   }
 
   async delete(id: string): Promise<UrlRecord | null> {
-    while (true) {
+    return await commitChecked<UrlRecord | null>(async () => {
       const { entry, url } = await this.load(id);
-      if (url === null) return null;
+      if (url === null) return { result: null };
       const op = this.kv.atomic().check(entry)
         .delete(K.url(id))
         .delete(K.views(id))
@@ -175,20 +173,22 @@ export class KvUrls implements UrlStore {
         op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
           .delete(K.byUser(url.userId, id));
       }
-      if ((await op.commit()).ok) return url;
-    }
+      return { op, result: url };
+    });
   }
 
   async view(id: string): Promise<UrlView | null> {
-    while (true) {
+    return await commitChecked<UrlView | null>(async () => {
       const { entry, views, url } = await this.load(id);
-      if (url === null) return null;
-      if (url.maxViews !== null && url.views >= url.maxViews) return { counted: false, url };
+      if (url === null) return { result: null };
+      if (url.maxViews !== null && url.views >= url.maxViews) {
+        return { result: { counted: false, url } };
+      }
       const op = this.kv.atomic().check(entry);
       if (url.maxViews === null) op.sum(K.views(id), 1n);
       else op.check(views).set(K.views(id), new Deno.KvU64(BigInt(url.views + 1)));
-      if ((await op.commit()).ok) return { counted: true, url: { ...url, views: url.views + 1 } };
-    }
+      return { op, result: { counted: true, url: { ...url, views: url.views + 1 } } };
+    });
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
@@ -207,12 +207,12 @@ export class KvUrls implements UrlStore {
   async orphanByUser(userId: string): Promise<number> {
     let orphaned = 0;
     for (const id of await this.ids(userId)) {
-      while (true) {
+      await commitChecked(async () => {
         const entry = await this.kv.get<UrlRecord>(K.url(id));
         const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
         if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
-        if ((await op.commit()).ok) break;
-      }
+        return { op, result: undefined };
+      });
       orphaned++;
     }
     await this.kv.delete(K.count(userId));

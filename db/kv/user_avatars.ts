@@ -4,7 +4,7 @@
  * same atomic operation, since an avatar may be larger than one KV value.
  */
 import type { UserRecord } from "../store.ts";
-import { getAll } from "./many.ts";
+import { getAll } from "./helpers.ts";
 import { fromPieces, toPieces } from "./pieces.ts";
 
 /** A user as kept: `avatarPieces` set (and `avatar` null) when its avatar is in pieces. */

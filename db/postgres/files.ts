@@ -16,7 +16,7 @@ import {
   QuotaError,
   type ViewResult,
 } from "../files.ts";
-import { UniqueError } from "../store.ts";
+import { uniqueViolation } from "./unique.ts";
 
 interface FileRow {
   id: string;
@@ -110,12 +110,9 @@ const SORT_COLUMNS: Record<FileSortKey, string> = {
 
 const SEARCH_COLUMNS = { name: "name", originalName: "original_name", type: "type", id: "id" };
 
-/** A name clash as {@link UniqueError}; anything else unchanged. */
-function uniqueError(error: unknown): unknown {
-  const e = error as { code?: string; constraint_name?: string };
-  if (e?.code !== "23505") return error;
-  return new UniqueError(e.constraint_name === "files_name_key" ? "name" : "id");
-}
+/** The field a violated unique constraint of `files` guards: its name, or else its id. */
+const fileField = (constraint: string | undefined) =>
+  constraint === "files_name_key" ? "name" : "id";
 
 /** {@link FileStore} on PostgreSQL. */
 export class PostgresFiles implements FileStore {
@@ -155,7 +152,7 @@ export class PostgresFiles implements FileStore {
         SELECT EXISTS (SELECT 1 FROM inserted) AS added`;
       added = result.added;
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, fileField);
     }
     if (!added) throw await this.refusal(userId, 1, limits);
   }
@@ -180,7 +177,7 @@ export class PostgresFiles implements FileStore {
           SET bytes = file_usage.bytes + EXCLUDED.bytes, files = file_usage.files + EXCLUDED.files`;
       });
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, fileField);
     }
   }
 
@@ -272,7 +269,7 @@ export class PostgresFiles implements FileStore {
         UPDATE files SET ${this.sql(values)} WHERE id = ${id} RETURNING *`;
       return row ? toFile(row) : null;
     } catch (error) {
-      throw uniqueError(error);
+      throw uniqueViolation(error, fileField);
     }
   }
 

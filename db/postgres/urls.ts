@@ -5,6 +5,7 @@
  */
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../store.ts";
+import { uniqueViolation } from "./unique.ts";
 import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
 
 interface UrlRow {
@@ -106,8 +107,7 @@ export class PostgresUrls implements UrlStore {
         }
       });
     } catch (error) {
-      if ((error as { code?: string }).code === "23505") throw new UniqueError("code");
-      throw error;
+      throw uniqueViolation(error, "code");
     }
   }
 
