@@ -20,6 +20,7 @@ import type { Store } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { loadAverage, machineSection } from "./helpers/machine.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { fileRecord } from "../tests/helpers/stores.ts";
 
 /** How many files the user has. */
 const FILES = 10_000;
@@ -39,24 +40,15 @@ function files(userId: string): FileRecord[] {
   const start = Date.now() - FILES * 1000;
   return Array.from({ length: FILES }, (_, i) => {
     const at = new Date(start + i * 1000);
-    return {
-      id: newId(systemRandom),
+    return fileRecord(userId, {
       name: i === 4321 ? "needle-in-the-haystack.png" : `${newId(systemRandom)}.png`,
-      originalName: null,
       size: 1000 + i,
       type: i % 3 === 0 ? "text/plain" : "application/octet-stream",
       views: i % 17,
-      maxViews: null,
       favorite: i % 50 === 0,
-      password: null,
-      anonymous: false,
-      userId,
-      folderId: null,
-      deletesAt: null,
-      pending: false,
       createdAt: at,
       updatedAt: at,
-    };
+    });
   });
 }
 

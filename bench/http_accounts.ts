@@ -22,7 +22,7 @@ import { clientToken } from "../core/tokens.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store, UserRecord } from "../db/store.ts";
-import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
+import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import {
   type BenchServer,
@@ -31,7 +31,7 @@ import {
   REPO_ROOT,
   startServer,
 } from "./helpers/server.ts";
-import { hasWrk, wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
+import { wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
 
 /** How many users the store holds while measured (the SUPERADMIN included). */
 export const USER_COUNT = 1000;
@@ -248,12 +248,9 @@ function ms(value: number): string {
  * Runs every scenario on both stores and writes `bench/results/accounts.md`;
  * returns the file's path. Stops every server and the cluster it started.
  */
-export async function run(): Promise<string> {
-  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
-  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  const started = Date.now();
-  try {
+export function run(): Promise<string> {
+  return wrkBench(async () => {
+    const started = Date.now();
     const hello = await helloRun();
     const kv = await kvRun();
     const pg = await postgresRun();
@@ -299,10 +296,7 @@ export async function run(): Promise<string> {
     await Deno.writeTextFile(RESULTS, text);
     console.log(`\n${table(rows)}\n\nwritten to ${RESULTS}`);
     return RESULTS;
-  } finally {
-    await cleanUp();
-    Deno.removeSignalListener("SIGINT", onInterrupt);
-  }
+  });
 }
 
 if (import.meta.main) await run();

@@ -18,13 +18,12 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
-import { newId, systemRandom } from "../core/clock.ts";
+import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
-import type { FileRecord } from "../db/files.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
-import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
+import { benchDatabase, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import {
@@ -35,7 +34,8 @@ import {
   startServer,
 } from "./helpers/server.ts";
 import { populateUsers } from "./helpers/users.ts";
-import { hasWrk, wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
+import { fileRecord } from "../tests/helpers/stores.ts";
+import { wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
 
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** The big file: 2 GiB (`BENCH_BIG_BYTES` overrides, for a quick try). */
@@ -318,28 +318,6 @@ const SMALL_BYTES = new TextEncoder().encode("hello\n");
 const USERS = 1000;
 const USER_FILES = 10_000;
 
-/** A file record of `userId` named `name`, `size` bytes of text, created `at`. */
-function fileRecord(userId: string, name: string, size: number, at: Date): FileRecord {
-  return {
-    id: newId(systemRandom),
-    name,
-    originalName: name,
-    size,
-    type: "text/plain",
-    views: 0,
-    maxViews: null,
-    favorite: false,
-    password: null,
-    anonymous: false,
-    userId,
-    folderId: null,
-    deletesAt: null,
-    pending: false,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
-
 /**
  * Fills `store` with {@link USERS} users, {@link USER_FILES} file records of
  * the second one, and the SUPERADMIN's small file (its bytes under
@@ -349,14 +327,30 @@ async function populateSmall(store: Store, dataDir: string) {
   const [admin, owner] = await populateUsers(store, USERS);
   const now = Date.now();
   await store.files.create(
-    fileRecord(admin.id, SMALL_NAME, SMALL_BYTES.length, new Date(now)),
+    fileRecord(admin.id, {
+      name: SMALL_NAME,
+      originalName: SMALL_NAME,
+      size: SMALL_BYTES.length,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    }),
     { maxBytes: null, maxFiles: null },
   );
   await Deno.mkdir(join(dataDir, "uploads"), { recursive: true });
   await Deno.writeFile(join(dataDir, "uploads", SMALL_NAME), SMALL_BYTES);
   const records = Array.from(
     { length: USER_FILES },
-    (_, i) => fileRecord(owner.id, `f${i}.txt`, 1024, new Date(now - i * 1000)),
+    (_, i) => {
+      const at = new Date(now - i * 1000);
+      const name = `f${i}.txt`;
+      return fileRecord(owner.id, {
+        name,
+        originalName: name,
+        size: 1024,
+        createdAt: at,
+        updatedAt: at,
+      });
+    },
   );
   for (let i = 0; i < records.length; i += 1000) {
     await store.files.createMany(records.slice(i, i + 1000));
@@ -476,11 +470,8 @@ function shown(command: string): string {
 }
 
 /** Runs everything and writes the results file; returns its path. */
-export async function run(): Promise<string> {
-  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
-  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  try {
+export function run(): Promise<string> {
+  return wrkBench(async () => {
     const first = SMALL_ONLY ? undefined : await bigAndUploads();
     if (BIG_ONLY) {
       console.log(first!.big);
@@ -551,10 +542,7 @@ export async function run(): Promise<string> {
     await Deno.writeTextFile(RESULTS, text);
     console.log(`written to ${RESULTS}`);
     return RESULTS;
-  } finally {
-    await cleanUp();
-    Deno.removeSignalListener("SIGINT", onInterrupt);
-  }
+  });
 }
 
 if (import.meta.main) await run();

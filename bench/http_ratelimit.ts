@@ -48,11 +48,11 @@ import { PostgresRateLimits } from "../db/postgres/rate_limits.ts";
 import { CLAIM, type CountingClaim, OwnedRateLimits } from "../db/rate_limit_owner.ts";
 import type { RateLimitBackend, RateLimitStore } from "../db/rate_limits.ts";
 import type { Store, UserRecord } from "../db/store.ts";
-import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
+import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { loadAverage, machineSection, versionOf } from "./helpers/machine.ts";
 import { populateUsers } from "./helpers/users.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
-import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
+import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
 
 /** How many users the store holds (as in `bench/http_accounts.ts`), the SUPERADMIN included. */
@@ -683,13 +683,10 @@ function timingsTable(timings: HitTiming[]): string {
  * direct `hit` timings; writes `bench/results/ratelimit.md` and returns its
  * path. Stops every server and the cluster it started.
  */
-export async function run(): Promise<string> {
-  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
-  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  const started = Date.now();
-  const loadAtStart = await loadAverage();
-  try {
+export function run(): Promise<string> {
+  return wrkBench(async () => {
+    const started = Date.now();
+    const loadAtStart = await loadAverage();
     const kv = await kvRun();
     const pg = await postgresRun();
     const rows = [...kv.rows, ...pg.rows];
@@ -793,10 +790,7 @@ export async function run(): Promise<string> {
     console.log(`\n${overheadTable(rows)}\n\n${timingsTable([...kv.timings, ...pg.timings])}`);
     console.log(`\nwritten to ${RESULTS}`);
     return RESULTS;
-  } finally {
-    await cleanUp();
-    Deno.removeSignalListener("SIGINT", onInterrupt);
-  }
+  });
 }
 
 if (import.meta.main) await run();

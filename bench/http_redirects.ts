@@ -19,10 +19,10 @@ import { buildUser } from "../core/users.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
-import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
+import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { FERRY_ARGS, HELLO_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
-import { hasWrk, wrk, type WrkResult } from "./helpers/wrk.ts";
+import { wrk, type WrkResult } from "./helpers/wrk.ts";
 
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
 const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
@@ -146,11 +146,8 @@ function table(rows: Row[], hello: number): string {
 }
 
 /** Runs the three measurements and writes `bench/results/redirects.md`; returns its path. */
-export async function run(): Promise<string> {
-  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
-  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  try {
+export function run(): Promise<string> {
+  return wrkBench(async () => {
     const hello = await measured(
       "bare Deno.serve hello-world (reference)",
       HELLO_ARGS,
@@ -199,10 +196,7 @@ export async function run(): Promise<string> {
     await Deno.writeTextFile(RESULTS, text);
     console.log(`\n${table(rows, helloRps)}\n\nwritten to ${RESULTS}`);
     return RESULTS;
-  } finally {
-    await cleanUp();
-    Deno.removeSignalListener("SIGINT", onInterrupt);
-  }
+  });
 }
 
 if (import.meta.main) await run();

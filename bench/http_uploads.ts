@@ -25,12 +25,12 @@ import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
-import { cleanUp, cleanups } from "./helpers/cleanup.ts";
+import { cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { populateUsers } from "./helpers/users.ts";
-import { hasWrk, wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
+import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 /** wrk's load (the figures of issue #18): threads, connections, seconds measured and warm-up. */
 const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 1 };
@@ -234,11 +234,8 @@ function summary(results: Run[]): string {
 }
 
 /** Runs every measurement and writes `bench/results/uploads.md`; returns its path. */
-export async function run(): Promise<string> {
-  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
-  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  try {
+export function run(): Promise<string> {
+  return wrkBench(async () => {
     const builds: Build[] = [
       ...(BEFORE ? [{ label: "before" as const, root: resolve(BEFORE) }] : []),
       { label: "after", root: REPO_ROOT },
@@ -289,10 +286,7 @@ export async function run(): Promise<string> {
     await Deno.writeTextFile(RESULTS, text);
     console.log(`\n${table(results)}\n\n${summary(results)}\n\nwritten to ${RESULTS}`);
     return RESULTS;
-  } finally {
-    await cleanUp();
-    Deno.removeSignalListener("SIGINT", onInterrupt);
-  }
+  });
 }
 
 if (import.meta.main) await run();

@@ -10,7 +10,7 @@
  * cached record's `views` may be a second behind (serving reads them only for
  * files with `maxViews`, which it reads fresh and counts atomically).
  */
-import { FRESH_MS, FreshCache } from "./fresh_cache.ts";
+import { forgetAround, FRESH_MS, FreshCache } from "./fresh_cache.ts";
 import {
   type FileLimits,
   type FilePage,
@@ -59,13 +59,8 @@ export class CachedFiles implements FileStore {
   }
 
   /** Runs a write; what was cached before it (or during it) is not used after it. */
-  async #written<T>(write: () => Promise<T>): Promise<T> {
-    this.forget();
-    try {
-      return await write();
-    } finally {
-      this.forget();
-    }
+  #written<T>(write: () => Promise<T>): Promise<T> {
+    return forgetAround(() => this.forget(), write);
   }
 
   /**

@@ -45,3 +45,16 @@ export class FreshCache<V> {
     this.#entries.clear();
   }
 }
+
+/**
+ * Runs `write` with `forget` called before and after it: what a cache held
+ * before the write, or took in while it ran, is not used after it.
+ */
+export async function forgetAround<T>(forget: () => void, write: () => Promise<T>): Promise<T> {
+  forget();
+  try {
+    return await write();
+  } finally {
+    forget();
+  }
+}

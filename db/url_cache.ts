@@ -7,7 +7,7 @@
  * the cache; every read adds the views still waiting, so this process always
  * sees exact counts.
  */
-import { FreshCache } from "./fresh_cache.ts";
+import { forgetAround, FreshCache } from "./fresh_cache.ts";
 import type { CachedUrlStore, UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "./urls.ts";
 import { ViewBatch } from "./view_batch.ts";
 
@@ -125,12 +125,7 @@ export class CachedUrls implements CachedUrlStore {
   }
 
   /** Runs a write; names cached before it (or during it) are not used after it. */
-  async #written<T>(write: () => Promise<T>): Promise<T> {
-    this.forget();
-    try {
-      return await write();
-    } finally {
-      this.forget();
-    }
+  #written<T>(write: () => Promise<T>): Promise<T> {
+    return forgetAround(() => this.forget(), write);
   }
 }

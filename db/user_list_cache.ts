@@ -5,7 +5,7 @@
  * before and after the write, so this process never lists what it changed
  * itself; another process's change shows within a second.
  */
-import { FreshCache } from "./fresh_cache.ts";
+import { forgetAround, FreshCache } from "./fresh_cache.ts";
 import type { UserRecord } from "./store.ts";
 
 /** One store's cached user list. */
@@ -23,12 +23,7 @@ export class UserListCache {
   }
 
   /** Runs a user write; a list read before it (or during it) is not used after it. */
-  async written<T>(write: () => Promise<T>): Promise<T> {
-    this.#list.clear();
-    try {
-      return await write();
-    } finally {
-      this.#list.clear();
-    }
+  written<T>(write: () => Promise<T>): Promise<T> {
+    return forgetAround(() => this.forget(), write);
   }
 }

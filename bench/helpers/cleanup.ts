@@ -6,6 +6,7 @@
  */
 import postgres from "postgres";
 import { startPostgres } from "../../tests/helpers/postgres_cluster.ts";
+import { hasWrk } from "./wrk.ts";
 
 /** Cleanups still to run, newest first. */
 export const cleanups: (() => Promise<unknown>)[] = [];
@@ -13,6 +14,22 @@ export const cleanups: (() => Promise<unknown>)[] = [];
 /** Runs every pending cleanup, newest first; a failing one is reported, not fatal. */
 export async function cleanUp(): Promise<void> {
   while (cleanups.length) await cleanups.pop()!().catch((e) => console.error("cleanup:", e));
+}
+
+/**
+ * Runs a load benchmark's `body` once `wrk` is known to be installed, then
+ * every cleanup, also when it fails or is stopped with Ctrl-C.
+ */
+export async function wrkBench<T>(body: () => Promise<T>): Promise<T> {
+  if (!(await hasWrk())) throw new Error("wrk is not installed: apt-get install wrk");
+  const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  try {
+    return await body();
+  } finally {
+    await cleanUp();
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+  }
 }
 
 /**

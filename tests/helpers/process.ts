@@ -157,7 +157,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerPr
 }
 
 /** `true` when the server at `origin` answers its healthcheck with 200. */
-async function healthy(origin: string): Promise<boolean> {
+export async function healthy(origin: string): Promise<boolean> {
   try {
     const response = await fetch(`${origin}/api/healthcheck`, {
       signal: AbortSignal.timeout(2_000),

@@ -6,6 +6,7 @@
  */
 import { FERRY_ARGS, REPO_ROOT } from "../../../bench/helpers/server.ts";
 import { freePort } from "../postgres_cluster.ts";
+import { healthy } from "../process.ts";
 
 /** Variables passed through from our own environment (the Deno cache, the path). */
 const PASSED_THROUGH = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
@@ -139,18 +140,5 @@ export class Instance {
     } catch {
       // no /proc here, or the process is gone
     }
-  }
-}
-
-/** `true` when the healthcheck at `origin` answers 200. */
-export async function healthy(origin: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${origin}/api/healthcheck`, {
-      signal: AbortSignal.timeout(2_000),
-    });
-    await response.body?.cancel();
-    return response.ok;
-  } catch {
-    return false;
   }
 }

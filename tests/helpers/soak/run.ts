@@ -21,7 +21,8 @@ import { S3RVER_CREDENTIALS } from "../services.ts";
 import { startBalancer } from "./balancer.ts";
 import { type Checked, checkEverything } from "./checks.ts";
 import { type DiskResult, fillDisk, mountTmpfs } from "./disk.ts";
-import { healthy, Instance } from "./instance.ts";
+import { Instance } from "./instance.ts";
+import { healthy } from "../process.ts";
 import {
   Client,
   downloadRange,
