@@ -210,9 +210,13 @@ async function dropStarted(s: Services, upload: ChunkedUploadRecord): Promise<vo
   }
 }
 
-/** Drops an upload that will not complete: its parts in the datasource and its progress. */
+/**
+ * Drops an upload that will not complete: its parts in the datasource (or the
+ * object an earlier try joined them into) and its progress.
+ */
 export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): Promise<void> {
   await s.datasource.abortParts(upload.object, upload.handle);
+  await s.datasource.delete(upload.object);
   await s.store.chunks.delete(upload.id);
 }
 
@@ -313,12 +317,13 @@ async function continued(
 /**
  * Joins a claimed upload's parts into its file: records the file pending by
  * this request's options (name; counted with its declared size, which takes
- * the place of the upload's reservation), joins the parts, renames the object
- * into place and completes the record (bytes counted as measured). A refusal
- * before the join (a taken name, a disabled extension) or of the join itself
- * (the datasource unreachable or full) releases the claim so the last chunk
- * can be sent again; a failure after it drops the upload, and its pending
- * record with the bytes once they are known gone.
+ * the place of the upload's reservation), joins the parts (unless an earlier
+ * try did), moves the joined object into place and completes the record
+ * (bytes counted as measured). A refusal before the move (a taken name, a
+ * disabled extension, the datasource unreachable or full while joining or
+ * moving) releases the claim so the last chunk can be sent again, which
+ * finishes the upload without joining twice; a failure after it drops the
+ * upload, and its pending record with the bytes once they are known gone.
  */
 async function complete(
   s: Services,
@@ -337,24 +342,26 @@ async function complete(
     throw error instanceof QuotaRefusal && batch ? quotaRefused(batch.target, 1) : error;
   }
   let size: number;
+  let moving = false;
   try {
-    const parts = await s.store.chunks.parts(upload.id);
-    size = await s.datasource.completeParts(upload.object, upload.handle, parts);
+    size = await joined(s, upload);
+    moving = true;
+    if (batch.settings.filesRemoveGpsMetadata && file.type.startsWith("image/")) {
+      size = await copyWithoutGps(batch, upload.object, file);
+    } else {
+      await s.datasource.rename(upload.object, file.name);
+    }
   } catch (error) {
-    // The datasource could not join the parts now (unreachable, full): they are still
-    // there, so the upload stays resumable and sending the last chunk again retries.
-    await s.store.files.delete(file.id);
+    // The datasource could not join or move the bytes now (unreachable, full): the parts,
+    // or the object they were joined into, are still there, so the upload stays resumable
+    // and sending the last chunk again finishes it. Nothing may stay under the file's name.
+    if (!moving || await removedBytes(s, file.name)) await s.store.files.delete(file.id);
     await s.store.chunks.release(upload.id);
     throw error;
   }
   try {
     await s.store.chunks.unreserve(upload.id);
     await s.store.chunks.delete(upload.id);
-    if (batch.settings.filesRemoveGpsMetadata && file.type.startsWith("image/")) {
-      size = await copyWithoutGps(batch, upload.object, file);
-    } else {
-      await s.datasource.rename(upload.object, file.name);
-    }
     const done = await s.store.files.complete(file.id, size, batch.limits, new Date(s.clock.now()))
       .catch((error) => {
         throw error instanceof QuotaError ? quotaRefused(batch.target, 1) : error;
@@ -364,11 +371,20 @@ async function complete(
   } catch (error) {
     await abandonUpload(s, upload).catch(() => {});
     // As for an upload: the pending record goes only with its bytes (`removedBytes`).
-    if (await removedBytes(s, upload.object) && await removedBytes(s, file.name)) {
-      await s.store.files.delete(file.id);
-    }
+    if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
     throw error;
   }
+}
+
+/**
+ * The size of the upload's parts joined into its object: joined now, or by an
+ * earlier try whose move failed (the object is whole: both datasources write
+ * an object at once, so one of the upload's full size is the joined one).
+ */
+async function joined(s: Services, upload: ChunkedUploadRecord): Promise<number> {
+  if (await s.datasource.size(upload.object) === upload.size) return upload.size;
+  const parts = await s.store.chunks.parts(upload.id);
+  return await s.datasource.completeParts(upload.object, upload.handle, parts);
 }
 
 /**

@@ -81,6 +81,58 @@ apiTest("a join the bucket refuses answers 503 and the upload resumes", async (a
 });
 
 apiTest(
+  "a move the bucket refuses after the join answers 503; the upload resumes without joining again",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const file = bytes(3000);
+    const first = await chunk(app, file, 0, 1499, user.headers);
+    const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+    const stopRename = patch(app, "rename", () => Promise.reject(refused()));
+    const failed = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    stopRename();
+    assert.equal(failed.status, 503);
+    assert.deepEqual(failed.body, { error: "Service Unavailable", statusCode: 503 });
+    const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+    assert.equal(listed.body.page.length, 0, "no file yet");
+
+    let joins = 0;
+    const ds = app.services.datasource;
+    const completeParts = ds.completeParts.bind(ds);
+    const stopCount = patch(app, "completeParts", (...args) => (joins++, completeParts(...args)));
+    const again = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    stopCount();
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(joins, 0, "the parts joined by the first try were not joined again");
+    const raw = await app.request(`/raw/${again.body.files[0].name}`);
+    assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
+    assert.deepEqual(await app.storedObjects(), [again.body.files[0].name], "nothing else left");
+  },
+);
+
+apiTest(
+  "a joined upload never finished is removed whole by the idle sweep",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const file = bytes(3000);
+    const first = await chunk(app, file, 0, 1499, user.headers);
+    const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+    const stopRename = patch(app, "rename", () => Promise.reject(refused()));
+    assert.equal((await chunk(app, file, 1500, 2999, { ...user.headers, ...id })).status, 503);
+    stopRename();
+    app.clock.advance(25 * 60 * 60 * 1000);
+    assert.ok(await cleanAbandonedUploads(app.services) >= 1);
+    assert.deepEqual(await app.storedObjects(), [], "the joined object went with the upload");
+    const status = await app.json(
+      "GET",
+      `/api/upload/partial/${first.body.partialIdentifier}`,
+      undefined,
+      user.headers,
+    );
+    assert.equal(status.status, 404);
+  },
+);
+
+apiTest(
   "an upload whose answer the bucket lost keeps its record until the cleanup removes both",
   async (app) => {
     const user = await actor(app, "USER");
