@@ -34,7 +34,10 @@ export interface ChunkedUploadRecord {
    * nothing is reserved (an anonymous upload, or a reservation given back).
    */
   reservedBy: string | null;
-  /** `true` while one request joins the parts; no chunk is accepted then. */
+  /**
+   * `true` while one request joins the parts; no chunk is accepted then. The
+   * claim lasts {@link CLAIM_TERM_MS} from `updatedAt` unless renewed.
+   */
   completing: boolean;
   createdAt: Date;
   /** When the last chunk arrived (or the upload started). */
@@ -66,14 +69,18 @@ export interface ChunkStore {
   /**
    * Records a part (replacing an earlier copy of its number) and bumps the
    * upload's `updatedAt`; `false`, writing nothing, when the upload is gone or
-   * completing.
+   * completing. A claim past its term ({@link claimHeld}) is ended by it: the
+   * request that held it is gone.
    */
   addPart(id: string, part: ChunkPart, now: Date): Promise<boolean>;
   /**
-   * Marks the upload completing; the upload as it was, or `null` when it is
-   * gone or already completing. Atomic: of concurrent claims exactly one wins.
+   * Marks the upload completing from `now` (its `updatedAt`); the upload as it
+   * was before, or `null` when it is gone or its claim is held. Atomic: of
+   * concurrent claims exactly one wins.
    */
-  claim(id: string): Promise<ChunkedUploadRecord | null>;
+  claim(id: string, now: Date): Promise<ChunkedUploadRecord | null>;
+  /** Keeps a claim held: its term starts again at `now` (nothing when it is not completing). */
+  renew(id: string, now: Date): Promise<void>;
   /** Undoes a {@link claim} whose completion failed, so the upload can be finished again. */
   release(id: string): Promise<void>;
   /**
@@ -87,6 +94,18 @@ export interface ChunkStore {
   listByUser(userId: string): Promise<ChunkedUploadRecord[]>;
   /** Uploads whose last chunk arrived before `before`, oldest first. */
   listIdle(before: Date): Promise<ChunkedUploadRecord[]>;
+}
+
+/**
+ * How long a claim holds without being renewed: the request joining the parts
+ * renews it every quarter of this, so a claim this old was left by a process
+ * that stopped (killed, crashed) and another request may take the upload over.
+ */
+export const CLAIM_TERM_MS = 2 * 60 * 1000;
+
+/** Whether `upload` is being completed at `now`: claimed, and renewed within the term. */
+export function claimHeld(upload: ChunkedUploadRecord, now: Date): boolean {
+  return upload.completing && now.getTime() - upload.updatedAt.getTime() < CLAIM_TERM_MS;
 }
 
 /** The parts' byte ranges merged into ascending, non-touching `[start, end]` pairs. */

@@ -11,7 +11,12 @@
  * parts, records the file like an upload (name, quota, webhooks) and answers
  * like one.
  */
-import { type ChunkedUploadRecord, receivedRanges } from "../../db/chunks.ts";
+import {
+  type ChunkedUploadRecord,
+  CLAIM_TERM_MS,
+  claimHeld,
+  receivedRanges,
+} from "../../db/chunks.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/store.ts";
 import { PartSizeError } from "../../storage/datasource.ts";
@@ -133,10 +138,27 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
   const received = receivedRanges(await s.store.chunks.parts(upload.id));
   const answer = { partialSuccess: true as const, partialIdentifier: upload.id };
   if (!covers(received, upload.size)) return { files: [], ...answer };
-  const claimed = await s.store.chunks.claim(upload.id);
+  const claimed = await s.store.chunks.claim(upload.id, new Date(s.clock.now()));
   // Another request completes it.
   if (!claimed) return { files: [], ...answer };
-  return { ...await complete(s, req, claimed), ...answer };
+  return { ...await whileClaimed(s, upload.id, () => complete(s, req, claimed)), ...answer };
+}
+
+/**
+ * Runs `work` on a claimed upload, renewing the claim every quarter of its
+ * term, so that only a claim whose process stopped ever lapses.
+ */
+async function whileClaimed<T>(s: Services, id: string, work: () => Promise<T>): Promise<T> {
+  const renew = () =>
+    s.store.chunks.renew(id, new Date(s.clock.now())).catch((error) =>
+      s.logger.warn("could not renew an upload's claim", { id, error: String(error) })
+    );
+  const timer = setInterval(renew, CLAIM_TERM_MS / 4);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Where a client's upload stands; 404 for an unknown one or another user's. */
@@ -159,16 +181,17 @@ export async function chunkStatus(
 
 /**
  * The caller's unfinished chunked uploads in Zipline's `IncompleteFile` shape:
- * `PENDING` while chunks arrive, `PROCESSING` while the parts are joined.
- * No file exists before that, so `metadata.file.id` is the upload's identifier.
+ * `PENDING` while chunks arrive (or after a joining process stopped),
+ * `PROCESSING` while the parts are joined. No file exists before that, so `metadata.file.id` is the upload's identifier.
  */
 export async function incompleteUploads(s: Services, user: UserRecord) {
   const uploads = await s.store.chunks.listByUser(user.id);
+  const now = new Date(s.clock.now());
   return await Promise.all(uploads.map(async (u) => ({
     id: u.id,
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
-    status: u.completing ? "PROCESSING" as const : "PENDING" as const,
+    status: claimHeld(u, now) ? "PROCESSING" as const : "PENDING" as const,
     chunksTotal: Math.ceil(u.size / u.partSize),
     chunksComplete: (await s.store.chunks.parts(u.id)).length,
     userId: user.id,
@@ -186,7 +209,7 @@ export async function dropUploads(s: Services, user: UserRecord, ids: string[]):
     const upload = await s.store.chunks.get(id);
     if (upload?.userId !== user.id) continue;
     // Claiming first keeps a request that is joining the parts from losing them.
-    const claimed = await s.store.chunks.claim(id);
+    const claimed = await s.store.chunks.claim(id, new Date(s.clock.now()));
     if (!claimed) continue;
     await abandonUpload(s, claimed);
     count++;
@@ -203,7 +226,7 @@ export async function dropUserUploads(s: Services, user: UserRecord): Promise<nu
 /** Drops an upload whose first chunk failed; the idle sweep retries if this fails too. */
 async function dropStarted(s: Services, upload: ChunkedUploadRecord): Promise<void> {
   try {
-    const claimed = await s.store.chunks.claim(upload.id);
+    const claimed = await s.store.chunks.claim(upload.id, new Date(s.clock.now()));
     if (claimed) await abandonUpload(s, claimed);
   } catch (error) {
     s.logger.warn("could not drop a failed upload", { id: upload.id, error });
@@ -297,7 +320,8 @@ async function continued(
   range: ContentRange,
 ): Promise<ChunkedUploadRecord> {
   const upload = await s.store.chunks.get(identifier);
-  if (!upload || upload.completing || upload.userId !== (req.user?.id ?? null)) {
+  const now = new Date(s.clock.now());
+  if (!upload || claimHeld(upload, now) || upload.userId !== (req.user?.id ?? null)) {
     throw invalidIdentifier();
   }
   const length = range.end - range.start + 1;

@@ -6,7 +6,7 @@
  * usage counters (`./files.ts`) in the atomic operation that writes or
  * removes the upload, checked on both.
  */
-import type { ChunkedUploadRecord, ChunkPart, ChunkStore } from "../chunks.ts";
+import { type ChunkedUploadRecord, type ChunkPart, type ChunkStore, claimHeld } from "../chunks.ts";
 import type { FileLimits, FileUsage } from "../files.ts";
 import { checkLimits, NO_USAGE, usageKey } from "./files.ts";
 import { commitChecked } from "./helpers.ts";
@@ -55,28 +55,39 @@ export class KvChunks implements ChunkStore {
   async addPart(id: string, part: ChunkPart, now: Date): Promise<boolean> {
     return await commitChecked(async () => {
       const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
-      if (!current.value || current.value.completing) return { result: false };
-      const next = { ...current.value, updatedAt: now };
+      if (!current.value || claimHeld(current.value, now)) return { result: false };
+      const next = { ...current.value, completing: false, updatedAt: now };
       const op = this.kv.atomic().check(current).set(K.upload(id), next)
         .set(K.part(id, part.number), part);
       return { op, result: true };
     });
   }
 
-  async claim(id: string): Promise<ChunkedUploadRecord | null> {
-    return await this.setCompleting(id, true);
+  async claim(id: string, now: Date): Promise<ChunkedUploadRecord | null> {
+    return await this.rewrite(
+      id,
+      (u) => claimHeld(u, now) ? null : { ...u, completing: true, updatedAt: now },
+    );
+  }
+
+  async renew(id: string, now: Date): Promise<void> {
+    await this.rewrite(id, (u) => u.completing ? { ...u, updatedAt: now } : null);
   }
 
   async release(id: string): Promise<void> {
-    await this.setCompleting(id, false);
+    await this.rewrite(id, (u) => u.completing ? { ...u, completing: false } : null);
   }
 
-  private setCompleting(id: string, completing: boolean) {
+  /** Writes `change(upload)` unless it is `null`; the upload as it was, or `null` when nothing was written. */
+  private rewrite(
+    id: string,
+    change: (upload: ChunkedUploadRecord) => ChunkedUploadRecord | null,
+  ) {
     return commitChecked<ChunkedUploadRecord | null>(async () => {
       const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
-      if (!current.value || current.value.completing === completing) return { result: null };
-      const op = this.kv.atomic().check(current)
-        .set(K.upload(id), { ...current.value, completing });
+      const next = current.value && change(current.value);
+      if (!next) return { result: null };
+      const op = this.kv.atomic().check(current).set(K.upload(id), next);
       return { op, result: current.value };
     });
   }

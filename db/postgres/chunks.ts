@@ -6,7 +6,12 @@
  * writes or removes the upload.
  */
 import type { Sql, TransactionSql } from "postgres";
-import type { ChunkedUploadRecord, ChunkPart, ChunkStore } from "../chunks.ts";
+import {
+  type ChunkedUploadRecord,
+  type ChunkPart,
+  type ChunkStore,
+  CLAIM_TERM_MS,
+} from "../chunks.ts";
 import type { FileLimits } from "../files.ts";
 import { count } from "./files.ts";
 
@@ -80,8 +85,8 @@ export class PostgresChunks implements ChunkStore {
   async addPart(id: string, part: ChunkPart, now: Date): Promise<boolean> {
     const rows = await this.sql`
       WITH upload AS (
-        UPDATE chunked_uploads SET updated_at = ${now}
-        WHERE id = ${id} AND NOT completing RETURNING id
+        UPDATE chunked_uploads SET updated_at = ${now}, completing = false
+        WHERE id = ${id} AND (NOT completing OR updated_at <= ${staleBefore(now)}) RETURNING id
       )
       INSERT INTO chunked_upload_parts (upload_id, number, start_byte, end_byte, tag)
       SELECT id, ${part.number}, ${part.start}, ${part.end}, ${part.tag} FROM upload
@@ -91,11 +96,16 @@ export class PostgresChunks implements ChunkStore {
     return rows.length === 1;
   }
 
-  async claim(id: string): Promise<ChunkedUploadRecord | null> {
+  async claim(id: string, now: Date): Promise<ChunkedUploadRecord | null> {
     const [row] = await this.sql<UploadRow[]>`
-      UPDATE chunked_uploads SET completing = true WHERE id = ${id} AND NOT completing
+      UPDATE chunked_uploads SET completing = true, updated_at = ${now}
+      WHERE id = ${id} AND (NOT completing OR updated_at <= ${staleBefore(now)})
       RETURNING *`;
     return row ? { ...toUpload(row), completing: false } : null;
+  }
+
+  async renew(id: string, now: Date): Promise<void> {
+    await this.sql`UPDATE chunked_uploads SET updated_at = ${now} WHERE id = ${id} AND completing`;
   }
 
   async release(id: string): Promise<void> {
@@ -139,4 +149,9 @@ async function giveBack(tx: TransactionSql, userId: string, size: string): Promi
   await tx`UPDATE file_usage
     SET bytes = greatest(0, bytes - ${size}::bigint), files = greatest(0, files - 1)
     WHERE user_id = ${userId}`;
+}
+
+/** The last `updated_at` of a claim that has lapsed at `now` ({@link CLAIM_TERM_MS}). */
+function staleBefore(now: Date): Date {
+  return new Date(now.getTime() - CLAIM_TERM_MS);
 }

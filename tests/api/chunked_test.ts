@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ABANDONED_AFTER_MS, cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
+import { CLAIM_TERM_MS } from "../../db/chunks.ts";
 import type { QuotaRecord } from "../../db/store.ts";
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
@@ -436,7 +437,7 @@ apiTest("incomplete: the caller's unfinished uploads, and dropping them", async 
   assert.deepEqual(bList.body.map((u: { id: string }) => u.id), [theirs.body.partialIdentifier]);
 
   // One being joined is PROCESSING and is not dropped.
-  await app.services.store.chunks.claim(other.body.partialIdentifier);
+  await app.services.store.chunks.claim(other.body.partialIdentifier, new Date(app.clock.now()));
   const joining = await app.json("GET", "/api/user/files/incomplete", undefined, a.headers);
   assert.equal(joining.body[0].status, "PROCESSING");
   const kept = await app.json("DELETE", "/api/user/files/incomplete", {
@@ -513,5 +514,31 @@ apiTest(
     assert.equal(res.status, 401);
     assert.equal(res.body.statusCode, 401);
     assert.equal(typeof res.body.error, "string");
+  },
+);
+
+apiTest(
+  "chunked: a join whose process stopped lapses after its term; the last chunk sent again finishes the upload",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const file = bytes(3000);
+    const first = await chunk(app, file, 0, 1499, a.headers);
+    const identifier = first.body.partialIdentifier;
+    const id = { ...a.headers, "x-service-p-identifier": identifier };
+    // An instance claimed the join, then was killed before it finished.
+    assert.ok(await app.services.store.chunks.claim(identifier, new Date(app.clock.now())));
+    const list = async () =>
+      (await app.json("GET", "/api/user/files/incomplete", undefined, a.headers)).body;
+    assert.equal((await list())[0].status, "PROCESSING");
+    const held = await chunk(app, file, 1500, 2999, id);
+    assert.equal(held.status, 400, "still held by the stopped join");
+
+    app.clock.advance(CLAIM_TERM_MS);
+    assert.equal((await list())[0].status, "PENDING");
+    const finished = await chunk(app, file, 1500, 2999, id);
+    assert.equal(finished.status, 200, JSON.stringify(finished.body));
+    const raw = await app.request(`/raw/${finished.body.files[0].name}`);
+    assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
+    assert.deepEqual(await list(), []);
   },
 );

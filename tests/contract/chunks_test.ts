@@ -1,6 +1,11 @@
 /** The chunked-upload and lease stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
 import assert from "node:assert/strict";
-import { type ChunkedUploadRecord, type ChunkPart, receivedRanges } from "../../db/chunks.ts";
+import {
+  type ChunkedUploadRecord,
+  type ChunkPart,
+  CLAIM_TERM_MS,
+  receivedRanges,
+} from "../../db/chunks.ts";
 import { type FileLimits, QuotaError } from "../../db/files.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
@@ -61,15 +66,35 @@ const steps: ContractSteps = {
 
   async "exactly one of concurrent claims wins; no part lands while completing"(store) {
     await store.chunks.create(upload("a"), NONE);
-    const claims = await Promise.all([1, 2, 3, 4].map(() => store.chunks.claim("a")));
+    const claims = await Promise.all([1, 2, 3, 4].map(() => store.chunks.claim("a", at(1))));
     assert.equal(claims.filter((c) => c !== null).length, 1);
     assert.equal(claims.find((c) => c !== null)!.id, "a");
     assert.equal(await store.chunks.addPart("a", part(1), at(1)), false);
     assert.deepEqual(await store.chunks.parts("a"), []);
     await store.chunks.release("a");
     assert.equal(await store.chunks.addPart("a", part(1), at(1)), true);
-    assert.equal(await store.chunks.claim("missing"), null);
+    assert.equal(await store.chunks.claim("missing", at(1)), null);
     assert.equal(await store.chunks.addPart("missing", part(1), at(1)), false);
+  },
+
+  async "a claim holds for its term from the last renewal; then a claim or a part takes over"(
+    store,
+  ) {
+    const term = CLAIM_TERM_MS / 1000;
+    await store.chunks.create(upload("a"), NONE);
+    assert.ok(await store.chunks.claim("a", at(0)));
+    await store.chunks.renew("a", at(100));
+    assert.equal(await store.chunks.claim("a", at(100 + term - 1)), null, "renewed: held");
+    assert.equal(await store.chunks.addPart("a", part(1), at(100 + term - 1)), false);
+    assert.ok(await store.chunks.claim("a", at(100 + term)), "lapsed: taken over");
+    assert.equal(await store.chunks.claim("a", at(100 + term)), null, "held by the new claim");
+
+    assert.equal(await store.chunks.addPart("a", part(1), at(100 + 2 * term)), true);
+    const after = (await store.chunks.get("a"))!;
+    assert.equal(after.completing, false, "a part ends a lapsed claim");
+    assert.deepEqual(after.updatedAt, at(100 + 2 * term));
+    await store.chunks.renew("a", at(500));
+    assert.deepEqual((await store.chunks.get("a"))!.updatedAt, at(100 + 2 * term), "not claimed");
   },
 
   async "listByUser finds one user's uploads, oldest first"(store) {
