@@ -346,8 +346,10 @@ async function continued(
  * (bytes counted as measured). A refusal before the move (a taken name, a
  * disabled extension, the datasource unreachable or full while joining or
  * moving) releases the claim so the last chunk can be sent again, which
- * finishes the upload without joining twice; a failure after it drops the
- * upload, and its pending record with the bytes once they are known gone.
+ * finishes the upload without joining twice; so does a store failure before
+ * the upload's progress is deleted (the joined object is moved back). A
+ * failure after that drops the upload, and its pending record with the bytes
+ * once they are known gone.
  */
 async function complete(
   s: Services,
@@ -383,9 +385,11 @@ async function complete(
     await s.store.chunks.release(upload.id);
     throw error;
   }
+  let dropped = false;
   try {
     await s.store.chunks.unreserve(upload.id);
     await s.store.chunks.delete(upload.id);
+    dropped = true;
     const done = await s.store.files.complete(file.id, size, batch.limits, new Date(s.clock.now()))
       .catch((error) => {
         throw error instanceof QuotaError ? quotaRefused(batch.target, 1) : error;
@@ -393,10 +397,28 @@ async function complete(
     if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
     return uploadAnswer(batch, [done], req.host);
   } catch (error) {
+    // The store failed while the upload still exists: its joined bytes go back where a
+    // retry finds them, and the claim is released (or lapses, the store being down).
+    if (!dropped && size === upload.size && await movedBack(s, file.name, upload.object)) {
+      await s.store.files.delete(file.id).catch(() => {});
+      await s.store.chunks.release(upload.id).catch(() => {});
+      throw error;
+    }
     await abandonUpload(s, upload).catch(() => {});
     // As for an upload: the pending record goes only with its bytes (`removedBytes`).
     if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
     throw error;
+  }
+}
+
+/** Renames `from` back to `to`; `false` when the datasource could not. */
+async function movedBack(s: Services, from: string, to: string): Promise<boolean> {
+  try {
+    await s.datasource.rename(from, to);
+    return true;
+  } catch (error) {
+    s.logger.warn("could not keep a joined upload resumable", { from, error: String(error) });
+    return false;
   }
 }
 

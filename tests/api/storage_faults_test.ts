@@ -110,6 +110,29 @@ apiTest(
 );
 
 apiTest(
+  "a store failure after the joined bytes moved puts them back; the upload resumes",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const file = bytes(3000);
+    const first = await chunk(app, file, 0, 1499, user.headers);
+    const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+    const chunks = app.services.store.chunks as unknown as Record<string, unknown>;
+    chunks.unreserve = () => Promise.reject(new Error("the store went away"));
+    const failed = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    delete chunks.unreserve;
+    assert.equal(failed.status, 500);
+    const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+    assert.equal(listed.body.page.length, 0, "no file yet");
+
+    const again = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    const raw = await app.request(`/raw/${again.body.files[0].name}`);
+    assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
+    assert.deepEqual(await app.storedObjects(), [again.body.files[0].name], "nothing else left");
+  },
+);
+
+apiTest(
   "a joined upload never finished is removed whole by the idle sweep",
   async (app) => {
     const user = await actor(app, "USER");
