@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
 import { type Datasource, StorageFullError } from "../../storage/datasource.ts";
 import { LocalDatasource } from "../../storage/local.ts";
-import { apiTest, type TestApp } from "../helpers/app.ts";
+import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
 import { bytes, chunk } from "../helpers/chunks.ts";
 import { mountTmpfs } from "../helpers/soak/disk.ts";
 import { actor } from "../helpers/users.ts";
@@ -24,6 +24,24 @@ function patch<K extends keyof Datasource>(app: TestApp, method: K, fn: Datasour
   const ds = app.services.datasource as unknown as Record<string, unknown>;
   ds[method] = fn;
   return () => delete ds[method];
+}
+
+/** A user's chunked upload of 3000 bytes with its first half sent: the user, the bytes, the headers of the second half. */
+async function halfSent(app: TestApp) {
+  const user = await actor(app, "USER");
+  const file = bytes(3000);
+  const first = await chunk(app, file, 0, 1499, user.headers);
+  const headers = { ...user.headers, "x-zipline-p-identifier": first.body.partialIdentifier };
+  return { user, file, headers, identifier: first.body.partialIdentifier as string };
+}
+
+/** Asserts that `reply` finished the upload of `file`: 200, served whole, the only object left. */
+async function assertFinishedAlone(app: TestApp, reply: JsonReply, file: Uint8Array) {
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  const name = reply.body.files[0].name;
+  const raw = await app.request(`/raw/${name}`);
+  assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
+  assert.deepEqual(await app.storedObjects(), [name], "nothing else left");
 }
 
 async function upload(app: TestApp, headers: Record<string, string>) {
@@ -83,12 +101,9 @@ apiTest("a join the bucket refuses answers 503 and the upload resumes", async (a
 apiTest(
   "a move the bucket refuses after the join answers 503; the upload resumes without joining again",
   async (app) => {
-    const user = await actor(app, "USER");
-    const file = bytes(3000);
-    const first = await chunk(app, file, 0, 1499, user.headers);
-    const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+    const { user, file, headers } = await halfSent(app);
     const stopRename = patch(app, "rename", () => Promise.reject(refused()));
-    const failed = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    const failed = await chunk(app, file, 1500, 2999, headers);
     stopRename();
     assert.equal(failed.status, 503);
     assert.deepEqual(failed.body, { error: "Service Unavailable", statusCode: 503 });
@@ -99,55 +114,42 @@ apiTest(
     const ds = app.services.datasource;
     const completeParts = ds.completeParts.bind(ds);
     const stopCount = patch(app, "completeParts", (...args) => (joins++, completeParts(...args)));
-    const again = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    const again = await chunk(app, file, 1500, 2999, headers);
     stopCount();
-    assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(joins, 0, "the parts joined by the first try were not joined again");
-    const raw = await app.request(`/raw/${again.body.files[0].name}`);
-    assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
-    assert.deepEqual(await app.storedObjects(), [again.body.files[0].name], "nothing else left");
+    await assertFinishedAlone(app, again, file);
   },
 );
 
 apiTest(
   "a store failure after the joined bytes moved puts them back; the upload resumes",
   async (app) => {
-    const user = await actor(app, "USER");
-    const file = bytes(3000);
-    const first = await chunk(app, file, 0, 1499, user.headers);
-    const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+    const { user, file, headers } = await halfSent(app);
     const chunks = app.services.store.chunks as unknown as Record<string, unknown>;
     chunks.unreserve = () => Promise.reject(new Error("the store went away"));
-    const failed = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
+    const failed = await chunk(app, file, 1500, 2999, headers);
     delete chunks.unreserve;
     assert.equal(failed.status, 500);
     const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
     assert.equal(listed.body.page.length, 0, "no file yet");
 
-    const again = await chunk(app, file, 1500, 2999, { ...user.headers, ...id });
-    assert.equal(again.status, 200, JSON.stringify(again.body));
-    const raw = await app.request(`/raw/${again.body.files[0].name}`);
-    assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
-    assert.deepEqual(await app.storedObjects(), [again.body.files[0].name], "nothing else left");
+    await assertFinishedAlone(app, await chunk(app, file, 1500, 2999, headers), file);
   },
 );
 
 apiTest(
   "a joined upload never finished is removed whole by the idle sweep",
   async (app) => {
-    const user = await actor(app, "USER");
-    const file = bytes(3000);
-    const first = await chunk(app, file, 0, 1499, user.headers);
-    const id = { "x-zipline-p-identifier": first.body.partialIdentifier };
+    const { user, file, headers, identifier } = await halfSent(app);
     const stopRename = patch(app, "rename", () => Promise.reject(refused()));
-    assert.equal((await chunk(app, file, 1500, 2999, { ...user.headers, ...id })).status, 503);
+    assert.equal((await chunk(app, file, 1500, 2999, headers)).status, 503);
     stopRename();
     app.clock.advance(25 * 60 * 60 * 1000);
     assert.ok(await cleanAbandonedUploads(app.services) >= 1);
     assert.deepEqual(await app.storedObjects(), [], "the joined object went with the upload");
     const status = await app.json(
       "GET",
-      `/api/upload/partial/${first.body.partialIdentifier}`,
+      `/api/upload/partial/${identifier}`,
       undefined,
       user.headers,
     );
