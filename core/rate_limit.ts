@@ -40,6 +40,11 @@ export interface RateLimitState {
 const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
 
+/** Whether a route with `policy` is limited at all now: not when limits are off. */
+export function limitsApply(s: Services, policy: RateLimitPolicy): boolean {
+  return policy !== "none" && s.settings.get("ratelimitEnabled");
+}
+
 /**
  * Counts the request against its route's limit. Returns the headers' values,
  * `null` when the request is not limited at all, and throws 429 past the limit.
@@ -49,8 +54,8 @@ export async function checkRateLimit(
   policy: RateLimitPolicy,
   req: RateLimitRequest,
 ): Promise<RateLimitState | null> {
+  if (!limitsApply(s, policy)) return null;
   const settings = s.settings.all();
-  if (policy === "none" || !settings.ratelimitEnabled) return null;
   if (policy === "chunks" && req.chunked) return null;
   if (settings.ratelimitAdminBypass && req.user && isAdministrator(req.user.role)) return null;
   const who = req.user?.id ?? req.ip;

@@ -109,12 +109,39 @@ export class CachedFiles implements FileStore {
     return list;
   }
 
-  create(file: FileRecord, limits: FileLimits) {
-    return this.#written(() => this.files.create(file, limits));
+  /**
+   * Forgets what an upload's write changed: its name's answer and its
+   * owner's list and count. Clearing everything, as other writes do, would
+   * empty the caches once per upload under a steady stream of them.
+   */
+  #forgetFile(file: FileRecord): void {
+    this.#names.delete(file.name);
+    this.#lists.delete(file.userId ?? "");
+    this.#totals.delete(file.userId ?? "");
   }
 
-  complete(id: string, size: number, limits: FileLimits, now: Date) {
-    return this.#written(() => this.files.complete(id, size, limits, now));
+  /**
+   * An upload's first write. After it, not before: an answer read before the
+   * write lands is dropped with it, and the name serves nothing until completed.
+   */
+  async create(file: FileRecord, limits: FileLimits) {
+    try {
+      await this.files.create(file, limits);
+    } finally {
+      this.#forgetFile(file);
+    }
+  }
+
+  /** An upload's last write, forgetting as {@link create} does (everything when it failed). */
+  async complete(id: string, size: number, limits: FileLimits, now: Date) {
+    let done: FileRecord | null = null;
+    try {
+      done = await this.files.complete(id, size, limits, now);
+      return done;
+    } finally {
+      if (done) this.#forgetFile(done);
+      else this.forget();
+    }
   }
 
   createMany(files: FileRecord[]) {

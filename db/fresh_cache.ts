@@ -40,6 +40,11 @@ export class FreshCache<V> {
     return value;
   }
 
+  /** Forgets the answer for `key`: after a write that changed only it. */
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
   /** Forgets every answer: after any write. */
   clear(): void {
     this.#entries.clear();

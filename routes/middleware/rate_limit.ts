@@ -1,6 +1,6 @@
 /** The rate-limit middleware each declared route gets for its policy. */
 import type { MiddlewareHandler } from "hono";
-import { checkRateLimit, type RateLimitPolicy } from "../../core/rate_limit.ts";
+import { checkRateLimit, limitsApply, type RateLimitPolicy } from "../../core/rate_limit.ts";
 import { type AppEnv, clientIp } from "../env.ts";
 
 /**
@@ -10,6 +10,7 @@ import { type AppEnv, clientIp } from "../env.ts";
  */
 export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (!limitsApply(c.var.services, policy)) return await next();
     const state = await checkRateLimit(c.var.services, policy, {
       user: c.var.user,
       ip: clientIp(c),

@@ -54,6 +54,25 @@ const steps: ContractSteps = {
     assert.deepEqual(await page(), { files: [await store.files.get(a.id)], total: 1 });
   },
 
+  async "an upload's completion is seen by the next resolve and list, other answers kept"(store) {
+    const user = await storedUser(store);
+    const page = () =>
+      store.files.list({ userId: user.id, offset: 0, limit: 10, sortBy: "name", order: "asc" });
+    const other = fileRecord(user.id, { name: "other.txt" });
+    await store.files.create(other, NO_LIMITS);
+    const upload = fileRecord(user.id, { name: "upload.txt", pending: true, size: 0 });
+    await store.files.create(upload, NO_LIMITS);
+    assert.equal((await store.files.resolve("upload.txt"))?.pending, true);
+    assert.deepEqual((await page()).files.map((f) => f.name), ["other.txt"]);
+    assert.equal((await store.files.resolve("other.txt"))?.id, other.id);
+
+    const done = await store.files.complete(upload.id, 6, NO_LIMITS, now);
+    assert.equal(done?.pending, false);
+    assert.deepEqual(await store.files.resolve("upload.txt"), done, "the pending answer is gone");
+    assert.deepEqual((await page()).files.map((f) => f.name), ["other.txt", "upload.txt"]);
+    assert.equal((await store.files.resolve("other.txt"))?.id, other.id);
+  },
+
   async "resolve sees what a transaction wrote"(store) {
     const user = await storedUser(store);
     const file = fileRecord(user.id, { name: "kept.txt" });
