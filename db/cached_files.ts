@@ -51,6 +51,14 @@ export class CachedFiles implements FileStore {
     return this.#names.get(name, () => this.files.getByName(name));
   }
 
+  /**
+   * {@link resolve}'s answer when it is cached and settled, without a
+   * `Promise`; `undefined` when the name must be looked up.
+   */
+  resolveCached(name: string): FileRecord | null | undefined {
+    return this.#names.peek(name)?.value;
+  }
+
   /** Forgets everything cached: after writes that bypassed this store (a transaction's). */
   forget(): void {
     this.#names.clear();

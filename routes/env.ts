@@ -30,11 +30,21 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
  * Read on demand, as few requests need it.
  */
 export function clientIp(c: Context<AppEnv>): string {
-  const settings = c.get("services").settings;
+  return requestIp(c.get("services"), c.req.raw, c.env as ServeInfo);
+}
+
+/** What `Deno.serve` tells a handler of the connection, when it is served (not in tests). */
+export type ServeInfo = Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
+
+/** {@link clientIp} of a request outside Hono: `request` as it came on the connection `info`. */
+export function requestIp(services: Services, request: Request, info: ServeInfo): string {
+  const { settings } = services;
   const forwarded = settings.get("coreTrustProxy")
-    ? forwardedClient(c.req.header("x-forwarded-for"), settings.get("coreTrustProxyHops"))
+    ? forwardedClient(
+      request.headers.get("x-forwarded-for") ?? undefined,
+      settings.get("coreTrustProxyHops"),
+    )
     : null;
-  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
   return forwarded ?? info?.remoteAddr?.hostname ?? "unknown";
 }
 

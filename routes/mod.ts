@@ -6,6 +6,7 @@ import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { fastPublic } from "./fast_public.ts";
 import { fastHealthcheck } from "./fast_health.ts";
+import { fastRaw } from "./fast_raw.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
 import { docsRoutes } from "./docs.ts";
@@ -94,15 +95,18 @@ export function createApp(services: Services, options: AppOptions = {}) {
 }
 
 /**
- * What the server serves: the public fast path (`fast_public.ts`), the
- * healthcheck's (`fast_health.ts`), and the app for every request they leave.
+ * What the server serves: the public fast paths (`fast_public.ts` for
+ * redirects, `fast_health.ts` for the healthcheck, `fast_raw.ts` for small
+ * files), and the app for every request they leave.
  */
 export function createHandler(services: Services, options: AppOptions = {}) {
   const app = createApp(services, options);
   const fast = fastPublic(services, options.logRequests ?? false);
   const health = fastHealthcheck(services, options.logRequests ?? false);
-  const fetch = (request: Request, info?: Deno.ServeHandlerInfo) =>
-    fast(request) ?? health(request) ?? app.fetch(request, info);
+  const served = (request: Request, info?: Deno.ServeHandlerInfo) => app.fetch(request, info);
+  const raw = fastRaw(services, options.logRequests ?? false, served);
+  const fetch = (request: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
+    fast(request) ?? health(request) ?? raw(request, info) ?? served(request, info);
   return { app, fetch };
 }
 

@@ -124,15 +124,48 @@ async function serveLive(s: Services, file: FileRecord, req: BytesRequest): Prom
   const opensAtStart = range.kind !== "partial" || range.start === 0;
   if (req.head || !opensAtStart) {
     if (exhausted(file)) throw notFound();
-  } else if (firstViewIn(s, `${file.id}\0${req.ip}\0${req.ua}`, s.clock.now(), VIEW_WINDOW_MS)) {
-    const counted = await s.store.files.addView(file.id);
-    if (counted === "missing") throw notFound();
-    if (counted === "exhausted") {
-      if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
-      throw notFound();
-    }
-  }
+  } else await countView(s, file, req);
   return { kind: "bytes", answer: await sendBytes(s, file, req) };
+}
+
+/**
+ * Counts a view of `file` by the viewer of `req`, once per viewer per
+ * {@link VIEW_WINDOW_MS}; 404 when the file is gone or has had its views.
+ */
+async function countView(s: Services, file: FileRecord, req: Attempt): Promise<void> {
+  if (!firstViewIn(s, `${file.id}\0${req.ip}\0${req.ua}`, s.clock.now(), VIEW_WINDOW_MS)) return;
+  const counted = await s.store.files.addView(file.id);
+  if (counted === "missing") throw notFound();
+  if (counted === "exhausted") {
+    if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
+    throw notFound();
+  }
+}
+
+/** A plain GET of a file: no range, no query; validators as sent. */
+export type PlainRequest = Attempt & Pick<Conditions, "ifNoneMatch" | "ifModifiedSince">;
+
+/**
+ * The answer to a plain GET of `/raw/<name>` from the store's name cache
+ * alone, when the cache holds the file's record (its answer settled under a
+ * second ago) and nothing about the file needs more: complete, unexpired, no
+ * password, no max views, small enough to be read in one call. The view is
+ * counted and the bytes read as {@link serveFile} would; `null` when it
+ * would take more (a miss, a password, …): ask {@link serveFile}. Lets the
+ * server answer the busiest public request without its router.
+ */
+export function serveCachedSmall(
+  s: Services,
+  name: string,
+  req: PlainRequest,
+): Promise<ServeAnswer> | null {
+  const file = s.store.files.resolveCached(name);
+  if (!file || file.pending || file.password || file.maxViews !== null) return null;
+  if (file.size > SMALL_FILE_BYTES) return null;
+  if (file.deletesAt && file.deletesAt.getTime() <= s.clock.now()) return null;
+  return countView(s, file, req).then(() =>
+    sendBytes(s, file, { ...req, head: false, download: false, cookie: () => undefined })
+  );
 }
 
 /**
