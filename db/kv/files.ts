@@ -31,7 +31,7 @@ import { UniqueError } from "../store.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
-import { fileTagsPrefix, tagFileKey } from "./tags.ts";
+import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -302,13 +302,13 @@ export class KvFiles implements FileStore {
       const current = await this.kv.get<FileRecord>(K.file(id));
       if (current.value === null) return { result: null };
       const file = current.value;
-      const op = this.kv.atomic().check(current)
+      const tagged = await this.kv.get<string[]>(fileTagIdsKey(id));
+      const op = this.kv.atomic().check(current, tagged)
         .delete(K.file(id))
         .delete(K.byName(file.name))
-        .delete(K.byUser(file.userId, id));
-      for await (const link of this.kv.list({ prefix: fileTagsPrefix(id) })) {
-        op.delete(link.key).delete(tagFileKey(link.key[2] as string, id));
-      }
+        .delete(K.byUser(file.userId, id))
+        .delete(tagged.key);
+      for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, id));
       if (file.userId !== null) {
         const usage = await this.kv.get<FileUsage>(K.usage(file.userId));
         const left = usage.value ?? NO_USAGE;

@@ -30,13 +30,16 @@ import { KvMetrics } from "./metrics.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvLeases } from "./leases.ts";
 import { KvFolders } from "./folders.ts";
-import { KvTags } from "./tags.ts";
+import { KvTags, listFileTags } from "./tags.ts";
 import { journaled, recoverJournals } from "./journal.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { deleteAvatar, readUser, type StoredUser, writeUser } from "./user_avatars.ts";
 
-/** The KV schema version this code writes. */
-export const KV_SCHEMA_VERSION = 1;
+/**
+ * The KV schema version this code writes. 2: a file's tag links are one list
+ * (`listFileTags`, `./tags.ts`), no longer one key per link.
+ */
+export const KV_SCHEMA_VERSION = 2;
 
 const K = {
   user: (id: string) => ["user", id],
@@ -57,6 +60,9 @@ export async function openKvStore(path?: string): Promise<KvStore> {
   else if (version.value > KV_SCHEMA_VERSION) {
     kv.close();
     throw new Error(`the KV database is at schema ${version.value}, newer than this program`);
+  } else if (version.value < KV_SCHEMA_VERSION) {
+    await listFileTags(kv);
+    await kv.set(K.schemaVersion, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);
   return new KvStore(kv);

@@ -1,16 +1,22 @@
 /**
  * Tags on Deno KV. The record lives under `["tag", id]` with a copy under
  * `["tag_by_user", owner, id]`; the per-user name index `["tag_name", owner,
- * name]` is checked and written with the record. Links are kept both ways,
- * `["tag_file", tagId, fileId]` and `["file_tag", fileId, tagId]`, written
- * together. Replacing a file's set checks and rewrites the file's record, so
- * concurrent replacements queue. Readers skip a link whose tag is gone (a link
- * made while its tag was being deleted).
+ * name]` is checked and written with the record. Links are kept both ways:
+ * one key per link under the tag, `["tag_file", tagId, fileId]`, and one
+ * list per file of its tags' ids, `["file_tag_ids", fileId]` (absent for a
+ * file without tags), written together; so the tags of a page of files are
+ * two reads, not a listing per file. Replacing a file's set checks and
+ * rewrites the file's record, so concurrent replacements queue. Readers skip
+ * a link whose tag is gone (a link made while its tag was being deleted).
+ *
+ * Schema 1 kept a file's links as one key each, `["file_tag", fileId,
+ * tagId]`; {@link listFileTags} turns them into lists (`./mod.ts` runs it
+ * once, on the first open by schema 2).
  */
 import { UniqueError } from "../store.ts";
 import type { TagLink, TagPatch, TagRecord, TagStore } from "../tags.ts";
 import { oldestFirst } from "./order.ts";
-import { commitChecked, defined } from "./helpers.ts";
+import { commitChecked, defined, getAll } from "./helpers.ts";
 
 /** The key of a file's record (`./files.ts`), which a change of the file's tag set checks. */
 const fileRecordKey = (fileId: string) => ["file", fileId];
@@ -22,14 +28,19 @@ const K = {
   name: (userId: string, name: string) => ["tag_name", userId, name],
   tagFile: (tagId: string, fileId: string) => ["tag_file", tagId, fileId],
   tagFiles: (tagId: string) => ["tag_file", tagId],
-  fileTag: (fileId: string, tagId: string) => ["file_tag", fileId, tagId],
-  fileTags: (fileId: string) => ["file_tag", fileId],
+  fileTagIds: (fileId: string) => ["file_tag_ids", fileId],
 };
 
-/** The prefix of a file's links to its tags; `KvFiles.delete` removes them with the file. */
-export const fileTagsPrefix = K.fileTags;
-/** A tag's link to a file, the other direction of a `fileTagsPrefix` key. */
+/** The key of a file's list of tag ids; `KvFiles.delete` removes it, and the links, with the file. */
+export const fileTagIdsKey = K.fileTagIds;
+/** A tag's link to a file, one entry of a `fileTagIdsKey` list seen from the tag. */
 export const tagFileKey = K.tagFile;
+
+/** Schema 1's key of one link of a file to a tag: `["file_tag", fileId, tagId]`. */
+const SCHEMA_1_LINKS: Deno.KvKey = ["file_tag"];
+
+/** The most schema 1 links one operation of {@link listFileTags} removes. */
+const LINKS_PER_OPERATION = 500;
 
 /** {@link TagStore} on Deno KV. */
 export class KvTags implements TagStore {
@@ -86,8 +97,7 @@ export class KvTags implements TagStore {
     const tag = await this.get(id);
     if (!tag) return null;
     for await (const e of this.kv.list({ prefix: K.tagFiles(id) })) {
-      const fileId = e.key.at(-1) as string;
-      await this.kv.atomic().delete(e.key).delete(K.fileTag(fileId, id)).commit();
+      await this.#unlink(e.key.at(-1) as string, id);
     }
     await this.kv.atomic()
       .delete(K.tag(id))
@@ -101,38 +111,55 @@ export class KvTags implements TagStore {
     for (const tag of await this.listByUser(userId)) await this.delete(tag.id);
   }
 
+  /** Removes the link of `fileId` to `tagId`, both ways. */
+  #unlink(fileId: string, tagId: string): Promise<void> {
+    return commitChecked(async () => {
+      const listed = await this.kv.get<string[]>(K.fileTagIds(fileId));
+      const op = this.kv.atomic().check(listed).delete(K.tagFile(tagId, fileId));
+      return {
+        op: setList(op, fileId, (listed.value ?? []).filter((t) => t !== tagId)),
+        result: undefined,
+      };
+    });
+  }
+
   async setFileTags(fileId: string, tagIds: string[]) {
     // The file's record is the lock, as its row is on Postgres: the operation
     // checks it and rewrites it unchanged (a new versionstamp), so of two
     // concurrent replacements the later commit retries on the earlier's links.
     await commitChecked(async () => {
-      const file = await this.kv.get(fileRecordKey(fileId));
+      const [file, listed] = await this.kv.getMany<[unknown, string[]]>([
+        fileRecordKey(fileId),
+        K.fileTagIds(fileId),
+      ]);
       if (file.value === null) return { result: undefined };
-      const wanted = new Set(tagIds);
-      const op = this.kv.atomic().check(file).set(file.key, file.value);
-      for await (const e of this.kv.list({ prefix: K.fileTags(fileId) })) {
-        const tagId = e.key.at(-1) as string;
-        if (wanted.delete(tagId)) continue;
-        op.delete(e.key).delete(K.tagFile(tagId, fileId));
+      const wanted = [...new Set(tagIds)];
+      const had = new Set(listed.value ?? []);
+      const op = this.kv.atomic().check(file, listed).set(file.key, file.value);
+      for (const tagId of had) {
+        if (!wanted.includes(tagId)) op.delete(K.tagFile(tagId, fileId));
       }
       for (const tagId of wanted) {
-        op.set(K.fileTag(fileId, tagId), true).set(K.tagFile(tagId, fileId), true);
+        if (!had.has(tagId)) op.set(K.tagFile(tagId, fileId), true);
       }
-      return { op, result: undefined };
+      return { op: setList(op, fileId, wanted), result: undefined };
     });
   }
 
   async tagsOfFiles(fileIds: string[]) {
-    // One listing per file, all at once: a page of files is one round of reads.
-    const tagged = await Promise.all([...new Set(fileIds)].map(async (fileId) => {
-      const tags: TagRecord[] = [];
-      for await (const e of this.kv.list({ prefix: K.fileTags(fileId) })) {
-        const tag = await this.get(e.key.at(-1) as string);
-        if (tag) tags.push(tag);
-      }
-      return [fileId, tags.sort(oldestFirst)] as const;
-    }));
-    return new Map(tagged.filter(([, tags]) => tags.length > 0));
+    // Two rounds of reads for any page: the files' lists, then their tags.
+    const lists = await getAll<string[]>(this.kv, [...new Set(fileIds)].map(K.fileTagIds));
+    const tagIds = [...new Set(lists.flatMap((e) => e.value ?? []))];
+    const tags = new Map<string, TagRecord>();
+    for (const e of await getAll<TagRecord>(this.kv, tagIds.map(K.tag))) {
+      if (e.value) tags.set(e.value.id, e.value);
+    }
+    const result = new Map<string, TagRecord[]>();
+    for (const { key, value } of lists) {
+      const found = (value ?? []).flatMap((id) => tags.get(id) ?? []);
+      if (found.length > 0) result.set(key[1] as string, found.sort(oldestFirst));
+    }
+    return result;
   }
 
   async filesOfTags(tagIds: string[]) {
@@ -158,4 +185,48 @@ export class KvTags implements TagStore {
       yield { tagId: e.key[1] as string, fileId: e.key[2] as string };
     }
   }
+}
+
+/** Adds to `op` the write of `fileId`'s list of tag ids: `tagIds`, or no key when empty. */
+function setList(
+  op: Deno.AtomicOperation,
+  fileId: string,
+  tagIds: string[],
+): Deno.AtomicOperation {
+  return tagIds.length > 0 ? op.set(K.fileTagIds(fileId), tagIds) : op.delete(K.fileTagIds(fileId));
+}
+
+/**
+ * Schema 1 → 2: each file's links `["file_tag", fileId, tagId]` become its
+ * list `["file_tag_ids", fileId]`, merged with any list it has. Each file's
+ * list is written before its old links are removed, so a run stopped half
+ * way is finished by the next (which merges what is left).
+ */
+export async function listFileTags(kv: Deno.Kv): Promise<void> {
+  let fileId: string | null = null;
+  let links: Deno.KvKey[] = [];
+  const convert = async () => {
+    if (fileId === null) return;
+    const id = fileId;
+    const tagIds = links.map((key) => key[2] as string);
+    await commitChecked(async () => {
+      const listed = await kv.get<string[]>(K.fileTagIds(id));
+      const merged = [...new Set([...(listed.value ?? []), ...tagIds])];
+      return { op: setList(kv.atomic().check(listed), id, merged), result: undefined };
+    });
+    for (let i = 0; i < links.length; i += LINKS_PER_OPERATION) {
+      const op = kv.atomic();
+      for (const key of links.slice(i, i + LINKS_PER_OPERATION)) op.delete(key);
+      await op.commit();
+    }
+  };
+  for await (const { key } of kv.list({ prefix: SCHEMA_1_LINKS }, { batchSize: 500 })) {
+    if (key[1] !== fileId) {
+      await convert();
+      fileId = key[1] as string;
+      links = [];
+    }
+    links.push(key);
+  }
+  await convert();
 }

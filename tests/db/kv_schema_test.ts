@@ -1,0 +1,76 @@
+/**
+ * Deno KV schema upgrades (`db/kv/mod.ts`): a database written by schema 1,
+ * whose file-to-tag links were one key each (`["file_tag", fileId, tagId]`),
+ * opens under schema 2 with every link in its file's list, nothing of the old
+ * keys left, also when an earlier upgrade stopped half way.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { FileLimits } from "../../db/files.ts";
+import { KV_SCHEMA_VERSION, openKvStore } from "../../db/kv/mod.ts";
+import type { TagRecord } from "../../db/tags.ts";
+import { fileRecord, storedUser } from "../helpers/stores.ts";
+
+const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
+
+function tag(userId: string, name: string, at: number): TagRecord {
+  const date = new Date(Date.UTC(2026, 0, 1, 0, 0, at));
+  return {
+    id: crypto.randomUUID(),
+    name,
+    color: "#123456",
+    userId,
+    createdAt: date,
+    updatedAt: date,
+  };
+}
+
+Deno.test("kv schema 1 → 2: a file's tag links become its list, the old keys go", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-schema-" });
+  const path = join(dir, "ferry.kv");
+  try {
+    const store = await openKvStore(path);
+    const user = await storedUser(store);
+    const [red, green, blue] = ["red", "green", "blue"].map((name, i) => tag(user.id, name, i));
+    for (const t of [red, green, blue]) await store.tags.create(t);
+    const both = fileRecord(user.id);
+    const half = fileRecord(user.id);
+    const none = fileRecord(user.id);
+    for (const file of [both, half, none]) await store.files.create(file, NO_LIMITS);
+    await store.close();
+
+    // What schema 1 wrote; `half` as an upgrade stopped after writing its list left it.
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 1);
+    const old = (fileId: string, tagId: string) =>
+      kv.atomic().set(["file_tag", fileId, tagId], true).set(["tag_file", tagId, fileId], true)
+        .commit();
+    await old(both.id, green.id);
+    await old(both.id, red.id);
+    await old(half.id, blue.id);
+    await kv.set(["file_tag_ids", half.id], [red.id]);
+    await kv.set(["tag_file", red.id, half.id], true);
+    kv.close();
+
+    const upgraded = await openKvStore(path);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
+    const tags = await upgraded.tags.tagsOfFiles([both.id, half.id, none.id]);
+    assert.deepEqual(tags.get(both.id)?.map((t) => t.name), ["red", "green"]);
+    assert.deepEqual(tags.get(half.id)?.map((t) => t.name), ["red", "blue"]);
+    assert.equal(tags.has(none.id), false);
+
+    await upgraded.tags.setFileTags(both.id, [blue.id]);
+    await upgraded.tags.delete(red.id);
+    const after = await upgraded.tags.tagsOfFiles([both.id, half.id]);
+    assert.deepEqual(after.get(both.id)?.map((t) => t.name), ["blue"]);
+    assert.deepEqual(after.get(half.id)?.map((t) => t.name), ["blue"]);
+    await upgraded.close();
+
+    const raw = await Deno.openKv(path);
+    const left = await Array.fromAsync(raw.list({ prefix: ["file_tag"] }));
+    raw.close();
+    assert.deepEqual(left, [], "no schema 1 link is left");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
