@@ -5,10 +5,15 @@
  */
 import assert from "node:assert/strict";
 import type { FileLimits } from "../../db/files.ts";
+import type { Store } from "../../db/store.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 const now = new Date(Date.UTC(2026, 6, 1));
+
+/** The first ten of the user's files, by name. */
+const firstPage = (store: Store, userId: string) =>
+  store.files.list({ userId, offset: 0, limit: 10, sortBy: "name", order: "asc" });
 
 const steps: ContractSteps = {
   async "resolve answers as getByName and sees every write through the store"(store) {
@@ -31,8 +36,7 @@ const steps: ContractSteps = {
 
   async "list sees every write through the store at once"(store) {
     const user = await storedUser(store);
-    const page = () =>
-      store.files.list({ userId: user.id, offset: 0, limit: 10, sortBy: "name", order: "asc" });
+    const page = () => firstPage(store, user.id);
     const a = fileRecord(user.id, { name: "a.txt" });
     await store.files.create(a, NO_LIMITS);
     assert.deepEqual((await page()).files.map((f) => f.name), ["a.txt"]);
@@ -56,8 +60,7 @@ const steps: ContractSteps = {
 
   async "an upload's completion is seen by the next resolve and list, other answers kept"(store) {
     const user = await storedUser(store);
-    const page = () =>
-      store.files.list({ userId: user.id, offset: 0, limit: 10, sortBy: "name", order: "asc" });
+    const page = () => firstPage(store, user.id);
     const other = fileRecord(user.id, { name: "other.txt" });
     await store.files.create(other, NO_LIMITS);
     const upload = fileRecord(user.id, { name: "upload.txt", pending: true, size: 0 });
