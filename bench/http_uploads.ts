@@ -18,18 +18,16 @@
  * compare.
  */
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import postgres from "postgres";
 import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
 import { cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
-import { populateUsers } from "./helpers/users.ts";
 import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 /** wrk's load (the figures of issue #18): threads, connections, seconds measured and warm-up. */
@@ -65,23 +63,47 @@ interface Run {
   command: string;
 }
 
+/**
+ * How a checkout opens its stores and fills them: its own code, so that a
+ * store is at the schema its server expects (an older checkout refuses a newer one).
+ */
+interface Openers {
+  openKvStore(path: string): Promise<Store>;
+  openPostgresStore(url: string): Promise<Store>;
+  populateUsers(store: Store, count: number): Promise<{ token: string }[]>;
+}
+
+/** The {@link Openers} of the checkout at `root`. */
+async function openersOf(root: string): Promise<Openers> {
+  const module = (path: string) => import(pathToFileURL(join(resolve(root), path)).href);
+  const [kv, pg, users] = await Promise.all([
+    module("db/kv/mod.ts"),
+    module("db/postgres/mod.ts"),
+    module("bench/helpers/users.ts"),
+  ]);
+  return { ...kv, ...pg, ...users };
+}
+
 /** Where each run's database lives: a fresh data directory and, on PostgreSQL, a fresh database. */
 interface Target {
   store: Run["store"];
   /** The PostgreSQL postmaster, whose tree's CPU counts as the database's. */
   dbPid: number | null;
   /** A store for a new run, its `DATABASE_URL` (PostgreSQL) and its data directory. */
-  fresh(n: number): Promise<{ store: Store; env: Record<string, string>; dataDir: string }>;
+  fresh(
+    n: number,
+    open: Openers,
+  ): Promise<{ store: Store; env: Record<string, string>; dataDir: string }>;
 }
 
 function kvTarget(): Target {
   return {
     store: "Deno KV",
     dbPid: null,
-    async fresh() {
+    async fresh(_n, open) {
       const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-up-kv-" });
       cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-      return { store: await openKvStore(join(dataDir, "ferry.kv")), env: {}, dataDir };
+      return { store: await open.openKvStore(join(dataDir, "ferry.kv")), env: {}, dataDir };
     },
   };
 }
@@ -95,13 +117,13 @@ async function postgresTarget(): Promise<{ target: Target; version: string }> {
   const target: Target = {
     store: "PostgreSQL",
     dbPid: cluster.pid,
-    async fresh(n) {
+    async fresh(n, open) {
       await admin.unsafe(`CREATE DATABASE ferry_uploads_${n}`);
       const url = new URL(cluster.url);
       url.pathname = `/ferry_uploads_${n}`;
       const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-up-pg-" });
       cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-      const store = await openPostgresStore(url.toString());
+      const store = await open.openPostgresStore(url.toString());
       return { store, env: { DATABASE_URL: url.toString() }, dataDir };
     },
   };
@@ -122,8 +144,9 @@ let runs = 0;
 
 /** Starts `build` on a fresh store of `target`, checks one upload, warms up and measures. */
 async function measure(target: Target, build: Build): Promise<Run> {
-  const { store, env, dataDir } = await target.fresh(++runs);
-  const [admin] = await populateUsers(store, 1).finally(() => store.close());
+  const open = await openersOf(build.root);
+  const { store, env, dataDir } = await target.fresh(++runs, open);
+  const [admin] = await open.populateUsers(store, 1).finally(() => store.close());
   const token = clientToken(admin.token, Date.now(), SECRET, systemRandom);
   const profiled = PROFILE && build.label === "after";
   const args = profiled
