@@ -25,7 +25,7 @@ import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { benchDatabase, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
-import { machineSection, versionOf } from "./helpers/machine.ts";
+import { wrkMachineSection } from "./helpers/machine.ts";
 import {
   type BenchServer,
   FERRY_ARGS,
@@ -487,10 +487,7 @@ export function run(): Promise<string> {
       "downloaded to /dev/null; the local datasource fsyncs each upload before it is " +
       "recorded. RSS is the server process's, from /proc/<pid>/status.",
       "",
-      await machineSection({
-        wrk: await versionOf("wrk", ["-v"]),
-        PostgreSQL: `${second.pgVersion} (throwaway cluster: fsync=off, synchronous_commit=off)`,
-      }),
+      await wrkMachineSection(second.pgVersion),
       ...(first
         ? [
           "## 2 GiB upload and download (Deno KV)",

@@ -20,7 +20,7 @@ import { openKvStore } from "../db/kv/mod.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
-import { machineSection, versionOf } from "./helpers/machine.ts";
+import { wrkMachineSection } from "./helpers/machine.ts";
 import { FERRY_ARGS, HELLO_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, type WrkResult } from "./helpers/wrk.ts";
 
@@ -173,10 +173,7 @@ export function run(): Promise<string> {
       "the server logs every request to stdout (sent to /dev/null). Goal: at least 50 % of the " +
       "hello-world. Before/after figures: `bench/results/performance.md`.",
       "",
-      await machineSection({
-        wrk: await versionOf("wrk", ["-v"]),
-        PostgreSQL: `${pg.version} (throwaway cluster: fsync=off, synchronous_commit=off)`,
-      }),
+      await wrkMachineSection(pg.version),
       "## Results",
       "",
       table(rows, helloRps),

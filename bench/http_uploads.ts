@@ -26,7 +26,7 @@ import type { Store } from "../db/store.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
 import { cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
-import { machineSection, versionOf } from "./helpers/machine.ts";
+import { wrkMachineSection } from "./helpers/machine.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
@@ -282,10 +282,7 @@ export function run(): Promise<string> {
       "on PostgreSQL the database's own CPU is shown beside it." +
       (BEFORE ? " `before` is another checkout, run interleaved with this one." : ""),
       "",
-      await machineSection({
-        wrk: await versionOf("wrk", ["-v"]),
-        PostgreSQL: `${pg.version} (throwaway cluster: fsync=off, synchronous_commit=off)`,
-      }),
+      await wrkMachineSection(pg.version),
       "## Results",
       "",
       table(results),

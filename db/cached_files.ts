@@ -3,13 +3,15 @@
  * serving path's name lookup ({@link CachedFiles.resolve}) answered from a
  * one-second cache ({@link FreshCache}), and, where the backend lists a
  * user's files by reading them all (Deno KV), each user's list read at most
- * once a second. Every write through it clears both caches, before and after
- * the write, so this process never serves a file it deleted, renamed or
- * protected, nor lists one as it was; another process's change shows within
+ * once a second. Every write through it forgets what it may have changed
+ * (an upload's: its name and its owner's list; any other: everything, before
+ * and after the write), so this process never serves a file it deleted,
+ * renamed or protected, nor lists one as it was; another process's change shows within
  * a second (a list: a second and the time its next read takes, during which
- * the old one is still answered). Views are the exception: counting one leaves the caches, so a
- * cached record's `views` may be a second behind (serving reads them only for
- * files with `maxViews`, which it reads fresh and counts atomically).
+ * the old one is still answered). Views are the exception: counting one
+ * leaves the caches, so a cached record's `views` may be a second behind
+ * (serving reads them only for files with `maxViews`, which it reads fresh
+ * and counts atomically).
  */
 import { forgetAround, FRESH_MS, FreshCache } from "./fresh_cache.ts";
 import {

@@ -10,7 +10,7 @@ import { chunkStatus, uploadChunk } from "../core/files/chunked.ts";
 import { ApiError } from "../core/errors.ts";
 import { parseUploadOptions } from "../core/files/options.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
-import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
+import { defineRoute, errorDoc, json, newRouter, STORAGE_FULL } from "./define.ts";
 import { streamedBody } from "./middleware/body_limit.ts";
 import { optionHeader, uploader } from "./files.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
@@ -78,9 +78,7 @@ const partial = defineRoute({
         "`Chunk is too large. Maximum chunk size is <bytes> bytes`",
     ),
     415: errorDoc("`the request is not multipart`"),
-    507: errorDoc(
-      "`Insufficient Storage: the server has no room left`: the disk is full; nothing was kept",
-    ),
+    507: STORAGE_FULL,
   },
 });
 

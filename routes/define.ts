@@ -35,6 +35,11 @@ export function errorDoc(description: string) {
   return { description, content: { "application/json": { schema: ErrorSchema } } };
 }
 
+/** The 507 of a route that stores bytes on the local disk. */
+export const STORAGE_FULL = errorDoc(
+  "`Insufficient Storage: the server has no room left`: the disk is full; nothing was kept",
+);
+
 /** A JSON response of `schema` for the document. */
 export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };

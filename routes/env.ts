@@ -40,10 +40,7 @@ export type ServeInfo = Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
 export function requestIp(services: Services, request: Request, info: ServeInfo): string {
   const { settings } = services;
   const forwarded = settings.get("coreTrustProxy")
-    ? forwardedClient(
-      request.headers.get("x-forwarded-for") ?? undefined,
-      settings.get("coreTrustProxyHops"),
-    )
+    ? forwardedClient(request.headers.get("x-forwarded-for"), settings.get("coreTrustProxyHops"))
     : null;
   return forwarded ?? info?.remoteAddr?.hostname ?? "unknown";
 }
@@ -55,7 +52,7 @@ export function requestIp(services: Services, request: Request, info: ServeInfo)
  * A list shorter than `hops` (a request that passed fewer proxies) gives its
  * leftmost entry, which a trusted proxy still wrote. `null` without entries.
  */
-export function forwardedClient(header: string | undefined, hops: number): string | null {
+export function forwardedClient(header: string | null | undefined, hops: number): string | null {
   const entries = (header ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
   if (entries.length === 0) return null;
   return entries[Math.max(0, entries.length - hops)];

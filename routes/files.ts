@@ -24,7 +24,7 @@ import { upload } from "../core/files/upload.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/store.ts";
-import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { defineRoute, errorDoc, json, jsonBody, newRouter, STORAGE_FULL } from "./define.ts";
 import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { declaredLength, fileParts, multipartBoundary } from "./multipart.ts";
 import { Timestamp } from "./schemas.ts";
@@ -163,9 +163,7 @@ const upload_ = defineRoute({
         "`Uploading these files would exceed your quota`",
     ),
     415: errorDoc("`the request is not multipart`"),
-    507: errorDoc(
-      "`Insufficient Storage: the server has no room left`: the disk is full; nothing was kept",
-    ),
+    507: STORAGE_FULL,
   },
 });
 

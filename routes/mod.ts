@@ -101,12 +101,12 @@ export function createApp(services: Services, options: AppOptions = {}) {
  */
 export function createHandler(services: Services, options: AppOptions = {}) {
   const app = createApp(services, options);
-  const fast = fastPublic(services, options.logRequests ?? false);
-  const health = fastHealthcheck(services, options.logRequests ?? false);
-  const served = (request: Request, info?: Deno.ServeHandlerInfo) => app.fetch(request, info);
-  const raw = fastRaw(services, options.logRequests ?? false, served);
+  const log = options.logRequests ?? false;
+  const fast = fastPublic(services, log);
+  const health = fastHealthcheck(services, log);
+  const raw = fastRaw(services, log, app.fetch);
   const fetch = (request: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
-    fast(request) ?? health(request) ?? raw(request, info) ?? served(request, info);
+    fast(request) ?? health(request) ?? raw(request, info) ?? app.fetch(request, info);
   return { app, fetch };
 }
 

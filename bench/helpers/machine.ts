@@ -24,6 +24,17 @@ async function cpuModel(): Promise<string> {
 }
 
 /**
+ * {@link machineSection} of an HTTP benchmark on both stores: with wrk's
+ * version and the throwaway PostgreSQL cluster's (`pgVersion`).
+ */
+export async function wrkMachineSection(pgVersion: string): Promise<string> {
+  return await machineSection({
+    wrk: await versionOf("wrk", ["-v"]),
+    PostgreSQL: `${pgVersion} (throwaway cluster: fsync=off, synchronous_commit=off)`,
+  });
+}
+
+/**
  * A Markdown section: date, CPU, `nproc`, the load average (the machine may be
  * shared), `free -h`, Deno and, when given, more tool versions.
  */

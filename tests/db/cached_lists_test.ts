@@ -15,52 +15,53 @@ const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 const USER = "user-1";
 const QUERY: FileQuery = { userId: USER, offset: 0, limit: 10, sortBy: "name", order: "asc" };
 
-/** The cached store of this process and the plain one of another, over one database. */
-async function twoProcesses() {
-  const kv = await Deno.openKv(":memory:");
-  return { kv, here: new CachedFiles(new KvFiles(kv), true), there: new KvFiles(kv) };
+/**
+ * A test with the cached store of this process (`here`) and the plain one of
+ * another (`there`) over one database, where `here` has listed its file
+ * `a.txt` and `there` has since added `b.txt`.
+ */
+function twoProcessTest(name: string, fn: (here: CachedFiles) => Promise<void>) {
+  Deno.test(`cached lists: ${name}`, async () => {
+    const kv = await Deno.openKv(":memory:");
+    try {
+      const here = new CachedFiles(new KvFiles(kv), true);
+      await here.create(fileRecord(USER, { name: "a.txt" }), NO_LIMITS);
+      assert.deepEqual(await names(here), ["a.txt"]);
+      await new KvFiles(kv).create(fileRecord(USER, { name: "b.txt" }), NO_LIMITS);
+      await fn(here);
+    } finally {
+      kv.close();
+    }
+  });
 }
 
 const names = async (files: CachedFiles) => (await files.list(QUERY)).files.map((f) => f.name);
-const pastItsSecond = () => new Promise((resolve) => setTimeout(resolve, FRESH_MS + 50));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-Deno.test("cached lists: another process's file shows after a second, the old list meanwhile", async () => {
-  const { kv, here, there } = await twoProcesses();
-  try {
-    await here.create(fileRecord(USER, { name: "a.txt" }), NO_LIMITS);
-    assert.deepEqual(await names(here), ["a.txt"]);
-    await there.create(fileRecord(USER, { name: "b.txt" }), NO_LIMITS);
+twoProcessTest(
+  "another process's file shows after a second, the old list meanwhile",
+  async (here) => {
     assert.deepEqual(await names(here), ["a.txt"], "within its second");
-    await pastItsSecond();
+    await pause(FRESH_MS + 50);
     assert.deepEqual(await names(here), ["a.txt"], "answered while the new read runs");
     let listed = await names(here);
     for (let i = 0; i < 200 && listed.length < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await pause(10);
       listed = await names(here);
     }
     assert.deepEqual(listed, ["a.txt", "b.txt"], "the new read replaced it");
-  } finally {
-    kv.close();
-  }
-});
+  },
+);
 
-Deno.test("cached lists: a write here is seen at once, past its second too", async () => {
-  const { kv, here, there } = await twoProcesses();
-  try {
-    await here.create(fileRecord(USER, { name: "a.txt" }), NO_LIMITS);
-    assert.deepEqual(await names(here), ["a.txt"]);
-    await there.create(fileRecord(USER, { name: "b.txt" }), NO_LIMITS);
-    await pastItsSecond();
-    assert.deepEqual(await names(here), ["a.txt"], "the old list, a new read begun");
-    await here.create(fileRecord(USER, { name: "c.txt" }), NO_LIMITS);
-    assert.deepEqual(await names(here), ["a.txt", "b.txt", "c.txt"]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.deepEqual(
-      await names(here),
-      ["a.txt", "b.txt", "c.txt"],
-      "the read begun before the write did not replace what came after it",
-    );
-  } finally {
-    kv.close();
-  }
+twoProcessTest("a write here is seen at once, past its second too", async (here) => {
+  await pause(FRESH_MS + 50);
+  assert.deepEqual(await names(here), ["a.txt"], "the old list, a new read begun");
+  await here.create(fileRecord(USER, { name: "c.txt" }), NO_LIMITS);
+  assert.deepEqual(await names(here), ["a.txt", "b.txt", "c.txt"]);
+  await pause(100);
+  assert.deepEqual(
+    await names(here),
+    ["a.txt", "b.txt", "c.txt"],
+    "the read begun before the write did not replace what came after it",
+  );
 });

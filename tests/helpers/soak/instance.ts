@@ -97,38 +97,27 @@ export class Instance {
 
   /** SIGKILLs the process (a crash) and waits for it to be gone. */
   async kill(): Promise<void> {
-    const child = this.#child;
+    const child = this.#release();
     if (!child) return;
-    this.#samplePeak();
-    this.#child = null;
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
+    signal(child, "SIGKILL");
     await child.status;
   }
 
   /** SIGTERM, then SIGKILL after 10 s. */
   async stop(): Promise<void> {
-    const child = this.#child;
-    if (!child) return;
-    this.#samplePeak();
-    this.#child = null;
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // gone meanwhile
-      }
-    }, 10_000);
+    const child = this.#release();
+    if (!child || !signal(child, "SIGTERM")) return;
+    const timer = setTimeout(() => signal(child, "SIGKILL"), 10_000);
     await child.status;
     clearTimeout(timer);
+  }
+
+  /** The running process, no longer this instance's (its peak memory noted), or `null`. */
+  #release(): Deno.ChildProcess | null {
+    const child = this.#child;
+    if (child) this.#samplePeak();
+    this.#child = null;
+    return child;
   }
 
   #samplePeak(): void {
@@ -140,5 +129,15 @@ export class Instance {
     } catch {
       // no /proc here, or the process is gone
     }
+  }
+}
+
+/** Sends `sig` to `child`; `false` when it was already gone. */
+function signal(child: Deno.ChildProcess, sig: Deno.Signal): boolean {
+  try {
+    child.kill(sig);
+    return true;
+  } catch {
+    return false;
   }
 }
