@@ -25,9 +25,9 @@ import { clientToken } from "../core/tokens.ts";
 import type { Store } from "../db/store.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
 import { cleanups, wrkBench } from "./helpers/cleanup.ts";
-import { treeCpuSeconds } from "./helpers/cpu.ts";
+import { threadCpuSeconds, treeCpuSeconds } from "./helpers/cpu.ts";
 import { wrkMachineSection } from "./helpers/machine.ts";
-import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 /** wrk's load (the figures of issue #18): threads, connections, seconds measured and warm-up. */
@@ -41,6 +41,15 @@ const BODY = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ` +
   `filename="small.txt"\r\nContent-Type: text/plain\r\n\r\n${"x".repeat(1024)}\r\n` +
   `--${BOUNDARY}--\r\n`;
 const BEFORE = Deno.env.get("BENCH_UPLOADS_BEFORE");
+/** The reference: a bare `Deno.serve` storing each upload durably, nothing else. */
+const UPLOAD_SERVER_ARGS = [
+  "run",
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "bench/helpers/upload_server.ts",
+];
 const PROFILE = Deno.env.get("BENCH_UPLOADS_PROFILE");
 
 /** A checkout of Ferry to measure. */
@@ -49,15 +58,28 @@ interface Build {
   root: string;
 }
 
+/** Server CPU per upload by thread, in seconds ({@link threadCpuSeconds}). */
+interface ThreadCpu {
+  /** The main thread (`deno`): JavaScript, HTTP, op dispatch. */
+  main: number;
+  /** Deno KV's SQLite writer (`sw-0`). */
+  kvWriter: number;
+  /** The blocking pool (`tokio-runtime-w`): file-system calls. */
+  fileSystem: number;
+  /** Every other thread: V8's helpers (GC, compilation) mostly. */
+  other: number;
+}
+
 /** One measured run. */
 interface Run {
-  store: "Deno KV" | "PostgreSQL";
-  build: Build["label"];
+  store: "Deno KV" | "PostgreSQL" | "bare";
+  build: Build["label"] | "reference";
   result: WrkResult;
   /** Server CPU seconds per upload. */
   serverCpu: number;
   /** Database CPU seconds per upload (PostgreSQL). */
   dbCpu: number | null;
+  threads: ThreadCpu;
   /** The 1-minute load average after the run. */
   load: number;
   command: string;
@@ -178,36 +200,89 @@ async function measure(target: Target, build: Build): Promise<Run> {
       throw new Error(`upload answered ${probe.status}: ${await probe.text()}`);
     }
     await probe.body?.cancel();
-    const options = {
-      url,
-      ...LOAD,
-      script: WRK_SCRIPTS.upload,
-      env: { WRK_BODY: BODY, WRK_BOUNDARY: BOUNDARY },
-      headers: { Authorization: token },
-      redact: ["Authorization"],
-    };
-    await wrk({ ...options, durationSeconds: LOAD.warmupSeconds });
-    const cpu = () =>
-      Promise.all([
-        treeCpuSeconds(server.pid),
-        target.dbPid === null ? 0 : treeCpuSeconds(target.dbPid),
-      ]);
-    const [server0, db0] = await cpu();
-    const result = await wrk(options);
-    const [server1, db1] = await cpu();
     const run: Run = {
       store: target.store,
       build: build.label,
-      result,
-      serverCpu: (server1 - server0) / result.requests,
-      dbCpu: target.dbPid === null ? null : (db1 - db0) / result.requests,
-      load: Deno.loadavg()[0],
-      command: server.command,
+      ...await loaded(server, { Authorization: token }, target.dbPid),
     };
-    console.log(
-      `  ${run.store}, ${run.build}: ${result.requestsPerSecond.toFixed(0)} uploads/s, ` +
-        `${ms(run.serverCpu)} ms server CPU each, load ${run.load.toFixed(2)}`,
-    );
+    report(run);
+    return run;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Warms `server` up with uploads, then measures a run of them: wrk's figures and the CPU they cost. */
+async function loaded(
+  server: BenchServer,
+  headers: Record<string, string>,
+  dbPid: number | null,
+): Promise<Omit<Run, "store" | "build">> {
+  const options = {
+    url: `${server.origin}/api/upload`,
+    ...LOAD,
+    script: WRK_SCRIPTS.upload,
+    env: { WRK_BODY: BODY, WRK_BOUNDARY: BOUNDARY },
+    headers,
+    redact: Object.keys(headers),
+  };
+  await wrk({ ...options, durationSeconds: LOAD.warmupSeconds });
+  const cpu = () =>
+    Promise.all([
+      treeCpuSeconds(server.pid),
+      dbPid === null ? 0 : treeCpuSeconds(dbPid),
+      threadCpuSeconds(server.pid),
+    ]);
+  const [server0, db0, threads0] = await cpu();
+  const result = await wrk(options);
+  const [server1, db1, threads1] = await cpu();
+  const used = (name: string) => (threads1.get(name) ?? 0) - (threads0.get(name) ?? 0);
+  const all = [...threads1.keys()].reduce((sum, name) => sum + used(name), 0);
+  const [main, kvWriter, fileSystem] = ["deno", "sw", "tokio-runtime-w"].map(used);
+  const perUpload = (seconds: number) => seconds / result.requests;
+  return {
+    result,
+    serverCpu: perUpload(server1 - server0),
+    dbCpu: dbPid === null ? null : perUpload(db1 - db0),
+    threads: {
+      main: perUpload(main),
+      kvWriter: perUpload(kvWriter),
+      fileSystem: perUpload(fileSystem),
+      other: perUpload(all - main - kvWriter - fileSystem),
+    },
+    load: Deno.loadavg()[0],
+    command: server.command,
+  };
+}
+
+/** The type of the file system `dir` is on (`stat -f`), for the results. */
+async function fileSystemOf(dir: string): Promise<string> {
+  const { stdout } = await new Deno.Command("stat", { args: ["-f", "-c", "%T", dir] }).output();
+  return `${dir} on ${new TextDecoder().decode(stdout).trim() || "an unknown file system"}`;
+}
+
+/** Prints one run's line. */
+function report(run: Run): void {
+  const t = run.threads;
+  console.log(
+    `  ${run.store}, ${run.build}: ${run.result.requestsPerSecond.toFixed(0)} uploads/s, ` +
+      `${ms(run.serverCpu)} ms server CPU each (main ${ms(t.main)}, KV writer ` +
+      `${ms(t.kvWriter)}, file system ${ms(t.fileSystem)}, other ${ms(t.other)}), ` +
+      `load ${run.load.toFixed(2)}`,
+  );
+}
+
+/**
+ * The bare durable upload (`bench/helpers/upload_server.ts`) on a fresh
+ * directory of the same file system as Ferry's data directories.
+ */
+async function measureBare(): Promise<Run> {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-bench-up-bare-" });
+  cleanups.push(() => Deno.remove(dir, { recursive: true }));
+  const server = await startServer(UPLOAD_SERVER_ARGS, { BENCH_DIR: dir }, "/ready");
+  try {
+    const run: Run = { store: "bare", build: "reference", ...await loaded(server, {}, null) };
+    report(run);
     return run;
   } finally {
     await server.stop();
@@ -219,14 +294,17 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function table(results: Run[]): string {
   const lines = [
-    "| store | build | uploads/s | server CPU per upload | database CPU per upload | p50 | p99 | " +
-    "uploads | non-2xx | load (1 min) after |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| store | build | uploads/s | server CPU per upload | by thread: main · KV writer · " +
+    "file system · other (ms) | database CPU per upload | p50 | p99 | uploads | non-2xx | " +
+    "load (1 min) after |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const r of results) {
+    const t = r.threads;
     lines.push(
       `| ${r.store} | ${r.build} | ${r.result.requestsPerSecond.toFixed(0)} | ` +
-        `${ms(r.serverCpu)} ms | ${r.dbCpu === null ? "" : `${ms(r.dbCpu)} ms`} | ` +
+        `${ms(r.serverCpu)} ms | ${ms(t.main)} · ${ms(t.kvWriter)} · ${ms(t.fileSystem)} · ` +
+        `${ms(t.other)} | ${r.dbCpu === null ? "" : `${ms(r.dbCpu)} ms`} | ` +
         `${r.result.p50Ms} ms | ${r.result.p99Ms} ms | ${r.result.requests} | ` +
         `${r.result.non2xx} | ${r.load.toFixed(2)} |`,
     );
@@ -234,9 +312,13 @@ function table(results: Run[]): string {
   return lines.join("\n");
 }
 
-/** Median uploads/s and server CPU per upload of each store and build, and the pairs' ratios. */
+/**
+ * Median uploads/s and server CPU per upload of each store and build, the
+ * pairs' ratios, and each against the bare durable upload.
+ */
 function summary(results: Run[]): string {
   const lines: string[] = [];
+  const bare = median(results.filter((r) => r.store === "bare").map((r) => r.serverCpu));
   for (const store of ["Deno KV", "PostgreSQL"] as const) {
     const of = (build: Build["label"]) =>
       results.filter((r) => r.store === store && r.build === build);
@@ -250,9 +332,13 @@ function summary(results: Run[]): string {
     lines.push(
       `- ${store}: ${describe(after)}` + (before.length ? ` (before: ${describe(before)})` : "") +
         (ratios.length ? `; server CPU after/before, pair by pair: ${ratios.join(", ")}` : "") +
-        ".",
+        `; ${(median(after.map((r) => r.serverCpu)) / bare).toFixed(2)}× the bare durable upload.`,
     );
   }
+  lines.push(
+    `- The bare durable upload (\`bench/helpers/upload_server.ts\`: \`request.formData()\`, ` +
+      `then open, write, \`fdatasync\`, rename): ${ms(bare)} ms server CPU per upload.`,
+  );
   return lines.join("\n");
 }
 
@@ -268,6 +354,7 @@ export function run(): Promise<string> {
     for (const target of [kvTarget(), pg.target]) {
       console.log(target.store);
       for (let round = 0; round < ROUNDS; round++) {
+        if (target.dbPid === null) results.push(await measureBare());
         for (const build of builds) results.push(await measure(target, build));
       }
     }
@@ -279,7 +366,10 @@ export function run(): Promise<string> {
       `wrk -t${LOAD.threads} -c${LOAD.connections} for ${LOAD.durationSeconds} s after a ` +
       `${LOAD.warmupSeconds} s warm-up, a fresh store per run. CPU per upload is the server ` +
       "process's user + system time over the measured run divided by the uploads answered; " +
-      "on PostgreSQL the database's own CPU is shown beside it." +
+      "on PostgreSQL the database's own CPU is shown beside it, and its split by thread " +
+      "(`/proc/<pid>/task`) beside that. `bare` is a bare `Deno.serve` that stores each " +
+      "upload durably and nothing else, on the same file system " +
+      `(${await fileSystemOf(Deno.env.get("TMPDIR") ?? "/tmp")}: \`TMPDIR\` chooses it).` +
       (BEFORE ? " `before` is another checkout, run interleaved with this one." : ""),
       "",
       await wrkMachineSection(pg.version),

@@ -1,6 +1,7 @@
 /** `serve`: the HTTP server, with graceful shutdown on SIGINT and SIGTERM. */
 import type { Config } from "../core/config.ts";
 import { WebhookWorker } from "../core/webhooks/worker.ts";
+import { settleStagedUploads } from "../core/files/staged_uploads.ts";
 import { TaskRunner } from "../core/tasks/runner.ts";
 import { createHandler } from "../routes/mod.ts";
 import { closeServices, openServices } from "./services.ts";
@@ -8,6 +9,10 @@ import { closeServices, openServices } from "./services.ts";
 /** Runs the server until a signal asks it to stop. */
 export async function serve(config: Config): Promise<void> {
   const services = await openServices(config);
+  // Uploads stopped by the last exit between their commit and their bytes' publishing.
+  await settleStagedUploads(services).catch((error) =>
+    services.logger.error("could not settle staged uploads", { error: String(error) })
+  );
   services.settings.start();
   const webhooks = new WebhookWorker(services);
   webhooks.start();

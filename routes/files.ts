@@ -377,16 +377,13 @@ export const fileRoutes = newRouter()
     const settings = s.settings.all();
     const host = new URL(c.req.url).host;
     const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random, host);
+    const declaredBytes = declaredLength(c.req.header("content-length"));
     const result = await upload(s, {
       user,
       options,
-      parts: fileParts(
-        body,
-        boundary,
-        settings.filesMaxFilesPerUpload,
-        declaredLength(c.req.header("content-length")),
-      ),
+      parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload, declaredBytes),
       host,
+      declaredBytes,
     });
     if (options.noJson) return c.text(result.files.map((f) => f.url).join(","), 200);
     return c.json(result, 200);

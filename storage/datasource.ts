@@ -39,10 +39,46 @@ export interface PutOptions {
   contentType?: string;
 }
 
+/**
+ * Bytes stored before their name is known, published under it once the
+ * file's record holds the name: a small upload's one store commit (issue
+ * #18). A staged object is no object yet (`get`, `list` and `size` do not see
+ * it) and is known by the id of the file it will be.
+ */
+export interface Staging {
+  /**
+   * Streams `body` durably into the staged object `id`, counting bytes, and
+   * resolves with the count. Rejects with {@link SizeLimitError} past
+   * `limit`, and with any error, leaving nothing staged.
+   */
+  stage(id: string, body: ReadableStream<Uint8Array>, options?: PutOptions): Promise<number>;
+  /**
+   * Makes the staged object `id` the object `name`, replacing one of that
+   * name. Rejects with {@link NotFoundError} when nothing is staged as `id`,
+   * and with {@link UnsafeNameError} for a name `put` would refuse.
+   */
+  publish(id: string, name: string): Promise<void>;
+  /** Removes the staged object `id`; removing a missing one is not an error. */
+  discard(id: string): Promise<void>;
+  /** The staged objects, each with when its last byte was written. */
+  list(): AsyncIterable<StagedObject>;
+}
+
+/** A staged object, as {@link Staging.list} answers it. */
+export interface StagedObject {
+  id: string;
+  writtenAt: Date;
+}
+
 /** Where file bytes are stored: local disk or an S3-compatible bucket. */
 export interface Datasource {
   /** Which implementation this is, for status pages and logs. */
   readonly kind: "local" | "s3";
+  /**
+   * Staged writes where publishing is cheap (a rename on disk); `null` where
+   * it is a copy (S3), so uploads write under the final name instead.
+   */
+  readonly staging: Staging | null;
   /**
    * Streams `body` into `name`, counting bytes. Resolves with the byte count.
    * Rejects with {@link SizeLimitError} past `limit`, leaving nothing stored.

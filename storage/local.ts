@@ -15,6 +15,8 @@ import {
   type PutOptions,
   safeName,
   SizeLimitError,
+  type StagedObject,
+  type Staging,
   STORAGE_FOLDERS,
   StorageFullError,
   type StorageUsage,
@@ -24,6 +26,8 @@ import {
 
 /** Where `put` stages bodies before renaming them into place; names under it are refused. */
 const STAGING = STORAGE_FOLDERS.staging;
+/** The file name of a staged upload in {@link STAGING}, before the file's id. */
+const STAGED_PREFIX = "upload-";
 /**
  * How many bytes `get` reads from disk per chunk of a span that stops short of
  * the end of the file. A read to the end is `FsFile.readable`, which a
@@ -44,7 +48,8 @@ const LARGEST_WRITE_BUFFER = 1024 * 1024;
 /**
  * Stores objects as files under `root`. `put` writes to `<root>/.tmp/<uuid>` and
  * renames the finished file into place, so a reader never sees a partial object
- * and a failed upload leaves nothing behind. `.tmp` itself is not a valid object name.
+ * and a failed upload leaves nothing behind; staged uploads wait in
+ * `<root>/.tmp/upload-<id>`. `.tmp` itself is not a valid object name.
  * Chunked uploads keep their parts under `.tmp` too, invisible until joined.
  */
 export class LocalDatasource implements Datasource {
@@ -56,37 +61,90 @@ export class LocalDatasource implements Datasource {
     this.#root = resolve(root);
   }
 
+  readonly staging: Staging = {
+    stage: async (id, body, options = {}) =>
+      await this.#writeNew(this.#stagedPath(id), body, options.limit),
+    publish: async (id, name) => {
+      const path = this.#path(name);
+      try {
+        await inFolder(dirname(path), () => Deno.rename(this.#stagedPath(id), path));
+      } catch (error) {
+        rethrowUnlessMissing(error);
+        throw new NotFoundError(id);
+      }
+    },
+    discard: async (id) => {
+      await Deno.remove(this.#stagedPath(id)).catch(rethrowUnlessMissing);
+    },
+    list: () => this.#staged(),
+  };
+
   async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
     return await this.#write(this.#path(name), body, options.limit);
   }
 
   /**
    * Streams `body` into a staging file, then renames it to `path`; resolves
-   * with the byte count. The folders are made only when a step finds one
-   * missing: a small upload is then four file-system calls (open, write,
-   * sync, rename), not six.
+   * with the byte count. A small upload is four file-system calls (open,
+   * write, sync, rename); the folders are made only when a step finds one missing.
    */
   async #write(path: string, body: ReadableStream<Uint8Array>, limit?: number): Promise<number> {
-    const staging = join(this.#root, STAGING);
-    const temporary = join(staging, crypto.randomUUID());
+    const temporary = join(this.#root, STAGING, crypto.randomUUID());
+    const bytes = await this.#writeNew(temporary, body, limit);
+    try {
+      await inFolder(dirname(path), () => Deno.rename(temporary, path));
+    } catch (error) {
+      // Best effort: the put's own error matters more.
+      await Deno.remove(temporary).catch(() => {});
+      throw diskFull(error) ? new StorageFullError(error) : error;
+    }
+    return bytes;
+  }
+
+  /**
+   * Writes `body` into the new file `path` (in the staging folder, made when
+   * missing) and syncs it to disk; resolves with the byte count. On failure
+   * the file is removed.
+   */
+  async #writeNew(path: string, body: ReadableStream<Uint8Array>, limit?: number) {
     try {
       const file = await inFolder(
-        staging,
-        () => Deno.open(temporary, { write: true, createNew: true }),
+        dirname(path),
+        () => Deno.open(path, { write: true, createNew: true }),
       );
-      let bytes: number;
       try {
-        bytes = await writeBody(file, body, limit);
+        const bytes = await writeBody(file, body, limit);
         await file.syncData();
+        return bytes;
       } finally {
         file.close();
       }
-      await inFolder(dirname(path), () => Deno.rename(temporary, path));
-      return bytes;
     } catch (error) {
-      // Best effort: the staging file may not exist, and the put's own error matters more.
-      await Deno.remove(temporary).catch(() => {});
+      // Best effort: the file may not exist, and the write's own error matters more.
+      await Deno.remove(path).catch(() => {});
       throw diskFull(error) ? new StorageFullError(error) : error;
+    }
+  }
+
+  /** Where the upload of file `id` is staged; refuses an id that is not one. */
+  #stagedPath(id: string): string {
+    if (!/^[0-9A-Za-z_-]{1,64}$/.test(id)) throw new UnsafeNameError(id);
+    return join(this.#root, STAGING, `${STAGED_PREFIX}${id}`);
+  }
+
+  async *#staged(): AsyncIterable<StagedObject> {
+    const folder = join(this.#root, STAGING);
+    const names: string[] = [];
+    try {
+      for await (const entry of Deno.readDir(folder)) {
+        if (entry.isFile && entry.name.startsWith(STAGED_PREFIX)) names.push(entry.name);
+      }
+    } catch (error) {
+      rethrowUnlessMissing(error);
+    }
+    for (const name of names) {
+      const info = await Deno.stat(join(folder, name)).catch(() => null);
+      if (info?.mtime) yield { id: name.slice(STAGED_PREFIX.length), writtenAt: info.mtime };
     }
   }
 

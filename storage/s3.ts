@@ -68,6 +68,8 @@ export interface S3DatasourceOptions {
  */
 export class S3Datasource implements Datasource {
   readonly kind = "s3";
+  /** Publishing would be a copy of the object: uploads write under their final name. */
+  readonly staging = null;
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;

@@ -33,3 +33,25 @@ export async function treeCpuSeconds(pid: number): Promise<number> {
   }
   return ticks / TICKS_PER_SECOND;
 }
+
+/**
+ * CPU seconds used by each kind of thread of `pid`, by thread name with its
+ * number dropped (`deno` is the main thread, `tokio-runtime-w` the blocking
+ * pool that runs file-system calls, `sw-0` Deno KV's SQLite writer).
+ */
+export async function threadCpuSeconds(pid: number): Promise<Map<string, number>> {
+  const byName = new Map<string, number>();
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/stat`);
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[-\d]+$/, "");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    byName.set(name, (byName.get(name) ?? 0) + seconds);
+  }
+  return byName;
+}

@@ -1,15 +1,24 @@
 /**
- * The upload pipeline (reference §5). Each file part is named, recorded
- * `pending` (which takes the name and counts the file against the quota),
- * streamed straight into the datasource under its final name with its bytes
- * counted and capped, then completed (which counts its bytes, atomically
- * refusing to pass the quota). A request that fails removes what it stored,
- * records and bytes, so it leaves nothing behind.
+ * The upload pipeline (reference §5). Each file part's bytes are counted and
+ * capped as they stream, and its record counts it against the quota,
+ * atomically refusing to pass it. A small request on a disk stages each
+ * part's bytes, records the file complete under the first free name in one
+ * commit, then publishes the bytes under that name; any other is named and
+ * recorded `pending` first (which takes the name and counts the file),
+ * streamed into the datasource under its final name, then completed. A
+ * request that fails removes what it stored, records and bytes, so it leaves
+ * nothing behind.
  */
 import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import { UniqueError } from "../../db/store.ts";
-import { ByteCounter, SizeLimitError, UnsafeNameError } from "../../storage/datasource.ts";
+import {
+  ByteCounter,
+  type PutOptions,
+  SizeLimitError,
+  type Staging,
+  UnsafeNameError,
+} from "../../storage/datasource.ts";
 import { newId } from "../clock.ts";
 import { ApiError, badRequest } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";
@@ -25,6 +34,7 @@ import { type UploadTarget, uploadTarget } from "./folders.ts";
 import { GpsRemover } from "./exif.ts";
 import { essenceOf, storedType } from "./media_type.ts";
 import { mimeOf } from "./mime.ts";
+import { publishStaged } from "./staged_uploads.ts";
 import {
   extensionDisabled,
   extensionOf,
@@ -54,6 +64,8 @@ export interface UploadRequest {
   parts: AsyncIterable<UploadPart>;
   /** The request's host, for returned URLs. */
   host: string;
+  /** The request body's declared length, when it has one: a small request's files are staged. */
+  declaredBytes?: number;
   /**
    * Wait for the thumbnails and the queued webhooks before answering: for an
    * operator command that closes the store right after (`import-dir`).
@@ -104,6 +116,20 @@ export interface Batch {
   background: Promise<void>[];
 }
 
+/**
+ * The largest upload request whose files are staged, then recorded in one
+ * store commit (screenshots, pastes). A larger one records each file pending
+ * before its bytes travel, so a full quota refuses it at once and the
+ * deletion of its uploader reaches it in flight.
+ */
+export const STAGED_REQUEST_MAX = 1024 * 1024;
+
+/** The datasource's staging when `req` is small enough to use it ({@link STAGED_REQUEST_MAX}). */
+function stagingFor(s: Services, req: UploadRequest): Staging | null {
+  const small = req.declaredBytes !== undefined && req.declaredBytes <= STAGED_REQUEST_MAX;
+  return small ? s.datasource.staging : null;
+}
+
 /** A quota refusal, worded once the number of files in the request is known ({@link quotaRefused}). */
 export class QuotaRefusal extends Error {}
 
@@ -148,6 +174,7 @@ export function quotaRefused(target: UploadTarget, files: number): ApiError {
 /** Stores every file of an upload, or none of them. */
 export async function upload(s: Services, req: UploadRequest): Promise<UploadResult> {
   const batch = await openBatch(s, req.user, req.options);
+  const staging = stagingFor(s, req);
   const stored: FileRecord[] = [];
   let refusal: QuotaRefusal | null = null;
   let parts = 0;
@@ -160,7 +187,7 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
         continue;
       }
       try {
-        stored.push(await storeOne(batch, part, index));
+        stored.push(await storeOne(batch, part, index, staging));
       } catch (error) {
         if (!(error instanceof QuotaRefusal)) throw error;
         refusal = error;
@@ -198,47 +225,80 @@ export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): Uplo
   };
 }
 
-/** Names, records and streams one file part; on failure leaves nothing of it behind. */
-async function storeOne(b: Batch, part: UploadPart, index: number): Promise<FileRecord> {
+/**
+ * Stores one file part and records it; on failure leaves nothing of it
+ * behind. With `staging`, the bytes come first and the record follows in one
+ * commit; without, the record is made pending, the bytes written, then it is
+ * completed.
+ */
+async function storeOne(
+  b: Batch,
+  part: UploadPart,
+  index: number,
+  staging: Staging | null,
+): Promise<FileRecord> {
+  const draft = draftFile(b, part.filename, part.contentType, index, 0, b.options.compression);
+  return staging
+    ? await storeStaged(b, staging, part, { ...draft, file: { ...draft.file, pending: false } })
+    : await storeRecorded(b, part, draft);
+}
+
+/**
+ * Stages the part's bytes, records the file complete under the first free
+ * name (its one store commit) and publishes the bytes under that name. A
+ * crash between the commit and the publishing leaves the bytes staged under
+ * the file's id, which `settleStagedUploads` publishes later.
+ */
+async function storeStaged(
+  b: Batch,
+  staging: Staging,
+  part: UploadPart,
+  draft: Draft,
+): Promise<FileRecord> {
   const { s } = b;
-  const fail = (status: 400 | 413, message: string) =>
-    new ApiError(status, `file[${index}]: ${message}`);
-  const { compression } = b.options;
-  const { file, compressing } = await recordFile(
+  const { id } = draft.file;
+  const { size, removedGps } = await writeBytes(
     b,
-    part.filename,
-    part.contentType,
-    index,
-    0,
-    compression,
+    draft,
+    part.body,
+    (body, options) => staging.stage(id, body, options),
   );
-  const { type } = file;
+  let file: FileRecord;
   try {
-    const room = b.limits.maxBytes === null
-      ? Infinity
-      : b.limits.maxBytes - (await s.store.files.usage(b.target.owner.id)).bytes;
-    const limit = Math.max(0, Math.min(b.maxFileSize, room));
-    const gps = b.settings.filesRemoveGpsMetadata && type.startsWith("image/")
-      ? new GpsRemover()
-      : null;
-    const read = gps ? part.body.pipeThrough(gps.stream) : part.body;
-    let size: number;
-    try {
-      const body = compressing && compression
-        ? await compressed(b, file, read, limit, compression)
-        : read;
-      size = await s.datasource.put(file.name, body, { limit, contentType: type });
-    } catch (error) {
-      if (!(error instanceof SizeLimitError)) throw error;
-      if (limit === b.maxFileSize) {
-        throw fail(413, `File size is too large. Maximum file size is ${b.maxFileSize} bytes`);
-      }
-      throw new QuotaRefusal();
-    }
+    const updatedAt = new Date(s.clock.now());
+    file = await createNamed(b, { ...draft, file: { ...draft.file, size, updatedAt } });
+  } catch (error) {
+    await discardStaged(s, staging, id);
+    throw error;
+  }
+  try {
+    await publishStaged(s, staging, id, file.name);
+  } catch (error) {
+    await s.store.files.delete(id);
+    await discardStaged(s, staging, id);
+    throw error instanceof UnsafeNameError
+      ? fileError(400, draft.index, "invalid file name")
+      : error;
+  }
+  if (removedGps) b.removedGps.add(id);
+  return file;
+}
+
+/** Records the part pending, streams its bytes under its name and completes the record. */
+async function storeRecorded(b: Batch, part: UploadPart, draft: Draft): Promise<FileRecord> {
+  const { s } = b;
+  const file = await createNamed(b, draft);
+  try {
+    const { size, removedGps } = await writeBytes(
+      b,
+      draft,
+      part.body,
+      (body, options) => s.datasource.put(file.name, body, options),
+    );
     try {
       const done = await s.store.files.complete(file.id, size, b.limits, new Date(s.clock.now()));
       if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
-      if (gps?.removed) b.removedGps.add(done.id);
+      if (removedGps) b.removedGps.add(done.id);
       return done;
     } catch (error) {
       throw error instanceof QuotaError ? new QuotaRefusal() : error;
@@ -247,8 +307,65 @@ async function storeOne(b: Batch, part: UploadPart, index: number): Promise<File
     // The bytes may be stored even when the put failed (its answer lost on the way): the
     // pending record goes only once they are known gone, else the cleanup task removes both.
     if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
-    throw error instanceof UnsafeNameError ? fail(400, "invalid file name") : error;
+    throw error instanceof UnsafeNameError
+      ? fileError(400, draft.index, "invalid file name")
+      : error;
   }
+}
+
+/**
+ * Hands `write` the part's body as it is to be stored (GPS data removed,
+ * compressed, as asked) and the bytes it may take: the smaller of the file
+ * size limit and the room left in the owner's quota. Past that, the file
+ * size refusal (413) or, when the quota was the tighter limit, a
+ * {@link QuotaRefusal}. Resolves with the byte count and whether GPS data was removed.
+ */
+async function writeBytes(
+  b: Batch,
+  draft: Draft,
+  read: ReadableStream<Uint8Array>,
+  write: (body: ReadableStream<Uint8Array>, options: PutOptions) => Promise<number>,
+): Promise<{ size: number; removedGps: boolean }> {
+  const { s } = b;
+  const { file } = draft;
+  const room = b.limits.maxBytes === null
+    ? Infinity
+    : b.limits.maxBytes - (await s.store.files.usage(b.target.owner.id)).bytes;
+  const limit = Math.max(0, Math.min(b.maxFileSize, room));
+  const gps = b.settings.filesRemoveGpsMetadata && file.type.startsWith("image/")
+    ? new GpsRemover()
+    : null;
+  const stripped = gps ? read.pipeThrough(gps.stream) : read;
+  const { compression } = b.options;
+  try {
+    const body = draft.compressing && compression
+      ? await compressed(b, file, stripped, limit, compression)
+      : stripped;
+    const size = await write(body, { limit, contentType: file.type });
+    return { size, removedGps: gps?.removed ?? false };
+  } catch (error) {
+    if (!(error instanceof SizeLimitError)) throw error;
+    if (limit === b.maxFileSize) {
+      throw fileError(
+        413,
+        draft.index,
+        `File size is too large. Maximum file size is ${b.maxFileSize} bytes`,
+      );
+    }
+    throw new QuotaRefusal();
+  }
+}
+
+/** An error about the request's file `index`. */
+function fileError(status: 400 | 413, index: number, message: string): ApiError {
+  return new ApiError(status, `file[${index}]: ${message}`);
+}
+
+/** Removes staged bytes nobody will publish; a failure is logged, and the cleanup task removes them later. */
+async function discardStaged(s: Services, staging: Staging, id: string): Promise<void> {
+  await staging.discard(id).catch((error) =>
+    s.logger.warn("left staged bytes of a failed upload", { id, error: String(error) })
+  );
 }
 
 /**
@@ -294,46 +411,54 @@ export async function recordPending(
   index: number,
   size: number,
 ): Promise<FileRecord> {
-  return (await recordFile(b, filename, contentType, index, size, null)).file;
+  return await createNamed(b, draftFile(b, filename, contentType, index, size, null));
+}
+
+/** A file about to be recorded: its pending record, still unnamed, and how to name it. */
+interface Draft {
+  file: FileRecord;
+  extension: string;
+  /** The sanitised original name, when the name or the record keeps it. */
+  originalName: string | null;
+  /** The part's place in the request, for errors (`file[index]`). */
+  index: number;
+  /** It is an image that will be compressed as the options ask, and is typed as what it will be. */
+  compressing: boolean;
 }
 
 /**
- * {@link recordPending}, named and typed as the image it will be once
- * compressed as `compression` asks, when it is one that is (`compressing`).
+ * The pending record of a part by `b`'s options, checked against the
+ * disabled extensions and types, not yet named.
  */
-async function recordFile(
+function draftFile(
   b: Batch,
   filename: string,
   contentType: string,
   index: number,
   size: number,
   compression: Compression | null,
-): Promise<{ file: FileRecord; compressing: boolean }> {
+): Draft {
   const { s, settings, options } = b;
-  const fail = (status: 400, message: string) => new ApiError(status, `file[${index}]: ${message}`);
   const extension = options.extension ?? extensionOf(filename);
   if (extensionDisabled(extension, settings.filesDisabledExtensions)) {
-    throw fail(400, `File extension ${extension} is not allowed`);
+    throw fileError(400, index, `File extension ${extension} is not allowed`);
   }
   const wantsOriginal = options.keepOriginalName ||
     (options.format === "name" && options.filename === null);
   const originalName = wantsOriginal ? sanitizeFilename(filename) : null;
   if (wantsOriginal && originalName === null) {
-    throw fail(400, "Invalid characters in original filename");
+    throw fileError(400, index, "Invalid characters in original filename");
   }
   const given = fileType(settings, contentType, extension, index);
   const compressed = compressedAs(compression, given);
-  const type = compressed?.type ?? given;
-
   const now = new Date(s.clock.now());
-  const file = await createPending(
-    b,
-    {
+  return {
+    file: {
       id: newId(s.random),
       name: "",
       originalName: options.keepOriginalName ? originalName : null,
       size,
-      type,
+      type: compressed?.type ?? given,
       views: 0,
       maxViews: options.maxViews,
       favorite: false,
@@ -346,11 +471,11 @@ async function recordFile(
       createdAt: now,
       updatedAt: now,
     },
-    compressed?.extension ?? extension,
+    extension: compressed?.extension ?? extension,
     originalName,
     index,
-  );
-  return { file, compressing: compressed !== null };
+    compressing: compressed !== null,
+  };
 }
 
 /**
@@ -366,14 +491,9 @@ function fileType(settings: Settings, given: string, extension: string, index: n
 }
 
 /** Records `draft` under the first free name its format offers. */
-async function createPending(
-  b: Batch,
-  draft: FileRecord,
-  extension: string,
-  originalName: string | null,
-  index: number,
-): Promise<FileRecord> {
+async function createNamed(b: Batch, draft: Draft): Promise<FileRecord> {
   const { settings, options, s } = b;
+  const { extension, originalName, index } = draft;
   const candidates = nameCandidates({
     format: options.format,
     extension,
@@ -383,7 +503,7 @@ async function createPending(
     dateFormat: settings.filesDefaultDateFormat,
     adjectives: settings.filesRandomWordsNumAdjectives,
     separator: settings.filesRandomWordsSeparator,
-    now: draft.createdAt,
+    now: draft.file.createdAt,
     random: s.random,
   });
   const fixed = options.filename !== null || options.format === "name";
@@ -392,7 +512,7 @@ async function createPending(
       throw badRequest(`file[${index}]: invalid file name`);
     }
     if (reservedName(name)) throw badRequest(`file[${index}]: the name ${name} is reserved`);
-    const file = { ...draft, name };
+    const file = { ...draft.file, name };
     try {
       await s.store.files.create(file, b.limits);
       return file;

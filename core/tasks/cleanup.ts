@@ -2,13 +2,15 @@
  * The cleaning tasks (reference §10): expired files, files and URLs past
  * their max views, used-up or expired invites, and what interrupted uploads
  * leave: chunked uploads gone idle, pending file records of an upload that
- * never finished (a crash mid-stream), user exports whose build stopped
+ * never finished (a crash mid-stream), staged bytes of small uploads
+ * (`settleStagedUploads`), user exports whose build stopped
  * (a restart) and those complete for a day. Each returns how many things it
  * removed and is safe to run on any instance, as often as wanted.
  */
 import type { FileRecord } from "../../db/files.ts";
 import { removeFile } from "../files/serve.ts";
 import { abandonUpload } from "../files/chunked.ts";
+import { settleStagedUploads } from "../files/staged_uploads.ts";
 import { removeOldExports } from "../files/user_export.ts";
 import type { Services } from "../services.ts";
 
@@ -69,12 +71,13 @@ export async function clearInvites(s: Services): Promise<number> {
  * Drops chunked uploads idle for {@link ABANDONED_AFTER_MS} (their parts and
  * progress, giving back their quota reservations), pending file records as
  * old (with whatever bytes they got), user exports whose build stopped and
- * those complete for a day.
+ * those complete for a day; settles staged uploads.
  */
 export async function cleanAbandonedUploads(s: Services): Promise<number> {
   const before = s.clock.now() - ABANDONED_AFTER_MS;
   const idle = await s.store.chunks.listIdle(new Date(before));
   for (const upload of idle) await abandonUpload(s, upload);
   const pending = await removeFiles(s, (f) => f.pending && f.updatedAt.getTime() < before);
-  return idle.length + pending + await removeOldExports(s);
+  const staged = await settleStagedUploads(s);
+  return idle.length + pending + staged + await removeOldExports(s);
 }

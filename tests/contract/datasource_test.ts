@@ -281,6 +281,58 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           await assertSameStream(await ds.get("lazy.bin"), lazyChunks(20, MIB));
         });
 
+        await t.step("staging: staged bytes are no object until published", async (t) => {
+          const staging = ds.staging;
+          if (!staging) {
+            assert.equal(ds.kind, "s3", "only a bucket, where publishing is a copy, has none");
+            return;
+          }
+          const data = pattern(3000, 11);
+          const before = new Date(Date.now() - 1000);
+          const objects = await subject.stored();
+          assert.equal(await staging.stage("cstaged1", streamOf(data, 700)), 3000);
+          const listed = await Array.fromAsync(staging.list());
+          assert.deepEqual(listed.map((o) => o.id), ["cstaged1"]);
+          assert.ok(listed[0].writtenAt >= before);
+          assert.equal(await ds.size("staged.bin"), null);
+          assert.deepEqual((await Array.fromAsync(ds.list(""))).sort(), namesOf(objects));
+
+          await staging.publish("cstaged1", "staged.bin");
+          assert.deepEqual(await readAll(await ds.get("staged.bin")), data);
+          assert.deepEqual(await Array.fromAsync(staging.list()), []);
+          await assert.rejects(staging.publish("cstaged1", "again.bin"), NotFoundError);
+
+          await t.step("past the limit, or unsafe, nothing is staged", async () => {
+            await assert.rejects(
+              staging.stage("cstaged2", streamOf(data, 1000), { limit: 2999 }),
+              SizeLimitError,
+            );
+            for (const id of ["../x", "a/b", "", ".tmp"]) {
+              await assert.rejects(staging.stage(id, streamOf(data)), UnsafeNameError);
+            }
+            assert.deepEqual(await Array.fromAsync(staging.list()), []);
+            await staging.stage("cstaged3", streamOf(data));
+            await assert.rejects(staging.publish("cstaged3", "../escape.bin"), UnsafeNameError);
+            await assert.rejects(staging.publish("cstaged3", ".tmp/x"), UnsafeNameError);
+          });
+
+          await t.step("discard removes staged bytes; a missing one is fine", async () => {
+            await staging.discard("cstaged3");
+            await staging.discard("cstaged3");
+            assert.deepEqual(await Array.fromAsync(staging.list()), []);
+            assert.deepEqual(await subject.stored(), [...objects, "staged.bin"].sort());
+          });
+
+          await t.step("publish replaces an object of the name, in a folder too", async () => {
+            await staging.stage("cstaged4", streamOf(pattern(10, 12)));
+            await staging.publish("cstaged4", "staged.bin");
+            assert.deepEqual(await readAll(await ds.get("staged.bin")), pattern(10, 12));
+            await staging.stage("cstaged5", streamOf(pattern(5, 13)));
+            await staging.publish("cstaged5", "deep/er/staged.bin");
+            assert.deepEqual(await readAll(await ds.get("deep/er/staged.bin")), pattern(5, 13));
+          });
+        });
+
         await t.step("usage: a disk's use and room, or the sum of a bucket's sizes", async () => {
           const before = await ds.usage();
           await ds.put("usage.bin", streamOf(pattern(1234, 9)));
@@ -321,6 +373,11 @@ contract("local", false, async () => {
 
 contract("s3", skipWithout("s3"), () => openS3(""));
 contract("s3 with a subdirectory", skipWithout("s3"), () => openS3("ferry/uploads"));
+
+/** The top-level object names among `keys` (a disk's paths under its root). */
+function namesOf(keys: string[]): string[] {
+  return keys.filter((key) => !key.includes("/")).sort();
+}
 
 /** A fresh bucket on the test S3 service and a datasource over it. */
 async function openS3(subdirectory: string): Promise<Subject> {

@@ -8,18 +8,33 @@ export interface TestFile {
   type?: string;
 }
 
-/** POSTs `files` to `/api/upload` with `headers` (auth and options); returns the JSON reply. */
+/**
+ * POSTs `files` to `/api/upload` with `headers` (auth and options), its
+ * `Content-Length` declared as browsers and upload tools do (`streamed`: not
+ * declared, as a body sent in chunks); returns the JSON reply.
+ */
 export async function uploadFiles(
   app: TestApp,
   files: TestFile[],
   headers: Record<string, string> = {},
+  { streamed = false } = {},
 ): Promise<JsonReply> {
   const form = new FormData();
   for (const f of files) {
     const bytes = typeof f.content === "string" ? new TextEncoder().encode(f.content) : f.content;
     form.append("file", new Blob([bytes as BlobPart], { type: f.type ?? "" }), f.name);
   }
-  const res = await app.request("/api/upload", { method: "POST", body: form, headers });
+  const encoded = new Response(form);
+  const sent = streamed ? encoded.body : await encoded.bytes();
+  const res = await app.request("/api/upload", {
+    method: "POST",
+    body: sent,
+    headers: {
+      ...headers,
+      "content-type": encoded.headers.get("content-type")!,
+      ...(sent instanceof Uint8Array ? { "content-length": String(sent.byteLength) } : {}),
+    },
+  });
   const text = await res.text();
   let body: unknown = text;
   try {
