@@ -79,6 +79,48 @@ Deno.test({
 });
 
 Deno.test({
+  name: "e2e: an upload stopped between its commit and its bytes' move is whole after a restart",
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const env = { SERVICE_DATA_DIR: dir };
+      let file = { id: "", name: "" };
+      await withServer(env, async (server) => {
+        await healthAndSetup(server);
+        const login = await fetch(`${server.origin}/api/auth/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ username: "admin", password: "pw" }),
+        });
+        await login.body?.cancel();
+        const cookie = login.headers.getSetCookie()[0].split(";")[0];
+        const form = new FormData();
+        form.append("file", new Blob(["bytes that must survive"]), "survive.txt");
+        const sent = await fetch(`${server.origin}/api/upload`, {
+          method: "POST",
+          headers: { cookie },
+          body: form,
+        });
+        assert.equal(sent.status, 200);
+        file = (await sent.json()).files[0];
+        await stopCleanly(server);
+      });
+      // What a stop right after the record's commit leaves: the bytes still staged under the id.
+      const uploads = join(dir, "uploads");
+      await Deno.rename(join(uploads, file.name), join(uploads, ".tmp", `upload-${file.id}`));
+
+      await withServer(env, async (server) => {
+        const raw = await fetch(`${server.origin}/raw/${file.name}`);
+        assert.equal(raw.status, 200);
+        assert.equal(await raw.text(), "bytes that must survive");
+        assert.match(server.output(), /published the bytes of an upload stopped after its commit/);
+        assert.deepEqual([...Deno.readDirSync(join(uploads, ".tmp"))], []);
+        await stopCleanly(server);
+      });
+    }),
+});
+
+Deno.test({
   name: "e2e: deno task start serves on PostgreSQL when DATABASE_URL is set",
   ignore: ignoreKind("postgres"),
   ...TEST,
