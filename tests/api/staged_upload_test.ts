@@ -6,12 +6,12 @@
  * failure at any step leaves no record, object or staged bytes behind.
  */
 import assert from "node:assert/strict";
-import type { FileRecord } from "../../db/files.ts";
 import { publishStaged, STAGED_ABANDONED_MS } from "../../core/files/staged_uploads.ts";
 import { cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
 import { NotFoundError, type Staging } from "../../storage/datasource.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
+import { fileRecord } from "../helpers/stores.ts";
 import { actor } from "../helpers/users.ts";
 
 /** The app's staging (the local datasource has one). */
@@ -105,39 +105,14 @@ apiTest("staged upload: a publish that fails takes the record back", async (app)
   assert.deepEqual(await app.storedObjects(), []);
 });
 
-/** A record of `name` as an upload commits it, for a stop simulated after the commit. */
-function committed(id: string, name: string, userId: string, size: number): FileRecord {
-  const now = new Date();
-  return {
-    id,
-    name,
-    originalName: null,
-    size,
-    type: "text/plain",
-    views: 0,
-    maxViews: null,
-    favorite: false,
-    password: null,
-    anonymous: false,
-    userId,
-    folderId: null,
-    deletesAt: null,
-    pending: false,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
 apiTest(
   "staged upload: bytes committed but not published are published by the cleanup",
   async (app) => {
     const user = await actor(app, "USER");
     const staging = stagingOf(app);
     await staging.stage("cstopped", ReadableStream.from([new TextEncoder().encode("kept")]));
-    await app.services.store.files.create(committed("cstopped", "stop.txt", user.user.id, 4), {
-      maxBytes: null,
-      maxFiles: null,
-    });
+    const record = fileRecord(user.user.id, { id: "cstopped", name: "stop.txt", size: 4 });
+    await app.services.store.files.create(record, { maxBytes: null, maxFiles: null });
     assert.equal((await app.request("/raw/stop.txt")).status, 404, "not yet published");
     assert.equal(await cleanAbandonedUploads(app.services), 1);
     const raw = await app.request("/raw/stop.txt");
