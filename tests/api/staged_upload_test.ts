@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { publishStaged, STAGED_ABANDONED_MS } from "../../core/files/staged_uploads.ts";
 import { cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
-import { NotFoundError, type Staging } from "../../storage/datasource.ts";
+import { NotFoundError, type Staging, StorageFullError } from "../../storage/datasource.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { fileRecord } from "../helpers/stores.ts";
@@ -90,6 +90,22 @@ apiTest("staged upload: a refusal at the commit leaves nothing staged", async (a
   assert.deepEqual(await app.storedObjects(), ["taken.txt"]);
   assert.equal(await (await app.request("/raw/taken.txt")).text(), "first");
   assert.deepEqual(await app.services.store.files.usage(user.user.id), { bytes: 5, files: 1 });
+});
+
+apiTest("staged upload: a full disk answers 507 and keeps nothing", async (app) => {
+  const user = await actor(app, "USER");
+  const restore = patch(stagingOf(app), "stage", async (_id: string, body: ReadableStream) => {
+    await body.cancel();
+    throw new StorageFullError(Object.assign(new Error("No space left"), { code: "ENOSPC" }));
+  });
+  const reply = await uploadFiles(app, [{ name: "a.txt", content: "no room" }], user.headers);
+  restore();
+  assert.deepEqual(reply.body, {
+    error: "Insufficient Storage: the server has no room left",
+    statusCode: 507,
+  });
+  assert.deepEqual(await app.services.store.files.usage(user.user.id), { bytes: 0, files: 0 });
+  assert.deepEqual(await app.storedObjects(), []);
 });
 
 apiTest("staged upload: a publish that fails takes the record back", async (app) => {

@@ -187,7 +187,8 @@ apiTest(
 );
 
 Deno.test({
-  name: "the local datasource turns ENOSPC into StorageFullError and keeps no staging file",
+  name:
+    "the local datasource turns ENOSPC into StorageFullError and keeps no staging file, staged or not",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
@@ -206,6 +207,12 @@ Deno.test({
       );
       assert.deepEqual([...Deno.readDirSync(`${dir}/.tmp`)], []);
       assert.equal(await ds.size("big.bin"), null);
+      await assert.rejects(
+        ds.staging.stage("cbig", ReadableStream.from([new Uint8Array(2 * 1024 * 1024)])),
+        StorageFullError,
+        "staged bytes too",
+      );
+      assert.deepEqual([...Deno.readDirSync(`${dir}/.tmp`)], []);
     } finally {
       await mount?.unmount();
       await Deno.remove(dir, { recursive: true });
