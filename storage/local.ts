@@ -104,25 +104,26 @@ export class LocalDatasource implements Datasource {
   /**
    * Writes `body` into the new file `path` (in the staging folder, made when
    * missing) and syncs it to disk; resolves with the byte count. On failure
-   * the file is removed.
+   * the file is removed; a file already there is left alone (and refused).
    */
   async #writeNew(path: string, body: ReadableStream<Uint8Array>, limit?: number) {
+    let file: Deno.FsFile;
     try {
-      const file = await inFolder(
-        dirname(path),
-        () => Deno.open(path, { write: true, createNew: true }),
-      );
-      try {
-        const bytes = await writeBody(file, body, limit);
-        await file.syncData();
-        return bytes;
-      } finally {
-        file.close();
-      }
+      file = await inFolder(dirname(path), () => Deno.open(path, { write: true, createNew: true }));
     } catch (error) {
-      // Best effort: the file may not exist, and the write's own error matters more.
+      await body.cancel().catch(() => {});
+      throw diskFull(error) ? new StorageFullError(error) : error;
+    }
+    try {
+      const bytes = await writeBody(file, body, limit);
+      await file.syncData();
+      return bytes;
+    } catch (error) {
+      // Best effort: the write's own error matters more.
       await Deno.remove(path).catch(() => {});
       throw diskFull(error) ? new StorageFullError(error) : error;
+    } finally {
+      file.close();
     }
   }
 

@@ -316,11 +316,21 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
             await assert.rejects(staging.publish("cstaged3", ".tmp/x"), UnsafeNameError);
           });
 
+          await t.step("staging an id again is refused and keeps the first bytes", async () => {
+            await staging.stage("cstaged6", streamOf(pattern(7, 14)));
+            await assert.rejects(staging.stage("cstaged6", streamOf(pattern(9, 15))));
+            await staging.publish("cstaged6", "first.bin");
+            assert.deepEqual(await readAll(await ds.get("first.bin")), pattern(7, 14));
+          });
+
           await t.step("discard removes staged bytes; a missing one is fine", async () => {
             await staging.discard("cstaged3");
             await staging.discard("cstaged3");
             assert.deepEqual(await Array.fromAsync(staging.list()), []);
-            assert.deepEqual(await subject.stored(), [...objects, "staged.bin"].sort());
+            assert.deepEqual(
+              await subject.stored(),
+              [...objects, "first.bin", "staged.bin"].sort(),
+            );
           });
 
           await t.step("publish replaces an object of the name, in a folder too", async () => {
