@@ -276,9 +276,7 @@ async function storeStaged(
   } catch (error) {
     await s.store.files.delete(id);
     await discardStaged(s, staging, id);
-    throw error instanceof UnsafeNameError
-      ? fileError(400, draft.index, "invalid file name")
-      : error;
+    throw unsafeNameRefused(error, draft.index);
   }
   if (removedGps) b.removedGps.add(id);
   return file;
@@ -307,9 +305,7 @@ async function storeRecorded(b: Batch, part: UploadPart, draft: Draft): Promise<
     // The bytes may be stored even when the put failed (its answer lost on the way): the
     // pending record goes only once they are known gone, else the cleanup task removes both.
     if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
-    throw error instanceof UnsafeNameError
-      ? fileError(400, draft.index, "invalid file name")
-      : error;
+    throw unsafeNameRefused(error, draft.index);
   }
 }
 
@@ -354,6 +350,11 @@ async function writeBytes(
     }
     throw new QuotaRefusal();
   }
+}
+
+/** `error`, or the 400 of file `index` when it is an unsafe name the datasource refused. */
+function unsafeNameRefused(error: unknown, index: number): unknown {
+  return error instanceof UnsafeNameError ? fileError(400, index, "invalid file name") : error;
 }
 
 /** An error about the request's file `index`. */
