@@ -67,7 +67,7 @@ export class LocalDatasource implements Datasource {
     publish: async (id, name) => {
       const path = this.#path(name);
       try {
-        await inFolder(dirname(path), () => Deno.rename(this.#stagedPath(id), path));
+        await moveInto(this.#stagedPath(id), path);
       } catch (error) {
         rethrowUnlessMissing(error);
         throw new NotFoundError(id);
@@ -92,7 +92,7 @@ export class LocalDatasource implements Datasource {
     const temporary = join(this.#root, STAGING, crypto.randomUUID());
     const bytes = await this.#writeNew(temporary, body, limit);
     try {
-      await inFolder(dirname(path), () => Deno.rename(temporary, path));
+      await moveInto(temporary, path);
     } catch (error) {
       // Best effort: the put's own error matters more.
       await Deno.remove(temporary).catch(() => {});
@@ -306,6 +306,11 @@ async function inFolder<T>(folder: string, act: () => Promise<T>): Promise<T> {
     await Deno.mkdir(folder, { recursive: true });
     return await act();
   }
+}
+
+/** Renames `from` to `path`, making `path`'s folder when it is missing. */
+async function moveInto(from: string, path: string): Promise<void> {
+  await inFolder(dirname(path), () => Deno.rename(from, path));
 }
 
 /** The size of the regular file at `path`, or `null` when there is none. */

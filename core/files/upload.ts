@@ -238,9 +238,7 @@ async function storeOne(
   staging: Staging | null,
 ): Promise<FileRecord> {
   const draft = draftFile(b, part.filename, part.contentType, index, 0, b.options.compression);
-  return staging
-    ? await storeStaged(b, staging, part, { ...draft, file: { ...draft.file, pending: false } })
-    : await storeRecorded(b, part, draft);
+  return staging ? await storeStaged(b, staging, part, draft) : await storeRecorded(b, part, draft);
 }
 
 /**
@@ -265,8 +263,8 @@ async function storeStaged(
   );
   let file: FileRecord;
   try {
-    const updatedAt = new Date(s.clock.now());
-    file = await createNamed(b, { ...draft, file: { ...draft.file, size, updatedAt } });
+    const complete = { ...draft.file, pending: false, size, updatedAt: new Date(s.clock.now()) };
+    file = await createNamed(b, { ...draft, file: complete });
   } catch (error) {
     await discardStaged(s, staging, id);
     throw error;

@@ -12,6 +12,7 @@ import { NotFoundError, type Staging, StorageFullError } from "../../storage/dat
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { fileRecord } from "../helpers/stores.ts";
+import { patchMethod } from "../helpers/patch.ts";
 import { actor } from "../helpers/users.ts";
 
 /** The app's staging (the local datasource has one). */
@@ -26,21 +27,13 @@ async function stagedIds(app: TestApp): Promise<string[]> {
   return (await Array.fromAsync(stagingOf(app).list())).map((o) => o.id);
 }
 
-/** Replaces `method` of `target` until the returned function is called. */
-function patch<T extends object>(target: T, method: keyof T, fn: unknown): () => void {
-  const own = target as Record<keyof T, unknown>;
-  const before = Object.getOwnPropertyDescriptor(target, method);
-  own[method] = fn;
-  return () => before ? Object.defineProperty(target, method, before) : delete own[method];
-}
-
 /** The bytes of a stream, as text. */
 const text = (body: ReadableStream<Uint8Array>) => new Response(body).text();
 
 apiTest("staged upload: a small upload is staged, recorded complete and published", async (app) => {
   const user = await actor(app, "USER");
   const ds = app.services.datasource;
-  const restore = patch(ds, "put", () => Promise.reject(new Error("put is the other way")));
+  const restore = patchMethod(ds, "put", () => Promise.reject(new Error("put is the other way")));
   const reply = await uploadFiles(app, [{ name: "a.txt", content: "staged bytes" }], user.headers);
   restore();
   assert.equal(reply.status, 200, JSON.stringify(reply.body));
@@ -57,7 +50,7 @@ apiTest("staged upload: a small upload is staged, recorded complete and publishe
 
 apiTest("staged upload: a body sent without a length records the file first", async (app) => {
   const user = await actor(app, "USER");
-  const restore = patch(
+  const restore = patchMethod(
     stagingOf(app),
     "stage",
     () => Promise.reject(new Error("staging is the other way")),
@@ -94,10 +87,14 @@ apiTest("staged upload: a refusal at the commit leaves nothing staged", async (a
 
 apiTest("staged upload: a full disk answers 507 and keeps nothing", async (app) => {
   const user = await actor(app, "USER");
-  const restore = patch(stagingOf(app), "stage", async (_id: string, body: ReadableStream) => {
-    await body.cancel();
-    throw new StorageFullError(Object.assign(new Error("No space left"), { code: "ENOSPC" }));
-  });
+  const restore = patchMethod(
+    stagingOf(app),
+    "stage",
+    async (_id: string, body: ReadableStream) => {
+      await body.cancel();
+      throw new StorageFullError(Object.assign(new Error("No space left"), { code: "ENOSPC" }));
+    },
+  );
   const reply = await uploadFiles(app, [{ name: "a.txt", content: "no room" }], user.headers);
   restore();
   assert.deepEqual(reply.body, {
@@ -110,7 +107,11 @@ apiTest("staged upload: a full disk answers 507 and keeps nothing", async (app) 
 
 apiTest("staged upload: a publish that fails takes the record back", async (app) => {
   const user = await actor(app, "USER");
-  const restore = patch(stagingOf(app), "publish", () => Promise.reject(new Error("disk gone")));
+  const restore = patchMethod(
+    stagingOf(app),
+    "publish",
+    () => Promise.reject(new Error("disk gone")),
+  );
   const reply = await uploadFiles(app, [{ name: "a.txt", content: "lost" }], user.headers);
   restore();
   assert.equal(reply.status, 500);

@@ -12,6 +12,7 @@ import { LocalDatasource } from "../../storage/local.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
 import { bytes, chunk } from "../helpers/chunks.ts";
 import { mountTmpfs } from "../helpers/soak/disk.ts";
+import { patchMethod } from "../helpers/patch.ts";
 import { actor } from "../helpers/users.ts";
 
 /** An error as the S3 client throws it when the bucket refuses connections. */
@@ -21,9 +22,7 @@ function refused(): Error {
 
 /** Replaces `method` of the app's datasource until the returned function is called. */
 function patch<K extends keyof Datasource>(app: TestApp, method: K, fn: Datasource[K]): () => void {
-  const ds = app.services.datasource as unknown as Record<string, unknown>;
-  ds[method] = fn;
-  return () => delete ds[method];
+  return patchMethod(app.services.datasource, method, fn);
 }
 
 /** A user's chunked upload of 3000 bytes with its first half sent: the user, the bytes, the headers of the second half. */
