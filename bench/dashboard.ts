@@ -41,7 +41,7 @@ function files(userId: string): FileRecord[] {
   return Array.from({ length: FILES }, (_, i) => {
     const at = new Date(start + i * 1000);
     return fileRecord(userId, {
-      name: i === 4321 ? "needle-in-the-haystack.png" : `${newId(systemRandom)}.png`,
+      name: i === 4321 ? "needle-in-the-haystack.png" : `${newId(systemRandom, Date.now())}.png`,
       size: 1000 + i,
       type: i % 3 === 0 ? "text/plain" : "application/octet-stream",
       views: i % 17,

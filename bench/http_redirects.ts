@@ -48,7 +48,7 @@ async function populate(store: Store): Promise<void> {
   const now = new Date();
   for (const [code, password] of [[CODE, null], [LOCKED, "$argon2id$v=19$m=19456,t=2,p=1$x$y"]]) {
     await store.urls.create({
-      id: newId(systemRandom),
+      id: newId(systemRandom, Date.now()),
       code: code!,
       vanity: null,
       destination: DESTINATION,

@@ -165,7 +165,7 @@ export async function registerPasskey(
   if (!result.verified) throw badRequest("Could not verify passkey registration");
   const { credential } = result.registrationInfo;
   const passkey: PasskeyRecord = {
-    id: newId(s.random),
+    id: newId(s.random, s.clock.now()),
     userId: user.id,
     name: input.name,
     credentialId: credential.id,

@@ -22,6 +22,7 @@ export function applyQuota(
   current: QuotaRecord | null,
   input: QuotaInput,
   random: Random,
+  now: number,
 ): QuotaRecord {
   const mode = input.filesType ?? current?.filesQuota ?? "NONE";
   const pick = <K extends "maxBytes" | "maxFiles" | "maxUrls">(key: K) =>
@@ -37,7 +38,7 @@ export function applyQuota(
   }
   if (mode === "BY_FILES" && maxFiles === null) throw badRequest("maxFiles is required");
   return {
-    id: current?.id ?? newId(random),
+    id: current?.id ?? newId(random, now),
     filesQuota: mode,
     maxBytes,
     maxFiles,

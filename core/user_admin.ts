@@ -120,7 +120,7 @@ export async function changeUser(
     username: patch.username,
     role: patch.role,
     avatar: patch.avatar === undefined ? undefined : patch.avatar && checkAvatar(patch.avatar),
-    quota: patch.quota ? applyQuota(user.quota, patch.quota, s.random) : undefined,
+    quota: patch.quota ? applyQuota(user.quota, patch.quota, s.random, s.clock.now()) : undefined,
     ...(patch.password === undefined ? {} : await newPasswordPatch(s, id, patch.password)),
   };
   let updated;

@@ -453,7 +453,7 @@ function draftFile(
   const now = new Date(s.clock.now());
   return {
     file: {
-      id: newId(s.random),
+      id: newId(s.random, now.getTime()),
       name: "",
       originalName: options.keepOriginalName ? originalName : null,
       size,

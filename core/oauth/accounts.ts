@@ -144,7 +144,7 @@ function newLink(
   result: FlowResult,
 ): OauthLinkRecord {
   return {
-    id: newId(s.random),
+    id: newId(s.random, s.clock.now()),
     userId,
     provider,
     oauthId: result.profile.oauthId,

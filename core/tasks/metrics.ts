@@ -35,7 +35,7 @@ export async function recordMetrics(s: Services): Promise<number> {
     urlUsers.set(name(u.userId), { sum: user.sum + 1, views: user.views + u.views });
   }
   await s.store.metrics.add([{
-    id: newId(s.random),
+    id: newId(s.random, s.clock.now()),
     createdAt: new Date(s.clock.now()),
     data: {
       users: usernames.size,

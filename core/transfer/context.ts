@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Store, UserRecord } from "../../db/store.ts";
-import { type Random, randomString } from "../clock.ts";
+import { BASE36, idTimePrefix, type Random, randomString } from "../clock.ts";
 import type { Services } from "../services.ts";
 
 /** Called as records are imported: how many are done out of how many. */
@@ -102,8 +102,6 @@ export function newContext(
   };
 }
 
-const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
-
 /**
  * Ids for one import's records, in the form of `newId` (25 base-36
  * characters after a `c`) but increasing: the import's start time, a
@@ -112,7 +110,7 @@ const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
  * of all over them, which makes bulk writes several times cheaper.
  */
 export function importIds(random: Random, start: Date): () => string {
-  const prefix = "c" + start.getTime().toString(36).padStart(9, "0").slice(-9);
+  const prefix = idTimePrefix(start.getTime());
   let n = 0;
   return () => prefix + (n++).toString(36).padStart(6, "0") + randomString(random, 9, BASE36);
 }

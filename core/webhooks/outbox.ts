@@ -39,7 +39,7 @@ export function newDelivery(
 ): WebhookDelivery {
   const now = s.clock.now();
   return {
-    id: newId(s.random),
+    id: newId(s.random, s.clock.now()),
     kind,
     event,
     url,

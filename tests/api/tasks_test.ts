@@ -4,7 +4,7 @@
  * runners sharing a store (the lease).
  */
 import assert from "node:assert/strict";
-import { newId } from "../../core/clock.ts";
+import { newId, randomString } from "../../core/clock.ts";
 import {
   ABANDONED_AFTER_MS,
   cleanAbandonedUploads,
@@ -29,8 +29,8 @@ async function settings(app: TestApp, values: Record<string, unknown>) {
 async function url(app: TestApp, userId: string, maxViews: number | null): Promise<UrlRecord> {
   const now = new Date(app.clock.now());
   const record: UrlRecord = {
-    id: newId(app.services.random),
-    code: newId(app.services.random).slice(0, 8),
+    id: newId(app.services.random, app.services.clock.now()),
+    code: randomString(app.services.random, 8),
     vanity: null,
     destination: "https://example.com/",
     views: 0,
@@ -111,7 +111,7 @@ apiTest("task cleanuploads: drops idle chunked uploads and stale pending files",
   const { partialIdentifier } = await res.json();
   const now = new Date(app.clock.now());
   const pending = {
-    id: newId(app.services.random),
+    id: newId(app.services.random, app.services.clock.now()),
     name: "crashed.bin",
     originalName: null,
     size: 0,

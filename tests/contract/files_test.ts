@@ -219,7 +219,7 @@ const steps: ContractSteps = {
   async "list: the user's complete files, filtered, searched, sorted and paged"(store) {
     const user = await storedUser(store);
     const other = await storedUser(store);
-    const folder = newId(systemRandom);
+    const folder = newId(systemRandom, Date.now());
     const f1 = await stored(store, user.id, {
       originalName: "Cat.png",
       type: "image/png",

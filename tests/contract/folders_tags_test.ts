@@ -17,7 +17,7 @@ const next = () => new Date(tick += 1000);
 function folder(userId: string, name: string, parentId: string | null = null): FolderRecord {
   const at = next();
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     name,
     public: false,
     allowUploads: false,
@@ -30,7 +30,14 @@ function folder(userId: string, name: string, parentId: string | null = null): F
 
 function tag(userId: string, name: string): TagRecord {
   const at = next();
-  return { id: newId(systemRandom), name, color: "#fff", userId, createdAt: at, updatedAt: at };
+  return {
+    id: newId(systemRandom, Date.now()),
+    name,
+    color: "#fff",
+    userId,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 async function file(store: Store, userId: string, folderId: string | null = null) {

@@ -9,7 +9,7 @@ const T0 = Date.UTC(2026, 0, 1);
 
 /** Adds a user (passkeys reference one) and returns its id. */
 async function addUser(store: Store, username: string): Promise<string> {
-  const id = newId(systemRandom);
+  const id = newId(systemRandom, Date.now());
   await store.createUser({
     id,
     username,
@@ -30,10 +30,10 @@ let tick = T0;
 
 function passkey(userId: string, extra: Partial<PasskeyRecord> = {}): PasskeyRecord {
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     userId,
     name: "laptop",
-    credentialId: newId(systemRandom),
+    credentialId: newId(systemRandom, Date.now()),
     publicKey: new Uint8Array([1, 2, 3, 250, 0, 255]),
     counter: 0,
     transports: ["internal", "hybrid"],

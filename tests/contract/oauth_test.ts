@@ -9,7 +9,7 @@ let tick = Date.UTC(2026, 0, 1);
 
 function link(userId: string, provider: OauthProvider, oauthId: string): OauthLinkRecord {
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     userId,
     provider,
     username: `name-${oauthId}`,

@@ -10,7 +10,7 @@ let tick = Date.UTC(2026, 0, 1);
 function user(username: string, extra: Partial<UserRecord> = {}): UserRecord {
   const at = new Date(tick += 1000);
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     username,
     password: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
     role: "USER",
@@ -28,7 +28,7 @@ function user(username: string, extra: Partial<UserRecord> = {}): UserRecord {
 function session(userId: string, ttl = 60_000): SessionRecord {
   const now = Date.now();
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     userId,
     createdAt: new Date(now),
     expiresAt: new Date(now + ttl),

@@ -31,7 +31,7 @@ function file(userId: string, name: string, size = 100): FileRecord {
 
 function url(userId: string, code: string, vanity: string | null = null): UrlRecord {
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     code,
     vanity,
     destination: `https://example.com/${code}`,
@@ -47,7 +47,7 @@ function url(userId: string, code: string, vanity: string | null = null): UrlRec
 
 function link(userId: string, oauthId: string): OauthLinkRecord {
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     userId,
     provider: "GITHUB",
     username: `gh-${oauthId}`,
@@ -58,7 +58,11 @@ function link(userId: string, oauthId: string): OauthLinkRecord {
   };
 }
 
-const metric = (s: number) => ({ id: newId(systemRandom), createdAt: at(s), data: { files: s } });
+const metric = (s: number) => ({
+  id: newId(systemRandom, Date.now()),
+  createdAt: at(s),
+  data: { files: s },
+});
 
 /** Many files spread over `owners`: more than one KV atomic operation holds. */
 const manyFiles = (owners: UserRecord[], n: number, prefix: string) =>

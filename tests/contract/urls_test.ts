@@ -1,6 +1,6 @@
 /** The URL and invite stores' contract: one suite, run against Deno KV and PostgreSQL alike. */
 import assert from "node:assert/strict";
-import { newId, systemRandom } from "../../core/clock.ts";
+import { newId, randomString, systemRandom } from "../../core/clock.ts";
 import type { InviteRecord } from "../../db/invites.ts";
 import { UniqueError } from "../../db/store.ts";
 import {
@@ -15,8 +15,8 @@ let tick = Date.UTC(2026, 0, 1);
 function invite(inviterId: string, extra: Partial<InviteRecord> = {}): InviteRecord {
   const at = new Date(tick += 1000);
   return {
-    id: newId(systemRandom),
-    code: newId(systemRandom).slice(0, 8),
+    id: newId(systemRandom, Date.now()),
+    code: randomString(systemRandom, 8),
     expiresAt: null,
     uses: 0,
     maxUses: null,

@@ -9,7 +9,7 @@ const next = () => new Date(tick += 1000);
 
 function record(userId: string): UserExportRecord {
   const at = next();
-  const id = newId(systemRandom);
+  const id = newId(systemRandom, Date.now());
   return {
     id,
     userId,

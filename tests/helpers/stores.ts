@@ -107,12 +107,12 @@ let created = Date.UTC(2026, 0, 1);
 export async function storedUser(store: Store, username?: string): Promise<UserRecord> {
   const at = new Date(created += 1000);
   const user: UserRecord = {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     username: username ?? `u${created}`,
     password: null,
     role: "USER",
     avatar: null,
-    token: newId(systemRandom),
+    token: newId(systemRandom, Date.now()),
     totpSecret: null,
     view: {},
     quota: null,
@@ -130,8 +130,8 @@ export async function storedUser(store: Store, username?: string): Promise<UserR
 export function fileRecord(userId: string | null, extra: Partial<FileRecord> = {}): FileRecord {
   const at = new Date(created += 1000);
   return {
-    id: newId(systemRandom),
-    name: `${newId(systemRandom)}.txt`,
+    id: newId(systemRandom, Date.now()),
+    name: `${newId(systemRandom, Date.now())}.txt`,
     originalName: null,
     size: 1,
     type: "text/plain",
@@ -162,7 +162,7 @@ export function urlRecord(
 ): UrlRecord {
   const at = new Date(created += 1000);
   return {
-    id: newId(systemRandom),
+    id: newId(systemRandom, Date.now()),
     code,
     vanity: null,
     destination: "https://example.com/",

@@ -9,7 +9,7 @@ import { COUNT_KEYS } from "../../core/transfer/v4.ts";
 export async function addSuperadmin(store: Store): Promise<UserRecord> {
   const random = { bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const now = new Date();
-  const id = newId(random);
+  const id = newId(random, Date.now());
   const user: UserRecord = {
     id,
     username: "admin",
