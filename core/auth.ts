@@ -63,7 +63,7 @@ async function identify(s: Services, { authorization, sessionSecret }: Credentia
     const stored = storedTokenOf(authorization.trim(), s.secret);
     if (stored === null) throw unauthorized("could not decrypt token");
     const id = tokenUserId(stored);
-    const user = id === null ? null : await s.store.getUser(id);
+    const user = id === null ? null : await s.store.getUserCached(id);
     if (!user || !safeEqual(user.token, stored)) throw unauthorized("invalid authorization token");
     return { user, session: null };
   }

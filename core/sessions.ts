@@ -67,7 +67,7 @@ export async function resolveSession(
   const session = await s.store.getSession(await sha256(secret));
   const now = s.clock.now();
   if (!session || session.expiresAt.getTime() <= now) return null;
-  const user = await s.store.getUser(session.userId);
+  const user = await s.store.getUserCached(session.userId);
   if (!user) return null;
   if (now - session.lastSeenAt.getTime() >= SESSION_SEEN_STEP_MS) {
     session.lastSeenAt = new Date(now);

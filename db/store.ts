@@ -147,6 +147,11 @@ export interface Store {
   hasUsers(): Promise<boolean>;
   /** The user with this id, or `null`. */
   getUser(id: string): Promise<UserRecord | null>;
+  /**
+   * {@link Store.getUser} as answered at most a second ago (every user write
+   * through this store clears it): who an authenticated request is.
+   */
+  getUserCached(id: string): Promise<UserRecord | null>;
   /** The user with exactly this username, or `null`. */
   getUserByUsername(username: string): Promise<UserRecord | null>;
   /** Every user, oldest first. */

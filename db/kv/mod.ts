@@ -19,7 +19,7 @@ import { KvInvites } from "./invites.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
 import { CachedFiles } from "../cached_files.ts";
-import { UserListCache } from "../user_list_cache.ts";
+import { UserCache } from "../user_cache.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
@@ -73,7 +73,7 @@ export class KvStore implements Store {
   readonly kind = "kv";
   readonly rateLimits: OwnedRateLimits;
   readonly files: CachedFiles;
-  private readonly userList = new UserListCache();
+  private readonly users = new UserCache();
   readonly urls: CachedUrls;
   readonly invites: KvInvites;
   readonly mfa: KvMfa;
@@ -130,12 +130,12 @@ export class KvStore implements Store {
       // The view wrote around this store's caches.
       this.files.forget();
       this.urls.forget();
-      this.userList.forget();
+      this.users.forget();
     }
   }
 
   createUser(user: UserRecord): Promise<void> {
-    return this.userList.written(() => this.storeUser(user));
+    return this.users.written(() => this.storeUser(user));
   }
 
   private async storeUser(user: UserRecord): Promise<void> {
@@ -143,7 +143,7 @@ export class KvStore implements Store {
   }
 
   createFirstUser(user: UserRecord): Promise<boolean> {
-    return this.userList.written(() => this.storeFirstUser(user));
+    return this.users.written(() => this.storeFirstUser(user));
   }
 
   private async storeFirstUser(user: UserRecord): Promise<boolean> {
@@ -180,6 +180,10 @@ export class KvStore implements Store {
     return await readUser(this.kv, (await this.kv.get<StoredUser>(K.user(id))).value);
   }
 
+  getUserCached(id: string): Promise<UserRecord | null> {
+    return this.users.record(id, () => this.getUser(id));
+  }
+
   async getUserByUsername(username: string): Promise<UserRecord | null> {
     return await this.byIndex(K.userByName(username));
   }
@@ -190,7 +194,7 @@ export class KvStore implements Store {
   }
 
   listUsersCached(): Promise<UserRecord[]> {
-    return this.userList.get(() => this.listUsers());
+    return this.users.list(() => this.listUsers());
   }
 
   async listUsers(): Promise<UserRecord[]> {
@@ -202,7 +206,7 @@ export class KvStore implements Store {
   }
 
   updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
-    return this.userList.written(() => this.patchUser(id, patch, now));
+    return this.users.written(() => this.patchUser(id, patch, now));
   }
 
   private async patchUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
@@ -233,7 +237,7 @@ export class KvStore implements Store {
   }
 
   deleteUser(id: string): Promise<UserRecord | null> {
-    return this.userList.written(() => this.removeUser(id));
+    return this.users.written(() => this.removeUser(id));
   }
 
   private async removeUser(id: string): Promise<UserRecord | null> {

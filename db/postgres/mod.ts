@@ -18,7 +18,7 @@ import { PostgresInvites } from "./invites.ts";
 import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
 import { CachedFiles } from "../cached_files.ts";
-import { UserListCache } from "../user_list_cache.ts";
+import { UserCache } from "../user_cache.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
@@ -150,7 +150,7 @@ export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly rateLimits: OwnedRateLimits;
   readonly files: CachedFiles;
-  private readonly userList = new UserListCache();
+  private readonly users = new UserCache();
   readonly urls: CachedUrls;
   readonly invites: PostgresInvites;
   readonly mfa: PostgresMfa;
@@ -208,7 +208,7 @@ export class PostgresStore implements Store {
       // The view wrote around this store's caches.
       this.files.forget();
       this.urls.forget();
-      this.userList.forget();
+      this.users.forget();
     }
   }
 
@@ -231,7 +231,7 @@ export class PostgresStore implements Store {
   }
 
   createUser(user: UserRecord): Promise<void> {
-    return this.userList.written(() => this.storeUser(user));
+    return this.users.written(() => this.storeUser(user));
   }
 
   private async storeUser(user: UserRecord): Promise<void> {
@@ -247,7 +247,7 @@ export class PostgresStore implements Store {
   }
 
   createFirstUser(user: UserRecord): Promise<boolean> {
-    return this.userList.written(() => this.storeFirstUser(user));
+    return this.users.written(() => this.storeFirstUser(user));
   }
 
   private async storeFirstUser(user: UserRecord): Promise<boolean> {
@@ -274,13 +274,17 @@ export class PostgresStore implements Store {
     return row ? toUser(row) : null;
   }
 
+  getUserCached(id: string): Promise<UserRecord | null> {
+    return this.users.record(id, () => this.getUser(id));
+  }
+
   async getUserByUsername(username: string): Promise<UserRecord | null> {
     const [row] = await this.sql<UserRow[]>`SELECT * FROM users WHERE username = ${username}`;
     return row ? toUser(row) : null;
   }
 
   listUsersCached(): Promise<UserRecord[]> {
-    return this.userList.get(() => this.listUsers());
+    return this.users.list(() => this.listUsers());
   }
 
   async listUsers(): Promise<UserRecord[]> {
@@ -289,7 +293,7 @@ export class PostgresStore implements Store {
   }
 
   updateUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
-    return this.userList.written(() => this.patchUser(id, patch, now));
+    return this.users.written(() => this.patchUser(id, patch, now));
   }
 
   private async patchUser(id: string, patch: UserPatch, now: Date): Promise<UserRecord | null> {
@@ -311,7 +315,7 @@ export class PostgresStore implements Store {
   }
 
   deleteUser(id: string): Promise<UserRecord | null> {
-    return this.userList.written(() => this.removeUser(id));
+    return this.users.written(() => this.removeUser(id));
   }
 
   private async removeUser(id: string): Promise<UserRecord | null> {

@@ -129,6 +129,34 @@ const steps: ContractSteps = {
     assert.equal(await store.getUser(u.id), null);
   },
 
+  "cached user reads show every user write through the store at once": async (store) => {
+    const u = user("cached");
+    assert.equal(await store.getUserCached(u.id), null);
+    await store.createUser(u);
+    assert.deepEqual(await store.getUserCached(u.id), u);
+    const copy = (await store.getUserCached(u.id))!;
+    copy.role = "SUPERADMIN";
+    assert.equal((await store.getUserCached(u.id))?.role, "USER");
+    const token = newStoredToken(Date.now(), systemRandom, "u");
+    await store.updateUser(u.id, { role: "ADMIN", token }, new Date(2026, 0, 2));
+    assert.deepEqual(
+      [(await store.getUserCached(u.id))?.role, (await store.getUserCached(u.id))?.token],
+      ["ADMIN", token],
+    );
+    assert.equal((await store.listUsersCached()).find((x) => x.id === u.id)?.role, "ADMIN");
+    await store.deleteUser(u.id);
+    assert.equal(await store.getUserCached(u.id), null);
+    assert.equal((await store.listUsersCached()).some((x) => x.id === u.id), false);
+  },
+
+  "a transaction's user writes reach the cached reads at once": async (store) => {
+    const u = user("cached-tx");
+    await store.createUser(u);
+    assert.equal((await store.getUserCached(u.id))?.role, "USER");
+    await store.transaction((tx) => tx.updateUser(u.id, { role: "ADMIN" }, new Date(2026, 0, 2)));
+    assert.equal((await store.getUserCached(u.id))?.role, "ADMIN");
+  },
+
   "usernames and tokens are unique": async (store) => {
     const a = user("bob");
     await store.createUser(a);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
 import { freshDatabase, ignoreKind } from "../helpers/stores.ts";
+import { eventually } from "../helpers/wait.ts";
 
 const GENERATED = "SERVICE_SECRET is not set: generated one and kept it";
 const TEST = { sanitizeResources: false, sanitizeOps: false };
@@ -44,6 +45,17 @@ async function healthAndSetup(server: ServerProcess): Promise<void> {
   assert.equal(setup.status, 200, JSON.stringify(setup.body));
   assert.equal(setup.body.user.role, "SUPERADMIN");
   assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: false });
+}
+
+/** Signs the admin of {@link healthAndSetup} in; resolves with the session cookie. */
+async function adminCookie(server: ServerProcess): Promise<string> {
+  const login = await fetch(`${server.origin}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: "pw" }),
+  });
+  await login.body?.cancel();
+  return login.headers.getSetCookie()[0].split(";")[0];
 }
 
 /** Sends SIGTERM and checks the server stops cleanly within a few seconds. */
@@ -87,13 +99,7 @@ Deno.test({
       let file = { id: "", name: "" };
       await withServer(env, async (server) => {
         await healthAndSetup(server);
-        const login = await fetch(`${server.origin}/api/auth/login`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ username: "admin", password: "pw" }),
-        });
-        await login.body?.cancel();
-        const cookie = login.headers.getSetCookie()[0].split(";")[0];
+        const cookie = await adminCookie(server);
         const form = new FormData();
         form.append("file", new Blob(["bytes that must survive"]), "survive.txt");
         const sent = await fetch(`${server.origin}/api/upload`, {
@@ -115,6 +121,38 @@ Deno.test({
         assert.equal(await raw.text(), "bytes that must survive");
         assert.match(server.output(), /published the bytes of an upload stopped after its commit/);
         assert.deepEqual([...Deno.readDirSync(join(uploads, ".tmp"))], []);
+        await stopCleanly(server);
+      });
+    }),
+});
+
+Deno.test({
+  name: "e2e: a token the operator CLI replaces while the server runs stops working within a second",
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const env = { SERVICE_DATA_DIR: dir };
+      await withServer(env, async (server) => {
+        await healthAndSetup(server);
+        const asked = await fetch(`${server.origin}/api/user/token`, {
+          headers: { cookie: await adminCookie(server) },
+        });
+        const { token } = await asked.json();
+        const me = async () => {
+          const answer = await fetch(`${server.origin}/api/user`, {
+            headers: { authorization: token },
+          });
+          await answer.body?.cancel();
+          return answer.status;
+        };
+        assert.equal(await me(), 200);
+        const reset = await runDeno(
+          ["task", "cli", "user", "reset-password", "--username", "admin", "--password", "pw2"],
+          { env },
+        );
+        assert.equal(reset.code, 0, reset.output);
+        // The server read the user a moment ago: its cached record may answer for up to a second.
+        await eventually("the old token refused", async () => await me() === 401, 2_000);
         await stopCleanly(server);
       });
     }),
