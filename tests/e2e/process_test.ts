@@ -127,7 +127,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "e2e: a token the operator CLI replaces while the server runs stops working within a second",
+  name:
+    "e2e: a token the operator CLI replaces while the server runs stops working within a second",
   ...TEST,
   fn: () =>
     withDataDir(async (dir) => {
