@@ -61,7 +61,7 @@ export async function createInvite(
   const expiresAt = parseInviteExpiry(input.expiresAt, now);
   for (let attempt = 1;; attempt++) {
     const invite: InviteRecord = {
-      id: newId(s.random, s.clock.now()),
+      id: newId(s.random, now),
       code: randomString(s.random, s.settings.get("invitesLength")),
       expiresAt,
       uses: 0,

@@ -57,7 +57,7 @@ export async function createUrl(
 ): Promise<UrlRecord> {
   const now = new Date(s.clock.now());
   const base = {
-    id: newId(s.random, s.clock.now()),
+    id: newId(s.random, now.getTime()),
     vanity: input.vanity ?? null,
     destination: input.destination,
     views: 0,

@@ -28,7 +28,7 @@ export interface NewUser {
 /** Builds a complete record for a new user: id, hashed password, fresh token. */
 export async function buildUser(s: Services, input: NewUser): Promise<UserRecord> {
   const now = new Date(s.clock.now());
-  const id = newId(s.random, s.clock.now());
+  const id = newId(s.random, now.getTime());
   return {
     id,
     username: input.username,

@@ -223,7 +223,7 @@ export async function createFolder(
   if (parentId !== null) await checkParent(s, caller.id, parentId);
   const now = new Date(s.clock.now());
   const folder: FolderRecord = {
-    id: newId(s.random, s.clock.now()),
+    id: newId(s.random, now.getTime()),
     name: input.name,
     public: input.isPublic ?? false,
     allowUploads: false,

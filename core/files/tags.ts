@@ -77,7 +77,7 @@ export async function createTag(
 ): Promise<TagView> {
   const now = new Date(s.clock.now());
   const tag: TagRecord = {
-    id: newId(s.random, s.clock.now()),
+    id: newId(s.random, now.getTime()),
     ...input,
     userId: caller.id,
     createdAt: now,

@@ -54,7 +54,7 @@ export async function startUserExport(s: Services, user: UserRecord): Promise<Us
   if (files.length === 0) throw badRequest("No files to export");
   const now = new Date(s.clock.now());
   const record: UserExportRecord = {
-    id: newId(s.random, s.clock.now()),
+    id: newId(s.random, now.getTime()),
     userId: user.id,
     path: `${EXPORTS_FOLDER}/zexport_${user.id}_${now.getTime()}_${files.length}.zip`,
     files: files.length,

@@ -34,9 +34,10 @@ export async function recordMetrics(s: Services): Promise<number> {
     const user = urlUsers.get(name(u.userId)) ?? { sum: 0, views: 0 };
     urlUsers.set(name(u.userId), { sum: user.sum + 1, views: user.views + u.views });
   }
+  const now = s.clock.now();
   await s.store.metrics.add([{
-    id: newId(s.random, s.clock.now()),
-    createdAt: new Date(s.clock.now()),
+    id: newId(s.random, now),
+    createdAt: new Date(now),
     data: {
       users: usernames.size,
       files,

@@ -39,7 +39,7 @@ export function newDelivery(
 ): WebhookDelivery {
   const now = s.clock.now();
   return {
-    id: newId(s.random, s.clock.now()),
+    id: newId(s.random, now),
     kind,
     event,
     url,
