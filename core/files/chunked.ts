@@ -29,7 +29,7 @@ import { GpsRemover } from "./exif.ts";
 import { uploadTarget } from "./folders.ts";
 import { storedType } from "./media_type.ts";
 import { PARTIAL_FOLDER } from "./naming.ts";
-import type { OptionHeader, UploadOptions } from "./options.ts";
+import { type OptionHeader, optionLimit, type UploadOptions } from "./options.ts";
 import {
   type Batch,
   openBatch,
@@ -159,6 +159,23 @@ async function whileClaimed<T>(s: Services, id: string, work: () => Promise<T>):
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Whether `identifier` names an upload in progress that `user` started: only
+ * such a later chunk goes uncounted by the rate limit (spec §8.1.3); a first
+ * chunk, an anonymous one, or one naming another's or no upload is counted.
+ * An identifier past its bound is never looked up.
+ */
+export async function continuesOwnUpload(
+  s: Services,
+  user: UserRecord,
+  identifier: string,
+): Promise<boolean> {
+  const id = identifier.trim();
+  if (id === "" || id.length > optionLimit("p-identifier")) return false;
+  const upload = await s.store.chunks.get(id);
+  return upload !== null && upload.userId === user.id;
 }
 
 /** Where a client's upload stands; 404 for an unknown one or another user's. */
@@ -297,8 +314,8 @@ async function started(
     partSize,
     object,
     handle,
-    // Anonymous uploads are the folder owner's invitation, outside its quota (`targetLimits`).
-    reservedBy: target.anonymous ? null : target.owner.id,
+    // An anonymous upload into an open folder counts in its owner's usage too (`targetLimits`).
+    reservedBy: target.owner.id,
     completing: false,
     createdAt: now,
     updatedAt: now,
