@@ -13,6 +13,7 @@ import type { BuildInfo, Services } from "../core/services.ts";
 import { parseSettingsEnv, SettingsEnvError } from "../core/settings/env.ts";
 import { envName, type Settings } from "../core/settings/registry.ts";
 import { SettingsService } from "../core/settings/service.ts";
+import { readThemes } from "../core/themes.ts";
 import { checkPaths, type ValidationContext } from "../core/settings/validate.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import type { Store } from "../db/store.ts";
@@ -167,6 +168,7 @@ export async function openServices(config: Config, logger: Logger = consoleLogge
     secret,
     build: await buildInfo(),
     ffmpeg: await findFfmpeg(logger),
+    themes: await readThemes(config.themesDirectory, logger),
   };
   return services;
 }

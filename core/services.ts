@@ -7,6 +7,7 @@ import type { Datasource } from "../storage/datasource.ts";
 import type { Clock, Random } from "./clock.ts";
 import type { Logger } from "./log.ts";
 import type { SettingsService } from "./settings/service.ts";
+import type { Theme } from "./themes.ts";
 
 /** The build this program is: version from deno.json, commit when known. */
 export interface BuildInfo {
@@ -27,4 +28,6 @@ export interface Services {
   build: BuildInfo;
   /** The `ffmpeg` executable video thumbnails are made with; absent or `null` where there is none. */
   ffmpeg?: string | null;
+  /** The custom dashboard themes, read at start from the themes directory; absent: none. */
+  themes?: readonly Theme[];
 }

@@ -5,11 +5,13 @@
  * `/dashboard/settings`: the account: username and password, the API token
  * (reveal, copy, regenerate), the sessions (revoke), uploader configurations
  * for ShareX and Flameshot made for this user and server, the linked OAuth
- * accounts (link, unlink), and the export of all one's files as a zip.
+ * accounts (link, unlink), the dashboard's theme and "warn on deletion", and
+ * the export of all one's files as a zip.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
+import { AppearanceForm } from "../components/appearance_form.tsx";
 import { AvatarForm } from "../components/avatar_form.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
 import { EmbedForm, type ViewSettings } from "../components/embed_form.tsx";
@@ -17,15 +19,14 @@ import { uploadOptions, UploadOptionsForm } from "../components/options_form.tsx
 import type { PageConfig } from "../config.ts";
 import { flameshotScript, sharexFiles, sharexUrls } from "../uploader_configs.ts";
 import { TextField } from "../components/field.tsx";
+import { confirmAction, Notice } from "../components/feedback.tsx";
 
 /** A form's outcome, shown beside it. */
 type Outcome = { ok: boolean; text: string } | null;
 
+/** The outcome, as a toast. */
 function OutcomeLine({ outcome }: { outcome: Outcome }) {
-  if (!outcome) return null;
-  return outcome.ok
-    ? <p class="ok" role="status">{outcome.text}</p>
-    : <p class="error" role="alert">{outcome.text}</p>;
+  return <Notice message={outcome} />;
 }
 
 /** Runs `action`, then says `done` or the server's message. */
@@ -134,8 +135,13 @@ async function fetchToken(): Promise<string> {
 function TokenCard() {
   const [token, setToken] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
-  const regenerate = () => {
-    if (!confirm("Replace the token? Uploaders using the old one stop working.")) return;
+  const regenerate = async () => {
+    const sure = await confirmAction({
+      title: "Replace the token?",
+      message: "Uploaders and scripts using the old one stop working.",
+      confirm: "Regenerate token",
+    });
+    if (!sure) return;
     attempt(setOutcome, "A new token was made; the old one no longer works.", async () => {
       setToken((await api<{ token: string }>("PATCH", "/api/user/token")).token);
     });
@@ -429,6 +435,7 @@ export function AccountPage({ config, site }: { config: PageConfig; site: string
       <ProfileForm />
       <PasswordForm />
       {me && <AvatarForm current={me.avatar} />}
+      <AppearanceForm />
       {me && <EmbedForm initial={me.view} username={me.username} />}
       <TokenCard />
       <SessionsCard />
