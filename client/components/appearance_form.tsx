@@ -100,7 +100,7 @@ export function AppearanceForm() {
     <section class="card" id="appearance" aria-labelledby="appearance-title">
       <h2 id="appearance-title">Dashboard</h2>
       <p class="muted">Kept with your account, so every browser you sign in with shows it.</p>
-      <div class="admin-grid">
+      <div class="preferences-grid">
         <SelectField
           label="Theme"
           value={prefs.theme ?? ""}

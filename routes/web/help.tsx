@@ -85,14 +85,21 @@ export function HelpPage(
 }
 
 /** The terms of service (`websiteTos`), rendered from their Markdown. */
-export function TermsPage({ site, markdown }: { site: string; markdown: string }) {
+export function TermsPage(
+  { site, markdown, registration }: { site: string; markdown: string; registration: boolean },
+) {
   return (
     <Layout site={site} title="Terms of service">
       <article class="card markdown" aria-label="Terms of service">
         {raw(renderMarkdown(markdown))}
       </article>
-      <p>
-        <a href="/auth/register">Create an account</a> · <a href="/auth/login">Sign in</a>
+      <p class="below-card">
+        {registration && (
+          <>
+            <a href="/auth/register">Create an account</a> ·{" "}
+          </>
+        )}
+        <a href="/auth/login">Sign in</a>
       </p>
     </Layout>
   );

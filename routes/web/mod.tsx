@@ -267,7 +267,13 @@ export const webRoutes = new Hono<AppEnv>()
     const tos = await termsOfService(c.var.services);
     if (tos === null) return problemPage(c, "not-found", 404);
     const site = c.var.services.settings.get("websiteTitle");
-    return page(c, <TermsPage site={site} markdown={tos} />, 200, await sessionUser(c));
+    const registration = c.var.services.settings.get("featuresUserRegistration");
+    return page(
+      c,
+      <TermsPage site={site} markdown={tos} registration={registration} />,
+      200,
+      await sessionUser(c),
+    );
   })
   .get("/dashboard/help/:doc?", async (c) => {
     const doc = helpDocument(c.req.param("doc") ?? "");

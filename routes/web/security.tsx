@@ -131,7 +131,7 @@ export function SecurityPage(props: SecurityProps) {
     <Layout site={props.site} title="Security" current="/dashboard/security">
       <h1>Security</h1>
       {props.hasPassword && (
-        <section class="card">
+        <section class="card stack">
           <label for="current-password">Current password</label>
           <input
             id="current-password"

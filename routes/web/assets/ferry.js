@@ -279,7 +279,10 @@ if (menuToggle && sidebar) {
     sidebar.classList.toggle("open", open);
     menuToggle.setAttribute("aria-expanded", String(open));
   };
-  menuToggle.addEventListener("click", () => setOpen(!sidebar.classList.contains("open")));
+  menuToggle.addEventListener("click", () => {
+    document.body.classList.add("menu-used");
+    setOpen(!sidebar.classList.contains("open"));
+  });
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && sidebar.classList.contains("open")) {
       setOpen(false);
