@@ -329,7 +329,9 @@ export const webRoutes = new Hono<AppEnv>()
       cookie: (id) => getCookie(c, urlPasswordCookie(id)),
       ...attempter(c),
     });
-    if (!found || found.kind === "gone") return c.notFound();
+    if (!found || found.kind === "gone") {
+      return wantsPage(c) ? problemPage(c, "not-found", 404) : c.notFound();
+    }
     if (found.kind === "redirect") return c.redirect(found.destination, 302);
     const site = s.settings.get("websiteTitle");
     return page(c, <UrlPasswordPage site={site} urlId={found.urlId} />);
