@@ -218,6 +218,11 @@ const CASES: Record<SettingKey, Case> = {
   httpWebhookOnUpload: webhookUrl,
   httpWebhookOnShorten: webhookUrl,
   httpWebhookSigningSecret: { valid: "whsec_" + "ab".repeat(32), invalid: "too short" },
+  webhooksAllowedHosts: {
+    valid: "127.0.0.1, 10.0.0.0/8",
+    expect: ["127.0.0.1", "10.0.0.0/8"],
+    invalid: ["10.0.0.0/33"],
+  },
   chatWebhookUrl: webhookUrl,
   chatUsername: nullableText,
   chatAvatarUrl: avatarUrl,
