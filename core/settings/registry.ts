@@ -464,7 +464,11 @@ export const REGISTRY = {
   ),
   featuresMetricsEnabled: features.boolean(true, "Record and show instance metrics."),
   featuresMetricsAdminOnly: features.boolean(false, "Show metrics to administrators only."),
-  featuresMetricsShowUserSpecific: features.boolean(true, "Include per-user numbers in metrics."),
+  featuresMetricsShowUserSpecific: features.boolean(
+    false,
+    "Show USERs the per-user numbers of the metrics (other users' names with their files, " +
+      "storage and views); administrators always see them. Off by default (Zipline: on).",
+  ),
   featuresVersionChecking: features.boolean(
     false,
     "Ask featuresVersionAPI whether a newer version exists (GET /api/version); off, nothing is asked.",
