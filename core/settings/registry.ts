@@ -554,7 +554,9 @@ export const REGISTRY = {
   ),
   mfaPasskeysEnabled: mfa.boolean(
     false,
-    "Let users register passkeys; needs RP ID and origin.",
+    "Let users register passkeys and sign in with them. Without mfaPasskeysRpID and " +
+      "mfaPasskeysOrigin, both are derived at each ceremony from coreDefaultDomain, else the " +
+      "request's own host.",
     { alias: "mfaPasskeys" },
   ),
   mfaPasskeysRpID: mfa.string(
@@ -565,7 +567,8 @@ export const REGISTRY = {
       ),
     ),
     null,
-    "WebAuthn relying-party id: the site's domain.",
+    "WebAuthn relying-party id: the site's domain or a parent of it; null derives it: the host " +
+      "name of coreDefaultDomain, else of the request.",
   ),
   mfaPasskeysOrigin: mfa.string(
     optional(
@@ -575,7 +578,8 @@ export const REGISTRY = {
       ),
     ),
     null,
-    "WebAuthn origin, such as https://files.example.com.",
+    "WebAuthn origin, such as https://files.example.com; null accepts https:// or http:// with " +
+      "the host (and port) of coreDefaultDomain, else of the request.",
   ),
 
   ratelimitEnabled: ratelimit.boolean(true, "Limit request rates."),

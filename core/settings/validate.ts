@@ -112,17 +112,6 @@ const CROSS_RULES: CrossRule[] = [
         : [],
   })),
   {
-    keys: ["mfaPasskeysEnabled", "mfaPasskeysRpID", "mfaPasskeysOrigin"],
-    check: (s) => [
-      ...(s.mfaPasskeysEnabled && !s.mfaPasskeysRpID
-        ? [issue("mfaPasskeysRpID", "RP ID is required when passkeys are enabled")]
-        : []),
-      ...(s.mfaPasskeysEnabled && !s.mfaPasskeysOrigin
-        ? [issue("mfaPasskeysOrigin", "Origin is required when passkeys are enabled")]
-        : []),
-    ],
-  },
-  {
     keys: [...OUTBOUND_URL_KEYS],
     check: (s, changed) =>
       OUTBOUND_URL_KEYS.flatMap((key) => {
