@@ -8,7 +8,7 @@ import { endSession } from "../core/sessions.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { Password, SelfUserSchema, Username } from "./schemas.ts";
+import { GivenPassword, SelfUserSchema, Username } from "./schemas.ts";
 import { clearSessionCookie, setSessionCookie } from "./session_cookie.ts";
 
 const loginRoute = defineRoute({
@@ -23,7 +23,7 @@ const loginRoute = defineRoute({
   request: {
     body: jsonBody(z.object({
       username: Username.openapi({ example: "admin" }),
-      password: Password,
+      password: GivenPassword,
       code: z.string().min(1).max(16).optional().openapi({ description: "The TOTP code" }),
     })),
   },

@@ -76,7 +76,7 @@ const WebAuthnOptions = z.looseObject({ challenge: z.string() });
 const TOTP_ERRORS = "`TOTP is disabled`, `Invalid code`, `currentPassword is required`, or a " +
   "validation failure";
 const WRONG_PASSWORD = errorDoc("`Invalid current password`");
-const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off, or have no RP ID or origin");
+const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off");
 
 const getTotp = defineRoute({
   method: "get",
@@ -221,8 +221,8 @@ const postLogin = defineRoute({
   },
 });
 
-/** The host name the request was sent to, which the passkey RP ID must match. */
-const requestHost = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
+/** The origin the request was sent to, from which an unset passkey RP ID and origin derive. */
+const requestOrigin = (c: Context<AppEnv>) => new URL(c.req.url).origin;
 
 /** The TOTP, passkey and passkey sign-in routes. */
 export const mfaRoutes = newRouter()
@@ -241,14 +241,16 @@ export const mfaRoutes = newRouter()
     return c.json((await listPasskeys(c.var.services, me(c))).map(passkeyView), 200);
   })
   .openapi(getRegistrationOptions, async (c) => {
-    return c.json(await registrationOptions(c.var.services, me(c), requestHost(c)), 200);
+    return c.json(await registrationOptions(c.var.services, me(c), requestOrigin(c)), 200);
   })
   .openapi(postPasskey, async (c) => {
     const body = c.req.valid("json");
     // The schema checked the shape the library reads; the library checks the rest.
     const input = { ...body, response: body.response as unknown as RegistrationResponseJSON };
     return c.json(
-      passkeyView(await registerPasskey(c.var.services, me(c), input, c.var.session)),
+      passkeyView(
+        await registerPasskey(c.var.services, me(c), input, c.var.session, requestOrigin(c)),
+      ),
       200,
     );
   })
@@ -257,7 +259,7 @@ export const mfaRoutes = newRouter()
     return c.json(selfView(me(c)), 200);
   })
   .openapi(getLoginOptions, async (c) => {
-    const result = await authenticationOptions(c.var.services, requestHost(c));
+    const result = await authenticationOptions(c.var.services, requestOrigin(c));
     setCookie(c, CHALLENGE_COOKIE, result.id, {
       httpOnly: true,
       sameSite: "Lax",
@@ -271,7 +273,13 @@ export const mfaRoutes = newRouter()
     const challengeId = getCookie(c, CHALLENGE_COOKIE);
     deleteCookie(c, CHALLENGE_COOKIE, { path: CHALLENGE_COOKIE_PATH });
     const response = c.req.valid("json").response as unknown as AuthenticationResponseJSON;
-    const result = await passkeyLogin(c.var.services, challengeId, response, clientInfo(c));
+    const result = await passkeyLogin(
+      c.var.services,
+      challengeId,
+      response,
+      clientInfo(c),
+      requestOrigin(c),
+    );
     setSessionCookie(c, result.secret);
     return c.json({ user: selfView(result.user) }, 200);
   });

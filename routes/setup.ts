@@ -5,12 +5,12 @@ import { isFirstSetup, runSetup } from "../core/setup.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { Password, SelfUserSchema, Username } from "./schemas.ts";
+import { NewPassword, SelfUserSchema, Username } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
 const Credentials = z.object({
   username: Username.openapi({ example: "admin" }),
-  password: Password,
+  password: NewPassword,
 });
 
 const status = defineRoute({

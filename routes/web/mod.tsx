@@ -26,7 +26,7 @@ import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import { type Role, ROLES, type UserRecord } from "../../db/store.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
-import { statsRefusal } from "../../core/metrics.ts";
+import { showsPerUser, statsRefusal } from "../../core/metrics.ts";
 import { termsOfService } from "../../core/server_info.ts";
 import { parseSize } from "../../core/units/size.ts";
 import { type AppEnv, attempter } from "../env.ts";
@@ -122,7 +122,7 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
           assigns: ROLES.filter((r) => canAssign(user.role, r)),
           manages: ROLES.filter((r) => canManage(user.role, r)),
         },
-        metricsPerUser: settings.featuresMetricsShowUserSpecific,
+        metricsPerUser: showsPerUser(settings, user.role),
       }}
     />,
   );

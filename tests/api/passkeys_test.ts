@@ -64,7 +64,7 @@ function assertRefused(res: { status: number; headers: Headers }, message: RegEx
 }
 
 apiTest(
-  "passkey routes answer 404 until passkeys are on with an RP ID and an origin",
+  "passkey routes answer 404 while passkeys are off",
   async (app) => {
     const alice = await actor(app, "USER", "alice");
     const routes: [string, string, unknown?][] = [
@@ -73,7 +73,7 @@ apiTest(
       ["GET", "/api/user/mfa/passkey/options"],
       ["DELETE", "/api/user/mfa/passkey", { id: "x" }],
     ];
-    for (const settings of [{}, { mfaPasskeysEnabled: true, mfaPasskeysOrigin: ORIGIN }]) {
+    for (const settings of [{}, { mfaPasskeysRpID: RP_ID, mfaPasskeysOrigin: ORIGIN }]) {
       await app.services.store.updateSettings(settings);
       await app.services.settings.reload();
       for (const [method, path, body] of routes) {
@@ -404,5 +404,77 @@ apiTest(
     assert.equal((await list()).length, 1);
     assert.equal((await remove({ currentPassword: "password" })).status, 200);
     assert.deepEqual(await list(), []);
+  },
+);
+
+apiTest(
+  "conformance #30: passkeys turned on without an RP ID or origin (as Zipline's client does) " +
+    "derive both from the request or coreDefaultDomain",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const saved = await app.json(
+      "PATCH",
+      "/api/server/settings",
+      { mfaPasskeys: true },
+      root.headers,
+    );
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    assert.deepEqual(
+      [saved.body.settings.mfaPasskeysRpID, saved.body.settings.mfaPasskeysOrigin],
+      [null, null],
+    );
+    const web = await app.json("GET", "/api/server/settings/web", undefined, root.headers);
+    assert.equal(web.body.config.mfa.passkeys, true, "Zipline's pages offer passkeys");
+
+    // The request's own host: ferry.test (app.request sends to http://ferry.test).
+    const alice = await actor(app, "USER", "alice");
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    assert.equal(options.status, 200);
+    assert.equal(options.body.rp.id, "ferry.test");
+    const { authenticator, reply } = await register(app, alice);
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    const { body } = await loginOptions(app);
+    assert.equal(body.options.rpId, "ferry.test");
+    assert.equal((await signIn(app, authenticator)).status, 200);
+    // The origin derived is this host's: a page on another origin is refused.
+    assertRefused(
+      await signIn(app, authenticator, { origin: "https://evil.test" }),
+      /Unexpected authentication response origin/,
+    );
+
+    // With coreDefaultDomain set, it is the service's host, whatever the request's; an https page
+    // on that host and port is accepted (a proxy in front may end TLS).
+    await app.services.store.updateSettings({ coreDefaultDomain: "files.example.com:8443" });
+    await app.services.settings.reload();
+    const other = await app.json("GET", "http://10.1.2.3:3000/api/auth/webauthn/options");
+    assert.equal(other.body.options.rpId, "files.example.com");
+    const bob = await actor(app, "USER", "bob");
+    const key = await SoftAuthenticator.create(
+      "https://files.example.com:8443",
+      "files.example.com",
+    );
+    const bobOptions = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      bob.headers,
+    );
+    assert.equal(bobOptions.body.rp.id, "files.example.com");
+    const bobReply = await app.json("POST", "/api/user/mfa/passkey", {
+      response: await key.register(bobOptions.body),
+      name: "phone",
+      currentPassword: "password",
+    }, bob.headers);
+    assert.equal(bobReply.status, 200, JSON.stringify(bobReply.body));
+    assert.equal((await signIn(app, key)).status, 200);
+    assertRefused(
+      await signIn(app, key, { origin: "https://files.example.com" }),
+      /Unexpected authentication response origin/,
+    );
   },
 );

@@ -126,9 +126,9 @@ apiTest(
   async (app) => {
     await actor(app, "USER", "bob");
     const fresh = { cookie: await login(app, "bob") };
-    const changed = await app.json("PATCH", "/api/user", { password: "second" }, fresh);
+    const changed = await app.json("PATCH", "/api/user", { password: "second-password" }, fresh);
     assert.equal(changed.status, 200);
-    await login(app, "bob", "second");
+    await login(app, "bob", "second-password");
 
     app.clock.advance(10 * 60_000);
     const stale = await app.json("PATCH", "/api/user", { username: "robert" }, fresh);
