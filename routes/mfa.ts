@@ -6,7 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
+import { clearServiceCookie, setServiceCookie } from "./cookies.ts";
 import {
   authenticationOptions,
   CHALLENGE_TTL_MS,
@@ -258,18 +259,16 @@ export const mfaRoutes = newRouter()
   })
   .openapi(getLoginOptions, async (c) => {
     const result = await authenticationOptions(c.var.services, requestHost(c));
-    setCookie(c, CHALLENGE_COOKIE, result.id, {
-      httpOnly: true,
-      sameSite: "Lax",
+    setServiceCookie(c, CHALLENGE_COOKIE, result.id, {
       path: CHALLENGE_COOKIE_PATH,
       maxAge: CHALLENGE_TTL_MS / 1000,
-      secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+      httpOnly: true,
     });
     return c.json(result, 200);
   })
   .openapi(postLogin, async (c) => {
     const challengeId = getCookie(c, CHALLENGE_COOKIE);
-    deleteCookie(c, CHALLENGE_COOKIE, { path: CHALLENGE_COOKIE_PATH });
+    clearServiceCookie(c, CHALLENGE_COOKIE, CHALLENGE_COOKIE_PATH);
     const response = c.req.valid("json").response as unknown as AuthenticationResponseJSON;
     const result = await passkeyLogin(c.var.services, challengeId, response, clientInfo(c));
     setSessionCookie(c, result.secret);
