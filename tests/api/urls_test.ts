@@ -359,7 +359,7 @@ apiTest(
     assert.equal(asked.status, 200);
     assert.match(asked.headers.get("content-type")!, /^text\/html/);
     const csp = asked.headers.get("content-security-policy")!;
-    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /script-src 'nonce-[\w-]{22}' 'strict-dynamic'(;|$)/);
     assert.doesNotMatch(csp, /unsafe-inline/);
     assert.equal(asked.headers.get("cache-control"), "no-store");
     const html = await asked.text();
