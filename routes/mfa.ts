@@ -6,7 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
+import { clearServiceCookie, setServiceCookie } from "./cookies.ts";
 import {
   authenticationOptions,
   CHALLENGE_TTL_MS,
@@ -21,7 +22,7 @@ import { disableTotp, enableTotp, totpSetup } from "../core/totp.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, currentUser as me } from "./env.ts";
+import { type AppEnv, currentUser as me, servedHost, viaHttps } from "./env.ts";
 import { CurrentPassword, SelfUserSchema, Timestamp } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
@@ -222,7 +223,9 @@ const postLogin = defineRoute({
 });
 
 /** The origin the request was sent to, from which an unset passkey RP ID and origin derive. */
-const requestOrigin = (c: Context<AppEnv>) => new URL(c.req.url).origin;
+/** The origin the browser used: a trusted proxy's forwarded host and scheme, else the request's own. */
+const requestOrigin = (c: Context<AppEnv>) =>
+  `${viaHttps(c) ? "https" : "http"}://${servedHost(c)}`;
 
 /** The TOTP, passkey and passkey sign-in routes. */
 export const mfaRoutes = newRouter()
@@ -260,18 +263,16 @@ export const mfaRoutes = newRouter()
   })
   .openapi(getLoginOptions, async (c) => {
     const result = await authenticationOptions(c.var.services, requestOrigin(c));
-    setCookie(c, CHALLENGE_COOKIE, result.id, {
-      httpOnly: true,
-      sameSite: "Lax",
+    setServiceCookie(c, CHALLENGE_COOKIE, result.id, {
       path: CHALLENGE_COOKIE_PATH,
       maxAge: CHALLENGE_TTL_MS / 1000,
-      secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+      httpOnly: true,
     });
     return c.json(result, 200);
   })
   .openapi(postLogin, async (c) => {
     const challengeId = getCookie(c, CHALLENGE_COOKIE);
-    deleteCookie(c, CHALLENGE_COOKIE, { path: CHALLENGE_COOKIE_PATH });
+    clearServiceCookie(c, CHALLENGE_COOKIE, CHALLENGE_COOKIE_PATH);
     const response = c.req.valid("json").response as unknown as AuthenticationResponseJSON;
     const result = await passkeyLogin(
       c.var.services,

@@ -7,7 +7,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
+import { clearServiceCookie, setServiceCookie } from "./cookies.ts";
 import { OAUTH_PROVIDERS } from "../db/oauth.ts";
 import { ApiError, notFound } from "../core/errors.ts";
 import { completeOauth, listLinks, unlink } from "../core/oauth/accounts.ts";
@@ -118,12 +119,10 @@ const unlinkRoute = defineRoute({
 
 /** Sets a short-lived cookie only the OAuth routes receive. */
 function flowCookie(c: Context<AppEnv>, name: string, value: string, ttlMs: number) {
-  setCookie(c, name, value, {
-    httpOnly: true,
-    sameSite: "Lax",
+  setServiceCookie(c, name, value, {
     path: OAUTH_COOKIE_PATH,
     maxAge: ttlMs / 1000,
-    secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+    httpOnly: true,
   });
 }
 
@@ -138,7 +137,7 @@ export const oauthRoutes = newRouter()
     const ticket = getCookie(c, TOTP_TICKET_COOKIE);
     const s = c.var.services;
     const result = await finishTotpStep(s, ticket, c.req.valid("json").code, clientInfo(c));
-    deleteCookie(c, TOTP_TICKET_COOKIE, { path: OAUTH_COOKIE_PATH });
+    clearServiceCookie(c, TOTP_TICKET_COOKIE, OAUTH_COOKIE_PATH);
     setSessionCookie(c, result.secret);
     return c.json({ user: selfView(result.user) }, 200);
   })
@@ -165,7 +164,7 @@ async function oauthStep(c: Context<AppEnv>) {
     return c.redirect(flow.url, 302);
   }
   const cookie = getCookie(c, OAUTH_COOKIE);
-  deleteCookie(c, OAUTH_COOKIE, { path: OAUTH_COOKIE_PATH });
+  clearServiceCookie(c, OAUTH_COOKIE, OAUTH_COOKIE_PATH);
   const result = await finishFlow(s, preset, redirectUri, new URL(c.req.url), cookie);
   const outcome = await completeOauth(s, preset, result, clientInfo(c), c.var.user);
   if (outcome.kind === "linked") return c.redirect("/dashboard/settings", 302);

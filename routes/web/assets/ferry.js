@@ -240,13 +240,11 @@ if (themeSwitch) {
   show();
   themeSwitch.addEventListener("click", () => {
     const next = THEMES[(THEMES.indexOf(current()) + 1) % THEMES.length];
-    if (next === "system") {
-      delete document.documentElement.dataset.theme;
-      document.cookie = "ferry_theme=system; path=/; max-age=31536000; samesite=lax";
-    } else {
-      document.documentElement.dataset.theme = next;
-      document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax`;
-    }
+    if (next === "system") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = next;
+    // Secure over HTTPS, as every cookie the server sets (routes/cookies.ts).
+    const secure = location.protocol === "https:" ? "; secure" : "";
+    document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax${secure}`;
     show();
   });
 }
