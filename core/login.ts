@@ -32,7 +32,7 @@ export async function login(
     if (!(await verifyLoginCode(s, user, input.code))) throw badRequest("Invalid code");
   }
   if (needsRehash(user.password!)) await rehash(s, user, input.password);
-  const { secret } = await startSession(s, user, client);
+  const { secret } = await startSession(s, user, client, "password");
   return { user, secret };
 }
 

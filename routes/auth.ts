@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { login } from "../core/login.ts";
 import { endSession } from "../core/sessions.ts";
 import { selfView } from "../core/users.ts";
-import { clientInfo } from "./client_info.ts";
+import { clientInfo, requestSource } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { Password, SelfUserSchema, Username } from "./schemas.ts";
 import { clearSessionCookie, setSessionCookie } from "./session_cookie.ts";
@@ -74,13 +74,7 @@ export const authRoutes = newRouter()
     return c.json({ loggedOut: true as const }, 200);
   })
   .openapi(logoutGetRoute, async (c) => {
-    const source = {
-      fetchSite: c.req.header("sec-fetch-site"),
-      origin: c.req.header("origin"),
-      referer: c.req.header("referer"),
-      host: new URL(c.req.url).host,
-    };
-    await endSession(c.var.services, c.var.session, source);
+    await endSession(c.var.services, c.var.session, requestSource(c));
     clearSessionCookie(c);
     return c.json({ loggedOut: true as const }, 200);
   });

@@ -1,7 +1,10 @@
-/** Reads who is signing in from `x-service-client` (or Zipline's header) or the user agent. */
+/**
+ * Reads who is signing in from `x-service-client` (or Zipline's header) or
+ * the user agent, and where a request comes from as the browser tells it.
+ */
 import type { Context } from "hono";
 import { z } from "zod";
-import { clientFromUserAgent, type ClientInfo } from "../core/sessions.ts";
+import { clientFromUserAgent, type ClientInfo, type RequestSource } from "../core/sessions.ts";
 import { badRequest } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -23,4 +26,14 @@ export function clientInfo(c: Context<AppEnv>): ClientInfo {
     // not JSON: answered below
   }
   throw badRequest("headers/x-service-client must be JSON {client, device, ua}");
+}
+
+/** Where the request comes from (`Sec-Fetch-Site`, `Origin`, `Referer`) and the host it was sent to. */
+export function requestSource(c: Context<AppEnv>): RequestSource {
+  return {
+    fetchSite: c.req.header("sec-fetch-site"),
+    origin: c.req.header("origin"),
+    referer: c.req.header("referer"),
+    host: new URL(c.req.url).host,
+  };
 }
