@@ -272,3 +272,41 @@ apiTest(
     assert.equal((await seen(b)).other, moved.current, "the other session sees it too");
   },
 );
+
+apiTest(
+  "security #30.8: a wrong password for a user on Ferry's hashes takes as long as an unknown name",
+  async (app) => {
+    await actor(app, "USER", "alice");
+    const passwordless = await buildUser(app.services, {
+      username: "by-provider",
+      password: null,
+      role: "USER",
+    });
+    await app.services.store.createUser(passwordless);
+    const time = async (username: string) => {
+      const started = performance.now();
+      const res = await app.json("POST", "/api/auth/login", { username, password: "wrong-one" });
+      assert.deepEqual(res.body, { error: "Invalid username or password", statusCode: 400 });
+      return performance.now() - started;
+    };
+    await time("alice");
+    await time("nobody"); // the decoy is made once, at the first unknown name
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const known: number[] = [];
+    const unknown: number[] = [];
+    const without: number[] = [];
+    for (let i = 0; i < 5; i++) { // interleaved, so that the machine's load falls on each alike
+      known.push(await time("alice"));
+      unknown.push(await time(`nobody-${i}`));
+      without.push(await time("by-provider"));
+    }
+    // Before, the decoy (Zipline's 64 MiB, 3 passes, 4 lanes) cost about five times Ferry's hash.
+    for (const [what, times] of [["an unknown name", unknown], ["no password", without]] as const) {
+      const ratio = median(times) / median(known);
+      assert.ok(
+        ratio > 0.5 && ratio < 2,
+        `${what}: ${median(times).toFixed(1)} ms, a wrong password ${median(known).toFixed(1)} ms`,
+      );
+    }
+  },
+);
