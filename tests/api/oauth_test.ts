@@ -11,6 +11,10 @@ import assert from "node:assert/strict";
 import { Secret, TOTP } from "otpauth";
 import { decrypt, encrypt } from "../../core/tokens.ts";
 import { systemRandom } from "../../core/clock.ts";
+import { finishTotpStep, issueTotpTicket } from "../../core/oauth/totp.ts";
+import { clientFromUserAgent } from "../../core/sessions.ts";
+import { openKvStore } from "../../db/kv/mod.ts";
+import { openPostgresStore } from "../../db/postgres/mod.ts";
 import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
 import {
   type IdTokenRewrite,
@@ -888,4 +892,33 @@ oauthTest(
     assert.equal(cookiePair(limited, "service_session"), undefined, "not even a valid code");
   },
   { ratelimitEnabled: true, coreTrustProxy: true },
+);
+
+apiTest(
+  "security #30.9: an OAuth TOTP ticket used on one instance is refused by another on the same store",
+  async (app) => {
+    const alice = await actor(app, "USER", "alice");
+    const code = await withTotp(app, alice.user.id);
+    const user = (await app.services.store.getUser(alice.user.id))!;
+    const ticket = issueTotpTicket(app.services, user);
+    const client = clientFromUserAgent("");
+    const first = await finishTotpStep(app.services, ticket, code(), client);
+    assert.equal(first.kind, "session");
+
+    // A second process on the same store: its own handle, its own rate-limit counting.
+    const store = app.kind === "kv"
+      ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
+      : await openPostgresStore(app.storeUrl!, { max: 2 });
+    try {
+      app.clock.advance(30_000);
+      await assert.rejects(
+        finishTotpStep({ ...app.services, store }, ticket, code(), client),
+        /The sign-in has expired, start again/,
+      );
+      assert.equal((await store.listSessions(user.id)).length, 1, "no second session");
+    } finally {
+      await store.close();
+    }
+  },
+  { reachable: true },
 );
