@@ -291,21 +291,22 @@ apiTest(
     };
     await time("alice");
     await time("nobody"); // the decoy is made once, at the first unknown name
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    // The least of several tries: the machine's other work only ever adds to a time.
+    const least = (xs: number[]) => Math.min(...xs);
     const known: number[] = [];
     const unknown: number[] = [];
     const without: number[] = [];
-    for (let i = 0; i < 5; i++) { // interleaved, so that the machine's load falls on each alike
+    for (let i = 0; i < 7; i++) { // interleaved, so that a busy spell falls on each alike
       known.push(await time("alice"));
       unknown.push(await time(`nobody-${i}`));
       without.push(await time("by-provider"));
     }
-    // Before, the decoy (Zipline's 64 MiB, 3 passes, 4 lanes) cost about five times Ferry's hash.
+    // Before, the decoy (Zipline's 64 MiB, 3 passes, 4 lanes) cost about four times Ferry's hash.
     for (const [what, times] of [["an unknown name", unknown], ["no password", without]] as const) {
-      const ratio = median(times) / median(known);
+      const ratio = least(times) / least(known);
       assert.ok(
         ratio > 0.5 && ratio < 2,
-        `${what}: ${median(times).toFixed(1)} ms, a wrong password ${median(known).toFixed(1)} ms`,
+        `${what}: ${least(times).toFixed(1)} ms, a wrong password ${least(known).toFixed(1)} ms`,
       );
     }
   },
