@@ -71,8 +71,8 @@ export interface LinkProof {
  * the flow's sealed cookie. A link is a new way to sign in, so it needs the
  * browser's session (403 for an API token, 401 for no one) and proof of the
  * owner (`confirm.ts`); the flow is bound to the session, and the callback
- * links only for it, still alive (a new password ends it, and the link with
- * it).
+ * links only for it, still alive (a new password, which ends the session,
+ * leaves the flow unable to link).
  */
 export async function startLink(
   s: Services,
@@ -92,9 +92,13 @@ export async function startLink(
       throw forbidden("Linking an account must start from this site's own pages");
     }
     if (!freshSignIn(user, session, s.clock.now())) {
+      const minutes = FRESH_SIGN_IN_MS / 60_000;
       throw badRequest(
-        `Linking an account needs a sign-in less than ${FRESH_SIGN_IN_MS / 60_000} minutes ` +
-          "old: sign in again, or link from the account page with your password",
+        user.password === null
+          ? `Linking an account needs a sign-in less than ${minutes} minutes old with your ` +
+            "passkey or linked account: sign in again, then link"
+          : `Linking an account needs a sign-in less than ${minutes} minutes old with your ` +
+            "password: sign in again, or link from the account page with your password",
       );
     }
   } else {
