@@ -3,7 +3,7 @@
  * session under the secret's SHA-256, so a copy of the store opens no session.
  * Sessions live in the store, so every server process honours them.
  */
-import type { SessionRecord, UserRecord } from "../db/store.ts";
+import type { SessionRecord, SignInMethod, UserRecord } from "../db/store.ts";
 import { forbidden } from "./errors.ts";
 import { base64url, sha256 } from "./secrets.ts";
 import type { Services } from "./services.ts";
@@ -34,11 +34,15 @@ export function clientFromUserAgent(ua: string): ClientInfo {
   };
 }
 
-/** Starts a session for `user`; returns the cookie secret and the record. */
+/**
+ * Starts a session for `user`, signed in by `method` (what its freshness
+ * proves, `confirm.ts`); returns the cookie secret and the record.
+ */
 export async function startSession(
   s: Services,
   user: UserRecord,
   client: ClientInfo,
+  method: SignInMethod,
 ): Promise<{ secret: string; session: SessionRecord }> {
   const secret = base64url(s.random.bytes(32));
   const now = s.clock.now();
@@ -48,6 +52,7 @@ export async function startSession(
     createdAt: new Date(now),
     expiresAt: new Date(now + SESSION_TTL_MS),
     lastSeenAt: new Date(now),
+    method,
     ...client,
   };
   await s.store.createSession(session);

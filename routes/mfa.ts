@@ -77,6 +77,11 @@ const WebAuthnOptions = z.looseObject({ challenge: z.string() });
 const TOTP_ERRORS = "`TOTP is disabled`, `Invalid code`, `currentPassword is required`, or a " +
   "validation failure";
 const WRONG_PASSWORD = errorDoc("`Invalid current password`");
+/** The 429 of a route that checks a TOTP code: the route's limit, or the account's. */
+const TOO_MANY_CODES = errorDoc(
+  "`Rate limit exceeded, retry in N seconds`, or `Too many codes were tried for this account; " +
+    "try again in N seconds` (5 codes checked per account in 5 minutes), with `Retry-After`.",
+);
 const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off");
 
 const getTotp = defineRoute({
@@ -108,6 +113,7 @@ const postTotp = defineRoute({
     200: json(SelfUserSchema, "The user, with `totp: true`"),
     400: errorDoc(`${TOTP_ERRORS}, or \`TOTP is already enabled\``),
     403: WRONG_PASSWORD,
+    429: TOO_MANY_CODES,
   },
 });
 
@@ -116,12 +122,24 @@ const deleteTotp = defineRoute({
   path: "/user/mfa/totp",
   auth: "user",
   tags: ["MFA"],
-  summary: "Disable TOTP, confirmed by a current code and the password",
-  request: { body: jsonBody(z.object({ code: TotpCode, currentPassword: CurrentPassword })) },
+  summary: "Disable TOTP, confirmed by a current code",
+  description: "A valid code is proof of the owner on its own, with a token or a session; " +
+    "`currentPassword` is not needed, but when sent it must be right.",
+  request: {
+    body: jsonBody(z.object({
+      code: TotpCode,
+      currentPassword: CurrentPassword.openapi({
+        description: "Optional: when sent, it must be the caller's password (403 otherwise).",
+      }),
+    })),
+  },
   responses: {
     200: json(SelfUserSchema, "The user, with `totp: false`"),
-    400: errorDoc(`${TOTP_ERRORS}, or \`You don't have TOTP enabled\``),
+    400: errorDoc(
+      "`TOTP is disabled`, `Invalid code`, `You don't have TOTP enabled`, or a validation failure",
+    ),
     403: WRONG_PASSWORD,
+    429: TOO_MANY_CODES,
   },
 });
 
@@ -237,7 +255,7 @@ export const mfaRoutes = newRouter()
     );
   })
   .openapi(deleteTotp, async (c) => {
-    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"), c.var.session);
+    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"));
     return c.json(selfView(user), 200);
   })
   .openapi(getPasskeys, async (c) => {

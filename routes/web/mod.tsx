@@ -139,6 +139,7 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
           role: user.role,
           assigns: ROLES.filter((r) => canAssign(user.role, r)),
           manages: ROLES.filter((r) => canManage(user.role, r)),
+          hasPassword: user.password !== null,
         },
         metricsPerUser: showsPerUser(settings, user.role),
       }}

@@ -78,7 +78,7 @@ apiTest("security #4: the security page asks for the password its changes need",
     /<input id="current-password" type="password"/,
   );
   const user = await createUser(app.services, { username: "nopass", password: null, role: "USER" });
-  const { secret } = await startSession(app.services, user, clientFromUserAgent(""));
+  const { secret } = await startSession(app.services, user, clientFromUserAgent(""), "passkey");
   const without = await page(`${SESSION_COOKIE}=${secret}`);
   assert.match(without, /<h1>Security<\/h1>/);
   assert.doesNotMatch(without, /current-password/, "no password, nothing to type");

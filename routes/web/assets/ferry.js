@@ -138,8 +138,10 @@ on($("logout"), "click", async () => {
   location.assign("/auth/login");
 });
 
-// Security page: every change sends the current password typed at the top, when the page has it.
-const proof = () => $("current-password") ? { currentPassword: $("current-password").value } : {};
+// Security page: every change sends the current password typed at the top, when one was typed
+// (a sign-in moments ago is proof without it, and a valid code turns TOTP off on its own).
+const proof = () =>
+  $("current-password")?.value ? { currentPassword: $("current-password").value } : {};
 
 // Security page: TOTP.
 let totpSecret = null;
