@@ -6,6 +6,7 @@ import type { Store } from "../db/store.ts";
 import type { Datasource } from "../storage/datasource.ts";
 import type { Clock, Random } from "./clock.ts";
 import type { Logger } from "./log.ts";
+import type { Resolver } from "./net/outbound.ts";
 import type { SettingsService } from "./settings/service.ts";
 import type { Theme } from "./themes.ts";
 
@@ -30,4 +31,10 @@ export interface Services {
   ffmpeg?: string | null;
   /** The custom dashboard themes, read at start from the themes directory; absent: none. */
   themes?: readonly Theme[];
+  /**
+   * How host names of outbound requests (webhooks, the version service) are
+   * resolved before they are checked; the system's DNS when absent. Tests
+   * give answers of their own.
+   */
+  resolver?: Resolver;
 }

@@ -7,8 +7,9 @@
  * that folds the sidebar away on a phone, and the user menu (avatar, account,
  * security, log out); and a region for notices (toasts). Signed out, a plain
  * centred column. Stylesheets and scripts are files served by Ferry
- * (`/assets/…`): no inline script or style, so the Content-Security-Policy
- * can allow `'self'` only.
+ * (`/assets/…`). No inline script or style; each script tag carries the
+ * response's nonce ({@link ScriptNonce}), the only scripts the page's
+ * Content-Security-Policy lets run.
  */
 import { type Child, createContext, useContext } from "hono/jsx";
 import { assetPath } from "./assets.ts";
@@ -29,6 +30,13 @@ export interface Frame {
 
 /** The signed-in user's frame, set by the page renderer; `null` on pages for visitors. */
 export const FrameContext = createContext<Frame | null>(null);
+
+/**
+ * The nonce of the page being rendered, drawn for each response: its
+ * `script-src 'nonce-…' 'strict-dynamic'` runs the tags that carry it (and
+ * what they load) and nothing else, not even a script of this origin.
+ */
+export const ScriptNonce = createContext("");
 
 /** What a page shows in its frame. */
 export interface LayoutProps {
@@ -154,6 +162,7 @@ function UserMenu({ frame }: { frame: Frame }) {
 export function Layout({ site, title, current, app, head, children }: LayoutProps) {
   const look = useContext(LookContext);
   const frame = useContext(FrameContext);
+  const nonce = useContext(ScriptNonce);
   const brand = (
     <a class="brand" href="/">
       {look.logo && <img class="logo" src={look.logo} alt="" />}
@@ -172,8 +181,8 @@ export function Layout({ site, title, current, app, head, children }: LayoutProp
         <link rel="stylesheet" href={assetPath("ferry.css")} />
         {look.themesCss && <link rel="stylesheet" href={look.themesCss} />}
         {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
-        <script src={assetPath("ferry.js")} defer />
-        {app && <script type="module" src={assetPath("dashboard.js")} />}
+        <script src={assetPath("ferry.js")} nonce={nonce} defer />
+        {app && <script type="module" src={assetPath("dashboard.js")} nonce={nonce} />}
       </head>
       {frame
         ? (

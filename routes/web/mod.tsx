@@ -30,7 +30,7 @@ import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import { type Role, ROLES, type UserRecord } from "../../db/store.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
-import { statsRefusal } from "../../core/metrics.ts";
+import { showsPerUser, statsRefusal } from "../../core/metrics.ts";
 import { termsOfService } from "../../core/server_info.ts";
 import { preferencesOf } from "../../core/preferences.ts";
 import { isFirstSetup } from "../../core/setup.ts";
@@ -40,6 +40,8 @@ import { Buffer } from "node:buffer";
 import { type AppEnv, attempter } from "../env.ts";
 import { ADMIN_PAGES, navigationOf } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
+import { ScriptNonce } from "./layout.tsx";
+import { base64url } from "../../core/secrets.ts";
 import { findAsset } from "./assets.ts";
 import { siteFileRoutes } from "./site_files.ts";
 import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
@@ -56,14 +58,16 @@ import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
 
 /**
- * Scripts, styles, media, frames (a PDF's preview) and requests from this
- * origin only; images also as `data:` (QR codes) and from the origins of the
- * website's logo and login background.
+ * Scripts only from the page's own tags, by the response's `nonce` (and what
+ * they load, `'strict-dynamic'`): never another script of this origin, such as
+ * an uploaded file. Styles, media, frames (a PDF's preview) and requests from
+ * this origin only; images also as `data:` (QR codes) and from the origins of
+ * the website's logo and login background.
  */
-function contentSecurityPolicy(look: Look, more: string[]): string {
+function contentSecurityPolicy(look: Look, nonce: string, more: string[]): string {
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
     "style-src 'self'",
     ["img-src 'self' data:", ...new Set([...imageOrigins(look), ...more])].join(" "),
     "media-src 'self'",
@@ -89,9 +93,15 @@ function avatarSource(user: UserRecord): string | null {
   return `/dashboard/avatar?v=${user.updatedAt.getTime()}`;
 }
 
+/** A fresh nonce for a response's scripts: 16 random bytes, base64url. */
+export function scriptNonce(c: Context<AppEnv>): string {
+  return base64url(c.var.services.random.bytes(16));
+}
+
 /**
  * Sends a rendered page, in the website's look, with the security headers
- * every page gets; with `user`, in the signed-in shell and the user's theme.
+ * every page gets and a nonce of its own for its script tags; with `user`, in the
+ * signed-in shell and the user's theme.
  */
 export function page(
   c: Context<AppEnv>,
@@ -111,14 +121,17 @@ export function page(
   const frame: Frame | null = user
     ? { username: user.username, avatar, ...navigationOf(user.role, settings) }
     : null;
+  const nonce = scriptNonce(c);
   const avatarOrigin = avatar?.startsWith("http") ? [new URL(avatar).origin] : [];
-  c.header("content-security-policy", contentSecurityPolicy(look, avatarOrigin));
+  c.header("content-security-policy", contentSecurityPolicy(look, nonce, avatarOrigin));
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
   return c.html(
     <LookContext.Provider value={look}>
-      <FrameContext.Provider value={frame}>{body}</FrameContext.Provider>
+      <FrameContext.Provider value={frame}>
+        <ScriptNonce.Provider value={nonce}>{body}</ScriptNonce.Provider>
+      </FrameContext.Provider>
     </LookContext.Provider>,
     status,
   );
@@ -179,8 +192,9 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
           role: user.role,
           assigns: ROLES.filter((r) => canAssign(user.role, r)),
           manages: ROLES.filter((r) => canManage(user.role, r)),
+          hasPassword: user.password !== null,
         },
-        metricsPerUser: settings.featuresMetricsShowUserSpecific,
+        metricsPerUser: showsPerUser(settings, user.role),
         warnDeletion: preferences.warnDeletion,
       }}
     />,

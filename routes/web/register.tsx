@@ -8,7 +8,8 @@
 import { raw } from "hono/html";
 import { Layout } from "./layout.tsx";
 import { renderMarkdown } from "./markdown.ts";
-import { PASSWORD_MIN_LENGTH, PASSWORD_RULE } from "./setup.tsx";
+import { MIN_PASSWORD_LENGTH } from "../../core/password_policy.ts";
+import { PASSWORD_RULE } from "./setup.tsx";
 
 /**
  * The registration page, the invite code filled in from the link; where the
@@ -30,7 +31,7 @@ export function RegisterPage(
           name="password"
           type="password"
           autocomplete="new-password"
-          minlength={PASSWORD_MIN_LENGTH}
+          minlength={MIN_PASSWORD_LENGTH}
           aria-describedby="password-rule"
           required
         />

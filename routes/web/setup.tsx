@@ -7,14 +7,12 @@
  * new account in, and then shows the finished step: on to the dashboard, or
  * to the import of a Zipline export. Once a user exists the page is gone.
  */
+import { MIN_PASSWORD_LENGTH } from "../../core/password_policy.ts";
 import { Icon } from "./icons.tsx";
 import { Layout } from "./layout.tsx";
 
-/** The shortest password the form asks for (the API's own rule answers for the rest). */
-export const PASSWORD_MIN_LENGTH = 8;
-
-/** The password rule as people read it. */
-export const PASSWORD_RULE = `At least ${PASSWORD_MIN_LENGTH} characters.`;
+/** The password rule (`core/password_policy.ts`) as people read it; the API's 400 says the rest. */
+export const PASSWORD_RULE = `At least ${MIN_PASSWORD_LENGTH} characters.`;
 
 /** The first-run page. */
 export function SetupPage({ site }: { site: string }) {
@@ -48,7 +46,7 @@ export function SetupPage({ site }: { site: string }) {
               name="password"
               type="password"
               autocomplete="new-password"
-              minlength={PASSWORD_MIN_LENGTH}
+              minlength={MIN_PASSWORD_LENGTH}
               aria-describedby="password-rule"
               required
             />

@@ -75,7 +75,7 @@ apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too
     const res = await app.json(
       "POST",
       "/api/users",
-      { username: `u${i}`, password: "pw" },
+      { username: `u${i}`, password: "password1" },
       root.headers,
     );
     assert.equal(res.status, 200);
@@ -85,14 +85,14 @@ apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too
   const one = await app.json(
     "POST",
     "/api/users",
-    { username: "v1", password: "pw" },
+    { username: "v1", password: "password1" },
     root.headers,
   );
   assert.equal(one.status, 200);
   const two = await app.json(
     "POST",
     "/api/users",
-    { username: "v2", password: "pw" },
+    { username: "v2", password: "password1" },
     root.headers,
   );
   assert.equal(two.status, 429);

@@ -150,8 +150,10 @@ on($("logout"), "click", async () => {
   location.assign("/auth/login");
 });
 
-// Security page: every change sends the current password typed at the top, when the page has it.
-const proof = () => $("current-password") ? { currentPassword: $("current-password").value } : {};
+// Security page: every change sends the current password typed at the top, when one was typed
+// (a sign-in moments ago is proof without it, and a valid code turns TOTP off on its own).
+const proof = () =>
+  $("current-password")?.value ? { currentPassword: $("current-password").value } : {};
 
 // Security page: TOTP.
 let totpSecret = null;
@@ -263,7 +265,9 @@ if (themeSwitch) {
     current = CHOICES[(CHOICES.indexOf(current) + 1) % CHOICES.length];
     if (current === "system") delete root.dataset.theme;
     else root.dataset.theme = ids[current];
-    document.cookie = `ferry_theme=${current}; path=/; max-age=31536000; samesite=lax`;
+    // Secure over HTTPS, as every cookie the server sets (routes/cookies.ts).
+    const secure = location.protocol === "https:" ? "; secure" : "";
+    document.cookie = `ferry_theme=${current}; path=/; max-age=31536000; samesite=lax${secure}`;
     show();
   });
 }
