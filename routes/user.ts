@@ -27,6 +27,7 @@ const getUser = (path: string, summary: string) =>
     method: "get",
     path,
     auth: "user",
+    scope: "account:read",
     tags: ["User"],
     summary,
     responses: { 200: json(UserReply, "The current user") },
@@ -122,6 +123,7 @@ const getAvatar = defineRoute({
   method: "get",
   path: "/user/avatar",
   auth: "user",
+  scope: "account:read",
   tags: ["User"],
   summary: "The current user's avatar, as stored: a base64 data URI or an http(s) URL",
   responses: {
