@@ -287,6 +287,6 @@ export async function passkeyLogin(
   }
   if (!result.verified) throw badRequest("Could not verify passkey authentication");
   await s.store.mfa.recordPasskeyUse(passkey.id, result.authenticationInfo.newCounter, now);
-  const { secret } = await startSession(s, user, client);
+  const { secret } = await startSession(s, user, client, "passkey");
   return { user, secret };
 }

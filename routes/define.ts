@@ -70,8 +70,29 @@ export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
   bodyLimit?: number;
 };
 
+/**
+ * What the shared 403 means, or `null` when a route has none: a role too low
+ * for an administrators' route, an API key it does not admit (every route
+ * that authenticates), and a change asked with the session cookie by another
+ * site (`refuseCrossSite`), which every route but a `GET` may answer.
+ */
+function forbiddenCases(r: RouteDeclaration): string | null {
+  const cases = [
+    ...(r.auth === "admin" || r.auth === "super"
+      ? ["`forbidden`: the caller's role is too low"]
+      : []),
+    ...(r.auth !== "none" || r.scope ? [keyRefused(r)] : []),
+    ...(r.method === "get" ? [] : [
+      "`Cross-site request refused: …`: the session cookie was sent by another site's page " +
+      "(`Sec-Fetch-Site` `cross-site` or `same-site`, or a foreign `Origin`)",
+    ]),
+  ];
+  return cases.length === 0 ? null : `${cases.join("; or ")}.`;
+}
+
 function errorResponses(r: RouteDeclaration) {
   const req = r.request;
+  const forbidden = forbiddenCases(r);
   return {
     ...(req && (req.body || req.query || req.params || req.headers || req.cookies)
       ? { 400: errorDoc("The request failed validation; `issues` says where.") }
@@ -91,11 +112,7 @@ function errorResponses(r: RouteDeclaration) {
     ...(r.rateLimit !== "none"
       ? { 429: errorDoc("`Rate limit exceeded, retry in N seconds`, with `Retry-After`.") }
       : {}),
-    ...(r.auth === "admin" || r.auth === "super"
-      ? { 403: errorDoc(`\`forbidden\`: the caller's role is too low. ${keyRefused(r)}`) }
-      : r.auth !== "none" || r.scope
-      ? { 403: errorDoc(keyRefused(r)) }
-      : {}),
+    ...(forbidden === null ? {} : { 403: errorDoc(forbidden) }),
     500: errorDoc("`Internal Server Error`: logged on the server, never detailed here."),
     503: errorDoc(
       "`Service Unavailable`: the database (or the bucket) cannot be reached for now; try " +
@@ -107,8 +124,8 @@ function errorResponses(r: RouteDeclaration) {
 /** How the 403 of an API key on route `r` reads in the document. */
 function keyRefused(r: RouteDeclaration): string {
   return r.scope
-    ? `\`This key may not …\`: an API key without the scope \`${r.scope}\`.`
-    : "`This key may not call …`: no API key may call it.";
+    ? `\`This key may not …\`: an API key without the scope \`${r.scope}\``
+    : "`This key may not call …`: no API key may call it";
 }
 
 /** The document's security of a route: who may call it, and with which API key scope. */
@@ -155,7 +172,8 @@ export function defineRoute<const R extends RouteDeclaration>(r: R) {
 function mergeKeyRefusal(r: RouteDeclaration, responses: RouteConfig["responses"]) {
   const own = responses[403] as { description: string } | undefined;
   if (!own || (r.auth === "none" && !r.scope)) return responses;
-  return { ...responses, 403: { ...own, description: `${own.description} ${keyRefused(r)}` } };
+  const description = `${own.description}; or ${keyRefused(r)}.`;
+  return { ...responses, 403: { ...own, description } };
 }
 
 /** `/users/{id}` as Hono routes it: `/users/:id`. */

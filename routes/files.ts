@@ -4,7 +4,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
+import { setServiceCookie } from "./cookies.ts";
 import { authenticate } from "../core/auth.ts";
 import { ApiError } from "../core/errors.ts";
 import {
@@ -446,12 +447,10 @@ export const fileRoutes = newRouter()
       password,
       attempter(c),
     );
-    setCookie(c, accessCookieName(file.id), password, {
-      maxAge: ACCESS_SECONDS,
+    setServiceCookie(c, accessCookieName(file.id), password, {
       path: "/",
-      sameSite: "Lax",
+      maxAge: ACCESS_SECONDS,
       httpOnly: false,
-      secure: false,
     });
     return c.json({ success: true as const }, 200);
   });

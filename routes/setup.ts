@@ -43,7 +43,7 @@ export const setupRoutes = newRouter()
   .openapi(setup, async (c) => {
     const s = c.var.services;
     const user = await runSetup(s, c.req.valid("json"));
-    const { secret } = await startSession(s, user, clientInfo(c));
+    const { secret } = await startSession(s, user, clientInfo(c), "password");
     setSessionCookie(c, secret);
     return c.json({ firstSetup: true as const, user: selfView(user) }, 200);
   });

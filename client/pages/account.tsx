@@ -6,8 +6,9 @@
  * (reveal, copy, regenerate), scoped API keys (make, revoke), the sessions
  * (revoke), uploader configurations for ShareX, iShare and Flameshot made for
  * this user and server (each with a key of its own unless the token is asked
- * for), the linked OAuth accounts (link, unlink), and the export of all one's
- * files as a zip.
+ * for), the linked OAuth accounts (link, unlink: both with the current
+ * password when the account has one), and the export of all one's files as a
+ * zip.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -53,7 +54,7 @@ function ProfileForm() {
   const submit = (event: Event) => {
     event.preventDefault();
     attempt(setOutcome, "Username changed.", async () => {
-      await api("PATCH", "/api/user", { username, currentPassword: current });
+      await api("PATCH", "/api/user", { username, currentPassword: current || undefined });
       setCurrent("");
       document.getElementById("signed-in-as")?.replaceChildren(username);
     });
@@ -93,7 +94,7 @@ function PasswordForm() {
       return;
     }
     attempt(setOutcome, "Password changed; your other sessions were signed out.", async () => {
-      await api("PATCH", "/api/user", { password: next, currentPassword: current });
+      await api("PATCH", "/api/user", { password: next, currentPassword: current || undefined });
       setCurrent("");
       setNext("");
       setAgain("");
@@ -258,10 +259,17 @@ const PROVIDER_NAMES = {
   OIDC: "OpenID Connect",
 } as const;
 
-/** The linked accounts: unlink one; link a provider that is on and not linked yet. */
-function LinkedAccountsCard() {
+/**
+ * The linked accounts: unlink one; link a provider that is on and not linked
+ * yet. Both are credential changes: they send the current password typed in
+ * the card when the account has one (a sign-in moments ago is proof
+ * without it). Linking starts with a POST, which answers the provider's
+ * address to go to.
+ */
+function LinkedAccountsCard({ hasPassword }: { hasPassword: boolean }) {
   const [links, setLinks] = useState<OauthLink[] | null>(null);
   const [enabled, setEnabled] = useState<Record<string, boolean>>({});
+  const [current, setCurrent] = useState("");
   const [outcome, setOutcome] = useState<Outcome>(null);
   useEffect(() => {
     api<OauthLink[]>("GET", "/api/auth/oauth").then(setLinks);
@@ -272,9 +280,19 @@ function LinkedAccountsCard() {
   const linkable = (Object.keys(PROVIDER_NAMES) as OauthLink["provider"][])
     .filter((p) => enabled[p.toLowerCase()] && !links.some((l) => l.provider === p));
   if (links.length === 0 && linkable.length === 0) return null;
+  const proof = { currentPassword: current || undefined };
   const remove = (provider: string) =>
     attempt(setOutcome, "Unlinked.", async () => {
-      setLinks(await api<OauthLink[]>("DELETE", "/api/auth/oauth", { provider }));
+      setLinks(await api<OauthLink[]>("DELETE", "/api/auth/oauth", { provider, ...proof }));
+    });
+  const link = (provider: string) =>
+    attempt(setOutcome, "On to the provider…", async () => {
+      const { url } = await api<{ url: string }>(
+        "POST",
+        `/api/auth/oauth/${provider.toLowerCase()}/link`,
+        proof,
+      );
+      location.assign(url);
     });
   return (
     <section class="card" aria-labelledby="oauth-title">
@@ -310,11 +328,22 @@ function LinkedAccountsCard() {
           </tbody>
         </table>
       )}
-      {linkable.map((p) => (
-        <a key={p} class="button" href={`/api/auth/oauth/${p.toLowerCase()}?state=link`}>
-          Link {PROVIDER_NAMES[p]}
-        </a>
-      ))}
+      {hasPassword && (
+        <TextField
+          label="Current password"
+          type="password"
+          autocomplete="current-password"
+          value={current}
+          onValue={setCurrent}
+        />
+      )}
+      <div class="button-row">
+        {linkable.map((p) => (
+          <button key={p} type="button" onClick={() => link(p)}>
+            Link {PROVIDER_NAMES[p]}
+          </button>
+        ))}
+      </div>
       <OutcomeLine outcome={outcome} />
     </section>
   );
@@ -470,7 +499,7 @@ export function AccountPage({ config, site }: { config: PageConfig; site: string
       <TokenCard />
       <ApiKeysCard />
       <SessionsCard />
-      <LinkedAccountsCard />
+      <LinkedAccountsCard hasPassword={config.user?.hasPassword ?? true} />
       <UploaderConfigs config={config} site={site} />
       <ExportCard />
     </>

@@ -272,7 +272,7 @@ export class KvStore implements Store {
 
   async getSession(id: string): Promise<SessionRecord | null> {
     const session = (await this.kv.get<SessionRecord>(K.session(id))).value;
-    return session && withLastSeen(session);
+    return session && withDefaults(session);
   }
 
   async touchSession(id: string, at: Date): Promise<void> {
@@ -292,7 +292,7 @@ export class KvStore implements Store {
     }
     const sessions: SessionRecord[] = [];
     for (const entry of await getAll<SessionRecord>(this.kv, ids)) {
-      if (entry.value) sessions.push(withLastSeen(entry.value));
+      if (entry.value) sessions.push(withDefaults(entry.value));
     }
     return sessions.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -372,7 +372,16 @@ export class KvStore implements Store {
   private static readonly SETTINGS_AUDIT: Deno.KvKey = ["settings_audit"];
 }
 
-/** A session written before sessions kept `lastSeenAt` was last seen when it began. */
-function withLastSeen(session: SessionRecord): SessionRecord {
-  return session.lastSeenAt ? session : { ...session, lastSeenAt: session.createdAt };
+/**
+ * A session as written by an older Ferry, completed: one written before
+ * sessions kept `lastSeenAt` was last seen when it began; one written before
+ * they kept their sign-in `method` has the `unknown` one, which proves nothing.
+ */
+function withDefaults(session: SessionRecord): SessionRecord {
+  if (session.lastSeenAt && session.method) return session;
+  return {
+    ...session,
+    lastSeenAt: session.lastSeenAt ?? session.createdAt,
+    method: session.method ?? "unknown",
+  };
 }

@@ -9,6 +9,7 @@ import {
   type SettingsAuditDraft,
   type SettingsAuditQuery,
   type SettingsAuditRecord,
+  type SignInMethod,
   type Store,
   type UserPatch,
   type UserRecord,
@@ -110,6 +111,7 @@ interface SessionRow {
   created_at: Date;
   expires_at: Date;
   last_seen_at: Date;
+  method: SignInMethod;
   client: string;
   device: string;
   ua: string;
@@ -121,6 +123,7 @@ const toSession = (r: SessionRow): SessionRecord => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   lastSeenAt: r.last_seen_at,
+  method: r.method,
   client: r.client,
   device: r.device,
   ua: r.ua,
@@ -336,6 +339,7 @@ export class PostgresStore implements Store {
         created_at: s.createdAt,
         expires_at: s.expiresAt,
         last_seen_at: s.lastSeenAt,
+        method: s.method,
         client: s.client,
         device: s.device,
         ua: s.ua,

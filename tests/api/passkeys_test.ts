@@ -478,3 +478,83 @@ apiTest(
     );
   },
 );
+
+// The third review (issue #30).
+
+apiTest(
+  "security #30.2: an account without a password proves with a passkey sign-in moments ago, never its token",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const { authenticator, reply } = await register(app, alice);
+    assert.equal(reply.status, 200);
+    // As an account made by a provider that later added this passkey: no password.
+    await app.services.store.updateUser(alice.user.id, { password: null }, new Date());
+    const noPassword = {
+      error: "This account has no password: sign in again with its passkey or linked account " +
+        "to confirm",
+      statusCode: 400,
+    };
+    const list = async () =>
+      (await app.json("GET", "/api/user/mfa/passkey", undefined, alice.headers)).body;
+
+    const removed = await app.json("DELETE", "/api/user/mfa/passkey", {
+      id: reply.body.id,
+    }, alice.headers);
+    assert.deepEqual(removed.body, noPassword);
+    const other = await SoftAuthenticator.create(ORIGIN, RP_ID);
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    const added = await app.json("POST", "/api/user/mfa/passkey", {
+      response: await other.register(options.body),
+      name: "mallory's key",
+    }, alice.headers);
+    assert.deepEqual(added.body, noPassword);
+    const set = await app.json("PATCH", "/api/user", { password: "mine-now" }, alice.headers);
+    assert.deepEqual(set.body, noPassword);
+    assert.equal((await list()).length, 1, "the token changed nothing");
+
+    const login = await signIn(app, authenticator);
+    assert.equal(login.status, 200);
+    const fresh = { cookie: sessionCookie(login.headers) };
+    app.clock.advance(10 * 60_000);
+    const stale = await app.json("PATCH", "/api/user", { password: "mine-now" }, fresh);
+    assert.deepEqual(stale.body, noPassword, "ten minutes later, the sign-in proves nothing");
+
+    const again = { cookie: sessionCookie((await signIn(app, authenticator)).headers) };
+    const chosen = await app.json("PATCH", "/api/user", { password: "chosen-one" }, again);
+    assert.equal(chosen.status, 200);
+    const byPassword = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "chosen-one",
+    });
+    assert.equal(byPassword.status, 200);
+  },
+);
+
+apiTest(
+  "security #30.1: a passkey sign-in is not proof for an account with a password",
+  async (app) => {
+    await enablePasskeys(app);
+    const bob = await actor(app, "USER", "bob");
+    const { authenticator, reply } = await register(app, bob);
+    const login = await signIn(app, authenticator);
+    const cookie = sessionCookie(login.headers);
+    const required = { error: "currentPassword is required", statusCode: 400 };
+    const set = await app.json("PATCH", "/api/user", { password: "taken-over" }, { cookie });
+    assert.deepEqual(set.body, required);
+    const removed = await app.json("DELETE", "/api/user/mfa/passkey", { id: reply.body.id }, {
+      cookie,
+    });
+    assert.deepEqual(removed.body, required);
+    const proven = await app.json("DELETE", "/api/user/mfa/passkey", {
+      id: reply.body.id,
+      currentPassword: "password",
+    }, { cookie });
+    assert.equal(proven.status, 200);
+  },
+);

@@ -2,7 +2,13 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
-import { type SessionRecord, UniqueError, type UserRecord } from "../../db/store.ts";
+import {
+  type SessionRecord,
+  SIGN_IN_METHODS,
+  type SignInMethod,
+  UniqueError,
+  type UserRecord,
+} from "../../db/store.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);
@@ -25,7 +31,7 @@ function user(username: string, extra: Partial<UserRecord> = {}): UserRecord {
   };
 }
 
-function session(userId: string, ttl = 60_000): SessionRecord {
+function session(userId: string, ttl = 60_000, method: SignInMethod = "password"): SessionRecord {
   const now = Date.now();
   return {
     id: newId(systemRandom, Date.now()),
@@ -33,6 +39,7 @@ function session(userId: string, ttl = 60_000): SessionRecord {
     createdAt: new Date(now),
     expiresAt: new Date(now + ttl),
     lastSeenAt: new Date(now),
+    method,
     client: "Firefox 140",
     device: "Linux",
     ua: "Mozilla/5.0",
@@ -255,6 +262,17 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.listSessions(a.id), []);
   },
 
+  "sessions: each keeps how it was signed in": async (store) => {
+    const a = user("sigrid");
+    await store.createUser(a);
+    const made = SIGN_IN_METHODS.map((m) => session(a.id, 60_000, m));
+    for (const s of made) await store.createSession(s);
+    for (const s of made) assert.equal((await store.getSession(s.id))?.method, s.method);
+    assert.deepEqual(
+      (await store.listSessions(a.id)).map((s) => s.method).sort(),
+      [...SIGN_IN_METHODS].sort(),
+    );
+  },
   "sessions: touchSession moves lastSeenAt and nothing else": async (store) => {
     const a = user("gwen");
     await store.createUser(a);
