@@ -740,7 +740,7 @@ oauthTest(
     assert.equal((await me(app, own)).username, "carol");
     assert.deepEqual(await linksOf(app, own), [["OIDC", "carol-idp"]]);
     const withPassword = await app.json("PATCH", "/api/user", {
-      password: "changed",
+      password: "changed-it",
       currentPassword: "password",
     }, { cookie: viaProvider });
     assert.equal(withPassword.status, 200, "the password is proof, whatever the session");
@@ -823,11 +823,11 @@ oauthTest(
     });
     assert.equal(login.status, 400, "no password was set");
 
-    const chosen = await app.json("PATCH", "/api/user", { password: "chosen" }, { cookie });
+    const chosen = await app.json("PATCH", "/api/user", { password: "chosen-one" }, { cookie });
     assert.equal(chosen.status, 200, "a provider sign-in moments ago proves the owner");
     const signedIn = await app.json("POST", "/api/auth/login", {
       username: "alice",
-      password: "chosen",
+      password: "chosen-one",
     });
     assert.equal(signedIn.status, 200);
   },

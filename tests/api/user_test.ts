@@ -206,7 +206,7 @@ apiTest(
       assert.deepEqual(res.body, { error: "currentPassword is required", statusCode: 400 }, method);
     }
     const cookie = await sessionBy(app, bob.user, "password");
-    const res = await app.json("PATCH", "/api/user", { password: "second" }, { cookie });
+    const res = await app.json("PATCH", "/api/user", { password: "second-pass" }, { cookie });
     assert.equal(res.status, 200);
   },
 );
