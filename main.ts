@@ -27,6 +27,8 @@ import { setUserCommand } from "./cli/set_user.ts";
 import { importDirCommand } from "./cli/import_dir.ts";
 import { exportConfigCommand, readConfigCommand } from "./cli/config_file.ts";
 import { ConfigError } from "./core/config.ts";
+import { IMAGE_WORKER_NAME } from "./core/files/image_worker.ts";
+import { inWorkerNamed } from "./core/worker_pool.ts";
 
 async function run(command: string, rest: string[]): Promise<number> {
   switch (command) {
@@ -68,18 +70,25 @@ async function run(command: string, rest: string[]): Promise<number> {
   }
 }
 
-const [command = "serve", ...rest] = Deno.args;
-try {
-  Deno.exitCode = await run(command, rest);
-} catch (error) {
-  if (badArguments(error)) {
-    console.error(`${error.message}\ntry: main.ts ${command} --help`);
-    Deno.exit(2);
+/** Runs the command line's command. */
+async function main(): Promise<void> {
+  const [command = "serve", ...rest] = Deno.args;
+  try {
+    Deno.exitCode = await run(command, rest);
+  } catch (error) {
+    if (badArguments(error)) {
+      console.error(`${error.message}\ntry: main.ts ${command} --help`);
+      Deno.exit(2);
+    }
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`configuration error: ${error.message}`);
+    Deno.exit(1);
   }
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(`configuration error: ${error.message}`);
-  Deno.exit(1);
 }
+
+// Bundled into one file, this program is also the image workers' module
+// (core/files/image_pool.ts): started as one, it only serves image jobs.
+if (!inWorkerNamed(IMAGE_WORKER_NAME)) await main();
 
 /** `true` for the command line's own parse errors (an unknown option, a missing value). */
 function badArguments(error: unknown): error is TypeError {
