@@ -27,8 +27,7 @@ import { setUserCommand } from "./cli/set_user.ts";
 import { importDirCommand } from "./cli/import_dir.ts";
 import { exportConfigCommand, readConfigCommand } from "./cli/config_file.ts";
 import { ConfigError } from "./core/config.ts";
-import { IMAGE_WORKER_NAME } from "./core/files/image_worker.ts";
-import { inWorkerNamed } from "./core/worker_pool.ts";
+import { inImageWorker } from "./core/files/image_pool.ts";
 
 async function run(command: string, rest: string[]): Promise<number> {
   switch (command) {
@@ -87,8 +86,8 @@ async function main(): Promise<void> {
 }
 
 // Bundled into one file, this program is also the image workers' module
-// (core/files/image_pool.ts): started as one, it only serves image jobs.
-if (!inWorkerNamed(IMAGE_WORKER_NAME)) await main();
+// (core/files/image_pool.ts): started as one, it only serves image work.
+if (!inImageWorker()) await main();
 
 /** `true` for the command line's own parse errors (an unknown option, a missing value). */
 function badArguments(error: unknown): error is TypeError {

@@ -75,6 +75,8 @@ export interface PoolStats {
   started: number;
   /** Workers ended since the pool was made. */
   ended: number;
+  /** Tasks started since the pool was made. */
+  tasks: number;
 }
 
 interface Waiting {
@@ -91,6 +93,7 @@ export class WorkerPool {
   #weight = 0;
   #started = 0;
   #ended = 0;
+  #tasks = 0;
 
   constructor(readonly options: PoolOptions) {}
 
@@ -119,6 +122,7 @@ export class WorkerPool {
       queued: this.#queue.length,
       started: this.#started,
       ended: this.#ended,
+      tasks: this.#tasks,
     };
   }
 
@@ -145,6 +149,7 @@ export class WorkerPool {
   }
 
   #take(weight: number) {
+    this.#tasks++;
     this.#running++;
     this.#weight += weight;
   }

@@ -1,9 +1,12 @@
 /**
- * Where images are decoded and encoded: the process's pool of image workers
- * (`image_worker.ts`, run by `../worker_pool.ts`), never the server's thread,
- * so a large image cannot stall other requests; and the caps that bound what
- * a worker is given, checked on the image's header before anything is
- * decoded, so a small file declaring a huge image costs nothing.
+ * Where images are decoded and encoded: the process's pool of image workers,
+ * never the server's thread, so a large image cannot stall other requests;
+ * and the caps that bound what a worker is given, checked on the image's
+ * header before anything is decoded, so a small file declaring a huge image
+ * costs nothing. The server's thread sends each task to one long-lived
+ * worker (`image_pool_worker.ts`), which runs them on codec workers
+ * (`image_worker.ts`) through `../worker_pool.ts`: with a queue, within one
+ * memory budget, ending a codec worker after a large image.
  *
  * The caps come from measurement (bench/images.ts, bench/results/images.md):
  * an image at its cap takes the workers' whole memory budget (about 250 MB
@@ -13,11 +16,21 @@
  * Encoding takes more memory per pixel than decoding, and JPEG XL's encoder
  * far more than the others, so compression has lower caps than thumbnails.
  */
-import { PoolBusyError, transferable, WorkerJobError, WorkerPool } from "../worker_pool.ts";
+import { inWorkerNamed, PoolBusyError, transferable, WorkerJobError } from "../worker_pool.ts";
 import type { EncodedFormat } from "./codecs.ts";
 import { areaOf, type ImageHeader, imageHeader } from "./image_header.ts";
-import { IMAGE_WORKER_NAME, type ImageJob, type ThumbnailOutput } from "./image_worker.ts";
-import { type Pixels, UnreadableSourceError } from "./images.ts";
+import {
+  IMAGE_POOL_WORKER_NAME,
+  IMAGE_WORKER_NAME,
+  type ImageTask,
+  type TaskAnswer,
+  type TaskMessage,
+  workerModule,
+} from "./image_pool_worker.ts";
+// Imported so that bundles and `deno compile` carry the codec worker's code.
+import "./image_worker.ts";
+import type { ThumbnailOutput } from "./image_worker.ts";
+import { UnreadableSourceError } from "./images.ts";
 
 /** The most pixels decoded for a thumbnail. */
 export const THUMBNAIL_PIXEL_CAP = 16_000_000;
@@ -57,33 +70,102 @@ export class PixelBudget {
   }
 }
 
+/** The task counts of {@link ImagePool}, for tests and benchmarks. */
+export interface ImagePoolStats {
+  /** Tasks sent to the pool since the process started. */
+  tasks: number;
+  /** Tasks not answered yet. */
+  pending: number;
+  /** Whether the pool's worker is running. */
+  running: boolean;
+}
+
 /**
- * The workers' module: this folder's `image_worker.ts`, or, when this code
- * was bundled into one file (whose URL is then this module's), the bundle,
- * which serves image jobs when started as an image worker. (This module
- * imports `image_worker.ts`, so bundles and `deno compile` carry it.)
+ * The server thread's side of the pool: one worker (`image_pool_worker.ts`),
+ * started on first use (or by {@link start}: `serve` does at once) and kept
+ * until {@link close}, which starts and ends the codec workers. Tasks are
+ * answered as they finish.
  */
-const WORKER_URL = import.meta.url.endsWith("/image_pool.ts")
-  ? new URL("./image_worker.ts", import.meta.url)
-  : new URL(import.meta.url);
+class ImagePool {
+  #worker: Worker | null = null;
+  #pending = new Map<number, { resolve(value: Uint8Array): void; reject(error: Error): void }>();
+  #next = 0;
+  #tasks = 0;
 
-/** Workers at once: half the CPUs, at least one, so the server's thread keeps a CPU. */
-export const IMAGE_WORKERS = Math.max(1, Math.floor(navigator.hardwareConcurrency / 2));
+  /** Starts the pool's worker now rather than on first use. */
+  start(): void {
+    this.#worker ??= this.#start();
+  }
 
-let pool: WorkerPool | null = null;
+  /** Sends `task` (moving `transfer`); resolves with its answer's bytes. */
+  run(task: ImageTask, transfer: Transferable[] = []): Promise<Uint8Array> {
+    const worker = this.#worker ??= this.#start();
+    const id = this.#next++;
+    this.#tasks++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      try {
+        worker.postMessage({ id, task } satisfies TaskMessage, transfer);
+      } catch (error) {
+        this.#pending.delete(id);
+        reject(error);
+      }
+    });
+  }
 
-/** The process's image pool, made on first use. */
-export function imagePool(): WorkerPool {
-  return pool ??= new WorkerPool({
-    url: WORKER_URL,
-    name: IMAGE_WORKER_NAME,
-    size: IMAGE_WORKERS,
-    maxQueue: 64,
-    timeoutMs: 120_000,
-    // A worker that handled a tenth of a capped image ends, giving its memory back.
-    recycleWeight: 0.1,
-    idleMs: 5_000,
-  });
+  /** Ends the pool's worker, and with it the codec workers; tasks under way fail. */
+  close(): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#failAll("the image pool was closed");
+  }
+
+  /** The counts. */
+  stats(): ImagePoolStats {
+    return { tasks: this.#tasks, pending: this.#pending.size, running: this.#worker !== null };
+  }
+
+  #start(): Worker {
+    const worker = new Worker(
+      workerModule(import.meta.url, "/core/files/image_pool.ts", "./image_pool_worker.ts"),
+      { type: "module", name: IMAGE_POOL_WORKER_NAME },
+    );
+    worker.onmessage = ({ data }: MessageEvent<TaskAnswer>) => {
+      const waiting = this.#pending.get(data.id);
+      if (!waiting) return;
+      this.#pending.delete(data.id);
+      if (data.ok) return waiting.resolve(data.value);
+      waiting.reject(
+        data.name === "PoolBusyError"
+          ? new PoolBusyError()
+          : new WorkerJobError(data.message, data.name === "WorkerJobError"),
+      );
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      worker.terminate();
+      if (this.#worker === worker) this.#worker = null;
+      this.#failAll(`the image pool failed: ${event.message}`);
+    };
+    return worker;
+  }
+
+  #failAll(message: string) {
+    for (const { reject } of this.#pending.values()) reject(new WorkerJobError(message, false));
+    this.#pending.clear();
+  }
+}
+
+const pool = new ImagePool();
+
+/** The process's image pool. */
+export function imagePool(): ImagePool {
+  return pool;
+}
+
+/** Whether this code runs in one of the image workers (a bundled main.ts then does nothing). */
+export function inImageWorker(): boolean {
+  return inWorkerNamed(IMAGE_POOL_WORKER_NAME) || inWorkerNamed(IMAGE_WORKER_NAME);
 }
 
 /** The share of the pool's budget an image of `area` pixels (of `cap`) and `bytes` takes. */
@@ -96,6 +178,7 @@ const weightOf = (area: number, cap: number, bytes: number) =>
  * worker and written by another, so the decoder's memory is gone before the
  * encoder's grows. Throws when it does not decode or encode
  * ({@link WorkerJobError}) or the pool is busy ({@link PoolBusyError}).
+ * `bytes` stay the caller's (the pool is sent a copy).
  */
 export function compressInWorkers(
   bytes: Uint8Array,
@@ -105,12 +188,7 @@ export function compressInWorkers(
   quality: number,
 ): Promise<Uint8Array> {
   const weight = weightOf(areaOf(header), cap, bytes.byteLength);
-  return imagePool().run(weight, async (step) => {
-    const decode: ImageJob = { kind: "decode", bytes, maxPixels: cap };
-    const pixels = await step(decode) as Pixels;
-    const encode: ImageJob = { kind: "encode", pixels, format, quality };
-    return await step(encode, transferable(pixels.data)) as Uint8Array;
-  });
+  return pool.run({ kind: "compress", bytes, maxPixels: cap, format, quality, weight });
 }
 
 /**
@@ -126,14 +204,19 @@ export async function thumbnailInWorkers(
 ): Promise<Uint8Array> {
   const header = imageHeader(bytes);
   if (header === null) throw new UnreadableSourceError("not a PNG, JPEG, WebP or GIF image");
-  if (areaOf(header) > THUMBNAIL_PIXEL_CAP) throw new UnreadableSourceError("too many pixels");
+  const area = areaOf(header);
+  if (area > THUMBNAIL_PIXEL_CAP) throw new UnreadableSourceError("too many pixels");
   if (bytes.byteLength > MAX_DECODED_BYTES) throw new UnreadableSourceError("too large a file");
-  const weight = weightOf(areaOf(header), THUMBNAIL_PIXEL_CAP, bytes.byteLength);
+  const weight = weightOf(area, THUMBNAIL_PIXEL_CAP, bytes.byteLength);
+  const task: ImageTask = {
+    kind: "thumbnail",
+    bytes,
+    maxPixels: THUMBNAIL_PIXEL_CAP,
+    format,
+    weight,
+  };
   try {
-    return await imagePool().run(weight, async (step) => {
-      const job: ImageJob = { kind: "thumbnail", bytes, maxPixels: THUMBNAIL_PIXEL_CAP, format };
-      return await step(job, transferable(bytes)) as Uint8Array;
-    });
+    return await pool.run(task, transferable(bytes));
   } catch (error) {
     if (error instanceof WorkerJobError) throw new UnreadableSourceError(error.message);
     if (error instanceof PoolBusyError) {

@@ -1,19 +1,18 @@
 /**
- * The image worker: the module each worker of the image pool runs
- * (`image_pool.ts`). It decodes, scales and encodes off the server's thread,
- * one job at a time; a job checks the image's header against the pixel cap it
- * is given before it decodes anything, as the pool did before sending it.
+ * The codec worker: the module each worker of the image pool runs (started by
+ * the pool's own worker, `image_pool_worker.ts`). It decodes, scales and
+ * encodes off the server's thread, one job at a time; a job checks the
+ * image's header against the pixel cap it is given before it decodes
+ * anything, as the server's thread did before sending it (`image_pool.ts`).
  *
  * When Ferry runs from a bundle (`deno bundle` of main.ts), the bundle itself
  * is the workers' module: this file is in it, and serves jobs when the
- * bundle is started as a worker of that name (main.ts then does nothing).
+ * bundle is started as a worker of this name (main.ts then does nothing).
  */
 import { inWorkerNamed, serveJobs, transferable } from "../worker_pool.ts";
 import { decodePixels, type EncodedFormat, encodePixels } from "./codecs.ts";
 import { encodeImage, type Pixels, scaleDown, THUMBNAIL_SIZE } from "./images.ts";
-
-/** The name the image workers are started with. */
-export const IMAGE_WORKER_NAME = "ferry-images";
+import { IMAGE_WORKER_NAME } from "./image_pool_worker.ts";
 
 /** The formats thumbnails are written in. */
 export type ThumbnailOutput = "jpg" | "png" | "webp";

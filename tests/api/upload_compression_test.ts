@@ -10,6 +10,7 @@ import { uploadFiles } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 import { encodeImage, UnreadableSourceError } from "../../core/files/images.ts";
 import { decodePixels } from "../../core/files/codecs.ts";
+import { pngDeclaring } from "../helpers/images.ts";
 
 /** A 96×96 PNG of noisy colours, which JPEG makes much smaller. */
 function noisyPng(): Uint8Array {
@@ -190,18 +191,6 @@ apiTest(
     assert.deepEqual(await app.services.store.files.listByUser(a.user.id), []);
   },
 );
-
-/** A PNG whose header declares `side` × `side` pixels, followed by a little zlib data of zeros. */
-function pngDeclaring(side: number): Uint8Array {
-  const header = new Uint8Array(33);
-  header.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-  const view = new DataView(header.buffer);
-  view.setUint32(16, side);
-  view.setUint32(20, side);
-  header.set([8, 6, 0, 0, 0], 24);
-  const idat = new Uint8Array([0, 0, 0, 8, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 3, 0, 0, 0, 0, 1]);
-  return new Uint8Array([...header, ...idat, ...new Uint8Array(4)]);
-}
 
 apiTest(
   "security: a small PNG declaring 400 megapixels is refused before it is inflated, and stored as it came",
