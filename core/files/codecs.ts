@@ -76,7 +76,8 @@ export async function encodePixels(
   if (format === "png") {
     const png = new PNG({ width: img.width, height: img.height });
     png.data = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-    return new Uint8Array(PNG.sync.write(png));
+    const out = PNG.sync.write(png);
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   }
   await ready[format]();
   const encode = { jpg: encodeJpeg, jxl: encodeJxl, webp: encodeWebp }[format];

@@ -17,6 +17,7 @@ import {
   compressInWorkers,
   COMPRESSION_PIXEL_CAPS,
   MAX_DECODED_BYTES,
+  movable,
   PixelBudget,
 } from "./image_pool.ts";
 
@@ -120,11 +121,11 @@ export async function compressUpload(
   const reader = body.pipeThrough(new ByteCounter(limit).stream).getReader();
   const held: Uint8Array[] = [];
   let size = 0;
-  /** Reads one more chunk into `held`; `false` at the end. */
+  /** Reads one more chunk into `held` (each movable to a worker); `false` at the end. */
   const more = async () => {
     const { done, value } = await reader.read();
     if (done) return false;
-    held.push(value);
+    if (value.byteLength > 0) held.push(movable(value));
     size += value.byteLength;
     return true;
   };
@@ -141,25 +142,16 @@ export async function compressUpload(
   while (reading && size <= MAX_DECODED_BYTES) reading = await more();
   if (size > MAX_DECODED_BYTES) return kept("too large a file");
   budget.take(area);
-  const bytes = joined(held, size);
-  try {
-    const out = await compressInWorkers(
-      bytes,
-      header,
-      budget.cap,
-      compression.format,
-      compression.quality,
-    );
-    return { body: ReadableStream.from([out]), kept: null };
-  } catch (error) {
-    return {
-      body: ReadableStream.from([bytes]),
-      kept: error instanceof Error ? error.message : String(error),
-    };
-  }
+  const { format, quality } = compression;
+  const out = await compressInWorkers(held, header, budget.cap, format, quality);
+  return { body: ReadableStream.from([out.bytes]), kept: out.kept };
 }
 
-/** The `size` bytes of `chunks` in one array. */
+/**
+ * The `size` bytes of `chunks` in one array, which then replaces them (the
+ * first bytes only, while the header is looked for: at most
+ * {@link MAX_HEADER_BYTES}).
+ */
 function joined(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(size);

@@ -16,13 +16,14 @@
  * Encoding takes more memory per pixel than decoding, and JPEG XL's encoder
  * far more than the others, so compression has lower caps than thumbnails.
  */
-import { inWorkerNamed, PoolBusyError, transferable, WorkerJobError } from "../worker_pool.ts";
+import { inWorkerNamed, transferable } from "../worker_pool.ts";
 import type { EncodedFormat } from "./codecs.ts";
-import { areaOf, type ImageHeader, imageHeader } from "./image_header.ts";
+import { areaOf, type ImageHeader, MAX_HEADER_BYTES, readHeader } from "./image_header.ts";
 import {
   IMAGE_POOL_WORKER_NAME,
   IMAGE_WORKER_NAME,
   type ImageTask,
+  joinParts,
   type TaskAnswer,
   type TaskMessage,
   workerModule,
@@ -88,23 +89,30 @@ export interface ImagePoolStats {
  */
 class ImagePool {
   #worker: Worker | null = null;
-  #pending = new Map<number, { resolve(value: Uint8Array): void; reject(error: Error): void }>();
+  #pending = new Map<number, { resolve(value: Uint8Array): void; reject(error: unknown): void }>();
   #next = 0;
   #tasks = 0;
 
-  /** Starts the pool's worker now rather than on first use. */
+  /**
+   * Starts the pool's worker now rather than on first use; where no worker
+   * can be started, each task fails instead (its image is kept as it came).
+   */
   start(): void {
-    this.#worker ??= this.#start();
+    try {
+      this.#worker ??= this.#start();
+    } catch {
+      // Reported by the first task.
+    }
   }
 
   /** Sends `task` (moving `transfer`); resolves with its answer's bytes. */
   run(task: ImageTask, transfer: Transferable[] = []): Promise<Uint8Array> {
-    const worker = this.#worker ??= this.#start();
-    const id = this.#next++;
     this.#tasks++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const id = this.#next++;
       try {
+        const worker = this.#worker ??= this.#start();
+        this.#pending.set(id, { resolve, reject });
         worker.postMessage({ id, task } satisfies TaskMessage, transfer);
       } catch (error) {
         this.#pending.delete(id);
@@ -135,11 +143,8 @@ class ImagePool {
       if (!waiting) return;
       this.#pending.delete(data.id);
       if (data.ok) return waiting.resolve(data.value);
-      waiting.reject(
-        data.name === "PoolBusyError"
-          ? new PoolBusyError()
-          : new WorkerJobError(data.message, data.name === "WorkerJobError"),
-      );
+      const message = data.name === "PoolBusyError" ? "the image workers are busy" : data.message;
+      waiting.reject(new ImageTaskError(message, data.original ?? null));
     };
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
@@ -151,8 +156,16 @@ class ImagePool {
   }
 
   #failAll(message: string) {
-    for (const { reject } of this.#pending.values()) reject(new WorkerJobError(message, false));
+    for (const { reject } of this.#pending.values()) reject(new ImageTaskError(message, null));
     this.#pending.clear();
+  }
+}
+
+/** A task that failed; a compression's image comes back as it came (`original`). */
+export class ImageTaskError extends Error {
+  constructor(message: string, readonly original: Uint8Array | null) {
+    super(message);
+    this.name = "ImageTaskError";
   }
 }
 
@@ -172,56 +185,98 @@ export function inImageWorker(): boolean {
 const weightOf = (area: number, cap: number, bytes: number) =>
   Math.max(area / cap, bytes / MAX_DECODED_BYTES);
 
+/** The header of the image whose first chunks are `parts`, read as {@link readHeader} does. */
+export function headerOf(parts: Uint8Array[]): ImageHeader | null {
+  // Joined at 64 KiB, then at each doubling: a JPEG's frame header may follow its metadata.
+  let size = 0;
+  let check = 64 * 1024;
+  for (let i = 0; i < parts.length; i++) {
+    size += parts[i].byteLength;
+    if (size < check && i < parts.length - 1) continue;
+    const header = readHeader(joinParts(parts.slice(0, i + 1)));
+    if (header !== "more") return header;
+    if (size >= MAX_HEADER_BYTES) return null;
+    check = Math.max(check * 2, size + 1);
+  }
+  return null;
+}
+
+/** `parts` as they can be moved to a worker: each filling its own buffer (copied if not). */
+export const movable = (part: Uint8Array): Uint8Array =>
+  part.byteOffset === 0 && part.byteLength === part.buffer.byteLength &&
+    part.buffer instanceof ArrayBuffer
+    ? part
+    : part.slice();
+
+/** What {@link compressInWorkers} gives: the bytes to store, and why they are the image as it came. */
+export interface Compressed {
+  bytes: Uint8Array;
+  /** `null` when `bytes` are the compressed image; else why they are the upload as it came. */
+  kept: string | null;
+}
+
 /**
- * `bytes`, an image whose header is `header` (within `cap` pixels), decoded
- * and written as `format` at `quality` by the image workers: decoded by one
- * worker and written by another, so the decoder's memory is gone before the
- * encoder's grows. Throws when it does not decode or encode
- * ({@link WorkerJobError}) or the pool is busy ({@link PoolBusyError}).
- * `bytes` stay the caller's (the pool is sent a copy).
+ * The image read as `parts` (non-empty chunks, each filling its buffer:
+ * {@link movable}), whose header is `header` (within `cap` pixels), decoded
+ * and written as `format` at `quality` by the image workers; the image as it
+ * came, and why, when it does not decode or encode or the pool is busy. The
+ * parts are moved to the pool (emptied here). Throws only when the pool's
+ * worker died holding them.
  */
-export function compressInWorkers(
-  bytes: Uint8Array,
+export async function compressInWorkers(
+  parts: Uint8Array[],
   header: ImageHeader,
   cap: number,
   format: EncodedFormat,
   quality: number,
-): Promise<Uint8Array> {
-  const weight = weightOf(areaOf(header), cap, bytes.byteLength);
-  return pool.run({ kind: "compress", bytes, maxPixels: cap, format, quality, weight });
+): Promise<Compressed> {
+  const size = parts.reduce((n, part) => n + part.byteLength, 0);
+  const weight = weightOf(areaOf(header), cap, size);
+  const task: ImageTask = { kind: "compress", parts, maxPixels: cap, format, quality, weight };
+  try {
+    return { bytes: await pool.run(task, transferable(...parts)), kept: null };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof ImageTaskError && error.original) {
+      return { bytes: error.original, kept: reason };
+    }
+    // Not sent (no worker could start), the parts are still here.
+    if (parts.every((part) => part.byteLength > 0)) {
+      return { bytes: joinParts(parts), kept: reason };
+    }
+    throw new Error(`the image pool failed with an upload's bytes: ${reason}`);
+  }
 }
 
 /**
- * The thumbnail of the image `bytes` (PNG, JPEG or GIF), made by an image
- * worker; throws {@link UnreadableSourceError} when it is no such image, is
- * over {@link THUMBNAIL_PIXEL_CAP} pixels or {@link MAX_DECODED_BYTES}
- * (decided on its header, before a worker sees it), fails to decode, or the
- * pool is busy. `bytes` are moved to the worker (emptied here).
+ * The thumbnail of the image read as `parts` (PNG, JPEG or GIF; non-empty
+ * chunks each filling its buffer, {@link movable}), made by an image worker;
+ * throws {@link UnreadableSourceError} when it is no such image, is over
+ * {@link THUMBNAIL_PIXEL_CAP} pixels or {@link MAX_DECODED_BYTES} (decided on
+ * its header, before a worker sees it), fails to decode, or the pool is busy
+ * or cannot start. The parts are moved to the pool (emptied here).
  */
 export async function thumbnailInWorkers(
-  bytes: Uint8Array,
+  parts: Uint8Array[],
   format: ThumbnailOutput,
 ): Promise<Uint8Array> {
-  const header = imageHeader(bytes);
+  const header = headerOf(parts);
   if (header === null) throw new UnreadableSourceError("not a PNG, JPEG, WebP or GIF image");
   const area = areaOf(header);
   if (area > THUMBNAIL_PIXEL_CAP) throw new UnreadableSourceError("too many pixels");
-  if (bytes.byteLength > MAX_DECODED_BYTES) throw new UnreadableSourceError("too large a file");
-  const weight = weightOf(area, THUMBNAIL_PIXEL_CAP, bytes.byteLength);
+  const size = parts.reduce((n, part) => n + part.byteLength, 0);
+  if (size > MAX_DECODED_BYTES) throw new UnreadableSourceError("too large a file");
+  const weight = weightOf(area, THUMBNAIL_PIXEL_CAP, size);
   const task: ImageTask = {
     kind: "thumbnail",
-    bytes,
+    parts,
     maxPixels: THUMBNAIL_PIXEL_CAP,
     format,
     weight,
   };
   try {
-    return await pool.run(task, transferable(bytes));
+    return await pool.run(task, transferable(...parts));
   } catch (error) {
-    if (error instanceof WorkerJobError) throw new UnreadableSourceError(error.message);
-    if (error instanceof PoolBusyError) {
-      throw new UnreadableSourceError("the image workers are busy");
-    }
-    throw error;
+    throw new UnreadableSourceError(error instanceof Error ? error.message : String(error));
   }
 }

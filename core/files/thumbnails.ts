@@ -11,7 +11,7 @@
  */
 import type { FileRecord } from "../../db/files.ts";
 import { THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
-import { MAX_DECODED_BYTES, thumbnailInWorkers } from "./image_pool.ts";
+import { MAX_DECODED_BYTES, movable, thumbnailInWorkers } from "./image_pool.ts";
 import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
 import { notFound } from "../errors.ts";
 import { THUMBNAIL_PREFIX } from "./naming.ts";
@@ -54,7 +54,11 @@ async function render(
   body: ReadableStream<Uint8Array>,
   format: VideoThumbnailFormat,
 ): Promise<Uint8Array> {
-  if (!isVideo(file)) return await thumbnailInWorkers(await new Response(body).bytes(), format);
+  if (!isVideo(file)) {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of body) if (chunk.byteLength > 0) parts.push(movable(chunk));
+    return await thumbnailInWorkers(parts, format);
+  }
   if (!s.ffmpeg) {
     await body.cancel();
     throw new UnreadableSourceError("ffmpeg is not available");
