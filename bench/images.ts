@@ -208,7 +208,7 @@ function cases(img: Awaited<ReturnType<typeof images>>): { all: Case[]; before: 
   const part = (name: string, type: string, bytes: Uint8Array): Part => ({ name, type, bytes });
   const bomb: Case = {
     label: "bomb, compressed to JPEG",
-    input: `7000×7000 WebP of ${(img.bomb.byteLength / 1024).toFixed(1)} KB`,
+    input: `7000×7000 WebP of ${img.bomb.byteLength} bytes`,
     run: (s, t) => upload(s, t, [part("bomb.webp", "image/webp", img.bomb)], compress("jpg")),
   };
   const thumb: Case = {
