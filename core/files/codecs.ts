@@ -132,7 +132,9 @@ export async function decodePixels(bytes: Uint8Array, maxPixels: number): Promis
     img = await DECODERS[header.format](bytes, maxPixels);
   } catch (error) {
     if (error instanceof UnreadableSourceError) throw error;
-    throw new UnreadableSourceError(error instanceof Error ? error.message : String(error));
+    // An Emscripten codec that exits throws an ExitStatus, no Error, but with a message.
+    const message = (error as { message?: unknown } | null)?.message;
+    throw new UnreadableSourceError(typeof message === "string" ? message : String(error));
   }
   if (img.width !== header.width || img.height !== header.height) {
     throw new UnreadableSourceError("the image is not the size its header declares");
