@@ -3,6 +3,7 @@
  * secret, the store, the datasource and the settings. Shared by `serve` and
  * the operator commands.
  */
+import { imagePool } from "../core/files/image_pool.ts";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
@@ -173,8 +174,9 @@ export async function openServices(config: Config, logger: Logger = consoleLogge
   return services;
 }
 
-/** Closes what {@link openServices} opened. */
+/** Closes what {@link openServices} opened, and ends the image workers (so the process can exit). */
 export async function closeServices(s: Services): Promise<void> {
   s.settings.stop();
+  imagePool().close();
   await Promise.allSettled([s.store.close(), s.datasource.close()]);
 }

@@ -18,6 +18,7 @@ import type { TagStore } from "./tags.ts";
 import type { UserExportStore } from "./user_exports.ts";
 import type { ChunkStore } from "./chunks.ts";
 import type { LeaseStore } from "./leases.ts";
+import type { ServingApiKeyStore } from "./api_keys.ts";
 
 /** User roles, lowest first. */
 export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
@@ -121,6 +122,8 @@ export interface Store {
   readonly tags: TagStore;
   /** Users' exports of their files. */
   readonly userExports: UserExportStore;
+  /** Users' scoped API keys, with the request's cached lookup (`api_key_cache.ts`). */
+  readonly apiKeys: ServingApiKeyStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

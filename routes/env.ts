@@ -1,5 +1,6 @@
 /** The Hono environment every Ferry router shares. */
 import type { Context } from "hono";
+import type { ApiKeyRecord } from "../db/api_keys.ts";
 import type { SessionRecord, UserRecord } from "../db/store.ts";
 import type { Services } from "../core/services.ts";
 import type { Attempt } from "../core/password_attempts.ts";
@@ -14,6 +15,8 @@ export interface AppEnv {
     user: UserRecord | null;
     /** The session the request came with, `null` for token auth or anonymous. */
     session: SessionRecord | null;
+    /** The API key the request came with (`core/api_keys.ts`), `null` otherwise. */
+    apiKey: ApiKeyRecord | null;
     /** Set in tests: responses are checked against their declared schemas. */
     checkResponses: boolean;
   };

@@ -63,6 +63,7 @@ const webRoute = defineRoute({
   method: "get",
   path: "/server/settings/web",
   auth: "user",
+  scope: "account:read",
   tags: ["Server"],
   summary: "The settings a dashboard reads; no secrets",
   responses: {

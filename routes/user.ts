@@ -28,6 +28,7 @@ const getUser = (path: string, summary: string) =>
     method: "get",
     path,
     auth: "user",
+    scope: "account:read",
     tags: ["User"],
     summary,
     responses: { 200: json(UserReply, "The current user") },
@@ -123,6 +124,7 @@ const getAvatar = defineRoute({
   method: "get",
   path: "/user/avatar",
   auth: "user",
+  scope: "account:read",
   tags: ["User"],
   summary: "The current user's avatar, as stored: a base64 data URI or an http(s) URL",
   responses: {

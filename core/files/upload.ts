@@ -13,7 +13,6 @@ import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import { UniqueError } from "../../db/store.ts";
 import {
-  ByteCounter,
   type PutOptions,
   SizeLimitError,
   type Staging,
@@ -44,7 +43,8 @@ import {
   sanitizeFilename,
 } from "./naming.ts";
 import type { UploadOptions } from "./options.ts";
-import { compressedAs, compressImage, type Compression } from "./compress.ts";
+import { compressedAs, type Compression, compressionBudget, compressUpload } from "./compress.ts";
+import type { PixelBudget } from "./image_pool.ts";
 import type { UserRecord } from "../../db/store.ts";
 
 /** One file part of the request, its body not yet read. */
@@ -112,6 +112,8 @@ export interface Batch {
   removedGps: Set<string>;
   /** What each stored file that was to be compressed became, by id. */
   compressed: Map<string, CompressedLabel>;
+  /** The pixels the request's images may still have compressed (all of them count together). */
+  pixels: PixelBudget;
   /** Work left running after the answer (thumbnails, webhooks being queued); each logs its own failure. */
   background: Promise<void>[];
 }
@@ -165,6 +167,7 @@ export async function openBatch(
     maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
     removedGps: new Set(),
     compressed: new Map(),
+    pixels: compressionBudget(options.compression),
     background: [],
   };
 }
@@ -400,7 +403,8 @@ export async function removedBytes(s: Services, name: string): Promise<boolean> 
 
 /**
  * `body` (at most `limit` bytes) compressed as `compression` asks, noted on
- * `b` for the answer; the bytes as they came when they do not decode.
+ * `b` for the answer; the bytes as they came when they are not compressed
+ * (they do not decode, or are over the caps: `compress.ts`).
  */
 async function compressed(
   b: Batch,
@@ -409,11 +413,11 @@ async function compressed(
   limit: number,
   compression: Compression,
 ): Promise<ReadableStream<Uint8Array>> {
-  const bytes = await new Response(body.pipeThrough(new ByteCounter(limit).stream)).bytes();
-  const out = await compressImage(bytes, compression);
+  const out = await compressUpload(body, limit, compression, b.pixels);
   const label = { mimetype: file.type, ext: compression.format };
-  b.compressed.set(file.id, out ? label : { ...label, failed: true });
-  return ReadableStream.from([out ?? bytes]);
+  b.compressed.set(file.id, out.kept === null ? label : { ...label, failed: true });
+  if (out.kept !== null) b.s.logger.info("image not compressed", { id: file.id, reason: out.kept });
+  return out.body;
 }
 
 /**

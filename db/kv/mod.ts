@@ -20,6 +20,8 @@ import { KvUserExports } from "./user_exports.ts";
 import { KvFiles } from "./files.ts";
 import { CachedFiles } from "../cached_files.ts";
 import { UserCache } from "../user_cache.ts";
+import { CachedApiKeys } from "../api_key_cache.ts";
+import { KvApiKeys } from "./api_keys.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { KvUrls } from "./urls.ts";
@@ -85,6 +87,7 @@ export class KvStore implements Store {
   readonly folders: KvFolders;
   readonly tags: KvTags;
   readonly userExports: KvUserExports;
+  readonly apiKeys: CachedApiKeys;
 
   constructor(private readonly kv: Deno.Kv) {
     this.leases = new KvLeases(kv);
@@ -100,6 +103,7 @@ export class KvStore implements Store {
     this.folders = new KvFolders(kv);
     this.tags = new KvTags(kv);
     this.userExports = new KvUserExports(kv);
+    this.apiKeys = new CachedApiKeys(new KvApiKeys(kv));
   }
 
   async ping(): Promise<void> {
@@ -131,6 +135,7 @@ export class KvStore implements Store {
       this.files.forget();
       this.urls.forget();
       this.users.forget();
+      this.apiKeys.forget();
     }
   }
 

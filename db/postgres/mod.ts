@@ -20,6 +20,8 @@ import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresFiles } from "./files.ts";
 import { CachedFiles } from "../cached_files.ts";
 import { UserCache } from "../user_cache.ts";
+import { CachedApiKeys } from "../api_key_cache.ts";
+import { PostgresApiKeys } from "./api_keys.ts";
 import { PostgresRateLimits } from "./rate_limits.ts";
 import { OwnedRateLimits } from "../rate_limit_owner.ts";
 import { PostgresUrls } from "./urls.ts";
@@ -165,6 +167,7 @@ export class PostgresStore implements Store {
   readonly folders: PostgresFolders;
   readonly tags: PostgresTags;
   readonly userExports: PostgresUserExports;
+  readonly apiKeys: CachedApiKeys;
 
   constructor(readonly sql: Sql) {
     this.leases = new PostgresLeases(sql);
@@ -180,6 +183,7 @@ export class PostgresStore implements Store {
     this.folders = new PostgresFolders(sql);
     this.tags = new PostgresTags(sql);
     this.userExports = new PostgresUserExports(sql);
+    this.apiKeys = new CachedApiKeys(new PostgresApiKeys(sql));
   }
 
   async ping(): Promise<void> {
@@ -212,6 +216,7 @@ export class PostgresStore implements Store {
       this.files.forget();
       this.urls.forget();
       this.users.forget();
+      this.apiKeys.forget();
     }
   }
 

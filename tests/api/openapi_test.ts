@@ -143,6 +143,13 @@ docTest("every operation documents its errors in the spec's format", async (app)
       name: "service_session",
       description: doc.components.securitySchemes.session.description,
     },
+    apiKey: {
+      type: "apiKey",
+      in: "header",
+      name: "Authorization",
+      description: doc.components.securitySchemes.apiKey.description,
+      "x-scopes": doc.components.securitySchemes.apiKey["x-scopes"],
+    },
   });
   const problems: string[] = [];
   for (const { method, path, op } of operations(doc)) {
