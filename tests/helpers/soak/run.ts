@@ -169,7 +169,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     });
     const makeUser = async (username: string) => {
       const made = await adminClient.send("user creation", "POST", "/api/users", {
-        json: { username, password: `${username}-pw`, role: "USER" },
+        json: { username, password: `${username}-password`, role: "USER" },
       });
       if (made.status !== 200) throw new Error(`creating ${username}: ${made.status}`);
       return made.body.id as string;
