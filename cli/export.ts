@@ -1,6 +1,6 @@
 /** `export [--nometrics]`: writes the instance's v4 export document to stdout, straight from the store. */
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { exportStream } from "../core/transfer/export.ts";
 import { stderrLogger } from "../core/log.ts";
 import { closeServices, openServices } from "./services.ts";

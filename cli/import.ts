@@ -6,7 +6,7 @@
  * bytes are missing from the datasource.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { importV3 } from "../core/transfer/v3.ts";

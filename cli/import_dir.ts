@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import { uploadTarget } from "../core/files/folders.ts";
 import { NAME_FORMATS, THUMBNAIL_PREFIX } from "../core/files/naming.ts";

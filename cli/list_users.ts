@@ -4,7 +4,7 @@
  * and role, plus the extra keys asked for from the user's detail view.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { detailView } from "../core/users.ts";
 import { namedUser, withServices } from "./operator.ts";
 

@@ -4,7 +4,7 @@
  * services opened around one run, a refusal printed instead of thrown, and
  * how a user is named on the command line.
  */
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import { stderrLogger } from "../core/log.ts";
 import type { Services } from "../core/services.ts";

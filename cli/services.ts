@@ -7,7 +7,7 @@ import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
 import { randomString, systemClock, systemRandom } from "../core/clock.ts";
-import { type Config, ConfigError, parseConfig } from "../core/config.ts";
+import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { consoleLogger, type Logger } from "../core/log.ts";
 import type { BuildInfo, Services } from "../core/services.ts";
 import { parseSettingsEnv, SettingsEnvError } from "../core/settings/env.ts";

@@ -1,7 +1,7 @@
 /** Operator commands on users, straight on the store: `user create`, `user reset-password`. */
 import { parseArgs } from "node:util";
 import { type Role, ROLES } from "../db/store.ts";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import { changeUser } from "../core/user_admin.ts";
 import { createUser } from "../core/users.ts";

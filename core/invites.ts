@@ -6,7 +6,8 @@
  * under concurrent registrations.
  */
 import type { InviteRecord } from "../db/invites.ts";
-import { UniqueError, type UserRecord } from "../db/store.ts";
+import { type UserRecord } from "../db/store.ts";
+import { UniqueError } from "../db/errors.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type { Services } from "./services.ts";

@@ -11,7 +11,8 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { PasskeyRecord } from "../db/mfa.ts";
-import { type SessionRecord, UniqueError, type UserRecord } from "../db/store.ts";
+import { type SessionRecord, type UserRecord } from "../db/store.ts";
+import { UniqueError } from "../db/errors.ts";
 import { newId } from "./clock.ts";
 import { confirmOwner } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";

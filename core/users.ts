@@ -3,13 +3,8 @@
  * carries a user goes through one of these views, which name the fields they
  * keep, so a secret can only leak by being added here on purpose.
  */
-import {
-  type QuotaRecord,
-  type Role,
-  UniqueError,
-  type UserPatch,
-  type UserRecord,
-} from "../db/store.ts";
+import { type QuotaRecord, type Role, type UserPatch, type UserRecord } from "../db/store.ts";
+import { UniqueError } from "../db/errors.ts";
 import { checkAvatar, defaultAvatar } from "./avatars.ts";
 import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";

@@ -72,14 +72,6 @@ export interface SessionRecord {
   ua: string;
 }
 
-/** Thrown when a write would break a uniqueness rule; `field` names it. */
-export class UniqueError extends Error {
-  constructor(readonly field: string) {
-    super(`${field} already exists`);
-    this.name = "UniqueError";
-  }
-}
-
 /** Everything the service persists. */
 export interface Store {
   /** Rate-limit counters. */

@@ -11,7 +11,8 @@
  */
 import type { FileRecord } from "../../db/files.ts";
 import { type FolderRecord, type FolderRemoval, FolderTreeError } from "../../db/folders.ts";
-import { UniqueError, type UserRecord } from "../../db/store.ts";
+import { type UserRecord } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { newId } from "../clock.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { canManage } from "../roles.ts";

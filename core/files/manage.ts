@@ -6,7 +6,8 @@
  * Moving files into folders is in `folder_files.ts`; tags are in `tags.ts`.
  */
 import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
-import { UniqueError, type UserRecord } from "../../db/store.ts";
+import { type UserRecord } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";

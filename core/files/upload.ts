@@ -11,7 +11,7 @@
  */
 import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
-import { UniqueError } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import {
   ByteCounter,
   type PutOptions,

@@ -7,7 +7,8 @@
  * way to sign in.
  */
 import type { OauthLinkRecord, OauthProvider } from "../../db/oauth.ts";
-import { UniqueError, type UserRecord } from "../../db/store.ts";
+import { type UserRecord } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { defaultAvatar } from "../avatars.ts";
 import { newId } from "../clock.ts";
 import { ApiError, badRequest, forbidden } from "../errors.ts";

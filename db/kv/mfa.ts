@@ -4,7 +4,7 @@
  * operation; the credential index is checked, so a credential registers once.
  */
 import type { ChallengeRecord, MfaStore, PasskeyRecord } from "../mfa.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { commitChecked, getAll } from "./helpers.ts";
 
 const K = {

@@ -10,10 +10,10 @@ import {
   type SettingsAuditQuery,
   type SettingsAuditRecord,
   type Store,
-  UniqueError,
   type UserPatch,
   type UserRecord,
 } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { KvMfa } from "./mfa.ts";
 import { KvInvites } from "./invites.ts";
 import { KvUserExports } from "./user_exports.ts";

@@ -4,7 +4,7 @@
  * Links without an account id are not indexed by account.
  */
 import type { OauthLinkRecord, OauthProvider, OauthStore, RemoveOutcome } from "../oauth.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { getAll } from "./helpers.ts";
 
 const K = {

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { type FileLimits, type FileRecord, type FileStats, QuotaError } from "../../db/files.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import { type Store } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };

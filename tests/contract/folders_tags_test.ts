@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { type FolderRecord, FolderTreeError } from "../../db/folders.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import { type Store } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import {
   type ContractSteps,

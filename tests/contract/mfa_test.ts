@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { ChallengeRecord, PasskeyRecord } from "../../db/mfa.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import { type Store } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
-import { type SessionRecord, UniqueError, type UserRecord } from "../../db/store.ts";
+import { type SessionRecord, type UserRecord } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);

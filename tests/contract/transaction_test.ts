@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { FileRecord } from "../../db/files.ts";
 import type { OauthLinkRecord } from "../../db/oauth.ts";
-import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
+import { type Store, type UserRecord } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { UrlRecord } from "../../db/urls.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
