@@ -41,7 +41,7 @@ import {
   uploadAnswer,
   type UploadPart,
   type UploadResult,
-} from "./upload.ts";
+} from "./batch.ts";
 
 /** The most parts one upload may have (S3's limit for a multipart upload). */
 export const MAX_PARTS = 10_000;
