@@ -10,7 +10,7 @@ export async function exportCommand(config: Config, args: string[]): Promise<num
   const { values } = parseArgs({ args, options: { nometrics: { type: "boolean" } } });
   const s = await openServices(config, stderrLogger);
   try {
-    const superadmin = (await s.store.listUsers()).find((u) => u.role === "SUPERADMIN") ?? null;
+    const superadmin = (await s.store.users.list()).find((u) => u.role === "SUPERADMIN") ?? null;
     await exportStream(s, superadmin, { nometrics: values.nometrics }).pipeTo(
       Deno.stdout.writable,
       { preventClose: true },

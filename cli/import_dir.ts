@@ -15,7 +15,7 @@ import { NAME_FORMATS, THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { parseUploadOptions } from "../core/files/options.ts";
 import { upload } from "../core/files/upload.ts";
 import type { Services } from "../core/services.ts";
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { ownerOrSuperadmin, Refusal, withServices } from "./operator.ts";
 import { progressPrinter } from "./progress.ts";
 

@@ -53,7 +53,7 @@ export async function listUsersCommand(config: Config, args: string[]): Promise<
   return await withServices(config, async (s) => {
     const users = values.id || values.username
       ? [await namedUser(s, values)]
-      : await s.store.listUsers();
+      : await s.store.users.list();
     const keys = [...BASE_KEYS, ...extra];
     const rows = users.map((u) => {
       const detail: Record<string, unknown> = detailView(u);

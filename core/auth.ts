@@ -3,7 +3,8 @@
  * no scheme word) wins over the session cookie. Failures are the spec's §5
  * messages, exactly.
  */
-import type { Role, SessionRecord, UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { Role, UserRecord } from "../db/users.ts";
 import { ApiError, forbidden } from "./errors.ts";
 import { hasRole } from "./roles.ts";
 import { resolveSession } from "./sessions.ts";
@@ -60,10 +61,10 @@ export async function authenticate(
 async function identify(s: Services, { authorization, sessionSecret }: Credentials) {
   if (authorization !== undefined) {
     if (authorization.trim() === "") throw unauthorized("no token");
-    const stored = storedTokenOf(authorization.trim(), s.secret);
+    const stored = storedTokenOf(s, authorization.trim());
     if (stored === null) throw unauthorized("could not decrypt token");
     const id = tokenUserId(stored);
-    const user = id === null ? null : await s.store.getUserCached(id);
+    const user = id === null ? null : await s.store.users.getCached(id);
     if (!user || !safeEqual(user.token, stored)) throw unauthorized("invalid authorization token");
     return { user, session: null };
   }

@@ -9,7 +9,8 @@
  * password (made by OAuth or a passkey) has nothing to prove with and passes:
  * its session already is as strong as any credential it holds.
  */
-import type { SessionRecord, UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { badRequest, forbidden } from "./errors.ts";
 import { verifyPassword } from "./passwords.ts";
 

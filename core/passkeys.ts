@@ -11,7 +11,8 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { PasskeyRecord } from "../db/mfa.ts";
-import { type SessionRecord, type UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { UniqueError } from "../db/errors.ts";
 import { newId } from "./clock.ts";
 import { confirmOwner } from "./confirm.ts";
@@ -129,7 +130,7 @@ export async function registrationOptions(
     userId: user.id,
     rpId: rpID,
     expiresAt: expiry(s),
-  });
+  }, new Date(s.clock.now()));
   return options;
 }
 
@@ -220,7 +221,7 @@ export async function authenticationOptions(
     userId: null,
     rpId: rpID,
     expiresAt: expiry(s),
-  });
+  }, new Date(s.clock.now()));
   return { id, options };
 }
 
@@ -243,7 +244,7 @@ export async function passkeyLogin(
     throw badRequest("Passkey sign-in timed out, try again");
   }
   const passkey = await s.store.mfa.getPasskeyByCredential(response.id);
-  const user = passkey && await s.store.getUser(passkey.userId);
+  const user = passkey && await s.store.users.get(passkey.userId);
   const handle = response.response.userHandle;
   if (!passkey || !user || (handle && handle !== base64url(new TextEncoder().encode(user.id)))) {
     throw badRequest("Could not verify passkey authentication");

@@ -6,7 +6,7 @@
  * (counted in memory, exactly, while only one process counts: see
  * `db/rate_limit_owner.ts`).
  */
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { ApiError } from "./errors.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";

@@ -6,7 +6,8 @@
  */
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
-import type { SessionRecord, UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { confirmOwner } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";
 import type { Services } from "./services.ts";
@@ -104,7 +105,7 @@ export async function disableTotp(
 }
 
 async function saveSecret(s: Services, user: UserRecord, totpSecret: string | null) {
-  const updated = await s.store.updateUser(user.id, { totpSecret }, new Date(s.clock.now()));
+  const updated = await s.store.users.update(user.id, { totpSecret }, new Date(s.clock.now()));
   if (!updated) throw notFound();
   return updated;
 }

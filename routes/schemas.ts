@@ -1,7 +1,7 @@
 /** Request and response shapes shared by several API areas. */
 import { z } from "@hono/zod-openapi";
 import { TOTP_SECRET_MARKER } from "../core/users.ts";
-import { ROLES } from "../db/store.ts";
+import { ROLES } from "../db/users.ts";
 
 /** An ISO 8601 timestamp string. */
 export const Timestamp = z.string().openapi({ format: "date-time" });

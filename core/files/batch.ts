@@ -7,7 +7,7 @@
  */
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import { UniqueError } from "../../db/errors.ts";
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { newId } from "../clock.ts";
 import { ApiError, badRequest } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";

@@ -18,7 +18,7 @@ import {
   receivedRanges,
 } from "../../db/chunks.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { PartSizeError } from "../../storage/datasource.ts";
 import { randomString } from "../clock.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";

@@ -11,7 +11,7 @@
  */
 import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import {
   ByteCounter,
   type PutOptions,

@@ -4,7 +4,7 @@
  * server secret) instead of a session, and the session starts only when a
  * valid code comes with the ticket, as it would after a password.
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { badRequest } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { type ClientInfo, startSession } from "../sessions.ts";
@@ -30,7 +30,7 @@ export async function finishTotpStep(
 ): Promise<{ user: UserRecord; secret: string }> {
   const parsed = unseal<{ userId: string; expiresAt: number }>(s, "oauth-totp", ticket);
   const live = parsed && parsed.expiresAt > s.clock.now() && typeof parsed.userId === "string";
-  const user = live ? await s.store.getUser(parsed.userId) : null;
+  const user = live ? await s.store.users.get(parsed.userId) : null;
   if (!user) throw badRequest("The sign-in has expired, start again");
   if (!(await verifyLoginCode(s, user, code))) throw badRequest("Invalid code");
   const { secret } = await startSession(s, user, client);

@@ -76,9 +76,9 @@ export class KvMfa implements MfaStore {
     await this.kv.delete(K.totpStep(userId));
   }
 
-  async putChallenge(challenge: ChallengeRecord): Promise<void> {
+  async putChallenge(challenge: ChallengeRecord, now: Date): Promise<void> {
     // KV drops it on its own a little after it expires; `takeChallenge` checks the time.
-    const expireIn = Math.max(1, challenge.expiresAt.getTime() - Date.now()) + 60_000;
+    const expireIn = Math.max(1, challenge.expiresAt.getTime() - now.getTime()) + 60_000;
     await this.kv.set(K.challenge(challenge.id), challenge, { expireIn });
   }
 

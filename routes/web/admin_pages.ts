@@ -7,7 +7,7 @@
 import { statsRefusal } from "../../core/metrics.ts";
 import { hasRole } from "../../core/roles.ts";
 import type { Settings } from "../../core/settings/registry.ts";
-import type { Role } from "../../db/store.ts";
+import type { Role } from "../../db/users.ts";
 
 /** One page: its path, navigation label, `client/main.tsx` page name and the role it needs. */
 export interface AdminPage {

@@ -23,7 +23,7 @@ import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.t
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
-import { type Role, ROLES, type UserRecord } from "../../db/store.ts";
+import { type Role, ROLES, type UserRecord } from "../../db/users.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
 import { statsRefusal } from "../../core/metrics.ts";

@@ -33,7 +33,7 @@ function oauthTest(
   apiTest(name, async (app) => {
     const idp = await startOidcProvider({ redirectUri: CALLBACK, ...provider });
     try {
-      await app.services.store.updateSettings({ ...idp.settings, ...settings });
+      await app.services.store.settings.update({ ...idp.settings, ...settings });
       await app.services.settings.reload();
       await fn(app, idp);
     } finally {
@@ -119,7 +119,7 @@ oauthTest(
   "conformance: oauthLoginOnly signs in linked accounts but registers no one",
   async (app, idp) => {
     await signIn(app, idp, "alice");
-    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.store.settings.update({ oauthLoginOnly: true });
     await app.services.settings.reload();
     const known = await signIn(app, idp, "alice");
     assert.equal(known.status, 302);
@@ -127,7 +127,7 @@ oauthTest(
     const unknown = await signIn(app, idp, "bob");
     assert.equal(unknown.status, 403);
     assert.match((await body(unknown)).error, /No account here is linked/);
-    assert.equal(await app.services.store.getUserByUsername("bob"), null);
+    assert.equal(await app.services.store.users.getByUsername("bob"), null);
     const password = await app.json("POST", "/api/auth/login", { username: "x", password: "y" });
     assert.equal(password.status, 400, "password login still answers");
   },
@@ -149,7 +149,7 @@ oauthTest(
       });
       assert.equal(cookiePair(res, "service_session"), undefined);
     }
-    assert.equal(await app.services.store.getUserByUsername("alice"), null);
+    assert.equal(await app.services.store.users.getByUsername("alice"), null);
     assert.ok(app.logger.lines.some((l) => l.message.includes("oauth state mismatch")));
   },
 );
@@ -167,7 +167,7 @@ oauthTest("security #22: an ID token with another nonce is refused", async (app,
   assert.equal(res.status, 400);
   assert.match((await body(res)).error, /could not be verified/);
   assert.match(rejection(app), /nonce/);
-  assert.equal(await app.services.store.getUserByUsername("alice"), null);
+  assert.equal(await app.services.store.users.getByUsername("alice"), null);
 });
 
 oauthTest("security #22: an expired ID token is refused", async (app, idp) => {
@@ -192,7 +192,7 @@ function refusedIdToken(what: string, rewrite: IdTokenRewrite, cause: RegExp) {
         statusCode: 400,
       });
       assert.equal(cookiePair(res, "service_session"), undefined);
-      assert.equal(await app.services.store.getUserByUsername("alice"), null);
+      assert.equal(await app.services.store.users.getByUsername("alice"), null);
       assert.match(rejection(app), cause);
     },
     {},
@@ -330,7 +330,7 @@ oauthTest(
     const first = await signIn(app, idp, "alice");
     const user = await me(app, sessionCookie(first.headers));
     const secret = new Secret({ size: 20 });
-    await app.services.store.updateUser(user.id, {
+    await app.services.store.users.update(user.id, {
       totpSecret: encrypt(secret.base32, TEST_SECRET, systemRandom),
     }, new Date(app.clock.now()));
 
@@ -358,7 +358,7 @@ oauthTest(
 apiTest(
   "conformance: the Discord preset sends the browser to Discord with PKCE and the derived redirect URI",
   async (app) => {
-    await app.services.store.updateSettings({
+    await app.services.store.settings.update({
       featuresOauthRegistration: true,
       oauthDiscordClientId: "1234",
       oauthDiscordClientSecret: "discord-secret",
@@ -395,7 +395,7 @@ oauthTest(
     lena.oauthId = "sub-lena-idp";
     const imported = await importDoc(app, "v4", doc, admin.headers);
     assert.equal(imported.status, 200);
-    const user = await app.services.store.getUserByUsername("lena");
+    const user = await app.services.store.users.getByUsername("lena");
     const [link] = await app.services.store.oauth.listByUser(user!.id);
     assert.notEqual(link.accessToken, lena.accessToken, "stored sealed");
     assert.equal(decrypt(link.accessToken, TEST_SECRET), lena.accessToken);
@@ -417,7 +417,7 @@ oauthTest(
     const open = await html(app, "/auth/login");
     assert.match(open.text, /href="\/api\/auth\/oauth\/oidc"/);
     assert.match(open.text, /id="login-form"/);
-    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.store.settings.update({ oauthLoginOnly: true });
     await app.services.settings.reload();
     const only = await html(app, "/auth/login");
     assert.match(only.text, /Sign in with OpenID Connect/);
@@ -467,7 +467,7 @@ oauthTest(
       error: "OpenID Connect has not verified this account's email address",
       statusCode: 403,
     });
-    assert.equal(await app.services.store.getUserByUsername("victim@example.com"), null);
+    assert.equal(await app.services.store.users.getByUsername("victim@example.com"), null);
   },
   {},
   {
@@ -518,7 +518,7 @@ oauthTest(
 );
 
 oauthTest("conformance: with oauthOidcIssuerUrl set, discovery starts there", async (app, idp) => {
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     oauthOidcIssuerUrl: idp.issuer,
     oauthOidcAuthorizeUrl: "http://127.0.0.1:1/elsewhere/authorize",
   });

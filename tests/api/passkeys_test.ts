@@ -14,7 +14,7 @@ const ORIGIN = "http://ferry.test";
 const RP_ID = "ferry.test";
 
 async function enablePasskeys(app: TestApp, settings: Record<string, unknown> = {}) {
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     mfaPasskeysEnabled: true,
     mfaPasskeysRpID: RP_ID,
     mfaPasskeysOrigin: ORIGIN,
@@ -74,7 +74,7 @@ apiTest(
       ["DELETE", "/api/user/mfa/passkey", { id: "x" }],
     ];
     for (const settings of [{}, { mfaPasskeysEnabled: true, mfaPasskeysOrigin: ORIGIN }]) {
-      await app.services.store.updateSettings(settings);
+      await app.services.store.settings.update(settings);
       await app.services.settings.reload();
       for (const [method, path, body] of routes) {
         const res = await app.json(method, path, body, alice.headers);

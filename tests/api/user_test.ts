@@ -54,7 +54,7 @@ apiTest("PATCH /api/user refuses a taken username and leaves the user as it was"
   const res = await app.json("PATCH", "/api/user", body, bob.headers);
   assert.equal(res.status, 400);
   assert.deepEqual(res.body, { error: "Username already exists", statusCode: 400 });
-  assert.equal((await app.services.store.getUser(bob.user.id))!.username, "bob");
+  assert.equal((await app.services.store.users.get(bob.user.id))!.username, "bob");
 });
 
 const login = async (app: TestApp, username: string, password = "password") => {

@@ -172,7 +172,7 @@ apiTest(
   async (app) => {
     await actor(app, "SUPERADMIN", "administrator");
     const bob = await actor(app, "USER", "bob");
-    await app.services.store.updateSettings({ filesDisabledExtensions: ["html"] });
+    await app.services.store.settings.update({ filesDisabledExtensions: ["html"] });
     const dir = await folderOfThree();
     try {
       succeeded(await ctl(app, "set-user", "-u", "bob", "quota", "1 file"));
@@ -191,7 +191,7 @@ apiTest(
 
 apiTest("conformance: import-dir makes thumbnails and refuses reserved names", async (app) => {
   const admin = await actor(app, "SUPERADMIN", "administrator");
-  await app.services.store.updateSettings({ featuresThumbnailsInstantaneous: true });
+  await app.services.store.settings.update({ featuresThumbnailsInstantaneous: true });
   const folder = await app.json("POST", "/api/user/folders", { name: "imported" }, admin.headers);
   assert.equal(folder.status, 200);
   const dir = await Deno.makeTempDir({ prefix: "ferry-import-" });
