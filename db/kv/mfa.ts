@@ -68,7 +68,7 @@ export class KvMfa implements MfaStore {
     });
   }
 
-  /** Removes every passkey and the TOTP step of a user; `KvStore.deleteUser` calls it. */
+  /** Removes every passkey and the TOTP step of a user; `KvUsers.delete` (`users.ts`) calls it. */
   async deleteUserMfa(userId: string): Promise<void> {
     for (const passkey of await this.listPasskeys(userId)) {
       await this.deletePasskey(userId, passkey.id);
