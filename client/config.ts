@@ -25,6 +25,8 @@ export interface PageConfig {
     assigns: Role[];
     /** The roles of the users it may change and delete (spec §4.1 rule 2). */
     manages: Role[];
+    /** Whether the account has a password, which its credential changes then ask for. */
+    hasPassword?: boolean;
   };
   /** `featuresMetricsShowUserSpecific`: whether statistics include per-user numbers. */
   metricsPerUser?: boolean;

@@ -7,7 +7,7 @@ import type { SessionRecord } from "../db/sessions.ts";
 import type { Role, UserRecord } from "../db/users.ts";
 import { ApiError, forbidden } from "./errors.ts";
 import { hasRole } from "./roles.ts";
-import { resolveSession } from "./sessions.ts";
+import { fromAnotherSite, type RequestSource, resolveSession } from "./sessions.ts";
 import type { Services } from "./services.ts";
 import { safeEqual } from "./secrets.ts";
 import { storedTokenOf, tokenUserId } from "./tokens.ts";
@@ -35,6 +35,38 @@ export interface Caller {
 }
 
 const unauthorized = (message: string) => new ApiError(401, message);
+
+/**
+ * Whether the session cookie is what authenticates the request: it is sent,
+ * and no `Authorization` header is (as {@link authenticate} picks: a token
+ * wins over the cookie, even a token that then fails).
+ */
+function byCookie({ authorization, sessionSecret }: Credentials): boolean {
+  return authorization === undefined && sessionSecret !== undefined && sessionSecret !== "";
+}
+
+/** The methods that only read; any other changes something. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Refuses (403) cross-site request forgery: a request that would change
+ * something (any method but GET, HEAD and OPTIONS) on the strength of the
+ * session cookie ({@link byCookie}), when the browser tells that another site
+ * made it ({@link fromAnotherSite}). A request authenticated by an API token,
+ * or that carries no session cookie, is not checked.
+ */
+export function refuseCrossSite(
+  method: string,
+  credentials: Credentials,
+  source: () => RequestSource,
+): void {
+  if (SAFE_METHODS.has(method) || !byCookie(credentials)) return;
+  if (!fromAnotherSite(source())) return;
+  throw forbidden(
+    "Cross-site request refused: the session cookie is accepted only from this server's own " +
+      "pages; send an API token instead",
+  );
+}
 
 /**
  * Resolves the caller and checks it against `level`. For `none`, bad

@@ -160,6 +160,6 @@ export async function register(
     throw error instanceof UniqueError && error.field === "username" ? taken() : error;
   }
   s.logger.info("user registered", { username: user.username, invite: invite?.id ?? null });
-  const { secret } = await startSession(s, user, client);
+  const { secret } = await startSession(s, user, client, "password");
   return { user, secret };
 }

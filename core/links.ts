@@ -14,6 +14,16 @@ import type { Settings } from "./settings/registry.ts";
 export type DomainSettings = Pick<Settings, "coreDefaultDomain" | "domains">;
 
 /**
+ * The hosts (name and port, lowercased) this server answers as for a request
+ * to `host`: `coreDefaultDomain`, every entry of `domains`, and `host` itself.
+ */
+export function serverHosts(settings: DomainSettings, host: string): string[] {
+  return [settings.coreDefaultDomain, ...settings.domains, host]
+    .filter((d): d is string => typeof d === "string")
+    .map((d) => d.toLowerCase());
+}
+
+/**
  * The comma list `requested` as domains (trimmed, empty entries dropped);
  * 400 when one is not `coreDefaultDomain`, in `domains` or the request's own
  * `host` (compared without case, port included).
@@ -24,9 +34,7 @@ export function requestedDomains(
   host: string,
 ): string[] {
   const domains = (requested ?? "").split(",").map((d) => d.trim()).filter(Boolean);
-  const allowed = [settings.coreDefaultDomain, ...settings.domains, host]
-    .filter((d): d is string => typeof d === "string")
-    .map((d) => d.toLowerCase());
+  const allowed = serverHosts(settings, host);
   const foreign = domains.find((d) => !allowed.includes(d.toLowerCase()));
   if (foreign !== undefined) {
     throw badRequest(`bad options[domain]: ${foreign} is not a domain of this server`);

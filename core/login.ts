@@ -1,10 +1,10 @@
 /**
  * Logging in with a username and password. Unknown users, users without a
- * password and wrong passwords all get the same answer; an unknown user costs
- * a verification against the decoy, as dear as the dearest stored hash. A
- * user with TOTP must also send a valid code. A successful login rehashes a
- * password hash made with other parameters (an imported Zipline hash) with
- * Ferry's.
+ * password and wrong passwords all get the same answer, in the same time: an
+ * unknown user costs a verification against the decoy, made with Ferry's own
+ * parameters as every hash Ferry stores is. A user with TOTP must also send a
+ * valid code. A successful login rehashes a password hash made with other
+ * parameters (an imported Zipline hash) with Ferry's.
  */
 import type { UserRecord } from "../db/users.ts";
 import { badRequest } from "./errors.ts";
@@ -32,7 +32,7 @@ export async function login(
     if (!(await verifyLoginCode(s, user, input.code))) throw badRequest("Invalid code");
   }
   if (needsRehash(user.password!)) await rehash(s, user, input.password);
-  const { secret } = await startSession(s, user, client);
+  const { secret } = await startSession(s, user, client, "password");
   return { user, secret };
 }
 

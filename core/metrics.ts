@@ -62,6 +62,16 @@ export function statsRefusal(settings: Settings, role: Role): string | null {
 }
 
 /**
+ * `true` when a user of `role` sees the per-user parts of the metrics (the
+ * users' names with their files, storage and views): administrators always,
+ * USERs only with `featuresMetricsShowUserSpecific` (off by default), so
+ * that no USER learns the other accounts' names from the statistics.
+ */
+export function showsPerUser(settings: Settings, role: Role): boolean {
+  return isAdministrator(role) || settings.featuresMetricsShowUserSpecific;
+}
+
+/**
  * The snapshots of the caller's range: `all` for every one, else `from` (a
  * week ago by default) to `to` (now by default). Throws 403 when metrics are
  * off or for administrators only and the caller is not one, 400 on a date
@@ -82,7 +92,7 @@ export async function instanceStats(
   for await (const metric of s.store.metrics.range(range)) {
     if (index++ % step === 0 && metrics.length < MAX_POINTS) metrics.push(metric);
   }
-  const userSpecific = s.settings.get("featuresMetricsShowUserSpecific");
+  const userSpecific = showsPerUser(s.settings.all(), caller.role);
   return metrics.map((metric, i) => ({
     id: metric.id,
     createdAt: metric.createdAt,
@@ -156,7 +166,7 @@ export interface TopFile {
   type: string;
   size: number;
   views: number;
-  /** The owner's name; `null` without one or when per-user numbers are off. */
+  /** The owner's name; `null` without one or when the caller may not see per-user numbers. */
   username: string | null;
 }
 
@@ -186,7 +196,7 @@ export async function topFiles(s: Services, caller: UserRecord, take: number): P
     top.sort(before);
     if (top.length > take) top.pop();
   }
-  const perUser = s.settings.get("featuresMetricsShowUserSpecific");
+  const perUser = showsPerUser(s.settings.all(), caller.role);
   for (const f of top) {
     const id = f.username;
     if (!perUser || id === null) f.username = null;

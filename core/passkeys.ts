@@ -30,21 +30,30 @@ const webauthn = () => import("@simplewebauthn/server");
 /** How long a ceremony may take from its options to its response. */
 export const CHALLENGE_TTL_MS = 2 * 60 * 1000;
 
-/** The relying party passkeys are bound to, from the settings. */
+/** The relying party of one ceremony: its RP ID and the origins a response may come from. */
 export interface RelyingParty {
   rpID: string;
-  origin: string;
+  origin: string | string[];
 }
 
-/** The settings' relying party, or `null` unless passkeys are on with an RP ID and an origin. */
-export function relyingPartyOf(s: Services): RelyingParty | null {
-  const rpID = s.settings.get("mfaPasskeysRpID");
-  const origin = s.settings.get("mfaPasskeysOrigin");
-  return s.settings.get("mfaPasskeysEnabled") && rpID && origin ? { rpID, origin } : null;
+/** What the settings say of the relying party: each `null` when it is derived. */
+export interface RelyingPartySettings {
+  rpID: string | null;
+  origin: string | null;
 }
 
-/** The settings' relying party; 404 `Not Found` when passkeys are not usable. */
-function relyingParty(s: Services): RelyingParty {
+/**
+ * The settings' relying party while passkeys are on (`mfaPasskeysRpID` and
+ * `mfaPasskeysOrigin`, `null` where unset and so derived), or `null` when
+ * passkeys are off.
+ */
+export function relyingPartyOf(s: Services): RelyingPartySettings | null {
+  if (!s.settings.get("mfaPasskeysEnabled")) return null;
+  return { rpID: s.settings.get("mfaPasskeysRpID"), origin: s.settings.get("mfaPasskeysOrigin") };
+}
+
+/** The settings' relying party; 404 `Not Found` when passkeys are off. */
+function relyingParty(s: Services): RelyingPartySettings {
   const rp = relyingPartyOf(s);
   if (!rp) throw notFound();
   return rp;
@@ -64,20 +73,29 @@ export function rpIdAllowed(rpID: string, host: string): boolean {
 }
 
 /**
- * The relying party for a ceremony begun by a request to `requestHost`: the
- * service's domain is `coreDefaultDomain` when set, else the request's host
- * name, and the RP ID must be it or a parent of it (400 otherwise).
+ * The relying party for a ceremony of a request to `requestOrigin` (its own
+ * `scheme://host[:port]`). The service's host is `coreDefaultDomain` when
+ * set, else the request's host. The RP ID is `mfaPasskeysRpID`, which must be
+ * the service's host name or a parent of it (400 otherwise), or, unset, that
+ * host name. The origin is `mfaPasskeysOrigin`, or, unset, the service's host
+ * (and port) under https or http: behind a proxy that ends TLS the request's
+ * own scheme is not the browser's, and browsers run WebAuthn over http only
+ * on localhost, while the RP ID signed by the authenticator binds the host.
+ * Zipline's client turns passkeys on without either, as Zipline derives them.
  */
-function relyingPartyFor(s: Services, requestHost: string): RelyingParty {
+function relyingPartyFor(s: Services, requestOrigin: string): RelyingParty {
   const rp = relyingParty(s);
-  const configured = s.settings.get("coreDefaultDomain");
-  const domain = configured ? new URL(`http://${configured}`).hostname : requestHost;
-  if (!rpIdAllowed(rp.rpID, domain)) {
+  const host = s.settings.get("coreDefaultDomain") ?? new URL(requestOrigin).host;
+  const domain = new URL(`http://${host}`).hostname;
+  const rpID = rp.rpID ?? domain;
+  if (!rpIdAllowed(rpID, domain)) {
     throw badRequest(
-      `The passkey RP ID ${rp.rpID} is neither this service's domain (${domain}) nor a parent of it`,
+      `The passkey RP ID ${rpID} is neither this service's domain (${domain}) nor a parent of it`,
     );
   }
-  return rp;
+  const origin = rp.origin ??
+    ["https", "http"].map((scheme) => new URL(`${scheme}://${host}`).origin);
+  return { rpID, origin };
 }
 
 const registrationChallengeId = (userId: string) => `registration:${userId}`;
@@ -110,9 +128,9 @@ export async function listPasskeys(s: Services, user: UserRecord): Promise<Passk
 export async function registrationOptions(
   s: Services,
   user: UserRecord,
-  requestHost: string,
+  requestOrigin: string,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const { rpID } = relyingPartyFor(s, requestHost);
+  const { rpID } = relyingPartyFor(s, requestOrigin);
   const existing = await s.store.mfa.listPasskeys(user.id);
   const options = await (await webauthn()).generateRegistrationOptions({
     rpName: s.settings.get("websiteTitle"),
@@ -138,17 +156,19 @@ export async function registrationOptions(
 const reason = (error: unknown) => error instanceof Error ? `: ${error.message}` : "";
 
 /**
- * Verifies a registration response against the challenge of the user's
- * options, their RP ID and the origin `mfaPasskeysOrigin`, and stores the
- * passkey as `name`. Needs proof of the owner (`confirm.ts`).
+ * Verifies a registration response, sent to `requestOrigin`, against the
+ * challenge of the user's options, their RP ID and the relying party's
+ * origin, and stores the passkey as `name`. Needs proof of the owner
+ * (`confirm.ts`).
  */
 export async function registerPasskey(
   s: Services,
   user: UserRecord,
   input: { response: RegistrationResponseJSON; name: string; currentPassword?: string },
   session: SessionRecord | null,
+  requestOrigin: string,
 ): Promise<PasskeyRecord> {
-  const { origin } = relyingParty(s);
+  const { origin } = relyingPartyFor(s, requestOrigin);
   await confirmOwner(user, { currentPassword: input.currentPassword, session }, s.clock.now());
   const now = new Date(s.clock.now());
   const challenge = await s.store.mfa.takeChallenge(registrationChallengeId(user.id), now);
@@ -205,9 +225,9 @@ export async function removePasskey(
 /** Options for a passwordless sign-in, and the id of their challenge (for the cookie). */
 export async function authenticationOptions(
   s: Services,
-  requestHost: string,
+  requestOrigin: string,
 ): Promise<{ id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
-  const { rpID } = relyingPartyFor(s, requestHost);
+  const { rpID } = relyingPartyFor(s, requestOrigin);
   const options = await (await webauthn()).generateAuthenticationOptions({
     rpID,
     userVerification: "preferred",
@@ -226,17 +246,18 @@ export async function authenticationOptions(
 }
 
 /**
- * Signs in with a passkey: takes the challenge `challengeId`, finds the
- * passkey by credential id, verifies the signature, origin, RP ID and
- * counter, records the use, and starts a session.
+ * Signs in with a passkey, by a request to `requestOrigin`: takes the
+ * challenge `challengeId`, finds the passkey by credential id, verifies the
+ * signature, origin, RP ID and counter, records the use, and starts a session.
  */
 export async function passkeyLogin(
   s: Services,
   challengeId: string | undefined,
   response: AuthenticationResponseJSON,
   client: ClientInfo,
+  requestOrigin: string,
 ): Promise<{ user: UserRecord; secret: string }> {
-  const { origin } = relyingParty(s);
+  const { origin } = relyingPartyFor(s, requestOrigin);
   if (!challengeId) throw badRequest("Missing WebAuthn challenge ID");
   const now = new Date(s.clock.now());
   const challenge = await s.store.mfa.takeChallenge(challengeId, now);
@@ -268,6 +289,6 @@ export async function passkeyLogin(
   }
   if (!result.verified) throw badRequest("Could not verify passkey authentication");
   await s.store.mfa.recordPasskeyUse(passkey.id, result.authenticationInfo.newCounter, now);
-  const { secret } = await startSession(s, user, client);
+  const { secret } = await startSession(s, user, client, "passkey");
   return { user, secret };
 }

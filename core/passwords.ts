@@ -28,16 +28,13 @@ export const ZIPLINE_HASH_PARAMS = {
 };
 
 /**
- * The decoy's parameters: each the larger of Ferry's and Zipline's, so that a
- * login for an unknown user costs at least what the slowest hash a store can
- * hold costs (an imported Zipline hash not yet rehashed).
+ * The decoy's parameters: Ferry's own, so that a login for an unknown user
+ * (or for one without a password) costs what a wrong password costs for a
+ * user whose hash Ferry made, and the answer's time does not tell the two
+ * apart. An imported Zipline hash costs more until its user's first login
+ * rehashes it (`core/login.ts`).
  */
-export const DECOY_PARAMS = {
-  memorySize: Math.max(HASH_PARAMS.memorySize, ZIPLINE_HASH_PARAMS.memorySize),
-  iterations: Math.max(HASH_PARAMS.iterations, ZIPLINE_HASH_PARAMS.iterations),
-  parallelism: Math.max(HASH_PARAMS.parallelism, ZIPLINE_HASH_PARAMS.parallelism),
-  hashLength: 32,
-};
+export const DECOY_PARAMS = HASH_PARAMS;
 
 async function hashWith(password: string, salt: Uint8Array, params: typeof HASH_PARAMS) {
   return await argon2id({ password, salt, ...params, outputType: "encoded" });
@@ -86,7 +83,8 @@ export function decoyHash(): Promise<string> {
 
 /**
  * Spends the time of one verification without a real hash, so that a login
- * for an unknown user takes as long as one for the costliest stored hash.
+ * for an unknown user takes as long as a wrong password for a user on
+ * Ferry's hashes.
  */
 export async function verifyDecoy(password: string): Promise<false> {
   await verifyPassword(password, await decoyHash());

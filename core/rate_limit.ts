@@ -8,14 +8,17 @@
  */
 import type { UserRecord } from "../db/users.ts";
 import { ApiError } from "./errors.ts";
+import { optionLimit } from "./files/options.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";
 
 /**
  * A route's limit: the settings' default, none, or `max` requests per
  * `seconds`; `chunks` is the default for the chunked-upload route, whose
- * chunks (requests naming their file in `x-service-p-filename`) are not
- * counted (spec §8.1.3). No other route lets that header bypass its limit.
+ * later chunks (requests naming their file in `x-service-p-filename`, spec
+ * §8.1.3) of an upload the authenticated caller started are not counted: a
+ * first chunk and every anonymous chunk are. No other route lets that header
+ * bypass its limit.
  */
 export type RateLimitPolicy = "default" | "chunks" | "none" | { max: number; seconds: number };
 
@@ -25,8 +28,12 @@ export interface RateLimitRequest {
   ip: string;
   method: string;
   path: string;
-  /** Carries a chunk's `x-service-p-filename`: not counted under the `chunks` policy only. */
-  chunked: boolean;
+  /**
+   * The upload a chunk names in `x-service-p-identifier`, when the request
+   * carries a chunk's `x-service-p-filename`; else `null`. Not counted under
+   * the `chunks` policy only, and only when it is the caller's own upload.
+   */
+  chunkOf: string | null;
 }
 
 /** The limiter's verdict for a request it counted. */
@@ -56,7 +63,10 @@ export async function checkRateLimit(
 ): Promise<RateLimitState | null> {
   if (!limitsApply(s, policy)) return null;
   const settings = s.settings.all();
-  if (policy === "chunks" && req.chunked) return null;
+  if (
+    policy === "chunks" && req.user && req.chunkOf !== null &&
+    await continuesOwnUpload(s, req.user, req.chunkOf)
+  ) return null;
   if (settings.ratelimitAdminBypass && req.user && isAdministrator(req.user.role)) return null;
   const who = req.user?.id ?? req.ip;
   const key = `${who}|${req.method}|${req.path}`;
@@ -109,4 +119,21 @@ function sweepNowAndThen(s: Services, now: number): void {
   s.store.rateLimits.sweep(now).catch((error) =>
     s.logger.warn("rate-limit sweep failed", { error })
   );
+}
+
+/**
+ * Whether `identifier` names an upload in progress that `user` started: only
+ * such a later chunk goes uncounted by the rate limit (spec §8.1.3); a first
+ * chunk, an anonymous one, or one naming another's or no upload is counted.
+ * An identifier past its bound is never looked up.
+ */
+async function continuesOwnUpload(
+  s: Services,
+  user: UserRecord,
+  identifier: string,
+): Promise<boolean> {
+  const id = identifier.trim();
+  if (id === "" || id.length > optionLimit("p-identifier")) return false;
+  const upload = await s.store.chunks.get(id);
+  return upload !== null && upload.userId === user.id;
 }

@@ -13,7 +13,9 @@ import {
   type Settings,
 } from "./settings/registry.ts";
 import { OAUTH_PROVIDERS } from "./settings/validate.ts";
+import type { Role } from "../db/users.ts";
 import { CODE_LANGUAGES } from "./code_languages.ts";
+import { showsPerUser } from "./metrics.ts";
 import { relyingPartyOf } from "./passkeys.ts";
 import type { Services } from "./services.ts";
 import { isFirstSetup } from "./setup.ts";
@@ -102,9 +104,12 @@ const lowerFirst = (text: string) => text[0].toLowerCase() + text.slice(1);
  * that flat form, the groups also carry Zipline v4's nested one, which its
  * web client reads (`features.metrics.enabled`, `website.theme.default`,
  * `mfa.totp.enabled`, and `mfa.passkeys`: whether passkeys are usable, as
- * Zipline v4.4's boolean setting of that name).
+ * Zipline v4.4's boolean setting of that name). `features.metrics.showUserSpecific`
+ * says whether the caller, of `role`, gets the metrics' per-user parts
+ * (`showsPerUser`), so that Zipline's statistics page shows them to
+ * administrators whatever the setting.
  */
-export function webSettings(s: Services) {
+export function webSettings(s: Services, role: Role) {
   const v = s.settings.all();
   const config: Record<string, unknown> = {};
   for (const key of WEB_KEYS) {
@@ -122,6 +127,8 @@ export function webSettings(s: Services) {
     nested[ZIPLINE_FIELD[field] ?? field] = v[key];
   }
   (config.mfa as Record<string, unknown>).passkeys = relyingPartyOf(s) !== null;
+  const metrics = (config.features as Record<string, Record<string, unknown>>).metrics;
+  metrics.showUserSpecific = showsPerUser(v, role);
   return {
     config: {
       ...config,

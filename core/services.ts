@@ -6,6 +6,7 @@ import type { Store } from "../db/store.ts";
 import type { Datasource } from "../storage/datasource.ts";
 import type { Clock, Random } from "./clock.ts";
 import type { Logger } from "./log.ts";
+import type { Resolver } from "./net/outbound.ts";
 import type { SettingsService } from "./settings/service.ts";
 
 /** The build this program is: version from deno.json, commit when known. */
@@ -27,6 +28,12 @@ export interface Services {
   build: BuildInfo;
   /** The `ffmpeg` executable video thumbnails are made with; absent or `null` where there is none. */
   ffmpeg?: string | null;
+  /**
+   * How host names of outbound requests (webhooks, the version service) are
+   * resolved before they are checked; the system's DNS when absent. Tests
+   * give answers of their own.
+   */
+  resolver?: Resolver;
 }
 
 /**

@@ -3,7 +3,7 @@
  * session under the secret's SHA-256, so a copy of the store opens no session.
  * Sessions live in the store, so every server process honours them.
  */
-import type { SessionRecord } from "../db/sessions.ts";
+import type { SessionRecord, SignInMethod } from "../db/sessions.ts";
 import type { UserRecord } from "../db/users.ts";
 import { forbidden } from "./errors.ts";
 import { base64url, sha256 } from "./secrets.ts";
@@ -35,11 +35,15 @@ export function clientFromUserAgent(ua: string): ClientInfo {
   };
 }
 
-/** Starts a session for `user`; returns the cookie secret and the record. */
+/**
+ * Starts a session for `user`, signed in by `method` (what its freshness
+ * proves, `confirm.ts`); returns the cookie secret and the record.
+ */
 export async function startSession(
   s: Services,
   user: UserRecord,
   client: ClientInfo,
+  method: SignInMethod,
 ): Promise<{ secret: string; session: SessionRecord }> {
   const secret = base64url(s.random.bytes(32));
   const now = s.clock.now();
@@ -49,6 +53,7 @@ export async function startSession(
     createdAt: new Date(now),
     expiresAt: new Date(now + SESSION_TTL_MS),
     lastSeenAt: new Date(now),
+    method,
     ...client,
   };
   await s.store.sessions.create(session);
@@ -77,27 +82,53 @@ export async function resolveSession(
   return { session, user };
 }
 
-/** Where a request comes from, as the browser that sent it tells. */
+/** Where a request comes from, as the browser that sent it tells, and where it was sent. */
 export interface RequestSource {
   /** `Sec-Fetch-Site`. */
   fetchSite?: string;
   origin?: string;
   referer?: string;
-  /** The host the request was sent to (`Host`: name and port). */
-  host: string;
+  /**
+   * The hosts (name and port, lowercased) this server answers as: the request's
+   * own (`Host`, or a trusted proxy's `X-Forwarded-Host`), `coreDefaultDomain`
+   * and `domains` (`serverHosts`, `core/links.ts`).
+   */
+  hosts: readonly string[];
+}
+
+/** The `Sec-Fetch-Site` values of a request made by this origin's pages or typed by the person. */
+const OWN_FETCH_SITES = ["same-origin", "none"];
+
+/** Whether `url` (an `Origin` or a `Referer`) is on one of `hosts`; `null` and junk are not. */
+function onOwnHost(url: string, hosts: readonly string[]): boolean {
+  return URL.canParse(url) && hosts.includes(new URL(url).host);
 }
 
 /**
  * `true` when the request shows it was made by one of the service's own
  * pages or typed into the address bar: `Sec-Fetch-Site` says `same-origin`
  * or `none`, or, from a browser without it, the `Origin` (else `Referer`)
- * host is the request's. A request that shows nothing is not trusted.
+ * is on one of the server's hosts. A request that shows nothing is not trusted.
  */
 export function fromSameOrigin(source: RequestSource): boolean {
-  if (source.fetchSite) return source.fetchSite === "same-origin" || source.fetchSite === "none";
+  if (source.fetchSite !== undefined) return OWN_FETCH_SITES.includes(source.fetchSite);
   const from = source.origin ?? source.referer;
-  if (!from || !URL.canParse(from)) return false;
-  return new URL(from).host === source.host;
+  return from !== undefined && onOwnHost(from, source.hosts);
+}
+
+/**
+ * `true` when a browser tells that another site made the request:
+ * `Sec-Fetch-Site` is anything but `same-origin` or `none` (`cross-site`, and
+ * `same-site`: a sibling subdomain gets the `SameSite=Lax` cookie too), or,
+ * from a browser without it, the `Origin` is on none of the server's hosts
+ * (`Origin: null` included). `Sec-Fetch-Site`, when sent, decides: behind a
+ * proxy that rewrites `Host`, the service's own pages still say `same-origin`.
+ * A request with neither header did not come from a page (scripts and apps
+ * send neither) and is not another site's.
+ */
+export function fromAnotherSite(source: RequestSource): boolean {
+  if (source.fetchSite !== undefined) return !OWN_FETCH_SITES.includes(source.fetchSite);
+  return source.origin !== undefined && !onOwnHost(source.origin, source.hosts);
 }
 
 /**

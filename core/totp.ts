@@ -2,14 +2,21 @@
  * TOTP codes (RFC 6238: SHA-1, 6 digits, 30-second steps, one step of drift
  * either way). Secrets are stored encrypted with the server secret. A code is
  * accepted once: the store remembers the last time step each user had
- * accepted and refuses that step and any earlier one (RFC 6238 §5.2).
+ * accepted and refuses that step and any earlier one (RFC 6238 §5.2). Every
+ * code checked for an account, wherever it comes from (the login's second
+ * step, the OAuth TOTP step, turning TOTP on or off), counts against the
+ * account's own limit, {@link CODE_ATTEMPTS} in {@link CODE_WINDOW_MS},
+ * besides the per-address limits of the routes: guessing from many
+ * addresses gets no further than from one.
  */
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
 import type { SessionRecord } from "../db/sessions.ts";
 import type { UserRecord } from "../db/users.ts";
 import { confirmOwner } from "./confirm.ts";
-import { badRequest, notFound } from "./errors.ts";
+import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
+import { verifyPassword } from "./passwords.ts";
+import { countRequest } from "./rate_limit.ts";
 import type { Services } from "./services.ts";
 import { decrypt, encrypt } from "./tokens.ts";
 
@@ -25,11 +32,42 @@ export function matchCode(secret: string, code: string, now: number): number | n
   return delta === null ? null : Math.floor(now / (PERIOD_S * 1000)) + delta;
 }
 
+/** Codes checked per account in {@link CODE_WINDOW_MS}, right or wrong, before a wait. */
+export const CODE_ATTEMPTS = 5;
+/** The window of {@link CODE_ATTEMPTS}: five minutes. */
+export const CODE_WINDOW_MS = 5 * 60 * 1000;
+
+/**
+ * Counts one code checked for `user` against {@link CODE_ATTEMPTS}, in the
+ * store so that every server process shares the count; past it, 429 with
+ * `Retry-After` until the window ends, before the code is looked at. Right
+ * codes count too: the store cannot take a count back, and a code is
+ * accepted at most once a time step, so a person reaches the limit only by
+ * mistyping. Follows `ratelimitEnabled`, as every limit does.
+ */
+async function limitCodes(s: Services, user: UserRecord): Promise<void> {
+  if (!s.settings.get("ratelimitEnabled")) return;
+  try {
+    await countRequest(s, `totp-codes|${user.id}`, CODE_ATTEMPTS, CODE_WINDOW_MS);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 429) throw error;
+    const retry = error.headers?.["Retry-After"] ?? "";
+    throw new ApiError(
+      429,
+      `Too many codes were tried for this account; try again in ${retry} seconds`,
+      undefined,
+      error.headers,
+    );
+  }
+}
+
 /**
  * `true` when `code` verifies against `secret` now and its time step is
  * later than the last one the user had accepted, which it then becomes.
+ * Counted against the account's limit first ({@link limitCodes}).
  */
 async function acceptCode(s: Services, user: UserRecord, secret: string, code: string) {
+  await limitCodes(s, user);
   const step = matchCode(secret, code, s.clock.now());
   return step !== null && await s.store.mfa.acceptTotpStep(user.id, step);
 }
@@ -90,16 +128,27 @@ export async function enableTotp(
   return await saveSecret(s, user, encrypt(secret, s.secret, s.random));
 }
 
-/** Turns TOTP off when `code` verifies against the current secret and the password is right. */
+/**
+ * Turns TOTP off when `code` verifies against the current secret: a valid
+ * code is proof of the owner on its own (a fresh assertion of the second
+ * factor, which a token or a session alone does not hold), so it needs no
+ * password; 400 `Invalid code` otherwise. A `currentPassword` sent anyway
+ * must be right (403 `Invalid current password`), checked before the code.
+ */
 export async function disableTotp(
   s: Services,
   user: UserRecord,
   input: { code: string; currentPassword?: string },
-  session: SessionRecord | null,
 ): Promise<UserRecord> {
   requireTotpEnabled(s);
   if (user.totpSecret === null) throw badRequest("You don't have TOTP enabled");
-  await confirmOwner(user, { currentPassword: input.currentPassword, session }, s.clock.now());
+  const { currentPassword } = input;
+  if (
+    currentPassword !== undefined && user.password !== null &&
+    !await verifyPassword(currentPassword, user.password)
+  ) {
+    throw forbidden("Invalid current password");
+  }
   if (!await verifyLoginCode(s, user, input.code)) throw badRequest("Invalid code");
   return await saveSecret(s, user, null);
 }

@@ -11,6 +11,7 @@ import { dropUserUploads } from "./files/chunked.ts";
 import { releaseUserFolders } from "./files/folders.ts";
 import { releaseUserFiles } from "./files/manage.ts";
 import { removeUserExports } from "./files/user_export.ts";
+import { removeAllLinks } from "./oauth/accounts.ts";
 import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
 import type { Services } from "./services.ts";
@@ -107,8 +108,11 @@ export async function adminUpdateUser(
 /**
  * Applies `patch` to `user`, whoever may make it: the administrators' update
  * once its role rules passed, and the operator's `set-user` on the shell.
- * The quota is merged and checked by `quotas.ts`; a new password also
- * replaces the user's API token and ends all its sessions.
+ * The quota is merged and checked by `quotas.ts`. A new password is a reset,
+ * the recovery of an account its owner may have lost: it also replaces the
+ * user's API token, ends all its sessions (those a provider or a passkey
+ * signed in included) and removes its linked provider accounts, so whoever
+ * held the account in the meantime keeps no way back in.
  */
 export async function changeUser(
   s: Services,
@@ -130,7 +134,10 @@ export async function changeUser(
     throw usernameTaken(error);
   }
   if (!updated) throw notFound();
-  if (patch.password !== undefined) await s.store.sessions.deleteByUser(id);
+  if (patch.password !== undefined) {
+    await s.store.sessions.deleteByUser(id);
+    await removeAllLinks(s, id);
+  }
   return updated;
 }
 

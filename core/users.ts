@@ -8,6 +8,7 @@ import { UniqueError } from "../db/errors.ts";
 import { checkAvatar, defaultAvatar } from "./avatars.ts";
 import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";
+import { checkNewPassword } from "./password_policy.ts";
 import { hashPassword } from "./passwords.ts";
 import type { Services } from "./services.ts";
 import { newStoredToken } from "./tokens.ts";
@@ -20,8 +21,12 @@ export interface NewUser {
   avatar?: string | null;
 }
 
-/** Builds a complete record for a new user: id, hashed password, fresh token. */
+/**
+ * Builds a complete record for a new user: id, hashed password, fresh token.
+ * 400 when the password breaks the policy (`password_policy.ts`).
+ */
 export async function buildUser(s: Services, input: NewUser): Promise<UserRecord> {
+  if (input.password !== null) checkNewPassword(input.password);
   const now = new Date(s.clock.now());
   const id = newId(s.random, now.getTime());
   return {
@@ -42,13 +47,15 @@ export async function buildUser(s: Services, input: NewUser): Promise<UserRecord
 /**
  * The change that gives user `userId` a new password: its hash and a fresh
  * API token, so that a token copied before the change stops working. The
- * caller ends the user's sessions once the change is stored.
+ * caller ends the user's sessions once the change is stored. 400 when the
+ * password breaks the policy (`password_policy.ts`).
  */
 export async function newPasswordPatch(
   s: Services,
   userId: string,
   password: string,
 ): Promise<UserPatch> {
+  checkNewPassword(password);
   return {
     password: await hashPassword(password, s.random),
     token: newStoredToken(s.clock.now(), s.random, userId),

@@ -5,10 +5,13 @@
  * is asked at most once per {@link FRESH_MS} (a failure: once per
  * {@link RETRY_MS}), with a short timeout, and one request at a time: when
  * it cannot be reached the answer is the build's own, without an error and
- * without waiting on every call.
+ * without waiting on every call. The service is asked as webhooks are sent
+ * (`net/outbound.ts`: never inside unless allowed, redirects checked), and at
+ * most {@link MAX_ANSWER_BYTES} of its answer are read.
  */
 import { z } from "zod";
 import { FreshCache } from "../db/fresh_cache.ts";
+import { outboundPolicy, readLimited, safeFetch } from "./net/outbound.ts";
 import { perServices, type Services } from "./services.ts";
 
 /** How long the service's answer is used before it is asked again (Zipline: 6 hours). */
@@ -17,6 +20,8 @@ export const FRESH_MS = 6 * 60 * 60 * 1000;
 export const RETRY_MS = 10 * 60 * 1000;
 /** How long one ask may take. */
 export const TIMEOUT_MS = 2000;
+/** The most of the service's answer that is read; a longer one is a failed ask. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** The version service's answer (Zipline's `VersionAPI`); unknown fields are dropped. */
 export const VersionDataSchema = z.object({
@@ -62,15 +67,18 @@ async function ask(s: Services, api: string): Promise<VersionData | null> {
     JSON.stringify({ version: s.build.version, sha: s.build.commit }),
   );
   try {
-    const response = await fetch(url, {
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    const response = await safeFetch(
+      url,
+      { signal: AbortSignal.timeout(TIMEOUT_MS) },
+      outboundPolicy(s),
+    );
     if (!response.ok) {
       await response.body?.cancel();
       throw new Error(`HTTP ${response.status}`);
     }
-    const parsed = VersionDataSchema.safeParse(await response.json());
+    const parsed = VersionDataSchema.safeParse(
+      JSON.parse(await readLimited(response, MAX_ANSWER_BYTES)),
+    );
     if (!parsed.success) throw new Error("not a version answer");
     return parsed.data;
   } catch (error) {

@@ -1,5 +1,16 @@
 /** Login sessions: one record each, listed by user. */
 
+/**
+ * How a session was signed in, which decides what its freshness proves
+ * (`core/confirm.ts`): `password` (and the TOTP code when the account has
+ * one), `passkey`, or `oauth` (a linked provider, and the TOTP code when the
+ * account has one). `unknown`: a session begun before Ferry recorded it,
+ * which proves nothing.
+ */
+export const SIGN_IN_METHODS = ["password", "passkey", "oauth", "unknown"] as const;
+/** One of {@link SIGN_IN_METHODS}. */
+export type SignInMethod = typeof SIGN_IN_METHODS[number];
+
 /** A login session. The cookie holds a secret; `id` is its SHA-256, so a store leak gives no sessions. */
 export interface SessionRecord {
   id: string;
@@ -8,6 +19,8 @@ export interface SessionRecord {
   expiresAt: Date;
   /** When the session last made a request, to within a few minutes (`core/sessions.ts`). */
   lastSeenAt: Date;
+  /** How it was signed in. */
+  method: SignInMethod;
   client: string;
   device: string;
   ua: string;

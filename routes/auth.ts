@@ -8,8 +8,9 @@ import { endSession } from "../core/sessions.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { Password, SelfUserSchema, Username } from "./schemas.ts";
+import { GivenPassword, SelfUserSchema, Username } from "./schemas.ts";
 import { clearSessionCookie, setSessionCookie } from "./session_cookie.ts";
+import { requestSource } from "./env.ts";
 
 const loginRoute = defineRoute({
   method: "post",
@@ -23,7 +24,7 @@ const loginRoute = defineRoute({
   request: {
     body: jsonBody(z.object({
       username: Username.openapi({ example: "admin" }),
-      password: Password,
+      password: GivenPassword,
       code: z.string().min(1).max(16).optional().openapi({ description: "The TOTP code" }),
     })),
   },
@@ -54,7 +55,8 @@ const logoutGetRoute = defineRoute({
   tags: ["Auth"],
   summary: "End the current session, for Zipline's web client; prefer `POST`",
   description: "With a session cookie, the request must come from the service's own pages: " +
-    "`Sec-Fetch-Site` `same-origin` or `none`, or else an `Origin` or `Referer` of this host. " +
+    "`Sec-Fetch-Site` `same-origin` or `none`, or else an `Origin` or `Referer` on one of its " +
+    "hosts (the request's, `coreDefaultDomain`, `domains`). " +
     "Anything else (an image on another site) is 403 `Cross-site logout refused`. A request " +
     "authenticated by API token ends no session and is not checked.",
   responses: { 200: LoggedOut, 403: errorDoc("`Cross-site logout refused`") },
@@ -74,13 +76,7 @@ export const authRoutes = newRouter()
     return c.json({ loggedOut: true as const }, 200);
   })
   .openapi(logoutGetRoute, async (c) => {
-    const source = {
-      fetchSite: c.req.header("sec-fetch-site"),
-      origin: c.req.header("origin"),
-      referer: c.req.header("referer"),
-      host: new URL(c.req.url).host,
-    };
-    await endSession(c.var.services, c.var.session, source);
+    await endSession(c.var.services, c.var.session, requestSource(c));
     clearSessionCookie(c);
     return c.json({ loggedOut: true as const }, 200);
   });

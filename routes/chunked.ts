@@ -33,10 +33,13 @@ const partial = defineRoute({
     "answer. The request whose chunk completes the file answers with it, like `POST " +
     "/api/upload`; the others answer `files: []`. Progress is kept by the server across " +
     "restarts: `GET /api/upload/partial/{identifier}` says which ranges it has. Every option " +
-    "header of `POST /api/upload` applies, as sent with the completing chunk. Requests with " +
-    "`x-service-p-filename` are not rate limited. From its first chunk until it completes, an " +
-    "upload counts against the owner's quota with its total size and as one file (so " +
-    "uploads in progress cannot together pass it). Uploads idle for a day are dropped.",
+    "header of `POST /api/upload` applies, as sent with the completing chunk. The later " +
+    "chunks (with `x-service-p-filename` and `x-service-p-identifier`) of an upload the " +
+    "authenticated caller started are not rate limited; first chunks and anonymous chunks " +
+    "are. From its first chunk until it completes, an upload counts against the owner's " +
+    "quota (the folder owner's, for an upload into another's folder) with its total size and " +
+    "as one file (so uploads in progress cannot together pass it). Uploads idle for a day " +
+    "are dropped.",
   request: {
     headers: z.object({
       "content-range": z.string().optional().openapi({
@@ -72,7 +75,10 @@ const partial = defineRoute({
         "`Chunked uploads are disabled`, and the upload's own 400s",
     ),
     401: errorDoc("`not logged in`, `no token`, …"),
-    403: errorDoc("`Uploading this file would exceed your quota of <size>`, `folder is not open`"),
+    403: errorDoc(
+      "`Uploading this file would exceed your quota of <size>` (`… the folder owner's quota` " +
+        "into another's folder), `folder is not open`",
+    ),
     413: errorDoc(
       "`File size is too large. Maximum file size is <bytes> bytes` (the total), " +
         "`Chunk is too large. Maximum chunk size is <bytes> bytes`",
@@ -118,10 +124,10 @@ export const chunkedRoutes = newRouter()
   .openapi(partial, async (c) => {
     const s = c.var.services;
     const user = await uploader(c);
+    const header = optionHeader(c);
     const boundary = multipartBoundary(c.req.header("content-type"));
     const body = streamedBody(c);
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
-    const header = optionHeader(c);
     const host = new URL(c.req.url).host;
     const result = await uploadChunk(s, {
       user,

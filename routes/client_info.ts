@@ -1,4 +1,7 @@
-/** Reads who is signing in from `x-service-client` (or Zipline's header) or the user agent. */
+/**
+ * Reads who is signing in from `x-service-client` (or Zipline's header) or
+ * the user agent.
+ */
 import type { Context } from "hono";
 import { z } from "zod";
 import { clientFromUserAgent, type ClientInfo } from "../core/sessions.ts";

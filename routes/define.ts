@@ -63,8 +63,27 @@ export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
   bodyLimit?: number;
 };
 
+/**
+ * What the shared 403 means, or `null` when a route has none: a role too low
+ * for an administrators' route, and a change asked with the session cookie by
+ * another site (`refuseCrossSite`), which every route but a `GET` may answer.
+ */
+function forbiddenCases(r: RouteDeclaration): string | null {
+  const cases = [
+    ...(r.auth === "admin" || r.auth === "super"
+      ? ["`forbidden`: the caller's role is too low"]
+      : []),
+    ...(r.method === "get" ? [] : [
+      "`Cross-site request refused: …`: the session cookie was sent by another site's page " +
+      "(`Sec-Fetch-Site` `cross-site` or `same-site`, or a foreign `Origin`)",
+    ]),
+  ];
+  return cases.length === 0 ? null : `${cases.join("; or ")}.`;
+}
+
 function errorResponses(r: RouteDeclaration) {
   const req = r.request;
+  const forbidden = forbiddenCases(r);
   return {
     ...(req && (req.body || req.query || req.params || req.headers || req.cookies)
       ? { 400: errorDoc("The request failed validation; `issues` says where.") }
@@ -84,9 +103,7 @@ function errorResponses(r: RouteDeclaration) {
     ...(r.rateLimit !== "none"
       ? { 429: errorDoc("`Rate limit exceeded, retry in N seconds`, with `Retry-After`.") }
       : {}),
-    ...(r.auth === "admin" || r.auth === "super"
-      ? { 403: errorDoc("`forbidden`: the caller's role is too low.") }
-      : {}),
+    ...(forbidden === null ? {} : { 403: errorDoc(forbidden) }),
     500: errorDoc("`Internal Server Error`: logged on the server, never detailed here."),
     503: errorDoc(
       "`Service Unavailable`: the database (or the bucket) cannot be reached for now; try " +

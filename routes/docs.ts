@@ -8,6 +8,7 @@
  * Not part of the OpenAPI document: it is a page for people, not an API.
  */
 import { newRouter } from "./define.ts";
+import { scriptNonce } from "./web/mod.tsx";
 
 const DOCUMENT = "/api/openapi.json";
 const ASSETS = "/api/docs/assets";
@@ -23,7 +24,9 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const PAGE = `<!doctype html>
+/** The page, its script tags carrying `nonce`. */
+const page = (nonce: string) =>
+  `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -33,21 +36,27 @@ const PAGE = `<!doctype html>
 </head>
 <body>
 <div id="docs"></div>
-<script src="${ASSETS}/swagger-ui-bundle.js"></script>
-<script src="${ASSETS}/init.js"></script>
+<script src="${ASSETS}/swagger-ui-bundle.js" nonce="${nonce}"></script>
+<script src="${ASSETS}/init.js" nonce="${nonce}"></script>
 </body>
 </html>
 `;
 
-/** Only this origin: the page cannot load a script, font or image from anywhere else. */
-const CSP = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "style-src 'self' 'unsafe-inline'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * Only this origin: the page cannot load a script, font or image from anywhere
+ * else; scripts only by the response's nonce (as on every page, so no other
+ * script of this origin, such as an uploaded file, runs here).
+ */
+const csp = (nonce: string) =>
+  [
+    "default-src 'self'",
+    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
+    "img-src 'self' data:",
+    "style-src 'self' 'unsafe-inline'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
 
 const JS = "text/javascript; charset=utf-8";
 
@@ -81,8 +90,9 @@ function docsAssets(): Promise<Record<string, Asset>> {
 /** The reference page and its assets. */
 export const docsRoutes = newRouter()
   .get("/docs", (c) => {
-    c.header("content-security-policy", CSP);
-    return c.html(PAGE);
+    const nonce = scriptNonce(c);
+    c.header("content-security-policy", csp(nonce));
+    return c.html(page(nonce));
   })
   .get("/docs/assets/:file", async (c) => {
     const file = (await docsAssets())[c.req.param("file")];

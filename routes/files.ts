@@ -4,7 +4,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
+import { setServiceCookie } from "./cookies.ts";
 import { authenticate } from "../core/auth.ts";
 import { ApiError } from "../core/errors.ts";
 import {
@@ -18,7 +19,12 @@ import {
   updateFile,
 } from "../core/files/manage.ts";
 import { moveFiles } from "../core/files/folder_files.ts";
-import { OPTION_PREFIXES, type OptionHeader, parseUploadOptions } from "../core/files/options.ts";
+import {
+  OPTION_PREFIXES,
+  type OptionHeader,
+  optionHeaders,
+  parseUploadOptions,
+} from "../core/files/options.ts";
 import { ACCESS_SECONDS, accessCookieName, verifyFileAccess } from "../core/files/passwords.ts";
 import { upload } from "../core/files/upload.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
@@ -84,7 +90,10 @@ const upload_ = defineRoute({
   tags: ["Files"],
   summary: "Upload files (multipart/form-data, any field names, one or more files)",
   description: "Needs a token or session, except an upload into a folder that accepts " +
-    "anonymous uploads (`x-service-folder` and no credentials).",
+    "anonymous uploads (`x-service-folder` and no credentials). An upload into another's " +
+    "folder counts against the folder owner's quota and is never compressed (the compression " +
+    "headers are ignored). Every option header has at most 1000 characters, " +
+    "`x-service-folder` at most 100.",
   request: {
     headers: z.object({
       "x-service-deletes-at": option(
@@ -149,18 +158,20 @@ const upload_ = defineRoute({
       },
     },
     400: errorDoc(
-      "`bad options[<header>]: …`, `bad options, receieved: partial upload` (a " +
+      "`bad options[<header>]: …` (also `<header> is longer than <n> characters`), " +
+        "`bad options, receieved: partial upload` (a " +
         "`Content-Range`: chunks go to `/api/upload/partial`), " +
         "`file[i]: File extension .<ext> is not allowed`, " +
         "`file[i]: Invalid characters in original filename`, a malformed body",
     ),
     401: errorDoc("`not logged in`, `no token`, `could not decrypt token`, …"),
     403: errorDoc(
-      "`Uploading this file would exceed your quota of <size>`, `folder is not open`",
+      "`Uploading this file would exceed your quota of <size>` (`… the folder owner's quota` " +
+        "into another's folder), `folder is not open`",
     ),
     413: errorDoc(
       "`file[i]: File size is too large. Maximum file size is <bytes> bytes`, " +
-        "`Uploading these files would exceed your quota`",
+        "`Uploading these files would exceed your quota` (`… the folder owner's quota`)",
     ),
     415: errorDoc("`the request is not multipart`"),
     507: STORAGE_FULL,
@@ -347,19 +358,9 @@ export async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
   return (await authenticate(c.var.services, { authorization, sessionSecret }, "user")).user;
 }
 
-/**
- * Reads an option header by its short name, whichever prefix it came with
- * (the first of {@link OPTION_PREFIXES} wins). The headers are read once,
- * not twice per option asked for.
- */
+/** The request's option headers, each held to its bound (`optionHeaders`). */
 export function optionHeader(c: Context<AppEnv>): OptionHeader {
-  const options = new Map<string, string>();
-  for (const prefix of OPTION_PREFIXES.toReversed()) {
-    for (const [key, value] of c.req.raw.headers) {
-      if (key.startsWith(prefix)) options.set(key.slice(prefix.length), value);
-    }
-  }
-  return (name) => options.get(name);
+  return optionHeaders(c.req.raw.headers);
 }
 
 /** The upload and files routes. */
@@ -437,12 +438,10 @@ export const fileRoutes = newRouter()
       password,
       attempter(c),
     );
-    setCookie(c, accessCookieName(file.id), password, {
-      maxAge: ACCESS_SECONDS,
+    setServiceCookie(c, accessCookieName(file.id), password, {
       path: "/",
-      sameSite: "Lax",
+      maxAge: ACCESS_SECONDS,
       httpOnly: false,
-      secure: false,
     });
     return c.json({ success: true as const }, 200);
   });

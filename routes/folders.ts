@@ -221,7 +221,7 @@ const publicView = defineRoute({
     params: z.object({
       id: z.string().min(1).max(255).openapi({
         param: { name: "id", in: "path" },
-        description: "The folder's id or name",
+        description: "The folder's id, or its name when it is public",
       }),
     }),
     query: z.object({
@@ -241,7 +241,10 @@ const publicView = defineRoute({
       }),
       "The folder and a page of its files (none for a folder that is not public)",
     ),
-    404: errorDoc("`Not Found`: no such folder, or neither public nor open for uploads"),
+    404: errorDoc(
+      "`Not Found`: no such folder, neither public nor open for uploads, or named (not by " +
+        "id) and not public",
+    ),
   },
 });
 

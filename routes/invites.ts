@@ -13,7 +13,7 @@ import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
-import { IdParam, Password, SelfUserSchema, Timestamp, Username } from "./schemas.ts";
+import { IdParam, NewPassword, SelfUserSchema, Timestamp, Username } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
 const InviteSchema = z.object({
@@ -120,7 +120,7 @@ const registerRoute = defineRoute({
     body: jsonBody(z.object({
       // No examples: on a fresh instance registration is off, so none would succeed.
       username: Username.openapi({ example: undefined }),
-      password: Password.openapi({ example: undefined }),
+      password: NewPassword.openapi({ example: undefined }),
       code: z.string().min(1).max(100).optional().openapi({ description: "Invite id or code" }),
     })),
   },

@@ -6,7 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
+import { clearServiceCookie, setServiceCookie } from "./cookies.ts";
 import {
   authenticationOptions,
   CHALLENGE_TTL_MS,
@@ -21,7 +22,7 @@ import { disableTotp, enableTotp, totpSetup } from "../core/totp.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { type AppEnv, currentUser as me } from "./env.ts";
+import { type AppEnv, currentUser as me, servedHost, viaHttps } from "./env.ts";
 import { CurrentPassword, SelfUserSchema, Timestamp } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
@@ -76,7 +77,12 @@ const WebAuthnOptions = z.looseObject({ challenge: z.string() });
 const TOTP_ERRORS = "`TOTP is disabled`, `Invalid code`, `currentPassword is required`, or a " +
   "validation failure";
 const WRONG_PASSWORD = errorDoc("`Invalid current password`");
-const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off, or have no RP ID or origin");
+/** The 429 of a route that checks a TOTP code: the route's limit, or the account's. */
+const TOO_MANY_CODES = errorDoc(
+  "`Rate limit exceeded, retry in N seconds`, or `Too many codes were tried for this account; " +
+    "try again in N seconds` (5 codes checked per account in 5 minutes), with `Retry-After`.",
+);
+const PASSKEY_404 = errorDoc("`Not Found`: passkeys are off");
 
 const getTotp = defineRoute({
   method: "get",
@@ -107,6 +113,7 @@ const postTotp = defineRoute({
     200: json(SelfUserSchema, "The user, with `totp: true`"),
     400: errorDoc(`${TOTP_ERRORS}, or \`TOTP is already enabled\``),
     403: WRONG_PASSWORD,
+    429: TOO_MANY_CODES,
   },
 });
 
@@ -115,12 +122,24 @@ const deleteTotp = defineRoute({
   path: "/user/mfa/totp",
   auth: "user",
   tags: ["MFA"],
-  summary: "Disable TOTP, confirmed by a current code and the password",
-  request: { body: jsonBody(z.object({ code: TotpCode, currentPassword: CurrentPassword })) },
+  summary: "Disable TOTP, confirmed by a current code",
+  description: "A valid code is proof of the owner on its own, with a token or a session; " +
+    "`currentPassword` is not needed, but when sent it must be right.",
+  request: {
+    body: jsonBody(z.object({
+      code: TotpCode,
+      currentPassword: CurrentPassword.openapi({
+        description: "Optional: when sent, it must be the caller's password (403 otherwise).",
+      }),
+    })),
+  },
   responses: {
     200: json(SelfUserSchema, "The user, with `totp: false`"),
-    400: errorDoc(`${TOTP_ERRORS}, or \`You don't have TOTP enabled\``),
+    400: errorDoc(
+      "`TOTP is disabled`, `Invalid code`, `You don't have TOTP enabled`, or a validation failure",
+    ),
     403: WRONG_PASSWORD,
+    429: TOO_MANY_CODES,
   },
 });
 
@@ -221,8 +240,10 @@ const postLogin = defineRoute({
   },
 });
 
-/** The host name the request was sent to, which the passkey RP ID must match. */
-const requestHost = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
+/** The origin the request was sent to, from which an unset passkey RP ID and origin derive. */
+/** The origin the browser used: a trusted proxy's forwarded host and scheme, else the request's own. */
+const requestOrigin = (c: Context<AppEnv>) =>
+  `${viaHttps(c) ? "https" : "http"}://${servedHost(c)}`;
 
 /** The TOTP, passkey and passkey sign-in routes. */
 export const mfaRoutes = newRouter()
@@ -234,21 +255,23 @@ export const mfaRoutes = newRouter()
     );
   })
   .openapi(deleteTotp, async (c) => {
-    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"), c.var.session);
+    const user = await disableTotp(c.var.services, me(c), c.req.valid("json"));
     return c.json(selfView(user), 200);
   })
   .openapi(getPasskeys, async (c) => {
     return c.json((await listPasskeys(c.var.services, me(c))).map(passkeyView), 200);
   })
   .openapi(getRegistrationOptions, async (c) => {
-    return c.json(await registrationOptions(c.var.services, me(c), requestHost(c)), 200);
+    return c.json(await registrationOptions(c.var.services, me(c), requestOrigin(c)), 200);
   })
   .openapi(postPasskey, async (c) => {
     const body = c.req.valid("json");
     // The schema checked the shape the library reads; the library checks the rest.
     const input = { ...body, response: body.response as unknown as RegistrationResponseJSON };
     return c.json(
-      passkeyView(await registerPasskey(c.var.services, me(c), input, c.var.session)),
+      passkeyView(
+        await registerPasskey(c.var.services, me(c), input, c.var.session, requestOrigin(c)),
+      ),
       200,
     );
   })
@@ -257,21 +280,25 @@ export const mfaRoutes = newRouter()
     return c.json(selfView(me(c)), 200);
   })
   .openapi(getLoginOptions, async (c) => {
-    const result = await authenticationOptions(c.var.services, requestHost(c));
-    setCookie(c, CHALLENGE_COOKIE, result.id, {
-      httpOnly: true,
-      sameSite: "Lax",
+    const result = await authenticationOptions(c.var.services, requestOrigin(c));
+    setServiceCookie(c, CHALLENGE_COOKIE, result.id, {
       path: CHALLENGE_COOKIE_PATH,
       maxAge: CHALLENGE_TTL_MS / 1000,
-      secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+      httpOnly: true,
     });
     return c.json(result, 200);
   })
   .openapi(postLogin, async (c) => {
     const challengeId = getCookie(c, CHALLENGE_COOKIE);
-    deleteCookie(c, CHALLENGE_COOKIE, { path: CHALLENGE_COOKIE_PATH });
+    clearServiceCookie(c, CHALLENGE_COOKIE, CHALLENGE_COOKIE_PATH);
     const response = c.req.valid("json").response as unknown as AuthenticationResponseJSON;
-    const result = await passkeyLogin(c.var.services, challengeId, response, clientInfo(c));
+    const result = await passkeyLogin(
+      c.var.services,
+      challengeId,
+      response,
+      clientInfo(c),
+      requestOrigin(c),
+    );
     setSessionCookie(c, result.secret);
     return c.json({ user: selfView(result.user) }, 200);
   });

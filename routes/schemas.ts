@@ -1,5 +1,11 @@
 /** Request and response shapes shared by several API areas. */
 import { z } from "@hono/zod-openapi";
+import {
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_TOO_SHORT,
+  passwordProblem,
+} from "../core/password_policy.ts";
 import { TOTP_SECRET_MARKER } from "../core/users.ts";
 import { ROLES } from "../db/users.ts";
 
@@ -88,10 +94,26 @@ const CONTROL = /[\u0001-\u001f\u007f]/;
 export const Username = z.string().trim().min(1).max(100)
   .refine((v) => !CONTROL.test(v), "must not contain control characters")
   .openapi({ example: "alice" });
-/** A password: trimmed, 1–1000 characters. */
+/** A file's or short URL's password as presented: trimmed, 1–1000 characters (as Zipline). */
 export const Password = z.string().trim().min(1).max(1000).openapi({ example: "correct horse" });
+/** An account's password as presented to be checked (login): 1–1000 characters, kept as typed. */
+export const GivenPassword = z.string().min(1).max(MAX_PASSWORD_LENGTH).openapi({
+  example: "correct horse",
+});
+/**
+ * A new account password: the policy's (`core/password_policy.ts`) at least
+ * 8 characters, kept as typed (leading and trailing spaces included).
+ */
+export const NewPassword = z.string().max(MAX_PASSWORD_LENGTH)
+  .refine((v) => passwordProblem(v) === null, PASSWORD_TOO_SHORT)
+  .openapi({
+    example: "correct horse",
+    minLength: MIN_PASSWORD_LENGTH,
+    description: `At least ${MIN_PASSWORD_LENGTH} characters, kept as typed (spaces included); ` +
+      "shorter is 400 `" + PASSWORD_TOO_SHORT + "`",
+  });
 /** The caller's current password, the proof a change to its own credentials asks for. */
-export const CurrentPassword = Password.optional().openapi({
+export const CurrentPassword = GivenPassword.optional().openapi({
   description: "The caller's current password. Required when the account has a password, " +
     "unless the request comes with a session cookie signed in less than 10 minutes ago: " +
     "missing is 400 `currentPassword is required`, wrong is 403 `Invalid current password`. " +

@@ -10,6 +10,7 @@ import { publicSettings, serverStatus, webSettings } from "../core/server_info.t
 import { runThumbnails } from "../core/files/thumbnails.ts";
 import { themesView } from "../core/themes.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
+import { currentUser as me } from "./env.ts";
 
 const OauthEnabled = z.object({
   discord: z.boolean(),
@@ -73,9 +74,10 @@ const webRoute = defineRoute({
             "(`bypassLocalLogin`, `loginOnly`), `oauthEnabled` and `version`. The groups " +
             "also hold Zipline v4's nested form, which its web client reads: " +
             "`features.thumbnails` (`enabled`, `num_threads`, `format`, `instantaneous`), " +
-            "`features.metrics` (`enabled`, `adminOnly`, `showUserSpecific`), `website.theme` " +
+            "`features.metrics` (`enabled`, `adminOnly`, `showUserSpecific`: whether the " +
+            "caller gets the per-user metrics, always for administrators), `website.theme` " +
             "(`default`, `dark`, `light`), `mfa.totp` (`enabled`, `issuer`) and `mfa.passkeys` " +
-            "(a boolean: passkeys are enabled with an RP ID and an origin)",
+            "(a boolean: passkeys are enabled)",
         }),
         codeMap: z.array(z.object({ ext: z.string(), mime: z.string(), name: z.string() }))
           .openapi({
@@ -242,7 +244,7 @@ const thumbnailsRoute = defineRoute({
 /** The server information and maintenance routes. */
 export const serverRoutes = newRouter()
   .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
-  .openapi(webRoute, (c) => c.json(webSettings(c.var.services), 200))
+  .openapi(webRoute, (c) => c.json(webSettings(c.var.services, me(c).role), 200))
   .openapi(themesRoute, (c) => c.json(themesView(c.var.services.settings.all()), 200))
   .openapi(statusRoute, async (c) => c.json(await serverStatus(c.var.services), 200))
   .openapi(clearTempRoute, async (c) => c.json({ status: await clearTemp(c.var.services) }, 200))

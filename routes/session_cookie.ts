@@ -1,21 +1,19 @@
 /** Writing and clearing the session cookie. */
 import type { Context } from "hono";
-import { deleteCookie, setCookie } from "hono/cookie";
 import { SESSION_COOKIE, SESSION_TTL_MS } from "../core/sessions.ts";
+import { clearServiceCookie, setServiceCookie } from "./cookies.ts";
 import type { AppEnv } from "./env.ts";
 
-/** Sets `service_session`: HttpOnly, SameSite=Lax, Path=/, 14 days, Secure with https URLs. */
+/** Sets `service_session`: HttpOnly, SameSite=Lax, Path=/, 14 days, Secure over HTTPS (`cookies.ts`). */
 export function setSessionCookie(c: Context<AppEnv>, secret: string): void {
-  setCookie(c, SESSION_COOKIE, secret, {
-    httpOnly: true,
-    sameSite: "Lax",
+  setServiceCookie(c, SESSION_COOKIE, secret, {
     path: "/",
     maxAge: SESSION_TTL_MS / 1000,
-    secure: c.var.services.settings.get("coreReturnHttpsUrls"),
+    httpOnly: true,
   });
 }
 
 /** Removes the session cookie. */
 export function clearSessionCookie(c: Context<AppEnv>): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  clearServiceCookie(c, SESSION_COOKIE, "/");
 }

@@ -5,12 +5,12 @@ import { isFirstSetup, runSetup } from "../core/setup.ts";
 import { selfView } from "../core/users.ts";
 import { clientInfo } from "./client_info.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
-import { Password, SelfUserSchema, Username } from "./schemas.ts";
+import { NewPassword, SelfUserSchema, Username } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
 
 const Credentials = z.object({
   username: Username.openapi({ example: "admin" }),
-  password: Password,
+  password: NewPassword,
 });
 
 const status = defineRoute({
@@ -43,7 +43,7 @@ export const setupRoutes = newRouter()
   .openapi(setup, async (c) => {
     const s = c.var.services;
     const user = await runSetup(s, c.req.valid("json"));
-    const { secret } = await startSession(s, user, clientInfo(c));
+    const { secret } = await startSession(s, user, clientInfo(c), "password");
     setSessionCookie(c, secret);
     return c.json({ firstSetup: true as const, user: selfView(user) }, 200);
   });

@@ -34,7 +34,9 @@ const MetricSchema = z.object({
 const StatsReply = z.array(MetricSchema).openapi("StatsReply", {
   description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}, ` +
     "as Zipline v4.4's web client reads them: the first in full, the others with their " +
-    "totals and empty `filesUsers`, `urlsUsers` and `types`",
+    "totals and empty `filesUsers`, `urlsUsers` and `types`. `filesUsers` and `urlsUsers` " +
+    "name users: they are empty for a USER unless `featuresMetricsShowUserSpecific` is on " +
+    "(off by default); administrators always get them",
 });
 
 const stats = defineRoute({
@@ -71,8 +73,8 @@ const top = defineRoute({
   auth: "admin",
   tags: ["Operations"],
   summary: "The most viewed files of the instance, most views first",
-  description: "Ferry's addition for the statistics page; `username` is null when " +
-    "`featuresMetricsShowUserSpecific` is off.",
+  description: "Ferry's addition for the statistics page, for administrators, who always see " +
+    "the owners' names.",
   request: {
     query: z.object({
       take: z.coerce.number().int().min(1).max(100).default(10).openapi({ example: 10 }),

@@ -8,7 +8,8 @@ import { z } from "@hono/zod-openapi";
 import { exportCounts, exportStream } from "../core/transfer/export.ts";
 import { importV3 } from "../core/transfer/v3.ts";
 import { COUNT_KEYS, Export4Document, importV4 } from "../core/transfer/v4.ts";
-import { badRequest } from "../core/errors.ts";
+import { ApiError, badRequest } from "../core/errors.ts";
+import { essenceOf, normalizeType } from "../core/files/media_type.ts";
 import type { Context } from "hono";
 import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 import { streamedBody } from "./middleware/body_limit.ts";
@@ -37,6 +38,7 @@ const IdMap = z.record(z.string(), z.string());
 const importErrors = {
   400: errorDoc("The body is not a valid export document; `issues` says where (at most 20)"),
   413: errorDoc("The body is larger than 24 GiB"),
+  415: errorDoc("`The export document must be sent as application/json`"),
 };
 
 const exportRoute = (method: "get" | "post") =>
@@ -58,7 +60,9 @@ const exportRoute = (method: "get" | "post") =>
   });
 
 const importDoc = (body: string) =>
-  `The body is ${body}. It is streamed and validated whole before anything is written ` +
+  `The body is ${body}, sent as \`Content-Type: application/json\` (415 otherwise, so that ` +
+  "no HTML form, which can only send form and plain-text bodies, can post one). It is " +
+  "streamed and validated whole before anything is written " +
   "(400 with `issues` otherwise); the import then runs in one transaction, so a failure " +
   "leaves nothing behind. Records that clash with existing ones are skipped and logged.";
 
@@ -119,8 +123,16 @@ const importV3Route = defineRoute({
   },
 });
 
-/** The request body as a stream; 400 without one. */
+/**
+ * The request body as a stream: 415 unless it is declared `application/json`
+ * (an HTML form can send only `application/x-www-form-urlencoded`,
+ * `multipart/form-data` and `text/plain`), 400 without a body.
+ */
 function bodyOf(c: Context<AppEnv>): ReadableStream<Uint8Array> {
+  const type = normalizeType(c.req.header("content-type") ?? "");
+  if (type === null || essenceOf(type) !== "application/json") {
+    throw new ApiError(415, "The export document must be sent as application/json");
+  }
   const body = streamedBody(c);
   if (!body) throw badRequest("The body must be an export document");
   return body;

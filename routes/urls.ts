@@ -1,7 +1,7 @@
 /** Short URLs of the current user (`/api/user/urls`) and URL password checks. */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { setCookie } from "hono/cookie";
+import { setServiceCookie } from "./cookies.ts";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { linkOrigin, routeLink } from "../core/links.ts";
 import { createUrl, deleteUrl, getOwnUrl, listUrls, updateUrl, urlView } from "../core/urls.ts";
@@ -228,10 +228,10 @@ export const urlRoutes = newRouter()
       given,
       attempter(c),
     );
-    setCookie(c, urlPasswordCookie(url.id), grant, {
-      maxAge: URL_PASSWORD_COOKIE_SECONDS,
+    setServiceCookie(c, urlPasswordCookie(url.id), grant, {
       path: "/",
-      sameSite: "Lax",
+      maxAge: URL_PASSWORD_COOKIE_SECONDS,
+      httpOnly: true,
     });
     return c.json({ success: true as const }, 200);
   });

@@ -13,7 +13,7 @@ import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import {
   CurrentPassword,
-  Password,
+  NewPassword,
   SelfUserSchema,
   SessionSchema,
   Username,
@@ -47,7 +47,7 @@ const patchUser = defineRoute({
     body: jsonBody(z.object({
       currentPassword: CurrentPassword,
       username: Username.optional(),
-      password: Password.optional(),
+      password: NewPassword.optional(),
       avatar: z.string().nullable().optional().openapi({
         description: 'A base64 image data URI or an http(s) URL; `null` or `""` removes it.',
       }),

@@ -14,7 +14,7 @@ import { currentUser as me } from "./env.ts";
 import {
   DeletedUserSchema,
   IdParam,
-  Password,
+  NewPassword,
   RoleSchema,
   UserDetailSchema,
   Username,
@@ -69,7 +69,7 @@ const create = defineRoute({
   request: {
     body: jsonBody(z.object({
       username: Username,
-      password: Password,
+      password: NewPassword,
       avatar: z.string().optional(),
       role: RoleSchema.optional().openapi({ description: "Default `USER`" }),
       noincl: z.boolean().optional().openapi({ description: "Accepted for Zipline clients" }),
@@ -105,7 +105,7 @@ const QuotaInput = z.object({
 /** A user change as `PATCH /api/users/:id` takes it (and the operator's `set-user`). */
 export const UserPatchBody = z.object({
   username: Username.optional(),
-  password: Password.optional(),
+  password: NewPassword.optional(),
   avatar: z.string().nullable().optional(),
   role: RoleSchema.optional(),
   quota: QuotaInput.optional(),

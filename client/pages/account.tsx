@@ -5,7 +5,8 @@
  * `/dashboard/settings`: the account: username and password, the API token
  * (reveal, copy, regenerate), the sessions (revoke), uploader configurations
  * for ShareX and Flameshot made for this user and server, the linked OAuth
- * accounts (link, unlink), and the export of all one's files as a zip.
+ * accounts (link, unlink: both with the current password when the account
+ * has one), and the export of all one's files as a zip.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -50,7 +51,7 @@ function ProfileForm() {
   const submit = (event: Event) => {
     event.preventDefault();
     attempt(setOutcome, "Username changed.", async () => {
-      await api("PATCH", "/api/user", { username, currentPassword: current });
+      await api("PATCH", "/api/user", { username, currentPassword: current || undefined });
       setCurrent("");
       document.getElementById("signed-in-as")?.replaceChildren(username);
     });
@@ -90,7 +91,7 @@ function PasswordForm() {
       return;
     }
     attempt(setOutcome, "Password changed; your other sessions were signed out.", async () => {
-      await api("PATCH", "/api/user", { password: next, currentPassword: current });
+      await api("PATCH", "/api/user", { password: next, currentPassword: current || undefined });
       setCurrent("");
       setNext("");
       setAgain("");
@@ -255,10 +256,17 @@ const PROVIDER_NAMES = {
   OIDC: "OpenID Connect",
 } as const;
 
-/** The linked accounts: unlink one; link a provider that is on and not linked yet. */
-function LinkedAccountsCard() {
+/**
+ * The linked accounts: unlink one; link a provider that is on and not linked
+ * yet. Both are credential changes: they send the current password typed in
+ * the card when the account has one (a sign-in moments ago is proof
+ * without it). Linking starts with a POST, which answers the provider's
+ * address to go to.
+ */
+function LinkedAccountsCard({ hasPassword }: { hasPassword: boolean }) {
   const [links, setLinks] = useState<OauthLink[] | null>(null);
   const [enabled, setEnabled] = useState<Record<string, boolean>>({});
+  const [current, setCurrent] = useState("");
   const [outcome, setOutcome] = useState<Outcome>(null);
   useEffect(() => {
     api<OauthLink[]>("GET", "/api/auth/oauth").then(setLinks);
@@ -269,9 +277,19 @@ function LinkedAccountsCard() {
   const linkable = (Object.keys(PROVIDER_NAMES) as OauthLink["provider"][])
     .filter((p) => enabled[p.toLowerCase()] && !links.some((l) => l.provider === p));
   if (links.length === 0 && linkable.length === 0) return null;
+  const proof = { currentPassword: current || undefined };
   const remove = (provider: string) =>
     attempt(setOutcome, "Unlinked.", async () => {
-      setLinks(await api<OauthLink[]>("DELETE", "/api/auth/oauth", { provider }));
+      setLinks(await api<OauthLink[]>("DELETE", "/api/auth/oauth", { provider, ...proof }));
+    });
+  const link = (provider: string) =>
+    attempt(setOutcome, "On to the provider…", async () => {
+      const { url } = await api<{ url: string }>(
+        "POST",
+        `/api/auth/oauth/${provider.toLowerCase()}/link`,
+        proof,
+      );
+      location.assign(url);
     });
   return (
     <section class="card" aria-labelledby="oauth-title">
@@ -307,11 +325,22 @@ function LinkedAccountsCard() {
           </tbody>
         </table>
       )}
-      {linkable.map((p) => (
-        <a key={p} class="button" href={`/api/auth/oauth/${p.toLowerCase()}?state=link`}>
-          Link {PROVIDER_NAMES[p]}
-        </a>
-      ))}
+      {hasPassword && (
+        <TextField
+          label="Current password"
+          type="password"
+          autocomplete="current-password"
+          value={current}
+          onValue={setCurrent}
+        />
+      )}
+      <div class="button-row">
+        {linkable.map((p) => (
+          <button key={p} type="button" onClick={() => link(p)}>
+            Link {PROVIDER_NAMES[p]}
+          </button>
+        ))}
+      </div>
       <OutcomeLine outcome={outcome} />
     </section>
   );
@@ -432,7 +461,7 @@ export function AccountPage({ config, site }: { config: PageConfig; site: string
       {me && <EmbedForm initial={me.view} username={me.username} />}
       <TokenCard />
       <SessionsCard />
-      <LinkedAccountsCard />
+      <LinkedAccountsCard hasPassword={config.user?.hasPassword ?? true} />
       <UploaderConfigs config={config} site={site} />
       <ExportCard />
     </>

@@ -37,10 +37,12 @@ export function PublicFolderPage({ config, id }: { config: PageConfig; id: strin
       })
       .catch((e: Error) => setError(e.message));
   }, [id, page, version]);
+  // Uploads name the folder by its id (the page may have been opened by a public folder's name).
+  const folderId = data?.folder.id ?? id;
   const onFiles = useCallback(
     (files: File[]) =>
-      enqueue(files, { folder: id }, config.chunkSize, () => setVersion((v) => v + 1), true),
-    [id, config],
+      enqueue(files, { folder: folderId }, config.chunkSize, () => setVersion((v) => v + 1), true),
+    [folderId, config],
   );
   if (error) return <p class="error" role="alert">{error}</p>;
   if (!data) return <p class="muted">Loading…</p>;

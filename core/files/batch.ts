@@ -87,13 +87,21 @@ export interface Batch {
 /** A quota refusal, worded once the number of files in the request is known ({@link quotaRefused}). */
 export class QuotaRefusal extends Error {}
 
-/** The limits an upload to `target` is held to. */
+/**
+ * The limits an upload to `target` is held to: its owner's quota, for an
+ * anonymous upload into an open folder too (its files are the owner's and
+ * count in the owner's usage; Zipline leaves them outside any quota).
+ */
 export function targetLimits(target: UploadTarget): QuotaLimits {
-  // Anonymous uploads are the folder owner's invitation, not its own use (as in Zipline).
-  return quotaLimits(target.anonymous ? null : target.owner.quota);
+  return quotaLimits(target.owner.quota);
 }
 
-/** What the files of one upload by `user` with `options` share; hashes the password. */
+/**
+ * What the files of one upload by `user` with `options` share; hashes the
+ * password. Compression is for the owner's own uploads: on an upload into
+ * another's folder (`target.anonymous`, with or without credentials) the
+ * compression headers are ignored, its images stored as they came.
+ */
 export async function openBatch(
   s: Services,
   user: UserRecord | null,
@@ -104,7 +112,7 @@ export async function openBatch(
   return {
     s,
     settings,
-    options,
+    options: target.anonymous ? { ...options, compression: null } : options,
     target,
     limits: targetLimits(target),
     passwordHash: options.password === null ? null : await hashPassword(options.password, s.random),
@@ -115,8 +123,17 @@ export async function openBatch(
   };
 }
 
-/** The refusal of an upload of `files` files to `target` that would pass its quota. */
+/**
+ * The refusal of an upload of `files` files to `target` that would pass its
+ * quota; an uploader into another's folder is told whose quota, not its size.
+ */
 export function quotaRefused(target: UploadTarget, files: number): ApiError {
+  if (target.anonymous) {
+    return new ApiError(
+      files > 1 ? 413 : 403,
+      `Uploading ${files > 1 ? "these files" : "this file"} would exceed the folder owner's quota`,
+    );
+  }
   return files > 1
     ? new ApiError(413, "Uploading these files would exceed your quota")
     : new ApiError(

@@ -297,8 +297,8 @@ async function started(
     partSize,
     object,
     handle,
-    // Anonymous uploads are the folder owner's invitation, outside its quota (`targetLimits`).
-    reservedBy: target.anonymous ? null : target.owner.id,
+    // An anonymous upload into an open folder counts in its owner's usage too (`targetLimits`).
+    reservedBy: target.owner.id,
     completing: false,
     createdAt: now,
     updatedAt: now,

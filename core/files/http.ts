@@ -5,7 +5,7 @@
  * exactly `n` bytes, and an unsatisfiable range is a 416 without the body.
  */
 import type { FileRecord } from "../../db/files.ts";
-import { isPassiveType, storedType } from "./media_type.ts";
+import { isPassiveType, servedType, storedType } from "./media_type.ts";
 
 /** What a `Range` header asks of a representation of `size` bytes. */
 export type RangeAnswer =
@@ -84,16 +84,16 @@ export function contentDisposition(kind: "inline" | "attachment", name: string):
 
 /**
  * The headers of a file response: type (normalised again here, so rows stored
- * before types were checked are safe; a charset for text), length,
- * validators, `nosniff`, and a disposition from the original name. A passive
- * type ({@link isPassiveType}) is inline unless `download`; every other type
- * is an attachment in the sandbox, with no way to ask for it inline.
+ * before types were checked are safe; a charset for text; an active type as
+ * plain text, `servedType`), length, validators, `nosniff`, and a disposition
+ * from the original name. A passive type ({@link isPassiveType}) is inline
+ * unless `download`, and other sites may embed it (an image in a forum post);
+ * every other type is an attachment in the sandbox, with no way to ask for it
+ * inline, and only this origin may load it (`Cross-Origin-Resource-Policy`).
  */
 export function fileHeaders(file: FileRecord, download: boolean): Record<string, string> {
   const stored = storedType(file.type);
-  const type = stored.startsWith("text/") && !stored.includes("charset=")
-    ? `${stored}; charset=utf-8`
-    : stored;
+  const type = servedType(stored);
   const passive = isPassiveType(stored);
   const shown = file.originalName ?? file.name;
   const headers: Record<string, string> = {
@@ -106,6 +106,7 @@ export function fileHeaders(file: FileRecord, download: boolean): Record<string,
       shown,
     ),
     "X-Content-Type-Options": "nosniff",
+    "Cross-Origin-Resource-Policy": passive ? "cross-origin" : "same-origin",
   };
   if (!passive) headers["Content-Security-Policy"] = SANDBOX_POLICY;
   if (file.password) headers["Cache-Control"] = "private, no-store";

@@ -76,3 +76,36 @@ export function isPassiveType(type: string): boolean {
   return PASSIVE_IMAGES.has(essence) || /^(?:audio|video)\//.test(essence) ||
     essence === "application/pdf" || essence === "text/plain";
 }
+
+/** The JavaScript types that are no `text/*` (WHATWG MIME Sniffing §4.6 lists them all). */
+const SCRIPT_TYPES = new Set([
+  "application/ecmascript",
+  "application/javascript",
+  "application/x-ecmascript",
+  "application/x-javascript",
+]);
+
+/**
+ * Whether a browser runs or applies `type` (normalised) somewhere: every
+ * `text/*` type but plain text (HTML, CSS, JavaScript, XSL, …), the
+ * JavaScript types, and XML of any kind (SVG, XHTML, XSLT, `application/xml`).
+ * Loaded by `<script>`, `<link rel=stylesheet>` or `<?xml-stylesheet?>`, or
+ * opened as a document, each can act for the page that loads it.
+ */
+export function isActiveType(type: string): boolean {
+  const essence = essenceOf(type);
+  return (essence.startsWith("text/") && essence !== "text/plain") ||
+    SCRIPT_TYPES.has(essence) || /[/+]xml$/.test(essence);
+}
+
+/**
+ * The `Content-Type` a file of stored `type` (normalised) is served with: an
+ * active type ({@link isActiveType}) as plain text, which with `nosniff` no
+ * browser runs as a script, applies as a style or renders as a page; plain
+ * text as itself; each with its stored charset, else UTF-8. Any other type as
+ * it is.
+ */
+export function servedType(type: string): string {
+  if (!isActiveType(type) && !type.startsWith("text/")) return type;
+  return `text/plain; charset=${/; charset=(.+)$/.exec(type)?.[1] ?? "utf-8"}`;
+}

@@ -17,6 +17,47 @@ export type OptionHeader = (name: string) => string | undefined;
 /** The header prefixes, preferred first. */
 export const OPTION_PREFIXES = ["x-service-", "x-zipline-"];
 
+const bad = (header: string, reason: string) => badRequest(`bad options[${header}]: ${reason}`);
+
+/** The most characters an option header's value may have, unless {@link OPTION_LIMITS} says less. */
+export const OPTION_MAX_LENGTH = 1000;
+
+/**
+ * Option headers whose value is an id looked up in the store (a Deno KV key
+ * has at most 2 KiB): their bound, by short name. Record ids are 25
+ * characters (Ferry's and Zipline's alike), an upload's identifier 24.
+ */
+const OPTION_LIMITS: Record<string, number> = { "p-identifier": 100, folder: 100 };
+
+/** The most characters option header `name` (its short name, `p-identifier`) may have. */
+export function optionLimit(name: string): number {
+  return OPTION_LIMITS[name] ?? OPTION_MAX_LENGTH;
+}
+
+/**
+ * The option headers among `headers` (lowercase name and value pairs, as a
+ * `Headers` iterates), read by short name whichever prefix they came with
+ * (the first of {@link OPTION_PREFIXES} wins). Every header with either
+ * prefix is held to its bound ({@link optionLimit}) before anything reads it:
+ * a longer one is a 400 naming it.
+ */
+export function optionHeaders(headers: Iterable<[string, string]>): OptionHeader {
+  const entries = [...headers];
+  const options = new Map<string, string>();
+  for (const prefix of OPTION_PREFIXES.toReversed()) {
+    for (const [key, value] of entries) {
+      if (!key.startsWith(prefix)) continue;
+      const name = key.slice(prefix.length);
+      const limit = optionLimit(name);
+      if (value.length > limit) {
+        throw bad(name, `${key} is longer than ${limit} characters`);
+      }
+      options.set(name, value);
+    }
+  }
+  return (name) => options.get(name);
+}
+
 /** Options that apply to every file of one upload. */
 export interface UploadOptions {
   /** When the files expire; `null` for never. */
@@ -42,8 +83,6 @@ export interface UploadOptions {
   /** How uploaded images are compressed; `null` for not at all. */
   compression: Compression | null;
 }
-
-const bad = (header: string, reason: string) => badRequest(`bad options[${header}]: ${reason}`);
 
 const EXTENSION = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*$/;
 const DOMAIN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;

@@ -36,10 +36,13 @@ export interface PublicPageInput {
 }
 
 /**
- * The public view of a folder, by id or name: a public folder shows its
- * files a page at a time; a folder that only accepts uploads shows just
- * itself (Zipline also lists an upload-only folder's files when asked for a
- * page; Ferry keeps them private). Any other folder is 404.
+ * The public view of a folder, by id, or by name only when it is public (a
+ * name is easy to guess, an id is not: a folder that accepts uploads but is
+ * not public is found by its id alone, which its owner hands out): a public
+ * folder shows its files a page at a time; a folder that only accepts
+ * uploads shows just itself (Zipline also lists an upload-only folder's
+ * files when asked for a page; Ferry keeps them private). Any other folder
+ * is 404.
  */
 export async function publicFolder(
   s: Services,
@@ -48,7 +51,9 @@ export async function publicFolder(
 ): Promise<PublicFolderPage> {
   const open = (f: FolderRecord | null): f is FolderRecord => !!f && (f.public || f.allowUploads);
   const byId = await s.store.folders.get(idOrName);
-  const folder = open(byId) ? byId : (await s.store.folders.listByName(idOrName)).find(open);
+  const folder = open(byId)
+    ? byId
+    : (await s.store.folders.listByName(idOrName)).find((f) => f.public);
   if (!folder) throw notFound();
   const summary = {
     id: folder.id,

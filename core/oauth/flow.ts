@@ -25,8 +25,11 @@ export const OAUTH_COOKIE_PATH = "/api/auth/oauth";
 /** How long a started flow may take: 10 minutes. */
 export const OAUTH_FLOW_TTL_MS = 10 * 60 * 1000;
 
-/** What a flow is for: signing in, or linking the account to the signed-in user. */
-export type FlowMode = { kind: "login" } | { kind: "link"; userId: string };
+/**
+ * What a flow is for: signing in, or linking the account to the signed-in
+ * user of the session `sessionId` (the callback links only for that session).
+ */
+export type FlowMode = { kind: "login" } | { kind: "link"; userId: string; sessionId: string };
 
 /** What the cookie carries between start and callback. */
 interface Pending {
@@ -47,13 +50,6 @@ export interface FlowResult {
 }
 
 const TIMEOUT_MS = 10_000;
-
-/** The flow a start asks for: `state=link` links to the signed-in user (401 without one). */
-export function flowMode(state: string | undefined, userId: string | null): FlowMode {
-  if (state !== "link") return { kind: "login" };
-  if (userId === null) throw new ApiError(401, "Invalid login session");
-  return { kind: "link", userId };
-}
 
 /** Where the provider sends the browser back: the configured URI, else this host's route. */
 export function redirectUriOf(s: Services, preset: Preset, host: string): string {

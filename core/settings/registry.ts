@@ -14,6 +14,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { allowEntryProblem } from "../net/outbound.ts";
 import { parseDuration } from "../units/duration.ts";
 import { parseSize } from "../units/size.ts";
 
@@ -291,8 +292,11 @@ const task = (value: string, what: string) =>
     { unit: "duration" },
   );
 
+/** What every outbound URL's description says of where it may point. */
+const INSIDE_NOTE = " Refused when it points (or resolves, or redirects) to a loopback, private, " +
+  "link-local or metadata address, unless webhooksAllowedHosts names it.";
 const secretUrl = (description: string, alias?: string) =>
-  webhooks.string(optional(url()), null, description, { secret: true, alias });
+  webhooks.string(optional(url()), null, description + INSIDE_NOTE, { secret: true, alias });
 const text = (description: string, alias: string) =>
   webhooks.string(optional(z.string().max(2000)), null, description, { alias });
 const avatarUrl = (description: string, alias: string) =>
@@ -460,7 +464,11 @@ export const REGISTRY = {
   ),
   featuresMetricsEnabled: features.boolean(true, "Record and show instance metrics."),
   featuresMetricsAdminOnly: features.boolean(false, "Show metrics to administrators only."),
-  featuresMetricsShowUserSpecific: features.boolean(true, "Include per-user numbers in metrics."),
+  featuresMetricsShowUserSpecific: features.boolean(
+    false,
+    "Show USERs the per-user numbers of the metrics (other users' names with their files, " +
+      "storage and views); administrators always see them. Off by default (Zipline: on).",
+  ),
   featuresVersionChecking: features.boolean(
     false,
     "Ask featuresVersionAPI whether a newer version exists (GET /api/version); off, nothing is asked.",
@@ -468,7 +476,8 @@ export const REGISTRY = {
   featuresVersionAPI: features.string(
     optional(url()),
     null,
-    "The version service GET /api/version asks while featuresVersionChecking is on.",
+    "The version service GET /api/version asks while featuresVersionChecking is on; its " +
+      "answer is read up to 64 KiB." + INSIDE_NOTE,
   ),
 
   invitesEnabled: invites.boolean(true, "Let administrators create invites."),
@@ -545,7 +554,9 @@ export const REGISTRY = {
   ),
   mfaPasskeysEnabled: mfa.boolean(
     false,
-    "Let users register passkeys; needs RP ID and origin.",
+    "Let users register passkeys and sign in with them. Without mfaPasskeysRpID and " +
+      "mfaPasskeysOrigin, both are derived at each ceremony from coreDefaultDomain, else the " +
+      "request's own host.",
     { alias: "mfaPasskeys" },
   ),
   mfaPasskeysRpID: mfa.string(
@@ -556,7 +567,8 @@ export const REGISTRY = {
       ),
     ),
     null,
-    "WebAuthn relying-party id: the site's domain.",
+    "WebAuthn relying-party id: the site's domain or a parent of it; null derives it: the host " +
+      "name of coreDefaultDomain, else of the request.",
   ),
   mfaPasskeysOrigin: mfa.string(
     optional(
@@ -566,7 +578,8 @@ export const REGISTRY = {
       ),
     ),
     null,
-    "WebAuthn origin, such as https://files.example.com.",
+    "WebAuthn origin, such as https://files.example.com; null accepts https:// or http:// with " +
+      "the host (and port) of coreDefaultDomain, else of the request.",
   ),
 
   ratelimitEnabled: ratelimit.boolean(true, "Limit request rates."),
@@ -588,6 +601,14 @@ export const REGISTRY = {
     "Key that signs HTTP webhook deliveries (x-service-signature); null derives it from the " +
       "server secret. Rotate it on the webhooks page.",
     { secret: true, superadminOnly: true },
+  ),
+  webhooksAllowedHosts: webhooks.list(
+    rule(z.string().trim().min(1).max(300), allowEntryProblem),
+    "Host names, IP addresses and CIDRs (127.0.0.1, 10.0.0.0/8, hooks.internal) that webhooks " +
+      "and the version service may reach although they are inside (loopback, private, " +
+      "link-local, metadata); every other inside address is refused, checked on the resolved " +
+      "address when each request is sent and on every redirect. Only a SUPERADMIN may change it.",
+    { superadminOnly: true },
   ),
   chatWebhookUrl: secretUrl(
     "Chat webhook URL used when an event has none of its own.",

@@ -6,6 +6,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { Issue } from "../errors.ts";
+import { literalRefusal } from "../net/outbound.ts";
 import { parseDuration } from "../units/duration.ts";
 import {
   ALIASES,
@@ -81,11 +82,24 @@ export const OAUTH_PROVIDERS: { name: string; required: SettingKey[]; optional: 
   },
 ];
 
-/** A rule across keys: checked when a change touches any of `keys`, on the merged settings. */
+/**
+ * A rule across keys: checked when a change touches any of `keys`, on the
+ * merged settings (`changed`: the keys the change sets).
+ */
 interface CrossRule {
   keys: SettingKey[];
-  check(s: Settings): Issue[];
+  check(s: Settings, changed: Partial<Settings>): Issue[];
 }
+
+/** The URLs the server itself sends requests to: refused when they point inside. */
+export const OUTBOUND_URL_KEYS = [
+  "httpWebhookOnUpload",
+  "httpWebhookOnShorten",
+  "chatWebhookUrl",
+  "chatOnUploadWebhookUrl",
+  "chatOnShortenWebhookUrl",
+  "featuresVersionAPI",
+] as const satisfies SettingKey[];
 
 const CROSS_RULES: CrossRule[] = [
   ...OAUTH_PROVIDERS.map(({ name, required, optional }): CrossRule => ({
@@ -98,15 +112,13 @@ const CROSS_RULES: CrossRule[] = [
         : [],
   })),
   {
-    keys: ["mfaPasskeysEnabled", "mfaPasskeysRpID", "mfaPasskeysOrigin"],
-    check: (s) => [
-      ...(s.mfaPasskeysEnabled && !s.mfaPasskeysRpID
-        ? [issue("mfaPasskeysRpID", "RP ID is required when passkeys are enabled")]
-        : []),
-      ...(s.mfaPasskeysEnabled && !s.mfaPasskeysOrigin
-        ? [issue("mfaPasskeysOrigin", "Origin is required when passkeys are enabled")]
-        : []),
-    ],
+    keys: [...OUTBOUND_URL_KEYS],
+    check: (s, changed) =>
+      OUTBOUND_URL_KEYS.flatMap((key) => {
+        const value = changed[key];
+        const why = value ? literalRefusal(new URL(value), s.webhooksAllowedHosts) : null;
+        return why ? [issue(key, `must not point inside: ${why}`)] : [];
+      }),
   },
   {
     keys: ["filesDefaultExpiration", "filesMaxExpiration"],
@@ -212,7 +224,7 @@ export async function validateChange(
   if (issues.length) return { ok: false, issues };
   const merged = { ...current, ...changed };
   for (const rule of CROSS_RULES) {
-    if (rule.keys.some((k) => k in changed)) issues.push(...rule.check(merged));
+    if (rule.keys.some((k) => k in changed)) issues.push(...rule.check(merged, changed));
   }
   return issues.length ? { ok: false, issues } : { ok: true, values: changed };
 }

@@ -2,12 +2,15 @@
  * Sends what the outbox holds: due deliveries are leased (so several
  * instances share the work without sending twice), POSTed with a 10-second
  * timeout and bounded concurrency, and retried with backoff on network
- * errors, 429 and 5xx. A 4xx other than 429 is final. Failures are logged with
- * the target and status; a delivery that ends (delivered or failed for good)
- * leaves the outbox for the store's short history.
+ * errors, 429 and 5xx. A 4xx other than 429 is final, and so is a target
+ * refused because it (or a redirect) points inside (`net/outbound.ts`).
+ * Failures are logged with the target and status; a delivery that ends
+ * (delivered or failed for good) leaves the outbox for the store's short
+ * history, with the refusal's reason as its result.
  */
 import type { WebhookDelivery } from "../../db/webhooks.ts";
 import { RepeatedFailures } from "../log.ts";
+import { outboundPolicy, OutboundRefused, safeFetch } from "../net/outbound.ts";
 import type { Services } from "../services.ts";
 import { signingSecret } from "./secret.ts";
 import { signature } from "./signature.ts";
@@ -46,19 +49,19 @@ interface Attempt {
 /** Sends one delivery. */
 async function send(s: Services, d: WebhookDelivery): Promise<Attempt> {
   try {
-    const response = await fetch(d.url, {
+    const response = await safeFetch(d.url, {
       method: "POST",
       headers: deliveryHeaders(s, d, Math.floor(s.clock.now() / 1000)),
       body: d.body,
-      redirect: "manual",
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-    });
+    }, outboundPolicy(s));
     await response.body?.cancel();
     const ok = response.status >= 200 && response.status < 300;
     const retry = response.status === 429 || response.status >= 500;
     return { ok, result: `HTTP ${response.status}`, retry };
   } catch (error) {
-    return { ok: false, result: (error as Error).message, retry: true };
+    const refused = error instanceof OutboundRefused;
+    return { ok: false, result: (error as Error).message, retry: !refused };
   }
 }
 

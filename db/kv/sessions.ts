@@ -25,7 +25,7 @@ export class KvSessions implements SessionStore {
 
   async get(id: string): Promise<SessionRecord | null> {
     const session = (await this.kv.get<SessionRecord>(K.session(id))).value;
-    return session && withLastSeen(session);
+    return session && withDefaults(session);
   }
 
   async touch(id: string, at: Date): Promise<void> {
@@ -45,7 +45,7 @@ export class KvSessions implements SessionStore {
     }
     const sessions: SessionRecord[] = [];
     for (const entry of await getAll<SessionRecord>(this.kv, ids)) {
-      if (entry.value) sessions.push(withLastSeen(entry.value));
+      if (entry.value) sessions.push(withDefaults(entry.value));
     }
     return sessions.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -67,7 +67,16 @@ export class KvSessions implements SessionStore {
   }
 }
 
-/** A session written before sessions kept `lastSeenAt` was last seen when it began. */
-function withLastSeen(session: SessionRecord): SessionRecord {
-  return session.lastSeenAt ? session : { ...session, lastSeenAt: session.createdAt };
+/**
+ * A session as an older Ferry stored it, completed: one stored before
+ * sessions kept `lastSeenAt` was last seen when it began; one stored before
+ * they kept their sign-in `method` has the `unknown` one, which proves nothing.
+ */
+function withDefaults(session: SessionRecord): SessionRecord {
+  if (session.lastSeenAt && session.method) return session;
+  return {
+    ...session,
+    lastSeenAt: session.lastSeenAt ?? session.createdAt,
+    method: session.method ?? "unknown",
+  };
 }

@@ -1,6 +1,6 @@
 /** Sessions on PostgreSQL: the `sessions` table. */
 import type { Sql } from "postgres";
-import type { SessionRecord, SessionStore } from "../sessions.ts";
+import type { SessionRecord, SessionStore, SignInMethod } from "../sessions.ts";
 
 interface SessionRow {
   id: string;
@@ -8,6 +8,7 @@ interface SessionRow {
   created_at: Date;
   expires_at: Date;
   last_seen_at: Date;
+  method: SignInMethod;
   client: string;
   device: string;
   ua: string;
@@ -19,6 +20,7 @@ const toSession = (r: SessionRow): SessionRecord => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   lastSeenAt: r.last_seen_at,
+  method: r.method,
   client: r.client,
   device: r.device,
   ua: r.ua,
@@ -36,6 +38,7 @@ export class PostgresSessions implements SessionStore {
         created_at: s.createdAt,
         expires_at: s.expiresAt,
         last_seen_at: s.lastSeenAt,
+        method: s.method,
         client: s.client,
         device: s.device,
         ua: s.ua,

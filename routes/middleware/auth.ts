@@ -1,17 +1,24 @@
 /** The auth middleware each declared route gets for its auth level. */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { authenticate, type AuthLevel } from "../../core/auth.ts";
+import { authenticate, type AuthLevel, refuseCrossSite } from "../../core/auth.ts";
 import { SESSION_COOKIE } from "../../core/sessions.ts";
-import type { AppEnv } from "../env.ts";
+import { type AppEnv, requestSource } from "../env.ts";
 
-/** Sets `user` and `session` on the context, refusing callers below `level`. */
+/**
+ * Sets `user` and `session` on the context, refusing callers below `level`.
+ * First, on every declared route whatever its level (those that read the
+ * cookie themselves included), a change asked with the session cookie by
+ * another site is refused with 403 (`refuseCrossSite`).
+ */
 export function requireAuth(level: AuthLevel): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const caller = await authenticate(c.var.services, {
+    const credentials = {
       authorization: c.req.header("authorization"),
       sessionSecret: getCookie(c, SESSION_COOKIE),
-    }, level);
+    };
+    refuseCrossSite(c.req.method, credentials, () => requestSource(c));
+    const caller = await authenticate(c.var.services, credentials, level);
     c.set("user", caller.user);
     c.set("session", caller.session);
     await next();

@@ -1,7 +1,16 @@
 /** The rate-limit middleware each declared route gets for its policy. */
 import type { MiddlewareHandler } from "hono";
 import { checkRateLimit, limitsApply, type RateLimitPolicy } from "../../core/rate_limit.ts";
+import { type OptionHeader, optionHeaders } from "../../core/files/options.ts";
 import { type AppEnv, clientIp } from "../env.ts";
+
+/**
+ * The upload a chunk names (`p-identifier`) when `header` carries a chunk's
+ * `p-filename`; `null` otherwise.
+ */
+function chunkOf(header: OptionHeader): string | null {
+  return header("p-filename") !== undefined ? header("p-identifier") ?? null : null;
+}
 
 /**
  * Counts the request (after authentication, so the key is the user when known).
@@ -16,9 +25,8 @@ export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
       ip: clientIp(c),
       method: c.req.method,
       path: c.req.path,
-      chunked: policy === "chunks" &&
-        (c.req.header("x-service-p-filename") !== undefined ||
-          c.req.header("x-zipline-p-filename") !== undefined),
+      // The option headers are held to their bounds here already (a 400 past one).
+      chunkOf: policy === "chunks" ? chunkOf(optionHeaders(c.req.raw.headers)) : null,
     });
     await next();
     if (state) {

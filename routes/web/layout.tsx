@@ -2,13 +2,21 @@
 /**
  * The frame of every page Ferry renders for people: the document head, the
  * header with the signed-in navigation, and one stylesheet and one script,
- * both served by Ferry (`/assets/…`). No inline script or style, so the
- * Content-Security-Policy can allow `'self'` only.
+ * both served by Ferry (`/assets/…`). No inline script or style; each script
+ * tag carries the response's nonce ({@link ScriptNonce}), the only scripts
+ * the page's Content-Security-Policy lets run.
  */
-import { type Child, useContext } from "hono/jsx";
+import { type Child, createContext, useContext } from "hono/jsx";
 import { assetPath } from "./assets.ts";
 import type { NavLink } from "./admin_pages.ts";
 import { LookContext } from "./look.ts";
+
+/**
+ * The nonce of the page being rendered, drawn for each response: its
+ * `script-src 'nonce-…' 'strict-dynamic'` runs the tags that carry it (and
+ * what they load) and nothing else, not even a script of this origin.
+ */
+export const ScriptNonce = createContext("");
 
 /** What a page shows in its frame. */
 export interface LayoutProps {
@@ -46,6 +54,7 @@ export function Layout(
   { site, title, username, current, links = [], app, head, children }: LayoutProps,
 ) {
   const look = useContext(LookContext);
+  const nonce = useContext(ScriptNonce);
   return (
     <html lang="en" data-theme={look.theme ?? undefined}>
       <head>
@@ -57,8 +66,8 @@ export function Layout(
         {head}
         <link rel="stylesheet" href={assetPath("ferry.css")} />
         {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
-        <script src={assetPath("ferry.js")} defer />
-        {app && <script type="module" src={assetPath("dashboard.js")} />}
+        <script src={assetPath("ferry.js")} nonce={nonce} defer />
+        {app && <script type="module" src={assetPath("dashboard.js")} nonce={nonce} />}
       </head>
       <body>
         <header class="site">

@@ -26,12 +26,14 @@ import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import { type Role, ROLES, type UserRecord } from "../../db/users.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
-import { statsRefusal } from "../../core/metrics.ts";
+import { showsPerUser, statsRefusal } from "../../core/metrics.ts";
 import { termsOfService } from "../../core/server_info.ts";
 import { parseSize } from "../../core/units/size.ts";
 import { type AppEnv, attempter } from "../env.ts";
 import { ADMIN_PAGES, adminLinks } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
+import { ScriptNonce } from "./layout.tsx";
+import { base64url } from "../../core/secrets.ts";
 import { findAsset } from "./assets.ts";
 import { siteFileRoutes } from "./site_files.ts";
 import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
@@ -42,14 +44,16 @@ import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
 
 /**
- * Scripts, styles, media, frames (a PDF's preview) and requests from this
- * origin only; images also as `data:` (QR codes) and from the origins of the
- * website's logo and login background.
+ * Scripts only from the page's own tags, by the response's `nonce` (and what
+ * they load, `'strict-dynamic'`): never another script of this origin, such as
+ * an uploaded file. Styles, media, frames (a PDF's preview) and requests from
+ * this origin only; images also as `data:` (QR codes) and from the origins of
+ * the website's logo and login background.
  */
-function contentSecurityPolicy(look: Look): string {
+function contentSecurityPolicy(look: Look, nonce: string): string {
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
     "style-src 'self'",
     ["img-src 'self' data:", ...imageOrigins(look)].join(" "),
     "media-src 'self'",
@@ -68,18 +72,32 @@ async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
   return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
 }
 
-/** Sends a rendered page, in the website's look, with the security headers every page gets. */
+/** A fresh nonce for a response's scripts: 16 random bytes, base64url. */
+export function scriptNonce(c: Context<AppEnv>): string {
+  return base64url(c.var.services.random.bytes(16));
+}
+
+/**
+ * Sends a rendered page, in the website's look, with the security headers
+ * every page gets and a nonce of its own for its script tags.
+ */
 export function page(
   c: Context<AppEnv>,
   body: ReturnType<typeof LoginPage>,
   status: ContentfulStatusCode = 200,
 ) {
   const look = lookOf(c.var.services.settings.all(), getCookie(c, THEME_COOKIE));
-  c.header("content-security-policy", contentSecurityPolicy(look));
+  const nonce = scriptNonce(c);
+  c.header("content-security-policy", contentSecurityPolicy(look, nonce));
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
-  return c.html(<LookContext.Provider value={look}>{body}</LookContext.Provider>, status);
+  return c.html(
+    <LookContext.Provider value={look}>
+      <ScriptNonce.Provider value={nonce}>{body}</ScriptNonce.Provider>
+    </LookContext.Provider>,
+    status,
+  );
 }
 
 /** What a dashboard page's client component needs of the settings (`client/config.ts`). */
@@ -121,8 +139,9 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
           role: user.role,
           assigns: ROLES.filter((r) => canAssign(user.role, r)),
           manages: ROLES.filter((r) => canManage(user.role, r)),
+          hasPassword: user.password !== null,
         },
-        metricsPerUser: settings.featuresMetricsShowUserSpecific,
+        metricsPerUser: showsPerUser(settings, user.role),
       }}
     />,
   );

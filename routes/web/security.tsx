@@ -149,7 +149,10 @@ export function SecurityPage(props: SecurityProps) {
             autocomplete="current-password"
             aria-describedby="current-password-hint"
           />
-          <p id="current-password-hint">Every change on this page asks for it.</p>
+          <p id="current-password-hint">
+            Turning codes on and adding or removing a passkey ask for it, unless you signed in with
+            it moments ago. A current code alone turns codes off.
+          </p>
         </section>
       )}
       <section class="card" aria-labelledby="totp-heading">

@@ -21,15 +21,25 @@ const EVIL: [string, string][] = [
 /** Whether a browser may show `type` inline on Ferry's origin (the passive list). */
 const passive = (type: string) => type === "image/png";
 
-/** Asserts the headers `path` is served with for a file stored as `type`. */
+/**
+ * Asserts the headers `path` is served with for a file stored as `type`; an
+ * SVG is sent as plain text (security #30.12), and only a passive type may be
+ * loaded by another site.
+ */
 async function assertServed(app: TestApp, path: string, type: string, headers?: HeadersInit) {
   for (const query of ["", "?download=false"]) {
     const res = await app.request(path + query, { headers });
     await res.body?.cancel();
     const what = `${path}${query} as ${type}`;
     assert.equal(res.status, 200, what);
-    assert.equal(res.headers.get("content-type"), type, what);
+    const sent = type === "image/svg+xml" ? "text/plain; charset=utf-8" : type;
+    assert.equal(res.headers.get("content-type"), sent, what);
     assert.equal(res.headers.get("x-content-type-options"), "nosniff", what);
+    assert.equal(
+      res.headers.get("cross-origin-resource-policy"),
+      passive(type) ? "cross-origin" : "same-origin",
+      what,
+    );
     const disposition = res.headers.get("content-disposition") ?? "";
     const csp = res.headers.get("content-security-policy");
     if (passive(type)) {

@@ -393,3 +393,54 @@ apiTest("folders and tags go with their user; the files stay, at the root", asyn
   assert.equal(kept?.folderId, null);
   assert.deepEqual(await store.tags.tagsOfFiles([file.id]), new Map());
 });
+
+apiTest(
+  "security #30.7: a folder that is not public is found by its id only, even when it takes uploads",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const b = await actor(app, "USER");
+    const get = (idOrName: string) =>
+      app.json("GET", `/api/server/folder/${encodeURIComponent(idOrName)}?page=1`);
+    const notFound = { error: "Not Found", statusCode: 404 };
+    const drop = await folder(app, a, "drop");
+    await folder(app, a, "private");
+    await app.json("PATCH", `/api/user/folders/${drop}`, { allowUploads: true }, a.headers);
+
+    assert.deepEqual((await get("private")).body, notFound);
+    assert.deepEqual((await get("drop")).body, notFound, "upload-only: not by its name");
+    const byId = await get(drop);
+    assert.equal(byId.status, 200, JSON.stringify(byId.body));
+    assert.deepEqual(byId.body.folder, {
+      id: drop,
+      name: "drop",
+      public: false,
+      allowUploads: true,
+    });
+    // The anonymous upload page finds it by id and uploads into it.
+    const sent = await uploadFiles(app, [{ name: "a.txt", content: "x" }], {
+      "x-service-folder": drop,
+    });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal((await fileOf(app, a, sent.body.files[0].id)).folderId, drop);
+    // Its name opens nothing for an uploader either.
+    const byName = await uploadFiles(app, [{ name: "a.txt", content: "x" }], {
+      "x-service-folder": "drop",
+    });
+    assert.deepEqual(byName.body, { error: "folder is not open", statusCode: 403 });
+
+    // A public folder is still found by name, and a name shared with an upload-only
+    // folder of another user's finds the public one.
+    const shared = await folder(app, b, "drop", { isPublic: true });
+    const named = await get("drop");
+    assert.equal(named.status, 200, JSON.stringify(named.body));
+    assert.equal(named.body.folder.id, shared);
+    await app.json("PATCH", `/api/user/folders/${drop}`, { isPublic: true }, a.headers);
+    const either = await get("drop");
+    assert.ok([drop, shared].includes(either.body.folder.id));
+    // Made private again, it is gone by name, as is b's.
+    await app.json("PATCH", `/api/user/folders/${drop}`, { isPublic: false }, a.headers);
+    await app.json("PATCH", `/api/user/folders/${shared}`, { isPublic: false }, b.headers);
+    assert.deepEqual((await get("drop")).body, notFound);
+    assert.equal((await get(drop)).status, 200);
+  },
+);

@@ -11,6 +11,11 @@ import assert from "node:assert/strict";
 import { Secret, TOTP } from "otpauth";
 import { decrypt, encrypt } from "../../core/tokens.ts";
 import { systemRandom } from "../../core/clock.ts";
+import { finishTotpStep, issueTotpTicket } from "../../core/oauth/totp.ts";
+import { clientFromUserAgent } from "../../core/sessions.ts";
+import { openKvStore } from "../../db/kv/mod.ts";
+import { openPostgresStore } from "../../db/postgres/mod.ts";
+import { servingStore } from "../../db/serving.ts";
 import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
 import {
   type IdTokenRewrite,
@@ -42,14 +47,26 @@ function oauthTest(
   });
 }
 
-const cookiePair = (res: Response, name: string) =>
+const cookiePair = (res: Response | { headers: Headers }, name: string) =>
   res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(";")[0];
 
 /** Starts a flow (with the browser's `cookie`); returns the provider URL and the flow cookie. */
-async function start(app: TestApp, query = "", cookie = "") {
-  const res = await app.request(`/api/auth/oauth/oidc${query}`, { headers: { cookie } });
+async function start(app: TestApp, query = "", cookie = "", headers: HeadersInit = {}) {
+  const res = await app.request(`/api/auth/oauth/oidc${query}`, {
+    headers: { cookie, ...headers },
+  });
   assert.equal(res.status, 302, await res.clone().text());
   return { location: res.headers.get("location")!, flow: cookiePair(res, "service_oauth")! };
+}
+
+/**
+ * Starts linking with `POST /api/auth/oauth/oidc/link` from the session
+ * `cookie` (with `body`'s proof); returns the provider URL and the flow cookie.
+ */
+async function startLinking(app: TestApp, cookie: string, body: Record<string, string> = {}) {
+  const res = await app.json("POST", "/api/auth/oauth/oidc/link", body, { cookie });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return { location: res.body.url as string, flow: cookiePair(res, "service_oauth")! };
 }
 
 /** Comes back from the provider to Ferry's callback with the cookies given. */
@@ -57,9 +74,12 @@ async function callback(app: TestApp, url: URL, cookie: string) {
   return await app.request(url.pathname + url.search, { headers: { cookie } });
 }
 
-/** A whole sign-in as `login`: start, the provider's pages, the callback. */
+/**
+ * A whole sign-in as `login`: start, the provider's pages, the callback;
+ * with a `session`, a link of that account to the session's user instead.
+ */
 async function signIn(app: TestApp, idp: TestProvider, login: string, session = "") {
-  const { location, flow } = await start(app, session ? "?state=link" : "", session);
+  const { location, flow } = session ? await startLinking(app, session) : await start(app);
   const back = await idp.authorize(location, login);
   return await callback(app, back, [flow, session].filter(Boolean).join("; "));
 }
@@ -254,6 +274,8 @@ oauthTest(
 
     const anon = await app.request("/api/auth/oauth/oidc?state=link");
     assert.deepEqual(await body(anon), { error: "Invalid login session", statusCode: 401 });
+    const nobody = await app.json("POST", "/api/auth/oauth/oidc/link", {});
+    assert.deepEqual(nobody.body, { error: "not logged in", statusCode: 401 });
   },
 );
 
@@ -343,10 +365,12 @@ oauthTest(
       cookie: ticket,
     });
     assert.deepEqual(wrong.body, { error: "Invalid code", statusCode: 400 });
+    const again = cookiePair(wrong, "service_oauth_totp")!;
+    assert.notEqual(again, ticket, "a wrong code hands back a new ticket");
     const code = new TOTP({ secret, digits: 6, period: 30 }).generate({
       timestamp: app.clock.now(),
     });
-    const ok = await app.json("POST", "/api/auth/oauth/totp", { code }, { cookie: ticket });
+    const ok = await app.json("POST", "/api/auth/oauth/totp", { code }, { cookie: again });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.user.id, user.id);
     assert.equal((await me(app, sessionCookie(ok.headers))).id, user.id);
@@ -527,3 +551,378 @@ oauthTest("conformance: with oauthOidcIssuerUrl set, discovery starts there", as
   assert.equal(res.status, 302);
   assert.equal((await me(app, sessionCookie(res.headers))).username, "alice");
 });
+
+// The third review (issue #30): linking is a credential change; an account
+// without a password proves with its own factors; the TOTP step's ticket is
+// used once.
+
+/** The refusal of a credential change on an account without a password and no fresh sign-in. */
+const NO_PASSWORD = {
+  error: "This account has no password: sign in again with its passkey or linked account to " +
+    "confirm",
+  statusCode: 400,
+};
+const TOKEN_LINK = {
+  error: "Linking an account needs a signed-in browser session, not an API token",
+  statusCode: 403,
+};
+
+/** A password session for `username` signed in 11 minutes ago: too old to prove anything. */
+async function staleSession(app: TestApp, username: string) {
+  const now = app.clock.now();
+  app.clock.set(now - 11 * 60_000);
+  const cookie = await passwordSession(app, username);
+  app.clock.set(now);
+  return cookie;
+}
+
+/** The links the session `cookie`'s user has, as `[provider, username]`. */
+const linksOf = async (app: TestApp, cookie: string) =>
+  (await app.json("GET", "/api/auth/oauth", undefined, { cookie })).body.map(
+    (l: { provider: string; username: string }) => [l.provider, l.username],
+  );
+
+/** Gives `userId` TOTP; returns the code maker. */
+async function withTotp(app: TestApp, userId: string) {
+  const secret = new Secret({ size: 20 });
+  await app.services.store.users.update(userId, {
+    totpSecret: encrypt(secret.base32, TEST_SECRET, systemRandom),
+  }, new Date(app.clock.now()));
+  const totp = new TOTP({ secret, digits: 6, period: 30 });
+  return (offset = 0) => totp.generate({ timestamp: app.clock.now() + offset * 30_000 });
+}
+
+oauthTest("security #30.1: an API token never links a provider account", async (app, idp) => {
+  const carol = await actor(app, "USER", "carol");
+  const legacy = await app.request("/api/auth/oauth/oidc?state=link", { headers: carol.headers });
+  assert.equal(legacy.status, 403);
+  assert.deepEqual(await body(legacy), TOKEN_LINK);
+  assert.equal(cookiePair(legacy, "service_oauth"), undefined, "no flow started");
+  const posted = await app.json("POST", "/api/auth/oauth/oidc/link", {
+    currentPassword: "password",
+  }, carol.headers);
+  assert.deepEqual(posted.body, TOKEN_LINK, "not even with the password");
+  const session = await passwordSession(app, "carol");
+  const both = await app.json("POST", "/api/auth/oauth/oidc/link", {}, {
+    ...carol.headers,
+    cookie: session,
+  });
+  assert.deepEqual(both.body, TOKEN_LINK, "a token beside a session cookie is still a token");
+
+  const mallory = await signIn(app, idp, "mallory-idp");
+  assert.notEqual((await me(app, sessionCookie(mallory.headers))).id, carol.user.id);
+  assert.deepEqual(await linksOf(app, session), []);
+});
+
+oauthTest(
+  "security #30.1: linking starts with a POST that needs the password, or a password sign-in under 10 minutes old",
+  async (app, idp) => {
+    await actor(app, "USER", "carol");
+    const stale = await staleSession(app, "carol");
+    const link = (proof: Record<string, string>) =>
+      app.json("POST", "/api/auth/oauth/oidc/link", proof, { cookie: stale });
+    const missing = await link({});
+    assert.deepEqual(missing.body, { error: "currentPassword is required", statusCode: 400 });
+    const wrong = await link({ currentPassword: "wrong" });
+    assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
+    assert.equal(cookiePair(wrong, "service_oauth"), undefined, "no flow started");
+
+    const { location, flow } = await startLinking(app, stale, { currentPassword: "password" });
+    assert.ok(location.startsWith(idp.issuer), location);
+    const linked = await callback(
+      app,
+      await idp.authorize(location, "carol-idp"),
+      [
+        flow,
+        stale,
+      ].join("; "),
+    );
+    assert.equal(linked.status, 302);
+    assert.equal(linked.headers.get("location"), "/dashboard/settings");
+    assert.deepEqual(await linksOf(app, stale), [["OIDC", "carol-idp"]]);
+
+    const fresh = await passwordSession(app, "carol");
+    const started = await app.json("POST", "/api/auth/oauth/oidc/link", {}, { cookie: fresh });
+    assert.equal(started.status, 200, "a password sign-in moments ago is proof on its own");
+  },
+);
+
+oauthTest(
+  "security #30.1: the old GET ?state=link links only from this site's pages, right after a password sign-in (Zipline's web client)",
+  async (app, idp) => {
+    await actor(app, "USER", "carol");
+    const fresh = await passwordSession(app, "carol");
+    const legacy = (cookie: string, headers: Record<string, string>) =>
+      app.request("/api/auth/oauth/oidc?state=link", { headers: { cookie, ...headers } });
+    const foreign = {
+      error: "Linking an account must start from this site's own pages",
+      statusCode: 403,
+    };
+    const refused: Record<string, string>[] = [
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+      { "sec-fetch-site": "none" },
+      { origin: "https://evil.example" },
+      {},
+    ];
+    for (const headers of refused) {
+      const res = await legacy(fresh, headers);
+      assert.equal(res.status, 403, JSON.stringify(headers));
+      assert.deepEqual(await body(res), foreign);
+      assert.equal(cookiePair(res, "service_oauth"), undefined);
+    }
+    const old = await legacy(await staleSession(app, "carol"), { "sec-fetch-site": "same-origin" });
+    assert.equal(old.status, 400);
+    assert.match((await body(old)).error, /needs a sign-in less than 10 minutes old/);
+
+    const referred = await legacy(fresh, { referer: "http://ferry.test/dashboard/settings" });
+    assert.equal(referred.status, 302, "a browser without Sec-Fetch-Site, from this host");
+    const { location, flow } = await start(app, "?state=link", fresh, {
+      "sec-fetch-site": "same-origin",
+    });
+    const back = await idp.authorize(location, "carol-idp");
+    const linked = await callback(app, back, `${flow}; ${fresh}`);
+    assert.equal(linked.headers.get("location"), "/dashboard/settings");
+    assert.deepEqual(await linksOf(app, fresh), [["OIDC", "carol-idp"]]);
+  },
+);
+
+oauthTest(
+  "security #30.1: the callback links only for the session that started the link, while it lives",
+  async (app, idp) => {
+    await actor(app, "USER", "carol");
+    const [a, b] = [await passwordSession(app, "carol"), await passwordSession(app, "carol")];
+    const first = await startLinking(app, a);
+    const other = await callback(
+      app,
+      await idp.authorize(first.location, "carol-idp"),
+      [
+        first.flow,
+        b,
+      ].join("; "),
+    );
+    assert.equal(other.status, 401, "another session of the same user");
+    assert.deepEqual(await body(other), { error: "Invalid login session", statusCode: 401 });
+
+    const second = await startLinking(app, a);
+    const back = await idp.authorize(second.location, "carol-idp");
+    const changed = await app.json("PATCH", "/api/user", {
+      password: "new-password",
+      currentPassword: "password",
+    }, { cookie: b });
+    assert.equal(changed.status, 200, "a new password, made from the other session, ends `a`");
+    const ended = await callback(app, back, `${second.flow}; ${a}`);
+    assert.equal(ended.status, 401);
+    assert.deepEqual(await linksOf(app, b), []);
+  },
+);
+
+oauthTest(
+  "security #30.1: a provider sign-in is not proof for changing a password the account has",
+  async (app, idp) => {
+    const carol = await actor(app, "USER", "carol");
+    const own = await passwordSession(app, "carol");
+    assert.equal((await signIn(app, idp, "carol-idp", own)).status, 302);
+    const viaProvider = sessionCookie((await signIn(app, idp, "carol-idp")).headers);
+    assert.equal((await me(app, viaProvider)).id, carol.user.id);
+
+    const required = { error: "currentPassword is required", statusCode: 400 };
+    const attempts: [string, string, Record<string, unknown>][] = [
+      ["PATCH", "/api/user", { password: "taken-over" }],
+      ["PATCH", "/api/user", { username: "mallory" }],
+      ["POST", "/api/auth/oauth/oidc/link", {}],
+      ["DELETE", "/api/auth/oauth", { provider: "OIDC" }],
+    ];
+    for (const [method, path, change] of attempts) {
+      const res = await app.json(method, path, change, { cookie: viaProvider });
+      assert.deepEqual(res.body, required, `${method} ${path}`);
+    }
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie: own })).status, 200);
+    assert.equal((await me(app, own)).username, "carol");
+    assert.deepEqual(await linksOf(app, own), [["OIDC", "carol-idp"]]);
+    const withPassword = await app.json("PATCH", "/api/user", {
+      password: "changed-it",
+      currentPassword: "password",
+    }, { cookie: viaProvider });
+    assert.equal(withPassword.status, 200, "the password is proof, whatever the session");
+  },
+);
+
+oauthTest(
+  "security #30.1: a new password ends the sessions a provider signed in, and the TOTP steps begun before it",
+  async (app, idp) => {
+    const carol = await actor(app, "USER", "carol");
+    const own = await passwordSession(app, "carol");
+    await signIn(app, idp, "carol-idp", own);
+    const viaProvider = sessionCookie((await signIn(app, idp, "carol-idp")).headers);
+    const code = await withTotp(app, carol.user.id);
+    const pending = cookiePair(await signIn(app, idp, "carol-idp"), "service_oauth_totp")!;
+
+    const changed = await app.json("PATCH", "/api/user", {
+      password: "new-password",
+      currentPassword: "password",
+    }, { cookie: own });
+    assert.equal(changed.status, 200);
+    const gone = await app.json("GET", "/api/user", undefined, { cookie: viaProvider });
+    assert.deepEqual(gone.body, { error: "not logged in", statusCode: 401 });
+    const late = await app.json("POST", "/api/auth/oauth/totp", { code: code() }, {
+      cookie: pending,
+    });
+    assert.deepEqual(late.body, {
+      error: "The sign-in has expired, start again",
+      statusCode: 400,
+    });
+    assert.equal(cookiePair(late, "service_session"), undefined);
+    assert.deepEqual(await linksOf(app, own), [["OIDC", "carol-idp"]], "the owner's link stays");
+  },
+);
+
+oauthTest(
+  "security #30.1: an administrator's reset ends the provider's sessions and removes the links",
+  async (app, idp) => {
+    const admin = await actor(app, "ADMIN");
+    const carol = await actor(app, "USER", "carol");
+    await signIn(app, idp, "carol-idp", await passwordSession(app, "carol"));
+    const viaProvider = sessionCookie((await signIn(app, idp, "carol-idp")).headers);
+    const reset = await app.json("PATCH", `/api/users/${carol.user.id}`, {
+      password: "reset-password",
+    }, admin.headers);
+    assert.equal(reset.status, 200);
+    const gone = await app.json("GET", "/api/user", undefined, { cookie: viaProvider });
+    assert.equal(gone.status, 401);
+    const after = sessionCookie(
+      (await app.json("POST", "/api/auth/login", { username: "carol", password: "reset-password" }))
+        .headers,
+    );
+    assert.deepEqual(await linksOf(app, after), []);
+    await app.services.store.settings.update({ oauthLoginOnly: true });
+    await app.services.settings.reload();
+    const refused = await signIn(app, idp, "carol-idp");
+    assert.equal(refused.status, 403, "the provider account no longer signs carol in");
+  },
+);
+
+oauthTest(
+  "security #30.2: the token of an account made by a provider cannot set its password or unlink it",
+  async (app, idp) => {
+    const cookie = sessionCookie((await signIn(app, idp, "alice")).headers);
+    const token = (await app.json("GET", "/api/user/token", undefined, { cookie })).body.token;
+    const byToken = { authorization: token };
+    const set = await app.json("PATCH", "/api/user", { password: "mine-now" }, byToken);
+    assert.deepEqual(set.body, NO_PASSWORD);
+    const renamed = await app.json("PATCH", "/api/user", { username: "mallory" }, byToken);
+    assert.deepEqual(renamed.body, NO_PASSWORD);
+    const unlinked = await app.json("DELETE", "/api/auth/oauth", { provider: "OIDC" }, byToken);
+    assert.deepEqual(unlinked.body, NO_PASSWORD);
+    const linked = await app.json("POST", "/api/auth/oauth/oidc/link", {}, byToken);
+    assert.deepEqual(linked.body, TOKEN_LINK);
+    assert.equal((await me(app, cookie)).username, "alice", "her session lives, nothing changed");
+    assert.deepEqual(await linksOf(app, cookie), [["OIDC", "alice"]]);
+    const login = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "mine-now",
+    });
+    assert.equal(login.status, 400, "no password was set");
+
+    const chosen = await app.json("PATCH", "/api/user", { password: "chosen-one" }, { cookie });
+    assert.equal(chosen.status, 200, "a provider sign-in moments ago proves the owner");
+    const signedIn = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "chosen-one",
+    });
+    assert.equal(signedIn.status, 200);
+  },
+);
+
+oauthTest(
+  "security #30.2: a provider session older than 10 minutes proves nothing for an account without a password",
+  async (app, idp) => {
+    const cookie = sessionCookie((await signIn(app, idp, "alice")).headers);
+    app.clock.advance(10 * 60_000);
+    const set = await app.json("PATCH", "/api/user", { password: "mine-now" }, { cookie });
+    assert.deepEqual(set.body, NO_PASSWORD);
+    const unlinked = await app.json("DELETE", "/api/auth/oauth", { provider: "OIDC" }, { cookie });
+    assert.deepEqual(unlinked.body, NO_PASSWORD);
+  },
+);
+
+oauthTest(
+  "security #30.9: the OAuth TOTP ticket is used once: a wrong code hands back a new one, a used one opens nothing",
+  async (app, idp) => {
+    const alice = await me(app, sessionCookie((await signIn(app, idp, "alice")).headers));
+    const code = await withTotp(app, alice.id);
+    const first = cookiePair(await signIn(app, idp, "alice"), "service_oauth_totp")!;
+    const totp = (ticket: string, value: string) =>
+      app.json("POST", "/api/auth/oauth/totp", { code: value }, { cookie: ticket });
+    const expired = { error: "The sign-in has expired, start again", statusCode: 400 };
+
+    const wrong = await totp(first, "000000");
+    assert.deepEqual(wrong.body, { error: "Invalid code", statusCode: 400 });
+    const second = cookiePair(wrong, "service_oauth_totp")!;
+    assert.deepEqual((await totp(first, code())).body, expired, "the first was used");
+    const ok = await totp(second, code());
+    assert.equal(ok.status, 200);
+    app.clock.advance(30_000);
+    const replay = await totp(second, code());
+    assert.deepEqual(replay.body, expired, "used, even with a valid code");
+    assert.equal(cookiePair(replay, "service_session"), undefined);
+  },
+);
+
+oauthTest(
+  "security #30.9: codes at the OAuth TOTP step count against the account: 5 in 5 minutes, then 429",
+  async (app, idp) => {
+    const alice = await me(app, sessionCookie((await signIn(app, idp, "alice")).headers));
+    const code = await withTotp(app, alice.id);
+    let ticket = cookiePair(await signIn(app, idp, "alice"), "service_oauth_totp")!;
+    for (let i = 0; i < 5; i++) {
+      const res = await app.json("POST", "/api/auth/oauth/totp", { code: "000000" }, {
+        cookie: ticket,
+        "x-forwarded-for": `203.0.113.${i}`,
+      });
+      assert.deepEqual(res.body, { error: "Invalid code", statusCode: 400 }, `try ${i}`);
+      ticket = cookiePair(res, "service_oauth_totp")!;
+    }
+    const limited = await app.json("POST", "/api/auth/oauth/totp", { code: code() }, {
+      cookie: ticket,
+      "x-forwarded-for": "203.0.113.99",
+    });
+    assert.equal(limited.status, 429);
+    assert.match(limited.body.error, /^Too many codes were tried for this account; try again in/);
+    assert.ok(Number(limited.headers.get("retry-after")) > 0);
+    assert.equal(cookiePair(limited, "service_session"), undefined, "not even a valid code");
+  },
+  { ratelimitEnabled: true, coreTrustProxy: true },
+);
+
+apiTest(
+  "security #30.9: an OAuth TOTP ticket used on one instance is refused by another on the same store",
+  async (app) => {
+    const alice = await actor(app, "USER", "alice");
+    const code = await withTotp(app, alice.user.id);
+    const user = (await app.services.store.users.get(alice.user.id))!;
+    const ticket = issueTotpTicket(app.services, user);
+    const client = clientFromUserAgent("");
+    const first = await finishTotpStep(app.services, ticket, code(), client);
+    assert.equal(first.kind, "session");
+
+    // A second process on the same store: its own handle, its own rate-limit counting.
+    const store = servingStore(
+      app.kind === "kv"
+        ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
+        : await openPostgresStore(app.storeUrl!, { max: 2 }),
+      app.clock,
+    );
+    try {
+      app.clock.advance(30_000);
+      await assert.rejects(
+        finishTotpStep({ ...app.services, store }, ticket, code(), client),
+        /The sign-in has expired, start again/,
+      );
+      assert.equal((await store.sessions.listByUser(user.id)).length, 1, "no second session");
+    } finally {
+      await store.close();
+    }
+  },
+  { reachable: true },
+);

@@ -64,7 +64,7 @@ function assertRefused(res: { status: number; headers: Headers }, message: RegEx
 }
 
 apiTest(
-  "passkey routes answer 404 until passkeys are on with an RP ID and an origin",
+  "passkey routes answer 404 while passkeys are off",
   async (app) => {
     const alice = await actor(app, "USER", "alice");
     const routes: [string, string, unknown?][] = [
@@ -73,7 +73,7 @@ apiTest(
       ["GET", "/api/user/mfa/passkey/options"],
       ["DELETE", "/api/user/mfa/passkey", { id: "x" }],
     ];
-    for (const settings of [{}, { mfaPasskeysEnabled: true, mfaPasskeysOrigin: ORIGIN }]) {
+    for (const settings of [{}, { mfaPasskeysRpID: RP_ID, mfaPasskeysOrigin: ORIGIN }]) {
       await app.services.store.settings.update(settings);
       await app.services.settings.reload();
       for (const [method, path, body] of routes) {
@@ -404,5 +404,157 @@ apiTest(
     assert.equal((await list()).length, 1);
     assert.equal((await remove({ currentPassword: "password" })).status, 200);
     assert.deepEqual(await list(), []);
+  },
+);
+
+apiTest(
+  "conformance #30: passkeys turned on without an RP ID or origin (as Zipline's client does) " +
+    "derive both from the request or coreDefaultDomain",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const saved = await app.json(
+      "PATCH",
+      "/api/server/settings",
+      { mfaPasskeys: true },
+      root.headers,
+    );
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    assert.deepEqual(
+      [saved.body.settings.mfaPasskeysRpID, saved.body.settings.mfaPasskeysOrigin],
+      [null, null],
+    );
+    const web = await app.json("GET", "/api/server/settings/web", undefined, root.headers);
+    assert.equal(web.body.config.mfa.passkeys, true, "Zipline's pages offer passkeys");
+
+    // The request's own host: ferry.test (app.request sends to http://ferry.test).
+    const alice = await actor(app, "USER", "alice");
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    assert.equal(options.status, 200);
+    assert.equal(options.body.rp.id, "ferry.test");
+    const { authenticator, reply } = await register(app, alice);
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    const { body } = await loginOptions(app);
+    assert.equal(body.options.rpId, "ferry.test");
+    assert.equal((await signIn(app, authenticator)).status, 200);
+    // The origin derived is this host's: a page on another origin is refused.
+    assertRefused(
+      await signIn(app, authenticator, { origin: "https://evil.test" }),
+      /Unexpected authentication response origin/,
+    );
+
+    // With coreDefaultDomain set, it is the service's host, whatever the request's; an https page
+    // on that host and port is accepted (a proxy in front may end TLS).
+    await app.services.store.settings.update({ coreDefaultDomain: "files.example.com:8443" });
+    await app.services.settings.reload();
+    const other = await app.json("GET", "http://10.1.2.3:3000/api/auth/webauthn/options");
+    assert.equal(other.body.options.rpId, "files.example.com");
+    const bob = await actor(app, "USER", "bob");
+    const key = await SoftAuthenticator.create(
+      "https://files.example.com:8443",
+      "files.example.com",
+    );
+    const bobOptions = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      bob.headers,
+    );
+    assert.equal(bobOptions.body.rp.id, "files.example.com");
+    const bobReply = await app.json("POST", "/api/user/mfa/passkey", {
+      response: await key.register(bobOptions.body),
+      name: "phone",
+      currentPassword: "password",
+    }, bob.headers);
+    assert.equal(bobReply.status, 200, JSON.stringify(bobReply.body));
+    assert.equal((await signIn(app, key)).status, 200);
+    assertRefused(
+      await signIn(app, key, { origin: "https://files.example.com" }),
+      /Unexpected authentication response origin/,
+    );
+  },
+);
+
+// The third review (issue #30).
+
+apiTest(
+  "security #30.2: an account without a password proves with a passkey sign-in moments ago, never its token",
+  async (app) => {
+    await enablePasskeys(app);
+    const alice = await actor(app, "USER", "alice");
+    const { authenticator, reply } = await register(app, alice);
+    assert.equal(reply.status, 200);
+    // As an account made by a provider that later added this passkey: no password.
+    await app.services.store.users.update(alice.user.id, { password: null }, new Date());
+    const noPassword = {
+      error: "This account has no password: sign in again with its passkey or linked account " +
+        "to confirm",
+      statusCode: 400,
+    };
+    const list = async () =>
+      (await app.json("GET", "/api/user/mfa/passkey", undefined, alice.headers)).body;
+
+    const removed = await app.json("DELETE", "/api/user/mfa/passkey", {
+      id: reply.body.id,
+    }, alice.headers);
+    assert.deepEqual(removed.body, noPassword);
+    const other = await SoftAuthenticator.create(ORIGIN, RP_ID);
+    const options = await app.json(
+      "GET",
+      "/api/user/mfa/passkey/options",
+      undefined,
+      alice.headers,
+    );
+    const added = await app.json("POST", "/api/user/mfa/passkey", {
+      response: await other.register(options.body),
+      name: "mallory's key",
+    }, alice.headers);
+    assert.deepEqual(added.body, noPassword);
+    const set = await app.json("PATCH", "/api/user", { password: "mine-now" }, alice.headers);
+    assert.deepEqual(set.body, noPassword);
+    assert.equal((await list()).length, 1, "the token changed nothing");
+
+    const login = await signIn(app, authenticator);
+    assert.equal(login.status, 200);
+    const fresh = { cookie: sessionCookie(login.headers) };
+    app.clock.advance(10 * 60_000);
+    const stale = await app.json("PATCH", "/api/user", { password: "mine-now" }, fresh);
+    assert.deepEqual(stale.body, noPassword, "ten minutes later, the sign-in proves nothing");
+
+    const again = { cookie: sessionCookie((await signIn(app, authenticator)).headers) };
+    const chosen = await app.json("PATCH", "/api/user", { password: "chosen-one" }, again);
+    assert.equal(chosen.status, 200);
+    const byPassword = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "chosen-one",
+    });
+    assert.equal(byPassword.status, 200);
+  },
+);
+
+apiTest(
+  "security #30.1: a passkey sign-in is not proof for an account with a password",
+  async (app) => {
+    await enablePasskeys(app);
+    const bob = await actor(app, "USER", "bob");
+    const { authenticator, reply } = await register(app, bob);
+    const login = await signIn(app, authenticator);
+    const cookie = sessionCookie(login.headers);
+    const required = { error: "currentPassword is required", statusCode: 400 };
+    const set = await app.json("PATCH", "/api/user", { password: "taken-over" }, { cookie });
+    assert.deepEqual(set.body, required);
+    const removed = await app.json("DELETE", "/api/user/mfa/passkey", { id: reply.body.id }, {
+      cookie,
+    });
+    assert.deepEqual(removed.body, required);
+    const proven = await app.json("DELETE", "/api/user/mfa/passkey", {
+      id: reply.body.id,
+      currentPassword: "password",
+    }, { cookie });
+    assert.equal(proven.status, 200);
   },
 );

@@ -1,9 +1,13 @@
 /** Rate limiting (spec §8.1) with an injected clock, on both stores. */
 import assert from "node:assert/strict";
 import { apiTest, type TestApp } from "../helpers/app.ts";
+import { bytes, chunk } from "../helpers/chunks.ts";
 import { actor } from "../helpers/users.ts";
 
 const limited = { rateLimits: true };
+
+/** A file sent in chunks of 1000 bytes. */
+const file = bytes(2500);
 
 async function configure(app: TestApp, values: Record<string, unknown>) {
   await app.services.store.settings.update(values);
@@ -71,7 +75,7 @@ apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too
     const res = await app.json(
       "POST",
       "/api/users",
-      { username: `u${i}`, password: "pw" },
+      { username: `u${i}`, password: "password1" },
       root.headers,
     );
     assert.equal(res.status, 200);
@@ -81,14 +85,14 @@ apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too
   const one = await app.json(
     "POST",
     "/api/users",
-    { username: "v1", password: "pw" },
+    { username: "v1", password: "password1" },
     root.headers,
   );
   assert.equal(one.status, 200);
   const two = await app.json(
     "POST",
     "/api/users",
-    { username: "v2", password: "pw" },
+    { username: "v2", password: "password1" },
     root.headers,
   );
   assert.equal(two.status, 429);
@@ -182,23 +186,103 @@ apiTest(
     assert.equal((await app.json("GET", "/api/user", undefined, named)).status, 200);
     assert.equal((await app.json("GET", "/api/user", undefined, named)).status, 429);
 
-    // Chunks, on their own route, are never counted; the same route without the header is.
+    // Later chunks of bob's own upload, on their own route, are not counted (#30.4 below);
+    // the same route without the header is.
+    const started = await chunk(app, file, 0, 999, bob.headers);
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const later = { ...bob.headers, "x-service-p-identifier": started.body.partialIdentifier };
     for (let i = 0; i < 3; i++) {
-      const chunk = await app.json("POST", "/api/upload/partial", "x", {
-        ...bob.headers,
-        "x-zipline-p-filename": "big.bin",
-        "content-type": "text/plain",
-      });
-      assert.notEqual(chunk.status, 429);
-      assert.equal(chunk.headers.get("x-ratelimit-limit"), null);
+      const resent = await chunk(app, file, 1000, 1999, later);
+      assert.equal(resent.status, 200, JSON.stringify(resent.body));
+      assert.equal(resent.headers.get("x-ratelimit-limit"), null);
     }
     const plain = () =>
       app.json("POST", "/api/upload/partial", "x", {
-        ...bob.headers,
+        ...later,
         "content-type": "text/plain",
       });
-    assert.notEqual((await plain()).status, 429);
     assert.equal((await plain()).status, 429);
+  },
+  limited,
+);
+
+apiTest(
+  "security #30.4: every first chunk is counted by the upload limit, authenticated or not",
+  async (app) => {
+    await configure(app, { ratelimitMax: 2 });
+    const bob = await actor(app, "USER");
+    startOfWindow(app);
+    for (const header of ["x-service-p-filename", "x-zipline-p-filename"]) {
+      const first = () => chunk(app, file, 0, 999, { ...bob.headers, [header]: "movie.mp4" });
+      const one = await first();
+      assert.equal(one.status, 200, JSON.stringify(one.body));
+      assert.equal(one.headers.get("x-ratelimit-limit"), "2");
+      assert.equal((await first()).status, 200);
+      const third = await first();
+      assert.equal(third.status, 429, `${header} does not let a first chunk pass uncounted`);
+      assert.match(third.body.error, /^Rate limit exceeded/);
+      app.clock.advance(60_000);
+    }
+  },
+  limited,
+);
+
+apiTest(
+  "security #30.4: every anonymous chunk is counted, the later ones of its upload too",
+  async (app) => {
+    await configure(app, { ratelimitMax: 3 });
+    const owner = await actor(app, "USER");
+    const made = await app.json("POST", "/api/user/folders", { name: "drop" }, owner.headers);
+    const drop = made.body.id;
+    await app.json("PATCH", `/api/user/folders/${drop}`, { allowUploads: true }, owner.headers);
+    startOfWindow(app);
+    const into = { "x-service-folder": drop };
+    const started = await chunk(app, file, 0, 999, into);
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    assert.equal(started.headers.get("x-ratelimit-remaining"), "2");
+    const later = { ...into, "x-zipline-p-identifier": started.body.partialIdentifier };
+    const second = await chunk(app, file, 1000, 1999, later);
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.equal(second.headers.get("x-ratelimit-remaining"), "1");
+    assert.equal((await chunk(app, file, 1000, 1999, later)).status, 200);
+    const over = await chunk(app, file, 2000, 2499, later);
+    assert.equal(over.status, 429, "the anonymous uploader's later chunk is counted");
+    // The next window lets it finish.
+    app.clock.advance(60_000);
+    const done = await chunk(app, file, 2000, 2499, later);
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.files.length, 1);
+  },
+  limited,
+);
+
+apiTest(
+  "security #30.4: later chunks bypass only for the user who started the upload",
+  async (app) => {
+    await configure(app, { ratelimitMax: 1 });
+    const alice = await actor(app, "USER");
+    const mallory = await actor(app, "USER");
+    startOfWindow(app);
+    const started = await chunk(app, file, 0, 999, alice.headers);
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const id = { "x-service-p-identifier": started.body.partialIdentifier };
+    // Her window is spent by that first chunk: another first chunk waits, her later ones pass.
+    assert.equal((await chunk(app, file, 0, 999, alice.headers)).status, 429);
+    const second = await chunk(app, file, 1000, 1999, { ...alice.headers, ...id });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.equal(second.headers.get("x-ratelimit-limit"), null);
+
+    // Mallory naming alice's upload, or no upload at all, is counted (and refused).
+    for (const identifier of [id, { "x-service-p-identifier": "nope" }]) {
+      app.clock.advance(60_000);
+      const named = { ...mallory.headers, ...identifier };
+      assert.equal((await chunk(app, file, 2000, 2499, named)).status, 400);
+      assert.equal((await chunk(app, file, 2000, 2499, named)).status, 429);
+    }
+    const done = await chunk(app, file, 2000, 2499, { ...alice.headers, ...id });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.files.length, 1);
+    assert.equal(done.headers.get("x-ratelimit-limit"), null);
   },
   limited,
 );

@@ -24,11 +24,11 @@ async function newInvite(app: TestApp, maxUses?: number) {
 }
 
 apiTest("open registration: off by default, on with featuresUserRegistration", async (app) => {
-  const off = await register(app, { username: "alice", password: "pw" });
+  const off = await register(app, { username: "alice", password: "password1" });
   assert.deepEqual(off.body, { error: "User registration is disabled", statusCode: 400 });
 
   await settings(app, { featuresUserRegistration: true });
-  const on = await register(app, { username: "alice", password: "pw" });
+  const on = await register(app, { username: "alice", password: "password1" });
   assert.equal(on.status, 200);
   assert.equal(on.body.user.username, "alice");
   assert.equal(on.body.user.role, "USER");
@@ -36,34 +36,41 @@ apiTest("open registration: off by default, on with featuresUserRegistration", a
   const me = await app.json("GET", "/api/user", undefined, { cookie });
   assert.equal(me.body.user.id, on.body.user.id);
 
-  const taken = await register(app, { username: "alice", password: "other" });
+  const taken = await register(app, { username: "alice", password: "other-password" });
   assert.deepEqual(taken.body, { error: "Username is taken", statusCode: 400 });
-  const login = await app.json("POST", "/api/auth/login", { username: "alice", password: "pw" });
+  const login = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password1",
+  });
   assert.equal(login.status, 200);
 });
 
 apiTest("by invite: code or id, counted; unknown, expired, used up or invites off", async (app) => {
   const made = await newInvite(app, 2);
-  const first = await register(app, { username: "a1", password: "pw", code: made.code });
+  const first = await register(app, { username: "a1", password: "password1", code: made.code });
   assert.equal(first.status, 200);
   assert.equal(first.body.user.role, "USER");
-  const second = await register(app, { username: "a2", password: "pw", code: made.id });
+  const second = await register(app, { username: "a2", password: "password1", code: made.id });
   assert.equal(second.status, 200);
-  const third = await register(app, { username: "a3", password: "pw", code: made.code });
+  const third = await register(app, { username: "a3", password: "password1", code: made.code });
   assert.deepEqual(third.body, { error: "Invalid invite code", statusCode: 400 });
   assert.equal((await app.services.store.invites.get(made.id))!.uses, 2);
 
-  const unknown = await register(app, { username: "a4", password: "pw", code: "nope" });
+  const unknown = await register(app, { username: "a4", password: "password1", code: "nope" });
   assert.deepEqual(unknown.body, { error: "Invalid invite code", statusCode: 400 });
 
   const expiring = await newInvite(app);
   app.clock.advance(86_400_000);
-  const expired = await register(app, { username: "a5", password: "pw", code: expiring.code });
+  const expired = await register(app, {
+    username: "a5",
+    password: "password1",
+    code: expiring.code,
+  });
   assert.deepEqual(expired.body, { error: "Invalid invite code", statusCode: 400 });
 
   const open = await newInvite(app);
   await settings(app, { invitesEnabled: false });
-  const off = await register(app, { username: "a6", password: "pw", code: open.code });
+  const off = await register(app, { username: "a6", password: "password1", code: open.code });
   assert.deepEqual(off.body, { error: "Invites aren't enabled", statusCode: 400 });
   assert.equal(await app.services.store.users.getByUsername("a6"), null);
 });
@@ -71,11 +78,11 @@ apiTest("by invite: code or id, counted; unknown, expired, used up or invites of
 apiTest("a taken username does not spend the invite", async (app) => {
   const made = await newInvite(app, 1);
   await actor(app, "USER", "bob");
-  const taken = await register(app, { username: "bob", password: "pw", code: made.code });
+  const taken = await register(app, { username: "bob", password: "password1", code: made.code });
   assert.deepEqual(taken.body, { error: "Username is taken", statusCode: 400 });
   assert.equal((await app.services.store.invites.get(made.id))!.uses, 0);
   assert.equal(
-    (await register(app, { username: "carol", password: "pw", code: made.code })).status,
+    (await register(app, { username: "carol", password: "password1", code: made.code })).status,
     200,
   );
 });
@@ -85,7 +92,7 @@ apiTest("concurrent registrations never exceed the invite's max uses", async (ap
   const replies = await Promise.all(
     Array.from(
       { length: 8 },
-      (_, i) => register(app, { username: `r${i}`, password: "pw", code: made.code }),
+      (_, i) => register(app, { username: `r${i}`, password: "password1", code: made.code }),
     ),
   );
   assert.equal(replies.filter((r) => r.status === 200).length, 3);
@@ -96,6 +103,6 @@ apiTest("concurrent registrations never exceed the invite's max uses", async (ap
 
 apiTest("register allows 1 request per 5 seconds", async (app) => {
   await settings(app, { featuresUserRegistration: true });
-  assert.equal((await register(app, { username: "x1", password: "pw" })).status, 200);
-  assert.equal((await register(app, { username: "x2", password: "pw" })).status, 429);
+  assert.equal((await register(app, { username: "x1", password: "password1" })).status, 200);
+  assert.equal((await register(app, { username: "x2", password: "password1" })).status, 429);
 }, { rateLimits: true });

@@ -203,11 +203,7 @@ const CASES: Record<SettingKey, Case> = {
   oauthOidcIssuerUrl: { valid: "https://id.example.com/realms/x", invalid: "id.example.com" },
   mfaTotpEnabled: B,
   mfaTotpIssuer: { valid: "Ferry at Home", invalid: "" },
-  mfaPasskeysEnabled: {
-    valid: true,
-    invalid: "true",
-    with: { mfaPasskeysRpID: "files.example.com", mfaPasskeysOrigin: "https://files.example.com" },
-  },
+  mfaPasskeysEnabled: { valid: true, invalid: "true" },
   mfaPasskeysRpID: { valid: "example.com", invalid: "https://example.com" },
   mfaPasskeysOrigin: { valid: "https://example.com", invalid: "example.com" },
   ratelimitEnabled: B,
@@ -218,6 +214,11 @@ const CASES: Record<SettingKey, Case> = {
   httpWebhookOnUpload: webhookUrl,
   httpWebhookOnShorten: webhookUrl,
   httpWebhookSigningSecret: { valid: "whsec_" + "ab".repeat(32), invalid: "too short" },
+  webhooksAllowedHosts: {
+    valid: "127.0.0.1, 10.0.0.0/8",
+    expect: ["127.0.0.1", "10.0.0.0/8"],
+    invalid: ["10.0.0.0/33"],
+  },
   chatWebhookUrl: webhookUrl,
   chatUsername: nullableText,
   chatAvatarUrl: avatarUrl,
@@ -448,7 +449,7 @@ apiTest(
 );
 
 apiTest(
-  "OAuth providers are complete after the change; passkeys need RP ID and origin",
+  "OAuth providers are complete after the change; passkeys need no RP ID or origin",
   async (app) => {
     const admin = await superadmin(app);
     const patch = (body: unknown) => app.json("PATCH", "/api/server/settings", body, admin);
@@ -475,19 +476,14 @@ apiTest(
       200,
     );
 
-    const passkeys = await patch({ mfaPasskeysEnabled: true });
-    assert.equal(passkeys.status, 400);
-    assert.deepEqual(passkeys.body.issues.map((i: { path: string[] }) => i.path[0]), [
-      "mfaPasskeysRpID",
-      "mfaPasskeysOrigin",
-    ]);
+    // Passkeys need no RP ID or origin: unset, they are derived (conformance #30).
+    assert.equal((await patch({ mfaPasskeysEnabled: true })).status, 200);
     assert.equal(
       (await patch({ mfaPasskeysRpID: "example.com", mfaPasskeysOrigin: "https://example.com" }))
         .status,
       200,
     );
-    assert.equal((await patch({ mfaPasskeysEnabled: true })).status, 200);
-    assert.equal((await patch({ mfaPasskeysOrigin: null })).status, 400);
+    assert.equal((await patch({ mfaPasskeysOrigin: null })).status, 200);
 
     const expiry = await patch({ filesDefaultExpiration: "30d", filesMaxExpiration: "7d" });
     assert.equal(expiry.status, 400);

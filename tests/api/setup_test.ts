@@ -26,7 +26,7 @@ apiTest("setup creates the first user as SUPERADMIN and logs it in, once", async
   assert.equal(version.body.version, "0.0.0-test");
 
   assert.deepEqual((await app.json("GET", "/api/setup")).body, { firstSetup: false });
-  const again = await app.json("POST", "/api/setup", { username: "other", password: "x" });
+  const again = await app.json("POST", "/api/setup", { username: "other", password: "password1" });
   assert.equal(again.status, 403);
   assert.deepEqual(again.body, { error: "forbidden", statusCode: 403 });
   assert.equal(await app.services.store.users.getByUsername("other"), null);
@@ -35,7 +35,7 @@ apiTest("setup creates the first user as SUPERADMIN and logs it in, once", async
 apiTest("two concurrent setups create exactly one user", async (app) => {
   const replies = await Promise.all(
     ["first", "second", "third", "fourth"].map((username) =>
-      app.json("POST", "/api/setup", { username, password: "pass" })
+      app.json("POST", "/api/setup", { username, password: "password1" })
     ),
   );
   assert.deepEqual(replies.map((r) => r.status).sort(), [200, 403, 403, 403]);

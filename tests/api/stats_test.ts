@@ -16,6 +16,7 @@ async function settings(app: TestApp, values: Record<string, unknown>) {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 apiTest("stats: the task's snapshots, newest first, the newest in full", async (app) => {
+  await settings(app, { featuresMetricsShowUserSpecific: true });
   const a = await actor(app, "USER", "alice");
   const empty = await app.json("GET", "/api/stats", undefined, a.headers);
   assert.equal(empty.status, 200);
@@ -146,9 +147,9 @@ apiTest("stats: admin-only, per-user parts hidden, metrics off", async (app) => 
     { username: "ulla", sum: 1, storage: 5, views: 0 },
   ]);
 
-  await settings(app, { featuresMetricsShowUserSpecific: false });
-  const hidden = await app.json("GET", "/api/stats", undefined, admin.headers);
-  assert.deepEqual(hidden.body[0].data.filesUsers, []);
+  await settings(app, { featuresMetricsAdminOnly: false });
+  const hidden = await app.json("GET", "/api/stats", undefined, user.headers);
+  assert.deepEqual(hidden.body[0].data.filesUsers, [], "a USER sees no names by default");
   assert.deepEqual(hidden.body[0].data.urlsUsers, []);
   assert.equal(hidden.body[0].data.files, 1);
 
@@ -159,7 +160,7 @@ apiTest("stats: admin-only, per-user parts hidden, metrics off", async (app) => 
 });
 
 apiTest(
-  "top files: the most viewed first, for administrators, with owners by settings",
+  "top files: the most viewed first, for administrators, with their owners",
   async (app) => {
     const admin = await actor(app, "ADMIN", "root");
     const a = await actor(app, "USER", "alice");
@@ -179,15 +180,53 @@ apiTest(
       [[most.name, 5, "root"], [seen.name, 2, "alice"]],
     );
     await settings(app, { featuresMetricsShowUserSpecific: false });
-    const anonymous = await app.json("GET", "/api/stats/files", undefined, admin.headers);
-    assert.deepEqual(anonymous.body.map((f: { username: string | null }) => f.username), [
-      null,
-      null,
-      null,
-    ]);
+    const still = await app.json("GET", "/api/stats/files?take=2", undefined, admin.headers);
+    assert.deepEqual(
+      still.body.map((f: { username: string | null }) => f.username),
+      ["root", "alice"],
+      "administrators keep the owners whatever the setting",
+    );
     assert.equal((await app.json("GET", "/api/stats/files", undefined, a.headers)).status, 403);
     await settings(app, { featuresMetricsEnabled: false });
     const off = await app.json("GET", "/api/stats/files", undefined, admin.headers);
     assert.deepEqual(off.body, { error: "Metrics are disabled", statusCode: 403 });
+  },
+);
+
+apiTest(
+  "security #30.10: a USER sees no other user's name in /api/stats by default; ADMINs keep " +
+    "the per-user view; the setting opens it to USERs",
+  async (app) => {
+    assert.equal(app.services.settings.get("featuresMetricsShowUserSpecific"), false);
+    const alice = await actor(app, "USER", "alice");
+    const bob = await actor(app, "USER", "bob");
+    const admin = await actor(app, "ADMIN", "root");
+    await uploadOne(app, alice.headers, "12345", "a.txt");
+    await app.json("POST", "/api/user/urls", { destination: "https://example.org/" }, bob.headers);
+    await recordMetrics(app.services);
+
+    const seenBy = async (headers: Record<string, string>) => {
+      const reply = await app.json("GET", "/api/stats?all=true", undefined, headers);
+      assert.equal(reply.status, 200);
+      return reply.body;
+    };
+    const byBob = await seenBy(bob.headers);
+    assert.deepEqual([byBob[0].data.filesUsers, byBob[0].data.urlsUsers], [[], []]);
+    assert.equal(byBob[0].data.files, 1, "the totals stay");
+    assert.ok(!JSON.stringify(byBob).includes("alice"), "no other user's name anywhere");
+
+    const byAdmin = await seenBy(admin.headers);
+    assert.deepEqual(byAdmin[0].data.filesUsers.map((u: { username: string }) => u.username), [
+      "alice",
+    ]);
+    assert.deepEqual(byAdmin[0].data.urlsUsers.map((u: { username: string }) => u.username), [
+      "bob",
+    ]);
+
+    await settings(app, { featuresMetricsShowUserSpecific: true });
+    const opened = await seenBy(bob.headers);
+    assert.deepEqual(opened[0].data.filesUsers.map((u: { username: string }) => u.username), [
+      "alice",
+    ]);
   },
 );

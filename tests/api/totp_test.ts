@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
 import { decrypt } from "../../core/tokens.ts";
+import { CODE_WINDOW_MS } from "../../core/totp.ts";
 import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 
@@ -229,32 +230,35 @@ apiTest(
   { rateLimits: true },
 );
 
-apiTest("security #4: turning TOTP on or off needs the current password", async (app) => {
-  await enableSetting(app);
-  const alice = await actor(app, "USER", "alice");
-  const { secret } = (await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers)).body;
-  const totpOn = async () =>
-    (await app.json("GET", "/api/user", undefined, alice.headers)).body.user.totp;
-  const send = (method: string, extra: Record<string, string>) =>
-    app.json(method, "/api/user/mfa/totp", {
-      code: code(secret, app.clock.now()),
-      ...(method === "POST" ? { secret } : {}),
-      ...extra,
-    }, alice.headers);
-  for (const [method, before] of [["POST", false], ["DELETE", true]] as const) {
-    const missing = await send(method, {});
+apiTest(
+  "security #4: turning TOTP on needs the current password; off, a wrong one sent is refused",
+  async (app) => {
+    await enableSetting(app);
+    const alice = await actor(app, "USER", "alice");
+    const { secret } = (await app.json("GET", "/api/user/mfa/totp", undefined, alice.headers)).body;
+    const totpOn = async () =>
+      (await app.json("GET", "/api/user", undefined, alice.headers)).body.user.totp;
+    const send = (method: string, extra: Record<string, string>) =>
+      app.json(method, "/api/user/mfa/totp", {
+        code: code(secret, app.clock.now()),
+        ...(method === "POST" ? { secret } : {}),
+        ...extra,
+      }, alice.headers);
+    const missing = await send("POST", {});
     assert.deepEqual(missing.body, { error: "currentPassword is required", statusCode: 400 });
-    const wrong = await send(method, { currentPassword: "wrong" });
-    assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
-    assert.equal(await totpOn(), before, `${method} changed nothing`);
-    assert.equal((await send(method, { currentPassword: "password" })).status, 200, method);
-    assert.equal(await totpOn(), !before);
-    app.clock.advance(STEP);
-  }
-});
+    for (const [method, before] of [["POST", false], ["DELETE", true]] as const) {
+      const wrong = await send(method, { currentPassword: "wrong" });
+      assert.deepEqual(wrong.body, { error: "Invalid current password", statusCode: 403 });
+      assert.equal(await totpOn(), before, `${method} changed nothing`);
+      assert.equal((await send(method, { currentPassword: "password" })).status, 200, method);
+      assert.equal(await totpOn(), !before);
+      app.clock.advance(STEP);
+    }
+  },
+);
 
 apiTest(
-  "security #4: a session signed in under 10 minutes ago is proof on its own (Zipline's client turns TOTP on and off)",
+  "security #4: a session signed in under 10 minutes ago is proof on its own (Zipline's client turns TOTP on)",
   async (app) => {
     await enableSetting(app);
     const alice = await actor(app, "USER", "alice");
@@ -281,12 +285,106 @@ apiTest(
 
     assert.equal((await send("POST", session)).status, 200, "fresh session, no password");
     assert.equal(await totpOn(), true);
+    app.clock.advance(STEP);
+    assert.equal((await send("DELETE", session)).status, 200, "off: the code is proof");
 
     app.clock.advance(10 * 60_000);
-    const stale = await send("DELETE", session);
+    const stale = await send("POST", session);
     assert.deepEqual(stale.body, { error: "currentPassword is required", statusCode: 400 });
-    assert.equal(await totpOn(), true, "a session 10 minutes old proves nothing alone");
-    assert.equal((await send("DELETE", session, { currentPassword: "password" })).status, 200);
+    assert.equal(await totpOn(), false, "a session 10 minutes old proves nothing alone");
+    assert.equal((await send("POST", session, { currentPassword: "password" })).status, 200);
+    assert.equal(await totpOn(), true);
+  },
+);
+
+// The third review (issue #30).
+
+apiTest(
+  "conformance: DELETE /api/user/mfa/totp with a valid code is proof on its own, with a token or a session; an invalid code is 400 `Invalid code`",
+  async (app) => {
+    await enableSetting(app);
+    const alice = await actor(app, "USER", "alice");
+    const totpOn = async () =>
+      (await app.json("GET", "/api/user", undefined, alice.headers)).body.user.totp;
+    const off = (secret: string, headers: Record<string, string>, value?: string) =>
+      app.json("DELETE", "/api/user/mfa/totp", {
+        code: value ?? code(secret, app.clock.now()),
+      }, headers);
+
+    const secret = await enableTotp(app, alice);
+    const invalid = await off(secret, alice.headers, wrongCode(secret, app.clock.now()));
+    assert.deepEqual(invalid.body, { error: "Invalid code", statusCode: 400 });
+    assert.equal(await totpOn(), true);
+    const byToken = await off(secret, alice.headers);
+    assert.equal(byToken.status, 200, JSON.stringify(byToken.body));
+    assert.equal(byToken.body.totp, false);
+    assert.equal(await totpOn(), false);
+
+    app.clock.advance(STEP);
+    const again = await enableTotp(app, alice);
+    const signIn = await login(app, { code: code(again, app.clock.now()) });
+    const session = { cookie: sessionCookie(signIn.headers) };
+    app.clock.advance(60 * 60_000);
+    const stale = await off(again, session);
+    assert.equal(stale.status, 200, "an hour-old session with a valid code");
     assert.equal(await totpOn(), false);
   },
+);
+
+apiTest(
+  "security #30.9: codes tried for one account count wherever they come from: 5 in 5 minutes, then 429",
+  async (app) => {
+    await enableSetting(app);
+    await app.services.store.settings.update({ coreTrustProxy: true });
+    await app.services.settings.reload();
+    app.clock.set(Math.ceil(app.clock.now() / CODE_WINDOW_MS) * CODE_WINDOW_MS);
+    const alice = await actor(app, "USER", "alice");
+    const bob = await actor(app, "USER", "bob");
+    const secret = await enableTotp(app, alice); // 1
+    const bobs = await enableTotp(app, bob);
+    const from = (n: number) => ({ "x-forwarded-for": `198.51.100.${n}` });
+    for (let n = 0; n < 3; n++) { // 2, 3, 4
+      const res = await app.json("POST", "/api/auth/login", {
+        username: "alice",
+        password: "password",
+        code: wrongCode(secret, app.clock.now()),
+      }, from(n));
+      assert.deepEqual(res.body, { error: "Invalid code", statusCode: 400 }, `address ${n}`);
+    }
+    const off = await app.json("DELETE", "/api/user/mfa/totp", {
+      code: wrongCode(secret, app.clock.now()),
+    }, { ...alice.headers, ...from(10) }); // 5
+    assert.deepEqual(off.body, { error: "Invalid code", statusCode: 400 });
+
+    const limited = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "password",
+      code: code(secret, app.clock.now()),
+    }, from(20));
+    assert.equal(limited.status, 429);
+    assert.match(limited.body.error, /^Too many codes were tried for this account; try again in/);
+    const retry = Number(limited.headers.get("retry-after"));
+    assert.ok(retry > 0 && retry <= 300, String(retry));
+    assert.deepEqual(limited.headers.getSetCookie(), [], "not even a valid code signs in");
+    const disable = await app.json("DELETE", "/api/user/mfa/totp", {
+      code: code(secret, app.clock.now()),
+    }, { ...alice.headers, ...from(21) });
+    assert.equal(disable.status, 429, "nor turns TOTP off");
+
+    const other = await app.json("POST", "/api/auth/login", {
+      username: "bob",
+      password: "password",
+      code: code(bobs, app.clock.now()),
+    }, from(22));
+    assert.equal(other.status, 200, "another account is not held back");
+
+    app.clock.advance(CODE_WINDOW_MS);
+    const later = await app.json("POST", "/api/auth/login", {
+      username: "alice",
+      password: "password",
+      code: code(secret, app.clock.now()),
+    }, from(23));
+    assert.equal(later.status, 200, "after the wait");
+  },
+  { rateLimits: true },
 );

@@ -1,7 +1,17 @@
 /** The current user: GET /api/user, /api/user/me and PATCH /api/user. */
 import assert from "node:assert/strict";
+import postgres from "postgres";
 import { tokenFor } from "../../core/account.ts";
+import { sha256 } from "../../core/secrets.ts";
+import {
+  clientFromUserAgent,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  startSession,
+} from "../../core/sessions.ts";
 import { createUser } from "../../core/users.ts";
+import type { SignInMethod } from "../../db/sessions.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -126,9 +136,9 @@ apiTest(
   async (app) => {
     await actor(app, "USER", "bob");
     const fresh = { cookie: await login(app, "bob") };
-    const changed = await app.json("PATCH", "/api/user", { password: "second" }, fresh);
+    const changed = await app.json("PATCH", "/api/user", { password: "second-password" }, fresh);
     assert.equal(changed.status, 200);
-    await login(app, "bob", "second");
+    await login(app, "bob", "second-password");
 
     app.clock.advance(10 * 60_000);
     const stale = await app.json("PATCH", "/api/user", { username: "robert" }, fresh);
@@ -138,15 +148,115 @@ apiTest(
   },
 );
 
-apiTest("security #4: an account without a password sets one without proof", async (app) => {
-  const user = await createUser(app.services, { username: "oauth", password: null, role: "USER" });
-  const headers = { authorization: tokenFor(app.services, user) };
-  const res = await app.json("PATCH", "/api/user", { password: "first-password" }, headers);
-  assert.equal(res.status, 200);
-  await login(app, "oauth", "first-password");
-  const changed = await app.json("PATCH", "/api/user", { password: "second" }, headers);
-  assert.equal(changed.status, 401, "the token was replaced");
-});
+// The third review (issue #30).
+
+const NO_PASSWORD = {
+  error: "This account has no password: sign in again with its passkey or linked account to " +
+    "confirm",
+  statusCode: 400,
+};
+
+/** A session cookie for `user`, signed in by `method` (as a passkey or a provider would). */
+async function sessionBy(app: TestApp, user: UserRecord, method: SignInMethod) {
+  const { secret } = await startSession(app.services, user, clientFromUserAgent(""), method);
+  return `${SESSION_COOKIE}=${secret}`;
+}
+
+apiTest(
+  "security #30.2: an account without a password proves with a fresh sign-in of its own, never its token",
+  async (app) => {
+    const user = await createUser(app.services, {
+      username: "keyonly",
+      password: null,
+      role: "USER",
+    });
+    const token = { authorization: tokenFor(app.services, user) };
+    const old = { cookie: await sessionBy(app, user, "passkey") };
+    const bornBefore = { cookie: await sessionBy(app, user, "unknown") };
+    app.clock.advance(10 * 60_000);
+    for (const headers of [token, old, bornBefore]) {
+      for (const change of [{ password: "mine-now" }, { username: "mallory" }]) {
+        const res = await app.json("PATCH", "/api/user", change, headers);
+        assert.deepEqual(res.body, NO_PASSWORD, JSON.stringify(change));
+      }
+    }
+    const guessed = await app.json("PATCH", "/api/user", {
+      password: "mine-now",
+      currentPassword: "anything",
+    }, token);
+    assert.deepEqual(guessed.body, NO_PASSWORD, "a password it does not have proves nothing");
+    assert.equal((await app.json("GET", "/api/user", undefined, old)).status, 200, "sessions live");
+    assert.equal((await app.services.store.users.get(user.id))!.password, null);
+
+    const fresh = { cookie: await sessionBy(app, user, "passkey") };
+    const set = await app.json("PATCH", "/api/user", { password: "first-password" }, fresh);
+    assert.equal(set.status, 200, "a passkey sign-in moments ago proves the owner");
+    await login(app, "keyonly", "first-password");
+    assert.equal((await app.json("GET", "/api/user", undefined, token)).status, 401);
+    assert.equal((await app.json("GET", "/api/user", undefined, old)).status, 401);
+  },
+);
+
+apiTest(
+  "security #30.1: only a password sign-in is proof for an account with a password",
+  async (app) => {
+    const bob = await actor(app, "USER", "bob");
+    for (const method of ["passkey", "oauth", "unknown"] as const) {
+      const cookie = await sessionBy(app, bob.user, method);
+      const res = await app.json("PATCH", "/api/user", { password: "taken-over" }, { cookie });
+      assert.deepEqual(res.body, { error: "currentPassword is required", statusCode: 400 }, method);
+    }
+    const cookie = await sessionBy(app, bob.user, "password");
+    const res = await app.json("PATCH", "/api/user", { password: "second-pass" }, { cookie });
+    assert.equal(res.status, 200);
+  },
+);
+
+/** Stores a session for `userId` as a Ferry that did not record sign-in methods wrote it. */
+async function storeLegacySession(app: TestApp, userId: string, secret: string) {
+  const now = app.clock.now();
+  const row = {
+    id: await sha256(secret),
+    userId,
+    createdAt: new Date(now),
+    expiresAt: new Date(now + SESSION_TTL_MS),
+    lastSeenAt: new Date(now),
+    client: "Firefox 140",
+    device: "Linux",
+    ua: "Mozilla/5.0",
+  };
+  if (app.kind === "kv") {
+    const kv = (app.backend as unknown as { kv: Deno.Kv }).kv;
+    await kv.atomic()
+      .set(["session", row.id], row)
+      .set(["session_by_user", userId, row.id], true)
+      .commit();
+    return;
+  }
+  const sql = postgres(app.storeUrl!, { max: 1, onnotice: () => {} });
+  try {
+    await sql`INSERT INTO sessions (id, user_id, created_at, expires_at, last_seen_at, client, device, ua)
+      VALUES (${row.id}, ${userId}, ${row.createdAt}, ${row.expiresAt}, ${row.lastSeenAt},
+        ${row.client}, ${row.device}, ${row.ua})`;
+  } finally {
+    await sql.end();
+  }
+}
+
+apiTest(
+  "security #30.1: a session stored before sign-in methods were recorded works but proves nothing",
+  async (app) => {
+    const bob = await actor(app, "USER", "bob");
+    const secret = "a-session-from-an-older-ferry-0123456789";
+    await storeLegacySession(app, bob.user.id, secret);
+    const cookie = `${SESSION_COOKIE}=${secret}`;
+    assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
+    const res = await app.json("PATCH", "/api/user", { password: "taken-over" }, { cookie });
+    assert.deepEqual(res.body, { error: "currentPassword is required", statusCode: 400 });
+    const [session] = await app.services.store.sessions.listByUser(bob.user.id);
+    assert.equal(session.method, "unknown");
+  },
+);
 
 apiTest("GET /api/user/avatar answers the stored avatar as text; 404 without one", async (app) => {
   const a = await actor(app, "USER");

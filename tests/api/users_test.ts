@@ -12,7 +12,7 @@ apiTest("create: summary shape, default role, and a duplicate is a 400", async (
   const res = await app.json(
     "POST",
     "/api/users",
-    { username: "alice", password: "pw" },
+    { username: "alice", password: "password1" },
     root.headers,
   );
   assert.equal(res.status, 200);
@@ -33,7 +33,7 @@ apiTest("create: summary shape, default role, and a duplicate is a 400", async (
   const dup = await app.json(
     "POST",
     "/api/users",
-    { username: "alice", password: "x" },
+    { username: "alice", password: "password2" },
     root.headers,
   );
   assert.equal(dup.status, 400);
@@ -44,7 +44,10 @@ apiTest("create: summary shape, default role, and a duplicate is a 400", async (
   assert.deepEqual(missing.body.issues.map((i: { path: string[] }) => i.path), [["password"]]);
 
   // The created user can log in with its password.
-  const login = await app.json("POST", "/api/auth/login", { username: "alice", password: "pw" });
+  const login = await app.json("POST", "/api/auth/login", {
+    username: "alice",
+    password: "password1",
+  });
   assert.equal(login.status, 200);
 });
 
@@ -57,7 +60,7 @@ apiTest("the user list shows every change made through this instance at once", a
   };
   const before = await names();
   app.clock.advance(1); // created after the others, so listed last
-  const created = await app.json("POST", "/api/users", { username: "zed", password: "pw" }, {
+  const created = await app.json("POST", "/api/users", { username: "zed", password: "password1" }, {
     ...root.headers,
   });
   assert.deepEqual(await names(), [...before, "zed"]);
@@ -79,7 +82,8 @@ apiTest("concurrent creation of one username creates one user", async (app) => {
   const replies = await Promise.all(
     Array.from(
       { length: 6 },
-      () => app.json("POST", "/api/users", { username: "same", password: "pw" }, root.headers),
+      () =>
+        app.json("POST", "/api/users", { username: "same", password: "password1" }, root.headers),
     ),
   );
   assert.deepEqual(replies.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400]);
@@ -109,7 +113,7 @@ apiTest("role rules: every caller role against every target role", async (app, t
         const name = `made-by-${caller.user.username}-${targetRole}`;
         const created = await app.json("POST", "/api/users", {
           username: name,
-          password: "pw",
+          password: "password1",
           role: targetRole,
         }, caller.headers);
         assert.equal(created.status, allowedCreate ? 200 : 403, `create ${targetRole}`);
@@ -327,7 +331,7 @@ apiTest("avatars: image data URIs and URLs, nothing else", async (app) => {
   const png = "data:image/png;base64,iVBORw0KGgo=";
   const ok = await app.json("POST", "/api/users", {
     username: "pic",
-    password: "pw",
+    password: "password1",
     avatar: png,
   }, root.headers);
   assert.equal(ok.status, 200);
@@ -335,7 +339,7 @@ apiTest("avatars: image data URIs and URLs, nothing else", async (app) => {
   for (const avatar of ["data:image/svg+xml;base64,PHN2Zz4=", "javascript:alert(1)", "nope"]) {
     const res = await app.json("POST", "/api/users", {
       username: "bad",
-      password: "pw",
+      password: "password1",
       avatar,
     }, root.headers);
     assert.equal(res.status, 400, avatar);
@@ -358,14 +362,14 @@ apiTest("a user created without an avatar gets websiteDefaultAvatar's image", as
     const res = await app.json(
       "POST",
       "/api/users",
-      { username: "d", password: "pw" },
+      { username: "d", password: "password1" },
       root.headers,
     );
     assert.equal(res.status, 200);
     assert.equal(res.body.avatar, "data:image/png;base64,iVBORwECAw==");
     const own = await app.json("POST", "/api/users", {
       username: "e",
-      password: "pw",
+      password: "password1",
       avatar: "https://example.org/e.png",
     }, root.headers);
     assert.equal(own.body.avatar, "https://example.org/e.png");

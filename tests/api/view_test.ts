@@ -34,7 +34,7 @@ apiTest(
     assert.match(page.headers.get("content-type")!, /^text\/html/);
     const csp = page.headers.get("content-security-policy")!;
     assert.match(csp, /default-src 'none'/);
-    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /script-src 'nonce-[\w-]{22}' 'strict-dynamic'(;|$)/);
     assert.match(csp, /media-src 'self'/);
     const html = await page.text();
     assert.match(html, new RegExp(`<img id="file-image" src="/raw/${png.name}"`));

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { queueShorten, queueUpload } from "../../core/webhooks/outbox.ts";
+import type { Resolver } from "../../core/net/outbound.ts";
 import type { ShortenEvent, UploadEvent } from "../../core/webhooks/payloads.ts";
 import { webhookSecret } from "../../core/webhooks/signature.ts";
 import { RETRY_DELAYS_MS, WebhookWorker } from "../../core/webhooks/worker.ts";
@@ -47,8 +48,13 @@ const shortenEvent = (user: ShortenEvent["user"]): ShortenEvent => ({
   link: { raw: "https://ferry.example/go/abc123" },
 });
 
+/**
+ * Writes `values`, with the allow-list admitting 127.0.0.1 (where the local
+ * receivers listen) unless `values` sets it: what an operator testing
+ * webhooks against a local receiver does.
+ */
 async function configure(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.settings.update(values);
+  await app.services.store.settings.update({ webhooksAllowedHosts: ["127.0.0.1"], ...values });
   await app.services.settings.reload();
 }
 
@@ -562,4 +568,206 @@ apiTest(
     );
   },
   { env: { SERVICE_HTTP_WEBHOOK_SIGNING_SECRET: "whsec_pinned_by_the_environment_0123456789" } },
+);
+
+/** A resolver answering from `table` (and failing for any other name): no DNS is asked. */
+function answers(table: Record<string, string[]>): Resolver {
+  return (host) =>
+    table[host] ? Promise.resolve(table[host]) : Promise.reject(new Error(`no answer: ${host}`));
+}
+
+/** The finished deliveries as `[url, status, result]`, the latest first. */
+async function finished(app: TestApp) {
+  const history = await app.services.store.webhooks.history(10);
+  return history.map((f) => [f.url, f.status, f.result]);
+}
+
+apiTest(
+  "security #30.6: a loopback target without the allow-list is refused, recorded as failed and logged",
+  async (app) => {
+    const receiver = startReceiver();
+    const port = new URL(receiver.url).port;
+    try {
+      // Stored as an environment variable or an older version would have stored it.
+      await configure(app, {
+        webhooksAllowedHosts: [],
+        httpWebhookOnUpload: receiver.url,
+        chatOnUploadWebhookUrl: `http://localhost:${port}/chat`,
+        chatOnUploadContent: "{file.name}",
+      });
+      await queueUpload(app.services, await uploadEvent(app));
+      assert.equal(await new WebhookWorker(app.services).runOnce(), 2);
+      assert.equal(receiver.received.length, 0, "nothing reached the receiver");
+      assert.equal(await app.services.store.webhooks.pending(), 0, "final: not retried");
+      const reason = "127.0.0.1 is a loopback address, and webhooksAllowedHosts does not allow it";
+      assert.deepEqual(
+        (await finished(app)).sort(),
+        [
+          [
+            `http://localhost:${port}/chat`,
+            "failed",
+            "Refused: localhost is a loopback address, " +
+            "and webhooksAllowedHosts does not allow it",
+          ],
+          [receiver.url, "failed", `Refused: ${reason}`],
+        ].sort(),
+      );
+      const logged = app.logger.lines.filter((l) =>
+        l.message === "webhook delivery failed for good"
+      );
+      assert.deepEqual(
+        logged.map((l) => l.fields?.error).sort(),
+        (await finished(app)).map((f) => f[2]).sort(),
+      );
+    } finally {
+      await receiver.close();
+    }
+  },
+);
+
+apiTest(
+  "security #30.6: a public-looking host name that resolves inside is refused at send time",
+  async (app) => {
+    app.services.resolver = answers({
+      "hooks.example.com": ["93.184.216.34", "127.0.0.1"],
+      "chat.example.com": ["fd00:ec2::254"],
+    });
+    await configure(app, {
+      webhooksAllowedHosts: [],
+      httpWebhookOnUpload: "http://hooks.example.com/hook",
+      chatOnUploadWebhookUrl: "https://chat.example.com/hook",
+      chatOnUploadContent: "{file.name}",
+    });
+    const event = await uploadEvent(app);
+    await queueUpload(app.services, event);
+    await new WebhookWorker(app.services).runOnce();
+    assert.deepEqual((await finished(app)).sort(), [
+      [
+        "http://hooks.example.com/hook",
+        "failed",
+        "Refused: hooks.example.com resolves to 127.0.0.1, a loopback address, and " +
+        "webhooksAllowedHosts does not allow it",
+      ],
+      [
+        "https://chat.example.com/hook",
+        "failed",
+        "Refused: chat.example.com resolves to fd00:ec2::254, a cloud metadata address, and " +
+        "webhooksAllowedHosts does not allow it",
+      ],
+    ]);
+    // A name that does not resolve is a network error: retried, not refused.
+    await configure(app, {
+      httpWebhookOnUpload: "http://gone.example.com/hook",
+      chatOnUploadWebhookUrl: null,
+      chatOnUploadContent: null,
+    });
+    await queueUpload(app.services, event);
+    await new WebhookWorker(app.services).runOnce();
+    const [waiting] = await app.services.store.webhooks.list(10);
+    assert.equal(waiting.lastError, "no answer: gone.example.com");
+  },
+);
+
+apiTest(
+  "security #30.6: a redirect from an allowed target to an inside one is refused",
+  async (app) => {
+    app.services.resolver = answers({ "metadata.test": ["169.254.169.254"] });
+    const asked: string[] = [];
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+      const path = new URL(req.url).pathname;
+      asked.push(path);
+      const location = path === "/upload" ? "http://127.0.0.2:1/inside" : "http://metadata.test/";
+      return new Response(null, { status: path === "/upload" ? 307 : 302, headers: { location } });
+    });
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    try {
+      await configure(app, {
+        httpWebhookOnUpload: `${base}/upload`,
+        httpWebhookOnShorten: `${base}/shorten`,
+      });
+      const upload = await uploadEvent(app);
+      await queueUpload(app.services, upload);
+      await queueShorten(app.services, shortenEvent(upload.user));
+      await new WebhookWorker(app.services).runOnce();
+      assert.deepEqual(asked.sort(), ["/shorten", "/upload"], "the allowed target was asked");
+      assert.deepEqual((await finished(app)).sort(), [
+        [
+          `${base}/shorten`,
+          "failed",
+          "Refused: metadata.test resolves to 169.254.169.254, a cloud metadata address, and " +
+          "webhooksAllowedHosts does not allow it",
+        ],
+        [
+          `${base}/upload`,
+          "failed",
+          "Refused: 127.0.0.2 is a loopback address, and webhooksAllowedHosts does not allow it",
+        ],
+      ]);
+    } finally {
+      await server.shutdown();
+    }
+  },
+);
+
+apiTest("security #30.6: the allow-list admits the networks it names", async (app) => {
+  const receiver = startReceiver(() => 204);
+  try {
+    await configure(app, {
+      webhooksAllowedHosts: ["127.0.0.0/8"],
+      httpWebhookOnUpload: receiver.url,
+    });
+    await queueUpload(app.services, await uploadEvent(app));
+    await new WebhookWorker(app.services).runOnce();
+    assert.equal(receiver.received.length, 1);
+    assert.deepEqual(await finished(app), [[receiver.url, "delivered", "HTTP 204"]]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+apiTest(
+  "security #30.6: a settings PATCH of a webhook URL pointing inside is refused unless allow-listed",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN");
+    const admin = await actor(app, "ADMIN");
+    const patch = (body: unknown, headers = root.headers) =>
+      app.json("PATCH", "/api/server/settings", body, headers);
+    const cases: [string, string, string][] = [
+      ["httpWebhookOnUpload", "http://127.0.0.1:8080/x", "127.0.0.1 is a loopback address"],
+      ["httpWebhookOnShorten", "http://169.254.169.254/latest", "a cloud metadata address"],
+      ["chatWebhookUrl", "http://localhost/hook", "localhost is a loopback address"],
+      ["chatOnUploadWebhookUrl", "http://10.0.0.5/hook", "10.0.0.5 is a private address"],
+      ["chatOnShortenWebhookUrl", "http://[::ffff:192.168.0.1]/", "private (IPv4-mapped)"],
+      ["featuresVersionAPI", "http://[fd00::1]/", "fd00::1 is a private (ULA) address"],
+    ];
+    for (const [key, url, reason] of cases) {
+      const refused = await patch({ [key]: url });
+      assert.equal(refused.status, 400, key);
+      assert.ok(
+        refused.body.error.startsWith(`body/${key} must not point inside: `),
+        refused.body.error,
+      );
+      assert.ok(refused.body.error.includes(reason), refused.body.error);
+      assert.ok(refused.body.error.endsWith("and webhooksAllowedHosts does not allow it"));
+    }
+    assert.equal(app.services.settings.get("httpWebhookOnUpload"), null, "nothing was stored");
+    // A name is resolved when a delivery is sent, not when it is saved.
+    assert.equal((await patch({ httpWebhookOnUpload: "https://hooks.example.com/x" })).status, 200);
+    // Allowed in the same change, or before it.
+    const allowed = await patch({
+      webhooksAllowedHosts: ["127.0.0.1", "localhost"],
+      httpWebhookOnUpload: "http://127.0.0.1:8080/x",
+    });
+    assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
+    assert.equal((await patch({ chatWebhookUrl: "http://localhost/hook" })).status, 200);
+    assert.equal((await patch({ chatOnUploadWebhookUrl: "http://10.0.0.5/hook" })).status, 400);
+    // Only a SUPERADMIN widens the allow-list.
+    const byAdmin = await patch({ webhooksAllowedHosts: ["10.0.0.0/8"] }, admin.headers);
+    assert.deepEqual(byAdmin.body, {
+      error: "Only a SUPERADMIN may change webhooksAllowedHosts",
+      statusCode: 403,
+    });
+    const bad = await patch({ webhooksAllowedHosts: ["10.0.0.0/33"] });
+    assert.equal(bad.status, 400);
+  },
 );

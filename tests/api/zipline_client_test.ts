@@ -32,8 +32,15 @@ apiTest(
     assert.deepEqual(config.features.metrics, {
       enabled: true,
       adminOnly: true,
-      showUserSpecific: true,
+      showUserSpecific: false,
     });
+    const admin = await actor(app, "ADMIN");
+    const seenByAdmin = await app.json("GET", "/api/server/settings/web", undefined, admin.headers);
+    assert.equal(
+      seenByAdmin.body.config.features.metrics.showUserSpecific,
+      true,
+      "an administrator gets the per-user metrics, so its page shows them",
+    );
     assert.deepEqual(config.features.thumbnails, {
       enabled: true,
       num_threads: 2,
@@ -263,14 +270,17 @@ apiTest("zipline client: the version badge shows data.version.tag", async (app) 
   assert.deepEqual(reply.body.details, { version, sha: commit });
 });
 
-/** A stand-in version service on loopback: answers `answer` (or hangs) and records each ask. */
-function versionService(answer: unknown | "hang") {
+/**
+ * A stand-in version service on loopback: answers `answer` as JSON (or hangs,
+ * or answers what a function makes of the request) and records each ask.
+ */
+function versionService(answer: unknown | "hang" | ((req: Request) => Response)) {
   const asked: URL[] = [];
   const hanging = Promise.withResolvers<void>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     asked.push(new URL(req.url));
     if (answer === "hang") await hanging.promise;
-    return Response.json(answer);
+    return typeof answer === "function" ? answer(req) : Response.json(answer);
   });
   return {
     asked,
@@ -297,7 +307,11 @@ apiTest(
     const user = await actor(app, "USER");
     const service = versionService(NEWER);
     try {
-      await settings(app, { featuresVersionChecking: true, featuresVersionAPI: service.url });
+      await settings(app, {
+        featuresVersionChecking: true,
+        featuresVersionAPI: service.url,
+        webhooksAllowedHosts: ["127.0.0.1"],
+      });
       const first = await app.json("GET", "/api/version", undefined, user.headers);
       assert.equal(first.status, 200);
       const { extra: _, ...expected } = NEWER;
@@ -342,7 +356,11 @@ apiTest(
     const hanging = versionService("hang");
     try {
       for (const api of ["http://127.0.0.1:1/", hanging.url]) {
-        await settings(app, { featuresVersionChecking: true, featuresVersionAPI: api });
+        await settings(app, {
+          featuresVersionChecking: true,
+          featuresVersionAPI: api,
+          webhooksAllowedHosts: ["127.0.0.1"],
+        });
         const reply = await app.json("GET", "/api/version", undefined, user.headers);
         assert.equal(reply.status, 200);
         assert.deepEqual([reply.body.data, reply.body.cached], [own, false]);
@@ -360,6 +378,54 @@ apiTest(
       assert.equal(hanging.asked.length, 2);
     } finally {
       await hanging.close();
+    }
+  },
+);
+
+apiTest(
+  "security #30.6: the version service is not asked inside unless allowed, redirects included, " +
+    "and its answer is read up to 64 KiB",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const own = {
+      isUpstream: false,
+      isRelease: true,
+      isLatest: true,
+      version: { tag: `v${app.services.build.version}`, sha: app.services.build.commit },
+    };
+    const huge = { ...NEWER, padding: "x".repeat(64 * 1024) };
+    const service = versionService(() => Response.json(huge));
+    const redirecting = versionService(() =>
+      new Response(null, { status: 302, headers: { location: "http://10.0.0.7/" } })
+    );
+    const warnings = () =>
+      app.logger.lines.filter((l) => l.message === "the version service could not be asked")
+        .map((l) => String(l.fields?.error));
+    try {
+      // On loopback, without the allow-list: refused before anything is asked.
+      await settings(app, { featuresVersionChecking: true, featuresVersionAPI: service.url });
+      const refused = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.deepEqual([refused.body.data, refused.body.cached], [own, false]);
+      assert.equal(service.asked.length, 0);
+      assert.match(warnings().at(-1)!, /^Refused: 127\.0\.0\.1 is a loopback address/);
+
+      // Allowed, but answering more than 64 KiB: the ask fails, the build's own answer shows.
+      await settings(app, { webhooksAllowedHosts: ["127.0.0.1"] });
+      app.clock.advance(10 * 60 * 1000);
+      const big = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.deepEqual(big.body.data, own);
+      assert.equal(service.asked.length, 1);
+      assert.match(warnings().at(-1)!, /larger than 65536 bytes/);
+
+      // An allowed service redirecting inside: the redirect is refused.
+      await settings(app, { featuresVersionAPI: redirecting.url });
+      const redirected = await app.json("GET", "/api/version", undefined, user.headers);
+      assert.deepEqual(redirected.body.data, own);
+      assert.equal(redirecting.asked.length, 1);
+      assert.match(warnings().at(-1)!, /^Refused: 10\.0\.0\.7 is a private address/);
+    } finally {
+      await service.close();
+      await redirecting.close();
     }
   },
 );
@@ -460,6 +526,8 @@ apiTest(
   "zipline client: the metrics page loads statistics (a Metric list, newest first, the first in full)",
   async (app) => {
     const a = await actor(app, "USER", "alice");
+    // An administrator's page, which gets the per-user tables (a USER's has them empty).
+    const admin = await actor(app, "ADMIN");
     await uploadOne(app, a.headers, "12345", "a.txt");
     await recordMetrics(app.services);
     app.clock.advance(60_000);
@@ -472,7 +540,7 @@ apiTest(
         new Date(now).toISOString()
       }`,
       undefined,
-      a.headers,
+      admin.headers,
     );
     assert.equal(reply.status, 200);
     assert.ok(Array.isArray(reply.body) && reply.body.length === 2, "data?.length");

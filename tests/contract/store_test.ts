@@ -2,11 +2,11 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
-import type { SessionRecord } from "../../db/sessions.ts";
+import { type SessionRecord, SIGN_IN_METHODS, type SignInMethod } from "../../db/sessions.ts";
 import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, userRecord as user } from "../helpers/stores.ts";
 
-function session(userId: string, ttl = 60_000): SessionRecord {
+function session(userId: string, ttl = 60_000, method: SignInMethod = "password"): SessionRecord {
   const now = Date.now();
   return {
     id: newId(systemRandom, Date.now()),
@@ -14,6 +14,7 @@ function session(userId: string, ttl = 60_000): SessionRecord {
     createdAt: new Date(now),
     expiresAt: new Date(now + ttl),
     lastSeenAt: new Date(now),
+    method,
     client: "Firefox 140",
     device: "Linux",
     ua: "Mozilla/5.0",
@@ -159,6 +160,17 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.sessions.listByUser(a.id), []);
   },
 
+  "sessions: each keeps how it was signed in": async (store) => {
+    const a = user("sigrid");
+    await store.users.create(a);
+    const made = SIGN_IN_METHODS.map((m) => session(a.id, 60_000, m));
+    for (const s of made) await store.sessions.create(s);
+    for (const s of made) assert.equal((await store.sessions.get(s.id))?.method, s.method);
+    assert.deepEqual(
+      (await store.sessions.listByUser(a.id)).map((s) => s.method).sort(),
+      [...SIGN_IN_METHODS].sort(),
+    );
+  },
   "sessions: touchSession moves lastSeenAt and nothing else": async (store) => {
     const a = user("gwen");
     await store.users.create(a);

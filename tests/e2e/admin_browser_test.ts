@@ -427,6 +427,7 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   const receiver = startReceiver();
   try {
     const patched = await asUser(context, origin, "PATCH", "/api/server/settings", {
+      webhooksAllowedHosts: ["127.0.0.1"],
       httpWebhookOnUpload: "http://127.0.0.1:9/closed",
       httpWebhookOnShorten: receiver.url,
     });

@@ -50,7 +50,7 @@ async function assertCompresses(server: ServerProcess) {
   const setup = await fetch(`${server.origin}/api/setup`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ username: "admin", password: "pw" }),
+    body: JSON.stringify({ username: "admin", password: "password1" }),
   });
   assert.equal(setup.status, 200, await setup.clone().text());
   await setup.body?.cancel();

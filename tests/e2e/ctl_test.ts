@@ -286,3 +286,38 @@ apiTest("conformance: export-config then read-config restores the settings", asy
     await Deno.remove(dir, { recursive: true });
   }
 }, reachable);
+
+apiTest(
+  "security #30.10: the operator commands refuse a password under 8 characters",
+  async (app) => {
+    await actor(app, "USER", "bob");
+    const create = await ctl(app, "user", "create", "--username", "op", "--password", "seven77");
+    assert.equal(create.code, 1, create.stdout + create.stderr);
+    includes(create.stderr, "Password must be at least 8 characters long");
+    const reset = await ctl(
+      app,
+      "user",
+      "reset-password",
+      "--username",
+      "bob",
+      "--password",
+      "short",
+    );
+    assert.equal(reset.code, 1);
+    includes(reset.stderr, "Password must be at least 8 characters long");
+    const set = await ctl(app, "set-user", "-u", "bob", "password", "short");
+    assert.equal(set.code, 1);
+    includes(set.stderr, "password: Password must be at least 8 characters long");
+    assert.equal(await app.services.store.users.getByUsername("op"), null);
+    const login = await app.json("POST", "/api/auth/login", {
+      username: "bob",
+      password: "password",
+    });
+    assert.equal(login.status, 200, "bob's password is unchanged");
+    // Eight characters, spaces kept, pass.
+    succeeded(await ctl(app, "user", "create", "--username", "op", "--password", " eight8 "));
+    const op = await app.json("POST", "/api/auth/login", { username: "op", password: " eight8 " });
+    assert.equal(op.status, 200);
+  },
+  reachable,
+);

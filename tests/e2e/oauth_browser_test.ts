@@ -109,7 +109,7 @@ Deno.test({
       await context.clearCookies(); // the provider's too: it shares the host
       await signIn(page, origin);
       await page.goto(`${origin}/dashboard/settings`);
-      await page.getByRole("link", { name: "Link OpenID Connect" }).click();
+      await page.getByRole("button", { name: "Link OpenID Connect" }).click();
       await atProvider(page, "alice");
       await page.getByText("This OpenID Connect account is linked to another user").waitFor();
       await page.getByRole("link", { name: "Back to sign in" }).click();

@@ -26,7 +26,7 @@ Deno.test({
       },
     });
     try {
-      const credentials = { username: "admin", password: "pw" };
+      const credentials = { username: "admin", password: "password1" };
       assert.equal((await server.json("POST", "/api/setup", credentials)).status, 200);
       const login = await fetch(`${server.origin}/api/auth/login`, {
         method: "POST",

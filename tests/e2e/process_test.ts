@@ -41,7 +41,10 @@ async function healthAndSetup(server: ServerProcess): Promise<void> {
     body: { pass: true },
   });
   assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: true });
-  const setup = await server.json("POST", "/api/setup", { username: "admin", password: "pw" });
+  const setup = await server.json("POST", "/api/setup", {
+    username: "admin",
+    password: "password1",
+  });
   assert.equal(setup.status, 200, JSON.stringify(setup.body));
   assert.equal(setup.body.user.role, "SUPERADMIN");
   assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: false });
@@ -52,7 +55,7 @@ async function adminCookie(server: ServerProcess): Promise<string> {
   const login = await fetch(`${server.origin}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "admin", password: "pw" }),
+    body: JSON.stringify({ username: "admin", password: "password1" }),
   });
   await login.body?.cancel();
   return login.headers.getSetCookie()[0].split(";")[0];
@@ -148,7 +151,16 @@ Deno.test({
         };
         assert.equal(await me(), 200);
         const reset = await runDeno(
-          ["task", "cli", "user", "reset-password", "--username", "admin", "--password", "pw2"],
+          [
+            "task",
+            "cli",
+            "user",
+            "reset-password",
+            "--username",
+            "admin",
+            "--password",
+            "password2",
+          ],
           { env },
         );
         assert.equal(reset.code, 0, reset.output);
@@ -203,11 +215,11 @@ Deno.test({
         assert.match(output, expected);
       };
       await cli(
-        ["cli", "user", "create", "--username", "op", "--password", "pw", "--role", "ADMIN"],
+        ["cli", "user", "create", "--username", "op", "--password", "password1", "--role", "ADMIN"],
         /created ADMIN op/,
       );
       await cli(
-        ["cli", "user", "reset-password", "--username", "op", "--password", "pw2"],
+        ["cli", "user", "reset-password", "--username", "op", "--password", "password2"],
         /password of op reset/,
       );
       await cli(["migrate"], /kv store is at schema version \d+/);

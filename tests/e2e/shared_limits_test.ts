@@ -24,9 +24,12 @@ Deno.test({
     const a = await startServer({ env });
     const b = await startServer({ env });
     try {
-      const setup = await a.json("POST", "/api/setup", { username: "admin", password: "pw" });
+      const setup = await a.json("POST", "/api/setup", {
+        username: "admin",
+        password: "password1",
+      });
       assert.equal(setup.status, 200);
-      const credentials = { username: "admin", password: "pw" };
+      const credentials = { username: "admin", password: "password1" };
       // Login allows one attempt per 2 s per client, across both processes. The
       // windows are fixed: start the pair just after one begins, so it cannot
       // straddle two.

@@ -10,6 +10,7 @@ import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { fileSystemContext, findFfmpeg } from "../../cli/services.ts";
 import { servingStore } from "../../db/serving.ts";
+import type { Backend } from "../../db/store.ts";
 import { createHandler } from "../../routes/mod.ts";
 import { type DatasourceKind, ignoreDatasource, openTestDatasource } from "./datasources.ts";
 import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
@@ -28,6 +29,8 @@ export interface TestApp {
    */
   processEnv: Record<string, string>;
   services: Services;
+  /** The plain backend beneath `services.store` (its serving store), for writes around the caches. */
+  backend: Backend;
   clock: ManualClock;
   logger: MemoryLogger;
   /** The names of every object the datasource holds. */
@@ -120,6 +123,7 @@ export async function startTestApp(
     storeUrl,
     processEnv,
     services,
+    backend,
     clock,
     logger,
     storedObjects: testDatasource.stored,

@@ -23,6 +23,7 @@ import { sql as sessionLastSeen } from "./017_session_last_seen.ts";
 import { sql as webhookHistory } from "./018_webhook_history.ts";
 import { sql as fileListing } from "./019_file_listing.ts";
 import { sql as leaseClaims } from "./020_lease_claims.ts";
+import { sql as sessionMethod } from "./021_session_method.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -53,4 +54,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 18, name: "webhook_history", sql: webhookHistory },
   { version: 19, name: "file_listing", sql: fileListing },
   { version: 20, name: "lease_claims", sql: leaseClaims },
+  { version: 21, name: "session_method", sql: sessionMethod },
 ];

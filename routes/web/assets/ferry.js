@@ -138,8 +138,10 @@ on($("logout"), "click", async () => {
   location.assign("/auth/login");
 });
 
-// Security page: every change sends the current password typed at the top, when the page has it.
-const proof = () => $("current-password") ? { currentPassword: $("current-password").value } : {};
+// Security page: every change sends the current password typed at the top, when one was typed
+// (a sign-in moments ago is proof without it, and a valid code turns TOTP off on its own).
+const proof = () =>
+  $("current-password")?.value ? { currentPassword: $("current-password").value } : {};
 
 // Security page: TOTP.
 let totpSecret = null;
@@ -240,13 +242,11 @@ if (themeSwitch) {
   show();
   themeSwitch.addEventListener("click", () => {
     const next = THEMES[(THEMES.indexOf(current()) + 1) % THEMES.length];
-    if (next === "system") {
-      delete document.documentElement.dataset.theme;
-      document.cookie = "ferry_theme=system; path=/; max-age=31536000; samesite=lax";
-    } else {
-      document.documentElement.dataset.theme = next;
-      document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax`;
-    }
+    if (next === "system") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = next;
+    // Secure over HTTPS, as every cookie the server sets (routes/cookies.ts).
+    const secure = location.protocol === "https:" ? "; secure" : "";
+    document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax${secure}`;
     show();
   });
 }
