@@ -27,6 +27,7 @@ import { setUserCommand } from "./cli/set_user.ts";
 import { importDirCommand } from "./cli/import_dir.ts";
 import { exportConfigCommand, readConfigCommand } from "./cli/config_file.ts";
 import { ConfigError } from "./cli/config.ts";
+import { inImageWorker } from "./core/files/image_pool.ts";
 
 async function run(command: string, rest: string[]): Promise<number> {
   switch (command) {
@@ -68,18 +69,25 @@ async function run(command: string, rest: string[]): Promise<number> {
   }
 }
 
-const [command = "serve", ...rest] = Deno.args;
-try {
-  Deno.exitCode = await run(command, rest);
-} catch (error) {
-  if (badArguments(error)) {
-    console.error(`${error.message}\ntry: main.ts ${command} --help`);
-    Deno.exit(2);
+/** Runs the command line's command. */
+async function main(): Promise<void> {
+  const [command = "serve", ...rest] = Deno.args;
+  try {
+    Deno.exitCode = await run(command, rest);
+  } catch (error) {
+    if (badArguments(error)) {
+      console.error(`${error.message}\ntry: main.ts ${command} --help`);
+      Deno.exit(2);
+    }
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`configuration error: ${error.message}`);
+    Deno.exit(1);
   }
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(`configuration error: ${error.message}`);
-  Deno.exit(1);
 }
+
+// Bundled into one file, this program is also the image workers' module
+// (core/files/image_pool.ts): started as one, it only serves image work.
+if (!inImageWorker()) await main();
 
 /** `true` for the command line's own parse errors (an unknown option, a missing value). */
 function badArguments(error: unknown): error is TypeError {

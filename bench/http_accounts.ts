@@ -37,8 +37,8 @@ import { kvStore, postgresStore } from "./helpers/stores.ts";
 export const USER_COUNT = 1000;
 /** Every user's password (one hash shared by all, to populate in seconds). */
 const PASSWORD = "bench password, not a secret";
-/** The server secret, fixed so that the benchmark can make client tokens itself. */
-const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
+/** The server secret, fixed so that the benchmarks can make client tokens themselves. */
+export const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
 const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
 /** The results file. */
@@ -54,13 +54,13 @@ interface Row {
 }
 
 /** The users the scenarios act as. */
-interface Actors {
+export interface Actors {
   admin: UserRecord;
   user: UserRecord;
 }
 
 /** Fills an empty store: one SUPERADMIN `admin` and `user0001`…`user0999`, all with {@link PASSWORD}. */
-async function populate(store: Store): Promise<Actors> {
+export async function populate(store: Store): Promise<Actors> {
   const [admin, user] = await populateUsers(
     store,
     USER_COUNT,
@@ -70,12 +70,12 @@ async function populate(store: Store): Promise<Actors> {
 }
 
 /** The `Authorization` header value of `user`, as GET /api/user/token would give it. */
-function tokenOf(user: UserRecord): string {
+export function tokenOf(user: UserRecord): string {
   return clientToken(user.token, Date.now(), SECRET, systemRandom);
 }
 
 /** Checks that a request answers `status` (and what `check` asks) before loading it with wrk. */
-async function expectOk(
+export async function expectOk(
   url: string,
   init: RequestInit,
   check: (body: unknown) => boolean = () => true,
@@ -161,7 +161,7 @@ async function accountScenarios(server: BenchServer, store: string, actors: Acto
 }
 
 /** Environment of every Ferry server in this benchmark. */
-function ferryEnv(dataDir: string): Record<string, string> {
+export function ferryEnv(dataDir: string): Record<string, string> {
   return {
     SERVICE_HOSTNAME: "127.0.0.1",
     SERVICE_DATA_DIR: dataDir,

@@ -29,12 +29,14 @@ export interface HttpBench {
 /** The HTTP load benchmarks, in the order they run. */
 export const HTTP_BENCHES: HttpBench[] = [
   { name: "accounts", script: "bench/http_accounts.ts", timeoutMinutes: 6 },
+  { name: "api_keys", script: "bench/http_api_keys.ts", timeoutMinutes: 8 },
   { name: "files", script: "bench/http_files.ts", timeoutMinutes: 5 },
   { name: "uploads", script: "bench/http_uploads.ts", timeoutMinutes: 6 },
   { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
   { name: "transfer", script: "bench/transfer.ts", timeoutMinutes: 20 },
   { name: "dashboard", script: "bench/dashboard.ts", timeoutMinutes: 4 },
+  { name: "images", script: "bench/images.ts", timeoutMinutes: 20 },
   { name: "soak", script: "bench/soak.ts", timeoutMinutes: 12 },
 ];
 

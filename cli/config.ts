@@ -23,6 +23,7 @@ const schema = z.object({
   SERVICE_HOSTNAME: z.string().min(1).default("0.0.0.0"),
   SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SERVICE_DATA_DIR: z.string().min(1).default("./data"),
+  SERVICE_THEMES_DIRECTORY: z.string().min(1).default("./themes"),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   SERVICE_DATASOURCE_TYPE: z.enum(["local", "s3"]).default("local"),
   SERVICE_DATASOURCE_LOCAL_DIRECTORY: z.string().min(1).optional(),
@@ -59,6 +60,8 @@ export interface Config {
   /** `undefined` when not configured: the caller generates and keeps one. */
   secret?: string;
   dataDir: string;
+  /** Where custom dashboard themes (`<id>.theme.json`) are read from at start. */
+  themesDirectory: string;
   /** Set for PostgreSQL; absent selects Deno KV in the data directory. */
   databaseUrl?: string;
   datasource: DatasourceConfig;
@@ -97,6 +100,7 @@ export function parseConfig(
     hostname: v.SERVICE_HOSTNAME,
     secret: v.SERVICE_SECRET,
     dataDir: v.SERVICE_DATA_DIR,
+    themesDirectory: v.SERVICE_THEMES_DIRECTORY,
     databaseUrl: v.DATABASE_URL,
     datasource: v.SERVICE_DATASOURCE_TYPE === "local"
       ? {

@@ -4,6 +4,7 @@ import { WebhookWorker } from "../core/webhooks/worker.ts";
 import { settleStagedUploads } from "../core/files/staged_uploads.ts";
 import { TaskRunner } from "../core/tasks/runner.ts";
 import { createHandler } from "../routes/mod.ts";
+import { imagePool } from "../core/files/image_pool.ts";
 import { closeServices, openServices } from "./services.ts";
 
 /** Runs the server until a signal asks it to stop. */
@@ -14,6 +15,8 @@ export async function serve(config: Config): Promise<void> {
     services.logger.error("could not settle staged uploads", { error: String(error) })
   );
   services.settings.start();
+  // Started now, so that no request waits while the server's thread starts the pool's worker.
+  imagePool().start();
   const webhooks = new WebhookWorker(services);
   webhooks.start();
   const tasks = new TaskRunner(services);

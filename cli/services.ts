@@ -3,6 +3,7 @@
  * secret, the store, the datasource and the settings. Shared by `serve` and
  * the operator commands.
  */
+import { imagePool } from "../core/files/image_pool.ts";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
@@ -13,6 +14,7 @@ import type { BuildInfo, Services } from "../core/services.ts";
 import { parseSettingsEnv, SettingsEnvError } from "../core/settings/env.ts";
 import { envName, type Settings } from "../core/settings/registry.ts";
 import { SettingsService } from "../core/settings/service.ts";
+import { readThemes } from "../core/themes.ts";
 import { checkPaths, type ValidationContext } from "../core/settings/validate.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { servingStore } from "../db/serving.ts";
@@ -174,12 +176,14 @@ export async function openServices(config: Config, logger: Logger = consoleLogge
     secret,
     build: await buildInfo(),
     ffmpeg: await findFfmpeg(logger),
+    themes: await readThemes(config.themesDirectory, logger),
   };
   return services;
 }
 
-/** Closes what {@link openServices} opened. */
+/** Closes what {@link openServices} opened, and ends the image workers (so the process can exit). */
 export async function closeServices(s: Services): Promise<void> {
   s.settings.stop();
+  imagePool().close();
   await Promise.allSettled([s.store.close(), s.datasource.close()]);
 }

@@ -30,6 +30,8 @@ export interface PageConfig {
   };
   /** `featuresMetricsShowUserSpecific`: whether statistics include per-user numbers. */
   metricsPerUser?: boolean;
+  /** The user's "warn on deletion" preference: whether deletions ask first. */
+  warnDeletion?: boolean;
 }
 
 /** A user's role, lowest first. */

@@ -8,6 +8,7 @@
 import {
   AudioLines,
   Check,
+  CircleAlert,
   Copy,
   Download,
   ExternalLink,
@@ -33,6 +34,7 @@ type IconNode = typeof Upload;
 
 /** The icons the dashboard uses, by name. */
 export const ICONS = {
+  alert: CircleAlert,
   check: Check,
   copy: Copy,
   download: Download,

@@ -5,10 +5,11 @@
  * The dashboard's browser code, bundled by `deno task bundle` into
  * `routes/web/assets/dashboard.js`. The server renders each page's frame with
  * `<div id="app" data-page="…" data-config="…">`; this mounts that page's
- * component in it.
+ * component in it, and the toasts and the confirmation modal in the frame.
  */
 import { render } from "preact";
 import { readConfig } from "./config.ts";
+import { mountFeedback, warnDeletion } from "./components/feedback.tsx";
 import { AccountPage } from "./pages/account.tsx";
 import { AdminAuditPage } from "./pages/admin_audit.tsx";
 import { AdminMaintenancePage } from "./pages/admin_maintenance.tsx";
@@ -28,9 +29,12 @@ import { UrlsPage } from "./pages/urls.tsx";
 const root = document.getElementById("app");
 if (root) {
   const config = readConfig(root);
+  warnDeletion.value = config.warnDeletion ?? true;
+  mountFeedback();
   const pages = {
     home: () => <HomePage config={config} />,
     upload: () => <UploadPage config={config} />,
+    "upload-text": () => <UploadPage config={config} text />,
     files: () => <FilesPage />,
     urls: () => <UrlsPage config={config} />,
     account: () => <AccountPage config={config} site={config.site} />,

@@ -1,10 +1,14 @@
 /**
- * Who is calling: an API token in the `Authorization` header (the whole value,
- * no scheme word) wins over the session cookie. Failures are the spec's §5
- * messages, exactly.
+ * Who is calling: an API token or a scoped API key (`api_keys.ts`) in the
+ * `Authorization` header (the whole value, no scheme word) wins over the
+ * session cookie. Failures are the spec's §5 messages, exactly. A key is held
+ * to the scope its route declares (403 without it) and is refused by routes
+ * that declare none.
  */
 import type { SessionRecord } from "../db/sessions.ts";
 import type { Role, UserRecord } from "../db/users.ts";
+import type { ApiKeyRecord } from "../db/api_keys.ts";
+import { isApiKey, type KeyAccess, keyAllows, keyRefusal, resolveApiKey } from "./api_keys.ts";
 import { ApiError, forbidden } from "./errors.ts";
 import { hasRole } from "./roles.ts";
 import { fromAnotherSite, type RequestSource, resolveSession } from "./sessions.ts";
@@ -32,6 +36,8 @@ export interface Credentials {
 export interface Caller {
   user: UserRecord | null;
   session: SessionRecord | null;
+  /** The API key the request came with, if it came with one. */
+  key?: ApiKeyRecord | null;
 }
 
 const unauthorized = (message: string) => new ApiError(401, message);
@@ -69,13 +75,15 @@ export function refuseCrossSite(
 }
 
 /**
- * Resolves the caller and checks it against `level`. For `none`, bad
- * credentials make an anonymous caller rather than an error.
+ * Resolves the caller and checks it against `level` and, for a key, against
+ * the route's `access`. For `none`, bad credentials make an anonymous caller
+ * rather than an error, and so does a key the route does not let in.
  */
 export async function authenticate(
   s: Services,
   credentials: Credentials,
   level: AuthLevel,
+  access: KeyAccess = {},
 ): Promise<Caller> {
   let caller: Caller;
   try {
@@ -84,15 +92,26 @@ export async function authenticate(
     if (level === "none") return { user: null, session: null };
     throw error;
   }
+  if (caller.key && !keyAllows(caller.key, access)) {
+    if (level === "none") return { user: null, session: null };
+    throw keyRefusal(access);
+  }
   if (level === "none") return caller;
   if (!caller.user) throw unauthorized("not logged in");
   if (!hasRole(caller.user.role, LEVEL_ROLE[level])) throw forbidden();
   return caller;
 }
 
-async function identify(s: Services, { authorization, sessionSecret }: Credentials) {
+async function identify(
+  s: Services,
+  { authorization, sessionSecret }: Credentials,
+): Promise<Caller> {
   if (authorization !== undefined) {
     if (authorization.trim() === "") throw unauthorized("no token");
+    if (isApiKey(authorization.trim())) {
+      const { key, user } = await resolveApiKey(s, authorization.trim());
+      return { user, session: null, key };
+    }
     const stored = storedTokenOf(s, authorization.trim());
     if (stored === null) throw unauthorized("could not decrypt token");
     const id = tokenUserId(stored);

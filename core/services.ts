@@ -8,6 +8,7 @@ import type { Clock, Random } from "./clock.ts";
 import type { Logger } from "./log.ts";
 import type { Resolver } from "./net/outbound.ts";
 import type { SettingsService } from "./settings/service.ts";
+import type { Theme } from "./themes.ts";
 
 /** The build this program is: version from deno.json, commit when known. */
 export interface BuildInfo {
@@ -28,6 +29,8 @@ export interface Services {
   build: BuildInfo;
   /** The `ffmpeg` executable video thumbnails are made with; absent or `null` where there is none. */
   ffmpeg?: string | null;
+  /** The custom dashboard themes, read at start from the themes directory; absent: none. */
+  themes?: readonly Theme[];
   /**
    * How host names of outbound requests (webhooks, the version service) are
    * resolved before they are checked; the system's DNS when absent. Tests

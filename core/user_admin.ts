@@ -144,8 +144,8 @@ export async function changeUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its tags, folders, exports and chunked
- * uploads in progress always go; the files in its folders move to the root
+ * without, they stay, orphaned. Its API keys, tags, folders, exports and
+ * chunked uploads in progress always go; the files in its folders move to the root
  * first.
  */
 export async function adminDeleteUser(
@@ -161,6 +161,7 @@ export async function adminDeleteUser(
   if (deleteContent) await s.store.urls.deleteByUser(id);
   else await s.store.urls.orphanByUser(id);
   await s.store.invites.deleteByInviter(id);
+  await s.store.apiKeys.deleteByUser(id);
   await s.store.tags.deleteByUser(id);
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);

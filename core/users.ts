@@ -10,6 +10,7 @@ import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";
 import { checkNewPassword } from "./password_policy.ts";
 import { hashPassword } from "./passwords.ts";
+import { PREFERENCES_KEY } from "./preferences.ts";
 import type { Services } from "./services.ts";
 import { newStoredToken } from "./tokens.ts";
 
@@ -107,13 +108,14 @@ export function summaryView(u: UserRecord) {
   };
 }
 
-/** The spec's user detail: the summary plus `updatedAt` and `view`. */
+/** The spec's user detail: the summary plus `updatedAt` and `view` (without the dashboard preferences). */
 export function detailView(u: UserRecord) {
+  const { [PREFERENCES_KEY]: _preferences, ...view } = u.view;
   return {
     ...summaryView(u),
     updatedAt: u.updatedAt.toISOString(),
     view: {
-      ...u.view,
+      ...view,
       enabled: u.view.enabled === true,
       embedColor: typeof u.view.embedColor === "string" ? u.view.embedColor : null,
     },

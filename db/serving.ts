@@ -7,6 +7,7 @@
  *   lists (on a backend that lists by reading every file) and counts;
  * - URLs (`url_cache.ts`): the redirect's name lookup, views counted in batches;
  * - users (`user_cache.ts`): each caller's record and the administrators' list;
+ * - API keys (`api_key_cache.ts`): the lookup of each request made with a key;
  * - rate limits (`rate_limit_owner.ts`): counted in memory while this process
  *   counts alone, in the store while others count too.
  *
@@ -21,6 +22,7 @@
  * The other areas pass through as the backend has them.
  */
 import { type Clock, systemTimer, type Timer } from "../core/clock.ts";
+import { CachedApiKeys } from "./api_key_cache.ts";
 import { CachedFiles } from "./cached_files.ts";
 import { OwnedRateLimits } from "./rate_limit_owner.ts";
 import type { Backend, Store } from "./store.ts";
@@ -38,6 +40,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
   const files = new CachedFiles(backend.files, clock, backend.kind === "kv");
   const urls = new CachedUrls(backend.urls, clock);
   const users = new CachedUsers(backend.users, clock);
+  const apiKeys = new CachedApiKeys(backend.apiKeys, clock);
   const rateLimits = new OwnedRateLimits(backend.rateLimits, backend.leases, timer);
   return {
     kind: backend.kind,
@@ -45,6 +48,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
     files,
     urls,
     rateLimits,
+    apiKeys,
     sessions: backend.sessions,
     settings: backend.settings,
     invites: backend.invites,
@@ -73,6 +77,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
         files.forget();
         urls.forget();
         users.forget();
+        apiKeys.forget();
       }
     },
   };

@@ -14,6 +14,7 @@
  * owner in front. Every write through it keeps its caches true; nothing else
  * need know they exist.
  */
+import type { ApiKeyStore, ServingApiKeyStore } from "./api_keys.ts";
 import type { ChunkStore } from "./chunks.ts";
 import type { FileStore, ServingFileStore } from "./files.ts";
 import type { FolderStore } from "./folders.ts";
@@ -92,6 +93,8 @@ export interface Backend extends PlainAreas {
   readonly urls: UrlStore;
   /** Rate-limit windows, only added to. */
   readonly rateLimits: RateLimitBackend;
+  /** Users' scoped API keys. */
+  readonly apiKeys: ApiKeyStore;
 }
 
 /** Everything the service persists, as it reads and writes it: a backend behind `serving.ts`. */
@@ -104,4 +107,6 @@ export interface Store extends PlainAreas {
   readonly urls: ServingUrlStore;
   /** Rate-limit counters, counted in memory while this process counts alone. */
   readonly rateLimits: SharedRateLimits;
+  /** Users' scoped API keys, with the request's cached lookup (`api_key_cache.ts`). */
+  readonly apiKeys: ServingApiKeyStore;
 }

@@ -24,6 +24,7 @@ const partial = defineRoute({
   method: "post",
   path: "/upload/partial",
   auth: "none",
+  scope: "files:write",
   rateLimit: "chunks",
   tags: ["Files"],
   summary: "Upload one chunk of a large file (multipart/form-data, one file part)",
@@ -92,6 +93,7 @@ const status = defineRoute({
   method: "get",
   path: "/upload/partial/{identifier}",
   auth: "none",
+  scope: "files:write",
   tags: ["Files"],
   summary: "Which byte ranges of a chunked upload the server has, to resume it",
   description: "Needs the credentials that started the upload, none for an anonymous one.",
@@ -144,6 +146,8 @@ export const chunkedRoutes = newRouter()
     const sessionSecret = getCookie(c, SESSION_COOKIE);
     const user = authorization === undefined && sessionSecret === undefined
       ? null
-      : (await authenticate(c.var.services, { authorization, sessionSecret }, "user")).user;
+      : (await authenticate(c.var.services, { authorization, sessionSecret }, "user", {
+        scope: "files:write",
+      })).user;
     return c.json(await chunkStatus(c.var.services, user, c.req.valid("param").identifier), 200);
   });

@@ -7,6 +7,7 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { isDeepStrictEqual } from "node:util";
+import type { ApiKeyScope } from "../core/api_keys.ts";
 import type { AuthLevel } from "../core/auth.ts";
 import type { RateLimitPolicy } from "../core/rate_limit.ts";
 import { ApiError } from "../core/errors.ts";
@@ -54,6 +55,12 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
   /** Who may call it. */
   auth: AuthLevel;
+  /**
+   * The API key scope (`core/api_keys.ts`) that lets a key call it. Without
+   * one, keys are refused (403): a route that manages users, settings, keys
+   * or credentials declares none.
+   */
+  scope?: ApiKeyScope;
   /** Its rate limit: the settings' default unless it says otherwise. */
   rateLimit?: RateLimitPolicy;
   /**
@@ -65,14 +72,16 @@ export type RouteDeclaration = Omit<RouteConfig, "middleware" | "security"> & {
 
 /**
  * What the shared 403 means, or `null` when a route has none: a role too low
- * for an administrators' route, and a change asked with the session cookie by
- * another site (`refuseCrossSite`), which every route but a `GET` may answer.
+ * for an administrators' route, an API key it does not admit (every route
+ * that authenticates), and a change asked with the session cookie by another
+ * site (`refuseCrossSite`), which every route but a `GET` may answer.
  */
 function forbiddenCases(r: RouteDeclaration): string | null {
   const cases = [
     ...(r.auth === "admin" || r.auth === "super"
       ? ["`forbidden`: the caller's role is too low"]
       : []),
+    ...(r.auth !== "none" || r.scope ? [keyRefused(r)] : []),
     ...(r.method === "get" ? [] : [
       "`Cross-site request refused: …`: the session cookie was sent by another site's page " +
       "(`Sec-Fetch-Site` `cross-site` or `same-site`, or a foreign `Origin`)",
@@ -94,7 +103,7 @@ function errorResponses(r: RouteDeclaration) {
         415: errorDoc("The body is not of a declared media type."),
       }
       : {}),
-    ...(r.auth === "none" ? {} : {
+    ...(r.auth === "none" && !r.scope ? {} : {
       401: errorDoc(
         "`no token`, `could not decrypt token`, `invalid authorization token` or " +
           "`not logged in`.",
@@ -112,30 +121,59 @@ function errorResponses(r: RouteDeclaration) {
   };
 }
 
+/** How the 403 of an API key on route `r` reads in the document. */
+function keyRefused(r: RouteDeclaration): string {
+  return r.scope
+    ? `\`This key may not …\`: an API key without the scope \`${r.scope}\``
+    : "`This key may not call …`: no API key may call it";
+}
+
+/** The document's security of a route: who may call it, and with which API key scope. */
+function securityOf(auth: AuthLevel, scope: ApiKeyScope | undefined): Record<string, string[]>[] {
+  const key: Record<string, string[]>[] = scope ? [{ apiKey: [scope] }] : [];
+  if (auth === "none") return scope ? [{}, { token: [] }, { session: [] }, ...key] : [];
+  return [{ token: [] }, { session: [] }, ...key];
+}
+
 /** Declares a route: adds auth, security, the shared error responses and the response check. */
 export function defineRoute<const R extends RouteDeclaration>(r: R) {
-  const { auth, rateLimit: limit = "default", bodyLimit: maxBody, ...route } = r;
-  const responses = { ...errorResponses(r), ...route.responses };
+  const { auth, scope, rateLimit: limit = "default", bodyLimit: maxBody, ...route } = r;
+  const responses = { ...errorResponses(r), ...mergeKeyRefusal(r, route.responses) };
   const bodyBytes = route.request?.body ? maxBody ?? JSON_BODY_LIMIT : undefined;
+  const routeName = `${route.method.toUpperCase()} /api${route.path.replace(/\{(\w+)\}/g, ":$1")}`;
   const declared = createRoute({
     ...route,
     responses,
-    security: auth === "none" ? [] : [{ token: [] }, { session: [] }],
+    security: securityOf(auth, scope),
     middleware: [
-      requireAuth(auth),
+      requireAuth(auth, { scope, route: routeName }),
       rateLimit(limit),
       checkResponse(responses),
       ...(bodyBytes === undefined ? [] : [bodyLimit(bodyBytes)]),
     ],
     "x-auth-level": auth,
+    ...(scope ? { "x-api-key-scope": scope } : {}),
     "x-rate-limit": limit,
     ...(bodyBytes === undefined ? {} : { "x-body-limit": bodyBytes }),
   });
-  return declared as unknown as Omit<R, "auth" | "rateLimit" | "bodyLimit" | "responses"> & {
-    responses: R["responses"] & ReturnType<typeof errorResponses>;
-    middleware: MiddlewareHandler<AppEnv>[];
-    getRoutingPath(): RoutingPath<R["path"]>;
-  };
+  return declared as unknown as
+    & Omit<R, "auth" | "scope" | "rateLimit" | "bodyLimit" | "responses">
+    & {
+      responses: R["responses"] & ReturnType<typeof errorResponses>;
+      middleware: MiddlewareHandler<AppEnv>[];
+      getRoutingPath(): RoutingPath<R["path"]>;
+    };
+}
+
+/**
+ * `responses` with a route's own 403 saying also how an API key is refused
+ * there, so that the document tells both.
+ */
+function mergeKeyRefusal(r: RouteDeclaration, responses: RouteConfig["responses"]) {
+  const own = responses[403] as { description: string } | undefined;
+  if (!own || (r.auth === "none" && !r.scope)) return responses;
+  const description = `${own.description}; or ${keyRefused(r)}.`;
+  return { ...responses, 403: { ...own, description } };
 }
 
 /** `/users/{id}` as Hono routes it: `/users/:id`. */

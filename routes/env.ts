@@ -1,5 +1,6 @@
 /** The Hono environment every Ferry router shares. */
 import type { Context } from "hono";
+import type { ApiKeyRecord } from "../db/api_keys.ts";
 import type { SessionRecord } from "../db/sessions.ts";
 import type { UserRecord } from "../db/users.ts";
 import type { Services } from "../core/services.ts";
@@ -15,6 +16,8 @@ export interface AppEnv {
     user: UserRecord | null;
     /** The session the request came with, `null` for token auth or anonymous. */
     session: SessionRecord | null;
+    /** The API key the request came with (`core/api_keys.ts`), `null` otherwise. */
+    apiKey: ApiKeyRecord | null;
     /** Set in tests: responses are checked against their declared schemas. */
     checkResponses: boolean;
   };

@@ -87,6 +87,7 @@ const upload_ = defineRoute({
   method: "post",
   path: "/upload",
   auth: "none",
+  scope: "files:write",
   tags: ["Files"],
   summary: "Upload files (multipart/form-data, any field names, one or more files)",
   description: "Needs a token or session, except an upload into a folder that accepts " +
@@ -182,6 +183,7 @@ const list = defineRoute({
   method: "get",
   path: "/user/files",
   auth: "user",
+  scope: "files:read",
   tags: ["Files"],
   summary: "A page of the caller's files (or, for an administrator, a managed user's)",
   request: {
@@ -227,6 +229,7 @@ const bulkChange = defineRoute({
   method: "patch",
   path: "/user/files/transaction",
   auth: "user",
+  scope: "files:write",
   tags: ["Files"],
   summary: "Favorite or unfavorite several files, or move the caller's own into its folder",
   request: {
@@ -254,6 +257,7 @@ const bulkDelete = defineRoute({
   method: "delete",
   path: "/user/files/transaction",
   auth: "user",
+  scope: "files:delete",
   tags: ["Files"],
   summary: "Delete several files",
   request: {
@@ -271,6 +275,7 @@ const get = defineRoute({
   method: "get",
   path: "/user/files/{id}",
   auth: "user",
+  scope: "files:read",
   tags: ["Files"],
   summary: "One file",
   request: { params: IdParam },
@@ -281,6 +286,7 @@ const patch = defineRoute({
   method: "patch",
   path: "/user/files/{id}",
   auth: "user",
+  scope: "files:write",
   tags: ["Files"],
   summary: "Change a file; a new name renames the stored object too",
   request: {
@@ -317,6 +323,7 @@ const remove = defineRoute({
   method: "delete",
   path: "/user/files/{id}",
   auth: "user",
+  scope: "files:delete",
   tags: ["Files"],
   summary: "Delete a file, record and bytes",
   request: { params: IdParam },
@@ -355,7 +362,9 @@ export async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
   const sessionSecret = getCookie(c, SESSION_COOKIE);
   const folder = OPTION_PREFIXES.some((p) => c.req.header(`${p}folder`));
   if (folder && authorization === undefined && sessionSecret === undefined) return null;
-  return (await authenticate(c.var.services, { authorization, sessionSecret }, "user")).user;
+  return (await authenticate(c.var.services, { authorization, sessionSecret }, "user", {
+    scope: "files:write",
+  })).user;
 }
 
 /** The request's option headers, each held to its bound (`optionHeaders`). */

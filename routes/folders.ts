@@ -10,6 +10,7 @@ import {
 import { changeFolderFile } from "../core/files/folder_files.ts";
 import { publicFolder } from "../core/files/public_folder.ts";
 import { ApiError } from "../core/errors.ts";
+import { requireKeyScope } from "../core/api_keys.ts";
 import { folderArchive } from "../core/files/archive.ts";
 import { contentDisposition } from "../core/files/http.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
@@ -54,6 +55,7 @@ const list = defineRoute({
   method: "get",
   path: "/user/folders",
   auth: "user",
+  scope: "files:read",
   tags: ["Folders"],
   summary: "The caller's folders (or a managed user's), newest first",
   request: {
@@ -74,6 +76,7 @@ const create = defineRoute({
   method: "post",
   path: "/user/folders",
   auth: "user",
+  scope: "folders:write",
   tags: ["Folders"],
   summary: "Create a folder, optionally holding some of the caller's files",
   request: {
@@ -98,6 +101,7 @@ const get = defineRoute({
   method: "get",
   path: "/user/folders/{id}",
   auth: "user",
+  scope: "files:read",
   tags: ["Folders"],
   summary: "One folder with its files, subfolders and parent chain",
   request: { params: IdParam, query: z.object({ noincl: Flag }) },
@@ -108,6 +112,7 @@ const put = defineRoute({
   method: "put",
   path: "/user/folders/{id}",
   auth: "user",
+  scope: "folders:write",
   tags: ["Folders"],
   summary: "Put one of the folder owner's files into the folder",
   request: {
@@ -127,6 +132,7 @@ const patch = defineRoute({
   method: "patch",
   path: "/user/folders/{id}",
   auth: "user",
+  scope: "folders:write",
   tags: ["Folders"],
   summary: "Rename a folder, open or close it, or move it (`parentId: null`: to the root)",
   request: {
@@ -155,11 +161,13 @@ const remove = defineRoute({
   method: "delete",
   path: "/user/folders/{id}",
   auth: "user",
+  scope: "folders:write",
   tags: ["Folders"],
   summary: "Delete a folder (`delete: folder`) or take a file out of it (`delete: file`)",
   description: "Deleting a folder deletes no file unless `childrenAction` is `cascade-files`: " +
     "`root` (the default) moves its subfolders and files to the root, `folder` into " +
-    "`targetFolderId`; `cascade` deletes the subfolders too and moves all their files to the root.",
+    "`targetFolderId`; `cascade` deletes the subfolders too and moves all their files to the root. " +
+    "With an API key, `cascade-files` needs the scope `files:delete` too.",
   request: {
     params: IdParam,
     body: jsonBody(z.object({
@@ -186,6 +194,7 @@ const exportRoute = defineRoute({
   method: "get",
   path: "/user/folders/{id}/export",
   auth: "user",
+  scope: "files:read",
   tags: ["Folders"],
   summary: "Download a folder as a zip",
   description: "The folder's files at the archive's root, each subfolder a directory (stored, " +
@@ -285,6 +294,7 @@ export const folderRoutes = newRouter()
       if (!body.id) throw new ApiError(400, "File ID is required");
       return c.json({ folder: await changeFolderFile(s, me(c), id, body.id, "remove") }, 200);
     }
+    if (body.childrenAction === "cascade-files") requireKeyScope(c.var.apiKey, "files:delete");
     await deleteFolder(s, me(c), id, body.childrenAction, body.targetFolderId);
     return c.json({ success: true as const }, 200);
   })

@@ -38,6 +38,7 @@ const version = defineRoute({
   method: "get",
   path: "/version",
   auth: "user",
+  scope: "account:read",
   rateLimit: "none",
   tags: ["Operations"],
   summary: "The running build, and what the version service says of it when checking is on",

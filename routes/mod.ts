@@ -2,6 +2,7 @@
  * The application: every API area mounted in one place, the shared
  * middleware, the error handler and the OpenAPI document.
  */
+import { API_KEY_SCOPES } from "../core/api_keys.ts";
 import type { Services } from "../core/services.ts";
 import { newRouter } from "./define.ts";
 import { fastPublic } from "./fast_public.ts";
@@ -18,6 +19,7 @@ import { settingsRegistryRoutes } from "./settings_registry.ts";
 import { authRoutes } from "./auth.ts";
 import { oauthRoutes } from "./oauth.ts";
 import { userRoutes } from "./user.ts";
+import { apiKeyRoutes } from "./api_keys.ts";
 import { mfaRoutes } from "./mfa.ts";
 import { webRoutes } from "./web/mod.tsx";
 import { userExportRoutes } from "./user_export.ts";
@@ -59,6 +61,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", authRoutes);
   app.route("/api", oauthRoutes);
   app.route("/api", userRoutes);
+  app.route("/api", apiKeyRoutes);
   app.route("/api", userExportRoutes);
   app.route("/api", mfaRoutes);
   app.route("/", webRoutes);
@@ -81,6 +84,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
     name: "Authorization",
     description: "The API token from GET /api/user/token, as the whole header value.",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", apiKeySecurityScheme());
   app.openAPIRegistry.registerComponent("securitySchemes", "session", {
     type: "apiKey",
     in: "cookie",
@@ -110,6 +114,24 @@ export function createHandler(services: Services, options: AppOptions = {}) {
   const fetch = (request: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
     fast(request) ?? health(request) ?? raw(request, info) ?? app.fetch(request, info);
   return { app, fetch };
+}
+
+/**
+ * The API keys' security scheme, listing every scope: an operation a key may
+ * call names the scope it needs in its security (`{apiKey: [scope]}`) and in
+ * `x-api-key-scope`; an operation without it refuses keys.
+ */
+function apiKeySecurityScheme() {
+  const scopes = Object.entries(API_KEY_SCOPES).map(([name, s]) => `- \`${name}\`: ${s.allows}`);
+  return {
+    type: "apiKey" as const,
+    in: "header" as const,
+    name: "Authorization",
+    description: "A scoped API key (`fk_…`, from POST /api/user/keys), as the whole header " +
+      "value. It may call only the operations that list its scope; the scopes:\n\n" +
+      scopes.join("\n"),
+    "x-scopes": Object.fromEntries(Object.entries(API_KEY_SCOPES).map(([n, s]) => [n, s.allows])),
+  };
 }
 
 /** The OpenAPI 3.1 document of `app`. */

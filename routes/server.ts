@@ -63,6 +63,7 @@ const webRoute = defineRoute({
   method: "get",
   path: "/server/settings/web",
   auth: "user",
+  scope: "account:read",
   tags: ["Server"],
   summary: "The settings a dashboard reads; no secrets",
   responses: {
@@ -245,7 +246,10 @@ const thumbnailsRoute = defineRoute({
 export const serverRoutes = newRouter()
   .openapi(publicRoute, async (c) => c.json(await publicSettings(c.var.services), 200))
   .openapi(webRoute, (c) => c.json(webSettings(c.var.services, me(c).role), 200))
-  .openapi(themesRoute, (c) => c.json(themesView(c.var.services.settings.all()), 200))
+  .openapi(
+    themesRoute,
+    (c) => c.json(themesView(c.var.services.settings.all(), c.var.services.themes), 200),
+  )
   .openapi(statusRoute, async (c) => c.json(await serverStatus(c.var.services), 200))
   .openapi(clearTempRoute, async (c) => c.json({ status: await clearTemp(c.var.services) }, 200))
   .openapi(listZeros, async (c) => c.json({ files: await zeroSizeFiles(c.var.services) }, 200))

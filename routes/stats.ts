@@ -43,6 +43,7 @@ const stats = defineRoute({
   method: "get",
   path: "/stats",
   auth: "user",
+  scope: "account:read",
   tags: ["Operations"],
   summary: "Instance metrics over a time range",
   request: {

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { exportCounts, exportStream } from "../core/transfer/export.ts";
 import { importV3 } from "../core/transfer/v3.ts";
-import { COUNT_KEYS, Export4Document, importV4 } from "../core/transfer/v4.ts";
+import { Export4Document, IMPORTED_KEYS, importV4 } from "../core/transfer/v4.ts";
 import { ApiError, badRequest } from "../core/errors.ts";
 import { essenceOf, normalizeType } from "../core/files/media_type.ts";
 import type { Context } from "hono";
@@ -80,8 +80,8 @@ const importV4Route = defineRoute({
     200: json(
       z.object({
         imported: z.object(
-          Object.fromEntries(COUNT_KEYS.map((k) => [k, z.number().int()])) as Record<
-            typeof COUNT_KEYS[number],
+          Object.fromEntries(IMPORTED_KEYS.map((k) => [k, z.number().int()])) as Record<
+            typeof IMPORTED_KEYS[number],
             z.ZodNumber
           >,
         ),

@@ -72,6 +72,7 @@ const create = defineRoute({
   method: "post",
   path: "/user/urls",
   auth: "user",
+  scope: "urls:write",
   tags: ["URLs"],
   summary: "Shorten a URL",
   request: {
@@ -101,6 +102,7 @@ const list = defineRoute({
   method: "get",
   path: "/user/urls",
   auth: "user",
+  scope: "urls:read",
   tags: ["URLs"],
   summary: "The caller's URLs, oldest first, optionally searched",
   request: {
@@ -120,6 +122,7 @@ const get = defineRoute({
   method: "get",
   path: "/user/urls/{id}",
   auth: "user",
+  scope: "urls:read",
   tags: ["URLs"],
   summary: "One of the caller's URLs",
   request: { params: IdParam },
@@ -130,6 +133,7 @@ const update = defineRoute({
   method: "patch",
   path: "/user/urls/{id}",
   auth: "user",
+  scope: "urls:write",
   tags: ["URLs"],
   summary: "Change one of the caller's URLs",
   request: {
@@ -155,6 +159,7 @@ const remove = defineRoute({
   method: "delete",
   path: "/user/urls/{id}",
   auth: "user",
+  scope: "urls:write",
   tags: ["URLs"],
   summary: "Delete one of the caller's URLs",
   request: { params: IdParam },

@@ -8,6 +8,7 @@ import {
   tokenFor,
   updateSelf,
 } from "../core/account.ts";
+import { preferencesOf, updatePreferences } from "../core/preferences.ts";
 import { selfView } from "../core/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
@@ -27,6 +28,7 @@ const getUser = (path: string, summary: string) =>
     method: "get",
     path,
     auth: "user",
+    scope: "account:read",
     tags: ["User"],
     summary,
     responses: { 200: json(UserReply, "The current user") },
@@ -122,11 +124,55 @@ const getAvatar = defineRoute({
   method: "get",
   path: "/user/avatar",
   auth: "user",
+  scope: "account:read",
   tags: ["User"],
   summary: "The current user's avatar, as stored: a base64 data URI or an http(s) URL",
   responses: {
     200: { description: "The avatar", content: { "text/plain": { schema: z.string() } } },
     404: errorDoc("`Not Found`: the user has no avatar"),
+  },
+});
+
+const ThemeId = z.string().trim().min(1).max(110).nullable();
+
+const PreferencesSchema = z.object({
+  theme: ThemeId.openapi({
+    description: "A theme id from `GET /api/server/themes`, or `system` to follow the device " +
+      "with `themeDark` and `themeLight`; `null`: the server's default (`websiteThemeDefault`)",
+    example: "builtin:dark_blue",
+  }),
+  themeDark: ThemeId.openapi({
+    description: "The theme `system` uses in dark mode; `null`: `websiteThemeDark`",
+  }),
+  themeLight: ThemeId.openapi({
+    description: "The theme `system` uses in light mode; `null`: `websiteThemeLight`",
+  }),
+  warnDeletion: z.boolean().openapi({
+    description: 'Whether the dashboard asks before deleting (Zipline\'s "Warn on deletion")',
+  }),
+}).openapi("Preferences");
+
+const getPreferences = defineRoute({
+  method: "get",
+  path: "/user/preferences",
+  auth: "user",
+  tags: ["User"],
+  summary: "The dashboard preferences of the current user (Ferry)",
+  description: "Kept with the user, so they follow it to every browser: the theme and " +
+    "whether deletions ask first.",
+  responses: { 200: json(PreferencesSchema, "The preferences") },
+});
+
+const patchPreferences = defineRoute({
+  method: "patch",
+  path: "/user/preferences",
+  auth: "user",
+  tags: ["User"],
+  summary: "Change the dashboard preferences of the current user (Ferry)",
+  request: { body: jsonBody(PreferencesSchema.partial()) },
+  responses: {
+    200: json(PreferencesSchema, "The preferences"),
+    400: errorDoc("A theme id that no installed theme has, or a validation failure"),
   },
 });
 
@@ -142,6 +188,10 @@ export const userRoutes = newRouter()
     return c.json({ user: selfView(user) }, 200);
   })
   .openapi(getAvatar, (c) => c.text(avatarOf(me(c)), 200))
+  .openapi(getPreferences, (c) => c.json(preferencesOf(me(c)), 200))
+  .openapi(patchPreferences, async (c) => {
+    return c.json(await updatePreferences(c.var.services, me(c), c.req.valid("json")), 200);
+  })
   .openapi(getToken, (c) => c.json({ token: tokenFor(c.var.services, me(c)) }, 200))
   .openapi(resetToken, async (c) => {
     const user = await regenerateToken(c.var.services, me(c));

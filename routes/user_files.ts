@@ -21,6 +21,7 @@ const recent = defineRoute({
   method: "get",
   path: "/user/recent",
   auth: "user",
+  scope: "files:read",
   tags: ["Files"],
   summary: "The caller's newest files, newest first",
   request: {
@@ -35,6 +36,7 @@ const stats = defineRoute({
   method: "get",
   path: "/user/stats",
   auth: "user",
+  scope: "account:read",
   tags: ["User"],
   summary: "Totals over the caller's files and short URLs",
   responses: {
@@ -62,6 +64,7 @@ const activity = defineRoute({
   method: "get",
   path: "/user/activity",
   auth: "user",
+  scope: "account:read",
   tags: ["User"],
   summary: "The caller's uploads and logins per day",
   request: {
@@ -110,6 +113,7 @@ const incomplete = defineRoute({
   method: "get",
   path: "/user/files/incomplete",
   auth: "user",
+  scope: "files:write",
   tags: ["Files"],
   summary: "The caller's unfinished chunked uploads",
   responses: { 200: json(z.array(IncompleteFileSchema), "Oldest first") },
@@ -119,6 +123,7 @@ const dropIncomplete = defineRoute({
   method: "delete",
   path: "/user/files/incomplete",
   auth: "user",
+  scope: "files:write",
   tags: ["Files"],
   summary: "Abandon some of the caller's unfinished chunked uploads",
   request: {
@@ -141,6 +146,7 @@ const raw = defineRoute({
   method: "get",
   path: "/user/files/{id}/raw",
   auth: "user",
+  scope: "files:read",
   tags: ["Files"],
   summary: "A file's bytes, for its owner or a manager of the owner; no view is counted",
   description: "The headers, ranges and conditional requests of `/raw/<name>`. A " +
@@ -174,6 +180,7 @@ const zip = defineRoute({
   method: "get",
   path: "/user/files/zip",
   auth: "user",
+  scope: "files:read",
   tags: ["Files"],
   summary: "Several of the caller's own files as one zip",
   description: "The files at the archive's root, streamed as they are read. Every file named " +

@@ -8,6 +8,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { Notice } from "./feedback.tsx";
 
 const SIZE = 256;
 
@@ -109,11 +110,7 @@ export function AvatarForm({ current }: { current: string | null }) {
           </div>
         </div>
       </div>
-      {message && (
-        <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
-          {message.text}
-        </p>
-      )}
+      <Notice message={message} />
     </section>
   );
 }

@@ -8,6 +8,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { Notice } from "./feedback.tsx";
 
 /** The embed settings the form edits. */
 export interface ViewSettings {
@@ -110,11 +111,7 @@ export function EmbedForm({ initial, username }: { initial: ViewSettings; userna
         {" "}
         {"{file.views}"}, {"{user.username}"}.
       </p>
-      {message && (
-        <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
-          {message.text}
-        </p>
-      )}
+      <Notice message={message} />
       <button type="submit" class="primary">Save</button>
     </form>
   );

@@ -13,6 +13,7 @@ import { highlight, languageOf } from "../highlight.ts";
 import { Icon } from "../icons.tsx";
 import { Field } from "./field.tsx";
 import { LinkTools } from "./link_tools.tsx";
+import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
 
 /** The owner's address of the file's bytes. */
 function rawPath(file: ApiFile): string {
@@ -154,8 +155,18 @@ export function FilePanel(
     }
   };
   const remove = async () => {
-    if (!confirm(`Delete ${file.name}?`)) return;
-    await api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`);
+    const sure = await confirmAction({
+      title: "Delete this file?",
+      message: `${file.name} and its link go for good.`,
+      confirm: "Delete",
+      deletion: true,
+    });
+    if (!sure) return;
+    const deleted = await withToast(
+      `Deleted ${file.name}.`,
+      () => api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`),
+    );
+    if (!deleted) return;
     dialog.current?.close();
     onClose(true);
   };
@@ -174,6 +185,7 @@ export function FilePanel(
         e.preventDefault();
         close();
       }}
+      onKeyDown={(e) => trapFocus(e, dialog.current)}
     >
       <div class="panel-head">
         <h2 id="panel-title">{file.name}</h2>

@@ -3,30 +3,33 @@
 /// <reference lib="dom" />
 /**
  * `/dashboard/settings`: the account: username and password, the API token
- * (reveal, copy, regenerate), the sessions (revoke), uploader configurations
- * for ShareX and Flameshot made for this user and server, the linked OAuth
- * accounts (link, unlink: both with the current password when the account
- * has one), and the export of all one's files as a zip.
+ * (reveal, copy, regenerate), scoped API keys (make, revoke), the sessions
+ * (revoke), uploader configurations for ShareX, iShare and Flameshot made for
+ * this user and server (each with a key of its own unless the token is asked
+ * for), the linked OAuth accounts (link, unlink: both with the current
+ * password when the account has one), the dashboard's theme and "warn on
+ * deletion", and the export of all one's files as a zip.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
+import { AppearanceForm } from "../components/appearance_form.tsx";
 import { AvatarForm } from "../components/avatar_form.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
 import { EmbedForm, type ViewSettings } from "../components/embed_form.tsx";
 import { uploadOptions, UploadOptionsForm } from "../components/options_form.tsx";
 import type { PageConfig } from "../config.ts";
-import { flameshotScript, sharexFiles, sharexUrls } from "../uploader_configs.ts";
+import { UPLOADER_TOOLS, uploaderConfig, type UploaderTool } from "../uploader_configs.ts";
 import { TextField } from "../components/field.tsx";
+import { confirmAction, Notice } from "../components/feedback.tsx";
+import { ApiKeysCard, makeApiKey } from "../components/api_keys.tsx";
 
 /** A form's outcome, shown beside it. */
 type Outcome = { ok: boolean; text: string } | null;
 
+/** The outcome, as a toast. */
 function OutcomeLine({ outcome }: { outcome: Outcome }) {
-  if (!outcome) return null;
-  return outcome.ok
-    ? <p class="ok" role="status">{outcome.text}</p>
-    : <p class="error" role="alert">{outcome.text}</p>;
+  return <Notice message={outcome} />;
 }
 
 /** Runs `action`, then says `done` or the server's message. */
@@ -135,8 +138,13 @@ async function fetchToken(): Promise<string> {
 function TokenCard() {
   const [token, setToken] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
-  const regenerate = () => {
-    if (!confirm("Replace the token? Uploaders using the old one stop working.")) return;
+  const regenerate = async () => {
+    const sure = await confirmAction({
+      title: "Replace the token?",
+      message: "Uploaders and scripts using the old one stop working.",
+      confirm: "Regenerate token",
+    });
+    if (!sure) return;
     attempt(setOutcome, "A new token was made; the old one no longer works.", async () => {
       setToken((await api<{ token: string }>("PATCH", "/api/user/token")).token);
     });
@@ -355,34 +363,68 @@ function download(name: string, type: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
+/** The buttons that download each tool's configuration, in the order shown. */
+const TOOL_BUTTONS: [UploaderTool, string][] = [
+  ["sharex-files", "ShareX: files"],
+  ["sharex-urls", "ShareX: URLs"],
+  ["ishare", "iShare"],
+  ["flameshot", "Flameshot script"],
+];
+
 function UploaderConfigs({ config, site }: { config: PageConfig; site: string }) {
-  const make = async (kind: "files" | "urls" | "flameshot") => {
-    const target = { origin: location.origin, token: await fetchToken(), name: site };
-    const slug = site.toLowerCase().replace(/[^a-z0-9]+/g, "-") || "ferry";
-    if (kind === "files") {
-      download(`${slug}-files.sxcu`, "application/json", sharexFiles(target, uploadOptions.value));
-    } else if (kind === "urls") {
-      download(`${slug}-urls.sxcu`, "application/json", sharexUrls(target));
-    } else {
-      download(
-        `${slug}-flameshot.sh`,
-        "text/x-shellscript",
-        flameshotScript(target, uploadOptions.value),
-      );
-    }
+  const [useToken, setUseToken] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const make = (tool: UploaderTool) => {
+    const spec = UPLOADER_TOOLS[tool];
+    attempt(
+      setOutcome,
+      useToken
+        ? "Downloaded; it holds your token."
+        : `Downloaded, with a new key “${spec.keyName}” that may only ${
+          spec.scope === "urls:write" ? "shorten URLs" : "upload"
+        }; revoke it under API keys.`,
+      async () => {
+        const credential = useToken
+          ? await fetchToken()
+          : (await makeApiKey(spec.keyName, [spec.scope])).key;
+        const target = { origin: location.origin, token: credential, name: site };
+        const slug = site.toLowerCase().replace(/[^a-z0-9]+/g, "-") || "ferry";
+        download(
+          `${slug}-${spec.file}`,
+          spec.type,
+          uploaderConfig(tool, target, uploadOptions.value),
+        );
+      },
+    );
   };
   return (
     <section class="card" aria-labelledby="configs-title">
       <h2 id="configs-title">Uploaders</h2>
       <p class="muted">
-        Configurations for ShareX and Flameshot with your token and the options below.
+        Configurations for ShareX, iShare and Flameshot with the options below. Each gets a key of
+        its own that may only upload (or shorten URLs), named after the tool.
       </p>
       <UploadOptionsForm config={config} />
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={useToken}
+          onChange={(e) => setUseToken(e.currentTarget.checked)}
+        />
+        Use my token instead (it can do everything I can)
+      </label>
       <div class="button-row">
-        <button type="button" onClick={() => make("files")}>ShareX: files</button>
-        <button type="button" onClick={() => make("urls")}>ShareX: URLs</button>
-        <button type="button" onClick={() => make("flameshot")}>Flameshot script</button>
+        {TOOL_BUTTONS.map(([tool, label]) => (
+          <button
+            key={tool}
+            type="button"
+            onClick={() => make(tool)}
+          >
+            {label}
+          </button>
+        ))}
       </div>
+      <OutcomeLine outcome={outcome} />
     </section>
   );
 }
@@ -458,8 +500,10 @@ export function AccountPage({ config, site }: { config: PageConfig; site: string
       <ProfileForm />
       <PasswordForm />
       {me && <AvatarForm current={me.avatar} />}
+      <AppearanceForm />
       {me && <EmbedForm initial={me.view} username={me.username} />}
       <TokenCard />
+      <ApiKeysCard />
       <SessionsCard />
       <LinkedAccountsCard hasPassword={config.user?.hasPassword ?? true} />
       <UploaderConfigs config={config} site={site} />

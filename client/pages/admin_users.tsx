@@ -9,7 +9,7 @@
  * choices, users it may not manage have their controls disabled, each with
  * the reason.
  */
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { PageConfig, Role } from "../config.ts";
 import { ROLES } from "../config.ts";
@@ -18,6 +18,7 @@ import { useApi } from "../hooks.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { Field, SelectField, TextField } from "../components/field.tsx";
 import { dataUri } from "../components/avatar_form.tsx";
+import { Notice } from "../components/feedback.tsx";
 
 type QuotaType = "BY_BYTES" | "BY_FILES" | "NONE";
 
@@ -420,6 +421,7 @@ export function AdminUsersPage({ config }: { config: PageConfig }) {
   const [order, setOrder] = useState<"asc" | "desc">("asc");
   const [action, setAction] = useState<{ kind: "edit" | "delete"; user: User } | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const notice = useMemo(() => message ? { ok: true, text: message } : null, [message]);
   const reload = (text?: string) => {
     setAction(null);
     setMessage(text ?? null);
@@ -441,7 +443,7 @@ export function AdminUsersPage({ config }: { config: PageConfig }) {
       {action?.kind === "delete" && (
         <DeleteUser key={action.user.id} user={action.user} onDone={reload} />
       )}
-      {message && <p class="ok" role="status">{message}</p>}
+      <Notice message={notice} />
       <section class="card" aria-labelledby="users-title">
         <h2 id="users-title">All users</h2>
         <div class="toolbar" role="search">

@@ -14,6 +14,7 @@ import { api } from "../api.ts";
 import { formatDate } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { CopyButton } from "../components/copy_button.tsx";
+import { confirmAction } from "../components/feedback.tsx";
 
 interface Delivery {
   id: string;
@@ -154,9 +155,13 @@ function History({ finished }: { finished: Finished[] }) {
 function RotateButton({ onRotated }: { onRotated: () => void }) {
   const [failure, setFailure] = useState<string | null>(null);
   const rotate = async () => {
-    const question = "Replace the signing secret? Receivers that verify signatures reject " +
-      "deliveries until they are given the new one.";
-    if (!confirm(question)) return;
+    const sure = await confirmAction({
+      title: "Replace the signing secret?",
+      message: "Receivers that verify signatures reject deliveries until they are given the " +
+        "new one.",
+      confirm: "Rotate secret",
+    });
+    if (!sure) return;
     try {
       await api<Status>("POST", "/api/server/webhooks/secret");
       setFailure(null);

@@ -14,6 +14,7 @@ import { Field, SelectField } from "../components/field.tsx";
 import { CopyButton } from "../components/copy_button.tsx";
 import { FilePanel } from "../components/file_panel.tsx";
 import { FileThumb } from "../components/file_thumb.tsx";
+import { confirmAction, withToast } from "../components/feedback.tsx";
 
 const PER_PAGE = 24;
 const SORTS = [
@@ -82,9 +83,19 @@ function FileActions(
     onChange();
   };
   const remove = async () => {
-    if (!confirm(`Delete ${file.name}?`)) return;
-    await api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`);
-    onChange();
+    const sure = await confirmAction({
+      title: "Delete this file?",
+      message: `${file.name} and its link go for good.`,
+      confirm: "Delete",
+      deletion: true,
+    });
+    if (
+      sure &&
+      await withToast(
+        `Deleted ${file.name}.`,
+        () => api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`),
+      )
+    ) onChange();
   };
   return (
     <div class="actions">
@@ -304,9 +315,15 @@ export function FilesPage() {
           <button
             type="button"
             class="danger"
-            onClick={() =>
-              confirm(`Delete ${selected.size} files?`) &&
-              bulk("DELETE", { delete_datasourceFiles: true })}
+            onClick={async () => {
+              const sure = await confirmAction({
+                title: `Delete ${selected.size} ${selected.size === 1 ? "file" : "files"}?`,
+                message: "The selected files and their links go for good.",
+                confirm: "Delete",
+                deletion: true,
+              });
+              if (sure) bulk("DELETE", { delete_datasourceFiles: true });
+            }}
           >
             Delete selected
           </button>

@@ -11,6 +11,7 @@ import { api } from "../api.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { Field, TextField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
+import { confirmAction } from "../components/feedback.tsx";
 
 /** A folder as `GET /api/user/folders?noincl=true` lists it. */
 interface ApiFolder {
@@ -80,9 +81,13 @@ function FolderRow(
     }
   };
   const remove = async () => {
-    if (!confirm(`Delete the folder ${folder.name}? Its files and subfolders move to the top.`)) {
-      return;
-    }
+    const sure = await confirmAction({
+      title: "Delete this folder?",
+      message: `The folder ${folder.name} goes; its files and subfolders move to the top.`,
+      confirm: "Delete",
+      deletion: true,
+    });
+    if (!sure) return;
     try {
       await api("DELETE", `/api/user/folders/${folder.id}`, {
         delete: "folder",

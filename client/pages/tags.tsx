@@ -14,6 +14,7 @@ import { formatDate } from "../format.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { TextField } from "../components/field.tsx";
+import { confirmAction, withToast } from "../components/feedback.tsx";
 
 interface Tag {
   id: string;
@@ -42,9 +43,19 @@ function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => voi
     }
   };
   const remove = async () => {
-    if (!confirm(`Delete the tag ${tag.name}? Files keep existing.`)) return;
-    await api("DELETE", `/api/user/tags/${tag.id}`);
-    onChange();
+    const sure = await confirmAction({
+      title: "Delete this tag?",
+      message: `The tag ${tag.name} goes; the files that have it stay.`,
+      confirm: "Delete",
+      deletion: true,
+    });
+    if (
+      sure &&
+      await withToast(
+        `Deleted the tag ${tag.name}.`,
+        () => api("DELETE", `/api/user/tags/${tag.id}`),
+      )
+    ) onChange();
   };
   return (
     <li class="tag-row">
@@ -151,9 +162,19 @@ function Invites() {
     }
   };
   const remove = async (invite: Invite) => {
-    if (!confirm(`Delete the invite ${invite.code}?`)) return;
-    await api("DELETE", `/api/auth/invites/${invite.id}`);
-    reload();
+    const sure = await confirmAction({
+      title: "Delete this invite?",
+      message: `The invite ${invite.code} stops working.`,
+      confirm: "Delete",
+      deletion: true,
+    });
+    if (
+      sure &&
+      await withToast(
+        `Deleted the invite ${invite.code}.`,
+        () => api("DELETE", `/api/auth/invites/${invite.id}`),
+      )
+    ) reload();
   };
   return (
     <section class="card" aria-labelledby="invites-title">

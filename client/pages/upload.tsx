@@ -1,12 +1,15 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
-/** `/dashboard/upload`: the uploader, and a text or code snippet uploaded as a file. */
+/**
+ * `/dashboard/upload`: the uploader, and a text or code snippet uploaded as a
+ * file; `/dashboard/upload/text`: the snippet alone.
+ */
 import { useState } from "preact/hooks";
 import type { PageConfig } from "../config.ts";
 import { Uploader } from "../components/uploader.tsx";
-import { uploadOptions } from "../components/options_form.tsx";
-import { enqueue } from "../components/uploads.tsx";
+import { uploadOptions, UploadOptionsForm } from "../components/options_form.tsx";
+import { enqueue, UploadList } from "../components/uploads.tsx";
 
 /** The snippet form: a name and the text, sent as a file through the same queue. */
 function TextUpload({ config }: { config: PageConfig }) {
@@ -42,8 +45,20 @@ function TextUpload({ config }: { config: PageConfig }) {
   );
 }
 
-/** The upload page. */
-export function UploadPage({ config }: { config: PageConfig }) {
+/** The upload page; with `text`, `/dashboard/upload/text`: the text form only. */
+export function UploadPage({ config, text }: { config: PageConfig; text?: boolean }) {
+  if (text) {
+    return (
+      <>
+        <h1>Upload text</h1>
+        <div class="uploader">
+          <UploadOptionsForm config={config} />
+          <TextUpload config={config} />
+          <UploadList />
+        </div>
+      </>
+    );
+  }
   return (
     <>
       <h1>Upload</h1>

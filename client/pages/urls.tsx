@@ -13,6 +13,7 @@ import { formatDate } from "../format.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { SelectField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
+import { confirmAction, withToast } from "../components/feedback.tsx";
 
 /** A short URL as `GET /api/user/urls` lists it. */
 interface ApiUrl {
@@ -141,9 +142,15 @@ function UrlRow(
     }
   };
   const remove = async () => {
-    if (!confirm(`Delete the short URL ${name}?`)) return;
-    await api("DELETE", `/api/user/urls/${url.id}`);
-    onChange();
+    const sure = await confirmAction({
+      title: "Delete this short URL?",
+      message: `${name} stops leading to ${url.destination}.`,
+      confirm: "Delete",
+      deletion: true,
+    });
+    if (
+      sure && await withToast(`Deleted ${name}.`, () => api("DELETE", `/api/user/urls/${url.id}`))
+    ) onChange();
   };
   return (
     <li class="card url-row">

@@ -31,7 +31,8 @@ import {
   sanitizeFilename,
 } from "./naming.ts";
 import type { UploadOptions } from "./options.ts";
-import { compressedAs, type Compression } from "./compress.ts";
+import { compressedAs, type Compression, compressionBudget } from "./compress.ts";
+import type { PixelBudget } from "./image_pool.ts";
 
 /** One file part of the request, its body not yet read. */
 export interface UploadPart {
@@ -80,6 +81,8 @@ export interface Batch {
   removedGps: Set<string>;
   /** What each stored file that was to be compressed became, by id. */
   compressed: Map<string, CompressedLabel>;
+  /** The pixels the request's images may still have compressed (all of them count together). */
+  pixels: PixelBudget;
   /** Work left running after the answer (thumbnails, webhooks being queued); each logs its own failure. */
   background: Promise<void>[];
 }
@@ -119,6 +122,7 @@ export async function openBatch(
     maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
     removedGps: new Set(),
     compressed: new Map(),
+    pixels: compressionBudget(options.compression),
     background: [],
   };
 }

@@ -1,9 +1,11 @@
 /**
- * Image thumbnails in pure JavaScript (no native code, no WASM fetched at run
- * time, so `deno bundle`/`deno compile` keep working): PNG via `pngjs`, JPEG
- * via `jpeg-js`, the first frame of a GIF via `omggif`, scaled down with an
- * area average to at most {@link THUMBNAIL_SIZE} pixels on the long side
- * (WebP thumbnails are written by `codecs.ts`).
+ * Image work in pure JavaScript (no native code, no WASM fetched at run time,
+ * so `deno bundle`/`deno compile` keep working): the first frame of a GIF
+ * read via `omggif`, pixels scaled down with an area average to at most
+ * {@link THUMBNAIL_SIZE} pixels on the long side, thumbnails written as JPEG
+ * (`jpeg-js`) or PNG (`pngjs`). PNG, JPEG and WebP are read, and WebP
+ * thumbnails written, by the WebAssembly codecs (`codecs.ts`); all of it runs
+ * in the image workers (`image_worker.ts`).
  */
 import { Buffer } from "node:buffer";
 import jpeg from "jpeg-js";
@@ -13,7 +15,7 @@ import { PNG } from "pngjs";
 /** The longest side of a thumbnail, in pixels. */
 export const THUMBNAIL_SIZE = 320;
 
-/** The image types {@link makeThumbnail} reads. */
+/** The image types thumbnails are made of (`thumbnails.ts`). */
 export const THUMBNAIL_SOURCES = ["image/png", "image/jpeg", "image/gif"];
 
 /** The formats {@link encodeImage} writes in pure JavaScript. */
@@ -34,54 +36,27 @@ export class UnreadableSourceError extends Error {
   }
 }
 
-/** The largest image decoded, in pixels (a decompression bomb stops here). */
-export const MAX_PIXELS = 50_000_000;
-
 /**
- * Decodes PNG, JPEG or GIF `bytes` (told apart by their signature); of a GIF,
- * its first frame. One declaring more than {@link MAX_PIXELS} pixels is
- * refused before anything is inflated.
+ * The first frame of a GIF, on the transparent canvas of the GIF's size;
+ * throws {@link UnreadableSourceError} when the canvas or the frame has more
+ * than `maxPixels` pixels (checked before the frame is decoded).
  */
-export function decodeImage(bytes: Uint8Array): Pixels {
+export function decodeGif(bytes: Uint8Array, maxPixels: number): Pixels {
   try {
-    if (bytes[0] === 0x89 && bytes[1] === 0x50) {
-      if (pngArea(bytes) > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
-      const png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      return { width: png.width, height: png.height, data: new Uint8Array(png.data) };
+    const gif = new GifReader(bytes);
+    const { width, height } = gif;
+    if (gif.numFrames() === 0) throw new UnreadableSourceError("a GIF without frames");
+    const frame = gif.frameInfo(0);
+    if (width * height > maxPixels || frame.width * frame.height > maxPixels) {
+      throw new UnreadableSourceError("too many pixels");
     }
-    if (bytes[0] === 0xff && bytes[1] === 0xd8) {
-      const img = jpeg.decode(bytes, {
-        useTArray: true,
-        formatAsRGBA: true,
-        maxResolutionInMP: MAX_PIXELS / 1_000_000,
-        maxMemoryUsageInMB: 1024,
-      });
-      return { width: img.width, height: img.height, data: img.data };
-    }
-    if (bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) return firstGifFrame(bytes);
+    const data = new Uint8Array(width * height * 4);
+    gif.decodeAndBlitFrameRGBA(0, data);
+    return { width, height, data };
   } catch (error) {
     if (error instanceof UnreadableSourceError) throw error;
     throw new UnreadableSourceError(error instanceof Error ? error.message : String(error));
   }
-  throw new UnreadableSourceError("neither PNG, JPEG nor GIF");
-}
-
-/** The width × height a PNG's header (its first chunk, IHDR) declares; 0 when it is cut short. */
-function pngArea(bytes: Uint8Array): number {
-  if (bytes.length < 24) return 0;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return view.getUint32(16) * view.getUint32(20);
-}
-
-/** The first frame of a GIF, on the transparent canvas of the GIF's size. */
-function firstGifFrame(bytes: Uint8Array): Pixels {
-  const gif = new GifReader(bytes);
-  const { width, height } = gif;
-  if (width * height > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
-  if (gif.numFrames() === 0) throw new UnreadableSourceError("a GIF without frames");
-  const data = new Uint8Array(width * height * 4);
-  gif.decodeAndBlitFrameRGBA(0, data);
-  return { width, height, data };
 }
 
 /** `img` scaled down (never up) so its long side is at most `max`, averaging each pixel's area. */
@@ -119,14 +94,4 @@ export function encodeImage(img: Pixels, format: ThumbnailFormat): Uint8Array {
   const png = new PNG({ width: img.width, height: img.height });
   png.data = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
   return new Uint8Array(PNG.sync.write(png));
-}
-
-/**
- * The PNG, JPEG or GIF `bytes` decoded and scaled down to thumbnail size;
- * throws {@link UnreadableSourceError}.
- */
-export function thumbnailPixels(bytes: Uint8Array): Pixels {
-  const img = decodeImage(bytes);
-  if (img.width * img.height > MAX_PIXELS) throw new UnreadableSourceError("too many pixels");
-  return scaleDown(img, THUMBNAIL_SIZE);
 }

@@ -3,28 +3,19 @@
  * file that has none (all of them on a rerun), stores its bytes in the
  * datasource as `.thumbnail.<fileId>.<ext>` and records that name on the
  * file; the `cleanthumbnails` task removes thumbnails whose file or bytes are
- * gone. Images are read in pure JavaScript (`images.ts`) and written as WebP
- * by the WebAssembly codec (`codecs.ts`); videos need the system's `ffmpeg`
- * (`video.ts`) and are skipped, with one log line a pass, where there is none.
+ * gone. Images are read, scaled and written by the image workers
+ * (`image_pool.ts`), never on the server's thread, within their caps (an
+ * image over them gets none, decided on its header); videos need the
+ * system's `ffmpeg` (`video.ts`) and are skipped, with one log line a pass,
+ * where there is none.
  */
 import type { FileRecord } from "../../db/files.ts";
-import {
-  encodeImage,
-  THUMBNAIL_SOURCES,
-  thumbnailPixels,
-  UnreadableSourceError,
-} from "./images.ts";
-import { encodePixels } from "./codecs.ts";
+import { THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
+import { MAX_DECODED_BYTES, movable, thumbnailInWorkers } from "./image_pool.ts";
 import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
 import { notFound } from "../errors.ts";
 import { THUMBNAIL_PREFIX } from "./naming.ts";
 import type { Services } from "../services.ts";
-
-/** The quality WebP thumbnails are written at (as JPEG ones are). */
-const WEBP_QUALITY = 80;
-
-/** The largest image read, in bytes; bigger images get no thumbnail. */
-const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 
 /** The MIME type of each thumbnail extension. */
 const THUMBNAIL_TYPES: Record<string, string> = {
@@ -53,7 +44,7 @@ const isVideo = (file: FileRecord) => file.type.startsWith("video/");
 /** Whether `file` is one a thumbnail is made of. */
 function hasSource(file: FileRecord): boolean {
   if (file.pending || file.size === 0) return false;
-  return isVideo(file) || (file.size <= MAX_IMAGE_BYTES && THUMBNAIL_SOURCES.includes(file.type));
+  return isVideo(file) || (file.size <= MAX_DECODED_BYTES && THUMBNAIL_SOURCES.includes(file.type));
 }
 
 /** The thumbnail of `body`, the bytes of `file`; throws {@link UnreadableSourceError}. */
@@ -64,9 +55,9 @@ async function render(
   format: VideoThumbnailFormat,
 ): Promise<Uint8Array> {
   if (!isVideo(file)) {
-    const pixels = thumbnailPixels(await new Response(body).bytes());
-    if (format !== "webp") return encodeImage(pixels, format);
-    return await encodePixels(pixels, "webp", WEBP_QUALITY);
+    const parts: Uint8Array[] = [];
+    for await (const chunk of body) if (chunk.byteLength > 0) parts.push(movable(chunk));
+    return await thumbnailInWorkers(parts, format);
   }
   if (!s.ffmpeg) {
     await body.cancel();

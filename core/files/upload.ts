@@ -13,7 +13,6 @@ import { thumbnailUploads } from "./thumbnails.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/users.ts";
 import {
-  ByteCounter,
   type PutOptions,
   SizeLimitError,
   type Staging,
@@ -23,7 +22,7 @@ import type { Services } from "../services.ts";
 import { GpsRemover } from "./exif.ts";
 import { publishStaged } from "./staged_uploads.ts";
 import type { UploadOptions } from "./options.ts";
-import { compressImage, type Compression } from "./compress.ts";
+import { type Compression, compressUpload } from "./compress.ts";
 import {
   type Batch,
   createNamed,
@@ -244,7 +243,8 @@ async function discardStaged(s: Services, staging: Staging, id: string): Promise
 
 /**
  * `body` (at most `limit` bytes) compressed as `compression` asks, noted on
- * `b` for the answer; the bytes as they came when they do not decode.
+ * `b` for the answer; the bytes as they came when they are not compressed
+ * (they do not decode, or are over the caps: `compress.ts`).
  */
 async function compressed(
   b: Batch,
@@ -253,11 +253,11 @@ async function compressed(
   limit: number,
   compression: Compression,
 ): Promise<ReadableStream<Uint8Array>> {
-  const bytes = await new Response(body.pipeThrough(new ByteCounter(limit).stream)).bytes();
-  const out = await compressImage(bytes, compression);
+  const out = await compressUpload(body, limit, compression, b.pixels);
   const label = { mimetype: file.type, ext: compression.format };
-  b.compressed.set(file.id, out ? label : { ...label, failed: true });
-  return ReadableStream.from([out ?? bytes]);
+  b.compressed.set(file.id, out.kept === null ? label : { ...label, failed: true });
+  if (out.kept !== null) b.s.logger.info("image not compressed", { id: file.id, reason: out.kept });
+  return out.body;
 }
 
 /** Removes a stored file of a failed request: record first, so nobody is served half of it. */

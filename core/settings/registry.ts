@@ -146,6 +146,13 @@ const duration = (max = Number.MAX_SAFE_INTEGER) =>
 
 const url = () => z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
+/** Where a link may lead: an http(s) URL, or a path on this server (`/api/docs`). */
+const linkTarget = () =>
+  z.union([
+    url(),
+    z.string().trim().regex(/^\/(?![/\\])\S*$/, "must be an http(s) URL or a path starting with /"),
+  ], { error: "must be an http(s) URL or a path starting with /" });
+
 const route = () =>
   rule(
     z.string().trim().transform((v) => (v.length > 1 ? v.replace(/\/+$/, "") : v)),
@@ -487,13 +494,14 @@ export const REGISTRY = {
   websiteTitleLogo: website.string(optional(url()), null, "URL of a logo shown by the title."),
   websiteExternalLinks: website.json(
     json(
-      z.array(z.object({ name: z.string().trim().min(1).max(100), url: url() })).max(50),
+      z.array(z.object({ name: z.string().trim().min(1).max(100), url: linkTarget() })).max(50),
     ),
     [
-      { name: "GitHub", url: "https://github.com/diced/zipline" },
-      { name: "Documentation", url: "https://zipline.diced.sh/" },
+      { name: "API reference", url: "/api/docs" },
+      { name: "Documentation", url: "/dashboard/help" },
     ],
-    "Links shown in the dashboard: `[{name, url}]`; by default Zipline's two, as Zipline ships.",
+    "Links shown in the dashboard: `[{name, url}]`, each an http(s) URL or a path on this " +
+      "server; by default Ferry's own API reference and documentation, which it serves.",
   ),
   websiteLoginBackground: website.string(
     optional(url()),

@@ -146,6 +146,8 @@ export interface V4Kind<R = unknown> {
   key: string;
   /** The key of the import response's counts, or `null` for kinds never imported. */
   counted: string | null;
+  /** May be absent from a document (Ferry's own kinds, which Zipline's documents lack). */
+  optional?: boolean;
   schema: z.ZodType<R>;
   /** Imports one record (or skips it through the report). */
   importRecord?(ctx: ImportContext, record: R): Promise<void>;

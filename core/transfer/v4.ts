@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Issue } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { Arch, IsoDate, type SkipSummary, type V4Kind } from "./context.ts";
+import { apiKeysV4 } from "./kinds/api_keys.ts";
 import { filesV4 } from "./kinds/files.ts";
 import { foldersV4 } from "./kinds/folders.ts";
 import { invitesV4 } from "./kinds/invites.ts";
@@ -28,6 +29,7 @@ const IMPORT_ORDER: V4Kind[] = [
   oauthV4,
   quotasV4,
   passkeysV4,
+  apiKeysV4,
   foldersV4,
   filesV4,
   tagsV4,
@@ -50,6 +52,7 @@ export const EXPORT_ORDER: V4Kind[] = [
   filesV4,
   thumbnailsV4,
   metricsV4,
+  apiKeysV4,
 ] as V4Kind[];
 
 /** The counts an import answers with, in the spec's order. */
@@ -65,6 +68,9 @@ export const COUNT_KEYS = [
   "invites",
   "metrics",
 ] as const;
+
+/** The counts an import answers with: the spec's, then those of Ferry's own kinds. */
+export const IMPORTED_KEYS = [...COUNT_KEYS, "apiKeys"] as const;
 
 const Platform = z.enum([
   "aix",
@@ -105,7 +111,11 @@ export const Export4Document = z.object({
   request: RequestV4,
   data: z.object({
     settings: Settings,
-    ...Object.fromEntries(EXPORT_ORDER.map((k) => [k.key, z.array(k.schema)])),
+    ...Object.fromEntries(
+      EXPORT_ORDER.map((
+        k,
+      ) => [k.key, k.optional ? z.array(k.schema).optional() : z.array(k.schema)]),
+    ),
   }),
 });
 
@@ -121,7 +131,12 @@ const LAYOUT: DocumentLayout = {
   collections: Object.fromEntries(
     IMPORT_ORDER.map((
       k,
-    ) => [`data.${k.key}`, { kind: k.key, schema: k.schema, container: "array" }]),
+    ) => [`data.${k.key}`, {
+      kind: k.key,
+      schema: k.schema,
+      container: "array",
+      optional: k.optional,
+    }]),
   ),
 };
 
@@ -135,7 +150,7 @@ export interface V4ImportOptions extends ImportRun {
 
 /** The answer to a v4 import. */
 export interface V4ImportResult {
-  imported: Record<typeof COUNT_KEYS[number], number>;
+  imported: Record<typeof IMPORTED_KEYS[number], number>;
   skipped: SkipSummary[];
   /** Present when settings were imported: the keys written and those left out. */
   settings?: { imported: string[]; invalid: Issue[] };
@@ -174,7 +189,7 @@ export async function importV4(
   if (result) await s.settings.reload();
   return {
     imported: Object.fromEntries(
-      COUNT_KEYS.map((k) => [k, report.imported.get(k) ?? 0]),
+      IMPORTED_KEYS.map((k) => [k, report.imported.get(k) ?? 0]),
     ) as V4ImportResult["imported"],
     skipped: report.skipped(),
     ...(result ? { settings: result } : {}),

@@ -4,6 +4,7 @@
  * store per area over it (each in its own module here).
  */
 import type { Backend } from "../store.ts";
+import { KvApiKeys } from "./api_keys.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles } from "./files.ts";
 import { KvFolders } from "./folders.ts";
@@ -65,6 +66,7 @@ export class KvStore implements Backend {
   readonly folders: KvFolders;
   readonly tags: KvTags;
   readonly userExports: KvUserExports;
+  readonly apiKeys: KvApiKeys;
 
   constructor(private readonly kv: Deno.Kv) {
     this.sessions = new KvSessions(kv);
@@ -83,6 +85,7 @@ export class KvStore implements Backend {
     this.folders = new KvFolders(kv);
     this.tags = new KvTags(kv);
     this.userExports = new KvUserExports(kv);
+    this.apiKeys = new KvApiKeys(kv);
   }
 
   async ping(): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { Backend } from "../store.ts";
+import { PostgresApiKeys } from "./api_keys.ts";
 import { PostgresChunks } from "./chunks.ts";
 import { connectionLost, selfHealingClient } from "./client.ts";
 import { PostgresFiles } from "./files.ts";
@@ -88,6 +89,7 @@ export class PostgresStore implements Backend {
   readonly folders: PostgresFolders;
   readonly tags: PostgresTags;
   readonly userExports: PostgresUserExports;
+  readonly apiKeys: PostgresApiKeys;
 
   constructor(readonly sql: Sql) {
     this.users = new PostgresUsers(sql);
@@ -106,6 +108,7 @@ export class PostgresStore implements Backend {
     this.folders = new PostgresFolders(sql);
     this.tags = new PostgresTags(sql);
     this.userExports = new PostgresUserExports(sql);
+    this.apiKeys = new PostgresApiKeys(sql);
   }
 
   async ping(): Promise<void> {

@@ -34,6 +34,7 @@ export function appWide(services: Services, options: AppWideOptions): Middleware
     c.set("services", services);
     c.set("user", null);
     c.set("session", null);
+    c.set("apiKey", null);
     c.set("checkResponses", checkResponses);
     if (c.req.method === "OPTIONS") {
       const answer = await preflight(c, next);

@@ -1,18 +1,20 @@
 /**
- * The administrators' dashboard pages and the statistics page: which role
- * each needs, and the navigation links a user is shown for them. The server
- * refuses the API calls behind them anyway; this keeps people from pages that
- * would only fail.
+ * The dashboard's navigation: every page a signed-in user reaches from the
+ * sidebar, and the administrators' pages and the statistics page with the
+ * role each needs. The server refuses the API calls behind them anyway; this
+ * keeps people from pages that would only fail.
  */
 import { statsRefusal } from "../../core/metrics.ts";
 import { hasRole } from "../../core/roles.ts";
 import type { Settings } from "../../core/settings/registry.ts";
 import type { Role } from "../../db/users.ts";
+import type { FrameIcon } from "./icons.tsx";
 
-/** One page: its path, navigation label, `client/main.tsx` page name and the role it needs. */
+/** One page: its path, navigation label and icon, `client/main.tsx` page name and the role it needs. */
 export interface AdminPage {
   path: string;
   label: string;
+  icon: FrameIcon;
   page: string;
   title: string;
   role: Role;
@@ -20,9 +22,17 @@ export interface AdminPage {
 
 /** The pages, in navigation order. */
 export const ADMIN_PAGES: readonly AdminPage[] = [
-  { path: "/dashboard/admin/users", label: "Users", page: "users", title: "Users", role: "ADMIN" },
+  {
+    path: "/dashboard/admin/users",
+    icon: "users",
+    label: "Users",
+    page: "users",
+    title: "Users",
+    role: "ADMIN",
+  },
   {
     path: "/dashboard/admin/settings",
+    icon: "settings",
     label: "Server settings",
     page: "server-settings",
     title: "Server settings",
@@ -30,6 +40,7 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   },
   {
     path: "/dashboard/admin/audit",
+    icon: "audit",
     label: "Audit trail",
     page: "audit",
     title: "Audit trail",
@@ -37,6 +48,7 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   },
   {
     path: "/dashboard/admin/webhooks",
+    icon: "webhooks",
     label: "Webhooks",
     page: "webhooks",
     title: "Webhooks",
@@ -44,6 +56,7 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   },
   {
     path: "/dashboard/admin/transfer",
+    icon: "transfer",
     label: "Import and export",
     page: "transfer",
     title: "Import and export",
@@ -51,6 +64,7 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   },
   {
     path: "/dashboard/admin/maintenance",
+    icon: "maintenance",
     label: "Maintenance",
     page: "maintenance",
     title: "Maintenance",
@@ -58,14 +72,49 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   },
 ];
 
-/** A navigation link: path and label. */
-export type NavLink = readonly [string, string];
+/** A navigation link: its path, label and icon. */
+export interface NavLink {
+  href: string;
+  label: string;
+  icon: FrameIcon;
+}
 
-/** The statistics and administration links a user of `role` is shown. */
-export function adminLinks(role: Role, settings: Settings): NavLink[] {
-  const links: NavLink[] = statsRefusal(settings, role) === null
-    ? [["/dashboard/stats", "Statistics"]]
-    : [];
-  for (const p of ADMIN_PAGES) if (hasRole(role, p.role)) links.push([p.path, p.label]);
-  return links;
+/** A group of links under a heading (`Upload`), or links of their own (no heading). */
+export interface NavGroup {
+  label?: string;
+  links: NavLink[];
+}
+
+/** The pages every signed-in user has, grouped as Zipline's sidebar groups them. */
+const USER_NAV: readonly NavGroup[] = [
+  { links: [{ href: "/dashboard", label: "Home", icon: "home" }] },
+  {
+    label: "Upload",
+    links: [
+      { href: "/dashboard/upload", label: "File", icon: "upload-file" },
+      { href: "/dashboard/upload/text", label: "Text", icon: "upload-text" },
+    ],
+  },
+  {
+    links: [
+      { href: "/dashboard/files", label: "Files", icon: "files" },
+      { href: "/dashboard/urls", label: "URLs", icon: "urls" },
+      { href: "/dashboard/folders", label: "Folders", icon: "folders" },
+      { href: "/dashboard/tags", label: "Tags", icon: "tags" },
+    ],
+  },
+];
+
+/** The sidebar of a user of `role`: its own pages, statistics where allowed, and its administration. */
+export function navigationOf(
+  role: Role,
+  settings: Settings,
+): { main: NavGroup[]; admin: NavLink[] } {
+  const main = USER_NAV.map((g) => ({ ...g, links: [...g.links] }));
+  if (statsRefusal(settings, role) === null) {
+    main[2].links.push({ href: "/dashboard/stats", label: "Statistics", icon: "stats" });
+  }
+  const admin = ADMIN_PAGES.filter((p) => hasRole(role, p.role))
+    .map((p) => ({ href: p.path, label: p.label, icon: p.icon }));
+  return { main, admin };
 }

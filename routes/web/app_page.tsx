@@ -1,23 +1,19 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The frame of a dashboard page whose content is a client component
- * (`client/pages/…`): the server renders the navigation and an `#app` element
+ * (`client/pages/…`): the server renders the frame (the signed-in shell when
+ * the page is rendered for a user) and an `#app` element
  * naming the page and carrying its configuration as a data attribute (no
  * inline script, for the CSP); the bundle mounts the page there.
  */
-import type { NavLink } from "./admin_pages.ts";
 import { Layout } from "./layout.tsx";
 
 /** A client-rendered dashboard page. */
 export interface AppPageProps {
   site: string;
-  /** The signed-in user; absent on public pages, which have no navigation. */
-  username?: string;
   title: string;
   /** The page's path, marked in the navigation. */
   path: string;
-  /** Statistics and administration links the user may open. */
-  links?: readonly NavLink[];
   /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`, `tags`, and those of `admin_pages.ts`. */
   page: string;
   /** What the page needs to know of the server (`client/config.ts`). */
@@ -25,9 +21,9 @@ export interface AppPageProps {
 }
 
 /** The page's frame; "Loading…" until the script runs, and a note when scripts are off. */
-export function AppPage({ site, username, title, path, links, page, config }: AppPageProps) {
+export function AppPage({ site, title, path, page, config }: AppPageProps) {
   return (
-    <Layout site={site} title={title} username={username} current={path} links={links} app>
+    <Layout site={site} title={title} current={path} app>
       <div id="app" data-page={page} data-config={JSON.stringify(config)}>
         <p class="muted">Loading…</p>
         <noscript>

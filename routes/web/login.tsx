@@ -22,6 +22,10 @@ export interface LoginOptions {
   passwordForm: boolean;
   /** The TOTP step of a sign-in through a provider. */
   oauthTotp: boolean;
+  /** Whether anyone may create an account (`featuresUserRegistration`): a link to the form. */
+  registration: boolean;
+  /** Whether the server has terms of service: a link to them. */
+  tos: boolean;
 }
 
 /** The sign-in page. */
@@ -51,6 +55,17 @@ export function LoginPage(o: LoginOptions) {
             </div>
           )}
         </>
+      )}
+      {(o.registration || o.tos) && (
+        <p class="below-card">
+          {o.registration && (
+            <>
+              No account yet? <a href="/auth/register">Register</a>
+            </>
+          )}
+          {o.registration && o.tos && " · "}
+          {o.tos && <a href="/auth/tos">Terms of service</a>}
+        </p>
       )}
     </Layout>
   );

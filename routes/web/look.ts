@@ -1,45 +1,76 @@
 /**
  * How the pages look, from the website settings: the title's logo, the
- * external links, the theme (the server's default, or the visitor's own
- * choice kept in a cookie so the first paint is already right), and the login
- * page's background. Pages read it from {@link LookContext}; the
- * Content-Security-Policy of a page allows images from the origins it names.
+ * external links, the theme (a signed-in user's own choice, else a
+ * visitor's light/dark/system switch kept in a cookie, else the server's
+ * default; `<html>` carries it, so the first paint is already right), the
+ * login page's background, and the build's version. Pages read it from
+ * {@link LookContext}; the Content-Security-Policy of a page allows images
+ * from the origins it names.
  */
 import { createContext } from "hono/jsx";
 import type { Settings } from "../../core/settings/registry.ts";
+import { resolveTheme, type Theme, type ThemeChoice } from "../../core/themes.ts";
+import { themeAsset, themeAttributes } from "./theme_css.ts";
 
-/** The cookie that holds a visitor's theme: `light`, `dark` or `system` (absent: the server's). */
+/** The cookie that holds a signed-out visitor's theme: `light`, `dark` or `system` (absent: the server's). */
 export const THEME_COOKIE = "ferry_theme";
 
 /** What the website settings make of every page. */
 export interface Look {
   logo: string | null;
   links: { name: string; url: string }[];
-  /** A forced theme; `null` follows the system. */
-  theme: "light" | "dark" | null;
+  /** The attributes of `<html>` that choose the theme (`data-theme`, or the dark and light pair). */
+  theme: Record<string, string>;
+  /** The themes the visitor's light/dark switch moves between. */
+  switchThemes: { light: string; dark: string };
+  /** The path of the themes stylesheet. */
+  themesCss: string;
   loginBackground: { url: string; blur: boolean } | null;
   /** Whether pages link the web app manifest (`pwaEnabled`). */
   installable: boolean;
+  /** The running build's version, shown in the dashboard's sidebar. */
+  version: string;
 }
 
-/** The theme a theme id stands for (`builtin:dark_gray` → dark; `system` → none). */
-function themeOf(id: string | undefined): "light" | "dark" | null {
-  if (id === "light" || id === "dark") return id;
-  if (!id || id === "system") return null;
-  return /dark/i.test(id) ? "dark" : /light/i.test(id) ? "light" : null;
+/** A visitor's switch (`light`, `dark`, `system`) as a theme choice. */
+function cookieChoice(settings: Settings, cookie: string | undefined): Partial<ThemeChoice> {
+  if (cookie === "light") return { theme: settings.websiteThemeLight };
+  if (cookie === "dark") return { theme: settings.websiteThemeDark };
+  if (cookie === "system") return { theme: "system" };
+  return {};
 }
 
-/** The look of a page for a visitor whose theme cookie holds `chosen`. */
-export function lookOf(settings: Settings, chosen: string | undefined): Look {
+/**
+ * The look of a page: `choice` is a signed-in user's own theme choice (or
+ * `null` for a visitor, whose `cookie` then counts).
+ */
+export function lookOf(
+  settings: Settings,
+  context: {
+    custom?: readonly Theme[];
+    choice: Partial<ThemeChoice> | null;
+    cookie?: string;
+    version: string;
+  },
+): Look {
   const background = settings.websiteLoginBackground;
+  const custom = context.custom ?? [];
+  const choice = context.choice ?? cookieChoice(settings, context.cookie);
+  const resolved = resolveTheme(settings, custom, choice);
+  const pair = resolveTheme(settings, custom, { ...choice, theme: "system" });
   return {
     logo: settings.websiteTitleLogo,
     links: settings.websiteExternalLinks,
     installable: settings.pwaEnabled,
-    theme: chosen === "system" ? null : themeOf(chosen) ?? themeOf(settings.websiteThemeDefault),
+    theme: { ...themeAttributes(pair), ...themeAttributes(resolved) },
+    switchThemes: "dark" in pair
+      ? { light: pair.light.id, dark: pair.dark.id }
+      : { light: settings.websiteThemeLight, dark: settings.websiteThemeDark },
+    themesCss: `/assets/${themeAsset(custom).hashedName}`,
     loginBackground: background
       ? { url: background, blur: settings.websiteLoginBackgroundBlur }
       : null,
+    version: context.version,
   };
 }
 
@@ -56,7 +87,10 @@ export function imageOrigins(look: Look): string[] {
 export const LookContext = createContext<Look>({
   logo: null,
   links: [],
-  theme: null,
+  theme: {},
+  switchThemes: { light: "builtin:light_gray", dark: "builtin:dark_gray" },
+  themesCss: "",
   loginBackground: null,
   installable: false,
+  version: "",
 });

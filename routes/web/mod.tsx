@@ -1,13 +1,17 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The pages Ferry serves to people (the first pieces of the dashboard):
- * `/auth/login`, `/auth/register`, `/dashboard` and `/dashboard/security`, with `/` sending
- * to one of them, a file's page, `/view/<name>`, and `/view/url/:id`, where a
- * password-protected short URL asks for its password. Server-rendered with Hono's
- * JSX; the one script and the one stylesheet are files of this folder, served at
- * `/assets/…`, so the pages
- * work offline and under a strict Content-Security-Policy. Not API routes:
- * they are not in the OpenAPI document.
+ * The pages Ferry serves to people: first-run setup (`/auth/setup`, where
+ * every page leads while the server has no user), `/auth/login`,
+ * `/auth/register`, the terms of service (`/auth/tos`), the dashboard's pages
+ * (`/dashboard/…`, in the signed-in shell, with a 404 page for an unknown one
+ * and a "not allowed" page for one the user's role does not open), the help
+ * pages, a file's page, `/view/<name>`, and `/view/url/:id`, where a
+ * password-protected short URL asks for its password; `/` sends to one of
+ * them. Server-rendered with Hono's JSX; scripts and stylesheets are files
+ * served at `/assets/…`, so the pages work offline and under a strict
+ * Content-Security-Policy. A page that fails is an error page in the same
+ * frame, never a JSON body. Not API routes: they are not in the OpenAPI
+ * document.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -28,15 +32,24 @@ import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
 import { showsPerUser, statsRefusal } from "../../core/metrics.ts";
 import { termsOfService } from "../../core/server_info.ts";
+import { preferencesOf } from "../../core/preferences.ts";
+import { isFirstSetup } from "../../core/setup.ts";
+import { onError } from "../middleware/errors.ts";
 import { parseSize } from "../../core/units/size.ts";
+import { Buffer } from "node:buffer";
 import { type AppEnv, attempter } from "../env.ts";
-import { ADMIN_PAGES, adminLinks } from "./admin_pages.ts";
+import { ADMIN_PAGES, navigationOf } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
 import { ScriptNonce } from "./layout.tsx";
 import { base64url } from "../../core/secrets.ts";
 import { findAsset } from "./assets.ts";
 import { siteFileRoutes } from "./site_files.ts";
 import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
+import { type Frame, FrameContext } from "./layout.tsx";
+import { helpDocument, HelpPage, TermsPage } from "./help.tsx";
+import { type Problem, ProblemPage } from "./problem.tsx";
+import { SetupPage } from "./setup.tsx";
+import { themeAsset } from "./theme_css.ts";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
@@ -50,12 +63,12 @@ import { UrlPasswordPage } from "./url_password.tsx";
  * this origin only; images also as `data:` (QR codes) and from the origins of
  * the website's logo and login background.
  */
-function contentSecurityPolicy(look: Look, nonce: string): string {
+function contentSecurityPolicy(look: Look, nonce: string, more: string[]): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}' 'strict-dynamic'`,
     "style-src 'self'",
-    ["img-src 'self' data:", ...imageOrigins(look)].join(" "),
+    ["img-src 'self' data:", ...new Set([...imageOrigins(look), ...more])].join(" "),
     "media-src 'self'",
     "frame-src 'self'",
     "connect-src 'self'",
@@ -72,6 +85,18 @@ async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
   return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
 }
 
+/** Where the shell shows `user`'s avatar: Ferry's page of it, or its own http(s) address. */
+function avatarSource(user: UserRecord): string | null {
+  if (user.avatar === null) return null;
+  if (!user.avatar.startsWith("data:")) return user.avatar;
+  return `/dashboard/avatar?v=${user.updatedAt.getTime()}`;
+}
+
+/** Whether the request comes from a browser's navigation rather than an API client. */
+export function wantsPage(c: Context<AppEnv>): boolean {
+  return (c.req.header("accept") ?? "").includes("text/html");
+}
+
 /** A fresh nonce for a response's scripts: 16 random bytes, base64url. */
 export function scriptNonce(c: Context<AppEnv>): string {
   return base64url(c.var.services.random.bytes(16));
@@ -79,25 +104,58 @@ export function scriptNonce(c: Context<AppEnv>): string {
 
 /**
  * Sends a rendered page, in the website's look, with the security headers
- * every page gets and a nonce of its own for its script tags.
+ * every page gets and a nonce of its own for its script tags; with `user`, in the
+ * signed-in shell and the user's theme.
  */
 export function page(
   c: Context<AppEnv>,
   body: ReturnType<typeof LoginPage>,
   status: ContentfulStatusCode = 200,
+  user?: UserRecord | null,
 ) {
-  const look = lookOf(c.var.services.settings.all(), getCookie(c, THEME_COOKIE));
+  const s = c.var.services;
+  const settings = s.settings.all();
+  const look = lookOf(settings, {
+    custom: s.themes,
+    choice: user ? preferencesOf(user) : null,
+    cookie: getCookie(c, THEME_COOKIE),
+    version: s.build.version,
+  });
+  const avatar = user ? avatarSource(user) : null;
+  const frame: Frame | null = user
+    ? { username: user.username, avatar, ...navigationOf(user.role, settings) }
+    : null;
   const nonce = scriptNonce(c);
-  c.header("content-security-policy", contentSecurityPolicy(look, nonce));
+  const avatarOrigin = avatar?.startsWith("http") ? [new URL(avatar).origin] : [];
+  c.header("content-security-policy", contentSecurityPolicy(look, nonce, avatarOrigin));
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
   return c.html(
     <LookContext.Provider value={look}>
-      <ScriptNonce.Provider value={nonce}>{body}</ScriptNonce.Provider>
+      <FrameContext.Provider value={frame}>
+        <ScriptNonce.Provider value={nonce}>{body}</ScriptNonce.Provider>
+      </FrameContext.Provider>
     </LookContext.Provider>,
     status,
   );
+}
+
+/** Where a signed-out visitor goes: first-run setup while there is no user, else sign-in. */
+async function signInPath(c: Context<AppEnv>): Promise<string> {
+  return await isFirstSetup(c.var.services) ? "/auth/setup" : "/auth/login";
+}
+
+/** The page of `problem` in the frame of whoever asks (a signed-in user gets the shell). */
+async function problemPage(c: Context<AppEnv>, problem: Problem, status: ContentfulStatusCode) {
+  let user: UserRecord | null = null;
+  try {
+    user = await sessionUser(c);
+  } catch {
+    // The store is what failed: the page goes without the shell.
+  }
+  const site = c.var.services.settings.get("websiteTitle");
+  return page(c, <ProblemPage site={site} problem={problem} signedIn={!!user} />, status, user);
 }
 
 /** What a dashboard page's client component needs of the settings (`client/config.ts`). */
@@ -119,17 +177,16 @@ function pageConfig(c: Context<AppEnv>) {
  */
 async function appPage(c: Context<AppEnv>, name: string, title: string, role?: Role) {
   const user = await sessionUser(c);
-  if (!user) return c.redirect("/auth/login", 302);
-  if (role && !hasRole(user.role, role)) return c.notFound();
+  if (!user) return c.redirect(await signInPath(c), 302);
+  if (role && !hasRole(user.role, role)) return problemPage(c, "forbidden", 403);
   const settings = c.var.services.settings.all();
+  const preferences = preferencesOf(user);
   return page(
     c,
     <AppPage
       site={settings.websiteTitle}
-      username={user.username}
       title={title}
       path={c.req.path}
-      links={adminLinks(user.role, settings)}
       page={name}
       config={{
         ...pageConfig(c),
@@ -142,15 +199,24 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
           hasPassword: user.password !== null,
         },
         metricsPerUser: showsPerUser(settings, user.role),
+        warnDeletion: preferences.warnDeletion,
       }}
     />,
+    200,
+    user,
   );
 }
 
 /** The statistics page, for those `GET /api/stats` answers. */
 async function statsPage(c: Context<AppEnv>) {
   const user = await sessionUser(c);
-  if (user && statsRefusal(c.var.services.settings.all(), user.role)) return c.notFound();
+  const settings = c.var.services.settings.all();
+  if (user && statsRefusal(settings, user.role)) {
+    // Off for everyone: no such page; for administrators only: not this user's.
+    return settings.featuresMetricsEnabled
+      ? problemPage(c, "forbidden", 403)
+      : problemPage(c, "not-found", 404);
+  }
   return appPage(c, "stats", "Statistics");
 }
 
@@ -179,10 +245,17 @@ function publicFolderPage(c: Context<AppEnv>) {
 /** The page routes and their assets. */
 export const webRoutes = new Hono<AppEnv>()
   .route("/", siteFileRoutes)
-  .get("/", async (c) => c.redirect(await sessionUser(c) ? "/dashboard" : "/auth/login", 302))
+  .get("/", async (c) => c.redirect(await sessionUser(c) ? "/dashboard" : await signInPath(c), 302))
+  .get("/auth/setup", async (c) => {
+    if (!await isFirstSetup(c.var.services)) {
+      return c.redirect(await sessionUser(c) ? "/dashboard" : "/auth/login", 302);
+    }
+    return page(c, <SetupPage site={c.var.services.settings.get("websiteTitle")} />);
+  })
   .get("/auth/login", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);
     const s = c.var.services;
+    if (await isFirstSetup(s)) return c.redirect("/auth/setup", 302);
     const choices = loginChoices(s.settings.all(), c.req.query("local") !== undefined);
     const oauthTotp = c.req.query("oauth") === "totp";
     if (choices.bypassTo && !oauthTotp) {
@@ -196,17 +269,51 @@ export const webRoutes = new Hono<AppEnv>()
         providers={choices.providers}
         passwordForm={choices.passwordForm}
         oauthTotp={oauthTotp}
+        registration={s.settings.get("featuresUserRegistration")}
+        tos={s.settings.get("websiteTos") !== null}
       />,
     );
   })
   .get("/auth/register", async (c) => {
     if (await sessionUser(c)) return c.redirect("/dashboard", 302);
+    if (await isFirstSetup(c.var.services)) return c.redirect("/auth/setup", 302);
     const site = c.var.services.settings.get("websiteTitle");
     const tos = await termsOfService(c.var.services);
     return page(c, <RegisterPage site={site} code={c.req.query("code") ?? ""} tos={tos} />);
   })
+  .get("/auth/tos", async (c) => {
+    const tos = await termsOfService(c.var.services);
+    if (tos === null) return problemPage(c, "not-found", 404);
+    const site = c.var.services.settings.get("websiteTitle");
+    const registration = c.var.services.settings.get("featuresUserRegistration");
+    return page(
+      c,
+      <TermsPage site={site} markdown={tos} registration={registration} />,
+      200,
+      await sessionUser(c),
+    );
+  })
+  .get("/dashboard/help/:doc?", async (c) => {
+    const doc = helpDocument(c.req.param("doc") ?? "");
+    if (!doc) return problemPage(c, "not-found", 404);
+    const site = c.var.services.settings.get("websiteTitle");
+    return page(c, <HelpPage site={site} doc={doc} />, 200, await sessionUser(c));
+  })
+  .get("/dashboard/avatar", async (c) => {
+    const user = await sessionUser(c);
+    const match = user?.avatar?.match(/^data:(image\/[a-z]+);base64,(.*)$/);
+    if (!match) return problemPage(c, "not-found", 404);
+    return c.body(new Uint8Array(Buffer.from(match[2], "base64")), 200, {
+      "content-type": match[1],
+      "cache-control": "private, max-age=86400",
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "default-src 'none'",
+    });
+  })
   .get("/dashboard", (c) => appPage(c, "home", "Dashboard"))
   .get("/dashboard/upload", (c) => appPage(c, "upload", "Upload"))
+  .get("/dashboard/upload/file", (c) => appPage(c, "upload", "Upload"))
+  .get("/dashboard/upload/text", (c) => appPage(c, "upload-text", "Upload text"))
   .get("/dashboard/files", (c) => appPage(c, "files", "Files"))
   .get("/dashboard/urls", (c) => appPage(c, "urls", "URLs"))
   .get("/dashboard/settings", (c) => appPage(c, "account", "Account"))
@@ -217,20 +324,20 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/folder/:id", publicFolderPage)
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
-    if (!user) return c.redirect("/auth/login", 302);
+    if (!user) return c.redirect(await signInPath(c), 302);
     const s = c.var.services;
     const passkeys = relyingPartyOf(s) ? (await listPasskeys(s, user)).map(passkeyView) : null;
     return page(
       c,
       <SecurityPage
         site={s.settings.get("websiteTitle")}
-        username={user.username}
         totpAvailable={s.settings.get("mfaTotpEnabled")}
         totpEnabled={user.totpSecret !== null}
         passkeys={passkeys}
         hasPassword={user.password !== null}
-        links={adminLinks(user.role, s.settings.all())}
       />,
+      200,
+      user,
     );
   })
   .get("/view/url/:id", async (c) => {
@@ -240,7 +347,9 @@ export const webRoutes = new Hono<AppEnv>()
       cookie: (id) => getCookie(c, urlPasswordCookie(id)),
       ...attempter(c),
     });
-    if (!found || found.kind === "gone") return c.notFound();
+    if (!found || found.kind === "gone") {
+      return wantsPage(c) ? problemPage(c, "not-found", 404) : c.notFound();
+    }
     if (found.kind === "redirect") return c.redirect(found.destination, 302);
     const site = s.settings.get("websiteTitle");
     return page(c, <UrlPasswordPage site={site} urlId={found.urlId} />);
@@ -265,7 +374,11 @@ export const webRoutes = new Hono<AppEnv>()
     }
   })
   .get("/assets/:file", (c) => {
-    const found = findAsset(c.req.param("file"));
+    const file = c.req.param("file");
+    const themes = themeAsset(c.var.services.themes);
+    const found = file === themes.hashedName
+      ? { asset: { ...themes, type: "text/css; charset=utf-8" }, immutable: true }
+      : findAsset(file);
     if (!found) return c.notFound();
     const { asset, immutable } = found;
     const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
@@ -276,4 +389,24 @@ export const webRoutes = new Hono<AppEnv>()
       "vary": "accept-encoding",
       ...(gzip ? { "content-encoding": "gzip" } : {}),
     });
+  })
+  // Any other page under the dashboard or the sign-in pages: the 404 page, in the frame.
+  .get("/dashboard/*", (c) => problemPage(c, "not-found", 404))
+  .get("/auth/*", (c) => problemPage(c, "not-found", 404))
+  .onError(async (error, c) => {
+    // A page that fails is a page; what is not a page (a script's fetch) keeps the JSON body.
+    const answer = onError(error, c);
+    if (!wantsPage(c) || c.req.method !== "GET") return answer;
+    const status = answer.status as ContentfulStatusCode;
+    const problem: Problem = status === 404
+      ? "not-found"
+      : status === 403
+      ? "forbidden"
+      : status === 503
+      ? "unavailable"
+      : "error";
+    const shown = await problemPage(c, problem, status);
+    const retry = answer.headers.get("retry-after");
+    if (retry) shown.headers.set("retry-after", retry);
+    return shown;
   });

@@ -1,10 +1,15 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The registration page that invite links (`/invite/<code>`) lead to:
- * username, password and the invite code, sent by `/assets/ferry.js` to
- * `POST /api/auth/register`.
+ * The registration page that invite links (`/invite/<code>`) and the sign-in
+ * page's "Register" link (when registration is open) lead to: username,
+ * password (with the password rule) and the invite code, sent by
+ * `/assets/ferry.js` to `POST /api/auth/register`.
  */
+import { raw } from "hono/html";
 import { Layout } from "./layout.tsx";
+import { renderMarkdown } from "./markdown.ts";
+import { MIN_PASSWORD_LENGTH } from "../../core/password_policy.ts";
+import { PASSWORD_RULE } from "./setup.tsx";
 
 /**
  * The registration page, the invite code filled in from the link; where the
@@ -26,20 +31,26 @@ export function RegisterPage(
           name="password"
           type="password"
           autocomplete="new-password"
+          minlength={MIN_PASSWORD_LENGTH}
+          aria-describedby="password-rule"
           required
         />
+        <p id="password-rule" class="hint">{PASSWORD_RULE}</p>
         <label for="invite">Invite code (if you have one)</label>
         <input id="invite" name="code" value={code} autocomplete="off" />
         {tos !== null && (
           <>
             <details class="terms">
               <summary>Terms of service</summary>
-              <pre>{tos}</pre>
+              <div class="markdown">{raw(renderMarkdown(tos))}</div>
             </details>
             <label class="check-line">
               <input id="accept-tos" type="checkbox" required />
               I accept the terms of service
             </label>
+            <p class="hint">
+              Also on their own page: <a href="/auth/tos" target="_blank">terms of service</a>.
+            </p>
           </>
         )}
         <button type="submit">Create the account</button>

@@ -6,13 +6,11 @@
  * the current password typed at the top of the page as their proof.
  */
 import type { passkeyView } from "../../core/passkeys.ts";
-import type { NavLink } from "./admin_pages.ts";
 import { Layout } from "./layout.tsx";
 
 /** What the security page shows. */
 export interface SecurityProps {
   site: string;
-  username: string;
   /** `mfaTotpEnabled`. */
   totpAvailable: boolean;
   /** Whether the user has TOTP on. */
@@ -21,8 +19,6 @@ export interface SecurityProps {
   passkeys: ReturnType<typeof passkeyView>[] | null;
   /** Whether the account has a password, which every change here then asks for. */
   hasPassword: boolean;
-  /** Statistics and administration links the user may open. */
-  links?: readonly NavLink[];
 }
 
 /** `2026-05-01T12:34:56.000Z` as `2026-05-01 12:34 UTC`. */
@@ -132,16 +128,10 @@ function Passkeys({ passkeys }: SecurityProps) {
 /** The security page. */
 export function SecurityPage(props: SecurityProps) {
   return (
-    <Layout
-      site={props.site}
-      title="Security"
-      username={props.username}
-      current="/dashboard/security"
-      links={props.links}
-    >
+    <Layout site={props.site} title="Security" current="/dashboard/security">
       <h1>Security</h1>
       {props.hasPassword && (
-        <section class="card">
+        <section class="card stack">
           <label for="current-password">Current password</label>
           <input
             id="current-password"

@@ -438,6 +438,7 @@ const html = async (app: TestApp, path: string, headers: Record<string, string> 
 oauthTest(
   "conformance: the login page offers the provider; oauthLoginOnly hides the password form",
   async (app) => {
+    await actor(app, "SUPERADMIN"); // past first-run setup
     const open = await html(app, "/auth/login");
     assert.match(open.text, /href="\/api\/auth\/oauth\/oidc"/);
     assert.match(open.text, /id="login-form"/);
@@ -455,6 +456,7 @@ oauthTest(
 oauthTest(
   "conformance: oauthBypassLocalLogin sends the login page to the only provider",
   async (app) => {
+    await actor(app, "SUPERADMIN"); // past first-run setup
     const res = await html(app, "/auth/login");
     assert.equal(res.status, 302);
     assert.equal(res.location, "/api/auth/oauth/oidc");
@@ -464,6 +466,7 @@ oauthTest(
 );
 
 apiTest("conformance: without providers the login page is as before", async (app) => {
+  await actor(app, "SUPERADMIN"); // past first-run setup
   const page = await html(app, "/auth/login");
   assert.match(page.text, /id="login-form"/);
   assert.doesNotMatch(page.text, /oauth-providers/);

@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { GifWriter } from "omggif";
-import { decodeImage, encodeImage, type Pixels } from "../../core/files/images.ts";
-import { decodeWebp as decodeWebpWasm } from "../../core/files/codecs.ts";
+import { encodeImage, type Pixels } from "../../core/files/images.ts";
+import { decodePixels } from "../../core/files/codecs.ts";
 import { cleanThumbnails } from "../../core/files/thumbnails.ts";
 import { FFMPEG_AT_ONCE } from "../../core/files/video.ts";
 import { MemoryLogger } from "../../core/log.ts";
@@ -89,7 +89,7 @@ async function servedImage(app: TestApp, path: string, type: string, headers?: H
   assert.equal(res.headers.get("content-type"), type);
   const bytes = new Uint8Array(await res.arrayBuffer());
   assert.equal(res.headers.get("content-length"), String(bytes.byteLength));
-  return decodeImage(bytes);
+  return await decodePixels(bytes, Infinity);
 }
 
 apiTest("thumbnails: PNG and JPEG files get one, served at /raw/<path>", async (app) => {
@@ -228,7 +228,7 @@ apiTest("conformance: thumbnails: a GIF's is its first frame, WebP without ffmpe
   await thumbnailShown(app, admin, gif.id, path);
   const res = await app.request(`/raw/${path}`);
   assert.equal(res.headers.get("content-type"), "image/webp");
-  const img = await decodeWebpWasm(new Uint8Array(await res.arrayBuffer()));
+  const img = await decodePixels(new Uint8Array(await res.arrayBuffer()), Infinity);
   assert.deepEqual([img.width, img.height], [320, 32], "the WebP codec needs no ffmpeg");
   const [r, g, b] = img.data;
   assert.ok(r > 240 && g < 16 && b < 16, `the first frame, red (lossy): ${[r, g, b]}`);
@@ -349,7 +349,7 @@ async function decodeWebp(bytes: Uint8Array): Promise<Pixels> {
     child.output(),
     ReadableStream.from([bytes]).pipeTo(child.stdin),
   ]);
-  return decodeImage(out.stdout);
+  return await decodePixels(out.stdout, Infinity);
 }
 
 apiTest(
@@ -402,7 +402,9 @@ for (const datasource of ["local", "s3"] as const) {
         const res = await app.request(`/raw/${path}`);
         assert.equal(res.headers.get("content-type"), `image/${format}`);
         const bytes = new Uint8Array(await res.arrayBuffer());
-        const img = format === "png" ? decodeImage(bytes) : await decodeWebp(bytes);
+        const img = format === "png"
+          ? await decodePixels(bytes, Infinity)
+          : await decodeWebp(bytes);
         assert.deepEqual([img.width, img.height], [320, 180], format);
       }
       await passesLogged(app, 3);

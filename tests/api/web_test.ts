@@ -14,6 +14,7 @@ async function signIn(app: TestApp, username: string): Promise<string> {
 const location = (res: Response) => res.headers.get("location");
 
 apiTest("/ and the dashboard pages send an anonymous visitor to sign in", async (app) => {
+  await actor(app, "SUPERADMIN", "root");
   for (const path of ["/", "/dashboard", "/dashboard/security"]) {
     const res = await app.request(path);
     assert.equal(res.status, 302, path);
@@ -39,10 +40,8 @@ apiTest(
     const dashboard = await app.request("/dashboard", { headers: { cookie } });
     assert.equal(dashboard.status, 200);
     const html = await dashboard.text();
-    assert.match(
-      html,
-      /Signed in as <strong id="signed-in-as">&lt;b&gt;al&amp;ce&lt;\/b&gt;<\/strong>/,
-    );
+    assert.match(html, /<span class="who" id="signed-in-as">&lt;b&gt;al&amp;ce&lt;\/b&gt;<\/span>/);
+    assert.match(html, /<span class="visually-hidden">Account menu of<\/span>/);
     assert.equal(dashboard.headers.get("cache-control"), "no-store");
   },
 );
@@ -110,10 +109,10 @@ apiTest(
     const html = await (await app.request("/dashboard/files", { headers: { cookie } })).text();
     assert.match(html, /<div id="app" data-page="files" data-config="/);
     const paths = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
-    assert.equal(paths.length, 4, "base and dashboard script and stylesheet");
+    assert.equal(paths.length, 5, "base and dashboard script and stylesheet, and the themes");
     let gzipped = 0;
     for (const path of paths) {
-      assert.match(path, /^\/assets\/(?:ferry|dashboard)\.[0-9a-f]{12}\.(?:js|css)$/);
+      assert.match(path, /^\/assets\/(?:ferry|dashboard|themes)\.[0-9a-f]{12}\.(?:js|css)$/);
       const plain = await app.request(path);
       assert.equal(plain.headers.get("cache-control"), "public, max-age=31536000, immutable");
       const bytes = new Uint8Array(await plain.arrayBuffer());
@@ -131,6 +130,7 @@ apiTest(
 );
 
 apiTest("dashboard pages send a signed-out visitor to the login page", async (app) => {
+  await actor(app, "SUPERADMIN", "root");
   for (const path of ["/dashboard", "/dashboard/upload", "/dashboard/files"]) {
     const res = await app.request(path);
     assert.equal(res.status, 302, path);
@@ -174,8 +174,13 @@ apiTest(
 apiTest(
   "pages wear the website's look: theme, logo, external links, login background",
   async (app) => {
+    await actor(app, "SUPERADMIN", "root");
     const plain = await (await app.request("/auth/login")).text();
-    assert.match(plain, /<html lang="en">/, "the system's theme by default");
+    assert.match(
+      plain,
+      /<html lang="en" data-theme-dark="builtin:dark_gray" data-theme-light="builtin:light_gray">/,
+      "the system's theme by default, between the server's dark and light themes",
+    );
 
     await app.services.store.settings.update({
       websiteThemeDefault: "builtin:dark_gray",
@@ -187,21 +192,31 @@ apiTest(
     await app.services.settings.reload();
     const res = await app.request("/auth/login");
     const html = await res.text();
-    assert.match(html, /<html lang="en" data-theme="dark">/);
+    assert.match(html, /<html lang="en" [^>]*data-theme="builtin:dark_gray"/);
     assert.match(html, /<img class="logo" src="https:\/\/cdn.example\/logo.png" alt=""\/>/);
     assert.match(html, /<a href="https:\/\/status.example\/" rel="noopener">Status<\/a>/);
+    assert.doesNotMatch(html, /zipline\.diced\.sh/, "settings' links replace the default ones");
     assert.match(html, /<img class="backdrop blur" src="https:\/\/images.example\/bg.jpg"/);
     const csp = res.headers.get("content-security-policy") ?? "";
     assert.match(csp, /img-src 'self' data: https:\/\/cdn.example https:\/\/images.example;/);
 
     const light = await app.request("/auth/login", { headers: { cookie: "ferry_theme=light" } });
-    assert.match(await light.text(), /<html lang="en" data-theme="light">/, "the visitor's choice");
+    assert.match(
+      await light.text(),
+      /<html lang="en" [^>]*data-theme="builtin:light_gray"/,
+      "the visitor's choice: the server's light theme",
+    );
     const system = await app.request("/auth/login", { headers: { cookie: "ferry_theme=system" } });
-    assert.match(await system.text(), /<html lang="en">/, "the visitor may follow the system");
+    assert.doesNotMatch(
+      await system.text(),
+      /<html[^>]* data-theme=/,
+      "the visitor may follow the system",
+    );
   },
 );
 
 apiTest("an invite link leads to the registration page with its code filled in", async (app) => {
+  await actor(app, "SUPERADMIN", "root");
   const link = await app.request("/invite/AbC123");
   assert.equal(link.status, 302);
   assert.equal(location(link), "/auth/register?code=AbC123");

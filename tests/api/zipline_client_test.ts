@@ -457,13 +457,13 @@ apiTest(
 );
 
 apiTest(
-  "zipline client: the navigation lists Zipline's two external links by default",
+  "zipline client: the navigation lists Ferry's own help by default, as paths its links follow",
   async (app) => {
     const user = await actor(app, "USER");
     const reply = await app.json("GET", "/api/server/settings/web", undefined, user.headers);
     assert.deepEqual(reply.body.config.website.externalLinks, [
-      { name: "GitHub", url: "https://github.com/diced/zipline" },
-      { name: "Documentation", url: "https://zipline.diced.sh/" },
+      { name: "API reference", url: "/api/docs" },
+      { name: "Documentation", url: "/dashboard/help" },
     ]);
   },
 );

@@ -33,6 +33,7 @@ Deno.test("config: no variables gives port 3000, KV and local files under ./data
     hostname: "0.0.0.0",
     secret: undefined,
     dataDir: "./data",
+    themesDirectory: "./themes",
     databaseUrl: undefined,
     datasource: { type: "local", directory: "data/uploads" },
   });

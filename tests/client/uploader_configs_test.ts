@@ -1,6 +1,13 @@
 /** The uploader configurations the account page offers for download (client/uploader_configs.ts). */
 import assert from "node:assert/strict";
-import { flameshotScript, sharexFiles, sharexUrls } from "../../client/uploader_configs.ts";
+import {
+  flameshotScript,
+  ishareFiles,
+  sharexFiles,
+  sharexUrls,
+  UPLOADER_TOOLS,
+  uploaderConfig,
+} from "../../client/uploader_configs.ts";
 
 const target = { origin: "https://files.example", token: "tok'en", name: "Ferry" };
 
@@ -36,4 +43,24 @@ Deno.test("the Flameshot script quotes the token for the shell and asks for a pl
   assert.ok(script.includes("-H 'x-service-original-name: true'"));
   assert.ok(script.includes("-H 'x-service-no-json: true'"));
   assert.ok(script.includes("'https://files.example/api/upload'"));
+});
+
+Deno.test("the iShare uploader posts multipart to /api/upload and reads the first file's URL", () => {
+  const iscu = JSON.parse(ishareFiles(target, { format: "uuid" }));
+  assert.deepEqual(iscu, {
+    name: "Ferry (files)",
+    requesturl: "https://files.example/api/upload",
+    headers: { Authorization: "tok'en", "x-service-format": "uuid" },
+    fileformname: "file",
+    responseurl: "{{files[0].url}}",
+  });
+});
+
+Deno.test("each tool's key holds only the scope its requests need", () => {
+  for (const [tool, spec] of Object.entries(UPLOADER_TOOLS)) {
+    const text = uploaderConfig(tool as keyof typeof UPLOADER_TOOLS, target, {});
+    const posts = text.includes("/api/user/urls") ? "urls:write" : "files:write";
+    assert.equal(spec.scope, posts, tool);
+  }
+  assert.equal(UPLOADER_TOOLS["sharex-urls"].scope, "urls:write");
 });

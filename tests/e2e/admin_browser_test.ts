@@ -162,7 +162,8 @@ async function usersJourney({ browser, origin, kind }: JourneyContext) {
     0,
   );
   const refused = await userPage.goto(`${origin}/dashboard/admin/users`);
-  assert.equal(refused?.status(), 404);
+  assert.equal(refused?.status(), 403);
+  await userPage.getByRole("heading", { name: "Not allowed" }).waitFor();
 
   // On a phone the navigation folds behind the Menu button.
   await page.setViewportSize({ width: 360, height: 740 });
@@ -410,8 +411,9 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   await page.getByRole("button", { name: "Reveal" }).click();
   const derived = await secret.inputValue();
   assert.match(derived, /^whsec_[0-9a-f]{64}$/);
-  page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Rotate secret" }).click();
+  await page.getByRole("dialog", { name: "Replace the signing secret?" })
+    .getByRole("button", { name: "Rotate secret" }).click();
   await eventually("the rotated secret", async () => await secret.inputValue() !== derived);
   const rotated = await secret.inputValue();
   assert.match(rotated, /^whsec_[0-9a-f]{64}$/);

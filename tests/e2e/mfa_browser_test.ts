@@ -10,7 +10,9 @@ import { Secret, TOTP } from "otpauth";
 import type { BrowserContext, Page } from "playwright-core";
 import {
   launchChromium,
+  logOut,
   NO_BROWSER,
+  openUserMenu,
   screenshot,
   setupAdmin,
   watchProblems,
@@ -111,6 +113,7 @@ browserTest("e2e: register a passkey on the security page, then sign in with it"
   await screenshot(page, "login");
   await passwordLogin(page, origin);
 
+  await openUserMenu(page);
   await page.getByRole("link", { name: "Security", exact: true }).click();
   await page.waitForURL(`${origin}/dashboard/security`);
   await page.getByText("No passkeys yet.").waitFor();
@@ -123,8 +126,7 @@ browserTest("e2e: register a passkey on the security page, then sign in with it"
   assert.equal(credentials[0].isResidentCredential, true);
   await screenshot(page, "security-passkey");
 
-  await page.getByRole("button", { name: "Log out" }).click();
-  await page.waitForURL(`${origin}/auth/login`);
+  await logOut(page, origin);
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await page.waitForURL(`${origin}/dashboard`);
   assert.equal(await page.locator("#signed-in-as").textContent(), "admin");
@@ -152,8 +154,7 @@ browserTest("e2e: turn on TOTP from the QR code page, then sign in with a code",
   await page.getByRole("button", { name: "Turn on codes" }).click();
   await page.locator("#totp-status", { hasText: /are on/ }).waitFor();
 
-  await page.getByRole("button", { name: "Log out" }).click();
-  await page.waitForURL(`${origin}/auth/login`);
+  await logOut(page, origin);
   await page.waitForTimeout(LOGIN_INTERVAL_MS);
   // The enabling code's step is used up; the next step's code is within the window.
   await passwordLogin(page, origin, () => totp.generate({ timestamp: Date.now() + 30_000 }));

@@ -87,7 +87,9 @@ Deno.test({
       });
       await card.getByRole("cell", { name: "alice" }).waitFor();
       await card.getByRole("button", { name: "Unlink OpenID Connect" }).click();
-      await card.getByText("You can't delete your last OAuth provider without a password")
+      // The refusal comes as an alert toast.
+      await page.getByRole("alert")
+        .filter({ hasText: "You can't delete your last OAuth provider without a password" })
         .waitFor();
       await screenshot(page, "oauth-linked-accounts");
 

@@ -6,6 +6,7 @@
 import { ManualClock, systemRandom } from "../../core/clock.ts";
 import { MemoryLogger } from "../../core/log.ts";
 import type { Services } from "../../core/services.ts";
+import type { Theme } from "../../core/themes.ts";
 import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { fileSystemContext, findFfmpeg } from "../../cli/services.ts";
@@ -71,6 +72,8 @@ export interface TestAppOptions {
   ignore?: boolean;
   /** Keep a Deno KV store in a file, not in memory, so that a second process reaches it. */
   reachable?: boolean;
+  /** Custom dashboard themes, as if read from a themes directory at start. */
+  themes?: Theme[];
 }
 
 /** Builds a test instance on a fresh store of `kind`. */
@@ -114,6 +117,7 @@ export async function startTestApp(
     secret: TEST_SECRET,
     build: { version: "0.0.0-test", commit: null },
     ffmpeg: options.ffmpeg === undefined ? await findFfmpeg(logger) : options.ffmpeg,
+    themes: options.themes,
   };
   const { app, fetch } = createHandler(services, { checkResponses: true });
   const request = async (path: string, init?: RequestInit) =>

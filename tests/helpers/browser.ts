@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import axe from "axe-core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { REPO_ROOT, startServer } from "./process.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "./stores.ts";
@@ -151,4 +152,51 @@ export function browserTestOnStores(
       },
     });
   }
+}
+
+/** Opens the user menu of the signed-in shell (account, theme, security, log out). */
+export async function openUserMenu(page: Page): Promise<void> {
+  const menu = page.locator("#user-menu");
+  if (await menu.getAttribute("open") === null) await menu.locator("summary").click();
+}
+
+/** Signs out through the user menu. */
+export async function logOut(page: Page, origin: string): Promise<void> {
+  await openUserMenu(page);
+  await page.getByRole("button", { name: "Log out" }).click();
+  await page.waitForURL(`${origin}/auth/login`);
+}
+
+/** An accessibility problem axe-core found: its rule, impact and where. */
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core's WCAG 2 A and AA rules on the page as it is, in light and
+ * in dark, and fails on any serious or critical violation (`what` names the
+ * page in the message). The engine is evaluated in the page (the page's CSP
+ * allows no inline script tag; evaluation by the driver is not subject to it).
+ */
+export async function checkAccessibility(page: Page, what: string): Promise<void> {
+  const found: string[] = [];
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    if (!await page.evaluate("typeof window.axe === 'object'")) await page.evaluate(axe.source);
+    const violations = await page.evaluate(`axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+      resultTypes: ["violations"],
+    }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })) })))`) as AxeViolation[];
+    for (const v of violations) {
+      if (v.impact !== "serious" && v.impact !== "critical") continue;
+      const where = v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ");
+      found.push(`${scheme}: ${v.id} (${v.impact}): ${v.help} at ${where}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  assert.deepEqual(found, [], `accessibility of ${what}`);
 }

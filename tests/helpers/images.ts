@@ -110,3 +110,128 @@ export function redSquare(side: number): Uint8Array {
   ];
   return new Uint8Array(chunks.flatMap((c) => [...c]));
 }
+
+/**
+ * A PNG whose header declares `width` × `height` pixels (8-bit RGBA), followed by
+ * a little zlib data of zeros: a decompression bomb by its header.
+ */
+export function pngDeclaring(width: number, height = width): Uint8Array {
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  header.set([8, 6, 0, 0, 0], 8);
+  const chunks = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", new Uint8Array(deflateSync(new Uint8Array(4096)))),
+    pngChunk("IEND", new Uint8Array(0)),
+  ];
+  return new Uint8Array(chunks.flatMap((c) => [...c]));
+}
+
+/**
+ * A baseline JPEG whose frame header declares `width` × `height` (at most
+ * 65535 each), after a JFIF segment and before a scan of a few bytes.
+ */
+export function jpegDeclaring(width: number, height = width): Uint8Array {
+  const jfif = [0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0];
+  const sof = [
+    ...[0xff, 0xc0, 0, 17, 8],
+    ...[height >> 8, height & 0xff, width >> 8, width & 0xff],
+    ...[3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1],
+  ];
+  const sos = [0xff, 0xda, 0, 12, 3, 1, 0, 2, 0x11, 3, 0x11, 0, 63, 0];
+  return new Uint8Array([
+    0xff,
+    0xd8,
+    ...jfif,
+    ...sof,
+    ...sos,
+    ...new Array(64).fill(0x55),
+    0xff,
+    0xd9,
+  ]);
+}
+
+/** A RIFF chunk: its tag, little-endian size, data and a pad byte when the size is odd. */
+function riffChunk(tag: string, data: number[]): number[] {
+  const size = [data.length & 0xff, (data.length >> 8) & 0xff, (data.length >> 16) & 0xff, 0];
+  return [...new TextEncoder().encode(tag), ...size, ...data, ...(data.length & 1 ? [0] : [])];
+}
+
+/** A WebP file of `chunks`. */
+function webpOf(chunks: number[][]): Uint8Array {
+  const body = [...new TextEncoder().encode("WEBP"), ...chunks.flat()];
+  const size = body.length;
+  return new Uint8Array([
+    ...new TextEncoder().encode("RIFF"),
+    ...[size & 0xff, (size >> 8) & 0xff, (size >> 16) & 0xff, size >>> 24],
+    ...body,
+  ]);
+}
+
+/** A lossless (VP8L) bitstream chunk declaring `width` × `height` (at most 16384 each). */
+function vp8l(width: number, height: number): number[] {
+  const bits = ((width - 1) | ((height - 1) << 14) | (1 << 28)) >>> 0;
+  return riffChunk("VP8L", [
+    0x2f,
+    bits & 0xff,
+    (bits >> 8) & 0xff,
+    (bits >> 16) & 0xff,
+    bits >>> 24,
+    ...new Array(40).fill(0x11),
+  ]);
+}
+
+/**
+ * A WebP whose header declares `width` × `height`: a lossless bitstream
+ * (`vp8l`, at most 16384 a side), a lossy one (`vp8`, at most 16383), or an
+ * extended file (`vp8x`) whose canvas declares it, over a 1×1 lossless bitstream.
+ */
+export function webpDeclaring(
+  kind: "vp8l" | "vp8" | "vp8x",
+  width: number,
+  height = width,
+): Uint8Array {
+  if (kind === "vp8l") return webpOf([vp8l(width, height)]);
+  if (kind === "vp8") {
+    const frame = [
+      0x50,
+      0x42,
+      0x00,
+      0x9d,
+      0x01,
+      0x2a,
+      width & 0xff,
+      width >> 8,
+      height & 0xff,
+      height >> 8,
+    ];
+    return webpOf([riffChunk("VP8 ", [...frame, ...new Array(40).fill(0x11)])]);
+  }
+  const w = width - 1;
+  const h = height - 1;
+  const vp8x = [
+    0x10,
+    0,
+    0,
+    0,
+    w & 0xff,
+    (w >> 8) & 0xff,
+    w >> 16,
+    h & 0xff,
+    (h >> 8) & 0xff,
+    h >> 16,
+  ];
+  return webpOf([riffChunk("VP8X", vp8x), vp8l(1, 1)]);
+}
+
+/** A GIF whose logical screen declares `width` × `height` (at most 65535 each), with no frame. */
+export function gifDeclaring(width: number, height = width): Uint8Array {
+  return new Uint8Array([
+    ...new TextEncoder().encode("GIF89a"),
+    ...[width & 0xff, width >> 8, height & 0xff, height >> 8, 0, 0, 0],
+    0x3b,
+  ]);
+}

@@ -24,6 +24,7 @@ import { sql as webhookHistory } from "./018_webhook_history.ts";
 import { sql as fileListing } from "./019_file_listing.ts";
 import { sql as leaseClaims } from "./020_lease_claims.ts";
 import { sql as sessionMethod } from "./021_session_method.ts";
+import { sql as apiKeys } from "./022_api_keys.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -55,4 +56,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 19, name: "file_listing", sql: fileListing },
   { version: 20, name: "lease_claims", sql: leaseClaims },
   { version: 21, name: "session_method", sql: sessionMethod },
+  { version: 22, name: "api_keys", sql: apiKeys },
 ];

@@ -1,13 +1,14 @@
-// Ferry's pages for people: sign-in, security, a file's page and short-URL
-// passwords. Plain browser JavaScript, served by Ferry itself; no framework, no
+// Ferry's pages for people: first-run setup, sign-in, security, a file's
+// page, short-URL passwords, and the signed-in shell (its menus, the version). Plain browser JavaScript, served by Ferry itself; no framework, no
 // build step. Each part starts when its elements are on the page.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 
-/** Shows `text` in the page's status line. */
+/** Shows `text` in the page's status line (an alert when it is an error). */
 function say(text, kind = "error") {
   const line = $("message");
+  line.setAttribute("role", kind === "error" ? "alert" : "status");
   line.textContent = text;
   line.className = kind;
 }
@@ -97,6 +98,17 @@ on($("login-form"), "submit", async () => {
 on($("oauth-totp-form"), "submit", async () => {
   await api("POST", "/api/auth/oauth/totp", { code: $("oauth-code").value.trim() });
   location.assign("/dashboard");
+});
+
+// First-run setup: the first account (signed in by the answer), then the finished step.
+on($("setup-form"), "submit", async () => {
+  const username = $("username").value;
+  const { user } = await api("POST", "/api/setup", { username, password: $("password").value });
+  $("setup-user").textContent = user.username;
+  $("setup-start").hidden = true;
+  $("setup-done").hidden = false;
+  say("", "info");
+  $("setup-done-title").focus();
 });
 
 // Registration page (invite links lead here).
@@ -228,38 +240,97 @@ if (textPreview) {
   });
 }
 
-// Every page: the theme switch goes system → light → dark, kept in a cookie so
-// the server renders the next page in it at once.
+// Pages for visitors: the theme switch goes system → light → dark (the
+// server's light and dark themes), kept in a cookie so the server renders the
+// next page in it at once. Signed in, the theme is the user's own (Account).
 const themeSwitch = $("theme-switch");
 if (themeSwitch) {
-  const THEMES = ["system", "light", "dark"];
+  const root = document.documentElement;
+  const CHOICES = ["system", "light", "dark"];
   const NAMES = { system: "System", light: "Light", dark: "Dark" };
-  const current = () => document.documentElement.dataset.theme ?? "system";
+  const ids = { light: themeSwitch.dataset.light, dark: themeSwitch.dataset.dark };
+  const cookie = document.cookie.match(/(?:^|; )ferry_theme=(system|light|dark)/)?.[1];
+  let current = cookie ??
+    (root.dataset.theme === ids.dark
+      ? "dark"
+      : root.dataset.theme === ids.light
+      ? "light"
+      : "system");
   const show = () => {
-    themeSwitch.textContent = `Theme: ${NAMES[current()]}`;
-    themeSwitch.setAttribute("aria-label", `Theme: ${NAMES[current()]}, change`);
+    themeSwitch.textContent = `Theme: ${NAMES[current]}`;
+    themeSwitch.setAttribute("aria-label", `Theme: ${NAMES[current]}, change`);
   };
   show();
   themeSwitch.addEventListener("click", () => {
-    const next = THEMES[(THEMES.indexOf(current()) + 1) % THEMES.length];
-    if (next === "system") delete document.documentElement.dataset.theme;
-    else document.documentElement.dataset.theme = next;
+    current = CHOICES[(CHOICES.indexOf(current) + 1) % CHOICES.length];
+    if (current === "system") delete root.dataset.theme;
+    else root.dataset.theme = ids[current];
     // Secure over HTTPS, as every cookie the server sets (routes/cookies.ts).
     const secure = location.protocol === "https:" ? "; secure" : "";
-    document.cookie = `ferry_theme=${next}; path=/; max-age=31536000; samesite=lax${secure}`;
+    document.cookie = `ferry_theme=${current}; path=/; max-age=31536000; samesite=lax${secure}`;
     show();
   });
 }
 
-// Signed-in pages: on a narrow screen the navigation folds behind the Menu
+// Signed-in pages: on a narrow screen the sidebar folds behind the menu
 // button (the stylesheet folds it only once this has run, so it stays usable
-// without the script).
+// without the script); Escape or a click outside folds it again.
 const menuToggle = $("menu-toggle");
-const siteMenu = $("site-menu");
-if (menuToggle && siteMenu) {
-  menuToggle.closest("header").classList.add("menu-ready");
-  menuToggle.addEventListener("click", () => {
-    const open = siteMenu.classList.toggle("open");
+const sidebar = $("sidebar");
+if (menuToggle && sidebar) {
+  document.body.classList.add("menu-ready");
+  const setOpen = (open) => {
+    sidebar.classList.toggle("open", open);
     menuToggle.setAttribute("aria-expanded", String(open));
+  };
+  menuToggle.addEventListener("click", () => {
+    document.body.classList.add("menu-used");
+    setOpen(!sidebar.classList.contains("open"));
   });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && sidebar.classList.contains("open")) {
+      setOpen(false);
+      menuToggle.focus();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (!sidebar.contains(e.target) && !menuToggle.contains(e.target)) setOpen(false);
+  });
+}
+
+// The user menu: a disclosure that closes on Escape and on a click elsewhere.
+const userMenu = $("user-menu");
+if (userMenu) {
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && userMenu.open) {
+      userMenu.open = false;
+      userMenu.querySelector("summary").focus();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (userMenu.open && !userMenu.contains(e.target)) userMenu.open = false;
+  });
+}
+
+// The version in the sidebar, with what the version service says of it.
+const versionState = $("version-state");
+if (versionState) {
+  fetch("/api/version", { credentials: "same-origin" })
+    .then((r) => r.ok ? r.json() : null)
+    .then((info) => {
+      const data = info?.data;
+      if (!data?.latest) return;
+      if (data.isLatest) {
+        versionState.textContent = "Latest";
+        versionState.className = "version-state latest";
+        return;
+      }
+      const link = document.createElement(/^https?:/.test(data.latest.url) ? "a" : "span");
+      if (link.tagName === "A") link.href = data.latest.url;
+      link.rel = "noopener";
+      link.textContent = `Update: ${data.latest.tag}`;
+      versionState.replaceChildren(link);
+      versionState.className = "version-state outdated";
+    })
+    .catch(() => {});
 }

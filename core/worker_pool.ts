@@ -1,0 +1,282 @@
+/**
+ * A small pool of Web Workers with a queue, for work too heavy for the
+ * server's one thread (image decoding and encoding, `files/image_pool.ts`):
+ * while a worker computes, the event loop keeps answering requests.
+ *
+ * Each task has a **weight**, the share of the pool's memory budget it may
+ * take (0 to 1, from its pixel count): tasks start in the order they came
+ * when a worker is free and their weights together stay within 1, so the
+ * memory of everything running at once stays within one budget, however many
+ * requests ask. A task runs one or more **steps**, each one message to a
+ * worker and its answer. A step of weight {@link PoolOptions.recycleWeight}
+ * or more ends its worker afterwards (a WebAssembly memory never shrinks, and
+ * a worker's heap goes back to the system only when it ends), and so does a
+ * step that failed; other workers wait for the next step and end after
+ * {@link PoolOptions.idleMs} without one. A step that takes longer than
+ * {@link PoolOptions.timeoutMs}, or whose worker dies, ends that worker and
+ * fails the task. Past
+ * {@link PoolOptions.maxQueue} waiting tasks, another is refused at once
+ * ({@link PoolBusyError}).
+ *
+ * The worker side is {@link serveJobs}: one message at a time, answered with
+ * the handler's value (its listed buffers transferred, not copied) or its
+ * error's message.
+ */
+
+/** How a pool runs its workers. */
+export interface PoolOptions {
+  /** The worker's module. */
+  url: URL;
+  /** The workers' name (`self.name` inside them). */
+  name: string;
+  /** Workers at once, so tasks at once. */
+  size: number;
+  /** Tasks that may wait; one more is refused. */
+  maxQueue: number;
+  /** How long one step may take before its worker is ended. */
+  timeoutMs: number;
+  /** A step of at least this weight ends its worker once answered. */
+  recycleWeight: number;
+  /** How long a worker waits for another step before it ends. */
+  idleMs: number;
+}
+
+/** Runs one step of a task on a worker: posts `message` (moving `transfer`), resolves with the answer. */
+export type Step = (message: unknown, transfer?: Transferable[]) => Promise<unknown>;
+
+/** A step that failed: the handler threw (`message` is its error's), the worker died or timed out. */
+export class WorkerJobError extends Error {
+  constructor(message: string, readonly handled: boolean) {
+    super(message);
+    this.name = "WorkerJobError";
+  }
+}
+
+/** The pool's queue is full: the task was not started. */
+export class PoolBusyError extends Error {
+  constructor() {
+    super("the worker pool is busy");
+    this.name = "PoolBusyError";
+  }
+}
+
+/** What a worker answers. */
+type Answer = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** What the pool counts, for tests and benchmarks. */
+export interface PoolStats {
+  /** Workers alive now. */
+  workers: number;
+  /** Tasks running. */
+  running: number;
+  /** Tasks waiting. */
+  queued: number;
+  /** Workers started since the pool was made. */
+  started: number;
+  /** Workers ended since the pool was made. */
+  ended: number;
+  /** Tasks started since the pool was made. */
+  tasks: number;
+}
+
+interface Waiting {
+  weight: number;
+  start: () => void;
+}
+
+/** See the module's comment. */
+export class WorkerPool {
+  #idle: { worker: Worker; timer: ReturnType<typeof setTimeout> }[] = [];
+  #busy = new Set<Worker>();
+  #queue: Waiting[] = [];
+  #running = 0;
+  #weight = 0;
+  #started = 0;
+  #ended = 0;
+  #tasks = 0;
+
+  constructor(readonly options: PoolOptions) {}
+
+  /**
+   * Runs `task` once its `weight` (0 to 1; more counts as 1) fits; resolves
+   * or rejects as the task does. Rejects with {@link PoolBusyError} at once
+   * when the queue is full.
+   */
+  async run<T>(weight: number, task: (step: Step) => Promise<T>): Promise<T> {
+    const w = Math.min(1, Math.max(0, weight));
+    await this.#admit(w);
+    try {
+      return await task((message, transfer) => this.#step(w, message, transfer));
+    } finally {
+      this.#running--;
+      this.#weight -= w;
+      this.#next();
+    }
+  }
+
+  /** Counts of workers and tasks. */
+  stats(): PoolStats {
+    return {
+      workers: this.#idle.length + this.#busy.size,
+      running: this.#running,
+      queued: this.#queue.length,
+      started: this.#started,
+      ended: this.#ended,
+      tasks: this.#tasks,
+    };
+  }
+
+  /** Ends the idle workers now (running steps finish; their workers end when they do). */
+  close(): void {
+    for (const { worker, timer } of this.#idle.splice(0)) {
+      clearTimeout(timer);
+      this.#end(worker);
+    }
+  }
+
+  #fits(weight: number): boolean {
+    if (this.#running === 0) return true;
+    return this.#running < this.options.size && this.#weight + weight <= 1;
+  }
+
+  #admit(weight: number): Promise<void> {
+    if (this.#queue.length === 0 && this.#fits(weight)) {
+      this.#take(weight);
+      return Promise.resolve();
+    }
+    if (this.#queue.length >= this.options.maxQueue) return Promise.reject(new PoolBusyError());
+    return new Promise((start) => this.#queue.push({ weight, start }));
+  }
+
+  #take(weight: number) {
+    this.#tasks++;
+    this.#running++;
+    this.#weight += weight;
+  }
+
+  /** Starts the waiting tasks that fit now, first come first served. */
+  #next() {
+    while (this.#queue.length > 0 && this.#fits(this.#queue[0].weight)) {
+      const task = this.#queue.shift()!;
+      this.#take(task.weight);
+      task.start();
+    }
+  }
+
+  async #step(weight: number, message: unknown, transfer: Transferable[] = []): Promise<unknown> {
+    const worker = this.#worker();
+    this.#busy.add(worker);
+    let answered = false;
+    try {
+      const answer = await this.#ask(worker, message, transfer);
+      if (!answer.ok) throw new WorkerJobError(answer.message, true);
+      answered = true;
+      return answer.value;
+    } finally {
+      // A failed step's worker ends too: a WebAssembly module that aborted is not used again.
+      this.#busy.delete(worker);
+      if (answered && weight < this.options.recycleWeight) this.#rest(worker);
+      else this.#end(worker);
+    }
+  }
+
+  /** An idle worker, else a new one. */
+  #worker(): Worker {
+    const idle = this.#idle.pop();
+    if (idle) {
+      clearTimeout(idle.timer);
+      return idle.worker;
+    }
+    this.#started++;
+    return new Worker(this.options.url, { type: "module", name: this.options.name });
+  }
+
+  /** Keeps `worker` for the next step, for {@link PoolOptions.idleMs}. */
+  #rest(worker: Worker) {
+    const timer = setTimeout(() => {
+      this.#idle = this.#idle.filter((entry) => entry.worker !== worker);
+      this.#end(worker);
+    }, this.options.idleMs);
+    Deno.unrefTimer(timer);
+    this.#idle.push({ worker, timer });
+  }
+
+  #end(worker: Worker) {
+    worker.terminate();
+    this.#ended++;
+  }
+
+  /** Posts `message` and waits for the answer, an error, or the time limit. */
+  #ask(worker: Worker, message: unknown, transfer: Transferable[]): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done();
+        reject(new WorkerJobError(`no answer within ${this.options.timeoutMs} ms`, false));
+      }, this.options.timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        worker.onmessage = null;
+        worker.onerror = null;
+        worker.onmessageerror = null;
+      };
+      worker.onmessage = (event: MessageEvent<Answer>) => {
+        done();
+        resolve(event.data);
+      };
+      worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        done();
+        reject(new WorkerJobError(event.message || "the worker failed", false));
+      };
+      worker.onmessageerror = () => {
+        done();
+        reject(new WorkerJobError("the worker's answer could not be read", false));
+      };
+      try {
+        worker.postMessage(message, transfer);
+      } catch (error) {
+        done();
+        reject(error);
+      }
+    });
+  }
+}
+
+/** A worker's handler: a message in, a value out and the buffers to move with it. */
+export type JobHandler = (
+  message: unknown,
+) => Promise<{ value: unknown; transfer?: Transferable[] }>;
+
+/**
+ * Inside a worker: answers each message with `handler`'s value, or with its
+ * error's message (the pool rejects the step with {@link WorkerJobError}).
+ */
+export function serveJobs(handler: JobHandler): void {
+  const scope = self as unknown as {
+    onmessage: ((event: MessageEvent) => void) | null;
+    postMessage(message: Answer, transfer?: Transferable[]): void;
+  };
+  scope.onmessage = async (event: MessageEvent) => {
+    let answer: Answer;
+    let transfer: Transferable[] = [];
+    try {
+      const result = await handler(event.data);
+      answer = { ok: true, value: result.value };
+      transfer = result.transfer ?? [];
+    } catch (error) {
+      answer = { ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+    scope.postMessage(answer, transfer);
+  };
+}
+
+/** The buffers of `arrays` to move with a message rather than copy (shared ones cannot move). */
+export function transferable(...arrays: Uint8Array[]): Transferable[] {
+  return arrays.map((a) => a.buffer).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+}
+
+/** Whether this code runs in a worker named `name`. */
+export function inWorkerNamed(name: string): boolean {
+  const scope = globalThis as { WorkerGlobalScope?: unknown; name?: unknown };
+  return scope.WorkerGlobalScope !== undefined && scope.name === name;
+}
