@@ -26,7 +26,7 @@ import { listUsersCommand } from "./cli/list_users.ts";
 import { setUserCommand } from "./cli/set_user.ts";
 import { importDirCommand } from "./cli/import_dir.ts";
 import { exportConfigCommand, readConfigCommand } from "./cli/config_file.ts";
-import { ConfigError } from "./core/config.ts";
+import { ConfigError } from "./cli/config.ts";
 import { inImageWorker } from "./core/files/image_pool.ts";
 
 async function run(command: string, rest: string[]): Promise<number> {

@@ -15,14 +15,13 @@
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { newId, systemRandom } from "../core/clock.ts";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { FileRecord } from "../db/files.ts";
 import type { Store } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups } from "./helpers/cleanup.ts";
 import { loadAverage, machineSection } from "./helpers/machine.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { fileRecord } from "../tests/helpers/stores.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 import { findAsset } from "../routes/web/assets.ts";
 import { themeAsset } from "../routes/web/theme_css.ts";
 
@@ -189,7 +188,7 @@ if (import.meta.main) {
       await run(
         "Deno KV",
         { SERVICE_HOSTNAME: "127.0.0.1", SERVICE_DATA_DIR: kvDir },
-        () => openKvStore(join(kvDir, "ferry.kv")),
+        () => kvStore(join(kvDir, "ferry.kv")),
       ),
     );
     const pgDir = await Deno.makeTempDir({ prefix: "ferry-bench-dash-" });
@@ -198,7 +197,7 @@ if (import.meta.main) {
       await run(
         "PostgreSQL",
         { SERVICE_HOSTNAME: "127.0.0.1", SERVICE_DATA_DIR: pgDir, DATABASE_URL: db.url },
-        () => openPostgresStore(db.url),
+        () => postgresStore(db.url),
       ),
     );
     await Deno.remove(pgDir, { recursive: true });

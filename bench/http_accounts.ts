@@ -19,9 +19,8 @@ import { join } from "node:path";
 import { systemRandom } from "../core/clock.ts";
 import { hashPassword } from "../core/passwords.ts";
 import { clientToken } from "../core/tokens.ts";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
-import type { Store, UserRecord } from "../db/store.ts";
+import type { Store } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import {
@@ -32,6 +31,7 @@ import {
   startServer,
 } from "./helpers/server.ts";
 import { wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 /** How many users the store holds while measured (the SUPERADMIN included). */
 export const USER_COUNT = 1000;
@@ -186,7 +186,7 @@ async function kvRun(): Promise<{ rows: Row[]; command: string }> {
   console.log("Deno KV");
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-kv-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  const store = await kvStore(join(dataDir, "ferry.kv"));
   let actors: Actors;
   try {
     actors = await populate(store);
@@ -203,7 +203,7 @@ async function kvRun(): Promise<{ rows: Row[]; command: string }> {
 async function postgresRun(): Promise<{ rows: Row[]; command: string; version: string }> {
   console.log("PostgreSQL");
   const { url, version } = await benchDatabase();
-  const store = await openPostgresStore(url);
+  const store = await postgresStore(url);
   let actors: Actors;
   try {
     actors = await populate(store);

@@ -14,14 +14,13 @@
 import { join } from "node:path";
 import { systemClock, systemRandom } from "../core/clock.ts";
 import { mintApiKey } from "../core/api_keys.ts";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { type Actors, expectOk, ferryEnv, populate, tokenOf, USER_COUNT } from "./http_accounts.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
 const LOAD = { threads: 2, connections: 32, durationSeconds: 8, warmupSeconds: 2 };
@@ -90,7 +89,7 @@ async function kvRun(): Promise<StoreRun> {
   console.log("Deno KV");
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-keys-kv-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  const store = await kvStore(join(dataDir, "ferry.kv"));
   let populated;
   try {
     populated = await populateWithKey(store);
@@ -107,7 +106,7 @@ async function kvRun(): Promise<StoreRun> {
 async function postgresRun(): Promise<StoreRun & { version: string }> {
   console.log("PostgreSQL");
   const { url, version } = await benchDatabase();
-  const store = await openPostgresStore(url);
+  const store = await postgresStore(url);
   let populated;
   try {
     populated = await populateWithKey(store);

@@ -20,8 +20,6 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { benchDatabase, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
@@ -36,6 +34,7 @@ import {
 import { populateUsers } from "./helpers/users.ts";
 import { fileRecord } from "../tests/helpers/stores.ts";
 import { wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** The big file: 2 GiB (`BENCH_BIG_BYTES` overrides, for a quick try). */
@@ -281,7 +280,7 @@ function tableRow({ scenario, result: r }: Row, reference?: number): string {
 async function bigAndUploads(): Promise<{ big: string; uploads?: Row; commands: string[] }> {
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-files-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  const store = await kvStore(join(dataDir, "ferry.kv"));
   const [user] = await populateUsers(store, 1).finally(() => store.close());
   const token = clientToken(user.token, Date.now(), SECRET, systemRandom);
   const server = await startServer(FERRY_ARGS, ferryEnv(dataDir), "/api/healthcheck");
@@ -423,9 +422,9 @@ async function reference(scenario: string, args: string[], env: Record<string, s
  */
 async function small(): Promise<{ table: string; pgVersion: string; commands: string[] }> {
   console.log("small requests");
-  const kvDir = await smallData((dir) => openKvStore(join(dir, "ferry.kv")));
+  const kvDir = await smallData((dir) => kvStore(join(dir, "ferry.kv")));
   const { url, version } = await benchDatabase();
-  const pgDir = await smallData(() => openPostgresStore(url));
+  const pgDir = await smallData(() => postgresStore(url));
   // The planner's statistics, as autovacuum leaves them on a table in use.
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`VACUUM ANALYZE`.finally(() => sql.end());

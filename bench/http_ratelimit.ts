@@ -39,21 +39,21 @@ import postgres from "postgres";
 import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
 import { KvLeases } from "../db/kv/leases.ts";
-import { openKvStore } from "../db/kv/mod.ts";
 import { KvRateLimits } from "../db/kv/rate_limits.ts";
 import type { LeaseStore } from "../db/leases.ts";
 import { PostgresLeases } from "../db/postgres/leases.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import { PostgresRateLimits } from "../db/postgres/rate_limits.ts";
 import { CLAIM, type CountingClaim, OwnedRateLimits } from "../db/rate_limit_owner.ts";
 import type { RateLimitBackend, RateLimitStore } from "../db/rate_limits.ts";
-import type { Store, UserRecord } from "../db/store.ts";
+import type { Store } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { loadAverage, machineSection, versionOf } from "./helpers/machine.ts";
 import { populateUsers } from "./helpers/users.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 import { treeCpuSeconds } from "./helpers/cpu.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 /** How many users the store holds (as in `bench/http_accounts.ts`), the SUPERADMIN included. */
 export const USER_COUNT = 1000;
@@ -493,7 +493,7 @@ async function profilePostgres(url: string): Promise<HitTiming[]> {
   const profileUrl = new URL(url);
   profileUrl.pathname = "/ferry_profile";
   url = profileUrl.toString();
-  const store = await openPostgresStore(url);
+  const store = await postgresStore(url);
   try {
     const timings = await timeHits("PostgreSQL", "alone", store.rateLimits);
     const companion = new Companion(postgresCounters(url));
@@ -538,7 +538,7 @@ async function kvRun(): Promise<StoreRun> {
   console.log("Deno KV");
   const kvSide = () =>
     startSide(async (dataDir) => ({
-      store: await openKvStore(join(dataDir, "ferry.kv")),
+      store: await kvStore(join(dataDir, "ferry.kv")),
       env: {},
       counters: async () => {
         const kv = await Deno.openKv(join(dataDir, "ferry.kv"));
@@ -563,7 +563,7 @@ async function postgresRun(): Promise<StoreRun & { version: string }> {
       const database = await benchDatabase();
       databases.push(database);
       return {
-        store: await openPostgresStore(database.url),
+        store: await postgresStore(database.url),
         env: { DATABASE_URL: database.url },
         databasePid: database.pid,
         counters: () => Promise.resolve(postgresCounters(database.url)),

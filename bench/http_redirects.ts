@@ -16,13 +16,12 @@ import { join } from "node:path";
 import { newId, systemClock, systemRandom } from "../core/clock.ts";
 import type { Services } from "../core/services.ts";
 import { buildUser } from "../core/users.ts";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { wrkMachineSection } from "./helpers/machine.ts";
 import { FERRY_ARGS, HELLO_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, type WrkResult } from "./helpers/wrk.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
 const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
@@ -44,7 +43,7 @@ interface Row {
 async function populate(store: Store): Promise<void> {
   const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
   const user = await buildUser(s as Services, { username: "bench", password: null, role: "USER" });
-  await store.createUser(user);
+  await store.users.create(user);
   const now = new Date();
   for (const [code, password] of [[CODE, null], [LOCKED, "$argon2id$v=19$m=19456,t=2,p=1$x$y"]]) {
     await store.urls.create({
@@ -112,14 +111,14 @@ async function storeRows(label: string, env: Record<string, string>): Promise<Ro
 async function kvRows(): Promise<Row[]> {
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-kv-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
-  const store = await openKvStore(join(dataDir, "ferry.kv"));
+  const store = await kvStore(join(dataDir, "ferry.kv"));
   await populate(store).finally(() => store.close());
   return await storeRows("Deno KV", ferryEnv(dataDir));
 }
 
 async function postgresRows(): Promise<{ rows: Row[]; version: string }> {
   const { url, version } = await benchDatabase();
-  const store = await openPostgresStore(url);
+  const store = await postgresStore(url);
   await populate(store).finally(() => store.close());
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-pg-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));

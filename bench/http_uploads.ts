@@ -22,7 +22,6 @@ import { pathToFileURL } from "node:url";
 import postgres from "postgres";
 import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
-import type { Store } from "../db/store.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
 import { cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { threadCpuSeconds, treeCpuSeconds } from "./helpers/cpu.ts";
@@ -90,9 +89,18 @@ interface Run {
  * store is at the schema its server expects (an older checkout refuses a newer one).
  */
 interface Openers {
-  openKvStore(path: string): Promise<Store>;
-  openPostgresStore(url: string): Promise<Store>;
-  populateUsers(store: Store, count: number): Promise<{ token: string }[]>;
+  openKvStore(path: string): Promise<CheckoutStore>;
+  openPostgresStore(url: string): Promise<CheckoutStore>;
+  populateUsers(store: CheckoutStore, count: number): Promise<{ token: string }[]>;
+}
+
+/**
+ * A store as a checkout opens it: a `Store` in older ones, a plain backend
+ * (`db/store.ts`) since the serving store; either fills through its own
+ * `populateUsers` and closes.
+ */
+interface CheckoutStore {
+  close(): Promise<void>;
 }
 
 /** The {@link Openers} of the checkout at `root`. */
@@ -115,7 +123,7 @@ interface Target {
   fresh(
     n: number,
     open: Openers,
-  ): Promise<{ store: Store; env: Record<string, string>; dataDir: string }>;
+  ): Promise<{ store: CheckoutStore; env: Record<string, string>; dataDir: string }>;
 }
 
 function kvTarget(): Target {

@@ -8,13 +8,12 @@
  */
 import postgres from "postgres";
 import { join } from "node:path";
-import { openKvStore } from "../db/kv/mod.ts";
-import { openPostgresStore } from "../db/postgres/mod.ts";
 import type { Store } from "../db/store.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
 import { addSuperadmin, writeGeneratedV4 } from "../tests/helpers/transfer.ts";
 import { loadAverage, machineSection } from "./helpers/machine.ts";
 import { REPO_ROOT } from "./helpers/server.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 const SIZE = { users: 100, files: 100_000, urls: 10_000 };
 
@@ -106,7 +105,7 @@ if (import.meta.main) {
       { SERVICE_DATA_DIR: kvDir },
       async () => {
         await Deno.mkdir(kvDir, { recursive: true });
-        return await openKvStore(join(kvDir, "ferry.kv"));
+        return await kvStore(join(kvDir, "ferry.kv"));
       },
       doc,
       dir,
@@ -122,7 +121,7 @@ if (import.meta.main) {
     url.pathname = "/ferry_bench";
     const pg = await run(
       { DATABASE_URL: url.toString(), SERVICE_DATA_DIR: join(dir, "pg") },
-      () => openPostgresStore(url.toString()),
+      () => postgresStore(url.toString()),
       doc,
       dir,
     );

@@ -16,7 +16,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import {
   defaultSettings,
   envName,

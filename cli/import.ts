@@ -6,7 +6,7 @@
  * bytes are missing from the datasource.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { importV3 } from "../core/transfer/v3.ts";
@@ -53,7 +53,7 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   const s = await openServices(config, stderrLogger);
   try {
     if (version === "verify") return await verify(s) ? 1 : 0;
-    const users = await s.store.listUsers();
+    const users = await s.store.users.list();
     const caller = values.as
       ? users.find((u) => u.username === values.as)
       : users.find((u) => u.role === "SUPERADMIN") ?? null;

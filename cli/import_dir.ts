@@ -8,14 +8,14 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import { uploadTarget } from "../core/files/folders.ts";
 import { NAME_FORMATS, THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { parseUploadOptions } from "../core/files/options.ts";
 import { upload } from "../core/files/upload.ts";
 import type { Services } from "../core/services.ts";
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { ownerOrSuperadmin, Refusal, withServices } from "./operator.ts";
 import { progressPrinter } from "./progress.ts";
 

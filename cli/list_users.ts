@@ -4,7 +4,7 @@
  * and role, plus the extra keys asked for from the user's detail view.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { detailView } from "../core/users.ts";
 import { namedUser, withServices } from "./operator.ts";
 
@@ -53,7 +53,7 @@ export async function listUsersCommand(config: Config, args: string[]): Promise<
   return await withServices(config, async (s) => {
     const users = values.id || values.username
       ? [await namedUser(s, values)]
-      : await s.store.listUsers();
+      : await s.store.users.list();
     const keys = [...BASE_KEYS, ...extra];
     const rows = users.map((u) => {
       const detail: Record<string, unknown> = detailView(u);

@@ -4,12 +4,12 @@
  * services opened around one run, a refusal printed instead of thrown, and
  * how a user is named on the command line.
  */
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import { stderrLogger } from "../core/log.ts";
 import type { Services } from "../core/services.ts";
 import type { SettingsActor } from "../core/settings/service.ts";
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { closeServices, openServices } from "./services.ts";
 
 /**
@@ -56,9 +56,9 @@ export async function namedUser(
   named: { id?: string; username?: string },
 ): Promise<UserRecord> {
   const user = named.id
-    ? await s.store.getUser(named.id)
+    ? await s.store.users.get(named.id)
     : named.username
-    ? await s.store.getUserByUsername(named.username)
+    ? await s.store.users.getByUsername(named.username)
     : null;
   if (!user) throw new Refusal(`User not found: ${named.id ?? named.username}`);
   return user;
@@ -73,7 +73,7 @@ export async function ownerOrSuperadmin(
   named: { id?: string; username?: string },
 ): Promise<UserRecord> {
   if (named.id || named.username) return await namedUser(s, named);
-  const superadmins = (await s.store.listUsers()).filter((u) => u.role === "SUPERADMIN");
+  const superadmins = (await s.store.users.list()).filter((u) => u.role === "SUPERADMIN");
   const owner = superadmins.find((u) => u.username === "administrator") ?? superadmins[0];
   if (!owner) throw new Refusal('No superadmin found or "administrator" user.');
   return owner;

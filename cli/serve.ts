@@ -1,5 +1,5 @@
 /** `serve`: the HTTP server, with graceful shutdown on SIGINT and SIGTERM. */
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { WebhookWorker } from "../core/webhooks/worker.ts";
 import { settleStagedUploads } from "../core/files/staged_uploads.ts";
 import { TaskRunner } from "../core/tasks/runner.ts";

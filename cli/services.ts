@@ -7,8 +7,8 @@ import { imagePool } from "../core/files/image_pool.ts";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
-import { randomString, systemClock, systemRandom } from "../core/clock.ts";
-import { type Config, ConfigError, parseConfig } from "../core/config.ts";
+import { type Clock, randomString, systemClock, systemRandom } from "../core/clock.ts";
+import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { consoleLogger, type Logger } from "../core/log.ts";
 import type { BuildInfo, Services } from "../core/services.ts";
 import { parseSettingsEnv, SettingsEnvError } from "../core/settings/env.ts";
@@ -17,7 +17,8 @@ import { SettingsService } from "../core/settings/service.ts";
 import { readThemes } from "../core/themes.ts";
 import { checkPaths, type ValidationContext } from "../core/settings/validate.ts";
 import { openKvStore } from "../db/kv/mod.ts";
-import type { Store } from "../db/store.ts";
+import { servingStore } from "../db/serving.ts";
+import type { Backend, Store } from "../db/store.ts";
 import type { Datasource } from "../storage/datasource.ts";
 import { LocalDatasource } from "../storage/local.ts";
 
@@ -87,10 +88,16 @@ export async function serverSecret(config: Config, logger: Logger): Promise<stri
 
 /**
  * Opens PostgreSQL when `DATABASE_URL` is set, else Deno KV in the data
- * directory. The PostgreSQL client and the S3 SDK (below) are imported only
- * when configured: each is more than 10 MiB of memory once loaded.
+ * directory, behind the serving store (its caches on `clock`). The PostgreSQL
+ * client and the S3 SDK (below) are imported only when configured: each is
+ * more than 10 MiB of memory once loaded.
  */
-export async function openStore(config: Config): Promise<Store> {
+export async function openStore(config: Config, clock: Clock): Promise<Store> {
+  return servingStore(await openBackend(config), clock);
+}
+
+/** The configured backend, plain. */
+async function openBackend(config: Config): Promise<Backend> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import("../db/postgres/mod.ts");
     return await openPostgresStore(config.databaseUrl);
@@ -150,7 +157,7 @@ export async function findFfmpeg(logger: Logger): Promise<string | null> {
 export async function openServices(config: Config, logger: Logger = consoleLogger) {
   const overrides = await loadSettingsOverrides();
   const secret = await serverSecret(config, logger);
-  const store = await openStore(config);
+  const store = await openStore(config, systemClock);
   const datasource = await openDatasource(config);
   const settings = new SettingsService(store, {
     context: fileSystemContext,

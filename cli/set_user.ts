@@ -7,7 +7,7 @@
  * and replaces its token, as the API does.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "../core/config.ts";
+import type { Config } from "./config.ts";
 import { badRequest } from "../core/errors.ts";
 import { changeUser } from "../core/user_admin.ts";
 import { toIssues } from "../routes/middleware/errors.ts";

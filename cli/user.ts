@@ -1,7 +1,7 @@
 /** Operator commands on users, straight on the store: `user create`, `user reset-password`. */
 import { parseArgs } from "node:util";
-import { type Role, ROLES } from "../db/store.ts";
-import type { Config } from "../core/config.ts";
+import { type Role, ROLES } from "../db/users.ts";
+import type { Config } from "./config.ts";
 import { ApiError } from "../core/errors.ts";
 import { changeUser } from "../core/user_admin.ts";
 import { createUser } from "../core/users.ts";
@@ -39,7 +39,7 @@ export async function userCommand(config: Config, args: string[]): Promise<numbe
       console.log(`created ${user.role} ${user.username} (${user.id})`);
       return 0;
     }
-    const user = await s.store.getUserByUsername(username);
+    const user = await s.store.users.getByUsername(username);
     if (!user) {
       console.error(`no user named ${username}`);
       return 1;

@@ -2,7 +2,8 @@
  * The current user's own account: profile changes, the API token and the
  * sessions it is logged in with.
  */
-import type { SessionRecord, UserPatch, UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserPatch, UserRecord } from "../db/users.ts";
 import { checkAvatar } from "./avatars.ts";
 import { ApiError, badRequest, notFound } from "./errors.ts";
 import { confirmOwner } from "./confirm.ts";
@@ -53,12 +54,12 @@ export async function updateSelf(
   };
   let updated;
   try {
-    updated = await s.store.updateUser(user.id, change, new Date(s.clock.now()));
+    updated = await s.store.users.update(user.id, change, new Date(s.clock.now()));
   } catch (error) {
     throw usernameTaken(error);
   }
   if (!updated) throw new ApiError(401, "not logged in");
-  if (patch.password !== undefined) await s.store.deleteUserSessions(user.id, current?.id);
+  if (patch.password !== undefined) await s.store.sessions.deleteByUser(user.id, current?.id);
   return updated;
 }
 
@@ -76,7 +77,7 @@ export function tokenFor(s: Services, user: UserRecord): string {
 /** Replaces the user's token: every token issued before stops working at once. */
 export async function regenerateToken(s: Services, user: UserRecord): Promise<UserRecord> {
   const now = s.clock.now();
-  const updated = await s.store.updateUser(
+  const updated = await s.store.users.update(
     user.id,
     { token: newStoredToken(now, s.random, user.id) },
     new Date(now),
@@ -104,7 +105,9 @@ export async function listSessions(
   current: SessionRecord | null,
 ) {
   const now = s.clock.now();
-  const live = (await s.store.listSessions(user.id)).filter((x) => x.expiresAt.getTime() > now);
+  const live = (await s.store.sessions.listByUser(user.id)).filter((x) =>
+    x.expiresAt.getTime() > now
+  );
   return {
     current: current && sessionView(current),
     other: live.filter((x) => x.id !== current?.id).map(sessionView),
@@ -119,16 +122,16 @@ export async function revokeSessions(
   target: { sessionId?: string; all?: boolean },
 ) {
   if (target.all) {
-    await s.store.deleteUserSessions(user.id, current?.id);
+    await s.store.sessions.deleteByUser(user.id, current?.id);
   } else if (target.sessionId) {
     if (target.sessionId === current?.id) {
       throw badRequest("Cannot delete current session, use log out instead.");
     }
-    const session = await s.store.getSession(target.sessionId);
+    const session = await s.store.sessions.get(target.sessionId);
     if (!session || session.userId !== user.id) {
       throw badRequest("Session not found in logged in sessions");
     }
-    await s.store.deleteSession(session.id);
+    await s.store.sessions.delete(session.id);
   } else {
     throw badRequest("Give sessionId or all: true");
   }

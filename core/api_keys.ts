@@ -8,7 +8,7 @@
  * stays as it is, with all the user's rights, for Zipline's clients.
  */
 import type { ApiKeyRecord } from "../db/api_keys.ts";
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
 import { canManage } from "./roles.ts";
@@ -189,7 +189,7 @@ export function revokeAllApiKeys(s: Services, user: UserRecord) {
  * over users of lower roles (`roles.ts`); 403 otherwise, 404 when there is none.
  */
 async function managedKeyOwner(s: Services, caller: UserRecord, id: string) {
-  const user = await s.store.getUser(id);
+  const user = await s.store.users.get(id);
   if (!user) throw notFound();
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot manage this user's keys");
   return user;
@@ -225,12 +225,12 @@ export async function resolveApiKey(
   presented: string,
 ): Promise<{ key: ApiKeyRecord; user: UserRecord }> {
   const now = s.clock.now();
-  const key = await s.store.apiKeys.findByHashCached(hashApiKey(presented), now);
+  const key = await s.store.apiKeys.findByHashCached(hashApiKey(presented));
   if (!key) throw new ApiError(401, "invalid authorization token");
   if (key.expiresAt && key.expiresAt.getTime() <= now) {
     throw new ApiError(401, "This API key has expired");
   }
-  const user = await s.store.getUserCached(key.userId);
+  const user = await s.store.users.getCached(key.userId);
   if (!user) throw new ApiError(401, "invalid authorization token");
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() >= KEY_USED_STEP_MS) {
     await s.store.apiKeys.markUsed(key, new Date(now));

@@ -5,8 +5,9 @@
  * to the scope its route declares (403 without it) and is refused by routes
  * that declare none.
  */
+import type { SessionRecord } from "../db/sessions.ts";
+import type { Role, UserRecord } from "../db/users.ts";
 import type { ApiKeyRecord } from "../db/api_keys.ts";
-import type { Role, SessionRecord, UserRecord } from "../db/store.ts";
 import { isApiKey, type KeyAccess, keyAllows, keyRefusal, resolveApiKey } from "./api_keys.ts";
 import { ApiError, forbidden } from "./errors.ts";
 import { hasRole } from "./roles.ts";
@@ -111,10 +112,10 @@ async function identify(
       const { key, user } = await resolveApiKey(s, authorization.trim());
       return { user, session: null, key };
     }
-    const stored = storedTokenOf(authorization.trim(), s.secret);
+    const stored = storedTokenOf(s, authorization.trim());
     if (stored === null) throw unauthorized("could not decrypt token");
     const id = tokenUserId(stored);
-    const user = id === null ? null : await s.store.getUserCached(id);
+    const user = id === null ? null : await s.store.users.getCached(id);
     if (!user || !safeEqual(user.token, stored)) throw unauthorized("invalid authorization token");
     return { user, session: null };
   }

@@ -15,8 +15,27 @@ export interface Random {
   bytes(length: number): Uint8Array;
 }
 
+/** A clock that also runs code later: the time a protocol between processes goes by. */
+export interface Timer extends Clock {
+  /** Calls `tick` every `ms` until the returned function is called. */
+  every(ms: number, tick: () => Promise<void>): () => void;
+  /** Resolves after `ms`. */
+  sleep(ms: number): Promise<void>;
+}
+
 /** The real clock. */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** The real clock and its timers (ticks that do not keep the process alive). */
+export const systemTimer: Timer = {
+  now: systemClock.now,
+  every(ms, tick) {
+    const id = setInterval(tick, ms);
+    Deno.unrefTimer(id);
+    return () => clearInterval(id);
+  },
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 /** The platform's cryptographic random generator. */
 export const systemRandom: Random = {

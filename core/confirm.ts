@@ -16,7 +16,8 @@
  * its own factors: a session signed in moments ago with its passkey or its
  * linked provider. A token or an older session never passes.
  */
-import type { SessionRecord, SignInMethod, UserRecord } from "../db/store.ts";
+import type { SessionRecord, SignInMethod } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { badRequest, forbidden } from "./errors.ts";
 import { verifyPassword } from "./passwords.ts";
 

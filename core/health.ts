@@ -4,8 +4,9 @@
  * in flight at a time, so that a load balancer polling the healthcheck costs
  * the store and the datasource one request a second at most.
  */
+import { FreshCache } from "../db/fresh_cache.ts";
 import { ApiError, notFound } from "./errors.ts";
-import type { Services } from "./services.ts";
+import { perServices, type Services } from "./services.ts";
 
 /** How long a probe's answer is used. */
 export const PROBE_MS = 1000;
@@ -13,14 +14,10 @@ export const PROBE_MS = 1000;
 /** What the datasource is asked for: the size of an object that need not exist. */
 const PROBE_OBJECT = ".ferry-healthcheck";
 
-/** The last probe of a service: when it started, its answer, and that answer once it came. */
-interface Probe {
-  startedAt: number;
-  passed: Promise<boolean>;
-  settled?: boolean;
-}
-
-const probes = new WeakMap<Services, Probe>();
+/** The last probe of each instance: whether it passed, for {@link PROBE_MS} from its start. */
+const probes = perServices((_: Services) =>
+  new FreshCache<boolean>({ ttlMs: PROBE_MS, maxEntries: 1, maxBytes: 1024 })
+);
 
 /** The healthcheck's answer. */
 export const HEALTHY = { pass: true } as const;
@@ -31,7 +28,9 @@ export const HEALTHY = { pass: true } as const;
  */
 export async function healthcheck(s: Services): Promise<typeof HEALTHY> {
   if (!s.settings.get("featuresHealthcheck")) throw notFound();
-  if (!await probe(s).passed) throw new ApiError(500, "there was an error during a healthcheck");
+  if (!await probes(s).get("", s.clock.now(), () => probe(s))) {
+    throw new ApiError(500, "there was an error during a healthcheck");
+  }
   return HEALTHY;
 }
 
@@ -42,26 +41,16 @@ export async function healthcheck(s: Services): Promise<typeof HEALTHY> {
  */
 export function healthyNow(s: Services): typeof HEALTHY | null {
   if (!s.settings.get("featuresHealthcheck")) return null;
-  const last = probes.get(s);
-  const fresh = last !== undefined && s.clock.now() - last.startedAt < PROBE_MS;
-  return fresh && last.settled === true ? HEALTHY : null;
+  return probes(s).peek("", s.clock.now())?.value === true ? HEALTHY : null;
 }
 
-/** The probe in flight, or the last one while under a second old; else a new one. */
-function probe(s: Services): Probe {
-  const now = s.clock.now();
-  const last = probes.get(s);
-  if (last && (last.settled === undefined || now - last.startedAt < PROBE_MS)) return last;
-  const next: Probe = {
-    startedAt: now,
-    passed: Promise.all([s.store.ping(), s.datasource.size(PROBE_OBJECT)]).then(
-      () => next.settled = true,
-      (error) => {
-        s.logger.error("healthcheck failed", { error });
-        return next.settled = false;
-      },
-    ),
-  };
-  probes.set(s, next);
-  return next;
+/** Probes the store and the datasource: `false` (logged) when either fails. */
+async function probe(s: Services): Promise<boolean> {
+  try {
+    await Promise.all([s.store.ping(), s.datasource.size(PROBE_OBJECT)]);
+    return true;
+  } catch (error) {
+    s.logger.error("healthcheck failed", { error });
+    return false;
+  }
 }

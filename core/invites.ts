@@ -6,7 +6,8 @@
  * under concurrent registrations.
  */
 import type { InviteRecord } from "../db/invites.ts";
-import { UniqueError, type UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
+import { UniqueError } from "../db/errors.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type { Services } from "./services.ts";
@@ -84,7 +85,7 @@ export async function listInvites(s: Services) {
   const invites = await s.store.invites.list();
   const inviters = new Map<string, UserRecord | null>();
   for (const id of new Set(invites.map((i) => i.inviterId))) {
-    inviters.set(id, await s.store.getUser(id));
+    inviters.set(id, await s.store.users.get(id));
   }
   return invites.map((i) => ({ invite: i, inviter: inviters.get(i.inviterId) ?? null }));
 }
@@ -94,7 +95,7 @@ export async function getInvite(s: Services, idOrCode: string) {
   const invite = await s.store.invites.get(idOrCode) ??
     await s.store.invites.getByCode(idOrCode);
   if (!invite) throw inviteNotFound();
-  return { invite, inviter: await s.store.getUser(invite.inviterId) };
+  return { invite, inviter: await s.store.users.get(invite.inviterId) };
 }
 
 /** Deletes the invite with this id; returns it. */
@@ -118,7 +119,7 @@ export async function publicInvite(s: Services, code: string | undefined) {
   if (code === undefined) return null;
   const invite = s.settings.get("invitesEnabled") ? await s.store.invites.getByCode(code) : null;
   if (!invite || !usable(invite, s.clock.now())) throw new ApiError(404, "Not Found");
-  const inviter = await s.store.getUser(invite.inviterId);
+  const inviter = await s.store.users.get(invite.inviterId);
   return {
     code: invite.code,
     maxUses: invite.maxUses,
@@ -147,13 +148,13 @@ export async function register(
     throw badRequest("User registration is disabled");
   }
   const taken = () => badRequest("Username is taken");
-  if (await s.store.getUserByUsername(input.username)) throw taken();
+  if (await s.store.users.getByUsername(input.username)) throw taken();
   const user = await buildUser(s, { ...input, role: "USER" });
   if (invite && !(await s.store.invites.use(invite.id, new Date(s.clock.now())))) {
     throw badRequest("Invalid invite code");
   }
   try {
-    await s.store.createUser(user);
+    await s.store.users.create(user);
   } catch (error) {
     if (invite) await s.store.invites.release(invite.id);
     throw error instanceof UniqueError && error.field === "username" ? taken() : error;

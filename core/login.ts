@@ -6,7 +6,7 @@
  * valid code. A successful login rehashes a password hash made with other
  * parameters (an imported Zipline hash) with Ferry's.
  */
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { badRequest } from "./errors.ts";
 import { hashPassword, needsRehash, verifyDecoy, verifyPassword } from "./passwords.ts";
 import type { Services } from "./services.ts";
@@ -22,7 +22,7 @@ export async function login(
   input: { username: string; password: string; code?: string },
   client: ClientInfo,
 ): Promise<LoginResult> {
-  const user = await s.store.getUserByUsername(input.username);
+  const user = await s.store.users.getByUsername(input.username);
   const ok = user?.password
     ? await verifyPassword(input.password, user.password)
     : await verifyDecoy(input.password);
@@ -39,5 +39,5 @@ export async function login(
 /** Stores `password` hashed with Ferry's parameters in place of the user's older hash. */
 async function rehash(s: Services, user: UserRecord, password: string): Promise<void> {
   const hash = await hashPassword(password, s.random);
-  await s.store.updateUser(user.id, { password: hash }, new Date(s.clock.now()));
+  await s.store.users.update(user.id, { password: hash }, new Date(s.clock.now()));
 }

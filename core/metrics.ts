@@ -6,7 +6,7 @@
  * the newest's tables show. Snapshots come from the metrics task or a
  * Zipline import, so their `data` is read field by field with zeros for gaps.
  */
-import type { Role, UserRecord } from "../db/store.ts";
+import type { Role, UserRecord } from "../db/users.ts";
 import type { MetricRange, MetricRecord } from "../db/metrics.ts";
 import { badRequest, forbidden } from "./errors.ts";
 import { isAdministrator } from "./roles.ts";
@@ -201,7 +201,7 @@ export async function topFiles(s: Services, caller: UserRecord, take: number): P
     const id = f.username;
     if (!perUser || id === null) f.username = null;
     else {
-      if (!owners.has(id)) owners.set(id, (await s.store.getUser(id))?.username ?? null);
+      if (!owners.has(id)) owners.set(id, (await s.store.users.get(id))?.username ?? null);
       f.username = owners.get(id) ?? null;
     }
   }

@@ -11,7 +11,9 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { PasskeyRecord } from "../db/mfa.ts";
-import { type SessionRecord, UniqueError, type UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
+import { UniqueError } from "../db/errors.ts";
 import { newId } from "./clock.ts";
 import { confirmOwner } from "./confirm.ts";
 import { badRequest, notFound } from "./errors.ts";
@@ -146,7 +148,7 @@ export async function registrationOptions(
     userId: user.id,
     rpId: rpID,
     expiresAt: expiry(s),
-  });
+  }, new Date(s.clock.now()));
   return options;
 }
 
@@ -239,7 +241,7 @@ export async function authenticationOptions(
     userId: null,
     rpId: rpID,
     expiresAt: expiry(s),
-  });
+  }, new Date(s.clock.now()));
   return { id, options };
 }
 
@@ -263,7 +265,7 @@ export async function passkeyLogin(
     throw badRequest("Passkey sign-in timed out, try again");
   }
   const passkey = await s.store.mfa.getPasskeyByCredential(response.id);
-  const user = passkey && await s.store.getUser(passkey.userId);
+  const user = passkey && await s.store.users.get(passkey.userId);
   const handle = response.response.userHandle;
   if (!passkey || !user || (handle && handle !== base64url(new TextEncoder().encode(user.id)))) {
     throw badRequest("Could not verify passkey authentication");

@@ -8,7 +8,7 @@
  * under {@link PREFERENCES_KEY}, which the API's `view` never shows, so they
  * travel with exports and need no schema of their own.
  */
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type { Services } from "./services.ts";
 import { allThemes, type ThemeChoice } from "./themes.ts";
@@ -57,7 +57,7 @@ export async function updatePreferences(
   for (const key of ["theme", "themeDark", "themeLight", "warnDeletion"] as const) {
     if (patch[key] !== undefined) (next as Record<string, unknown>)[key] = patch[key];
   }
-  const updated = await s.store.updateUser(
+  const updated = await s.store.users.update(
     user.id,
     { view: { ...user.view, [PREFERENCES_KEY]: next } },
     new Date(s.clock.now()),

@@ -4,7 +4,7 @@
  * merged onto the current quota, then checked as a whole.
  */
 import type { FileLimits } from "../db/files.ts";
-import type { QuotaRecord } from "../db/store.ts";
+import type { QuotaRecord } from "../db/users.ts";
 import { newId, type Random } from "./clock.ts";
 import { badRequest } from "./errors.ts";
 import { parseSize } from "./units/size.ts";

@@ -6,9 +6,9 @@
  * (counted in memory, exactly, while only one process counts: see
  * `db/rate_limit_owner.ts`).
  */
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { ApiError } from "./errors.ts";
-import { continuesOwnUpload } from "./files/chunked.ts";
+import { optionLimit } from "./files/options.ts";
 import { isAdministrator } from "./roles.ts";
 import type { Services } from "./services.ts";
 
@@ -119,4 +119,21 @@ function sweepNowAndThen(s: Services, now: number): void {
   s.store.rateLimits.sweep(now).catch((error) =>
     s.logger.warn("rate-limit sweep failed", { error })
   );
+}
+
+/**
+ * Whether `identifier` names an upload in progress that `user` started: only
+ * such a later chunk goes uncounted by the rate limit (spec §8.1.3); a first
+ * chunk, an anonymous one, or one naming another's or no upload is counted.
+ * An identifier past its bound is never looked up.
+ */
+async function continuesOwnUpload(
+  s: Services,
+  user: UserRecord,
+  identifier: string,
+): Promise<boolean> {
+  const id = identifier.trim();
+  if (id === "" || id.length > optionLimit("p-identifier")) return false;
+  const upload = await s.store.chunks.get(id);
+  return upload !== null && upload.userId === user.id;
 }

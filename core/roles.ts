@@ -2,7 +2,7 @@
  * The role order and the "may act on" rules. Every route that checks a role
  * asks this module; nothing else compares roles.
  */
-import { type Role, ROLES } from "../db/store.ts";
+import { type Role, ROLES } from "../db/users.ts";
 
 const rank = (role: Role) => ROLES.indexOf(role);
 

@@ -13,7 +13,7 @@ import {
   type Settings,
 } from "./settings/registry.ts";
 import { OAUTH_PROVIDERS } from "./settings/validate.ts";
-import type { Role } from "../db/store.ts";
+import type { Role } from "../db/users.ts";
 import { CODE_LANGUAGES } from "./code_languages.ts";
 import { showsPerUser } from "./metrics.ts";
 import { relyingPartyOf } from "./passkeys.ts";

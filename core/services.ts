@@ -38,3 +38,18 @@ export interface Services {
    */
   resolver?: Resolver;
 }
+
+/**
+ * `make(s)`, made once per services object on first use and held as long as
+ * it lives: how a core module keeps a memo (a `FreshCache`, `db/fresh_cache.ts`) per
+ * instance rather than per process, so that each test app starts empty and
+ * runs on its own clock.
+ */
+export function perServices<S extends object, T>(make: (s: S) => T): (s: S) => T {
+  const held = new WeakMap<S, T>();
+  return (s) => {
+    let value = held.get(s);
+    if (value === undefined) held.set(s, value = make(s));
+    return value;
+  };
+}

@@ -3,7 +3,8 @@
  * session under the secret's SHA-256, so a copy of the store opens no session.
  * Sessions live in the store, so every server process honours them.
  */
-import type { SessionRecord, SignInMethod, UserRecord } from "../db/store.ts";
+import type { SessionRecord, SignInMethod } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { forbidden } from "./errors.ts";
 import { base64url, sha256 } from "./secrets.ts";
 import type { Services } from "./services.ts";
@@ -55,7 +56,7 @@ export async function startSession(
     method,
     ...client,
   };
-  await s.store.createSession(session);
+  await s.store.sessions.create(session);
   return { secret, session };
 }
 
@@ -69,14 +70,14 @@ export async function resolveSession(
   secret: string,
 ): Promise<{ session: SessionRecord; user: UserRecord } | null> {
   if (secret.length < 16 || secret.length > 128) return null;
-  const session = await s.store.getSession(await sha256(secret));
+  const session = await s.store.sessions.get(await sha256(secret));
   const now = s.clock.now();
   if (!session || session.expiresAt.getTime() <= now) return null;
-  const user = await s.store.getUserCached(session.userId);
+  const user = await s.store.users.getCached(session.userId);
   if (!user) return null;
   if (now - session.lastSeenAt.getTime() >= SESSION_SEEN_STEP_MS) {
     session.lastSeenAt = new Date(now);
-    await s.store.touchSession(session.id, session.lastSeenAt);
+    await s.store.sessions.touch(session.id, session.lastSeenAt);
   }
   return { session, user };
 }
@@ -142,5 +143,5 @@ export async function endSession(
 ): Promise<void> {
   if (!session) return;
   if (source && !fromSameOrigin(source)) throw forbidden("Cross-site logout refused");
-  await s.store.deleteSession(session.id);
+  await s.store.sessions.delete(session.id);
 }

@@ -6,7 +6,9 @@
  */
 import { Buffer } from "node:buffer";
 import { createCipheriv, createDecipheriv, createHash } from "node:crypto";
+import { FreshCache } from "../db/fresh_cache.ts";
 import { type Random, randomString } from "./clock.ts";
+import { perServices, type Services } from "./services.ts";
 
 /**
  * A new stored token: `base64(now) "." base64(32 random alphanumerics) "." userId`.
@@ -57,26 +59,29 @@ export function clientToken(stored: string, now: number, secret: string, random:
 }
 
 /**
- * How many decrypted client tokens {@link storedTokenOf} remembers. A client
- * sends the same token with every request; decrypting it (SHA-256 of the
- * secret, AES-GCM through the Node layer) was ~40 µs of each authenticated
- * request (bench/results/uploads.md). A pure function's memo: what it holds
- * is only what the token already says, and a revoked token is refused by the
- * comparison with the user's stored token that follows.
+ * Decrypted client tokens, per instance (whose secret is one): a client sends
+ * the same token with every request, and decrypting it (SHA-256 of the secret,
+ * AES-GCM through the Node layer) was ~40 µs of each authenticated request
+ * (bench/results/uploads.md). A pure function's memo: what it holds is only
+ * what the token already says, and a revoked token is refused by the
+ * comparison with the user's stored token that follows; its hour and its
+ * bounds only make room.
  */
-const REMEMBERED_TOKENS = 1024;
-const decrypted = new Map<string, { secret: string; stored: string }>();
+const decrypted = perServices((_: Pick<Services, "secret" | "clock">) =>
+  new FreshCache<string>({ ttlMs: 60 * 60 * 1000, maxEntries: 1024, maxBytes: 1024 * 1024 })
+);
 
-/** The stored token inside a client token, or `null` when it cannot be decrypted. */
-export function storedTokenOf(client: string, secret: string): string | null {
-  const known = decrypted.get(client);
-  if (known?.secret === secret) return known.stored;
-  const stored = decryptClientToken(client, secret);
-  if (stored !== null) {
-    // Oldest first out: a Map iterates in insertion order.
-    if (decrypted.size >= REMEMBERED_TOKENS) decrypted.delete(decrypted.keys().next().value!);
-    decrypted.set(client, { secret, stored });
-  }
+/** The stored token inside a client token, or `null` when it cannot be decrypted with `s.secret`. */
+export function storedTokenOf(
+  s: Pick<Services, "secret" | "clock">,
+  client: string,
+): string | null {
+  const memo = decrypted(s);
+  const now = s.clock.now();
+  const known = memo.peek(client, now);
+  if (known) return known.value;
+  const stored = decryptClientToken(client, s.secret);
+  if (stored !== null) memo.set(client, now, stored);
   return stored;
 }
 

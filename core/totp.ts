@@ -11,7 +11,8 @@
  */
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
-import type { SessionRecord, UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { confirmOwner } from "./confirm.ts";
 import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
 import { verifyPassword } from "./passwords.ts";
@@ -153,7 +154,7 @@ export async function disableTotp(
 }
 
 async function saveSecret(s: Services, user: UserRecord, totpSecret: string | null) {
-  const updated = await s.store.updateUser(user.id, { totpSecret }, new Date(s.clock.now()));
+  const updated = await s.store.users.update(user.id, { totpSecret }, new Date(s.clock.now()));
   if (!updated) throw notFound();
   return updated;
 }

@@ -5,7 +5,8 @@
  * Passwords are argon2 hashes and never leave the server; views are counted
  * by the store, atomically.
  */
-import { UniqueError, type UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
+import { UniqueError } from "../db/errors.ts";
 import type { UrlPatch, UrlRecord } from "../db/urls.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";

@@ -4,7 +4,7 @@
  * only users of lower roles, and never deletes itself. Every administrator
  * sees every user.
  */
-import type { Role, UserPatch, UserRecord } from "../db/store.ts";
+import type { Role, UserPatch, UserRecord } from "../db/users.ts";
 import { checkAvatar } from "./avatars.ts";
 import { forbidden, notFound } from "./errors.ts";
 import { dropUserUploads } from "./files/chunked.ts";
@@ -27,7 +27,7 @@ const summaries = new WeakMap<UserRecord, ReturnType<typeof summaryView>>();
  * reads the users once a second at most (this process's changes show at once).
  */
 export async function listUsers(s: Services, caller: UserRecord, noincl: boolean) {
-  const users = await s.store.listUsersCached();
+  const users = await s.store.users.listCached();
   const listed = noincl ? users.filter((u) => u.id !== caller.id) : users;
   return listed.map((u) => {
     let summary = summaries.get(u);
@@ -49,7 +49,7 @@ export interface UserUsage {
  * the store keeps beside each user's files and URLs (no scan of the files).
  */
 export async function usersUsage(s: Services): Promise<UserUsage[]> {
-  const users = await s.store.listUsersCached();
+  const users = await s.store.users.listCached();
   return await Promise.all(users.map(async (u) => {
     const [files, urls] = await Promise.all([
       s.store.files.usage(u.id),
@@ -72,7 +72,7 @@ export async function adminCreateUser(
 
 /** Any user, by id; 404 `Not Found` when there is none. */
 export async function adminGetUser(s: Services, id: string): Promise<UserRecord> {
-  const user = await s.store.getUser(id);
+  const user = await s.store.users.get(id);
   if (!user) throw notFound();
   return user;
 }
@@ -96,7 +96,7 @@ export async function adminUpdateUser(
   id: string,
   patch: AdminUserPatch,
 ): Promise<UserRecord> {
-  const user = await s.store.getUser(id);
+  const user = await s.store.users.get(id);
   if (!user) throw notFound();
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot modify this user");
   if (patch.role && !canAssign(caller.role, patch.role)) {
@@ -129,13 +129,13 @@ export async function changeUser(
   };
   let updated;
   try {
-    updated = await s.store.updateUser(id, change, new Date(s.clock.now()));
+    updated = await s.store.users.update(id, change, new Date(s.clock.now()));
   } catch (error) {
     throw usernameTaken(error);
   }
   if (!updated) throw notFound();
   if (patch.password !== undefined) {
-    await s.store.deleteUserSessions(id);
+    await s.store.sessions.deleteByUser(id);
     await removeAllLinks(s, id);
   }
   return updated;
@@ -154,7 +154,7 @@ export async function adminDeleteUser(
   id: string,
   deleteContent: boolean,
 ): Promise<UserRecord> {
-  const user = await s.store.getUser(id);
+  const user = await s.store.users.get(id);
   if (!user) throw notFound();
   if (user.id === caller.id) throw forbidden("You cannot delete yourself");
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot delete this user");
@@ -167,7 +167,7 @@ export async function adminDeleteUser(
   await releaseUserFiles(s, id, deleteContent);
   await removeUserExports(s, id);
   await dropUserUploads(s, user);
-  const removed = await s.store.deleteUser(id);
+  const removed = await s.store.users.delete(id);
   if (!removed) throw notFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });
   return removed;

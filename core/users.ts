@@ -3,13 +3,8 @@
  * carries a user goes through one of these views, which name the fields they
  * keep, so a secret can only leak by being added here on purpose.
  */
-import {
-  type QuotaRecord,
-  type Role,
-  UniqueError,
-  type UserPatch,
-  type UserRecord,
-} from "../db/store.ts";
+import type { QuotaRecord, Role, UserPatch, UserRecord } from "../db/users.ts";
+import { UniqueError } from "../db/errors.ts";
 import { checkAvatar, defaultAvatar } from "./avatars.ts";
 import { newId } from "./clock.ts";
 import { badRequest } from "./errors.ts";
@@ -83,7 +78,7 @@ export async function createUser(s: Services, input: NewUser): Promise<UserRecor
   const avatar = input.avatar === undefined ? await defaultAvatar(s) : input.avatar;
   const user = await buildUser(s, { ...input, avatar });
   try {
-    await s.store.createUser(user);
+    await s.store.users.create(user);
   } catch (error) {
     throw usernameTaken(error);
   }

@@ -10,8 +10,9 @@
  * most {@link MAX_ANSWER_BYTES} of its answer are read.
  */
 import { z } from "zod";
+import { FreshCache } from "../db/fresh_cache.ts";
 import { outboundPolicy, readLimited, safeFetch } from "./net/outbound.ts";
-import type { Services } from "./services.ts";
+import { perServices, type Services } from "./services.ts";
 
 /** How long the service's answer is used before it is asked again (Zipline: 6 hours). */
 export const FRESH_MS = 6 * 60 * 60 * 1000;
@@ -38,15 +39,14 @@ export const VersionDataSchema = z.object({
 /** What `data` holds: the service's answer, or the build's own in its shape. */
 export type VersionData = z.infer<typeof VersionDataSchema>;
 
-/** One instance's remembered ask. */
-interface Remembered {
-  api: string;
-  data: VersionData | null;
-  until: number;
-  asking?: Promise<VersionData | null>;
-}
-
-const remembered = new WeakMap<Services["settings"], Remembered>();
+/** Each instance's answers of the service by its address: `null` when it could not be asked. */
+const remembered = perServices((_: Services) =>
+  new FreshCache<VersionData | null>({
+    ttlMs: (data) => data ? FRESH_MS : RETRY_MS,
+    maxEntries: 4,
+    maxBytes: 64 * 1024,
+  })
+);
 
 /** The build as a current release, in the service's shape: what is known without asking. */
 function ownAnswer(build: Services["build"]): VersionData {
@@ -92,23 +92,11 @@ async function ask(s: Services, api: string): Promise<VersionData | null> {
 
 /** The service's answer while fresh, asking it when due; `cached` when it was not asked now. */
 async function checked(s: Services, api: string): Promise<{ data: VersionData; cached: boolean }> {
-  let memo = remembered.get(s.settings);
-  if (memo === undefined || memo.api !== api) {
-    memo = { api, data: null, until: 0 };
-    remembered.set(s.settings, memo);
-  }
-  if (memo.asking === undefined && s.clock.now() < memo.until) {
-    return { data: memo.data ?? ownAnswer(s.build), cached: true };
-  }
-  const entry = memo;
-  entry.asking ??= ask(s, api).then((data) => {
-    entry.data = data;
-    entry.until = s.clock.now() + (data ? FRESH_MS : RETRY_MS);
-    entry.asking = undefined;
-    return data;
-  });
-  const data = await entry.asking;
-  return { data: data ?? ownAnswer(s.build), cached: false };
+  const memo = remembered(s);
+  const now = s.clock.now();
+  const kept = memo.peek(api, now);
+  const data = kept ? kept.value : await memo.get(api, now, () => ask(s, api));
+  return { data: data ?? ownAnswer(s.build), cached: kept !== undefined };
 }
 
 /**

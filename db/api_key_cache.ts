@@ -1,55 +1,43 @@
 /**
- * The API key lookup of every request made with a key, through a one-second
- * cache, so that a busy key costs no store read per request (as the token's
- * user record does, `user_cache.ts`). The time comes from the caller's clock
- * (`now`), so a test moves a manual clock instead of sleeping. Every write
- * through this store clears the cache before and after it: this process
- * refuses a key it deleted at once, every other process within a second.
+ * The API key lookup of every request made with a key, as the serving store
+ * (`serving.ts`) wraps a backend's {@link ApiKeyStore}: through a one-second
+ * cache ({@link FreshCache}, on the serving store's clock), so that a busy key
+ * costs no store read per request (as the token's user record does,
+ * `user_cache.ts`). Every write through it clears the cache before and after
+ * it: this process refuses a key it deleted at once, every other process
+ * within a second.
  */
+import type { Clock } from "../core/clock.ts";
 import type { ApiKeyRecord, ApiKeyStore, ServingApiKeyStore } from "./api_keys.ts";
-import { forgetAround } from "./fresh_cache.ts";
+import { forgetAround, FreshCache } from "./fresh_cache.ts";
 
 /** How long a looked-up key is used (ms). */
 export const API_KEYS_FRESH_MS = 1000;
-/** Lookups kept at most; the oldest go first. */
-const MAX_ENTRIES = 10_000;
-
-interface Entry {
-  value: Promise<ApiKeyRecord | null>;
-  /** When its load began (ms, the caller's clock). */
-  since: number;
-  /** The record, once it arrived. */
-  settled?: ApiKeyRecord | null;
-}
 
 /** {@link ServingApiKeyStore} over a backend's {@link ApiKeyStore}. */
 export class CachedApiKeys implements ServingApiKeyStore {
-  readonly #entries = new Map<string, Entry>();
+  readonly #lookups = new FreshCache<ApiKeyRecord | null>({
+    ttlMs: API_KEYS_FRESH_MS,
+    maxEntries: 10_000,
+    maxBytes: 4 * 1024 * 1024,
+  });
 
-  constructor(private readonly keys: ApiKeyStore) {}
+  constructor(private readonly keys: ApiKeyStore, private readonly clock: Clock) {}
 
-  findByHashCached(hash: string, now: number): Promise<ApiKeyRecord | null> {
-    const hit = this.#entries.get(hash);
-    if (hit && now >= hit.since && now - hit.since < API_KEYS_FRESH_MS) return hit.value;
-    this.#entries.delete(hash);
-    const entry: Entry = { value: this.keys.findByHash(hash), since: now };
-    this.#entries.set(hash, entry);
-    if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    entry.value.then((key) => entry.settled = key, () => {
-      if (this.#entries.get(hash) === entry) this.#entries.delete(hash);
-    });
-    return entry.value;
+  findByHashCached(hash: string): Promise<ApiKeyRecord | null> {
+    return this.#lookups.get(hash, this.clock.now(), () => this.keys.findByHash(hash));
   }
 
   async markUsed(key: ApiKeyRecord, at: Date): Promise<void> {
-    const cached = this.#entries.get(key.hash)?.settled;
+    const cached = this.#lookups.peek(key.hash, this.clock.now())?.value;
     if (cached?.id === key.id) cached.lastUsedAt = at;
     key.lastUsedAt = at;
     await this.keys.touch(key.id, at);
   }
 
+  /** Forgets every cached lookup: after writes that bypassed this store (a transaction's). */
   forget(): void {
-    this.#entries.clear();
+    this.#lookups.clear();
   }
 
   /** Runs a write; what was looked up before it (or during it) is not used after it. */

@@ -41,22 +41,21 @@ export interface ApiKeyStore {
 }
 
 /**
- * {@link ApiKeyStore} as the service uses it (`api_key_cache.ts`): the
- * request's lookup through a one-second cache that every write through it
- * clears, and the batched `lastUsedAt`.
+ * {@link ApiKeyStore} as the service uses it: a backend's behind the serving
+ * store (`api_key_cache.ts`), which adds the request's lookup through a
+ * one-second cache that every write through it clears, and the marking of a
+ * key's use.
  */
 export interface ServingApiKeyStore extends ApiKeyStore {
   /**
-   * {@link ApiKeyStore.findByHash} as answered at most a second before `now`
-   * (ms; the caller's clock): a deleted key is refused by every process
-   * within a second, by this one at once.
+   * {@link ApiKeyStore.findByHash} as answered at most a second ago: a
+   * deleted key is refused by every process within a second, by this one at
+   * once.
    */
-  findByHashCached(hash: string, now: number): Promise<ApiKeyRecord | null>;
+  findByHashCached(hash: string): Promise<ApiKeyRecord | null>;
   /**
    * Records that `key` was used at `at`: the cached record shows it at once
    * (so concurrent requests do not each write it), then the store.
    */
   markUsed(key: ApiKeyRecord, at: Date): Promise<void>;
-  /** Forgets every cached lookup: after writes that bypassed this store (a transaction's). */
-  forget(): void;
 }

@@ -1,20 +1,23 @@
 /**
- * The file store as both backends expose it: theirs, with the public
- * serving path's name lookup ({@link CachedFiles.resolve}) answered from a
- * one-second cache ({@link FreshCache}), and, where the backend lists a
- * user's files by reading them all (Deno KV), each user's list read at most
- * once a second. Every write through it forgets what it may have changed
- * (an upload's: its name and its owner's list; any other: everything, before
- * and after the write), so this process never serves a file it deleted,
- * renamed or protected, nor lists one as it was; another process's change shows within
+ * The file store as the serving store (`serving.ts`) wraps each backend's:
+ * theirs, with the public serving path's name lookup
+ * ({@link CachedFiles.resolve}) answered from a one-second cache
+ * ({@link FreshCache}), and, where the backend lists a user's files by
+ * reading them all (Deno KV), each user's list read at most once a second.
+ * Every write through it forgets what it may have changed (an upload's: its
+ * name and its owner's list; any other: everything, before and after the
+ * write), so this process never serves a file it deleted, renamed or
+ * protected, nor lists one as it was; another process's change shows within
  * a second (a list: a second and the time its next read takes, during which
  * the old one is still answered). Views are the exception: counting one
  * leaves the caches, so a cached record's `views` may be a second behind
  * (serving reads them only for files with `maxViews`, which it reads fresh
  * and counts atomically).
  */
-import { forgetAround, FRESH_MS, FreshCache } from "./fresh_cache.ts";
+import type { Clock } from "../core/clock.ts";
+import { approxBytes, forgetAround, FreshCache } from "./fresh_cache.ts";
 import {
+  FILE_SORT_KEYS,
   type FileLimits,
   type FilePage,
   type FilePatch,
@@ -23,45 +26,63 @@ import {
   type FileStore,
   isFiltered,
   queryFiles,
+  type ServingFileStore,
   type ViewResult,
 } from "./files.ts";
 
-/** Users whose lists are kept at most; the oldest go first. */
-const LISTED_USERS = 16;
+/** How long a name's answer, a list or a count is used. */
+export const FILES_FRESH_MS = 1000;
 
 /** One user's complete files as read, and the orders they were sorted in. */
 interface UserList {
-  until: number;
-  files: Promise<FileRecord[]>;
+  files: FileRecord[];
   sorted: Map<string, FileRecord[]>;
-  /** The read that will replace this list once it is past its second. */
-  next?: UserList;
 }
 
-/** {@link FileStore} over another, adding {@link CachedFiles.resolve}. */
-export class CachedFiles implements FileStore {
-  readonly #names = new FreshCache<FileRecord | null>();
-  readonly #lists = new Map<string, UserList>();
-  readonly #totals = new FreshCache<number>();
+/**
+ * A list's size: its records, and a reference to each in every order it may
+ * be sorted in (each sort key, both ways), which it keeps once asked for.
+ */
+const listBytes = (list: UserList) =>
+  approxBytes(list.files) + list.files.length * 8 * FILE_SORT_KEYS.length * 2;
 
-  /** With `listsByUser`, {@link CachedFiles.list} pages through each user's cached list. */
-  constructor(private readonly files: FileStore, private readonly listsByUser = false) {}
+/** {@link ServingFileStore} over a backend's {@link FileStore}. */
+export class CachedFiles implements ServingFileStore {
+  readonly #names = new FreshCache<FileRecord | null>({
+    ttlMs: FILES_FRESH_MS,
+    maxEntries: 10_000,
+    maxBytes: 8 * 1024 * 1024,
+  });
+  readonly #lists = new FreshCache<UserList>({
+    ttlMs: FILES_FRESH_MS,
+    maxEntries: 16,
+    maxBytes: 32 * 1024 * 1024,
+    sizeOf: listBytes,
+    staleWhileRefresh: true,
+  });
+  readonly #totals = new FreshCache<number>({
+    ttlMs: FILES_FRESH_MS,
+    maxEntries: 10_000,
+    maxBytes: 1024 * 1024,
+  });
 
   /**
-   * The file with exactly this name, as {@link FileStore.getByName} answered
-   * it at most a second ago (or since the last write through this store);
-   * its `views` may lag behind.
+   * Over `files`, on `clock`. With `listsByUser`, {@link CachedFiles.list}
+   * pages through each user's cached list (for a backend that lists a
+   * user's files by reading them all).
    */
+  constructor(
+    private readonly files: FileStore,
+    private readonly clock: Clock,
+    private readonly listsByUser = false,
+  ) {}
+
   resolve(name: string): Promise<FileRecord | null> {
-    return this.#names.get(name, () => this.files.getByName(name));
+    return this.#names.get(name, this.clock.now(), () => this.files.getByName(name));
   }
 
-  /**
-   * {@link resolve}'s answer when it is cached and settled, without a
-   * `Promise`; `undefined` when the name must be looked up.
-   */
   resolveCached(name: string): FileRecord | null | undefined {
-    return this.#names.peek(name)?.value;
+    return this.#names.peek(name, this.clock.now())?.value;
   }
 
   /** Forgets everything cached: after writes that bypassed this store (a transaction's). */
@@ -80,63 +101,37 @@ export class CachedFiles implements FileStore {
    * One page of a user's complete files: from the backend, with the count of
    * all of them (when nothing narrows them) reused for up to a second; or, with
    * `listsByUser`, from the user's list read at most a second ago, sorted once
-   * per order. Either way a dashboard paging or polling costs no pass over
-   * every file each time.
+   * per order. A list past its second is still answered while its next read
+   * is under way (a user's 10,000 files take tens of milliseconds to read).
+   * Either way a dashboard paging or polling costs no pass over every file
+   * each time.
    */
   async list(query: FileQuery): Promise<FilePage> {
+    const now = this.clock.now();
     if (!this.listsByUser) {
       if (isFiltered(query)) return await this.files.list(query);
       const total = await this.#totals.get(
         query.userId,
+        now,
         async () => (await this.files.list({ ...query, offset: 0, limit: 0 })).total,
       );
       return await this.files.list({ ...query, total });
     }
-    const list = this.#userList(query.userId);
+    const list = await this.#lists.get(query.userId, now, async () => ({
+      files: await this.files.listByUser(query.userId),
+      sorted: new Map(),
+    }));
     const key = `${query.sortBy} ${query.order}`;
     let sorted = list.sorted.get(key);
     if (!sorted) {
       const { userId, sortBy, order } = query;
       const all = { userId, sortBy, order, offset: 0, limit: Infinity };
-      sorted = queryFiles(await list.files, all).files;
+      sorted = queryFiles(list.files, all).files;
       list.sorted.set(key, sorted);
     }
     if (isFiltered(query)) return queryFiles(sorted, query);
     const end = query.offset + query.limit;
     return { files: sorted.slice(query.offset, end), total: sorted.length };
-  }
-
-  /**
-   * The user's cached list, or a new read of it. A list past its second is
-   * still answered while its next read is under way (a user's 10,000 files
-   * take tens of milliseconds to read): it replaces the old one when it
-   * arrives, unless a write forgot the user's list meanwhile.
-   */
-  #userList(userId: string): UserList {
-    const now = performance.now();
-    const hit = this.#lists.get(userId);
-    if (hit && hit.until > now) return hit;
-    if (hit) {
-      if (!hit.next) {
-        const next = hit.next = this.#read(userId, now);
-        next.files.then(() => {
-          if (this.#lists.get(userId) === hit) this.#lists.set(userId, next);
-        }, () => hit.next = undefined);
-      }
-      return hit;
-    }
-    const list = this.#read(userId, now);
-    this.#lists.set(userId, list);
-    if (this.#lists.size > LISTED_USERS) this.#lists.delete(this.#lists.keys().next().value!);
-    list.files.catch(() => {
-      if (this.#lists.get(userId) === list) this.#lists.delete(userId);
-    });
-    return list;
-  }
-
-  /** A new read of the user's list, fresh from `now`. */
-  #read(userId: string, now: number): UserList {
-    return { until: now + FRESH_MS, files: this.files.listByUser(userId), sorted: new Map() };
   }
 
   /**
@@ -198,8 +193,8 @@ export class CachedFiles implements FileStore {
     return this.files.addView(id);
   }
 
-  grantAccess(fileId: string, key: string, expiresAt: Date) {
-    return this.files.grantAccess(fileId, key, expiresAt);
+  grantAccess(fileId: string, key: string, expiresAt: Date, now: Date) {
+    return this.files.grantAccess(fileId, key, expiresAt, now);
   }
 
   takenNames(names: string[]) {

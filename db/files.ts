@@ -201,12 +201,31 @@ export interface FileStore {
    * `maxViews`; atomic, so concurrent viewers never pass `maxViews`.
    */
   addView(id: string): Promise<ViewResult>;
-  /** Records that `key` may read file `fileId` until `expiresAt`. */
-  grantAccess(fileId: string, key: string, expiresAt: Date): Promise<void>;
+  /** Records at `now` that `key` may read file `fileId` until `expiresAt`. */
+  grantAccess(fileId: string, key: string, expiresAt: Date, now: Date): Promise<void>;
   /** Whether an unexpired grant of `key` for `fileId` exists at `now`. */
   hasAccess(fileId: string, key: string, now: Date): Promise<boolean>;
   /** Every file, pending ones included, read a page at a time (exports). */
   iterate(): AsyncIterable<FileRecord>;
+}
+
+/**
+ * Files as the service reads them: a {@link FileStore} behind the serving
+ * store (`cached_files.ts`), which adds public serving's cached name lookup
+ * (and, where the backend lists by reading every file, cached lists).
+ */
+export interface ServingFileStore extends FileStore {
+  /**
+   * The file with exactly this name, as {@link FileStore.getByName} answered
+   * it at most a second ago (or since the last write through this store);
+   * its `views` may lag behind.
+   */
+  resolve(name: string): Promise<FileRecord | null>;
+  /**
+   * {@link resolve}'s answer when it is cached and settled, without a
+   * `Promise`; `undefined` when the name must be looked up.
+   */
+  resolveCached(name: string): FileRecord | null | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@
  * is the caller's business (`core/files/folders.ts`, `folder_files.ts`), in the same
  * {@link Store.transaction}.
  */
-import { UniqueError } from "./store.ts";
+import { UniqueError } from "./errors.ts";
 
 /** A folder as stored. */
 export interface FolderRecord {

@@ -1,53 +1,201 @@
 /**
- * A small read cache for the public hot paths (a redirect's name lookup):
- * an answer is reused for at most {@link FRESH_MS}, so that a busy short URL
- * costs no store read per request. Every write through the same store clears
- * it, so this process never serves what it changed itself; another process's
- * change shows within {@link FRESH_MS}, as batched views do (`view_batch.ts`).
+ * The one time-to-live idiom: answers of a load by key, each used until its
+ * time is up, then loaded again. The time comes in as a parameter (`now`, in
+ * milliseconds, from the caller's clock), so a test moves a manual clock
+ * instead of sleeping. Every memo with an expiry is one of these: the serving
+ * store's names, users and lists (`serving.ts`), and, held per `Services`,
+ * the health probe, the version check, OAuth discovery and decrypted tokens.
+ *
+ * A load in flight is shared by every caller of its key, whatever the time;
+ * a failed load is not kept. With `staleWhileRefresh`, an answer past its
+ * time is still given while one new load replaces it (a list that takes a
+ * while to read). Each cache is bounded in entries and in bytes (an
+ * estimate, {@link approxBytes}), the oldest answers going first.
  */
 
-/** How long a cached answer is used. */
-export const FRESH_MS = 1000;
-/** Entries kept at most; the oldest go first. */
-const MAX_ENTRIES = 10_000;
+/** How a {@link FreshCache} keeps its answers. */
+export interface FreshOptions<V> {
+  /** How long an answer is used (ms) from when its load began; a function of it when it depends on it. */
+  ttlMs: number | ((value: V) => number);
+  /** Answers kept at most. */
+  maxEntries: number;
+  /** Bytes kept at most, as `sizeOf` estimates them; an answer larger than this is not kept. */
+  maxBytes: number;
+  /** An answer's size in bytes; {@link approxBytes} unless given. */
+  sizeOf?: (value: V) => number;
+  /** Past its time, an answer is still given while one new load replaces it. */
+  staleWhileRefresh?: boolean;
+}
 
-/** Answers of `load` by key, each fresh for {@link FRESH_MS}. */
+/** One cached answer. */
+interface Entry<V> {
+  value: Promise<V>;
+  /** When its load began (ms). */
+  since: number;
+  /** Until when it is used (ms); `Infinity` while its load is in flight. */
+  until: number;
+  /** The answer, once it has arrived. */
+  settled?: { value: V };
+  /** What it counts against the byte bound, once settled. */
+  bytes: number;
+  /** The load replacing it (`staleWhileRefresh`), while in flight. */
+  next?: Promise<V>;
+}
+
+/** Answers of a load by key, each fresh for a time; see the module's comment. */
 export class FreshCache<V> {
-  #entries = new Map<string, { value: Promise<V>; until: number; settled?: { value: V } }>();
+  readonly #entries = new Map<string, Entry<V>>();
+  readonly #options: FreshOptions<V>;
+  #bytes = 0;
 
-  /** The cached answer for `key` once it has arrived and while it is fresh; else `undefined`. */
-  peek(key: string): { value: V } | undefined {
-    const hit = this.#entries.get(key);
-    return hit && hit.until > performance.now() ? hit.settled : undefined;
+  constructor(options: FreshOptions<V>) {
+    this.#options = options;
   }
 
-  /** The cached answer for `key`, or `load()`'s (which a failure does not leave cached). */
-  get(key: string, load: () => Promise<V>): Promise<V> {
-    const now = performance.now();
+  /** The answers kept, and their estimated bytes. */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.#entries.size, bytes: this.#bytes };
+  }
+
+  /** The answer for `key` once it has arrived and while it is fresh at `now`; else `undefined`. */
+  peek(key: string, now: number): { value: V } | undefined {
     const hit = this.#entries.get(key);
-    if (hit && hit.until > now) return hit.value;
-    this.#entries.delete(key);
-    const value = load();
-    const entry: { value: Promise<V>; until: number; settled?: { value: V } } = {
-      value,
-      until: now + FRESH_MS,
+    return hit && hit.until > now ? hit.settled : undefined;
+  }
+
+  /**
+   * The answer for `key`: cached and fresh at `now`, or in flight, or (with
+   * `staleWhileRefresh`) past its time while a new load runs; else `load()`'s.
+   */
+  get(key: string, now: number, load: () => Promise<V>): Promise<V> {
+    const hit = this.#entries.get(key);
+    if (hit) {
+      if (hit.until > now) return hit.value;
+      if (this.#options.staleWhileRefresh) {
+        this.#refresh(key, hit, now, load);
+        return hit.value;
+      }
+      this.#remove(key, hit);
+    }
+    return this.#load(key, now, load).value;
+  }
+
+  /** Keeps `value` as the answer for `key` from `now`, as if a load had given it. */
+  set(key: string, now: number, value: V): void {
+    const old = this.#entries.get(key);
+    if (old) this.#remove(key, old);
+    const entry: Entry<V> = {
+      value: Promise.resolve(value),
+      since: now,
+      until: Infinity,
+      bytes: 0,
     };
-    this.#entries.set(key, entry);
-    if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    value.then((settled) => entry.settled = { value: settled }, () => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key);
-    });
-    return value;
+    this.#insert(key, entry);
+    this.#settle(key, entry, value);
   }
 
-  /** Forgets the answer for `key`: after a write that changed only it. */
+  /** Forgets the answer for `key` (and a load replacing it): after a write that changed only it. */
   delete(key: string): void {
-    this.#entries.delete(key);
+    const hit = this.#entries.get(key);
+    if (hit) this.#remove(key, hit);
   }
 
   /** Forgets every answer: after any write. */
   clear(): void {
     this.#entries.clear();
+    this.#bytes = 0;
+  }
+
+  /** Starts `load()` as the answer for `key` from `now`. */
+  #load(key: string, now: number, load: () => Promise<V>): Entry<V> {
+    const value = load();
+    const entry: Entry<V> = { value, since: now, until: Infinity, bytes: 0 };
+    this.#insert(key, entry);
+    value.then(
+      (settled) => this.#settle(key, entry, settled),
+      () => {
+        if (this.#entries.get(key) === entry) this.#remove(key, entry);
+      },
+    );
+    return entry;
+  }
+
+  /** Starts the load that replaces `stale` when it arrives, unless `stale` is forgotten first. */
+  #refresh(key: string, stale: Entry<V>, now: number, load: () => Promise<V>): void {
+    if (stale.next) return;
+    const next = stale.next = load();
+    next.then((value) => {
+      if (this.#entries.get(key) !== stale) return;
+      this.#remove(key, stale);
+      const entry: Entry<V> = { value: next, since: now, until: Infinity, bytes: 0 };
+      this.#insert(key, entry);
+      this.#settle(key, entry, value);
+    }, () => stale.next = undefined);
+  }
+
+  /** Adds `entry` as the newest, making room by the entry bound. */
+  #insert(key: string, entry: Entry<V>): void {
+    this.#entries.set(key, entry);
+    if (this.#entries.size > this.#options.maxEntries) this.#evictOldest();
+  }
+
+  /** Dates and sizes an arrived answer, making room by the byte bound (itself too, when too large). */
+  #settle(key: string, entry: Entry<V>, value: V): void {
+    if (this.#entries.get(key) !== entry) return;
+    const { ttlMs, sizeOf = approxBytes } = this.#options;
+    entry.settled = { value };
+    entry.until = entry.since + (typeof ttlMs === "number" ? ttlMs : ttlMs(value));
+    entry.bytes = key.length * 2 + sizeOf(value);
+    this.#bytes += entry.bytes;
+    while (this.#bytes > this.#options.maxBytes && this.#entries.size > 0) this.#evictOldest();
+  }
+
+  #evictOldest(): void {
+    const [key, entry] = this.#entries.entries().next().value!;
+    this.#remove(key, entry);
+  }
+
+  #remove(key: string, entry: Entry<V>): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+}
+
+/** Array elements measured at most; a longer array's size is extrapolated from these. */
+const SAMPLED = 16;
+
+/**
+ * A cheap estimate of the memory `value` holds, in bytes: two a string
+ * character (the strings dominate the records cached), eight a number, date
+ * or reference, and sixteen an object. A long array is measured from
+ * {@link SAMPLED} of its elements spread over it.
+ */
+export function approxBytes(value: unknown): number {
+  switch (typeof value) {
+    case "string":
+      return 16 + value.length * 2;
+    case "number":
+    case "boolean":
+    case "bigint":
+      return 8;
+    case "object": {
+      if (value === null) return 8;
+      if (value instanceof Date) return 32;
+      if (Array.isArray(value)) {
+        if (value.length <= SAMPLED) return value.reduce((n, v) => n + 8 + approxBytes(v), 16);
+        const step = value.length / SAMPLED;
+        let sampled = 0;
+        for (let i = 0; i < SAMPLED; i++) sampled += approxBytes(value[Math.floor(i * step)]);
+        return 16 + value.length * 8 + Math.ceil(sampled / SAMPLED * value.length);
+      }
+      let bytes = 16;
+      for (const key in value) {
+        bytes += 8 + approxBytes((value as Record<string, unknown>)[key]);
+      }
+      return bytes;
+    }
+    default:
+      return 8;
   }
 }
 

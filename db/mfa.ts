@@ -50,8 +50,8 @@ export interface MfaStore {
   /** Removes the user's passkey `id`; `false` when the user has no such passkey. */
   deletePasskey(userId: string, id: string): Promise<boolean>;
 
-  /** Stores a challenge, replacing one with the same id. */
-  putChallenge(challenge: ChallengeRecord): Promise<void>;
+  /** Stores a challenge at `now`, replacing one with the same id. */
+  putChallenge(challenge: ChallengeRecord, now: Date): Promise<void>;
   /**
    * Removes the challenge `id` and returns it, or `null` when there is none or
    * it expired before `now`. Atomic: of concurrent takers, one gets it.

@@ -26,6 +26,7 @@
  * Requests counted in the store go through one write-combining batcher
  * (`coalesce.ts`); the store's {@link RateLimitBackend} only adds to windows.
  */
+import { systemTimer, type Timer } from "../core/clock.ts";
 import { Coalescer, groupBy } from "./coalesce.ts";
 import type { LeaseStore } from "./leases.ts";
 import {
@@ -67,27 +68,6 @@ export interface CountingClaim {
   wanted: boolean;
   members: Record<string, number>;
 }
-
-/** The time the owner goes by: the real one, or a manual one in tests. */
-export interface Timer {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-  /** Calls `tick` every `ms` until the returned function is called. */
-  every(ms: number, tick: () => Promise<void>): () => void;
-  /** Resolves after `ms`. */
-  sleep(ms: number): Promise<void>;
-}
-
-/** The real clock and timers (ticks that do not keep the process alive). */
-export const systemTimer: Timer = {
-  now: () => Date.now(),
-  every(ms, tick) {
-    const id = setInterval(tick, ms);
-    Deno.unrefTimer(id);
-    return () => clearInterval(id);
-  },
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
 
 /** One request to count. */
 interface Ask {

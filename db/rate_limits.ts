@@ -1,9 +1,9 @@
 /**
  * Rate-limit counters, shared by every server process through the store.
- * Each area of the store beyond users, sessions and settings is its own
- * interface in `db/`, reached as a property of the {@link Store}. Here the
- * counting protocol is one module (`rate_limit_owner.ts`) over a
- * {@link RateLimitBackend} per store (`kv/rate_limits.ts`,
+ * Each area of the store is its own interface in `db/`, reached as a
+ * property of the store. Here the counting protocol is one module
+ * (`rate_limit_owner.ts`, which the serving store puts in front) over a
+ * {@link RateLimitBackend} per backend (`kv/rate_limits.ts`,
  * `postgres/rate_limits.ts`), which only counts.
  */
 

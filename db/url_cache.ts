@@ -1,33 +1,43 @@
 /**
- * The public redirect's shortcuts around any {@link UrlStore}: names resolved
- * through a one-second cache ({@link FreshCache}) and views of URLs without
- * `maxViews` counted in batches ({@link ViewBatch}). Each store wraps its own
- * URL store once, as it opens (a transaction's view is a store of its own,
- * whose wrapper starts empty: it reads what was written). Every write clears
+ * The public redirect's shortcuts around a backend's {@link UrlStore}, as the
+ * serving store (`serving.ts`) wraps it once where the store opens: names
+ * resolved through a one-second cache ({@link FreshCache}) and views of URLs
+ * without `maxViews` counted in batches ({@link ViewBatch}). A transaction's
+ * view is the plain backend: it reads what was written. Every write clears
  * the cache; every read adds the views still waiting, so this process always
  * sees exact counts.
  */
+import type { Clock } from "../core/clock.ts";
 import { forgetAround, FreshCache } from "./fresh_cache.ts";
-import type { CachedUrlStore, UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "./urls.ts";
+import type { ServingUrlStore, UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "./urls.ts";
 import { ViewBatch } from "./view_batch.ts";
 
-/** {@link CachedUrlStore} over `store`. */
-export class CachedUrls implements CachedUrlStore {
-  readonly #store: UrlStore;
-  readonly #batch: ViewBatch;
-  readonly #names = new FreshCache<UrlRecord | null>();
+/** How long a name's answer is used. */
+export const URLS_FRESH_MS = 1000;
 
-  constructor(store: UrlStore) {
+/** {@link ServingUrlStore} over `store`. */
+export class CachedUrls implements ServingUrlStore {
+  readonly #store: UrlStore;
+  readonly #clock: Clock;
+  readonly #batch: ViewBatch;
+  readonly #names = new FreshCache<UrlRecord | null>({
+    ttlMs: URLS_FRESH_MS,
+    maxEntries: 10_000,
+    maxBytes: 8 * 1024 * 1024,
+  });
+
+  constructor(store: UrlStore, clock: Clock) {
     this.#store = store;
+    this.#clock = clock;
     this.#batch = new ViewBatch((id, count) => store.addViews(id, count));
   }
 
   resolve(name: string): Promise<UrlRecord | null> {
-    return this.#names.get(name, () => this.getByName(name));
+    return this.#names.get(name, this.#clock.now(), () => this.getByName(name));
   }
 
   resolveCached(name: string): UrlRecord | null | undefined {
-    return this.#names.peek(name)?.value;
+    return this.#names.peek(name, this.#clock.now())?.value;
   }
 
   countView(id: string): void {

@@ -93,9 +93,9 @@ export interface UrlStore {
 
 /**
  * Short URLs as the service reads them: any {@link UrlStore} behind the
- * wrapper of `url_cache.ts`, which adds what the public redirect needs.
+ * serving store (`url_cache.ts`), which adds what the public redirect needs.
  */
-export interface CachedUrlStore extends UrlStore {
+export interface ServingUrlStore extends UrlStore {
   /**
    * {@link UrlStore.getByName} for public redirects: the answer may come from
    * a cache, up to a second old when another process changed the URL (its
@@ -116,6 +116,4 @@ export interface CachedUrlStore extends UrlStore {
   countView(id: string): void;
   /** Writes the views {@link countView} holds back, now. */
   flushViews(): Promise<void>;
-  /** Forgets the cached names: after writes that bypassed this store (a transaction's). */
-  forget(): void;
 }

@@ -1,7 +1,8 @@
 /** The Hono environment every Ferry router shares. */
 import type { Context } from "hono";
 import type { ApiKeyRecord } from "../db/api_keys.ts";
-import type { SessionRecord, UserRecord } from "../db/store.ts";
+import type { SessionRecord } from "../db/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import type { Services } from "../core/services.ts";
 import type { Attempt } from "../core/password_attempts.ts";
 import { serverHosts } from "../core/links.ts";

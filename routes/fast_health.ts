@@ -1,14 +1,15 @@
 /**
  * The fast path the server asks before the app for `GET /api/healthcheck` while the last
  * probe of the store and the datasource passed under a second ago
- * (`core/health.ts`): the app's 200 `{"pass":true}`, with the same CORS
- * header and log line, answered without a `Promise` or Hono's context. A
+ * (`core/health.ts`): the app's 200 `{"pass":true}`, finished as every answer
+ * is (the CORS header and the log line, `front_door.ts`), without a `Promise`
+ * or Hono's context. A
  * load balancer polling it then costs next to nothing. Otherwise (no fresh
  * probe, a failed one, the feature off) the request goes to the app.
  */
 import { HEALTHY, healthyNow } from "../core/health.ts";
 import type { Services } from "../core/services.ts";
-import { ANY_ORIGIN, logRequest } from "./middleware/app_wide.ts";
+import type { FastPath, Finish } from "./front_door.ts";
 import { rawPath } from "./redirects.ts";
 
 /** The healthcheck's path. */
@@ -16,21 +17,15 @@ const PATH = "/api/healthcheck";
 const BODY = JSON.stringify(HEALTHY);
 
 /**
- * The healthcheck's fast path over `services`: the 200 for a request when it
- * can give it, else `null` (ask the app).
+ * The healthcheck's fast path over `services`, its answers finished by
+ * `finish`: the 200 for a request when it can give it, else `null` (ask the app).
  */
-export function fastHealthcheck(
-  services: Services,
-  logRequests: boolean,
-): (request: Request) => Response | null {
+export function fastHealthcheck(services: Services, finish: Finish): FastPath {
   return (request) => {
     if (request.method !== "GET" || rawPath(request.url) !== PATH) return null;
-    const start = logRequests ? performance.now() : 0;
+    const began = finish.begin();
     if (healthyNow(services) === null) return null;
-    const response = new Response(BODY, {
-      headers: { "Content-Type": "application/json", [ANY_ORIGIN[0]]: ANY_ORIGIN[1] },
-    });
-    if (logRequests) logRequest(services, "GET", PATH, 200, start);
-    return response;
+    const response = new Response(BODY, { headers: { "Content-Type": "application/json" } });
+    return finish.done(response, "GET", PATH, began);
   };
 }

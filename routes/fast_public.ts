@@ -4,7 +4,8 @@
  * cache holds and that needs neither a password nor an exact view count. It
  * answers without a `Promise`, which lets `Deno.serve` send the response at
  * once, and without Hono: the public route's 302 ({@link redirectTo}), the
- * CORS header and the log line, the view counted in the store's batch. It
+ * view counted in the store's batch, finished as every answer is (the CORS
+ * header and the log line, `front_door.ts`). It
  * answers only what the app's public catch-all would: a name the public
  * route asks for ({@link shortUrlName}) on a path under none the app routes
  * elsewhere ({@link ROUTED}). Every other request is `null`: ask the app.
@@ -12,7 +13,7 @@
 import type { Services } from "../core/services.ts";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { freeRedirect } from "../core/urls.ts";
-import { ANY_ORIGIN, logRequest } from "./middleware/app_wide.ts";
+import type { FastPath, Finish } from "./front_door.ts";
 import { rawPath, redirectTo, shortUrlName } from "./redirects.ts";
 
 /**
@@ -28,14 +29,11 @@ function routedElsewhere(path: string): boolean {
   return ROUTED.some((route) => lower === route || lower.startsWith(`${route}/`));
 }
 
-/** The fast path over `services`: a request's answer when it can give it, else `null`. */
-export function fastPublic(
-  services: Services,
-  logRequests: boolean,
-): (request: Request) => Response | null {
+/** The fast path over `services`, its answers finished by `finish`. */
+export function fastPublic(services: Services, finish: Finish): FastPath {
   return (request) => {
     if (request.method !== "GET") return null;
-    const start = logRequests ? performance.now() : 0;
+    const began = finish.begin();
     const route = services.settings.get("urlsRoute");
     const name = shortUrlName(route, rawPath(request.url));
     if (name === null || name.includes("/")) return null;
@@ -45,9 +43,6 @@ export function fastPublic(
     if (!url) return null;
     const destination = freeRedirect(services, url);
     if (destination === null) return null;
-    const response = redirectTo(destination);
-    response.headers.set(...ANY_ORIGIN);
-    if (logRequests) logRequest(services, "GET", path, 302, start);
-    return response;
+    return finish.done(redirectTo(destination), "GET", path, began);
   };
 }

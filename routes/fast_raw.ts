@@ -4,8 +4,8 @@
  * file and nothing about it or the request needs more (no password, no max
  * views, small; no range, no query: `serveCachedSmall` in
  * `core/files/serve.ts`), the answer is made without Hono: the file's headers
- * and bytes, the view counted, the CORS header and the log line, as the app's
- * `/raw` route answers. Every other request is `null`: ask the app. No short
+ * and bytes, the view counted, finished as every answer is (the CORS header
+ * and the log line, `front_door.ts`), as the app's `/raw` route answers. Every other request is `null`: ask the app. No short
  * URL or invite answers a path under `/raw` (a reserved route), so the app's
  * public catch-all would come to the same file.
  */
@@ -14,7 +14,7 @@ import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
 import type { Services } from "../core/services.ts";
 import { requestIp, type ServeInfo } from "./env.ts";
-import { ANY_ORIGIN, logRequest } from "./middleware/app_wide.ts";
+import type { FastPath, Finish } from "./front_door.ts";
 import { fileResponse } from "./public.ts";
 import { rawPath } from "./redirects.ts";
 
@@ -25,21 +25,18 @@ const NOT_PLAIN = ["range", "if-range"];
 type Fallback = (request: Request, info: ServeInfo) => Response | Promise<Response>;
 
 /**
- * The `/raw` fast path over `services`: the answer to a request when it can
- * give it (a failure on the way, such as bytes gone, goes to `app`), else `null`.
+ * The `/raw` fast path over `services`, its answers finished by `finish`: the
+ * answer to a request when it can give it (a failure on the way, such as
+ * bytes gone, goes to `app`), else `null`.
  */
-export function fastRaw(
-  services: Services,
-  logRequests: boolean,
-  app: Fallback,
-): (request: Request, info?: ServeInfo) => Promise<Response> | null {
+export function fastRaw(services: Services, finish: Finish, app: Fallback): FastPath {
   return (request, info) => {
     if (request.method !== "GET" || request.url.includes("?")) return null;
     const name = nameUnder("/raw", rawPath(request.url));
     if (name === null || name.startsWith(THUMBNAIL_PREFIX)) return null;
     const { headers } = request;
     if (NOT_PLAIN.some((header) => headers.has(header))) return null;
-    const start = logRequests ? performance.now() : 0;
+    const began = finish.begin();
     const answer = serveCachedSmall(services, name, {
       ip: requestIp(services, request, info),
       ua: headers.get("user-agent") ?? "",
@@ -47,11 +44,9 @@ export function fastRaw(
       ifModifiedSince: headers.get("if-modified-since") ?? undefined,
     });
     if (answer === null) return null;
-    return answer.then((served) => {
-      served.headers[ANY_ORIGIN[0]] = ANY_ORIGIN[1];
-      const response = fileResponse(served);
-      if (logRequests) logRequest(services, "GET", `/raw/${name}`, served.status, start);
-      return response;
-    }, () => app(request, info));
+    return answer.then(
+      (served) => finish.done(fileResponse(served), "GET", `/raw/${name}`, began),
+      () => app(request, info),
+    );
   };
 }

@@ -29,7 +29,7 @@ import { ACCESS_SECONDS, accessCookieName, verifyFileAccess } from "../core/file
 import { upload } from "../core/files/upload.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
-import type { UserRecord } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter, STORAGE_FULL } from "./define.ts";
 import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { declaredLength, fileParts, multipartBoundary } from "./multipart.ts";

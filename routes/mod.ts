@@ -10,6 +10,7 @@ import { fastHealthcheck } from "./fast_health.ts";
 import { fastRaw } from "./fast_raw.ts";
 import { onError, onNotFound } from "./middleware/errors.ts";
 import { appWide } from "./middleware/app_wide.ts";
+import { finishing } from "./front_door.ts";
 import { docsRoutes } from "./docs.ts";
 import { healthRoutes } from "./health.ts";
 import { setupRoutes } from "./setup.ts";
@@ -49,7 +50,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   const app = newRouter();
   app.use(appWide(services, {
     checkResponses: options.checkResponses ?? false,
-    logRequests: options.logRequests ?? false,
+    finish: finishing(services, options.logRequests ?? false),
   }));
 
   app.route("/api", setupRoutes);
@@ -101,14 +102,15 @@ export function createApp(services: Services, options: AppOptions = {}) {
 /**
  * What the server serves: the public fast paths (`fast_public.ts` for
  * redirects, `fast_health.ts` for the healthcheck, `fast_raw.ts` for small
- * files), and the app for every request they leave.
+ * files), and the app for every request they leave; all finish their
+ * answers alike (`front_door.ts`).
  */
 export function createHandler(services: Services, options: AppOptions = {}) {
   const app = createApp(services, options);
-  const log = options.logRequests ?? false;
-  const fast = fastPublic(services, log);
-  const health = fastHealthcheck(services, log);
-  const raw = fastRaw(services, log, app.fetch);
+  const finish = finishing(services, options.logRequests ?? false);
+  const fast = fastPublic(services, finish);
+  const health = fastHealthcheck(services, finish);
+  const raw = fastRaw(services, finish, app.fetch);
   const fetch = (request: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
     fast(request) ?? health(request) ?? raw(request, info) ?? app.fetch(request, info);
   return { app, fetch };

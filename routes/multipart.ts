@@ -8,7 +8,7 @@
  * buffer, with no chunk allocated per read.
  */
 import { ApiError } from "../core/errors.ts";
-import type { UploadPart } from "../core/files/upload.ts";
+import type { UploadPart } from "../core/files/batch.ts";
 import { byobReader } from "../storage/datasource.ts";
 import { truncatedBody } from "./middleware/body_limit.ts";
 

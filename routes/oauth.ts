@@ -30,7 +30,8 @@ import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { type AppEnv, currentUser as me, requestSource } from "./env.ts";
 import { CurrentPassword, SelfUserSchema, Timestamp } from "./schemas.ts";
 import { setSessionCookie } from "./session_cookie.ts";
-import { oauthErrorPage, wantsPage } from "./web/oauth_error.tsx";
+import { wantsPage } from "./web/mod.tsx";
+import { oauthErrorPage } from "./web/oauth_error.tsx";
 
 const Redirect = {
   description: "To the provider (start), or back to the dashboard (callback)",

@@ -19,7 +19,9 @@ import { accessCookieName } from "../core/files/passwords.ts";
 import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
 import { type AppEnv, attempter } from "./env.ts";
-import type { PublicResolver } from "./redirects.ts";
+
+/** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
+export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Response | null>;
 
 /** What every file-serving route reads of a request: method, range, validators, access proof. */
 export function bytesRequest(

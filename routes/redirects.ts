@@ -13,7 +13,7 @@ import { resolveUrl } from "../core/urls.ts";
 import { urlPasswordCookie } from "../core/url_passwords.ts";
 import { type AppEnv, attempter } from "./env.ts";
 import { newRouter } from "./define.ts";
-import { FILE_RESOLVERS } from "./public.ts";
+import { FILE_RESOLVERS, type PublicResolver } from "./public.ts";
 
 /**
  * The path of `url` as sent, still percent-encoded (Hono's `c.req.path` is
@@ -44,9 +44,6 @@ export function shortUrlName(urlsRoute: string, path: string): string | null {
   if (isApiPath(path) || nameUnder("/invite", path) !== null) return null;
   return nameUnder(urlsRoute, path);
 }
-
-/** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
-export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Response | null>;
 
 /**
  * A short URL by code or vanity: 302 to its destination (a counted view),

@@ -7,7 +7,7 @@ import {
   passwordProblem,
 } from "../core/password_policy.ts";
 import { TOTP_SECRET_MARKER } from "../core/users.ts";
-import { ROLES } from "../db/store.ts";
+import { ROLES } from "../db/users.ts";
 
 /** An ISO 8601 timestamp string. */
 export const Timestamp = z.string().openapi({ format: "date-time" });

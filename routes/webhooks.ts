@@ -14,7 +14,7 @@ import {
   webhookOutbox,
   webhookStatus,
 } from "../core/webhooks/status.ts";
-import { queueTestEvent } from "../core/webhooks/test_event.ts";
+import { queueTestEvent } from "../core/webhooks/sample_event.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser } from "./env.ts";
 

@@ -2,7 +2,7 @@
 import { systemClock, systemRandom } from "../../core/clock.ts";
 import type { Services } from "../../core/services.ts";
 import { buildUser } from "../../core/users.ts";
-import type { Role, Store, UserRecord } from "../../db/store.ts";
+import type { Role, UserRecord, UserStore } from "../../db/users.ts";
 
 /**
  * Fills an empty store with one SUPERADMIN `admin` and USERs `user0001`… up to
@@ -10,7 +10,7 @@ import type { Role, Store, UserRecord } from "../../db/store.ts";
  * Returns the SUPERADMIN first, then the USERs.
  */
 export async function populateUsers(
-  store: Store,
+  store: { users: UserStore },
   count: number,
   passwordHash: string | null = null,
 ): Promise<UserRecord[]> {
@@ -20,13 +20,13 @@ export async function populateUsers(
     password: passwordHash,
   });
   const admin = await make("admin", "SUPERADMIN");
-  await store.createUser(admin);
+  await store.users.create(admin);
   const users: UserRecord[] = [];
   for (let i = 1; i < count; i++) {
     users.push(await make(`user${String(i).padStart(4, "0")}`, "USER"));
   }
   for (let i = 0; i < users.length; i += 50) {
-    await Promise.all(users.slice(i, i + 50).map((u) => store.createUser(u)));
+    await Promise.all(users.slice(i, i + 50).map((u) => store.users.create(u)));
   }
   return [admin, ...users];
 }

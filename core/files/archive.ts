@@ -9,7 +9,7 @@
  */
 import type { FileRecord } from "../../db/files.ts";
 import type { FolderRecord } from "../../db/folders.ts";
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { forbidden, notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { type ZipEntry, zipSegment, zipStream } from "../zip.ts";

@@ -18,7 +18,7 @@ import {
   receivedRanges,
 } from "../../db/chunks.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { PartSizeError } from "../../storage/datasource.ts";
 import { randomString } from "../clock.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
@@ -29,7 +29,7 @@ import { GpsRemover } from "./exif.ts";
 import { uploadTarget } from "./folders.ts";
 import { storedType } from "./media_type.ts";
 import { PARTIAL_FOLDER } from "./naming.ts";
-import { type OptionHeader, optionLimit, type UploadOptions } from "./options.ts";
+import type { OptionHeader, UploadOptions } from "./options.ts";
 import {
   type Batch,
   openBatch,
@@ -41,7 +41,7 @@ import {
   uploadAnswer,
   type UploadPart,
   type UploadResult,
-} from "./upload.ts";
+} from "./batch.ts";
 
 /** The most parts one upload may have (S3's limit for a multipart upload). */
 export const MAX_PARTS = 10_000;
@@ -159,23 +159,6 @@ async function whileClaimed<T>(s: Services, id: string, work: () => Promise<T>):
   } finally {
     clearInterval(timer);
   }
-}
-
-/**
- * Whether `identifier` names an upload in progress that `user` started: only
- * such a later chunk goes uncounted by the rate limit (spec §8.1.3); a first
- * chunk, an anonymous one, or one naming another's or no upload is counted.
- * An identifier past its bound is never looked up.
- */
-export async function continuesOwnUpload(
-  s: Services,
-  user: UserRecord,
-  identifier: string,
-): Promise<boolean> {
-  const id = identifier.trim();
-  if (id === "" || id.length > optionLimit("p-identifier")) return false;
-  const upload = await s.store.chunks.get(id);
-  return upload !== null && upload.userId === user.id;
 }
 
 /** Where a client's upload stands; 404 for an unknown one or another user's. */

@@ -41,7 +41,7 @@ export async function fileEmbed(
   origin: string,
 ): Promise<FileEmbed | null> {
   if (file.password || !file.userId) return null;
-  const owner = await s.store.getUser(file.userId);
+  const owner = await s.store.users.get(file.userId);
   if (!owner || owner.view.embed !== true) return null;
   const view = owner.view;
   const kind = (["image", "video", "audio"] as const).find((k) => file.type.startsWith(`${k}/`));

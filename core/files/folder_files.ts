@@ -4,7 +4,7 @@
  * or several at once (`PATCH /api/user/files/transaction`). A file moves
  * only into its owner's folders.
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { badRequest, notFound } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { findFolder, type FolderView, folderView, ownFiles, treeOf } from "./folders.ts";

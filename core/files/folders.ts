@@ -11,7 +11,8 @@
  */
 import type { FileRecord } from "../../db/files.ts";
 import { type FolderRecord, type FolderRemoval, FolderTreeError } from "../../db/folders.ts";
-import { UniqueError, type UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { newId } from "../clock.ts";
 import { badRequest, forbidden, notFound } from "../errors.ts";
 import { canManage } from "../roles.ts";
@@ -46,7 +47,7 @@ export async function uploadTarget(
     return { owner: user, uploader: user, folderId: null, anonymous: false };
   }
   const folder = await s.store.folders.get(folderId);
-  const owner = folder && await s.store.getUser(folder.userId);
+  const owner = folder && await s.store.users.get(folder.userId);
   if (!folder || !owner) throw forbidden("folder is not open");
   if (user && (user.id === owner.id || canManage(user.role, owner.role))) {
     return { owner, uploader: user, folderId, anonymous: false };
@@ -69,7 +70,7 @@ export async function findFolder(
 /** Whether `caller` may act on the things of user `userId`: itself or a user it manages. */
 async function mayManageUser(s: Services, caller: UserRecord, userId: string) {
   if (userId === caller.id) return true;
-  const owner = await s.store.getUser(userId);
+  const owner = await s.store.users.get(userId);
   return owner !== null && canManage(caller.role, owner.role);
 }
 

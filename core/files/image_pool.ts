@@ -26,11 +26,11 @@ import {
   joinParts,
   type TaskAnswer,
   type TaskMessage,
+  type ThumbnailOutput,
   workerModule,
 } from "./image_pool_worker.ts";
 // Imported so that bundles and `deno compile` carry the codec worker's code.
 import "./image_worker.ts";
-import type { ThumbnailOutput } from "./image_worker.ts";
 import { UnreadableSourceError } from "./images.ts";
 
 /** The most pixels decoded for a thumbnail. */

@@ -12,9 +12,20 @@
  * imports no codec: it only schedules.
  */
 import type { EncodedFormat } from "./codecs.ts";
-import type { ImageJob, ThumbnailOutput } from "./image_worker.ts";
 import type { Pixels } from "./images.ts";
 import { inWorkerNamed, transferable, WorkerPool } from "../worker_pool.ts";
+
+/** The formats thumbnails are written in. */
+export type ThumbnailOutput = "jpg" | "png" | "webp";
+
+/** One job for a codec worker (`image_worker.ts`). */
+export type ImageJob =
+  /** Decode an image of at most `maxPixels` pixels; answers its {@link Pixels}. */
+  | { kind: "decode"; bytes: Uint8Array; maxPixels: number }
+  /** Encode pixels as `format` at `quality`; answers the file's bytes. */
+  | { kind: "encode"; pixels: Pixels; format: EncodedFormat; quality: number }
+  /** Decode, scale down to thumbnail size and encode; answers the thumbnail's bytes. */
+  | { kind: "thumbnail"; bytes: Uint8Array; maxPixels: number; format: ThumbnailOutput };
 
 /** The name of the pool's own worker. */
 export const IMAGE_POOL_WORKER_NAME = "ferry-image-pool";

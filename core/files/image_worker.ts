@@ -10,24 +10,12 @@
  * bundle is started as a worker of this name (main.ts then does nothing).
  */
 import { inWorkerNamed, serveJobs, transferable } from "../worker_pool.ts";
-import { decodePixels, type EncodedFormat, encodePixels } from "./codecs.ts";
+import { decodePixels, encodePixels } from "./codecs.ts";
 import { encodeImage, type Pixels, scaleDown, THUMBNAIL_SIZE } from "./images.ts";
-import { IMAGE_WORKER_NAME } from "./image_pool_worker.ts";
-
-/** The formats thumbnails are written in. */
-export type ThumbnailOutput = "jpg" | "png" | "webp";
+import { IMAGE_WORKER_NAME, type ImageJob } from "./image_pool_worker.ts";
 
 /** The quality WebP thumbnails are written at (as JPEG ones are). */
 const WEBP_THUMBNAIL_QUALITY = 80;
-
-/** One job for a worker. */
-export type ImageJob =
-  /** Decode an image of at most `maxPixels` pixels; answers its {@link Pixels}. */
-  | { kind: "decode"; bytes: Uint8Array; maxPixels: number }
-  /** Encode pixels as `format` at `quality`; answers the file's bytes. */
-  | { kind: "encode"; pixels: Pixels; format: EncodedFormat; quality: number }
-  /** Decode, scale down to thumbnail size and encode; answers the thumbnail's bytes. */
-  | { kind: "thumbnail"; bytes: Uint8Array; maxPixels: number; format: ThumbnailOutput };
 
 /** Runs `job` (in this thread: the workers call it, and tests may). */
 export async function runImageJob(

@@ -6,7 +6,8 @@
  * Moving files into folders is in `folder_files.ts`; tags are in `tags.ts`.
  */
 import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
-import { UniqueError, type UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";
@@ -81,7 +82,7 @@ export interface ListInput {
 export async function listFiles(s: Services, caller: UserRecord, input: ListInput) {
   const userId = input.userId ?? caller.id;
   if (userId !== caller.id) {
-    const owner = await s.store.getUser(userId);
+    const owner = await s.store.users.get(userId);
     if (!owner || !canManage(caller.role, owner.role)) throw notFound();
   }
   if (input.folderId !== undefined) {
@@ -131,7 +132,7 @@ async function mayActOn(s: Services, caller: UserRecord, file: FileRecord): Prom
   if (file.pending) return false;
   if (file.userId === caller.id) return true;
   if (file.userId === null) return isAdministrator(caller.role);
-  const owner = await s.store.getUser(file.userId);
+  const owner = await s.store.users.get(file.userId);
   return owner !== null && canManage(caller.role, owner.role);
 }
 

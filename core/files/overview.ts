@@ -3,7 +3,7 @@
  * most recent ones and the totals. The totals are aggregated by the store;
  * no file or URL list is loaded for them.
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import type { Services } from "../services.ts";
 import { taggedViews } from "./manage.ts";
 
@@ -73,7 +73,9 @@ export async function userActivity(s: Services, caller: UserRecord, days: number
     const last = files.at(-1);
     if (files.length < ACTIVITY_PAGE || !last || last.createdAt.getTime() < start) break;
   }
-  for (const session of await s.store.listSessions(caller.id)) count(session.createdAt, "logins");
+  for (const session of await s.store.sessions.listByUser(caller.id)) {
+    count(session.createdAt, "logins");
+  }
   return {
     days,
     series,

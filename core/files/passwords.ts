@@ -87,8 +87,10 @@ async function checkAndGrant(
     () => verifyPassword(password, hash),
   );
   if (ok) {
-    const expires = new Date(s.clock.now() + ACCESS_SECONDS * 1000);
-    await s.store.files.grantAccess(file.id, grantKey(s, file, password, attempt.ip), expires);
+    const now = s.clock.now();
+    const expires = new Date(now + ACCESS_SECONDS * 1000);
+    const key = grantKey(s, file, password, attempt.ip);
+    await s.store.files.grantAccess(file.id, key, expires, new Date(now));
   }
   return ok;
 }

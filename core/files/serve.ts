@@ -111,7 +111,7 @@ export async function serveOnFilesRoute(s: Services, req: ServeRequest): Promise
 
 /** Whether the files route shows `file` on its page, by its type and its owner's view settings. */
 async function opensOnPage(s: Services, file: FileRecord): Promise<boolean> {
-  const owner = file.userId ? await s.store.getUser(file.userId) : null;
+  const owner = file.userId ? await s.store.users.get(file.userId) : null;
   if (file.type.startsWith("text/") && owner?.view.disableTextFiles !== true) return true;
   return owner?.view.enabled === true;
 }

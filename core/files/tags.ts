@@ -4,7 +4,8 @@
  * A caller sees and changes its own tags; an administrator may list those of
  * a user it manages. A file's tags must be its owner's.
  */
-import { UniqueError, type UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import { newId } from "../clock.ts";
 import { badRequest, notFound } from "../errors.ts";
@@ -52,7 +53,7 @@ export async function listUserTags(
   caller: UserRecord,
   userId: string,
 ): Promise<TagView[]> {
-  const user = await s.store.getUser(userId);
+  const user = await s.store.users.get(userId);
   if (!user || !canManage(caller.role, user.role)) throw notFound();
   return await tagViews(s, await s.store.tags.listByUser(user.id));
 }

@@ -19,7 +19,7 @@
  * at a time (409 for another) and the `cleanuploads` task removes a complete
  * one {@link KEPT_FOR_MS} after it completed: one archive per user, for a day.
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import type { UserExportRecord } from "../../db/user_exports.ts";
 import { newId } from "../clock.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";

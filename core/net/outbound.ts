@@ -9,7 +9,6 @@
  * An operator allow-list (`webhooksAllowedHosts`: host names, IPs and CIDRs)
  * admits what it names even when inside.
  */
-import type { Services } from "../services.ts";
 
 /** The setting that holds the allow-list, named in refusals. */
 export const ALLOW_LIST_SETTING = "webhooksAllowedHosts";
@@ -46,9 +45,18 @@ export const systemResolver: Resolver = async (host, signal) => {
   throw new Error(`could not resolve ${host}${why}`);
 };
 
+/**
+ * What {@link outboundPolicy} reads of the services (`core/services.ts`,
+ * which this module is beneath): the allow-list setting and the resolver.
+ */
+export interface OutboundSource {
+  settings: { get(key: typeof ALLOW_LIST_SETTING): readonly string[] };
+  resolver?: Resolver;
+}
+
 /** The policy of `s`: its allow-list setting and resolver (the system's by default). */
-export function outboundPolicy(s: Services): OutboundPolicy {
-  return { allowed: s.settings.get("webhooksAllowedHosts"), resolve: s.resolver ?? systemResolver };
+export function outboundPolicy(s: OutboundSource): OutboundPolicy {
+  return { allowed: s.settings.get(ALLOW_LIST_SETTING), resolve: s.resolver ?? systemResolver };
 }
 
 /** An address: its family and its value as a number. */

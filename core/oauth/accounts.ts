@@ -9,7 +9,9 @@
  * browser's session: an API token never links.
  */
 import type { OauthLinkRecord, OauthProvider } from "../../db/oauth.ts";
-import { type SessionRecord, UniqueError, type UserRecord } from "../../db/store.ts";
+import type { SessionRecord } from "../../db/sessions.ts";
+import type { UserRecord } from "../../db/users.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { defaultAvatar } from "../avatars.ts";
 import { newId } from "../clock.ts";
 import { confirmOwner, FRESH_SIGN_IN_MS, freshSignIn } from "../confirm.ts";
@@ -29,7 +31,7 @@ export type OauthOutcome =
   | { kind: "linked"; user: UserRecord };
 
 /** A provider token as the store keeps it: sealed with the server secret. */
-export function sealProviderToken(s: Services, token: string): string {
+export function sealProviderToken(s: Pick<Services, "secret" | "random">, token: string): string {
   return encrypt(token, s.secret, s.random);
 }
 
@@ -135,7 +137,7 @@ export async function completeOauth(
   }
   const existing = await s.store.oauth.find(preset.provider, profile.oauthId);
   const user = existing
-    ? await s.store.getUser(existing.userId)
+    ? await s.store.users.get(existing.userId)
     : await register(s, preset, result);
   if (!user) throw new ApiError(401, "Invalid login session");
   if (existing) await s.store.oauth.refresh(existing.id, sealed(s, result));
@@ -163,7 +165,7 @@ async function register(s: Services, preset: Preset, result: FlowResult): Promis
   });
   try {
     await s.store.transaction(async (tx) => {
-      await tx.createUser(user);
+      await tx.users.create(user);
       await tx.oauth.create(newLink(s, preset.provider, user.id, result));
     });
   } catch (error) {

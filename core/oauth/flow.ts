@@ -12,7 +12,9 @@ import * as oauth from "oauth4webapi";
 import { ApiError, badRequest, forbidden } from "../errors.ts";
 import { base64url } from "../secrets.ts";
 import { oauthEnabled } from "../server_info.ts";
-import type { Services } from "../services.ts";
+import { FreshCache } from "../../db/fresh_cache.ts";
+import { systemClock } from "../clock.ts";
+import { perServices, type Services } from "../services.ts";
 import type { OauthProfile, Preset } from "./providers.ts";
 import { seal, unseal } from "./sealed.ts";
 
@@ -94,33 +96,39 @@ async function metadata(s: Services, preset: Preset): Promise<oauth.Authorizatio
     };
   }
   const key = `${ends.discover} ${ends.authorization ?? ""}`;
-  const cached = DISCOVERED.get(key);
-  if (cached && cached.until > s.clock.now()) return cached.as;
-  let failure: unknown = "no discovery document";
-  for (const issuer of issuerCandidates(ends.discover, ends.authorization)) {
-    try {
-      const url = new URL(issuer);
-      const response = await oauth.discoveryRequest(url, { algorithm: "oidc", ...options(issuer) });
-      const as = await oauth.processDiscoveryResponse(url, response);
-      if (!ends.authorization || as.authorization_endpoint === ends.authorization) {
-        DISCOVERED.set(key, { as, until: s.clock.now() + DISCOVERY_TTL_MS });
-        return as;
+  return await discovered(s).get(key, s.clock.now(), async () => {
+    let failure: unknown = "no discovery document";
+    for (const issuer of issuerCandidates(ends.discover, ends.authorization)) {
+      try {
+        const url = new URL(issuer);
+        const response = await oauth.discoveryRequest(url, {
+          algorithm: "oidc",
+          ...options(issuer),
+        });
+        const as = await oauth.processDiscoveryResponse(url, response);
+        if (!ends.authorization || as.authorization_endpoint === ends.authorization) return as;
+      } catch (error) {
+        failure = error;
       }
-    } catch (error) {
-      failure = error;
     }
-  }
-  throw providerDown(s, preset, failure);
+    throw providerDown(s, preset, failure);
+  });
 }
 
 /** How long a discovery document is reused: 10 minutes. */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
 /**
- * Discovery documents by what was discovered: public metadata, so each
- * process may keep its own copy (a flow started on one instance finishes on
- * another that discovers for itself).
+ * Discovery documents by what was discovered (a failure is not kept): public
+ * metadata, so each instance may keep its own copy (a flow started on one
+ * instance finishes on another that discovers for itself).
  */
-const DISCOVERED = new Map<string, { as: oauth.AuthorizationServer; until: number }>();
+const discovered = perServices((_: Services) =>
+  new FreshCache<oauth.AuthorizationServer>({
+    ttlMs: DISCOVERY_TTL_MS,
+    maxEntries: 64,
+    maxBytes: 1024 * 1024,
+  })
+);
 
 function clientOf(s: Services, preset: Preset): { client: oauth.Client; secret: string } {
   const settings = s.settings.all();
@@ -129,8 +137,9 @@ function clientOf(s: Services, preset: Preset): { client: oauth.Client; secret: 
   if (!oauthEnabled(settings)[preset.slug] || !id || !secret) {
     throw new ApiError(401, `${preset.name} OAuth is not configured.`);
   }
-  // The flow's idea of "now" is the service clock's, so expiry follows it.
-  const skew = Math.round((s.clock.now() - Date.now()) / 1000);
+  // The flow's idea of "now" is the service clock's, so expiry follows it: oauth4webapi reads the
+  // real clock, and is told how far the service clock is from it.
+  const skew = Math.round((s.clock.now() - systemClock.now()) / 1000);
   return { client: { client_id: id, [oauth.clockSkew]: skew }, secret };
 }
 

@@ -13,7 +13,7 @@
  * was (by an HMAC): a new password, which replaces the token, voids the
  * tickets issued before it, as it ends the sessions.
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { badRequest } from "../errors.ts";
 import { base64url, hmac } from "../secrets.ts";
 import type { Services } from "../services.ts";
@@ -91,7 +91,7 @@ export async function finishTotpStep(
   const ticket = unseal<Ticket>(s, "oauth-totp", sealed);
   const live = ticket !== null && typeof ticket.id === "string" &&
     typeof ticket.userId === "string" && ticket.expiresAt > s.clock.now();
-  const user = live ? await s.store.getUser(ticket.userId) : null;
+  const user = live ? await s.store.users.get(ticket.userId) : null;
   const expired = badRequest("The sign-in has expired, start again");
   if (!user || ticket!.token !== tokenMark(s, user)) throw expired;
   if (!await useOnce(s, ticket!)) throw expired;

@@ -4,16 +4,12 @@
  * and whenever the store reports that another process changed them, so that
  * requests read memory, not the store.
  */
-import type {
-  SettingChange,
-  SettingsAuditQuery,
-  SettingsAuditRecord,
-  Store,
-} from "../../db/store.ts";
+import type { Store } from "../../db/store.ts";
+import type { SettingChange, SettingsAuditQuery, SettingsAuditRecord } from "../../db/settings.ts";
 import type { Clock } from "../clock.ts";
 import { badRequest, forbidden, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Role } from "../../db/store.ts";
+import type { Role } from "../../db/users.ts";
 import { hasRole } from "../roles.ts";
 import {
   defaultSettings,
@@ -70,7 +66,10 @@ export class SettingsService {
   private loading: Promise<unknown> = Promise.resolve();
   private stopWatching?: () => void;
 
-  constructor(private readonly store: Store, private readonly options: SettingsServiceOptions) {
+  constructor(
+    private readonly store: Pick<Store, "settings">,
+    private readonly options: SettingsServiceOptions,
+  ) {
     this.overrides = options.overrides ?? {};
     this.tamperedKeys = new Set(SETTING_KEYS.filter((k) => k in this.overrides));
   }
@@ -88,7 +87,7 @@ export class SettingsService {
 
   private async load(): Promise<Settings> {
     const next = defaultSettings() as Record<string, unknown>;
-    for (const [key, value] of Object.entries(await this.store.getSettings())) {
+    for (const [key, value] of Object.entries(await this.store.settings.read())) {
       if (!isSettingKey(key)) continue;
       const parsed = settingDef(key).schema.safeParse(value);
       if (parsed.success) next[key] = parsed.data;
@@ -147,7 +146,7 @@ export class SettingsService {
       new: masked(key as SettingKey, value),
     }));
     if (changes.length > 0) {
-      await this.store.updateSettings(result.values, {
+      await this.store.settings.update(result.values, {
         at: new Date(this.options.clock.now()),
         userId: actor.id,
         username: actor.username,
@@ -169,12 +168,12 @@ export class SettingsService {
 
   /** The audit trail of settings changes, newest first. */
   async history(query: SettingsAuditQuery): Promise<SettingsAuditRecord[]> {
-    return await this.store.listSettingsAudit(query);
+    return await this.store.settings.listAudit(query);
   }
 
   /** Starts following changes other processes make through the store. */
   start(): void {
-    this.stopWatching ??= this.store.watchSettings(() => {
+    this.stopWatching ??= this.store.settings.watch(() => {
       this.reload().catch((error) =>
         this.options.logger.error("settings reload failed", { error })
       );

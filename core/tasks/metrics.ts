@@ -9,7 +9,7 @@ import type { Services } from "../services.ts";
 /** Adds one metrics snapshot taken now; returns 1, or 0 when `featuresMetricsEnabled` is off. */
 export async function recordMetrics(s: Services): Promise<number> {
   if (!s.settings.get("featuresMetricsEnabled")) return 0;
-  const usernames = new Map((await s.store.listUsers()).map((u) => [u.id, u.username]));
+  const usernames = new Map((await s.store.users.list()).map((u) => [u.id, u.username]));
   const name = (id: string | null) => (id !== null && usernames.get(id)) || "unknown";
   const fileUsers = new Map<string, { sum: number; storage: number; views: number }>();
   const urlUsers = new Map<string, { sum: number; views: number }>();

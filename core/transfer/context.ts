@@ -4,7 +4,8 @@
  * link through, and the report that counts imports and logs every skip.
  */
 import { z } from "zod";
-import type { Store, UserRecord } from "../../db/store.ts";
+import type { Backend } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { BASE36, idTimePrefix, type Random, randomString } from "../clock.ts";
 import type { Services } from "../services.ts";
 
@@ -60,11 +61,14 @@ export class ImportReport {
   }
 }
 
+/** The services an import step works with: `store` is the import's transaction, the plain backend. */
+export type ImportServices = Omit<Services, "store"> & { store: Backend };
+
 /** The state one import run shares between its steps. */
 export interface ImportContext {
   /** The services, with `store` bound to the import's transaction. */
-  s: Services;
-  store: Store;
+  s: ImportServices;
+  store: Backend;
   /** The importing user (merges go into it); `null` from the CLI on an instance without one. */
   caller: UserRecord | null;
   /** The exported id of the user to merge into `caller`, if any. */
@@ -85,7 +89,7 @@ export interface ImportContext {
 /** A fresh context inside a transaction. */
 export function newContext(
   s: Services,
-  store: Store,
+  store: Backend,
   caller: UserRecord | null,
   mergeFrom: string | null,
   report: ImportReport,

@@ -7,7 +7,7 @@
  */
 import { arch, cpus, hostname, platform, release } from "node:os";
 import process from "node:process";
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import type { Services } from "../services.ts";
 import type { ExportContext } from "./context.ts";
 import { exportSettings } from "./kinds/settings.ts";
@@ -32,7 +32,7 @@ async function count(records: AsyncIterable<unknown>): Promise<number> {
 
 /** The record counts an export would hold. */
 export async function exportCounts(s: Services): Promise<ExportCounts> {
-  const x: ExportContext = { s, users: await s.store.listUsers(), nometrics: false };
+  const x: ExportContext = { s, users: await s.store.users.list(), nometrics: false };
   const kind = (key: string) => EXPORT_ORDER.find((k) => k.key === key)!;
   return {
     users: x.users.length,
@@ -73,7 +73,7 @@ async function* pieces(
 ): AsyncIterable<string> {
   const head = JSON.stringify(header(s, caller));
   yield head.slice(0, -1) + `,"data":{"settings":${JSON.stringify(exportSettings(s))}`;
-  const x: ExportContext = { s, users: await s.store.listUsers(), nometrics };
+  const x: ExportContext = { s, users: await s.store.users.list(), nometrics };
   for (const kind of EXPORT_ORDER) {
     yield `,${JSON.stringify(kind.key)}:[`;
     let first = true;

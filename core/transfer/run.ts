@@ -3,7 +3,7 @@
  * spool (nothing written yet), then run the kinds' steps inside one store
  * transaction, so an import that fails for any reason leaves nothing behind.
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import type { Services } from "../services.ts";
 import { type ImportContext, ImportReport, newContext, type Progress } from "./context.ts";
 import { type DocumentLayout, type ReadDocument, readDocument } from "./read.ts";
@@ -39,7 +39,7 @@ export async function runImport<T>(
     await spool.seal();
     const report = new ImportReport(s, spool.total(), run.onProgress);
     const result = await s.store.transaction(async (store) => {
-      const caller = run.caller && await store.getUser(run.caller.id);
+      const caller = run.caller && await store.users.get(run.caller.id);
       const ctx = newContext(s, store, caller, mergeFrom(doc), report);
       return await steps(ctx, spool, doc);
     });

@@ -4,7 +4,7 @@
  * checks that the hash and the id are free in the same atomic operation.
  */
 import type { ApiKeyRecord, ApiKeyStore } from "../api_keys.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { commitChecked, getAll } from "./helpers.ts";
 
 const K = {

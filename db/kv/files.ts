@@ -27,7 +27,7 @@ import {
   QuotaError,
   type ViewResult,
 } from "../files.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
@@ -375,8 +375,8 @@ export class KvFiles implements FileStore {
     });
   }
 
-  async grantAccess(fileId: string, key: string, expiresAt: Date) {
-    const expireIn = Math.max(1, expiresAt.getTime() - Date.now()) + 1000;
+  async grantAccess(fileId: string, key: string, expiresAt: Date, now: Date) {
+    const expireIn = Math.max(1, expiresAt.getTime() - now.getTime()) + 1000;
     await this.kv.set(K.access(fileId, key), expiresAt.getTime(), { expireIn });
   }
 

@@ -1,6 +1,6 @@
 /** Invites on Deno KV: a code index key checked on create, and checked writes for uses. */
 import type { InviteRecord, InviteStore } from "../invites.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { commitChecked } from "./helpers.ts";
 
 const K = {

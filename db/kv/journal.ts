@@ -14,7 +14,11 @@
  * What a concurrent reader sees on KV: each journaled write as soon as it is
  * made (an import's users, files and URLs appear one by one), and, if the
  * change fails, their disappearance during the undo.
+ *
+ * Heartbeats go by the real clock: they tell other processes, on their own
+ * clocks, that this one is alive.
  */
+import { systemClock } from "../../core/clock.ts";
 import { getAll } from "./helpers.ts";
 
 /** How often a running journal proves its process alive, and when it is deemed dead. */
@@ -167,7 +171,7 @@ function journaledView(kv: Deno.Kv, journal: Journal): Deno.Kv {
 export async function journaled<T>(
   kv: Deno.Kv,
   fn: (view: Deno.Kv) => Promise<T>,
-  now: () => number = Date.now,
+  now: () => number = systemClock.now,
 ): Promise<T> {
   const journal = new Journal(crypto.randomUUID());
   const beat = () => kv.set(stateKey(journal.id), { state: "running", heartbeat: now() });
@@ -245,7 +249,10 @@ async function forget(kv: Deno.Kv, id: string): Promise<void> {
  * removed, a running one whose heartbeat is older than {@link JOURNAL_STALE_MS}
  * at `now` is undone. Returns how many were undone.
  */
-export async function recoverJournals(kv: Deno.Kv, now: number = Date.now()): Promise<number> {
+export async function recoverJournals(
+  kv: Deno.Kv,
+  now: number = systemClock.now(),
+): Promise<number> {
   let undone = 0;
   const states: [string, JournalState][] = [];
   for await (const entry of kv.list<JournalState>({ prefix: ["journal_state"] })) {

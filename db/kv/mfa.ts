@@ -4,7 +4,7 @@
  * operation; the credential index is checked, so a credential registers once.
  */
 import type { ChallengeRecord, MfaStore, PasskeyRecord } from "../mfa.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { commitChecked, getAll } from "./helpers.ts";
 
 const K = {
@@ -68,7 +68,7 @@ export class KvMfa implements MfaStore {
     });
   }
 
-  /** Removes every passkey and the TOTP step of a user; `KvStore.deleteUser` calls it. */
+  /** Removes every passkey and the TOTP step of a user; `KvUsers.delete` (`users.ts`) calls it. */
   async deleteUserMfa(userId: string): Promise<void> {
     for (const passkey of await this.listPasskeys(userId)) {
       await this.deletePasskey(userId, passkey.id);
@@ -76,9 +76,9 @@ export class KvMfa implements MfaStore {
     await this.kv.delete(K.totpStep(userId));
   }
 
-  async putChallenge(challenge: ChallengeRecord): Promise<void> {
+  async putChallenge(challenge: ChallengeRecord, now: Date): Promise<void> {
     // KV drops it on its own a little after it expires; `takeChallenge` checks the time.
-    const expireIn = Math.max(1, challenge.expiresAt.getTime() - Date.now()) + 60_000;
+    const expireIn = Math.max(1, challenge.expiresAt.getTime() - now.getTime()) + 60_000;
     await this.kv.set(K.challenge(challenge.id), challenge, { expireIn });
   }
 

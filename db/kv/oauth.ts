@@ -4,7 +4,7 @@
  * Links without an account id are not indexed by account.
  */
 import type { OauthLinkRecord, OauthProvider, OauthStore, RemoveOutcome } from "../oauth.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { getAll } from "./helpers.ts";
 
 const K = {
@@ -88,7 +88,7 @@ export class KvOauth implements OauthStore {
     throw new Error("oauth link remove kept conflicting");
   }
 
-  /** Removes every link of a user; `KvStore.deleteUser` calls it. */
+  /** Removes every link of a user; `KvUsers.delete` (`users.ts`) calls it. */
   async deleteByUser(userId: string): Promise<void> {
     for (const link of await this.listByUser(userId)) await this.drop(link);
   }

@@ -13,7 +13,7 @@
  * tagId]`; {@link listFileTags} turns them into lists (`./mod.ts` runs it
  * once, on the first open by schema 2).
  */
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import type { TagLink, TagPatch, TagRecord, TagStore } from "../tags.ts";
 import { oldestFirst } from "./order.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";

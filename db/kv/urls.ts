@@ -5,7 +5,7 @@
  * Views are a separate `KvU64` counter, summed without a check when there is
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";

@@ -3,7 +3,7 @@
  * into pieces under `["user_avatar", id, n]` (`pieces.ts`) written in the
  * same atomic operation, since an avatar may be larger than one KV value.
  */
-import type { UserRecord } from "../store.ts";
+import type { UserRecord } from "../users.ts";
 import { getAll } from "./helpers.ts";
 import { fromPieces, toPieces } from "./pieces.ts";
 

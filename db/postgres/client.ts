@@ -78,3 +78,25 @@ export function selfHealingClient(make: () => Sql): Sql {
     },
   });
 }
+
+/** postgres.js's codes for a connection it could not open or lost. */
+const LOST_CONNECTION = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
+
+/**
+ * `true` for an error that says the server is out of reach rather than the
+ * query wrong: postgres.js's lost or unopened connection, SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shut down, crashed, starting up) and
+ * 53300 (too many connections). (A refused or reset socket carries the OS's
+ * code, which the error handler treats alike for every service.)
+ */
+export function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return LOST_CONNECTION.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code) ||
+    code === "53300";
+}

@@ -364,9 +364,9 @@ export class PostgresFiles implements FileStore {
     return exists ? "exhausted" : "missing";
   }
 
-  async grantAccess(fileId: string, key: string, expiresAt: Date) {
+  async grantAccess(fileId: string, key: string, expiresAt: Date, now: Date) {
     await this.sql.begin(async (tx) => {
-      await tx`DELETE FROM file_access WHERE file_id = ${fileId} AND expires_at < now()`;
+      await tx`DELETE FROM file_access WHERE file_id = ${fileId} AND expires_at < ${now}`;
       await tx`INSERT INTO file_access (file_id, key, expires_at)
         VALUES (${fileId}, ${key}, ${expiresAt})
         ON CONFLICT (file_id, key) DO UPDATE SET expires_at = EXCLUDED.expires_at`;

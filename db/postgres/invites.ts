@@ -1,7 +1,7 @@
 /** Invites on PostgreSQL: a unique code column and conditional updates for uses. */
 import type { Sql } from "postgres";
 import type { InviteRecord, InviteStore } from "../invites.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 
 interface InviteRow {
   id: string;

@@ -1,7 +1,7 @@
 /** OAuth links on PostgreSQL: `UNIQUE (provider, oauth_id)` links an account once. */
 import type { Sql } from "postgres";
 import type { OauthLinkRecord, OauthProvider, OauthStore, RemoveOutcome } from "../oauth.ts";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 
 interface LinkRow {
   id: string;

@@ -1,5 +1,5 @@
 /** PostgreSQL's unique violations as the stores' {@link UniqueError}. */
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 
 /** The SQLSTATE of a unique violation. */
 const UNIQUE_VIOLATION = "23505";

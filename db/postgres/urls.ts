@@ -4,7 +4,7 @@
  * its owner's row, so concurrent creates count the owner's URLs one at a time.
  */
 import type { Sql, TransactionSql } from "postgres";
-import { UniqueError } from "../store.ts";
+import { UniqueError } from "../errors.ts";
 import { uniqueViolation } from "./unique.ts";
 import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
 

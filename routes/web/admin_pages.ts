@@ -7,7 +7,7 @@
 import { statsRefusal } from "../../core/metrics.ts";
 import { hasRole } from "../../core/roles.ts";
 import type { Settings } from "../../core/settings/registry.ts";
-import type { Role } from "../../db/store.ts";
+import type { Role } from "../../db/users.ts";
 import type { FrameIcon } from "./icons.tsx";
 
 /** One page: its path, navigation label and icon, `client/main.tsx` page name and the role it needs. */

@@ -27,7 +27,7 @@ import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.t
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
-import { type Role, ROLES, type UserRecord } from "../../db/store.ts";
+import { type Role, ROLES, type UserRecord } from "../../db/users.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
 import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
 import { showsPerUser, statsRefusal } from "../../core/metrics.ts";
@@ -47,7 +47,6 @@ import { siteFileRoutes } from "./site_files.ts";
 import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
 import { type Frame, FrameContext } from "./layout.tsx";
 import { helpDocument, HelpPage, TermsPage } from "./help.tsx";
-import { wantsPage } from "./oauth_error.tsx";
 import { type Problem, ProblemPage } from "./problem.tsx";
 import { SetupPage } from "./setup.tsx";
 import { themeAsset } from "./theme_css.ts";
@@ -91,6 +90,11 @@ function avatarSource(user: UserRecord): string | null {
   if (user.avatar === null) return null;
   if (!user.avatar.startsWith("data:")) return user.avatar;
   return `/dashboard/avatar?v=${user.updatedAt.getTime()}`;
+}
+
+/** Whether the request comes from a browser's navigation rather than an API client. */
+export function wantsPage(c: Context<AppEnv>): boolean {
+  return (c.req.header("accept") ?? "").includes("text/html");
 }
 
 /** A fresh nonce for a response's scripts: 16 random bytes, base64url. */

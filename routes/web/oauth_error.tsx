@@ -10,11 +10,6 @@ import type { AppEnv } from "../env.ts";
 import { Layout } from "./layout.tsx";
 import { page } from "./mod.tsx";
 
-/** Whether the request comes from a browser's navigation rather than an API client. */
-export function wantsPage(c: Context<AppEnv>): boolean {
-  return (c.req.header("accept") ?? "").includes("text/html");
-}
-
 /** The error as a page, with the error's status. */
 export function oauthErrorPage(c: Context<AppEnv>, error: ApiError): Response | Promise<Response> {
   const site = c.var.services.settings.get("websiteTitle");

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { fastRaw } from "../../routes/fast_raw.ts";
+import { finishing } from "../../routes/front_door.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { redSquare } from "../helpers/images.ts";
@@ -54,7 +55,7 @@ apiTest(
   "security #30.12: /raw and every byte route send JavaScript, CSS, HTML, SVG and XML as plain text, nosniff, same-origin",
   async (app) => {
     const alice = await actor(app, "USER");
-    const fast = fastRaw(app.services, false, () => {
+    const fast = fastRaw(app.services, finishing(app.services, false), () => {
       throw new Error("the fast path handed the request back");
     });
     for (const [name, type, sent] of ACTIVE) {

@@ -4,7 +4,7 @@
  * owner's quota, plain and chunked, and are never compressed — on both stores.
  */
 import assert from "node:assert/strict";
-import type { QuotaRecord } from "../../db/store.ts";
+import type { QuotaRecord } from "../../db/users.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { bytes, chunk, sendAll } from "../helpers/chunks.ts";
 import { uploadFiles } from "../helpers/files.ts";
@@ -27,7 +27,7 @@ async function openFolder(app: TestApp, owner: Actor, name = "drop"): Promise<st
 }
 
 async function setQuota(app: TestApp, userId: string, quota: Partial<QuotaRecord>) {
-  await app.services.store.updateUser(userId, {
+  await app.services.store.users.update(userId, {
     quota: { id: "q", filesQuota: "NONE", maxBytes: null, maxFiles: null, maxUrls: null, ...quota },
   }, new Date());
 }

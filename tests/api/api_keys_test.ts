@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { API_KEY_SCOPE_NAMES, type ApiKeyScope, hashApiKey } from "../../core/api_keys.ts";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
+import { servingStore } from "../../db/serving.ts";
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, sessionCookie, startTestApp, type TestApp } from "../helpers/app.ts";
 import { bytes, sendAll } from "../helpers/chunks.ts";
@@ -264,7 +265,7 @@ apiTest(
       headers,
     );
     assert.equal(demoted.status, 403);
-    assert.equal((await app.services.store.getUser(bob.user.id))!.role, "USER");
+    assert.equal((await app.services.store.users.get(bob.user.id))!.role, "USER");
     const password = await app.json("PATCH", "/api/user", {
       password: "new-password",
       currentPassword: "password",
@@ -342,9 +343,12 @@ apiTest(
   async (app) => {
     const bob = await actor(app, "USER", "bob");
     const { id, headers } = await makeKey(app, bob, ["account:read"]);
-    const store = app.kind === "kv"
-      ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
-      : await openPostgresStore(app.storeUrl!, { max: 2 });
+    const store = servingStore(
+      app.kind === "kv"
+        ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
+        : await openPostgresStore(app.storeUrl!, { max: 2 }),
+      app.clock,
+    );
     try {
       const other = createApp({ ...app.services, store });
       const there = () => other.request("http://ferry.test/api/user", { headers });

@@ -29,7 +29,7 @@ apiTest("login sets a 14-day session cookie that authenticates", async (app) => 
 
 apiTest("the cookie is Secure when coreReturnHttpsUrls is on", async (app) => {
   await actor(app, "USER", "alice");
-  await app.services.store.updateSettings({ coreReturnHttpsUrls: true });
+  await app.services.store.settings.update({ coreReturnHttpsUrls: true });
   await app.services.settings.reload();
   const res = await app.json("POST", "/api/auth/login", {
     username: "alice",
@@ -220,8 +220,8 @@ apiTest(
     const imported =
       doc.data.users.find((u: { username: string }) => u.username === "maria").password;
     const user = await buildUser(app.services, { username: "maria", password: null, role: "USER" });
-    await app.services.store.createUser({ ...user, password: imported });
-    const stored = async () => (await app.services.store.getUser(user.id))!.password!;
+    await app.services.store.users.create({ ...user, password: imported });
+    const stored = async () => (await app.services.store.users.get(user.id))!.password!;
     const login = (password: string) =>
       app.json("POST", "/api/auth/login", { username: "maria", password });
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { ABANDONED_AFTER_MS, cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
 import { CLAIM_TERM_MS } from "../../db/chunks.ts";
-import type { QuotaRecord } from "../../db/store.ts";
+import type { QuotaRecord } from "../../db/users.ts";
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
 import { bytes, chunk, type Send, sendAll } from "../helpers/chunks.ts";
@@ -18,7 +18,7 @@ import { actor } from "../helpers/users.ts";
 const MIB = 1024 * 1024;
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 
@@ -251,7 +251,7 @@ apiTest("chunked: every chunk is checked", async (app) => {
 
 apiTest("chunked: the quota is checked up front and when the file is recorded", async (app) => {
   const a = await actor(app, "USER");
-  await app.services.store.updateUser(a.user.id, {
+  await app.services.store.users.update(a.user.id, {
     quota: { id: "q", filesQuota: "BY_BYTES", maxBytes: "2kb", maxFiles: null, maxUrls: null },
   }, new Date());
   const refused = await chunk(app, bytes(2500), 0, 999, a.headers);
@@ -262,7 +262,7 @@ apiTest("chunked: the quota is checked up front and when the file is recorded", 
 });
 
 async function setQuota(app: TestApp, userId: string, quota: Partial<QuotaRecord>) {
-  await app.services.store.updateUser(userId, {
+  await app.services.store.users.update(userId, {
     quota: { id: "q", filesQuota: "NONE", maxBytes: null, maxFiles: null, maxUrls: null, ...quota },
   }, new Date());
 }

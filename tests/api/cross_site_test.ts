@@ -149,7 +149,7 @@ apiTest(
         cookie,
         ...headers,
       });
-    await app.services.store.updateSettings({
+    await app.services.store.settings.update({
       coreDefaultDomain: "files.example:8080",
       domains: ["share.example"],
     });
@@ -167,7 +167,7 @@ apiTest(
       200,
       "Sec-Fetch-Site decides when it is sent",
     );
-    await app.services.store.updateSettings({ coreTrustProxy: true });
+    await app.services.store.settings.update({ coreTrustProxy: true });
     await app.services.settings.reload();
     assert.equal((await shorten(proxied)).status, 200, "a trusted proxy names the host");
     assert.equal((await shorten({ origin: "https://public.example" })).status, 403);

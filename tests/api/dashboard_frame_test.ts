@@ -21,7 +21,7 @@ async function signIn(app: TestApp, username: string): Promise<string> {
 }
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 
@@ -126,9 +126,9 @@ apiTest(
     assert.match(await off.text(), /Page not found/);
 
     // A page whose work fails: the error page for a browser, the JSON body for a script.
-    const store = app.services.store;
-    const hasUsers = store.hasUsers;
-    store.hasUsers = () => Promise.reject(new Error("the disk is on fire"));
+    const users = app.services.store.users;
+    const any = users.any;
+    users.any = () => Promise.reject(new Error("the disk is on fire"));
     try {
       const page = await app.request("/", { headers: HTML });
       assert.equal(page.status, 500);
@@ -139,7 +139,7 @@ apiTest(
       assert.equal(script.status, 500);
       assert.deepEqual(await script.json(), { error: "Internal Server Error", statusCode: 500 });
     } finally {
-      store.hasUsers = hasUsers;
+      users.any = any;
     }
   },
 );

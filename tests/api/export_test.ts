@@ -1,6 +1,7 @@
 /** `POST|GET /api/server/export` (spec §4.6): a streamed v4 document that imports back whole. */
 import assert from "node:assert/strict";
-import type { Store, UserRecord } from "../../db/store.ts";
+import type { Store } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { decrypt } from "../../core/tokens.ts";
 import { apiTest, startTestApp, TEST_SECRET } from "../helpers/app.ts";
 import { counts, fixtureV4, importDoc } from "../helpers/transfer.ts";
@@ -8,7 +9,7 @@ import { actor } from "../helpers/users.ts";
 
 /** Everything the store holds about users and their records, keyed by names instead of ids. */
 async function snapshot(store: Store) {
-  const users = await store.listUsers();
+  const users = await store.users.list();
   const name = new Map(users.map((u) => [u.id, u.username]));
   const owner = (id: string | null) => (id === null ? null : name.get(id) ?? "?");
   const out: Record<string, unknown> = {};

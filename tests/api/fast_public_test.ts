@@ -38,7 +38,7 @@ async function storedUrl(app: TestApp, name: string, extra: Record<string, unkno
 }
 
 async function useUrlsRoute(app: TestApp, urlsRoute: string) {
-  await app.services.store.updateSettings({ urlsRoute });
+  await app.services.store.settings.update({ urlsRoute });
   await app.services.settings.reload();
 }
 

@@ -133,7 +133,7 @@ apiTest("security #1: an import normalises the types of Zipline's files", async 
   }
   const res = await importDoc(app, "v4", doc, admin.headers);
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  const maria = await app.services.store.getUserByUsername("maria");
+  const maria = await app.services.store.users.getByUsername("maria");
   const owner = { user: maria!, headers: admin.headers };
   for (const [i, f] of files.entries()) {
     const stored = await app.services.store.files.getByName(f.name);

@@ -9,7 +9,7 @@ apiTest("healthcheck passes while the store answers", async (app) => {
 });
 
 apiTest("healthcheck is a 404 when featuresHealthcheck is off", async (app) => {
-  await app.services.store.updateSettings({ featuresHealthcheck: false });
+  await app.services.store.settings.update({ featuresHealthcheck: false });
   await app.services.settings.reload();
   const res = await app.json("GET", "/api/healthcheck");
   assert.equal(res.status, 404);

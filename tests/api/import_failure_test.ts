@@ -8,7 +8,7 @@ import type { FileStore } from "../../db/files.ts";
 import { recoverJournals } from "../../db/kv/journal.ts";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
-import type { Store } from "../../db/store.ts";
+import type { Backend } from "../../db/store.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { REPO_ROOT } from "../helpers/process.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS } from "../helpers/stores.ts";
@@ -16,8 +16,11 @@ import { addSuperadmin, generatedUserId, writeGeneratedV4 } from "../helpers/tra
 import { actor } from "../helpers/users.ts";
 
 /** Everything but the admin is absent, and the admin is unchanged. */
-async function untouched(store: Store, admin: { id: string; updatedAt: Date }) {
-  const users = await store.listUsers();
+async function untouched(
+  store: Pick<Backend, "users" | "files" | "urls">,
+  admin: { id: string; updatedAt: Date },
+) {
+  const users = await store.users.list();
   assert.deepEqual(users.map((u) => u.id), [admin.id]);
   assert.deepEqual(users[0].updatedAt, admin.updatedAt, "the merged caller was restored");
   for await (const _ of store.files.iterate()) assert.fail("a file was left behind");
@@ -54,7 +57,7 @@ apiTest("a storage error midway through an import leaves no trace", async (app) 
   const real = app.services.store;
   let batches = 0;
   // A store whose transaction view fails on the second batch of files (the first has landed).
-  const failing = (view: Store): Store =>
+  const failing = (view: Backend): Backend =>
     new Proxy(view, {
       get(target, prop) {
         if (prop !== "files") return Reflect.get(target, prop, target);
@@ -72,7 +75,7 @@ apiTest("a storage error midway through an import leaves no trace", async (app) 
   app.services.store = new Proxy(real, {
     get(target, prop) {
       if (prop !== "transaction") return Reflect.get(target, prop, target);
-      return <T>(fn: (s: Store) => Promise<T>) => target.transaction((view) => fn(failing(view)));
+      return <T>(fn: (s: Backend) => Promise<T>) => target.transaction((view) => fn(failing(view)));
     },
   });
   const path = await Deno.makeTempFile({ suffix: ".json" });

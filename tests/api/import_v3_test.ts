@@ -15,7 +15,7 @@ apiTest("the v3 fixture imports with the reference's id maps; passwords work", a
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.deepEqual(sizes(res.body), [3, 5, 2, 2]);
   assert.equal(res.body.users[V3_ADMIN], undefined, "admin exists: skipped with its content");
-  const maria = await app.services.store.getUserByUsername("maria");
+  const maria = await app.services.store.users.getByUsername("maria");
   assert.equal(maria?.id, res.body.users.VIviOnVJEeQZAPpGq0VwR2Za2OJe0pTG);
   assert.equal(maria?.role, "ADMIN");
   assert.equal((await app.services.store.oauth.listByUser(maria!.id)).length, 1);
@@ -41,7 +41,7 @@ apiTest("importFromUser merges the v3 user into the calling SUPERADMIN", async (
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.deepEqual(sizes(res.body), [4, 7, 3, 3]);
   assert.equal(res.body.users[V3_ADMIN], admin.user.id);
-  const me = await app.services.store.getUser(admin.user.id);
+  const me = await app.services.store.users.get(admin.user.id);
   assert.equal(me?.password, admin.user.password);
   assert.equal(me?.role, "SUPERADMIN");
   assert.deepEqual([me?.avatar, me?.totpSecret], [null, null]);
@@ -67,5 +67,5 @@ apiTest("an invalid v3 document is refused before anything is written", async (a
     assert.equal(res.status, 400, JSON.stringify(path));
     assert.deepEqual(res.body.issues[0].path, path);
   }
-  assert.equal((await app.services.store.listUsers()).length, 1);
+  assert.equal((await app.services.store.users.list()).length, 1);
 });

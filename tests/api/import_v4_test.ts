@@ -26,7 +26,7 @@ apiTest("the v4 fixture imports with the reference's counts; logins survive", as
   assert.equal((await login(app, "maria", "maria-pass-2024")).status, 200);
   assert.equal((await login(app, "kenji", "kenji-pass-2024")).status, 200);
   assert.equal((await login(app, "maria", "wrong")).status, 400);
-  const kenji = await app.services.store.getUserByUsername("kenji");
+  const kenji = await app.services.store.users.getByUsername("kenji");
   assert.deepEqual(
     kenji?.quota && [kenji.quota.filesQuota, kenji.quota.maxBytes, kenji.quota.maxUrls],
     [
@@ -36,7 +36,7 @@ apiTest("the v4 fixture imports with the reference's counts; logins survive", as
     ],
   );
   // Nested folders are rebuilt whatever the array order; files follow their folders.
-  const maria = await app.services.store.getUserByUsername("maria");
+  const maria = await app.services.store.users.getByUsername("maria");
   const folders = await app.services.store.folders.listByUser(maria!.id);
   const byId = new Map(folders.map((f) => [f.id, f]));
   const q1 = folders.find((f) => f.name === "Q1")!;
@@ -60,7 +60,7 @@ apiTest("mergeCurrentUser folds the exported admin into the caller", async (app)
   const res = await importDoc(app, "v4", body, admin.headers);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.deepEqual(counts(res.body.imported), [4, 3, 2, 1, 5, 8, 2, 4, 2, 3]);
-  const me = await app.services.store.getUser(admin.user.id);
+  const me = await app.services.store.users.get(admin.user.id);
   assert.equal(me?.password, admin.user.password, "the caller keeps its password");
   assert.equal(me?.view.embedSiteName, "Ziggy Shares");
   assert.equal((await app.services.store.mfa.listPasskeys(admin.user.id)).length, 1);
@@ -113,7 +113,7 @@ apiTest("an invalid document is refused with issues before anything is written",
   }
   const broken = await importDoc(app, "v4", (await fixture("v4")).slice(0, -40), admin.headers);
   assert.equal(broken.status, 400);
-  assert.equal((await app.services.store.listUsers()).length, 1, "nothing was written");
+  assert.equal((await app.services.store.users.list()).length, 1, "nothing was written");
   assert.equal(await app.services.store.files.getByName("Xk2pQ9.png"), null);
 });
 
@@ -127,7 +127,7 @@ apiTest("only a SUPERADMIN may import or export", async (app) => {
       403,
     );
   }
-  assert.equal((await app.services.store.listUsers()).length, 2);
+  assert.equal((await app.services.store.users.list()).length, 2);
 });
 
 apiTest(

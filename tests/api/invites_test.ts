@@ -80,7 +80,7 @@ apiTest("create, list, get by id or code, delete", async (app) => {
 apiTest("invitesLength sets the code length; users may not manage invites", async (app) => {
   const admin = await actor(app, "SUPERADMIN");
   const user = await actor(app, "USER");
-  await app.services.store.updateSettings({ invitesLength: 12 });
+  await app.services.store.settings.update({ invitesLength: 12 });
   await app.services.settings.reload();
   const made = await invite(app, admin, { expiresAt: "never" });
   assert.match(made.body.code, /^[A-Za-z0-9]{12}$/);
@@ -101,10 +101,10 @@ apiTest(
     });
     assert.equal((await app.json("GET", "/api/auth/invites/web?code=unknown")).status, 404);
 
-    await app.services.store.updateSettings({ invitesEnabled: false });
+    await app.services.store.settings.update({ invitesEnabled: false });
     await app.services.settings.reload();
     assert.equal((await app.json("GET", `/api/auth/invites/web?code=${made.code}`)).status, 404);
-    await app.services.store.updateSettings({ invitesEnabled: true });
+    await app.services.store.settings.update({ invitesEnabled: true });
     await app.services.settings.reload();
 
     app.clock.advance(3_600_000);

@@ -16,7 +16,7 @@ const refused = (domain: string) => ({
 });
 
 async function allow(app: TestApp, domains: string[], coreDefaultDomain: string | null = null) {
-  await app.services.store.updateSettings({ domains, coreDefaultDomain });
+  await app.services.store.settings.update({ domains, coreDefaultDomain });
   await app.services.settings.reload();
 }
 

@@ -15,6 +15,7 @@ import { finishTotpStep, issueTotpTicket } from "../../core/oauth/totp.ts";
 import { clientFromUserAgent } from "../../core/sessions.ts";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
+import { servingStore } from "../../db/serving.ts";
 import { apiTest, sessionCookie, TEST_SECRET, type TestApp } from "../helpers/app.ts";
 import {
   type IdTokenRewrite,
@@ -37,7 +38,7 @@ function oauthTest(
   apiTest(name, async (app) => {
     const idp = await startOidcProvider({ redirectUri: CALLBACK, ...provider });
     try {
-      await app.services.store.updateSettings({ ...idp.settings, ...settings });
+      await app.services.store.settings.update({ ...idp.settings, ...settings });
       await app.services.settings.reload();
       await fn(app, idp);
     } finally {
@@ -138,7 +139,7 @@ oauthTest(
   "conformance: oauthLoginOnly signs in linked accounts but registers no one",
   async (app, idp) => {
     await signIn(app, idp, "alice");
-    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.store.settings.update({ oauthLoginOnly: true });
     await app.services.settings.reload();
     const known = await signIn(app, idp, "alice");
     assert.equal(known.status, 302);
@@ -146,7 +147,7 @@ oauthTest(
     const unknown = await signIn(app, idp, "bob");
     assert.equal(unknown.status, 403);
     assert.match((await body(unknown)).error, /No account here is linked/);
-    assert.equal(await app.services.store.getUserByUsername("bob"), null);
+    assert.equal(await app.services.store.users.getByUsername("bob"), null);
     const password = await app.json("POST", "/api/auth/login", { username: "x", password: "y" });
     assert.equal(password.status, 400, "password login still answers");
   },
@@ -168,7 +169,7 @@ oauthTest(
       });
       assert.equal(cookiePair(res, "service_session"), undefined);
     }
-    assert.equal(await app.services.store.getUserByUsername("alice"), null);
+    assert.equal(await app.services.store.users.getByUsername("alice"), null);
     assert.ok(app.logger.lines.some((l) => l.message.includes("oauth state mismatch")));
   },
 );
@@ -186,7 +187,7 @@ oauthTest("security #22: an ID token with another nonce is refused", async (app,
   assert.equal(res.status, 400);
   assert.match((await body(res)).error, /could not be verified/);
   assert.match(rejection(app), /nonce/);
-  assert.equal(await app.services.store.getUserByUsername("alice"), null);
+  assert.equal(await app.services.store.users.getByUsername("alice"), null);
 });
 
 oauthTest("security #22: an expired ID token is refused", async (app, idp) => {
@@ -211,7 +212,7 @@ function refusedIdToken(what: string, rewrite: IdTokenRewrite, cause: RegExp) {
         statusCode: 400,
       });
       assert.equal(cookiePair(res, "service_session"), undefined);
-      assert.equal(await app.services.store.getUserByUsername("alice"), null);
+      assert.equal(await app.services.store.users.getByUsername("alice"), null);
       assert.match(rejection(app), cause);
     },
     {},
@@ -351,7 +352,7 @@ oauthTest(
     const first = await signIn(app, idp, "alice");
     const user = await me(app, sessionCookie(first.headers));
     const secret = new Secret({ size: 20 });
-    await app.services.store.updateUser(user.id, {
+    await app.services.store.users.update(user.id, {
       totpSecret: encrypt(secret.base32, TEST_SECRET, systemRandom),
     }, new Date(app.clock.now()));
 
@@ -381,7 +382,7 @@ oauthTest(
 apiTest(
   "conformance: the Discord preset sends the browser to Discord with PKCE and the derived redirect URI",
   async (app) => {
-    await app.services.store.updateSettings({
+    await app.services.store.settings.update({
       featuresOauthRegistration: true,
       oauthDiscordClientId: "1234",
       oauthDiscordClientSecret: "discord-secret",
@@ -418,7 +419,7 @@ oauthTest(
     lena.oauthId = "sub-lena-idp";
     const imported = await importDoc(app, "v4", doc, admin.headers);
     assert.equal(imported.status, 200);
-    const user = await app.services.store.getUserByUsername("lena");
+    const user = await app.services.store.users.getByUsername("lena");
     const [link] = await app.services.store.oauth.listByUser(user!.id);
     assert.notEqual(link.accessToken, lena.accessToken, "stored sealed");
     assert.equal(decrypt(link.accessToken, TEST_SECRET), lena.accessToken);
@@ -441,7 +442,7 @@ oauthTest(
     const open = await html(app, "/auth/login");
     assert.match(open.text, /href="\/api\/auth\/oauth\/oidc"/);
     assert.match(open.text, /id="login-form"/);
-    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.store.settings.update({ oauthLoginOnly: true });
     await app.services.settings.reload();
     const only = await html(app, "/auth/login");
     assert.match(only.text, /Sign in with OpenID Connect/);
@@ -493,7 +494,7 @@ oauthTest(
       error: "OpenID Connect has not verified this account's email address",
       statusCode: 403,
     });
-    assert.equal(await app.services.store.getUserByUsername("victim@example.com"), null);
+    assert.equal(await app.services.store.users.getByUsername("victim@example.com"), null);
   },
   {},
   {
@@ -544,7 +545,7 @@ oauthTest(
 );
 
 oauthTest("conformance: with oauthOidcIssuerUrl set, discovery starts there", async (app, idp) => {
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     oauthOidcIssuerUrl: idp.issuer,
     oauthOidcAuthorizeUrl: "http://127.0.0.1:1/elsewhere/authorize",
   });
@@ -587,7 +588,7 @@ const linksOf = async (app: TestApp, cookie: string) =>
 /** Gives `userId` TOTP; returns the code maker. */
 async function withTotp(app: TestApp, userId: string) {
   const secret = new Secret({ size: 20 });
-  await app.services.store.updateUser(userId, {
+  await app.services.store.users.update(userId, {
     totpSecret: encrypt(secret.base32, TEST_SECRET, systemRandom),
   }, new Date(app.clock.now()));
   const totp = new TOTP({ secret, digits: 6, period: 30 });
@@ -797,7 +798,7 @@ oauthTest(
         .headers,
     );
     assert.deepEqual(await linksOf(app, after), []);
-    await app.services.store.updateSettings({ oauthLoginOnly: true });
+    await app.services.store.settings.update({ oauthLoginOnly: true });
     await app.services.settings.reload();
     const refused = await signIn(app, idp, "carol-idp");
     assert.equal(refused.status, 403, "the provider account no longer signs carol in");
@@ -902,23 +903,26 @@ apiTest(
   async (app) => {
     const alice = await actor(app, "USER", "alice");
     const code = await withTotp(app, alice.user.id);
-    const user = (await app.services.store.getUser(alice.user.id))!;
+    const user = (await app.services.store.users.get(alice.user.id))!;
     const ticket = issueTotpTicket(app.services, user);
     const client = clientFromUserAgent("");
     const first = await finishTotpStep(app.services, ticket, code(), client);
     assert.equal(first.kind, "session");
 
     // A second process on the same store: its own handle, its own rate-limit counting.
-    const store = app.kind === "kv"
-      ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
-      : await openPostgresStore(app.storeUrl!, { max: 2 });
+    const store = servingStore(
+      app.kind === "kv"
+        ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
+        : await openPostgresStore(app.storeUrl!, { max: 2 }),
+      app.clock,
+    );
     try {
       app.clock.advance(30_000);
       await assert.rejects(
         finishTotpStep({ ...app.services, store }, ticket, code(), client),
         /The sign-in has expired, start again/,
       );
-      assert.equal((await store.listSessions(user.id)).length, 1, "no second session");
+      assert.equal((await store.sessions.listByUser(user.id)).length, 1, "no second session");
     } finally {
       await store.close();
     }

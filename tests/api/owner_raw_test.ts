@@ -110,12 +110,12 @@ apiTest("owner raw: expired and used-up files are gone", async (app) => {
   const seen = await app.request(`/raw/${limited.name}`);
   await seen.body?.cancel();
 
-  await app.services.store.updateSettings({ featuresDeleteOnMaxViews: false });
+  await app.services.store.settings.update({ featuresDeleteOnMaxViews: false });
   await app.services.settings.reload();
   const used = await app.json("GET", `/api/user/files/${limited.id}/raw`, undefined, a.headers);
   assert.equal(used.status, 404);
   assert.notEqual(await app.services.store.files.get(limited.id), null, "kept: setting off");
-  await app.services.store.updateSettings({ featuresDeleteOnMaxViews: true });
+  await app.services.store.settings.update({ featuresDeleteOnMaxViews: true });
   await app.services.settings.reload();
   assert.equal(
     (await app.json("GET", `/api/user/files/${limited.id}/raw`, undefined, a.headers)).status,

@@ -14,7 +14,7 @@ const ORIGIN = "http://ferry.test";
 const RP_ID = "ferry.test";
 
 async function enablePasskeys(app: TestApp, settings: Record<string, unknown> = {}) {
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     mfaPasskeysEnabled: true,
     mfaPasskeysRpID: RP_ID,
     mfaPasskeysOrigin: ORIGIN,
@@ -74,7 +74,7 @@ apiTest(
       ["DELETE", "/api/user/mfa/passkey", { id: "x" }],
     ];
     for (const settings of [{}, { mfaPasskeysRpID: RP_ID, mfaPasskeysOrigin: ORIGIN }]) {
-      await app.services.store.updateSettings(settings);
+      await app.services.store.settings.update(settings);
       await app.services.settings.reload();
       for (const [method, path, body] of routes) {
         const res = await app.json(method, path, body, alice.headers);
@@ -449,7 +449,7 @@ apiTest(
 
     // With coreDefaultDomain set, it is the service's host, whatever the request's; an https page
     // on that host and port is accepted (a proxy in front may end TLS).
-    await app.services.store.updateSettings({ coreDefaultDomain: "files.example.com:8443" });
+    await app.services.store.settings.update({ coreDefaultDomain: "files.example.com:8443" });
     await app.services.settings.reload();
     const other = await app.json("GET", "http://10.1.2.3:3000/api/auth/webauthn/options");
     assert.equal(other.body.options.rpId, "files.example.com");
@@ -489,7 +489,7 @@ apiTest(
     const { authenticator, reply } = await register(app, alice);
     assert.equal(reply.status, 200);
     // As an account made by a provider that later added this passkey: no password.
-    await app.services.store.updateUser(alice.user.id, { password: null }, new Date());
+    await app.services.store.users.update(alice.user.id, { password: null }, new Date());
     const noPassword = {
       error: "This account has no password: sign in again with its passkey or linked account " +
         "to confirm",

@@ -13,7 +13,7 @@ const LIMITED = { error: "Rate limit exceeded, retry in 1 second", statusCode: 4
 
 /** Trusts X-Forwarded-For and puts the clock at the start of a second. */
 async function prepare(app: TestApp) {
-  await app.services.store.updateSettings({ coreTrustProxy: true });
+  await app.services.store.settings.update({ coreTrustProxy: true });
   await app.services.settings.reload();
   app.clock.set(Math.ceil(app.clock.now() / 1000) * 1000 + 1000);
 }

@@ -24,7 +24,7 @@ async function login(app: TestApp, username: string, password: string) {
 }
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 
@@ -52,7 +52,7 @@ apiTest("security #30.10: registration refuses a password under 8 characters", a
     password: SHORT,
   });
   assert.deepEqual(errorOf(short.body), tooShort());
-  assert.equal(await app.services.store.getUserByUsername("alice"), null);
+  assert.equal(await app.services.store.users.getByUsername("alice"), null);
   const ok = await app.json("POST", "/api/auth/register", {
     username: "alice",
     password: "eight888",
@@ -71,7 +71,7 @@ apiTest(
       admin.headers,
     );
     assert.deepEqual(errorOf(short.body), tooShort());
-    assert.equal(await app.services.store.getUserByUsername("bob"), null);
+    assert.equal(await app.services.store.users.getByUsername("bob"), null);
 
     const bob = await actor(app, "USER", "bob");
     const reset = await app.json(
@@ -124,7 +124,7 @@ apiTest(
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.equal(await login(app, "carol", spaced), 200);
     assert.equal(await login(app, "carol", "abcdef"), 400, "the spaces are part of it");
-    const stored = await app.services.store.getUserByUsername("carol");
+    const stored = await app.services.store.users.getByUsername("carol");
     assert.ok(await verifyPassword(spaced, stored!.password!));
 
     const carol = { authorization: tokenFor(app.services, stored!) };

@@ -10,7 +10,7 @@ const limited = { rateLimits: true };
 const file = bytes(2500);
 
 async function configure(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 
@@ -96,7 +96,7 @@ apiTest("admins bypass every limit when ratelimitAdminBypass, per-route ones too
     root.headers,
   );
   assert.equal(two.status, 429);
-  assert.equal(await app.services.store.getUserByUsername("v2"), null);
+  assert.equal(await app.services.store.users.getByUsername("v2"), null);
 }, limited);
 
 apiTest("the allow list (IP or user id) and the switch", async (app) => {

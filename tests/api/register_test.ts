@@ -8,7 +8,7 @@ async function register(app: TestApp, body: Record<string, unknown>) {
 }
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 
@@ -72,7 +72,7 @@ apiTest("by invite: code or id, counted; unknown, expired, used up or invites of
   await settings(app, { invitesEnabled: false });
   const off = await register(app, { username: "a6", password: "password1", code: open.code });
   assert.deepEqual(off.body, { error: "Invites aren't enabled", statusCode: 400 });
-  assert.equal(await app.services.store.getUserByUsername("a6"), null);
+  assert.equal(await app.services.store.users.getByUsername("a6"), null);
 });
 
 apiTest("a taken username does not spend the invite", async (app) => {
@@ -97,7 +97,7 @@ apiTest("concurrent registrations never exceed the invite's max uses", async (ap
   );
   assert.equal(replies.filter((r) => r.status === 200).length, 3);
   assert.equal((await app.services.store.invites.get(made.id))!.uses, 3);
-  const users = await app.services.store.listUsers();
+  const users = await app.services.store.users.list();
   assert.equal(users.filter((u) => u.username.startsWith("r")).length, 3);
 });
 

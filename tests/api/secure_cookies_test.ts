@@ -123,7 +123,7 @@ async function assertEveryCookie(app: TestApp, trusted: boolean) {
 
 /** Passkeys on, so that `/api/auth/webauthn/options` sets its challenge cookie. */
 async function configure(app: TestApp, settings: Record<string, unknown>) {
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     mfaPasskeysEnabled: true,
     mfaPasskeysRpID: "ferry.test",
     mfaPasskeysOrigin: "http://ferry.test",

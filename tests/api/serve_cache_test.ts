@@ -97,7 +97,7 @@ apiTest("serve cache: max views are exact on a served file", async (app) => {
   assert.equal((await get(app, `/raw/${file.name}`, {}, "third")).status, 404);
   assert.equal(await app.services.store.files.get(file.id), null, "deleted at its max views");
 
-  await app.services.store.updateSettings({ featuresDeleteOnMaxViews: false });
+  await app.services.store.settings.update({ featuresDeleteOnMaxViews: false });
   await app.services.settings.reload();
   const kept = await uploadOne(app, a.headers, "count me", "kept.bin", "application/pdf");
   await warm(app, kept.name);

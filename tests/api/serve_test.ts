@@ -11,7 +11,7 @@ import { actor } from "../helpers/users.ts";
 const DATA = new Uint8Array(1000).map((_, i) => (i * 7) % 256);
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

@@ -6,7 +6,7 @@ import { apiTest, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

@@ -96,7 +96,7 @@ apiTest("clear_temp: removes Ferry's entries only; says when there are none", as
   const admin = await actor(app, "ADMIN");
   const dir = await Deno.makeTempDir({ prefix: "temp-test-" });
   try {
-    await app.services.store.updateSettings({ coreTempDirectory: dir });
+    await app.services.store.settings.update({ coreTempDirectory: dir });
     await app.services.settings.reload();
     await Deno.mkdir(join(dir, "ferry-import-abc"));
     await Deno.writeTextFile(join(dir, "ferry-import-abc", "files.ndjson"), "{}\n");
@@ -137,7 +137,7 @@ apiTest("conformance: maintenance routes: administrators only, the default limit
     assert.equal(denied.status, 403, `${method} ${path}`);
     assert.equal((await app.json(method, path, body)).status, 401);
   }
-  await app.services.store.updateSettings({ ratelimitEnabled: true, ratelimitAdminBypass: false });
+  await app.services.store.settings.update({ ratelimitEnabled: true, ratelimitAdminBypass: false });
   await app.services.settings.reload();
   for (const [method, path, body] of routes.filter(([m]) => m !== "GET")) {
     const first = await app.json(method, path, body, admin.headers);

@@ -398,7 +398,7 @@ apiTest("one bad key among good ones writes nothing", async (app) => {
   ]);
   const after = await app.json("GET", "/api/server/settings", undefined, admin);
   assert.deepEqual(after.body, before.body);
-  assert.deepEqual(await app.services.store.getSettings(), {});
+  assert.deepEqual(await app.services.store.settings.read(), {});
 }, { rateLimits: true });
 
 apiTest("unknown keys, an empty body and a non-object are 400 with issues", async (app) => {
@@ -536,7 +536,7 @@ apiTest(
     assert.equal(echo.body.settings.filesLength, 9);
     assert.equal(echo.body.settings.ratelimitMax, 25);
 
-    await app.services.store.updateSettings({ ratelimitMax: 99, websiteTitle: "stored" });
+    await app.services.store.settings.update({ ratelimitMax: 99, websiteTitle: "stored" });
     await app.services.settings.reload();
     assert.equal(app.services.settings.get("ratelimitMax"), 25);
     assert.equal(app.services.settings.get("websiteTitle"), "From the environment");
@@ -586,7 +586,7 @@ apiTest("the audit trail: SUPERADMIN only, newest first, paged, secrets masked",
     { key: "websiteTitle", old: "One", new: "Two" },
     { key: "oauthGithubClientSecret", old: MASK, new: MASK },
   ]);
-  const stored = JSON.stringify(await app.services.store.listSettingsAudit({ limit: 10 }));
+  const stored = JSON.stringify(await app.services.store.settings.listAudit({ limit: 10 }));
   assert.ok(!stored.includes("gh-very-secret") && !stored.includes("tok3n"));
 
   const page = await app.json("GET", "/api/server/audit?limit=2", undefined, root);

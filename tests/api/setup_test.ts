@@ -29,7 +29,7 @@ apiTest("setup creates the first user as SUPERADMIN and logs it in, once", async
   const again = await app.json("POST", "/api/setup", { username: "other", password: "password1" });
   assert.equal(again.status, 403);
   assert.deepEqual(again.body, { error: "forbidden", statusCode: 403 });
-  assert.equal(await app.services.store.getUserByUsername("other"), null);
+  assert.equal(await app.services.store.users.getByUsername("other"), null);
 });
 
 apiTest("two concurrent setups create exactly one user", async (app) => {
@@ -39,13 +39,13 @@ apiTest("two concurrent setups create exactly one user", async (app) => {
     ),
   );
   assert.deepEqual(replies.map((r) => r.status).sort(), [200, 403, 403, 403]);
-  const users = await app.services.store.listUsers();
+  const users = await app.services.store.users.list();
   assert.equal(users.length, 1);
   assert.equal(users[0].role, "SUPERADMIN");
 });
 
 apiTest("the setup password is stored as an argon2id hash", async (app) => {
   await app.json("POST", "/api/setup", { username: "admin", password: "  padded  " });
-  const user = await app.services.store.getUserByUsername("admin");
+  const user = await app.services.store.users.getByUsername("admin");
   assert.match(user!.password!, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
 });

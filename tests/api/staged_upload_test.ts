@@ -74,7 +74,7 @@ apiTest("staged upload: a refusal at the commit leaves nothing staged", async (a
     error: "file[0]: file with the same name already exists",
     statusCode: 400,
   });
-  await app.services.store.updateUser(user.user.id, {
+  await app.services.store.users.update(user.user.id, {
     quota: { id: "q1", maxBytes: null, maxFiles: 1, maxUrls: null, filesQuota: "BY_FILES" },
   } as never, new Date());
   const third = await uploadFiles(app, [{ name: "c.txt", content: "third" }], user.headers);

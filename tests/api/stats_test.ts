@@ -9,7 +9,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

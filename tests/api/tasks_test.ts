@@ -22,7 +22,7 @@ import { actor } from "../helpers/users.ts";
 const HOUR = 60 * 60 * 1000;
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

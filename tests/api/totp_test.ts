@@ -28,7 +28,7 @@ function wrongCode(secret: string, time: number): string {
 }
 
 async function enableSetting(app: TestApp, on = true) {
-  await app.services.store.updateSettings({ mfaTotpEnabled: on, mfaTotpIssuer: "Ferry Test" });
+  await app.services.store.settings.update({ mfaTotpEnabled: on, mfaTotpIssuer: "Ferry Test" });
   await app.services.settings.reload();
 }
 
@@ -119,7 +119,7 @@ apiTest("enabling needs a code that verifies; the secret is stored encrypted", a
   }, alice.headers);
   assert.equal(ok.status, 200);
   assert.equal(ok.body.totp, true);
-  const stored = (await app.services.store.getUser(alice.user.id))!.totpSecret!;
+  const stored = (await app.services.store.users.get(alice.user.id))!.totpSecret!;
   assert.ok(!stored.includes(secret));
   assert.equal(decrypt(stored, TEST_SECRET), secret);
 });
@@ -202,7 +202,7 @@ apiTest("disabling needs a valid code; then login asks for none", async (app) =>
   }, alice.headers);
   assert.equal(ok.status, 200);
   assert.equal(ok.body.totp, false);
-  assert.equal((await app.services.store.getUser(alice.user.id))!.totpSecret, null);
+  assert.equal((await app.services.store.users.get(alice.user.id))!.totpSecret, null);
   assert.equal((await login(app)).status, 200);
   const again = await app.json("DELETE", "/api/user/mfa/totp", { code: "123456" }, alice.headers);
   assert.deepEqual(again.body, { error: "You don't have TOTP enabled", statusCode: 400 });
@@ -335,7 +335,7 @@ apiTest(
   "security #30.9: codes tried for one account count wherever they come from: 5 in 5 minutes, then 429",
   async (app) => {
     await enableSetting(app);
-    await app.services.store.updateSettings({ coreTrustProxy: true });
+    await app.services.store.settings.update({ coreTrustProxy: true });
     await app.services.settings.reload();
     app.clock.set(Math.ceil(app.clock.now() / CODE_WINDOW_MS) * CODE_WINDOW_MS);
     const alice = await actor(app, "USER", "alice");

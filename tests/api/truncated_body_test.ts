@@ -65,7 +65,7 @@ async function nothingLeft(app: TestApp, user: Actor, tempDir: string) {
 /** A temp directory of the test's own, as the instance's `coreTempDirectory`. */
 async function ownTempDir(app: TestApp): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "ferry-truncated-test-" });
-  await app.services.store.updateSettings({ coreTempDirectory: dir });
+  await app.services.store.settings.update({ coreTempDirectory: dir });
   await app.services.settings.reload();
   return dir;
 }
@@ -128,7 +128,7 @@ for (const version of ["v3", "v4"] as const) {
       const doc = encoder.encode(await fixture(version));
       const path = `/api/server/import/${version}`;
       const whole = await halfThenWhole(app, path, headers, doc, async () => {
-        assert.deepEqual((await app.services.store.listUsers()).map((u) => u.id), [admin.user.id]);
+        assert.deepEqual((await app.services.store.users.list()).map((u) => u.id), [admin.user.id]);
         await nothingLeft(app, admin, tmp);
       });
       assert.equal(whole.status, 200, JSON.stringify(whole.body));

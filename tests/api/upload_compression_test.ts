@@ -25,7 +25,7 @@ function noisyPng(): Uint8Array {
 }
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

@@ -19,7 +19,7 @@ apiTest("upload: GPS data is removed from JPEGs when the setting is on", async (
   const original = await app.request(`/raw/${kept.body.files[0].name}`);
   assert.deepEqual(new Uint8Array(await original.arrayBuffer()), jpeg);
 
-  await app.services.store.updateSettings({ filesRemoveGpsMetadata: true });
+  await app.services.store.settings.update({ filesRemoveGpsMetadata: true });
   await app.services.settings.reload();
   const stripped = await uploadFiles(app, files, a.headers);
   assert.equal(stripped.status, 200);
@@ -37,7 +37,7 @@ apiTest("upload: GPS data is removed from JPEGs when the setting is on", async (
 
 apiTest("upload: GPS data is removed from a PNG's eXIf chunk, wherever it stands", async (app) => {
   const a = await actor(app, "USER");
-  await app.services.store.updateSettings({ filesRemoveGpsMetadata: true });
+  await app.services.store.settings.update({ filesRemoveGpsMetadata: true });
   await app.services.settings.reload();
   for (const afterData of [false, true]) {
     const { bytes: png, exifAt } = pngWithGps(false, afterData);

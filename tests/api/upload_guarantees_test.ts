@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
+import { servingStore } from "../../db/serving.ts";
 import { createApp } from "../../routes/mod.ts";
 import { LocalDatasource } from "../../storage/local.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
@@ -18,7 +19,7 @@ import { uploadFiles } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 
 async function setQuota(app: TestApp, userId: string, quota: Record<string, unknown>) {
-  await app.services.store.updateUser(userId, {
+  await app.services.store.users.update(userId, {
     quota: { id: "q1", maxBytes: null, maxFiles: null, maxUrls: null, ...quota } as never,
   }, new Date());
 }
@@ -129,9 +130,12 @@ for (const way of WAYS) {
       );
       assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
       // A second handle on the store (another process would see the same) and on the files.
-      const store = app.kind === "kv"
-        ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
-        : await openPostgresStore(app.storeUrl!);
+      const store = servingStore(
+        app.kind === "kv"
+          ? await openKvStore(`${app.processEnv.SERVICE_DATA_DIR}/ferry.kv`)
+          : await openPostgresStore(app.storeUrl!),
+        app.clock,
+      );
       const datasource = new LocalDatasource(app.processEnv.SERVICE_DATASOURCE_LOCAL_DIRECTORY);
       try {
         const restarted = createApp({ ...app.services, store, datasource });

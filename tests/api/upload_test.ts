@@ -12,12 +12,12 @@ import { actor } from "../helpers/users.ts";
 const MIB = 1024 * 1024;
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 
 async function setQuota(app: TestApp, userId: string, quota: Record<string, unknown>) {
-  await app.services.store.updateUser(userId, {
+  await app.services.store.users.update(userId, {
     quota: { id: "q1", maxBytes: null, maxFiles: null, maxUrls: null, ...quota } as never,
   }, new Date());
 }
@@ -334,7 +334,7 @@ apiTest("upload: authentication, non-multipart bodies and anonymous folders", as
 
 apiTest("upload: disabled extensions match with or without the dot; types", async (app) => {
   const a = await actor(app, "USER");
-  await app.services.store.updateSettings({ filesDisabledExtensions: [".sh", "gz"] });
+  await app.services.store.settings.update({ filesDisabledExtensions: [".sh", "gz"] });
   await app.services.settings.reload();
   const sh = await uploadFiles(app, [{ name: "run.sh", content: "x" }], a.headers);
   assert.equal(sh.body.error, "file[0]: File extension .sh is not allowed");

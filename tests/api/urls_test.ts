@@ -55,7 +55,7 @@ apiTest("shorten: the URL's fields and its short link; the redirect counts a vie
 
 apiTest("shorten: urlsLength, coreDefaultDomain, https and the domain header", async (app) => {
   const alice = await actor(app, "USER");
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     urlsLength: 10,
     coreDefaultDomain: "short.example",
     coreReturnHttpsUrls: true,
@@ -209,7 +209,7 @@ apiTest("redirects: by code and vanity, disabled, unknown, and the live urlsRout
   assert.equal((await visit(app, "/go/va")).status, 404);
   await app.json("PATCH", `/api/user/urls/${url.id}`, { enabled: true }, alice.headers);
 
-  await app.services.store.updateSettings({ urlsRoute: "/s" });
+  await app.services.store.settings.update({ urlsRoute: "/s" });
   await app.services.settings.reload();
   assert.equal((await visit(app, "/go/va")).status, 404);
   assert.equal((await visit(app, "/s/va")).status, 302);
@@ -241,7 +241,7 @@ apiTest(
     assert.equal((await app.request(`/go/${url.code}`, { method: "HEAD" })).status, 302);
 
     // A name that is also a page's path (stored before the name was reserved): the page wins.
-    await app.services.store.updateSettings({ urlsRoute: "/" });
+    await app.services.store.settings.update({ urlsRoute: "/" });
     await app.services.settings.reload();
     const now = new Date(app.clock.now());
     await app.services.store.urls.create({
@@ -275,7 +275,7 @@ apiTest("redirects: maxViews N allows N redirects, then 404 and deletion", async
   assert.equal((await visit(app, `/go/${url.code}`)).status, 404);
   assert.equal(await app.services.store.urls.get(url.id), null);
 
-  await app.services.store.updateSettings({ featuresDeleteOnMaxViews: false });
+  await app.services.store.settings.update({ featuresDeleteOnMaxViews: false });
   await app.services.settings.reload();
   const kept = (await shorten(app, alice, { destination: "https://a.example" }, {
     "x-service-max-views": "1",
@@ -289,7 +289,7 @@ apiTest(
   "redirects: concurrent visits of a maxViews URL redirect exactly maxViews times",
   async (app) => {
     const alice = await actor(app, "USER");
-    await app.services.store.updateSettings({ featuresDeleteOnMaxViews: false });
+    await app.services.store.settings.update({ featuresDeleteOnMaxViews: false });
     await app.services.settings.reload();
     const url = (await shorten(app, alice, { destination: "https://a.example" }, {
       "x-service-max-views": "5",
@@ -426,7 +426,7 @@ apiTest("the password route allows 2 attempts per second", async (app) => {
 
 apiTest("shared route `/`: URLs are looked up first, unknown names fall through", async (app) => {
   const alice = await actor(app, "USER");
-  await app.services.store.updateSettings({ urlsRoute: "/", filesRoute: "/" });
+  await app.services.store.settings.update({ urlsRoute: "/", filesRoute: "/" });
   await app.services.settings.reload();
   const url = (await shorten(app, alice, { destination: "https://a.example", vanity: "hello" }))
     .body;

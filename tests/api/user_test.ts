@@ -10,7 +10,8 @@ import {
   startSession,
 } from "../../core/sessions.ts";
 import { createUser } from "../../core/users.ts";
-import type { SignInMethod, UserRecord } from "../../db/store.ts";
+import type { SignInMethod } from "../../db/sessions.ts";
+import type { UserRecord } from "../../db/users.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -63,7 +64,7 @@ apiTest("PATCH /api/user refuses a taken username and leaves the user as it was"
   const res = await app.json("PATCH", "/api/user", body, bob.headers);
   assert.equal(res.status, 400);
   assert.deepEqual(res.body, { error: "Username already exists", statusCode: 400 });
-  assert.equal((await app.services.store.getUser(bob.user.id))!.username, "bob");
+  assert.equal((await app.services.store.users.get(bob.user.id))!.username, "bob");
 });
 
 const login = async (app: TestApp, username: string, password = "password") => {
@@ -185,7 +186,7 @@ apiTest(
     }, token);
     assert.deepEqual(guessed.body, NO_PASSWORD, "a password it does not have proves nothing");
     assert.equal((await app.json("GET", "/api/user", undefined, old)).status, 200, "sessions live");
-    assert.equal((await app.services.store.getUser(user.id))!.password, null);
+    assert.equal((await app.services.store.users.get(user.id))!.password, null);
 
     const fresh = { cookie: await sessionBy(app, user, "passkey") };
     const set = await app.json("PATCH", "/api/user", { password: "first-password" }, fresh);
@@ -225,7 +226,7 @@ async function storeLegacySession(app: TestApp, userId: string, secret: string) 
     ua: "Mozilla/5.0",
   };
   if (app.kind === "kv") {
-    const kv = (app.services.store as unknown as { kv: Deno.Kv }).kv;
+    const kv = (app.backend as unknown as { kv: Deno.Kv }).kv;
     await kv.atomic()
       .set(["session", row.id], row)
       .set(["session_by_user", userId, row.id], true)
@@ -252,7 +253,7 @@ apiTest(
     assert.equal((await app.json("GET", "/api/user", undefined, { cookie })).status, 200);
     const res = await app.json("PATCH", "/api/user", { password: "taken-over" }, { cookie });
     assert.deepEqual(res.body, { error: "currentPassword is required", statusCode: 400 });
-    const [session] = await app.services.store.listSessions(bob.user.id);
+    const [session] = await app.services.store.sessions.listByUser(bob.user.id);
     assert.equal(session.method, "unknown");
   },
 );

@@ -1,6 +1,6 @@
 /** User administration (spec §4.1): every role rule, quotas, and the store's answer to races. */
 import assert from "node:assert/strict";
-import type { Role } from "../../db/store.ts";
+import type { Role } from "../../db/users.ts";
 import { apiTest, sessionCookie, type TestApp } from "../helpers/app.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 import { uploadOne } from "../helpers/files.ts";
@@ -87,7 +87,7 @@ apiTest("concurrent creation of one username creates one user", async (app) => {
     ),
   );
   assert.deepEqual(replies.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400]);
-  const users = await app.services.store.listUsers();
+  const users = await app.services.store.users.list();
   assert.equal(users.filter((u) => u.username === "same").length, 1);
 });
 
@@ -99,7 +99,7 @@ const ALLOWED: Record<Role, { create: Role[]; manage: Role[] }> = {
 };
 
 async function snapshot(app: TestApp, id: string) {
-  return await app.services.store.getUser(id);
+  return await app.services.store.users.get(id);
 }
 
 apiTest("role rules: every caller role against every target role", async (app, t) => {
@@ -118,7 +118,7 @@ apiTest("role rules: every caller role against every target role", async (app, t
         }, caller.headers);
         assert.equal(created.status, allowedCreate ? 200 : 403, `create ${targetRole}`);
         if (!allowedCreate) {
-          assert.equal(await app.services.store.getUserByUsername(name), null);
+          assert.equal(await app.services.store.users.getByUsername(name), null);
           assert.ok(["forbidden", "You cannot create this role"].includes(created.body.error));
         }
 
@@ -170,7 +170,7 @@ apiTest("a caller assigns only roles at or below its own", async (app) => {
   );
   assert.equal(up.status, 403);
   assert.deepEqual(up.body, { error: "You cannot assign this role", statusCode: 403 });
-  assert.equal((await app.services.store.getUser(user.user.id))!.role, "USER");
+  assert.equal((await app.services.store.users.get(user.user.id))!.role, "USER");
   const ok = await app.json(
     "PATCH",
     `/api/users/${user.user.id}`,
@@ -187,7 +187,7 @@ apiTest("nobody deletes themselves", async (app) => {
     const res = await app.json("DELETE", `/api/users/${self.user.id}`, {}, self.headers);
     assert.equal(res.status, 403);
     assert.deepEqual(res.body, { error: "You cannot delete yourself", statusCode: 403 });
-    assert.notEqual(await app.services.store.getUser(self.user.id), null);
+    assert.notEqual(await app.services.store.users.get(self.user.id), null);
   }
 });
 
@@ -283,7 +283,7 @@ apiTest("quotas: BY_BYTES needs maxBytes, BY_FILES needs maxFiles, NONE clears",
   let res = await patch({ filesType: "BY_BYTES" });
   assert.equal(res.status, 400);
   assert.deepEqual(res.body, { error: "maxBytes is required", statusCode: 400 });
-  assert.equal((await app.services.store.getUser(user.user.id))!.quota, null);
+  assert.equal((await app.services.store.users.get(user.user.id))!.quota, null);
 
   res = await patch({ filesType: "BY_BYTES", maxBytes: "0b" });
   assert.equal(res.status, 400);
@@ -348,7 +348,7 @@ apiTest("avatars: image data URIs and URLs, nothing else", async (app) => {
     avatar: "data:image/png;base64," + "A".repeat(600 * 1024),
   }, root.headers);
   assert.equal(huge.status, 400);
-  assert.equal((await app.services.store.getUser(ok.body.id))!.avatar, png);
+  assert.equal((await app.services.store.users.get(ok.body.id))!.avatar, png);
 });
 
 apiTest("a user created without an avatar gets websiteDefaultAvatar's image", async (app) => {
@@ -357,7 +357,7 @@ apiTest("a user created without an avatar gets websiteDefaultAvatar's image", as
   try {
     const path = `${dir}/default.png`;
     await Deno.writeFile(path, new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
-    await app.services.store.updateSettings({ websiteDefaultAvatar: path });
+    await app.services.store.settings.update({ websiteDefaultAvatar: path });
     await app.services.settings.reload();
     const res = await app.json(
       "POST",

@@ -53,7 +53,7 @@ apiTest("the security page shows what the server allows and the user's passkeys"
   assert.match(off, /Two-factor codes are turned off on this server\./);
   assert.match(off, /Passkeys are turned off on this server\./);
 
-  await app.services.store.updateSettings({
+  await app.services.store.settings.update({
     mfaTotpEnabled: true,
     mfaPasskeysEnabled: true,
     mfaPasskeysRpID: "ferry.test",
@@ -146,7 +146,7 @@ apiTest(
     assert.equal(await robots.text(), "User-agent: *\nDisallow: /\n");
     assert.equal((await app.request("/manifest.json")).status, 404, "pwaEnabled is off by default");
 
-    await app.services.store.updateSettings({
+    await app.services.store.settings.update({
       featuresRobotsTxt: false,
       pwaEnabled: true,
       pwaTitle: "Our files",
@@ -182,7 +182,7 @@ apiTest(
       "the system's theme by default, between the server's dark and light themes",
     );
 
-    await app.services.store.updateSettings({
+    await app.services.store.settings.update({
       websiteThemeDefault: "builtin:dark_gray",
       websiteTitleLogo: "https://cdn.example/logo.png",
       websiteExternalLinks: [{ name: "Status", url: "https://status.example/" }],

@@ -54,7 +54,7 @@ const shortenEvent = (user: ShortenEvent["user"]): ShortenEvent => ({
  * webhooks against a local receiver does.
  */
 async function configure(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings({ webhooksAllowedHosts: ["127.0.0.1"], ...values });
+  await app.services.store.settings.update({ webhooksAllowedHosts: ["127.0.0.1"], ...values });
   await app.services.settings.reload();
 }
 
@@ -91,7 +91,7 @@ apiTest("HTTP webhooks: the spec's headers and bodies, signed, nothing secret", 
       for (const secret of ["password", "token", "totpSecret", "passkeys", "oauthProviders"]) {
         assert.ok(!keys(body).includes(secret), `${type} carries ${secret}`);
       }
-      const user = await app.services.store.getUser(upload.user.id);
+      const user = await app.services.store.users.get(upload.user.id);
       assert.ok(!r.body.includes(user!.password!) && !r.body.includes(user!.token));
     }
     assert.deepEqual(JSON.parse(byType.upload.body), {
@@ -185,7 +185,7 @@ apiTest("uploads into an open folder name who sent them, never the folder's owne
     });
     assert.equal(http.data.file.id, stored!.id);
     assert.equal(chat.content, `anonymous (anonymous) sent ${stored!.name}`);
-    const ownerRecord = (await app.services.store.getUser(owner.user.id))!;
+    const ownerRecord = (await app.services.store.users.get(owner.user.id))!;
     for (const r of receiver.received) {
       assert.ok(!r.body.includes(ownerRecord.id) && !r.body.includes("owner"), r.body);
       assert.ok(!r.body.includes(ownerRecord.token));
@@ -543,7 +543,7 @@ apiTest(
           ["root", [{ key: "httpWebhookSigningSecret", old: null, new: "********" }]],
         ],
       );
-      const stored = JSON.stringify(await app.services.store.listSettingsAudit({ limit: 10 }));
+      const stored = JSON.stringify(await app.services.store.settings.listAudit({ limit: 10 }));
       assert.ok(!stored.includes(rotated.body.secret) && !stored.includes(again.body.secret));
     } finally {
       await receiver.close();

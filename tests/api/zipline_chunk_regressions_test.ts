@@ -16,7 +16,7 @@ const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

@@ -11,7 +11,7 @@ import { uploadFiles, uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
 
 async function settings(app: TestApp, values: Record<string, unknown>) {
-  await app.services.store.updateSettings(values);
+  await app.services.store.settings.update(values);
   await app.services.settings.reload();
 }
 

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { ManualClock, systemRandom } from "../../core/clock.ts";
 import { mintApiKey } from "../../core/api_keys.ts";
 import type { ApiKeyRecord } from "../../db/api_keys.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import type { Backend } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, storedUser } from "../helpers/stores.ts";
 
 const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -18,7 +19,7 @@ function key(userId: string, name = "key"): ApiKeyRecord {
 }
 
 /** The user's keys, by name. */
-async function names(store: Store, userId: string): Promise<string[]> {
+async function names(store: Backend, userId: string): Promise<string[]> {
   return (await store.apiKeys.listByUser(userId)).map((k) => k.name);
 }
 

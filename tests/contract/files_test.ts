@@ -6,14 +6,15 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { type FileLimits, type FileRecord, type FileStats, QuotaError } from "../../db/files.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import { type Backend } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 let tick = Date.UTC(2026, 6, 1);
 const next = () => new Date(tick += 1000);
 
-async function stored(store: Store, userId: string | null, extra: Partial<FileRecord> = {}) {
+async function stored(store: Backend, userId: string | null, extra: Partial<FileRecord> = {}) {
   const file = fileRecord(userId, extra);
   await store.files.create(file, NO_LIMITS);
   return file;
@@ -292,7 +293,7 @@ const steps: ContractSteps = {
     const file = await stored(store, user.id);
     const now = new Date();
     const until = new Date(now.getTime() + 60_000);
-    await store.files.grantAccess(file.id, "k1", until);
+    await store.files.grantAccess(file.id, "k1", until, now);
     assert.equal(await store.files.hasAccess(file.id, "k1", now), true);
     assert.equal(await store.files.hasAccess(file.id, "k2", now), false);
     assert.equal(await store.files.hasAccess("other", "k1", now), false);

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import { type FolderRecord, FolderTreeError } from "../../db/folders.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import { type Backend } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import {
   type ContractSteps,
@@ -40,7 +41,7 @@ function tag(userId: string, name: string): TagRecord {
   };
 }
 
-async function file(store: Store, userId: string, folderId: string | null = null) {
+async function file(store: Backend, userId: string, folderId: string | null = null) {
   const at = next();
   const record = fileRecord(userId, { folderId, createdAt: at, updatedAt: at });
   await store.files.create(record, { maxBytes: null, maxFiles: null });

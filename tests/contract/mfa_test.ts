@@ -2,15 +2,16 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { ChallengeRecord, PasskeyRecord } from "../../db/mfa.ts";
-import { type Store, UniqueError } from "../../db/store.ts";
+import { type Backend } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
 /** Adds a user (passkeys reference one) and returns its id. */
-async function addUser(store: Store, username: string): Promise<string> {
+async function addUser(store: Backend, username: string): Promise<string> {
   const id = newId(systemRandom, Date.now());
-  await store.createUser({
+  await store.users.create({
     id,
     username,
     password: null,
@@ -107,7 +108,7 @@ const steps: ContractSteps = {
     const p = passkey(alice);
     await store.mfa.createPasskey(p);
     assert.equal(await store.mfa.acceptTotpStep(alice, 100), true);
-    await store.deleteUser(alice);
+    await store.users.delete(alice);
     assert.equal(await store.mfa.getPasskeyByCredential(p.credentialId), null);
     assert.deepEqual(await store.mfa.listPasskeys(alice), []);
     const again = await addUser(store, "alice2");
@@ -115,22 +116,25 @@ const steps: ContractSteps = {
   },
   "a challenge is taken once, and not after it expired": async (store) => {
     const now = new Date(T0);
-    await store.mfa.putChallenge(challenge("a", T0 + 60_000));
+    await store.mfa.putChallenge(challenge("a", T0 + 60_000), new Date(T0));
     assert.deepEqual(await store.mfa.takeChallenge("a", now), challenge("a", T0 + 60_000));
     assert.equal(await store.mfa.takeChallenge("a", now), null);
-    await store.mfa.putChallenge(challenge("b", T0 + 60_000));
+    await store.mfa.putChallenge(challenge("b", T0 + 60_000), new Date(T0));
     assert.equal(await store.mfa.takeChallenge("b", new Date(T0 + 60_000)), null);
     assert.equal(await store.mfa.takeChallenge("b", now), null, "an expired take still removes it");
     const userId = await addUser(store, "alice");
-    await store.mfa.putChallenge({ ...challenge("c", T0 + 1000), kind: "registration", userId });
-    await store.mfa.putChallenge({ ...challenge("c", T0 + 9000), challenge: "bmV3" });
+    await store.mfa.putChallenge(
+      { ...challenge("c", T0 + 1000), kind: "registration", userId },
+      new Date(T0),
+    );
+    await store.mfa.putChallenge({ ...challenge("c", T0 + 9000), challenge: "bmV3" }, new Date(T0));
     assert.deepEqual(await store.mfa.takeChallenge("c", now), {
       ...challenge("c", T0 + 9000),
       challenge: "bmV3",
     });
   },
   "concurrent takes of one challenge: one wins": async (store) => {
-    await store.mfa.putChallenge(challenge("x", T0 + 60_000));
+    await store.mfa.putChallenge(challenge("x", T0 + 60_000), new Date(T0));
     const takes = await Promise.all(
       Array.from({ length: 8 }, () => store.mfa.takeChallenge("x", new Date(T0))),
     );

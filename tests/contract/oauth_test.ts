@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { OauthLinkRecord, OauthProvider } from "../../db/oauth.ts";
-import { UniqueError } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, storedUser } from "../helpers/stores.ts";
 
 let tick = Date.UTC(2026, 0, 1);

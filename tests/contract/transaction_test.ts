@@ -1,5 +1,5 @@
 /**
- * `Store.transaction` and the bulk writes imports make inside it, run against
+ * `Backend.transaction` and the bulk writes imports make inside it, run against
  * Deno KV (a journal of undoable writes) and PostgreSQL (one transaction)
  * alike: what a transaction wrote is seen through the store once it resolves,
  * and nothing of it once it throws, in the store and its sub-stores.
@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
 import type { FileRecord } from "../../db/files.ts";
 import type { OauthLinkRecord } from "../../db/oauth.ts";
-import { type Store, UniqueError, type UserRecord } from "../../db/store.ts";
+import { type Backend } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
+import { UniqueError } from "../../db/errors.ts";
 import type { UrlRecord } from "../../db/urls.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
@@ -69,7 +71,7 @@ const manyFiles = (owners: UserRecord[], n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => file(owners[i % owners.length].id, `${prefix}-${i}.png`, i));
 
 /** What the writes of {@link writeEverything} leave, read through `store`. */
-async function snapshot(store: Store, owner: UserRecord) {
+async function snapshot(store: Backend, owner: UserRecord) {
   const files: string[] = [];
   for await (const f of store.files.iterate()) files.push(f.name);
   const urls: string[] = [];
@@ -77,22 +79,22 @@ async function snapshot(store: Store, owner: UserRecord) {
   const metrics: number[] = [];
   for await (const m of store.metrics.iterate()) metrics.push(m.data.files as number);
   return {
-    users: (await store.listUsers()).map((u) => u.username),
-    owner: (await store.getUser(owner.id))?.username,
+    users: (await store.users.list()).map((u) => u.username),
+    owner: (await store.users.get(owner.id))?.username,
     files: files.sort(),
     usage: await store.files.usage(owner.id),
     urls: urls.sort(),
     urlCount: await store.urls.countByUser(owner.id),
     links: (await store.oauth.listByUser(owner.id)).map((l) => l.oauthId),
     metrics,
-    settings: await store.getSettings(),
+    settings: await store.settings.read(),
   };
 }
 
 /** Writes through every part of `tx` that imports use; returns the new user. */
-async function writeEverything(tx: Store, owner: UserRecord, existing: FileRecord) {
+async function writeEverything(tx: Backend, owner: UserRecord, existing: FileRecord) {
   const added = await storedUser(tx, "added");
-  await tx.updateUser(owner.id, { username: "renamed" }, at(9));
+  await tx.users.update(owner.id, { username: "renamed" }, at(9));
   await tx.files.create(file(owner.id, "one.png", 10), { maxBytes: null, maxFiles: null });
   await tx.files.createMany([...manyFiles([owner, added], 150, "bulk")]);
   await tx.files.delete(existing.id);
@@ -100,12 +102,12 @@ async function writeEverything(tx: Store, owner: UserRecord, existing: FileRecor
   await tx.urls.createMany([url(owner.id, "b1", "v1"), url(added.id, "b2")]);
   await tx.oauth.create(link(owner.id, "42"));
   await tx.metrics.add([metric(1), metric(2)]);
-  await tx.updateSettings({ websiteTitle: "In a transaction" });
+  await tx.settings.update({ websiteTitle: "In a transaction" });
   return added;
 }
 
 /** A user `owner` with one file, `existing.png`. */
-async function withOwner(store: Store) {
+async function withOwner(store: Backend) {
   const owner = await storedUser(store, "owner");
   const existing = file(owner.id, "existing.png", 7);
   await store.files.create(existing, { maxBytes: null, maxFiles: null });
@@ -119,10 +121,10 @@ const steps: ContractSteps = {
     const { owner, existing } = await withOwner(store);
     const result = await store.transaction(async (tx) => {
       const added = await writeEverything(tx, owner, existing);
-      assert.equal((await tx.getUserByUsername("added"))?.id, added.id, "reads its own writes");
+      assert.equal((await tx.users.getByUsername("added"))?.id, added.id, "reads its own writes");
       return added.id;
     });
-    assert.equal((await store.getUserByUsername("added"))?.id, result);
+    assert.equal((await store.users.getByUsername("added"))?.id, result);
     const seen = await snapshot(store, owner);
     assert.deepEqual(seen.users, ["renamed", "added"]);
     assert.equal(seen.owner, "renamed");
@@ -145,7 +147,7 @@ const steps: ContractSteps = {
     await store.urls.create(url(owner.id, "kept"), null);
     await store.oauth.create(link(owner.id, "1"));
     await store.metrics.add([metric(0)]);
-    await store.updateSettings({ websiteTitle: "Before" });
+    await store.settings.update({ websiteTitle: "Before" });
     const before = await snapshot(store, owner);
     await assert.rejects(
       store.transaction(async (tx) => {
@@ -156,8 +158,8 @@ const steps: ContractSteps = {
     );
     assert.deepEqual(await snapshot(store, owner), before);
     assert.deepEqual(await store.files.get(existing.id), existing, "the deleted file is back");
-    assert.equal(await store.getUserByUsername("renamed"), null);
-    assert.equal((await store.getUserByUsername("owner"))?.id, owner.id);
+    assert.equal(await store.users.getByUsername("renamed"), null);
+    assert.equal((await store.users.getByUsername("owner"))?.id, owner.id);
     assert.equal(await store.oauth.find("GITHUB", "42"), null);
     assert.deepEqual(
       await store.files.takenNames(["one.png", "bulk-0.png", "existing.png"]),

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { newId, randomString, systemRandom } from "../../core/clock.ts";
 import type { InviteRecord } from "../../db/invites.ts";
-import { UniqueError } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 import {
   type ContractSteps,
   contractSuite,

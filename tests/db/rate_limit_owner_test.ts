@@ -9,13 +9,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { KvLeases } from "../../db/kv/leases.ts";
 import { KvRateLimits } from "../../db/kv/rate_limits.ts";
+import type { Timer } from "../../core/clock.ts";
 import {
   IDLE_MS,
   OwnedRateLimits,
   RENEW_MS,
   STALE_MS,
   TERM_MS,
-  type Timer,
 } from "../../db/rate_limit_owner.ts";
 
 /** A tick or a sleep due at `at` (ms), of the handle `of`. */

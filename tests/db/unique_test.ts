@@ -1,7 +1,7 @@
 /** `uniqueViolation`: PostgreSQL's unique violations become `UniqueError`, anything else passes. */
 import assert from "node:assert/strict";
 import { uniqueViolation } from "../../db/postgres/unique.ts";
-import { UniqueError } from "../../db/store.ts";
+import { UniqueError } from "../../db/errors.ts";
 
 /** An error shaped as postgres.js raises a server error. */
 const pgError = (code: string, constraint_name?: string) =>

@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import {
-  type ContractSteps,
-  contractSuite,
+  type ServingSteps,
+  servingSuite,
   storedUser as owner,
   urlRecord as url,
 } from "../helpers/stores.ts";
 
-const steps: ContractSteps = {
+const steps: ServingSteps = {
   "countView: batched, read at once, written on flushViews, gone with its URL": async (store) => {
     const u = await owner(store);
     const busy = url(u.id, "busy", { views: 2 });
@@ -66,4 +66,4 @@ const steps: ContractSteps = {
   },
 };
 
-contractSuite("url cache", steps);
+servingSuite("url cache", steps);

@@ -6,10 +6,10 @@
  * confirmed through the HTTP API.
  */
 import assert from "node:assert/strict";
+import { USERS_FRESH_MS } from "../../db/user_cache.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { REPO_ROOT } from "../helpers/process.ts";
 import { uploadFiles } from "../helpers/files.ts";
-import { eventually } from "../helpers/wait.ts";
 import { redSquare } from "../helpers/images.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -93,17 +93,15 @@ apiTest("conformance: set-user changes role, password and quota as the API would
     password: "n3w secret",
   });
   assert.equal(login.status, 200);
-  // The server honours another process's user changes within its user cache's second.
-  await eventually("the new password replacing the API token", async () => {
-    const stale = await app.json("GET", "/api/user", undefined, bob.headers);
-    return stale.status === 401;
-  }, 2_000);
+  // The server honours another process's user changes once its user cache's second has passed.
+  app.clock.advance(USERS_FRESH_MS);
+  const stale = await app.json("GET", "/api/user", undefined, bob.headers);
+  assert.equal(stale.status, 401, "the new password replaced the API token");
 
   succeeded(await ctl(app, "set-user", "-u", "administrator", "quota", "2 files"));
-  await eventually("the quota reaching the server", async () => {
-    const me = await app.json("GET", "/api/user", undefined, admin.headers);
-    return me.body.user.quota?.maxFiles === 2;
-  }, 2_000);
+  app.clock.advance(USERS_FRESH_MS);
+  const me = await app.json("GET", "/api/user", undefined, admin.headers);
+  assert.equal(me.body.user.quota?.maxFiles, 2, "the quota reached the server");
   const ok = await uploadFiles(app, [{ name: "a.txt", content: "a" }, {
     name: "b.txt",
     content: "b",
@@ -172,7 +170,7 @@ apiTest(
   async (app) => {
     await actor(app, "SUPERADMIN", "administrator");
     const bob = await actor(app, "USER", "bob");
-    await app.services.store.updateSettings({ filesDisabledExtensions: ["html"] });
+    await app.services.store.settings.update({ filesDisabledExtensions: ["html"] });
     const dir = await folderOfThree();
     try {
       succeeded(await ctl(app, "set-user", "-u", "bob", "quota", "1 file"));
@@ -191,7 +189,7 @@ apiTest(
 
 apiTest("conformance: import-dir makes thumbnails and refuses reserved names", async (app) => {
   const admin = await actor(app, "SUPERADMIN", "administrator");
-  await app.services.store.updateSettings({ featuresThumbnailsInstantaneous: true });
+  await app.services.store.settings.update({ featuresThumbnailsInstantaneous: true });
   const folder = await app.json("POST", "/api/user/folders", { name: "imported" }, admin.headers);
   assert.equal(folder.status, 200);
   const dir = await Deno.makeTempDir({ prefix: "ferry-import-" });
@@ -310,7 +308,7 @@ apiTest(
     const set = await ctl(app, "set-user", "-u", "bob", "password", "short");
     assert.equal(set.code, 1);
     includes(set.stderr, "password: Password must be at least 8 characters long");
-    assert.equal(await app.services.store.getUserByUsername("op"), null);
+    assert.equal(await app.services.store.users.getByUsername("op"), null);
     const login = await app.json("POST", "/api/auth/login", {
       username: "bob",
       password: "password",

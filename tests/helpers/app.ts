@@ -1,7 +1,7 @@
 /**
- * A complete service for API tests: a fresh store of the given kind, a local
- * datasource in a temp dir, a manual clock, and the app with response checks
- * on. Requests go through `app.request()`; no port is opened.
+ * A complete service for API tests: a fresh store of the given kind (behind
+ * the serving store, its caches on the manual clock), a local datasource in a
+ * temp dir, a manual clock, and the app with response checks on. Requests go through `app.request()`; no port is opened.
  */
 import { ManualClock, systemRandom } from "../../core/clock.ts";
 import { MemoryLogger } from "../../core/log.ts";
@@ -10,6 +10,8 @@ import type { Theme } from "../../core/themes.ts";
 import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { fileSystemContext, findFfmpeg } from "../../cli/services.ts";
+import { servingStore } from "../../db/serving.ts";
+import type { Backend } from "../../db/store.ts";
 import { createHandler } from "../../routes/mod.ts";
 import { type DatasourceKind, ignoreDatasource, openTestDatasource } from "./datasources.ts";
 import { ignoreKind, openTestStore, STORE_KINDS, type StoreKind } from "./stores.ts";
@@ -28,6 +30,8 @@ export interface TestApp {
    */
   processEnv: Record<string, string>;
   services: Services;
+  /** The plain backend beneath `services.store` (its serving store), for writes around the caches. */
+  backend: Backend;
   clock: ManualClock;
   logger: MemoryLogger;
   /** The names of every object the datasource holds. */
@@ -78,7 +82,7 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const dataDir = options.reachable ? await Deno.makeTempDir({ prefix: "ferry-data-" }) : null;
-  const { store, url: storeUrl, close: closeStore } = await openTestStore(
+  const { store: backend, url: storeUrl, drop } = await openTestStore(
     kind,
     dataDir ? `${dataDir}/ferry.kv` : undefined,
   );
@@ -93,6 +97,7 @@ export async function startTestApp(
   };
   const datasource = testDatasource.datasource;
   const clock = new ManualClock(Date.now());
+  const store = servingStore(backend, clock);
   const logger = new MemoryLogger();
   const settings = new SettingsService(store, {
     context: fileSystemContext,
@@ -100,7 +105,7 @@ export async function startTestApp(
     logger,
     overrides: parseSettingsEnv(options.env ?? {}, (path) => Deno.readTextFileSync(path)),
   });
-  if (!options.rateLimits) await store.updateSettings({ ratelimitEnabled: false });
+  if (!options.rateLimits) await store.settings.update({ ratelimitEnabled: false });
   await settings.reload();
   const services: Services = {
     store,
@@ -122,6 +127,7 @@ export async function startTestApp(
     storeUrl,
     processEnv,
     services,
+    backend,
     clock,
     logger,
     storedObjects: testDatasource.stored,
@@ -151,7 +157,8 @@ export async function startTestApp(
     },
     async close() {
       await testDatasource.dispose();
-      await closeStore();
+      await store.close();
+      await drop();
       if (dataDir) await Deno.remove(dataDir, { recursive: true });
     },
   };

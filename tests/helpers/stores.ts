@@ -1,14 +1,19 @@
 /**
  * Opens a fresh, empty store of each kind for a test: Deno KV in memory, and
- * PostgreSQL in a new database on the cluster the test task started.
+ * PostgreSQL in a new database on the cluster the test task started. The
+ * contract suites run on the plain backends; the serving store's suites on a
+ * serving store over each, on a manual clock.
  */
 import postgres from "postgres";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
 import type { FileRecord } from "../../db/files.ts";
-import type { Store, UserRecord } from "../../db/store.ts";
+import { servingStore } from "../../db/serving.ts";
+import type { Backend, Store } from "../../db/store.ts";
+import type { UserRecord, UserStore } from "../../db/users.ts";
 import type { UrlRecord } from "../../db/urls.ts";
-import { newId, systemRandom } from "../../core/clock.ts";
+import { ManualClock, newId, systemRandom } from "../../core/clock.ts";
+import { newStoredToken } from "../../core/tokens.ts";
 import { serviceUrl, skipWithout } from "./services.ts";
 
 /** The store kinds every store-backed suite runs on. */
@@ -16,11 +21,14 @@ export const STORE_KINDS = ["kv", "postgres"] as const;
 /** A store kind. */
 export type StoreKind = typeof STORE_KINDS[number];
 
-/** An open store and how to dispose of it. */
+/** An open backend and how to dispose of it. */
 export interface TestStore {
-  store: Store;
+  store: Backend;
   /** The database URL for a Postgres store (for second processes), else `undefined`. */
   url?: string;
+  /** Drops the database once the store is closed (nothing for Deno KV). */
+  drop(): Promise<void>;
+  /** Closes the backend and drops the database. */
   close(): Promise<void>;
 }
 
@@ -56,13 +64,14 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
 export async function openTestStore(kind: StoreKind, kvPath = ":memory:"): Promise<TestStore> {
   if (kind === "kv") {
     const store = await openKvStore(kvPath);
-    return { store, close: () => store.close() };
+    return { store, drop: () => Promise.resolve(), close: () => store.close() };
   }
   const db = await freshDatabase();
   const store = await openPostgresStore(db.url, { max: 20 });
   return {
     store,
     url: db.url,
+    drop: db.drop,
     close: async () => {
       await store.close();
       await db.drop();
@@ -70,8 +79,8 @@ export async function openTestStore(kind: StoreKind, kvPath = ":memory:"): Promi
   };
 }
 
-/** The steps of a contract suite: each gets a fresh, empty store. */
-export type ContractSteps = Record<string, (store: Store) => Promise<void>>;
+/** The steps of a contract suite: each gets a fresh, empty backend. */
+export type ContractSteps = Record<string, (store: Backend) => Promise<void>>;
 
 /**
  * Registers one test per store kind, `<name>: <kind>`, running every step of
@@ -98,13 +107,76 @@ export function contractSuite(name: string, steps: ContractSteps): void {
   }
 }
 
+/**
+ * The steps of a serving store's suite: each gets a fresh serving store over
+ * an empty backend, its manual clock, and the backend beneath, through which
+ * a step writes as another process would (around this one's caches).
+ */
+export type ServingSteps = Record<
+  string,
+  (store: Store, clock: ManualClock, backend: Backend) => Promise<void>
+>;
+
+/**
+ * Registers one test per store kind, `<name>: <kind>`, running every step of
+ * `steps` on its own serving store (`db/serving.ts`) over a fresh backend.
+ */
+export function servingSuite(name: string, steps: ServingSteps): void {
+  for (const kind of STORE_KINDS) {
+    Deno.test({
+      name: `${name}: ${kind}`,
+      ignore: ignoreKind(kind),
+      fn: async (t) => {
+        for (const [stepName, step] of Object.entries(steps)) {
+          await t.step(stepName, async () => {
+            const { store: backend, drop } = await openTestStore(kind);
+            const clock = new ManualClock(Date.now());
+            const store = servingStore(backend, clock);
+            try {
+              await step(store, clock, backend);
+            } finally {
+              await store.close();
+              await drop();
+            }
+          });
+        }
+      },
+    });
+  }
+}
+
 let created = Date.UTC(2026, 0, 1);
+
+/**
+ * A USER named `username` with a password hash and a stored token, not yet
+ * stored, each a second younger than the one before; `extra` over it.
+ */
+export function userRecord(username: string, extra: Partial<UserRecord> = {}): UserRecord {
+  const at = new Date(created += 1000);
+  return {
+    id: newId(systemRandom, Date.now()),
+    username,
+    password: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+    role: "USER",
+    avatar: null,
+    token: newStoredToken(at.getTime(), systemRandom, "u"),
+    totpSecret: null,
+    view: { enabled: false },
+    quota: null,
+    createdAt: at,
+    updatedAt: at,
+    ...extra,
+  };
+}
 
 /**
  * Stores a plain USER (no password, a random token) for contract steps that
  * need an owner; each is a second younger than the one before.
  */
-export async function storedUser(store: Store, username?: string): Promise<UserRecord> {
+export async function storedUser(
+  store: { users: UserStore },
+  username?: string,
+): Promise<UserRecord> {
   const at = new Date(created += 1000);
   const user: UserRecord = {
     id: newId(systemRandom, Date.now()),
@@ -119,7 +191,7 @@ export async function storedUser(store: Store, username?: string): Promise<UserR
     createdAt: at,
     updatedAt: at,
   };
-  await store.createUser(user);
+  await store.users.create(user);
   return user;
 }
 

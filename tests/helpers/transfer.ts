@@ -1,12 +1,12 @@
 /** Export/import test helpers: the reference fixtures, generated documents, requests. */
 import { newId } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
-import type { Store, UserRecord } from "../../db/store.ts";
+import type { UserRecord, UserStore } from "../../db/users.ts";
 import type { TestApp } from "./app.ts";
 import { COUNT_KEYS } from "../../core/transfer/v4.ts";
 
 /** Adds a SUPERADMIN `admin` without a password straight to `store` (no services needed). */
-export async function addSuperadmin(store: Store): Promise<UserRecord> {
+export async function addSuperadmin(store: { users: UserStore }): Promise<UserRecord> {
   const random = { bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) };
   const now = new Date();
   const id = newId(random, Date.now());
@@ -23,7 +23,7 @@ export async function addSuperadmin(store: Store): Promise<UserRecord> {
     createdAt: now,
     updatedAt: now,
   };
-  await store.createUser(user);
+  await store.users.create(user);
   return user;
 }
 

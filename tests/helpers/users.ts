@@ -1,7 +1,7 @@
 /** Users for API tests: created in the store, authenticated by API token or session. */
 import { tokenFor } from "../../core/account.ts";
 import { createUser } from "../../core/users.ts";
-import type { Role, UserRecord } from "../../db/store.ts";
+import type { Role, UserRecord } from "../../db/users.ts";
 import type { TestApp } from "./app.ts";
 
 /** A test user with the headers that authenticate it. */

@@ -25,7 +25,7 @@ export const quotasV4: V4Kind<QuotaV4> = {
   async importRecord(ctx, q) {
     const userId = q.userId && ctx.ids.users.get(q.userId);
     if (!userId) return ctx.report.skip("quotas", q.id, "owner not imported");
-    const user = await ctx.store.getUser(userId);
+    const user = await ctx.store.users.get(userId);
     if (!user || user.quota) return ctx.report.skip("quotas", q.id, "user already has a quota");
     const none = q.filesQuota === "BY_BYTES" && q.maxBytes === null && q.maxFiles === null;
     const quota = {
@@ -35,7 +35,7 @@ export const quotasV4: V4Kind<QuotaV4> = {
       maxFiles: q.maxFiles,
       maxUrls: q.maxUrls,
     };
-    await ctx.store.updateUser(userId, { quota }, ctx.now);
+    await ctx.store.users.update(userId, { quota }, ctx.now);
     if (ctx.caller?.id === userId) ctx.caller = { ...ctx.caller, quota };
     ctx.report.add("quotas");
   },

@@ -37,7 +37,7 @@ export async function importSettings(
     });
   }
   if (changes.length > 0) {
-    await ctx.store.updateSettings(values, {
+    await ctx.store.settings.update(values, {
       at: ctx.now,
       userId: ctx.caller?.id ?? "",
       username: ctx.caller?.username ?? "import",

@@ -5,7 +5,7 @@
  * or role). TOTP secrets travel in clear in exports and are kept encrypted.
  */
 import { z } from "zod";
-import { ROLES, type UserRecord } from "../../../db/store.ts";
+import { ROLES, type UserRecord } from "../../../db/users.ts";
 import { decrypt, encrypt, newStoredToken } from "../../tokens.ts";
 import { type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 import { importOauthLink } from "./oauth.ts";
@@ -71,7 +71,7 @@ async function importUser(
   takenReason: () => Promise<string | null>,
 ): Promise<string | null> {
   if (merge && ctx.caller && ctx.mergeFrom === oldId) {
-    const updated = await ctx.store.updateUser(ctx.caller.id, merge, ctx.now);
+    const updated = await ctx.store.users.update(ctx.caller.id, merge, ctx.now);
     if (updated) ctx.caller = updated;
     ctx.ids.users.set(oldId, ctx.caller.id);
     ctx.report.add("users");
@@ -83,7 +83,7 @@ async function importUser(
     return null;
   }
   const id = ctx.newId();
-  await ctx.store.createUser({
+  await ctx.store.users.create({
     id,
     username: user.username,
     password: user.password || null,
@@ -114,9 +114,9 @@ export const usersV4: V4Kind<UserV4> = {
       { ...u, createdAt: new Date(u.createdAt) },
       { avatar: u.avatar, totpSecret, view: u.view },
       async () =>
-        await ctx.store.getUserByUsername(u.username)
+        await ctx.store.users.getByUsername(u.username)
           ? "username exists"
-          : await ctx.store.getUser(u.id)
+          : await ctx.store.users.get(u.id)
           ? "user id exists"
           : null,
     );
@@ -153,7 +153,7 @@ export async function importUserV3(ctx: ImportContext, [oldId, u]: [string, User
       createdAt: ctx.now,
     },
     merge,
-    async () => await ctx.store.getUserByUsername(u.username) ? "username exists" : null,
+    async () => await ctx.store.users.getByUsername(u.username) ? "username exists" : null,
   );
   if (id === null) return;
   for (const [i, link] of u.oauth.entries()) {

@@ -6,7 +6,7 @@
  */
 import { ListObjectsCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { FileRecord } from "../../../db/files.ts";
-import type { Store } from "../../../db/store.ts";
+import type { Backend } from "../../../db/store.ts";
 import type { Datasource } from "../../../storage/datasource.ts";
 import { streamSha256 } from "./data.ts";
 import type { Recorder } from "./load.ts";
@@ -31,7 +31,7 @@ export interface Checked {
 /** Runs every check, adding a problem to `recorder` for each loss. */
 export async function checkEverything(
   recorder: Recorder,
-  store: Store,
+  store: Backend,
   datasource: Datasource,
   bucket: { client: S3Client; name: string },
   imported: Set<string>,

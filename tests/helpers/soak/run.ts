@@ -154,7 +154,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const store = await openPostgresStore(pg.url, { max: 2 });
     cleanups.push(() => store.close());
     const tokenOf = async (username: string) => {
-      const user = await store.getUserByUsername(username);
+      const user = await store.users.getByUsername(username);
       return clientToken(user!.token, Date.now(), SECRET, systemRandom);
     };
 
@@ -178,7 +178,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const name of [...loadUsers, "tight", "probe", "chunker", "meter"]) {
       await makeUser(name);
     }
-    const tightId = (await store.getUserByUsername("tight"))!.id;
+    const tightId = (await store.users.getByUsername("tight"))!.id;
     const quota = await adminClient.send("quota", "PATCH", `/api/users/${tightId}`, {
       json: { quota: { filesType: "BY_BYTES", maxBytes: `${QUOTA_BYTES}b` } },
     });

@@ -4,7 +4,7 @@
  * target only, in the outbox like any other delivery (so its attempts and
  * retries show in the outbox list).
  */
-import type { UserRecord } from "../../db/store.ts";
+import type { UserRecord } from "../../db/users.ts";
 import type { WebhookDelivery } from "../../db/webhooks.ts";
 import { badRequest } from "../errors.ts";
 import { linkOrigin, routeLink } from "../links.ts";

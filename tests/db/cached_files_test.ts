@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { FileLimits } from "../../db/files.ts";
 import type { Store } from "../../db/store.ts";
-import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
+import { fileRecord, type ServingSteps, servingSuite, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 const now = new Date(Date.UTC(2026, 6, 1));
@@ -15,7 +15,7 @@ const now = new Date(Date.UTC(2026, 6, 1));
 const firstPage = (store: Store, userId: string) =>
   store.files.list({ userId, offset: 0, limit: 10, sortBy: "name", order: "asc" });
 
-const steps: ContractSteps = {
+const steps: ServingSteps = {
   async "resolve answers as getByName and sees every write through the store"(store) {
     const user = await storedUser(store);
     assert.equal(await store.files.resolve("later.txt"), null);
@@ -86,4 +86,4 @@ const steps: ContractSteps = {
   },
 };
 
-contractSuite("cached file lookups", steps);
+servingSuite("cached file lookups", steps);

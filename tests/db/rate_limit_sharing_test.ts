@@ -10,10 +10,15 @@ import { join } from "node:path";
 import { openKvStore } from "../../db/kv/mod.ts";
 import { openPostgresStore } from "../../db/postgres/mod.ts";
 import type { RateLimitHit } from "../../db/rate_limits.ts";
-import type { Store } from "../../db/store.ts";
+import { servingStore } from "../../db/serving.ts";
+import type { Backend, Store } from "../../db/store.ts";
+import { systemClock } from "../../core/clock.ts";
 import { IDLE_MS } from "../../db/rate_limit_owner.ts";
 import { freshDatabase, ignoreKind, STORE_KINDS, type StoreKind } from "../helpers/stores.ts";
 import { eventually } from "../helpers/wait.ts";
+
+/** A server process's store over `backend`. */
+const serve = (backend: Backend): Store => servingStore(backend, systemClock);
 
 /** Opens `count` stores on one fresh database of `kind` (a KV file, a Postgres database). */
 async function handles(
@@ -24,7 +29,7 @@ async function handles(
   if (kind === "kv") {
     const dir = await Deno.makeTempDir();
     const path = join(dir, "kv.sqlite");
-    for (let i = 0; i < count; i++) stores.push(await openKvStore(path));
+    for (let i = 0; i < count; i++) stores.push(serve(await openKvStore(path)));
     return {
       stores,
       close: async () => {
@@ -34,7 +39,7 @@ async function handles(
     };
   }
   const db = await freshDatabase();
-  for (let i = 0; i < count; i++) stores.push(await openPostgresStore(db.url, { max: 5 }));
+  for (let i = 0; i < count; i++) stores.push(serve(await openPostgresStore(db.url, { max: 5 })));
   return {
     stores,
     close: async () => {

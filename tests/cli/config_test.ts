@@ -1,6 +1,6 @@
 /** `parseConfig`: defaults, each variable's validation, and `NAME_FILE`. */
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../../core/config.ts";
+import { ConfigError, parseConfig } from "../../cli/config.ts";
 
 const SECRET = "s".repeat(32);
 const S3 = {
