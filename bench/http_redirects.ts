@@ -12,6 +12,7 @@
  * Run alone: `deno run --allow-all --unstable-kv bench/http_redirects.ts`, or
  * through `deno task bench redirects`.
  */
+import { URL_RULE_DEFAULTS } from "../db/urls.ts";
 import { join } from "node:path";
 import { newId, systemClock, systemRandom } from "../core/clock.ts";
 import type { Services } from "../core/services.ts";
@@ -58,6 +59,7 @@ async function populate(store: Store): Promise<void> {
       userId: user.id,
       createdAt: now,
       updatedAt: now,
+      ...URL_RULE_DEFAULTS,
     }, null);
   }
 }

@@ -7,13 +7,15 @@
  */
 import type { UserRecord } from "../db/users.ts";
 import { UniqueError } from "../db/errors.ts";
-import type { UrlPatch, UrlRecord } from "../db/urls.ts";
+import type { DeviceDestinations, UrlPatch, UrlRecord } from "../db/urls.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
 import { hashPassword } from "./passwords.ts";
+import { expiryTime } from "./units/duration.ts";
 import type { Attempt } from "./password_attempts.ts";
 import type { Services } from "./services.ts";
 import { grantOpens } from "./url_passwords.ts";
+import { destinationFor, hasExpired, type Visit } from "./url_rules.ts";
 import { queueShorten } from "./webhooks/outbox.ts";
 
 /** How many random codes to try before giving up on a crowded namespace. */
@@ -33,6 +35,9 @@ export function urlView(u: UrlRecord) {
     password: u.password !== null,
     enabled: u.enabled,
     userId: u.userId,
+    expiresAt: u.expiresAt?.toISOString() ?? null,
+    deviceDestinations: u.deviceDestinations,
+    forwardQuery: u.forwardQuery,
   };
 }
 
@@ -43,6 +48,38 @@ export interface NewUrl {
   enabled?: boolean;
   maxViews?: number | null;
   password?: string | null;
+  expiresAt?: Date | null;
+  /** The `deletes-at` header (`1d`, `date=…`, `never`), used when `expiresAt` is not given. */
+  deletesAt?: string;
+  deviceDestinations?: DeviceDestinations | null;
+  forwardQuery?: boolean;
+}
+
+/** A 400 unless `at` (when given) is after `now`. */
+function checkExpiry(at: Date | null | undefined, now: number): void {
+  if (at && at.getTime() <= now) throw badRequest("The expiry must be in the future");
+}
+
+/** The expiry `input` asks for: its own `expiresAt`, else its `deletes-at` header's. */
+function expiryOf(input: NewUrl, now: number): Date | null {
+  if (input.expiresAt !== undefined || input.deletesAt === undefined) {
+    checkExpiry(input.expiresAt, now);
+    return input.expiresAt ?? null;
+  }
+  const at = expiryTime(input.deletesAt, now);
+  if (at === null) return null;
+  if (!Number.isFinite(at) || at <= now) {
+    throw badRequest("bad options[deletes-at]: Invalid expiry date");
+  }
+  return new Date(at);
+}
+
+/** `d`, or `null` when it names no device (`undefined`, no change, stays). */
+function someDestinations(
+  d: DeviceDestinations | null | undefined,
+): DeviceDestinations | null | undefined {
+  if (d === undefined) return undefined;
+  return d && Object.values(d).some(Boolean) ? d : null;
 }
 
 /**
@@ -57,6 +94,7 @@ export async function createUrl(
   link: (url: UrlRecord) => string,
 ): Promise<UrlRecord> {
   const now = new Date(s.clock.now());
+  const expiresAt = expiryOf(input, now.getTime());
   const base = {
     id: newId(s.random, now.getTime()),
     vanity: input.vanity ?? null,
@@ -68,6 +106,9 @@ export async function createUrl(
     userId: user.id,
     createdAt: now,
     updatedAt: now,
+    expiresAt,
+    deviceDestinations: someDestinations(input.deviceDestinations) ?? null,
+    forwardQuery: input.forwardQuery ?? false,
   };
   const maxUrls = user.quota?.maxUrls ?? null;
   for (let attempt = 1;; attempt++) {
@@ -125,8 +166,10 @@ export async function updateUrl(
   change: UrlChange,
 ): Promise<UrlRecord> {
   await getOwnUrl(s, user, id);
+  checkExpiry(change.expiresAt, s.clock.now());
   const patch: UrlPatch = {
     ...change,
+    deviceDestinations: someDestinations(change.deviceDestinations),
     password: change.password === undefined
       ? undefined
       : change.password
@@ -157,7 +200,9 @@ export type UrlResolution =
   /** Password-protected and no valid access cookie: ask for the password. */
   | { kind: "password"; urlId: string }
   /** Disabled, or past its max views: 404. */
-  | { kind: "gone" };
+  | { kind: "gone" }
+  /** Past its `expiresAt`: 410, with a page that says so. */
+  | { kind: "expired" };
 
 /** How a request proves a URL's password was given, and who sends it. */
 export interface UrlAccessProof extends Attempt {
@@ -166,18 +211,21 @@ export interface UrlAccessProof extends Attempt {
 }
 
 /**
- * Resolves `name` (a code or a vanity); `null` when no URL has it. A
- * counted view is a redirect; at its max views the URL is deleted when
- * `featuresDeleteOnMaxViews` is on. An access cookie holding no live grant is
- * a failed password attempt: logged, and the 429 past the attempts' limit.
+ * Resolves `name` (a code or a vanity) for `visit`; `null` when no URL has
+ * it. A counted view is a redirect (to the destination the URL's rules pick
+ * for the visit); at its max views the URL is deleted when
+ * `featuresDeleteOnMaxViews` is on; after its expiry it is `expired`. An
+ * access cookie holding no live grant is a failed password attempt: logged,
+ * and the 429 past the attempts' limit.
  */
 export async function resolveUrl(
   s: Services,
   name: string,
   proof: UrlAccessProof,
+  visit: Visit,
 ): Promise<UrlResolution | null> {
   const url = await s.store.urls.resolve(name);
-  return url && await openUrl(s, url, proof);
+  return url && await openUrl(s, url, proof, visit);
 }
 
 /**
@@ -190,27 +238,36 @@ export async function resolveUrlPage(
   s: Services,
   idOrName: string,
   proof: UrlAccessProof,
+  visit: Visit,
 ): Promise<UrlResolution | null> {
   const url = await s.store.urls.get(idOrName) ?? await s.store.urls.getByName(idOrName);
-  return url && await openUrl(s, url, proof);
+  return url && await openUrl(s, url, proof, visit);
 }
 
 /**
- * The destination of an enabled URL with neither a password nor `maxViews`,
- * its view counted (in the store's batch, no write now); `null` for any other
- * URL, which {@link resolveUrl} has more to check for.
+ * The destination for `visit` of an enabled, unexpired URL with neither a
+ * password nor `maxViews`, its view counted (in the store's batch, no write
+ * now); `null` for any other URL, which {@link resolveUrl} has more to check
+ * for.
  */
-export function freeRedirect(s: Services, url: UrlRecord): string | null {
+export function freeRedirect(s: Services, url: UrlRecord, visit: Visit): string | null {
   if (!url.enabled || url.password || url.maxViews !== null) return null;
+  if (url.expiresAt !== null && hasExpired(url, s.clock.now())) return null;
   s.store.urls.countView(url.id);
-  return url.destination;
+  return destinationFor(url, visit);
 }
 
-/** Where a request for `url` leads: the password, a counted redirect, or gone. */
-async function openUrl(s: Services, url: UrlRecord, proof: UrlAccessProof): Promise<UrlResolution> {
-  const free = freeRedirect(s, url);
+/** Where a request for `url` leads: the password, a counted redirect, gone or expired. */
+async function openUrl(
+  s: Services,
+  url: UrlRecord,
+  proof: UrlAccessProof,
+  visit: Visit,
+): Promise<UrlResolution> {
+  const free = freeRedirect(s, url, visit);
   if (free !== null) return { kind: "redirect", destination: free };
   if (!url.enabled) return { kind: "gone" };
+  if (hasExpired(url, s.clock.now())) return { kind: "expired" };
   // A URL with no redirect left is gone (below) without asking for its password.
   const usedUp = url.maxViews !== null && url.views >= url.maxViews;
   if (url.password && !usedUp) {
@@ -222,10 +279,10 @@ async function openUrl(s: Services, url: UrlRecord, proof: UrlAccessProof): Prom
   if (url.maxViews === null) {
     // A password checked above, nothing to enforce: counted in the store's batch.
     s.store.urls.countView(url.id);
-    return { kind: "redirect", destination: url.destination };
+    return { kind: "redirect", destination: destinationFor(url, visit) };
   }
   const view = await s.store.urls.view(url.id);
-  if (view?.counted) return { kind: "redirect", destination: view.url.destination };
+  if (view?.counted) return { kind: "redirect", destination: destinationFor(view.url, visit) };
   if (view && s.settings.get("featuresDeleteOnMaxViews")) await s.store.urls.delete(url.id);
   return { kind: "gone" };
 }

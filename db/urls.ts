@@ -18,11 +18,43 @@ export interface UrlRecord {
   userId: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When it stops redirecting (410 after it); `null`: never. */
+  expiresAt: Date | null;
+  /** Other destinations by the visitor's device class; `null`: none. */
+  deviceDestinations: DeviceDestinations | null;
+  /** Whether a visit's query string is added to the destination. */
+  forwardQuery: boolean;
 }
+
+/** The device classes a short URL may send elsewhere. */
+export const DEVICE_CLASSES = ["ios", "android", "desktop"] as const;
+
+/** A device class of {@link DEVICE_CLASSES}. */
+export type DeviceClass = typeof DEVICE_CLASSES[number];
+
+/** A destination per device class; a class left out gets the URL's own destination. */
+export type DeviceDestinations = Partial<Record<DeviceClass, string>>;
+
+/** What a URL record stored before expiries and redirect rules lacks. */
+export const URL_RULE_DEFAULTS = {
+  expiresAt: null,
+  deviceDestinations: null,
+  forwardQuery: false,
+} as const satisfies Partial<UrlRecord>;
 
 /** The fields of a URL that an update may change (`null` clears). */
 export type UrlPatch = Partial<
-  Pick<UrlRecord, "destination" | "vanity" | "maxViews" | "password" | "enabled">
+  Pick<
+    UrlRecord,
+    | "destination"
+    | "vanity"
+    | "maxViews"
+    | "password"
+    | "enabled"
+    | "expiresAt"
+    | "deviceDestinations"
+    | "forwardQuery"
+  >
 >;
 
 /** The outcome of counting a view. */
@@ -87,6 +119,8 @@ export interface UrlStore {
   deleteByUser(userId: string): Promise<number>;
   /** Keeps a user's URLs with no owner (`userId` null); returns how many. */
   orphanByUser(userId: string): Promise<number>;
+  /** Up to `limit` URLs whose `expiresAt` is at or before `at`, soonest first. */
+  expiredBy(at: Date, limit: number): Promise<UrlRecord[]>;
   /** Every URL, read a page at a time (exports). */
   iterate(): AsyncIterable<UrlRecord>;
 }

@@ -13,6 +13,7 @@
 import type { Services } from "../core/services.ts";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { freeRedirect } from "../core/urls.ts";
+import { visitOf } from "../core/url_rules.ts";
 import type { FastPath, Finish } from "./front_door.ts";
 import { rawPath, redirectTo, shortUrlName } from "./redirects.ts";
 
@@ -41,7 +42,7 @@ export function fastPublic(services: Services, finish: Finish): FastPath {
     if (routedElsewhere(path)) return null;
     const url = services.store.urls.resolveCached(name);
     if (!url) return null;
-    const destination = freeRedirect(services, url);
+    const destination = freeRedirect(services, url, visitOf(request));
     if (destination === null) return null;
     return finish.done(redirectTo(destination), "GET", path, began);
   };

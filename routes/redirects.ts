@@ -10,10 +10,12 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { nameUnder } from "../core/links.ts";
 import { resolveUrl } from "../core/urls.ts";
+import { visitOf } from "../core/url_rules.ts";
 import { urlPasswordCookie } from "../core/url_passwords.ts";
 import { type AppEnv, attempter } from "./env.ts";
 import { newRouter } from "./define.ts";
 import { FILE_RESOLVERS, type PublicResolver } from "./public.ts";
+import { expiredLink } from "./web/mod.tsx";
 
 /**
  * The path of `url` as sent, still percent-encoded (Hono's `c.req.path` is
@@ -46,9 +48,10 @@ export function shortUrlName(urlsRoute: string, path: string): string | null {
 }
 
 /**
- * A short URL by code or vanity: 302 to its destination (a counted view),
- * 302 to `/view/url/<id>` when its password has not been verified, 404 when
- * disabled or past its max views; `null` when no URL has the name.
+ * A short URL by code or vanity: 302 to its destination (a counted view; the
+ * URL's rules pick it for the visit), 302 to `/view/url/<id>` when its
+ * password has not been verified, 404 when disabled or past its max views,
+ * 410 after its expiry; `null` when no URL has the name.
  */
 export const resolveShortUrl: PublicResolver = async (c, path) => {
   const s = c.get("services");
@@ -57,8 +60,9 @@ export const resolveShortUrl: PublicResolver = async (c, path) => {
   const found = await resolveUrl(s, name, {
     cookie: (id) => getCookie(c, urlPasswordCookie(id)),
     ...attempter(c),
-  });
+  }, visitOf(c.req.raw));
   if (!found) return null;
+  if (found.kind === "expired") return expiredLink(c);
   if (found.kind === "redirect") return redirectTo(found.destination);
   if (found.kind === "password") return redirectTo(`/view/url/${encodeURIComponent(found.urlId)}`);
   return c.notFound();

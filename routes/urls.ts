@@ -10,7 +10,7 @@ import {
   urlPasswordCookie,
   verifyUrlPassword,
 } from "../core/url_passwords.ts";
-import type { UrlRecord } from "../db/urls.ts";
+import { DEVICE_CLASSES, type UrlRecord } from "../db/urls.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { IdParam, Password, Timestamp } from "./schemas.ts";
@@ -28,10 +28,48 @@ const UrlSchema = z.object({
   password: z.boolean().openapi({ description: "Whether a password protects it" }),
   enabled: z.boolean(),
   userId: z.string().nullable(),
+  expiresAt: Timestamp.nullable().openapi({
+    description: "When it stops redirecting (410 with a page saying so); null: never",
+  }),
+  deviceDestinations: z.partialRecord(z.enum(DEVICE_CLASSES), z.string()).nullable().openapi({
+    description: "Destinations by the visitor's device class (`ios`, `android`, `desktop`); " +
+      "other visitors get `destination`",
+  }),
+  forwardQuery: z.boolean().openapi({
+    description: "Whether a visit's query string is added to the destination",
+  }),
 }).openapi("Url");
 
 const Destination = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })
   .max(10_000).openapi({ example: "https://example.com/some/page" });
+
+/** The redirect rules a URL may be given, on create and update. */
+const Rules = {
+  expiresAt: z.iso.datetime({ offset: true }).nullable().optional().openapi({
+    description: "When it stops redirecting; in the future, or null for never",
+  }),
+  deviceDestinations: z.partialRecord(z.enum(DEVICE_CLASSES), Destination).nullable()
+    .optional().openapi({
+      description: "A destination per device class: `ios` (iPhone, iPad), `android`, " +
+        "`desktop`; null or {} removes them",
+    }),
+  forwardQuery: z.boolean().optional().openapi({
+    description: "Add the visit's query string to the destination",
+  }),
+};
+
+/** The rules of a request body as the core takes them (`expiresAt` a date). */
+function rulesOf<T extends { expiresAt?: string | null }>(body: T) {
+  const { expiresAt, ...rest } = body;
+  return {
+    ...rest,
+    expiresAt: expiresAt === undefined
+      ? undefined
+      : expiresAt === null
+      ? null
+      : new Date(expiresAt),
+  };
+}
 
 /** A vanity: 1–100 characters, no `/`, spaces, `?`, `#`, `%` or `\`, and not a reserved route. */
 const Vanity = z.string().trim().min(1).max(100)
@@ -51,6 +89,12 @@ function option<T extends z.ZodType>(name: string, schema: T, description: strin
 
 const ShortenHeaders = z.object({
   ...option("max-views", z.coerce.number().int().min(1), "Redirects allowed before a 404"),
+  ...option(
+    "deletes-at",
+    z.string().min(1).max(1000),
+    "When the URL expires: a duration (`1d`), `date=<date>`, or `never`; the body's " +
+      "`expiresAt` wins",
+  ),
   ...option("password", z.string().min(1).max(1000), "Password asked before redirecting"),
   ...option(
     "domain",
@@ -81,6 +125,7 @@ const create = defineRoute({
       destination: Destination,
       vanity: Vanity.nullable().optional(),
       enabled: z.boolean().optional(),
+      ...Rules,
     })),
   },
   responses: {
@@ -146,6 +191,7 @@ const update = defineRoute({
         description: '`""` or `null` removes the password',
       }),
       enabled: z.boolean().optional(),
+      ...Rules,
     })),
   },
   responses: {
@@ -199,7 +245,8 @@ export const urlRoutes = newRouter()
     // Picked (and a foreign domain refused) before anything is stored.
     const origin = linkOrigin(c.var.services, domains, host);
     const url = await createUrl(c.var.services, me(c), {
-      ...c.req.valid("json"),
+      ...rulesOf(c.req.valid("json")),
+      deletesAt: header(headers, "deletes-at") as string | undefined,
       maxViews: header(headers, "max-views") as number | undefined,
       password: header(headers, "password") as string | undefined,
     }, (u) => shortLink(c, u, origin));
@@ -218,7 +265,7 @@ export const urlRoutes = newRouter()
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    const url = await updateUrl(c.var.services, me(c), id, c.req.valid("json"));
+    const url = await updateUrl(c.var.services, me(c), id, rulesOf(c.req.valid("json")));
     return c.json(urlView(url), 200);
   })
   .openapi(remove, async (c) => {

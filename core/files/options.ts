@@ -6,7 +6,7 @@
 import type { Random } from "../clock.ts";
 import { badRequest } from "../errors.ts";
 import type { Settings } from "../settings/registry.ts";
-import { parseDuration } from "../units/duration.ts";
+import { expiryTime, parseDuration } from "../units/duration.ts";
 import { requestedDomains } from "../links.ts";
 import { type Compression, CompressionOptionError, parseCompression } from "./compress.ts";
 import { NAME_FORMATS, type NameFormat, randomIndex, sanitizeFilename } from "./naming.ts";
@@ -147,13 +147,12 @@ function expiry(input: string | null, settings: Settings, now: number) {
     const at = new Date(now + fallback);
     return { deletesAt: at, deletesAtLabel: at.toISOString() };
   }
-  if (input.toLowerCase() === "never") {
+  const at = expiryTime(input, now);
+  if (at === null) {
     // Zipline lets `never` pass any maximum; a maximum that can be skipped is none.
     if (max !== null) throw exceeds();
     return { deletesAt: null, deletesAtLabel: "never" };
   }
-  const date = /^date=(.+)$/i.exec(input)?.[1];
-  const at = date !== undefined ? Date.parse(date.trim()) : now + (parseDuration(input) ?? NaN);
   if (!Number.isFinite(at) || at <= now) throw bad("deletes-at", "Invalid expiry date");
   if (max !== null && at - now > max) throw exceeds();
   return { deletesAt: new Date(at), deletesAtLabel: new Date(at).toISOString() };

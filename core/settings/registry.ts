@@ -443,6 +443,13 @@ export const REGISTRY = {
 
   urlsRoute: urls.string(route(), "/go", "Route short URLs are served under; `/` is allowed."),
   urlsLength: urls.integer(1, 64, 6, "Length of random short URL codes."),
+  urlsExpiredRetention: urls.string(
+    optional(duration()),
+    "7d",
+    "How long an expired short URL still answers 410 (its page says it expired) before the " +
+      "delete task removes it; null keeps it.",
+    { unit: "duration" },
+  ),
 
   featuresImageCompression: features.boolean(true, "Offer image compression on upload."),
   featuresRobotsTxt: features.boolean(true, "Serve a robots.txt that disallows crawling."),

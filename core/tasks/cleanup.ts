@@ -1,5 +1,6 @@
 /**
- * The cleaning tasks (reference §10): expired files, files and URLs past
+ * The cleaning tasks (reference §10): expired files, short URLs expired
+ * for longer than `urlsExpiredRetention`, files and URLs past
  * their max views, used-up or expired invites, and what interrupted uploads
  * leave: chunked uploads gone idle, pending file records of an upload that
  * never finished (a crash mid-stream), staged bytes of small uploads
@@ -13,6 +14,7 @@ import { abandonUpload } from "../files/chunked.ts";
 import { settleStagedUploads } from "../files/staged_uploads.ts";
 import { removeOldExports } from "../files/user_export.ts";
 import type { Services } from "../services.ts";
+import { parseDuration } from "../units/duration.ts";
 
 /** How long a chunked upload may wait for its next chunk, and a pending file for its bytes. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -35,6 +37,28 @@ export async function deleteExpiredFiles(s: Services): Promise<number> {
     s,
     (f) => !f.pending && f.deletesAt !== null && f.deletesAt.getTime() <= now,
   );
+}
+
+/** Short URLs one pass of {@link deleteExpiredUrls} reads at a time. */
+const EXPIRED_URLS_PAGE = 500;
+
+/**
+ * Deletes the short URLs whose `expiresAt` passed more than
+ * `urlsExpiredRetention` ago (none when it is null), a page at a time from
+ * the store's expiry index: a pass reads only what it removes.
+ */
+export async function deleteExpiredUrls(s: Services): Promise<number> {
+  const retention = s.settings.get("urlsExpiredRetention");
+  if (retention === null) return 0;
+  const before = new Date(s.clock.now() - (parseDuration(retention) ?? 0));
+  let removed = 0;
+  for (;;) {
+    const page = await s.store.urls.expiredBy(before, EXPIRED_URLS_PAGE);
+    const was = removed;
+    for (const url of page) if (await s.store.urls.delete(url.id)) removed++;
+    // A short page is the last; a page of which nothing went (another pass took it) too.
+    if (page.length < EXPIRED_URLS_PAGE || removed === was) return removed;
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   cleanAbandonedUploads,
   clearInvites,
   deleteExpiredFiles,
+  deleteExpiredUrls,
   deleteMaxViews,
 } from "./cleanup.ts";
 import { recordMetrics } from "./metrics.ts";
@@ -30,6 +31,7 @@ export interface Task {
 /** Every background task. */
 export const TASKS: Task[] = [
   { name: "deletefiles", interval: "tasksDeleteInterval", run: deleteExpiredFiles },
+  { name: "expiredurls", interval: "tasksDeleteInterval", run: deleteExpiredUrls },
   { name: "maxviews", interval: "tasksMaxViewsInterval", run: deleteMaxViews },
   { name: "clearinvites", interval: "tasksClearInvitesInterval", run: clearInvites },
   { name: "cleanuploads", interval: "tasksDeleteInterval", run: cleanAbandonedUploads },

@@ -34,3 +34,14 @@ export function parseDuration(input: string): number | null {
   const factor = UNITS.find(([names]) => names.test(unit))?.[1];
   return factor === undefined ? null : parseFloat(match[1]) * factor;
 }
+
+/**
+ * The time an expiry option names, from `now` (milliseconds): a duration
+ * (`1d`), `date=<a date>`, or `never` (`null`); `NaN` when it names none.
+ * The upload and shorten headers' `deletes-at` grammar, as Zipline reads it.
+ */
+export function expiryTime(input: string, now: number): number | null {
+  if (input.toLowerCase() === "never") return null;
+  const date = /^date=(.+)$/i.exec(input)?.[1];
+  return date !== undefined ? Date.parse(date.trim()) : now + (parseDuration(input) ?? NaN);
+}

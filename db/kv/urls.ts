@@ -8,7 +8,14 @@
 import { UniqueError } from "../errors.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
-import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
+import {
+  URL_RULE_DEFAULTS,
+  type UrlPatch,
+  type UrlRecord,
+  type UrlStats,
+  type UrlStore,
+  type UrlView,
+} from "../urls.ts";
 
 const K = {
   url: (id: string) => ["url", id],
@@ -17,7 +24,25 @@ const K = {
   byUser: (userId: string, id: string) => ["url_by_user", userId, id],
   userPrefix: (userId: string) => ["url_by_user", userId],
   count: (userId: string) => ["url_count", userId],
-} satisfies Record<string, (...args: string[]) => Deno.KvKey>;
+  expiry: (at: Date, id: string) => ["url_expiry", at.getTime(), id],
+} satisfies Record<string, (...args: never[]) => Deno.KvKey>;
+
+/** A stored URL as the store answers it: its views counted, fields added since filled in. */
+const loaded = (stored: UrlRecord, views: Deno.KvU64 | null): UrlRecord => ({
+  ...URL_RULE_DEFAULTS,
+  ...stored,
+  views: Number(views?.value ?? 0n),
+});
+
+/** Adds to `op` the writes of `url`'s expiry index entry (none without an expiry). */
+function setExpiry(op: Deno.AtomicOperation, url: UrlRecord) {
+  if (url.expiresAt) op.set(K.expiry(url.expiresAt, url.id), true);
+}
+
+/** Adds to `op` the removal of `url`'s expiry index entry. */
+function deleteExpiry(op: Deno.AtomicOperation, url: UrlRecord) {
+  if (url.expiresAt) op.delete(K.expiry(url.expiresAt, url.id));
+}
 
 /** The names a URL takes: its code and its vanity. */
 const namesOf = (url: UrlRecord) => url.vanity === null ? [url.code] : [url.code, url.vanity];
@@ -32,7 +57,7 @@ export class KvUrls implements UrlStore {
       K.url(id),
       K.views(id),
     ]);
-    const url = entry.value && { ...entry.value, views: Number(views.value?.value ?? 0n) };
+    const url = entry.value && loaded(entry.value, views.value);
     return { entry, views, url };
   }
 
@@ -55,6 +80,7 @@ export class KvUrls implements UrlStore {
         .check({ key: K.url(url.id), versionstamp: null })
         .set(K.url(url.id), { ...url, views: 0 })
         .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+      setExpiry(op, url);
       for (const name of names) {
         op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
       }
@@ -75,13 +101,14 @@ export class KvUrls implements UrlStore {
       owner: (u) => u.userId,
       cost: (u) => ({
         checks: namesOf(u).length,
-        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1),
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1) + (u.expiresAt ? 1 : 0),
       }),
       counter: K.count,
       count: (count, owned) => (count ?? 0) + owned.length,
       write: (op, url) => {
         op.set(K.url(url.id), { ...url, views: 0 })
           .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
+        setExpiry(op, url);
         for (const name of namesOf(url)) {
           op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
         }
@@ -141,9 +168,13 @@ export class KvUrls implements UrlStore {
     return await commitChecked<UrlRecord | null>(async () => {
       const { entry, views } = await this.load(id);
       if (entry.value === null) return { result: null };
-      const old = entry.value;
+      const old: UrlRecord = { ...URL_RULE_DEFAULTS, ...entry.value };
       const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(entry).set(K.url(id), next);
+      if (old.expiresAt?.getTime() !== next.expiresAt?.getTime()) {
+        deleteExpiry(op, old);
+        setExpiry(op, next);
+      }
       if (next.vanity !== old.vanity) {
         if (old.vanity !== null) op.delete(K.name(old.vanity));
         if (next.vanity !== null) {
@@ -167,6 +198,7 @@ export class KvUrls implements UrlStore {
         .delete(K.url(id))
         .delete(K.views(id))
         .delete(K.name(url.code));
+      deleteExpiry(op, url);
       if (url.vanity !== null) op.delete(K.name(url.vanity));
       if (url.userId !== null) {
         const count = await this.kv.get<number>(K.count(url.userId));
@@ -191,10 +223,20 @@ export class KvUrls implements UrlStore {
     });
   }
 
+  async expiredBy(at: Date, limit: number): Promise<UrlRecord[]> {
+    const ids: string[] = [];
+    const end = ["url_expiry", at.getTime() + 1];
+    for await (const entry of this.kv.list({ prefix: ["url_expiry"], end }, { limit })) {
+      ids.push(entry.key[2] as string);
+    }
+    const urls = await Promise.all(ids.map((id) => this.get(id)));
+    return urls.filter((url) => url !== null);
+  }
+
   async *iterate(): AsyncIterable<UrlRecord> {
     for await (const entry of this.kv.list<UrlRecord>({ prefix: ["url"] }, { batchSize: 500 })) {
       const views = await this.kv.get<Deno.KvU64>(K.views(entry.value.id));
-      yield { ...entry.value, views: Number(views.value?.value ?? 0n) };
+      yield loaded(entry.value, views.value);
     }
   }
 

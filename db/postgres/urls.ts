@@ -3,10 +3,18 @@
  * `url_names`, whose primary key makes the namespace unique; a create locks
  * its owner's row, so concurrent creates count the owner's URLs one at a time.
  */
+import type postgres from "postgres";
 import type { Sql, TransactionSql } from "postgres";
 import { UniqueError } from "../errors.ts";
 import { uniqueViolation } from "./unique.ts";
-import type { UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "../urls.ts";
+import type {
+  DeviceDestinations,
+  UrlPatch,
+  UrlRecord,
+  UrlStats,
+  UrlStore,
+  UrlView,
+} from "../urls.ts";
 
 interface UrlRow {
   id: string;
@@ -20,6 +28,9 @@ interface UrlRow {
   user_id: string | null;
   created_at: Date;
   updated_at: Date;
+  expires_at: Date | null;
+  device_destinations: DeviceDestinations | null;
+  forward_query: boolean;
 }
 
 const toUrl = (r: UrlRow): UrlRecord => ({
@@ -34,10 +45,17 @@ const toUrl = (r: UrlRow): UrlRecord => ({
   userId: r.user_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  expiresAt: r.expires_at,
+  deviceDestinations: r.device_destinations,
+  forwardQuery: r.forward_query,
 });
 
-/** The row of `u`, for an INSERT. */
-const toRow = (u: UrlRecord) => ({
+/** A device-destinations value as a jsonb parameter (`null` stays SQL NULL). */
+const destinationsParam = (sql: Sql, d: DeviceDestinations | null | undefined) =>
+  d ? sql.json(d as postgres.JSONValue) : d;
+
+/** The row of `u`, for an INSERT through `sql`. */
+const toRow = (sql: Sql) => (u: UrlRecord) => ({
   id: u.id,
   code: u.code,
   vanity: u.vanity,
@@ -49,9 +67,12 @@ const toRow = (u: UrlRecord) => ({
   user_id: u.userId,
   created_at: u.createdAt,
   updated_at: u.updatedAt,
+  expires_at: u.expiresAt,
+  device_destinations: destinationsParam(sql, u.deviceDestinations),
+  forward_query: u.forwardQuery,
 });
 
-/** Rows one multi-row INSERT carries (at most 11 columns: well under PostgreSQL's 65535 parameters). */
+/** Rows one multi-row INSERT carries (at most 14 columns: well under PostgreSQL's 65535 parameters). */
 const ROWS_PER_INSERT = 1000;
 
 const COLUMNS: Record<keyof UrlPatch, string> = {
@@ -60,6 +81,9 @@ const COLUMNS: Record<keyof UrlPatch, string> = {
   maxViews: "max_views",
   password: "password",
   enabled: "enabled",
+  expiresAt: "expires_at",
+  deviceDestinations: "device_destinations",
+  forwardQuery: "forward_query",
 };
 
 /** {@link UrlStore} on PostgreSQL. */
@@ -85,7 +109,7 @@ export class PostgresUrls implements UrlStore {
           SELECT count(*)::integer AS count FROM urls WHERE user_id = ${u.userId}`;
         if (count >= maxUrls) return false;
       }
-      await tx`INSERT INTO urls ${tx(toRow(u))}`;
+      await tx`INSERT INTO urls ${tx(toRow(this.sql)(u))}`;
       await this.claim(tx, u.code, u.id, "code");
       if (u.vanity !== null) await this.claim(tx, u.vanity, u.id, "vanity");
       return true;
@@ -100,7 +124,8 @@ export class PostgresUrls implements UrlStore {
     try {
       await this.sql.begin(async (tx) => {
         for (let i = 0; i < urls.length; i += ROWS_PER_INSERT) {
-          await tx`INSERT INTO urls ${tx(urls.slice(i, i + ROWS_PER_INSERT).map(toRow))}`;
+          const rows = urls.slice(i, i + ROWS_PER_INSERT).map(toRow(this.sql));
+          await tx`INSERT INTO urls ${tx(rows)}`;
         }
         for (let i = 0; i < names.length; i += ROWS_PER_INSERT) {
           await tx`INSERT INTO url_names ${tx(names.slice(i, i + ROWS_PER_INSERT))}`;
@@ -154,6 +179,9 @@ export class PostgresUrls implements UrlStore {
     for (const [key, value] of Object.entries(patch)) {
       if (value !== undefined) values[COLUMNS[key as keyof UrlPatch]] = value;
     }
+    if (patch.deviceDestinations !== undefined) {
+      values.device_destinations = destinationsParam(this.sql, patch.deviceDestinations);
+    }
     return await this.sql.begin(async (tx) => {
       const [old] = await tx<UrlRow[]>`SELECT * FROM urls WHERE id = ${id} FOR UPDATE`;
       if (!old) return null;
@@ -186,6 +214,12 @@ export class PostgresUrls implements UrlStore {
 
   async orphanByUser(userId: string): Promise<number> {
     return (await this.sql`UPDATE urls SET user_id = NULL WHERE user_id = ${userId}`).count;
+  }
+
+  async expiredBy(at: Date, limit: number): Promise<UrlRecord[]> {
+    const rows = await this.sql<UrlRow[]>`
+      SELECT * FROM urls WHERE expires_at <= ${at} ORDER BY expires_at, id LIMIT ${limit}`;
+    return rows.map(toUrl);
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {

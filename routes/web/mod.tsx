@@ -26,6 +26,7 @@ import { loginChoices } from "../../core/oauth/providers.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
+import { visitOf } from "../../core/url_rules.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import { type Role, ROLES, type UserRecord } from "../../db/users.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
@@ -156,6 +157,15 @@ async function problemPage(c: Context<AppEnv>, problem: Problem, status: Content
   }
   const site = c.var.services.settings.get("websiteTitle");
   return page(c, <ProblemPage site={site} problem={problem} signedIn={!!user} />, status, user);
+}
+
+/**
+ * The 410 of a short link past its expiry: a page that says so for a
+ * browser, the error body for anything else.
+ */
+export function expiredLink(c: Context<AppEnv>): Promise<Response> | Response {
+  if (wantsPage(c)) return problemPage(c, "expired", 410);
+  return c.json({ error: "This link has expired", statusCode: 410 }, 410);
 }
 
 /** What a dashboard page's client component needs of the settings (`client/config.ts`). */
@@ -346,7 +356,8 @@ export const webRoutes = new Hono<AppEnv>()
     const found = id === null ? null : await resolveUrlPage(s, id, {
       cookie: (id) => getCookie(c, urlPasswordCookie(id)),
       ...attempter(c),
-    });
+    }, visitOf(c.req.raw));
+    if (found?.kind === "expired") return expiredLink(c);
     if (!found || found.kind === "gone") {
       return wantsPage(c) ? problemPage(c, "not-found", 404) : c.notFound();
     }

@@ -2,14 +2,15 @@
 /**
  * The pages for what went wrong, in the dashboard's frame (the shell for a
  * signed-in user, the plain column otherwise), never a JSON body: a page
- * that does not exist (404), a page the user's role does not open (403), and
- * an error of the server (500, or 503 while a service is out of reach).
+ * that does not exist (404), a page the user's role does not open (403), a
+ * short link past its expiry (410), and an error of the server (500, or 503
+ * while a service is out of reach).
  */
 import { Icon } from "./icons.tsx";
 import { Layout } from "./layout.tsx";
 
 /** Which problem. */
-export type Problem = "not-found" | "forbidden" | "error" | "unavailable";
+export type Problem = "not-found" | "forbidden" | "expired" | "error" | "unavailable";
 
 const TEXT: Record<Problem, { title: string; message: string }> = {
   "not-found": {
@@ -19,6 +20,11 @@ const TEXT: Record<Problem, { title: string; message: string }> = {
   forbidden: {
     title: "Not allowed",
     message: "This page is for administrators. Your account does not open it.",
+  },
+  expired: {
+    title: "This link has expired",
+    message: "Its owner set it to stop working after a date, and that date has passed. Ask " +
+      "whoever sent it for a new one.",
   },
   error: {
     title: "Something went wrong",
@@ -36,7 +42,7 @@ export function ProblemPage(
   { site, problem, signedIn }: { site: string; problem: Problem; signedIn: boolean },
 ) {
   const { title, message } = TEXT[problem];
-  const icon = problem === "not-found"
+  const icon = problem === "not-found" || problem === "expired"
     ? "not-found"
     : problem === "forbidden"
     ? "forbidden"

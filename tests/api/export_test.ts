@@ -100,10 +100,14 @@ apiTest("export, import into an empty instance: every record comes back", async 
     config: { mergeCurrentUser: doc.data.users[0].id },
   }, admin.headers);
   assert.equal(seeded.status, 200);
-  // A URL and a file password set through the API, beside the imported ones.
+  // A URL and a file password set through the API, beside the imported ones; the URL with
+  // Ferry's own expiry and redirect rules.
   const made = await app.json("POST", "/api/user/urls", {
     destination: "https://example.com/secret",
     password: "hunter2",
+    expiresAt: new Date(app.clock.now() + 86_400_000).toISOString(),
+    deviceDestinations: { ios: "https://apps.example/ios" },
+    forwardQuery: true,
   }, admin.headers);
   assert.equal(made.status, 200, JSON.stringify(made.body));
 

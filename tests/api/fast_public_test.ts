@@ -4,6 +4,7 @@
  * `Response`, not a `Promise`), and leaves every other request to the app.
  */
 import assert from "node:assert/strict";
+import { URL_RULE_DEFAULTS } from "../../db/urls.ts";
 import { createHandler } from "../../routes/mod.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { actor } from "../helpers/users.ts";
@@ -32,6 +33,7 @@ async function storedUrl(app: TestApp, name: string, extra: Record<string, unkno
     userId: null,
     createdAt: now,
     updatedAt: now,
+    ...URL_RULE_DEFAULTS,
     ...extra,
   }, null);
   return id;

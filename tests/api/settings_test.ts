@@ -118,6 +118,7 @@ const CASES: Record<SettingKey, Case> = {
   filesExtensionlessUrls: B,
   urlsRoute: { valid: "/s/", expect: "/s", invalid: "go" },
   urlsLength: { valid: 8, invalid: "8" },
+  urlsExpiredRetention: { valid: "30d", invalid: "soon" },
   featuresImageCompression: B,
   featuresRobotsTxt: B,
   featuresHealthcheck: B,

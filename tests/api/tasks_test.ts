@@ -14,7 +14,7 @@ import {
 } from "../../core/tasks/cleanup.ts";
 import { recordMetrics } from "../../core/tasks/metrics.ts";
 import { TaskRunner, TASKS } from "../../core/tasks/runner.ts";
-import type { UrlRecord } from "../../db/urls.ts";
+import { URL_RULE_DEFAULTS, type UrlRecord } from "../../db/urls.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
@@ -40,6 +40,7 @@ async function url(app: TestApp, userId: string, maxViews: number | null): Promi
     userId,
     createdAt: now,
     updatedAt: now,
+    ...URL_RULE_DEFAULTS,
   };
   assert.ok(await app.services.store.urls.create(record, null));
   return record;
@@ -190,7 +191,7 @@ apiTest(
     app.clock.advance(30 * 60_000);
     assert.deepEqual(
       [...await second.runDue(), ...await first.runDue()].sort(),
-      ["cleanuploads", "clearinvites", "deletefiles", "maxviews", "thumbnails"],
+      ["cleanuploads", "clearinvites", "deletefiles", "expiredurls", "maxviews", "thumbnails"],
     );
     let metrics = 0;
     for await (const _ of app.services.store.metrics.iterate()) metrics++;

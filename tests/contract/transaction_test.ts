@@ -11,7 +11,7 @@ import type { OauthLinkRecord } from "../../db/oauth.ts";
 import { type Backend } from "../../db/store.ts";
 import type { UserRecord } from "../../db/users.ts";
 import { UniqueError } from "../../db/errors.ts";
-import type { UrlRecord } from "../../db/urls.ts";
+import { URL_RULE_DEFAULTS, type UrlRecord } from "../../db/urls.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -44,6 +44,7 @@ function url(userId: string, code: string, vanity: string | null = null): UrlRec
     userId,
     createdAt: at(1),
     updatedAt: at(2),
+    ...URL_RULE_DEFAULTS,
   };
 }
 

@@ -40,6 +40,9 @@ const steps: ContractSteps = {
       password: "$argon2id$hash",
       enabled: false,
       views: 2,
+      expiresAt: new Date(Date.UTC(2030, 0, 1)),
+      deviceDestinations: { ios: "https://apps.example/ios", desktop: "https://example.com/d" },
+      forwardQuery: true,
     });
     assert.equal(await store.urls.create(full, null), true);
     assert.deepEqual(await store.urls.get(full.id), full);
@@ -47,6 +50,33 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.urls.getByName("Nice"), full);
     assert.equal(await store.urls.getByName("nice"), null);
     assert.equal(await store.urls.get("missing"), null);
+  },
+
+  "expiredBy: URLs by expiry, soonest first, up to a limit; updates and deletes move them": async (
+    store,
+  ) => {
+    const u = await owner(store);
+    const at = (day: number) => new Date(Date.UTC(2027, 0, day));
+    const soon = url(u.id, "soon", { expiresAt: at(2) });
+    const sooner = url(u.id, "sooner", { expiresAt: at(1) });
+    const later = url(u.id, "later", { expiresAt: at(5) });
+    const never = url(u.id, "never");
+    await store.urls.createMany([soon, never]);
+    for (const record of [sooner, later]) await store.urls.create(record, null);
+    const codes = async (by: Date, limit = 10) =>
+      (await store.urls.expiredBy(by, limit)).map((x) => x.code);
+    assert.deepEqual(await codes(at(2)), ["sooner", "soon"]);
+    assert.deepEqual(await codes(at(2), 1), ["sooner"]);
+    assert.deepEqual(await codes(at(9)), ["sooner", "soon", "later"]);
+    assert.equal((await store.urls.expiredBy(at(1), 1))[0].expiresAt?.getTime(), at(1).getTime());
+
+    await store.urls.update(later.id, { expiresAt: at(1) }, at(1));
+    await store.urls.update(sooner.id, { expiresAt: null }, at(1));
+    await store.urls.update(never.id, { expiresAt: at(3) }, at(1));
+    assert.deepEqual((await codes(at(9))).sort(), ["later", "never", "soon"]);
+    assert.deepEqual(await codes(at(2)), ["later", "soon"]);
+    await store.urls.delete(soon.id);
+    assert.deepEqual(await codes(at(9)), ["later", "never"]);
   },
 
   "codes and vanities share one namespace": async (store) => {

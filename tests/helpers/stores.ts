@@ -11,7 +11,7 @@ import type { FileRecord } from "../../db/files.ts";
 import { servingStore } from "../../db/serving.ts";
 import type { Backend, Store } from "../../db/store.ts";
 import type { UserRecord, UserStore } from "../../db/users.ts";
-import type { UrlRecord } from "../../db/urls.ts";
+import { URL_RULE_DEFAULTS, type UrlRecord } from "../../db/urls.ts";
 import { ManualClock, newId, systemRandom } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
 import { serviceUrl, skipWithout } from "./services.ts";
@@ -245,6 +245,7 @@ export function urlRecord(
     userId,
     createdAt: at,
     updatedAt: at,
+    ...URL_RULE_DEFAULTS,
     ...extra,
   };
 }

@@ -4,7 +4,7 @@
  * URLs are written 1000 at a time (`../batch.ts`).
  */
 import { z } from "zod";
-import type { UrlRecord } from "../../../db/urls.ts";
+import { DEVICE_CLASSES, URL_RULE_DEFAULTS, type UrlRecord } from "../../../db/urls.ts";
 import { Batches, claimNames } from "../batch.ts";
 import { dateOf, type ImportContext, IsoDate, type V4Kind } from "../context.ts";
 
@@ -19,6 +19,10 @@ const UrlV4 = z.object({
   password: z.string().nullable(),
   enabled: z.boolean(),
   userId: z.string().nullable(),
+  // Ferry's own, absent from Zipline's documents.
+  expiresAt: IsoDate.nullish(),
+  deviceDestinations: z.partialRecord(z.enum(DEVICE_CLASSES), z.string()).nullish(),
+  forwardQuery: z.boolean().optional(),
 });
 type UrlV4 = z.infer<typeof UrlV4>;
 
@@ -34,10 +38,12 @@ export const UrlV3 = z.object({
 });
 type UrlV3 = z.infer<typeof UrlV3>;
 
-type IncomingUrl = Pick<
-  UrlRecord,
-  "code" | "vanity" | "destination" | "views" | "maxViews" | "password" | "enabled" | "createdAt"
->;
+type IncomingUrl =
+  & Pick<
+    UrlRecord,
+    "code" | "vanity" | "destination" | "views" | "maxViews" | "password" | "enabled" | "createdAt"
+  >
+  & Partial<Pick<UrlRecord, "expiresAt" | "deviceDestinations" | "forwardQuery">>;
 
 /** A URL waiting in its batch, with the exported id it maps from. */
 interface PendingUrl {
@@ -80,7 +86,7 @@ async function importUrl(
   if (!userId) return ctx.report.skip("urls", oldId, owner ? "owner not imported" : "no owner");
   await batches.add(ctx, {
     oldId,
-    url: { ...url, id: ctx.newId(), userId, updatedAt: ctx.now },
+    url: { ...URL_RULE_DEFAULTS, ...url, id: ctx.newId(), userId, updatedAt: ctx.now },
   });
 }
 
@@ -90,7 +96,12 @@ export const urlsV4: V4Kind<UrlV4> = {
   counted: "urls",
   schema: UrlV4,
   async importRecord(ctx, u) {
-    await importUrl(ctx, u.id, u.userId, { ...u, createdAt: new Date(u.createdAt) });
+    await importUrl(ctx, u.id, u.userId, {
+      ...u,
+      createdAt: new Date(u.createdAt),
+      expiresAt: u.expiresAt ? new Date(u.expiresAt) : null,
+      deviceDestinations: u.deviceDestinations ?? null,
+    });
   },
   finish: finishUrls,
   async *exportRecords(x) {
@@ -107,6 +118,9 @@ export const urlsV4: V4Kind<UrlV4> = {
         password: u.password,
         enabled: u.enabled,
         userId: u.userId,
+        expiresAt: u.expiresAt?.toISOString() ?? null,
+        deviceDestinations: u.deviceDestinations,
+        forwardQuery: u.forwardQuery,
       };
     }
   },
