@@ -7,12 +7,14 @@
  * `bench/results/soak.md`; exits 1 when anything was lost or a promise broken.
  * `--chunked MIN,MAX` sets the chunked uploads' sizes in MiB (default 20,200);
  * `SOAK_LOG_DIR=<dir>` keeps each instance's stderr (its warnings and errors) there;
+ * `SOAK_V8_FLAGS=<flags>` starts the instances with `--v8-flags=<flags>`;
  * `SOAK_HEAP_DIR=<dir>` lets `kill -USR2 <instance pid>` write a V8 heap snapshot
  * there (`tests/helpers/soak/memory_probe.ts`). The section from "What holds the
  * memory" on is written by hand and kept when the file is rewritten.
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
+import { V8_FLAGS } from "../tests/helpers/soak/instance.ts";
 import { runSoak, type SoakResult } from "../tests/helpers/soak/run.ts";
 import { machineSection } from "./helpers/machine.ts";
 import { REPO_ROOT } from "./helpers/server.ts";
@@ -42,6 +44,9 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     "- A fourth Ferry process on its own database with a local datasource on a 24 MiB tmpfs,",
     "  for the full disk (S3 has no full disk).",
     `- Rate limit: ${40} requests per 5 s window; chunks of 5 MiB; one user with an 8 MiB quota.`,
+    `- V8 flags of the instances (\`SOAK_V8_FLAGS\`): ${
+      V8_FLAGS ? `\`${V8_FLAGS}\`` : "none (V8 sizes its heap from the machine's memory)"
+    }.`,
     "",
     `Duration: ${options.durationMs / 1000} s of load (${(result.wallMs / 1000).toFixed(0)} s wall`,
     `with start-up and checks); ${options.workers} mixed clients, 2 clients of the quota user,`,

@@ -14,10 +14,19 @@ import { MEMORY_LINE } from "./memory_probe.ts";
 /** Variables passed through from our own environment (the Deno cache, the path). */
 const PASSED_THROUGH = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
 const READY_TIMEOUT_MS = 60_000;
-/** Ferry's `deno` arguments, started through the memory probe instead of `main.ts`. */
-const ARGS = FERRY_ARGS.map((arg) =>
-  arg === "main.ts" ? "tests/helpers/soak/memory_probe.ts" : arg
-);
+/** V8 flags for every instance (`SOAK_V8_FLAGS`, e.g. `--max-old-space-size=256`), or none. */
+export const V8_FLAGS = Deno.env.get("SOAK_V8_FLAGS") ?? "";
+/**
+ * Ferry's `deno` arguments, started through the memory probe instead of
+ * `main.ts`, with {@link V8_FLAGS} when set (an operator's option, measured).
+ */
+const ARGS = [
+  FERRY_ARGS[0],
+  ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []),
+  ...FERRY_ARGS.slice(1).map((arg) =>
+    arg === "main.ts" ? "tests/helpers/soak/memory_probe.ts" : arg
+  ),
+];
 /** Our variables passed through when set: where a heap snapshot goes on SIGUSR2. */
 const PROBE_VARIABLES = ["SOAK_HEAP_DIR"];
 
