@@ -16,7 +16,8 @@
  * `BENCH_PAIRED_BASELINE=<commit>` compares with another commit,
  * `BENCH_PAIRED_ROUNDS=<n>` sets the rounds, `BENCH_PAIRED_ONLY=<regexp>`
  * keeps the scenarios whose `<scenario> — <store>` matches (for trying a
- * fix: the file then says which ran).
+ * fix: the file then says which ran), `BENCH_PAIRED_RESULTS=<path>` writes
+ * another file than `bench/results/serving_store.md`.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/paired.ts`, or through
  * `deno task bench paired`.
@@ -47,7 +48,11 @@ const ROUNDS = Number(Deno.env.get("BENCH_PAIRED_ROUNDS") ?? 5);
 const ONLY = Deno.env.get("BENCH_PAIRED_ONLY");
 /** The most the candidate's median ratio may fall below 1. */
 const TOLERANCE = 0.05;
-const RESULTS = join(REPO_ROOT, "bench/results/serving_store.md");
+/** The results file (`BENCH_PAIRED_RESULTS`, relative to the repository, for a re-check beside it). */
+const RESULTS = join(
+  REPO_ROOT,
+  Deno.env.get("BENCH_PAIRED_RESULTS") ?? "bench/results/serving_store.md",
+);
 
 /** The tokens a side's store was filled with. */
 interface Fixture {
