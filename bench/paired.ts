@@ -263,8 +263,10 @@ const rps = (r: WrkResult) => r.requestsPerSecond;
 /** Answers per CPU second: the server's capacity, steadier than req/s when others load the CPUs. */
 const perCpu = (r: Run) => 1e6 / r.cpuUs;
 const pct = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
+/** A number of milliseconds to the microsecond, without float noise. */
+const ms = (value: number) => String(Math.round(value * 1000) / 1000);
 const latencies = (rs: WrkResult[]) =>
-  `${median(rs.map((r) => r.p50Ms))} / ${median(rs.map((r) => r.p99Ms))} ms`;
+  `${ms(median(rs.map((r) => r.p50Ms)))} / ${ms(median(rs.map((r) => r.p99Ms)))} ms`;
 
 /** One line per scenario and store: the medians, the ratio and the verdict. */
 function summary(all: Measured[]): string {
