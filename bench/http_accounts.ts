@@ -40,7 +40,7 @@ const PASSWORD = "bench password, not a secret";
 /** The server secret, fixed so that the benchmarks can make client tokens themselves. */
 export const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
-const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
+export const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
 /** The results file. */
 const RESULTS = join(REPO_ROOT, "bench/results/accounts.md");
 

@@ -3,10 +3,12 @@
  * costs no more than the token's"): `GET /api/user` with the user's token and
  * with an `account:read` key of the same user, under wrk on loopback, against
  * the real server process on Deno KV and on PostgreSQL, each holding 1,000
- * users. The two run in pairs, alternately first, {@link ROUNDS} times after
- * a warm-up of each, so that drift of a shared machine falls on both; the
- * verdict compares their median throughputs (the key within 10 %). Writes
- * `bench/results/api_keys.md`. About 3 minutes.
+ * users. The two run in pairs on the same server (`helpers/paired.ts`: token
+ * and key alternately first), {@link ROUNDS} rounds after a warm-up of each,
+ * so that drift of a shared machine falls on both; the verdict is the median
+ * of the rounds' key / token throughputs (the key within 10 %), with the
+ * server's CPU per request beside it and the load average at each round.
+ * Writes `bench/results/api_keys.md`. About 3 minutes.
  *
  * Run alone: `deno run --allow-all --unstable-kv bench/http_api_keys.ts`, or
  * through `deno task bench api_keys`.
@@ -17,7 +19,9 @@ import { mintApiKey } from "../core/api_keys.ts";
 import type { Store } from "../db/store.ts";
 import { type Actors, expectOk, ferryEnv, populate, tokenOf, USER_COUNT } from "./http_accounts.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
+import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { machineSection, versionOf } from "./helpers/machine.ts";
+import { alternate, type PairedRound, pairedVerdict } from "./helpers/paired.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
 import { kvStore, postgresStore } from "./helpers/stores.ts";
@@ -25,17 +29,21 @@ import { kvStore, postgresStore } from "./helpers/stores.ts";
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
 const LOAD = { threads: 2, connections: 32, durationSeconds: 8, warmupSeconds: 2 };
 /** Measured pairs per store. */
-const ROUNDS = 4;
+const ROUNDS = 6;
 /** The most a key's median throughput may fall below the token's. */
 const TOLERANCE = 0.1;
 /** The results file. */
 const RESULTS = join(REPO_ROOT, "bench/results/api_keys.md");
 
-/** What one store's run measured. */
+/** One wrk run and the server's CPU per request over it (µs). */
+interface Run extends WrkResult {
+  cpuUs: number;
+}
+
+/** What one store's run measured: each round's token (`a`) and key (`b`) run. */
 interface StoreRun {
   store: string;
-  token: WrkResult[];
-  key: WrkResult[];
+  rounds: PairedRound<Run>[];
   command: string;
 }
 
@@ -50,39 +58,43 @@ async function populateWithKey(store: Store): Promise<{ actors: Actors; key: str
   return { actors, key };
 }
 
-/** One wrk run of `GET /api/user` with `authorization`. */
-function run(origin: string, authorization: string, seconds: number): Promise<WrkResult> {
+/** One wrk run of `GET /api/user` with `authorization`, with the server's CPU per request. */
+async function run(server: BenchServer, authorization: string, seconds: number): Promise<Run> {
   const options: WrkOptions = {
-    url: `${origin}/api/user`,
+    url: `${server.origin}/api/user`,
     headers: { Authorization: authorization },
     redact: ["Authorization"],
     ...LOAD,
     durationSeconds: seconds,
   };
-  return wrk(options);
+  const before = await treeCpuSeconds(server.pid);
+  const result = await wrk(options);
+  return { ...result, cpuUs: (await treeCpuSeconds(server.pid) - before) / result.requests * 1e6 };
 }
 
 /** The paired runs on one server: token and key alternately first, after a warm-up of each. */
-async function pairs(server: BenchServer, store: string, token: string, key: string) {
+async function pairs(
+  server: BenchServer,
+  store: string,
+  token: string,
+  key: string,
+): Promise<StoreRun> {
   const { origin } = server;
   const isUser = (body: unknown) => (body as { user?: unknown }).user !== undefined;
   await expectOk(`${origin}/api/user`, { headers: { authorization: token } }, isUser);
   await expectOk(`${origin}/api/user`, { headers: { authorization: key } }, isUser);
-  await run(origin, token, LOAD.warmupSeconds);
-  await run(origin, key, LOAD.warmupSeconds);
-  const measured: StoreRun = { store, token: [], key: [], command: server.command };
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? ["token", "key"] as const : ["key", "token"] as const;
-    for (const which of order) {
-      const result = await run(origin, which === "token" ? token : key, LOAD.durationSeconds);
-      measured[which].push(result);
-      console.log(
-        `  ${store} ${which}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
-          `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
-      );
-    }
-  }
-  return measured;
+  await run(server, token, LOAD.warmupSeconds);
+  await run(server, key, LOAD.warmupSeconds);
+  const rounds = await alternate(ROUNDS, async (side) => {
+    const result = await run(server, side === "a" ? token : key, LOAD.durationSeconds);
+    console.log(
+      `  ${store} ${side === "a" ? "token" : "key"}: ${result.requestsPerSecond.toFixed(0)} ` +
+        `req/s, ${result.cpuUs.toFixed(0)} µs CPU each, p50 ${result.p50Ms} ms, ` +
+        `p99 ${result.p99Ms} ms`,
+    );
+    return result;
+  });
+  return { store, rounds, command: server.command };
 }
 
 async function kvRun(): Promise<StoreRun> {
@@ -127,51 +139,43 @@ async function postgresRun(): Promise<StoreRun & { version: string }> {
   };
 }
 
-/** The median of `values`. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-/** The verdict of one store: the medians, their ratio, and whether the key is within tolerance. */
+/** The verdict of one store: the medians, the median of the rounds' ratios, within tolerance. */
 function verdict(r: StoreRun) {
-  const token = median(r.token.map((x) => x.requestsPerSecond));
-  const key = median(r.key.map((x) => x.requestsPerSecond));
-  return { token, key, ratio: key / token, within: key >= token * (1 - TOLERANCE) };
+  const v = pairedVerdict(r.rounds, (x) => x.requestsPerSecond);
+  const cpu = pairedVerdict(r.rounds, (x) => x.cpuUs);
+  return { token: v.a, key: v.b, ratio: v.ratio, cpu, within: v.ratio >= 1 - TOLERANCE };
 }
 
 function table(runs: StoreRun[]): string {
   const lines = [
-    "| store | credential | round | requests/s | p50 | p99 | non-2xx / socket errors |",
-    "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    "| store | round | first | load (1, 5, 15 min) | token req/s | key req/s | key / token | CPU per request, token / key | p50 token / key | p99 token / key | non-2xx (token / key) |",
+    "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const r of runs) {
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const which of ["token", "key"] as const) {
-        const x = r[which][round];
-        lines.push(
-          `| ${r.store} | ${which} | ${round + 1} | ${x.requestsPerSecond.toFixed(1)} | ` +
-            `${x.p50Ms} ms | ${x.p99Ms} ms | ${x.non2xx}${
-              x.socketErrors ? ` / ${x.socketErrors}` : ""
-            } |`,
-        );
-      }
-    }
+    r.rounds.forEach(({ a, b, first, load }, i) => {
+      lines.push(
+        `| ${r.store} | ${i + 1} | ${first === "a" ? "token" : "key"} | ${load} | ` +
+          `${a.requestsPerSecond.toFixed(0)} | ${b.requestsPerSecond.toFixed(0)} | ` +
+          `${(100 * b.requestsPerSecond / a.requestsPerSecond).toFixed(1)} % | ` +
+          `${a.cpuUs.toFixed(0)} / ${b.cpuUs.toFixed(0)} µs | ${a.p50Ms} / ${b.p50Ms} ms | ` +
+          `${a.p99Ms} / ${b.p99Ms} ms | ${a.non2xx} / ${b.non2xx} |`,
+      );
+    });
   }
   return lines.join("\n");
 }
 
 function summary(runs: StoreRun[]): string {
   const lines = [
-    "| store | token (median req/s) | key (median req/s) | key / token | within 10 % |",
-    "| --- | ---: | ---: | ---: | --- |",
+    "| store | token (median req/s) | key (median req/s) | key / token (median of rounds) | CPU per request, token / key (medians) | within 10 % |",
+    "| --- | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const r of runs) {
     const v = verdict(r);
     lines.push(
       `| ${r.store} | ${v.token.toFixed(1)} | ${v.key.toFixed(1)} | ` +
-        `${(v.ratio * 100).toFixed(1)} % | ${v.within ? "yes" : "**no**"} |`,
+        `${(v.ratio * 100).toFixed(1)} % | ${v.cpu.a.toFixed(0)} / ${v.cpu.b.toFixed(0)} µs | ` +
+        `${v.within ? "yes" : "**no**"} |`,
     );
   }
   return lines.join("\n");
@@ -193,10 +197,14 @@ export function runBench(): Promise<string> {
       `Written by \`bench/http_api_keys.ts\` (\`deno task bench api_keys\`) in ${
         ((Date.now() - started) / 1000).toFixed(0)
       } s. \`GET /api/user\` as the same USER, with its token and with an \`account:read\` ` +
-      `key, ${ROUNDS} pairs per store after a ${LOAD.warmupSeconds} s warm-up of each, the ` +
-      `first of each pair alternating; ${LOAD.threads} threads, ${LOAD.connections} ` +
-      `connections, ${LOAD.durationSeconds} s each. ${USER_COUNT} users in each store. wrk ` +
-      "and the server share the machine's CPUs on loopback.",
+      `key, on one server per store, ${ROUNDS} rounds after a ${LOAD.warmupSeconds} s warm-up ` +
+      `of each, the first of each round alternating (\`bench/helpers/paired.ts\`, as ` +
+      `\`bench/paired.ts\`); ${LOAD.threads} threads, ${LOAD.connections} connections, ` +
+      `${LOAD.durationSeconds} s each. ${USER_COUNT} users in each store. wrk and the server ` +
+      "share the machine's CPUs on loopback; the machine is shared with other sessions' work, " +
+      "so the load average at each round is given. The verdict is the median of the rounds' " +
+      "key / token ratios; the server's CPU time per request (`/proc`, user + system) is " +
+      "steadier than requests per second on a loaded machine.",
       "",
       await machineSection({
         wrk: await versionOf("wrk", ["-v"]),

@@ -58,7 +58,7 @@ const FILE_SERVER_ARGS = [
   "bench/helpers/file_server.ts",
 ];
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
-const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 2 };
+export const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 2 };
 const RESULTS = join(REPO_ROOT, "bench/results/files.md");
 const BOUNDARY = "----ferrybench7d1c";
 
@@ -311,10 +311,10 @@ async function bigAndUploads(): Promise<{ big: string; uploads?: Row; commands: 
 }
 
 /** The small file `/raw` serves, and the bare file server reads. */
-const SMALL_NAME = "small.txt";
+export const SMALL_NAME = "small.txt";
 const SMALL_BYTES = new TextEncoder().encode("hello\n");
 /** Users in the store (for `GET /api/users`) and files of one of them (`GET /api/user/files`). */
-const USERS = 1000;
+export const USERS = 1000;
 const USER_FILES = 10_000;
 
 /**
@@ -322,11 +322,28 @@ const USER_FILES = 10_000;
  * the second one, and the SUPERADMIN's small file (its bytes under
  * `<dataDir>/uploads`); returns the SUPERADMIN's and the second user's tokens.
  */
-async function populateSmall(store: Store, dataDir: string) {
+export async function populateSmall(store: Store, dataDir: string) {
   const [admin, owner] = await populateUsers(store, USERS);
+  await populateFiles(store, dataDir, admin.id, owner.id);
+  const now = Date.now();
+  const token = (stored: string) => clientToken(stored, now, SECRET, systemRandom);
+  return { admin: token(admin.token), owner: token(owner.token) };
+}
+
+/**
+ * The files of {@link populateSmall}: `admin`'s small file (its bytes under
+ * `<dataDir>/uploads`) and {@link USER_FILES} records of `owner`. Takes only
+ * the file area, which older checkouts' stores have too.
+ */
+export async function populateFiles(
+  store: Pick<Store, "files">,
+  dataDir: string,
+  admin: string,
+  owner: string,
+): Promise<void> {
   const now = Date.now();
   await store.files.create(
-    fileRecord(admin.id, {
+    fileRecord(admin, {
       name: SMALL_NAME,
       originalName: SMALL_NAME,
       size: SMALL_BYTES.length,
@@ -342,7 +359,7 @@ async function populateSmall(store: Store, dataDir: string) {
     (_, i) => {
       const at = new Date(now - i * 1000);
       const name = `f${i}.txt`;
-      return fileRecord(owner.id, {
+      return fileRecord(owner, {
         name,
         originalName: name,
         size: 1024,
@@ -354,8 +371,6 @@ async function populateSmall(store: Store, dataDir: string) {
   for (let i = 0; i < records.length; i += 1000) {
     await store.files.createMany(records.slice(i, i + 1000));
   }
-  const token = (stored: string) => clientToken(stored, now, SECRET, systemRandom);
-  return { admin: token(admin.token), owner: token(owner.token) };
 }
 
 /** The small requests of one store: `/raw`, the healthcheck, the user list, a user's files. */

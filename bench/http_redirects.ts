@@ -25,9 +25,9 @@ import { wrk, type WrkResult } from "./helpers/wrk.ts";
 import { kvStore, postgresStore } from "./helpers/stores.ts";
 
 /** wrk's load: threads, connections, seconds measured, seconds of warm-up before. */
-const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
+export const LOAD = { threads: 2, connections: 32, durationSeconds: 10, warmupSeconds: 2 };
 /** The short URL's code. */
-const CODE = "bench1";
+export const CODE = "bench1";
 /** The code of a password-protected short URL. */
 const LOCKED = "bench2";
 const DESTINATION = "https://example.com/landing";
@@ -41,10 +41,18 @@ interface Row {
 }
 
 /** One user, its short URL `CODE` (no max views, no password) and `LOCKED` (a password). */
-async function populate(store: Store): Promise<void> {
+export async function populate(store: Store): Promise<void> {
   const s = { clock: systemClock, random: systemRandom } as Pick<Services, "clock" | "random">;
   const user = await buildUser(s as Services, { username: "bench", password: null, role: "USER" });
   await store.users.create(user);
+  await populateUrls(store, user.id);
+}
+
+/**
+ * The short URLs of {@link populate}, owned by `userId`. Takes only the URL
+ * area, which older checkouts' stores have too.
+ */
+export async function populateUrls(store: Pick<Store, "urls">, userId: string): Promise<void> {
   const now = new Date();
   for (const [code, password] of [[CODE, null], [LOCKED, "$argon2id$v=19$m=19456,t=2,p=1$x$y"]]) {
     await store.urls.create({
@@ -56,7 +64,7 @@ async function populate(store: Store): Promise<void> {
       maxViews: null,
       password,
       enabled: true,
-      userId: user.id,
+      userId,
       createdAt: now,
       updatedAt: now,
       ...URL_RULE_DEFAULTS,

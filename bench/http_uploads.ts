@@ -18,11 +18,11 @@
  * compare.
  */
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import postgres from "postgres";
 import { systemRandom } from "../core/clock.ts";
 import { clientToken } from "../core/tokens.ts";
 import { startPostgres } from "../tests/helpers/postgres_cluster.ts";
+import { type CheckoutStore, type Openers, openersOf } from "./helpers/checkout.ts";
 import { cleanups, wrkBench } from "./helpers/cleanup.ts";
 import { threadCpuSeconds, treeCpuSeconds } from "./helpers/cpu.ts";
 import { wrkMachineSection } from "./helpers/machine.ts";
@@ -30,13 +30,15 @@ import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/
 import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 /** wrk's load (the figures of issue #18): threads, connections, seconds measured and warm-up. */
-const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 1 };
+export const LOAD = { threads: 2, connections: 10, durationSeconds: 5, warmupSeconds: 1 };
 /** Runs of each build on each store (`BENCH_UPLOADS_ROUNDS` overrides, for a quick try). */
 const ROUNDS = Number(Deno.env.get("BENCH_UPLOADS_ROUNDS") ?? 3);
 const SECRET = "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456";
 const RESULTS = join(REPO_ROOT, "bench/results/uploads.md");
-const BOUNDARY = "----ferrybench7d1c";
-const BODY = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ` +
+/** The multipart boundary of {@link BODY}. */
+export const BOUNDARY = "----ferrybench7d1c";
+/** One upload: a 1 KiB text file as `multipart/form-data`. */
+export const BODY = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ` +
   `filename="small.txt"\r\nContent-Type: text/plain\r\n\r\n${"x".repeat(1024)}\r\n` +
   `--${BOUNDARY}--\r\n`;
 const BEFORE = Deno.env.get("BENCH_UPLOADS_BEFORE");
@@ -82,36 +84,6 @@ interface Run {
   /** The 1-minute load average after the run. */
   load: number;
   command: string;
-}
-
-/**
- * How a checkout opens its stores and fills them: its own code, so that a
- * store is at the schema its server expects (an older checkout refuses a newer one).
- */
-interface Openers {
-  openKvStore(path: string): Promise<CheckoutStore>;
-  openPostgresStore(url: string): Promise<CheckoutStore>;
-  populateUsers(store: CheckoutStore, count: number): Promise<{ token: string }[]>;
-}
-
-/**
- * A store as a checkout opens it: a `Store` in older ones, a plain backend
- * (`db/store.ts`) since the serving store; either fills through its own
- * `populateUsers` and closes.
- */
-interface CheckoutStore {
-  close(): Promise<void>;
-}
-
-/** The {@link Openers} of the checkout at `root`. */
-async function openersOf(root: string): Promise<Openers> {
-  const module = (path: string) => import(pathToFileURL(join(resolve(root), path)).href);
-  const [kv, pg, users] = await Promise.all([
-    module("db/kv/mod.ts"),
-    module("db/postgres/mod.ts"),
-    module("bench/helpers/users.ts"),
-  ]);
-  return { ...kv, ...pg, ...users };
 }
 
 /** Where each run's database lives: a fresh data directory and, on PostgreSQL, a fresh database. */

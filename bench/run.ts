@@ -38,6 +38,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "dashboard", script: "bench/dashboard.ts", timeoutMinutes: 4 },
   { name: "images", script: "bench/images.ts", timeoutMinutes: 20 },
   { name: "soak", script: "bench/soak.ts", timeoutMinutes: 12 },
+  { name: "paired", script: "bench/paired.ts", timeoutMinutes: 30 },
 ];
 
 // deno-lint-ignore no-control-regex

@@ -6,10 +6,15 @@
  * checked in the store and the bucket (`tests/helpers/soak/`). Writes
  * `bench/results/soak.md`; exits 1 when anything was lost or a promise broken.
  * `--chunked MIN,MAX` sets the chunked uploads' sizes in MiB (default 20,200);
- * `SOAK_LOG_DIR=<dir>` keeps each instance's stderr (its warnings and errors) there.
+ * `SOAK_LOG_DIR=<dir>` keeps each instance's stderr (its warnings and errors) there;
+ * `SOAK_V8_FLAGS=<flags>` starts the instances with `--v8-flags=<flags>`;
+ * `SOAK_HEAP_DIR=<dir>` lets `kill -USR2 <instance pid>` write a V8 heap snapshot
+ * there (`tests/helpers/soak/memory_probe.ts`). The section from "What holds the
+ * memory" on is written by hand and kept when the file is rewritten.
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
+import { V8_FLAGS } from "../tests/helpers/soak/instance.ts";
 import { runSoak, type SoakResult } from "../tests/helpers/soak/run.ts";
 import { machineSection } from "./helpers/machine.ts";
 import { REPO_ROOT } from "./helpers/server.ts";
@@ -39,6 +44,9 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     "- A fourth Ferry process on its own database with a local datasource on a 24 MiB tmpfs,",
     "  for the full disk (S3 has no full disk).",
     `- Rate limit: ${40} requests per 5 s window; chunks of 5 MiB; one user with an 8 MiB quota.`,
+    `- V8 flags of the instances (\`SOAK_V8_FLAGS\`): ${
+      V8_FLAGS ? `\`${V8_FLAGS}\`` : "none (V8 sizes its heap from the machine's memory)"
+    }.`,
     "",
     `Duration: ${options.durationMs / 1000} s of load (${(result.wallMs / 1000).toFixed(0)} s wall`,
     `with start-up and checks); ${options.workers} mixed clients, 2 clients of the quota user,`,
@@ -118,6 +126,16 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
       `| ${name} | ${mib} | ${result.served[i] ?? "–"} |`
     ),
     "",
+    "## Where the memory goes",
+    "",
+    "Each instance's `Deno.memoryUsage()`, sampled once a second (`tests/helpers/soak/",
+    "memory_probe.ts`), at its most in each phase of the run (MiB; a phase's figures may come",
+    "from different seconds). `heapUsed`/`heapTotal`: V8's JavaScript heap; `external`: memory",
+    "held outside it by JavaScript objects (ArrayBuffers: bodies, buffers); the rest of `rss` is",
+    "the runtime's own (Rust: HTTP, TLS, sockets, the allocator's free lists) and the code.",
+    "",
+    ...memoryTable(result),
+    "",
     "## Warnings and errors the instances logged",
     "",
     ...Object.entries(result.logged).flatMap(([name, lines]) =>
@@ -130,6 +148,20 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     "",
   ];
   return lines.join("\n");
+}
+
+function memoryTable(result: SoakResult): string[] {
+  const mib = (bytes: number) => (bytes / 1048576).toFixed(0);
+  return [
+    "| instance | phase | samples | rss | heapTotal | heapUsed | external |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ...Object.entries(result.memory).flatMap(([name, phases]) =>
+      phases.map((p) =>
+        `| ${name} | ${p.phase} | ${p.samples} | ${mib(p.rss)} | ${mib(p.heapTotal)} | ` +
+        `${mib(p.heapUsed)} | ${mib(p.external)} |`
+      )
+    ),
+  ];
 }
 
 function statusTable(result: SoakResult): string[] {
@@ -173,6 +205,16 @@ function latencyTable(result: SoakResult): string[] {
   ];
 }
 
+/** The written analysis's heading: it and what follows are kept when the results are rewritten. */
+const KEPT_HEADING = "## What holds the memory";
+
+/** The hand-written part of the results file at `path` ({@link KEPT_HEADING} on), or `""`. */
+async function keptSection(path: string): Promise<string> {
+  const old = await Deno.readTextFile(path).catch(() => "");
+  const at = old.indexOf(KEPT_HEADING);
+  return at < 0 ? "" : "\n" + old.slice(at);
+}
+
 async function loadAverage(): Promise<string> {
   const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
   return text.split(" ").slice(0, 3).join(" ") || "unknown";
@@ -193,9 +235,10 @@ if (import.meta.main) {
     measureQueries: true,
     log: console.log,
   });
-  const report = await soakReport(result, load);
+  const results = join(REPO_ROOT, "bench/results/soak.md");
+  const report = await soakReport(result, load) + await keptSection(results);
   await Deno.mkdir(join(REPO_ROOT, "bench/results"), { recursive: true });
-  await Deno.writeTextFile(join(REPO_ROOT, "bench/results/soak.md"), report);
+  await Deno.writeTextFile(results, report);
   console.log(report);
   Deno.exit(result.recorder.problems.length ? 1 : 0);
 }

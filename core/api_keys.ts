@@ -8,12 +8,13 @@
  * stays as it is, with all the user's rights, for Zipline's clients.
  */
 import type { ApiKeyRecord } from "../db/api_keys.ts";
+import { FreshCache } from "../db/fresh_cache.ts";
 import type { UserRecord } from "../db/users.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest, forbidden, notFound } from "./errors.ts";
 import { canManage } from "./roles.ts";
 import { sha256Now } from "./secrets.ts";
-import type { Services } from "./services.ts";
+import { perServices, type Services } from "./services.ts";
 
 /**
  * Every scope a key may hold, declared once: what it allows (for the
@@ -74,6 +75,16 @@ export function isApiKey(authorization: string): boolean {
 export function hashApiKey(key: string): string {
   return sha256Now(key);
 }
+
+/**
+ * The hashes of keys presented lately that named a key, per instance, so
+ * that a key's every request does not hash it again (node:crypto's SHA-256
+ * costs more than the rest of the key's check; decrypted tokens are kept
+ * alike, `tokens.ts`). Bounded; a key is hashed again after an hour.
+ */
+const presentedHashes = perServices((_: Pick<Services, "clock">) =>
+  new FreshCache<string>({ ttlMs: 60 * 60 * 1000, maxEntries: 1024, maxBytes: 512 * 1024 })
+);
 
 /** A key as every answer but its creation's shows it: never the key. */
 export function apiKeyView(k: ApiKeyRecord) {
@@ -225,8 +236,12 @@ export async function resolveApiKey(
   presented: string,
 ): Promise<{ key: ApiKeyRecord; user: UserRecord }> {
   const now = s.clock.now();
-  const key = await s.store.apiKeys.findByHashCached(hashApiKey(presented));
+  const memo = presentedHashes(s);
+  const known = memo.peek(presented, now);
+  const hash = known?.value ?? hashApiKey(presented);
+  const key = await s.store.apiKeys.findByHashCached(hash);
   if (!key) throw new ApiError(401, "invalid authorization token");
+  if (!known) memo.set(presented, now, hash);
   if (key.expiresAt && key.expiresAt.getTime() <= now) {
     throw new ApiError(401, "This API key has expired");
   }

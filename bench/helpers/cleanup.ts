@@ -37,13 +37,27 @@ export async function wrkBench<T>(body: () => Promise<T>): Promise<T> {
  * database; `pid` is the postmaster's.
  */
 export async function benchDatabase(): Promise<{ url: string; version: string; pid: number }> {
+  const { urls: [url], ...cluster } = await benchDatabases(["ferry_bench"]);
+  return { url, ...cluster };
+}
+
+/**
+ * Starts a cluster (stopped by {@link cleanUp}) with an empty database of
+ * each name; `urls` in their order, `pid` the postmaster's.
+ */
+export async function benchDatabases(
+  names: string[],
+): Promise<{ urls: string[]; version: string; pid: number }> {
   const cluster = await startPostgres();
   cleanups.push(() => cluster.stop());
   const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
   const [{ server_version: version }] = await admin`SHOW server_version`;
-  await admin.unsafe("CREATE DATABASE ferry_bench");
+  for (const name of names) await admin.unsafe(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(cluster.url);
-  url.pathname = "/ferry_bench";
-  return { url: url.toString(), version, pid: cluster.pid };
+  const urls = names.map((name) => {
+    const url = new URL(cluster.url);
+    url.pathname = `/${name}`;
+    return url.toString();
+  });
+  return { urls, version, pid: cluster.pid };
 }

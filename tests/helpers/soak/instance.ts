@@ -2,15 +2,44 @@
  * One Ferry process of the soak, run as `deno task start` runs it, on a port
  * it keeps across restarts (the balancer knows it by that port). It can be
  * killed at once (SIGKILL) and started again; its peak RSS is read from
- * `/proc` before each kill and at the end.
+ * `/proc` before each kill and at the end. It starts through
+ * `memory_probe.ts`, which reports `Deno.memoryUsage()` once a second: the
+ * samples are kept by the phase of the run they fall in ({@link Instance.phase}).
  */
 import { FERRY_ARGS, REPO_ROOT } from "../../../bench/helpers/server.ts";
 import { freePort } from "../postgres_cluster.ts";
 import { healthy } from "../process.ts";
+import { MEMORY_LINE } from "./memory_probe.ts";
 
 /** Variables passed through from our own environment (the Deno cache, the path). */
 const PASSED_THROUGH = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
 const READY_TIMEOUT_MS = 60_000;
+/** V8 flags for every instance (`SOAK_V8_FLAGS`, e.g. `--max-old-space-size=256`), or none. */
+export const V8_FLAGS = Deno.env.get("SOAK_V8_FLAGS") ?? "";
+/**
+ * Ferry's `deno` arguments, started through the memory probe instead of
+ * `main.ts`, with {@link V8_FLAGS} when set (an operator's option, measured).
+ */
+const ARGS = [
+  FERRY_ARGS[0],
+  ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []),
+  ...FERRY_ARGS.slice(1).map((arg) =>
+    arg === "main.ts" ? "tests/helpers/soak/memory_probe.ts" : arg
+  ),
+];
+/** Our variables passed through when set: where a heap snapshot goes on SIGUSR2. */
+const PROBE_VARIABLES = ["SOAK_HEAP_DIR"];
+
+/** The most of each figure of `Deno.memoryUsage()` an instance reported in one phase, in bytes. */
+export interface PhaseMemory {
+  phase: string;
+  /** Samples taken (one a second). */
+  samples: number;
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+}
 
 /** A Ferry instance that can be killed and started again. */
 export class Instance {
@@ -22,13 +51,16 @@ export class Instance {
   #peakKib = 0;
   /** Its WARN and ERROR lines, counted by level and message (fields left out). */
   readonly logged = new Map<string, number>();
+  /** The phase of the run a memory sample falls in, asked as each arrives. */
+  phase: () => string = () => "start-up";
+  readonly #memory = new Map<string, PhaseMemory>();
 
   /** An instance named `name` with `env` (its port is chosen here). */
   constructor(readonly name: string, env: Record<string, string>) {
     this.#port = freePort();
     this.origin = `http://127.0.0.1:${this.#port}`;
     const passed: Record<string, string> = {};
-    for (const key of PASSED_THROUGH) {
+    for (const key of [...PASSED_THROUGH, ...PROBE_VARIABLES]) {
       const value = Deno.env.get(key);
       if (value !== undefined) passed[key] = value;
     }
@@ -41,6 +73,16 @@ export class Instance {
     return Math.round(this.#peakKib / 1024);
   }
 
+  /** The most memory it used in each phase, in the order the phases came. */
+  get memory(): PhaseMemory[] {
+    return [...this.#memory.values()];
+  }
+
+  /** Asks the process for a heap snapshot (written when `SOAK_HEAP_DIR` is set). */
+  snapshotHeap(): void {
+    if (this.#child) signal(this.#child, "SIGUSR2");
+  }
+
   /** The last 4 KiB of what it wrote to stderr. */
   get stderr(): string {
     return this.#stderr;
@@ -49,7 +91,7 @@ export class Instance {
   /** Starts the process and waits until its healthcheck answers 200. */
   async start(): Promise<void> {
     const child = new Deno.Command(Deno.execPath(), {
-      args: FERRY_ARGS,
+      args: ARGS,
       cwd: REPO_ROOT,
       clearEnv: true,
       env: this.#env,
@@ -68,11 +110,16 @@ export class Instance {
         : null;
       let partial = "";
       for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
-        this.#stderr = (this.#stderr + text).slice(-4096);
-        await file?.write(new TextEncoder().encode(text));
+        const shown = text.split("\n").filter((line) => !line.startsWith(MEMORY_LINE)).join("\n");
+        this.#stderr = (this.#stderr + shown).slice(-4096);
+        await file?.write(new TextEncoder().encode(shown));
         const lines = (partial + text).split("\n");
         partial = lines.pop()!;
         for (const line of lines) {
+          if (line.startsWith(MEMORY_LINE)) {
+            this.#sampled(JSON.parse(line.slice(MEMORY_LINE.length)));
+            continue;
+          }
           const match = line.match(/^\S+ (WARN|ERROR) (.*?)(?: \w+=|$)/);
           if (match) {
             this.logged.set(
@@ -118,6 +165,18 @@ export class Instance {
     if (child) this.#samplePeak();
     this.#child = null;
     return child;
+  }
+
+  /** Keeps a memory sample's figures where they pass the phase's most. */
+  #sampled(usage: Deno.MemoryUsage): void {
+    const phase = this.phase();
+    const kept = this.#memory.get(phase) ??
+      { phase, samples: 0, rss: 0, heapTotal: 0, heapUsed: 0, external: 0 };
+    kept.samples++;
+    for (const key of ["rss", "heapTotal", "heapUsed", "external"] as const) {
+      kept[key] = Math.max(kept[key], usage[key]);
+    }
+    this.#memory.set(phase, kept);
   }
 
   #samplePeak(): void {

@@ -21,7 +21,7 @@ import { S3RVER_CREDENTIALS } from "../services.ts";
 import { startBalancer } from "./balancer.ts";
 import { type Checked, checkEverything } from "./checks.ts";
 import { type DiskResult, fillDisk, mountTmpfs } from "./disk.ts";
-import { Instance } from "./instance.ts";
+import { Instance, type PhaseMemory } from "./instance.ts";
 import { healthy } from "../process.ts";
 import {
   Client,
@@ -70,6 +70,8 @@ export interface SoakResult {
   peakConnections: number;
   rateProbes: { ok: number; limited: number; failed: number; sent: number }[];
   peakRssMib: Record<string, number>;
+  /** Each instance's `Deno.memoryUsage()` at its most, by phase of the run. */
+  memory: Record<string, PhaseMemory[]>;
   /** Each instance's WARN and ERROR lines, by message, with counts. */
   logged: Record<string, [string, number][]>;
   served: number[];
@@ -151,6 +153,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     cleanups.push(() => balancer.close());
 
     const recorder = new Recorder(began);
+    // Memory samples fall in the recorder's phases while the load runs.
+    let stage: string | null = "set-up";
+    for (const instance of [...instances, ...(diskInstance ? [diskInstance] : [])]) {
+      instance.phase = () => stage ?? recorder.phase;
+    }
     const store = await openPostgresStore(pg.url, { max: 2 });
     cleanups.push(() => store.close());
     const tokenOf = async (username: string) => {
@@ -278,6 +285,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
     };
     const loadStart = Date.now();
+    stage = null;
     const load: Promise<void>[] = [];
     for (let i = 0; i < options.workers; i++) {
       load.push(worker(await clientOf(loadUsers[i % loadUsers.length])));
@@ -478,6 +486,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     stopped = true;
     log(`${recorder.at()}: load stopped; waiting for requests in flight`);
     await Promise.all(load);
+    stage = "after the load (checks)";
     // Every chunked upload stopped by the end either finished or stays resumable.
     log(`${recorder.at()}: checking the store and the bucket`);
     const datasource = new S3Datasource({
@@ -500,9 +509,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       [{ id: tightId, maxBytes: QUOTA_BYTES }],
     );
     const peakRssMib: Record<string, number> = {};
+    const memory: SoakResult["memory"] = {};
     const logged: SoakResult["logged"] = {};
     for (const instance of [...instances, ...(diskInstance ? [diskInstance] : [])]) {
       peakRssMib[instance.name] = instance.peakRssMib;
+      memory[instance.name] = instance.memory;
       logged[instance.name] = [...instance.logged.entries()];
     }
     if (!mount) recorder.note("no tmpfs could be mounted here: the disk-full phase did not run");
@@ -517,6 +528,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       peakConnections,
       rateProbes,
       peakRssMib,
+      memory,
       logged,
       served: balancer.served,
       wallMs: Date.now() - began,
