@@ -24,7 +24,6 @@ import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { loginChoices } from "../../core/oauth/providers.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
-import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import { type Role, ROLES, type UserRecord } from "../../db/users.ts";
@@ -38,6 +37,7 @@ import { onError } from "../middleware/errors.ts";
 import { parseSize } from "../../core/units/size.ts";
 import { Buffer } from "node:buffer";
 import { type AppEnv, attempter } from "../env.ts";
+import { sessionUser, sessionViewer } from "../session_cookie.ts";
 import { ADMIN_PAGES, navigationOf } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
 import { ScriptNonce } from "./layout.tsx";
@@ -77,12 +77,6 @@ function contentSecurityPolicy(look: Look, nonce: string, more: string[]): strin
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join("; ");
-}
-
-/** The user of the request's session cookie, or `null`. Pages know no API tokens. */
-async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
-  const secret = getCookie(c, SESSION_COOKIE);
-  return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
 }
 
 /** Where the shell shows `user`'s avatar: Ferry's page of it, or its own http(s) address. */
@@ -362,6 +356,7 @@ export const webRoutes = new Hono<AppEnv>()
     try {
       const shown = await fileOnView(s, name, {
         cookie: (id) => getCookie(c, accessCookieName(id)),
+        viewer: sessionViewer(c),
         ...attempter(c),
       });
       const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
