@@ -12,7 +12,7 @@
  * the cache never lets it be viewed past its limit. Headers are built once
  * per record, and a small file is read in one call rather than streamed.
  */
-import type { FileRecord } from "../../db/files.ts";
+import type { FileRecord, ViewResult } from "../../db/files.ts";
 import type { ByteRange } from "../../storage/datasource.ts";
 import { forbidden, notFound } from "../errors.ts";
 import type { Attempt } from "../password_attempts.ts";
@@ -147,6 +147,27 @@ async function countView(s: Services, file: FileRecord, req: Attempt): Promise<v
     if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
     throw notFound();
   }
+}
+
+/**
+ * Serves `file`'s bytes through a share link (`../shared.ts`), which decides
+ * instead of the file's own password, view limit and privacy: `count` counts
+ * a view of the link, once per `viewer` per {@link VIEW_WINDOW_MS}, when the
+ * bytes are read from their start; 404 once the link has had its views.
+ */
+export async function serveThroughLink(
+  s: Services,
+  file: FileRecord,
+  req: BytesRequest,
+  viewer: string,
+  count: () => Promise<ViewResult>,
+): Promise<ServeAnswer> {
+  const range = parseRange(req.range, file.size);
+  const opensAtStart = range.kind !== "partial" || range.start === 0;
+  if (!req.head && opensAtStart && firstViewIn(s, viewer, s.clock.now(), VIEW_WINDOW_MS)) {
+    if (await count() !== "counted") throw notFound();
+  }
+  return await sendBytes(s, file, req);
 }
 
 /** A plain GET of a file: no range, no query; validators as sent. */

@@ -17,7 +17,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getCookie } from "hono/cookie";
-import { ApiError } from "../../core/errors.ts";
+import { ApiError, notFound } from "../../core/errors.ts";
 import { fileEmbed } from "../../core/files/embed.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { storable } from "../../core/links.ts";
@@ -55,6 +55,9 @@ import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
 import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
+import { SharePage } from "./shared.tsx";
+import { visitShare } from "../../core/shared.ts";
+import { shareProof } from "../shared_links.ts";
 
 /**
  * Scripts only from the page's own tags, by the response's `nonce` (and what
@@ -347,6 +350,21 @@ export const webRoutes = new Hono<AppEnv>()
     if (found.kind === "redirect") return c.redirect(found.destination, 302);
     const site = s.settings.get("websiteTitle");
     return page(c, <UrlPasswordPage site={site} urlId={found.urlId} />);
+  })
+  .get("/s/:code", async (c) => {
+    const s = c.var.services;
+    const site = s.settings.get("websiteTitle");
+    const code = storable(c.req.param("code"));
+    try {
+      if (code === null) throw notFound();
+      const visit = await visitShare(s, code, shareProof(c));
+      return page(c, <SharePage site={site} code={code} visit={visit} />);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        return wantsPage(c) ? page(c, <FileNotFoundPage site={site} />, 404) : c.notFound();
+      }
+      throw error;
+    }
   })
   .get("/view/:name", async (c) => {
     const s = c.var.services;
