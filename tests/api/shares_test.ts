@@ -7,7 +7,8 @@
  * or user; API key scopes.
  */
 import assert from "node:assert/strict";
-import { apiTest, type TestApp } from "../helpers/app.ts";
+import { apiTest, startTestApp, type TestApp } from "../helpers/app.ts";
+import { importDoc } from "../helpers/transfer.ts";
 import { uploadFiles, uploadOne } from "../helpers/files.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 import { readZip, sha256 } from "../helpers/zip.ts";
@@ -332,5 +333,81 @@ apiTest(
     assert.equal((await post(`/api/user/folders/${folder.body.id}/shares`, write)).status, 403);
     assert.equal((await app.json("GET", "/api/user/shares", undefined, read)).body.length, 2);
     assert.equal((await app.json("GET", "/api/user/shares", undefined, folders)).status, 403);
+  },
+);
+
+apiTest(
+  "shares: the v4 export carries links and private flags; an import makes them work again",
+  async (app) => {
+    const root = await actor(app, "SUPERADMIN", "root");
+    const bob = await actor(app, "USER", "bob");
+    const file = await uploadOne(app, { ...bob.headers, "x-service-private": "true" }, "carried");
+    const folder = await app.json("POST", "/api/user/folders", { name: "F" }, bob.headers);
+    const hidden = await app.json(
+      "PATCH",
+      `/api/user/folders/${folder.body.id}`,
+      { private: true },
+      {
+        ...bob.headers,
+      },
+    );
+    assert.equal(hidden.status, 200);
+    const made = await share(app, bob, file.id, { password: "open sesame", maxViews: 5 });
+    const toFolder = await share(app, bob, folder.body.id, {}, "folders");
+
+    const exported = await app.request("/api/server/export", {
+      method: "POST",
+      headers: root.headers,
+    });
+    const text = await exported.text();
+    assert.ok(!text.includes("open sesame"), "the export holds no password");
+    const doc = JSON.parse(text);
+    assert.deepEqual(doc.data.ferryShares.map((s: { code: string }) => s.code), [
+      made.code,
+      toFolder.code,
+    ]);
+    assert.deepEqual(doc.data.ferryPrivate.map((p: { kind: string }) => p.kind).sort(), [
+      "file",
+      "folder",
+    ]);
+
+    const target = await startTestApp(app.kind);
+    try {
+      target.clock.set(app.clock.now());
+      const admin = await actor(target, "SUPERADMIN", "admin");
+      const first = await importDoc(target, "v4", text, admin.headers);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.imported.shares, 2);
+      assert.equal(first.body.imported.private, 2);
+      const locked = await target.request(`/s/${made.code}/raw`);
+      assert.equal(locked.status, 403, "the password came along");
+      const right = await target.json("POST", `/api/shares/${made.code}/password`, {
+        password: "open sesame",
+      });
+      assert.equal(right.status, 200);
+      const cookie = right.headers.getSetCookie()[0].split(";")[0];
+      // The bytes stay in the first instance's storage; the page opens.
+      const opened = await target.request(`/s/${made.code}`, { headers: { cookie, ...HTML } });
+      assert.equal(opened.status, 200);
+      assert.doesNotMatch(await opened.text(), /share-password-form/);
+      assert.equal((await target.request(`/raw/${file.name}`)).status, 404, "still private");
+      assert.equal((await target.request(`/s/${toFolder.code}`)).status, 200);
+      const again = await importDoc(target, "v4", text, admin.headers);
+      assert.equal(again.body.imported.shares, 0, "a code is imported once");
+
+      delete doc.data.ferryShares;
+      delete doc.data.ferryPrivate;
+      const other = await startTestApp(app.kind);
+      try {
+        const otherAdmin = await actor(other, "SUPERADMIN", "admin");
+        const plain = await importDoc(other, "v4", doc, otherAdmin.headers);
+        assert.equal(plain.status, 200, JSON.stringify(plain.body));
+        assert.equal(plain.body.imported.shares, 0);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await target.close();
+    }
   },
 );
