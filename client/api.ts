@@ -55,6 +55,8 @@ export interface ApiFile {
   maxViews: number | null;
   favorite: boolean;
   password: boolean;
+  /** Served to nobody but the owner (Ferry). */
+  private?: boolean;
   folderId: string | null;
   deletesAt: string | null;
   thumbnail: { path: string } | null;

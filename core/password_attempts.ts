@@ -11,9 +11,9 @@ import type { Services } from "./services.ts";
 
 /** What a password is presented for. */
 export interface AttemptTarget {
-  kind: "file" | "url";
+  kind: "file" | "url" | "share";
   id: string;
-  /** The file name, or the URL's vanity or code: what the log names. */
+  /** The file name, the URL's vanity or code, or the share's id: what the log names. */
   name: string;
 }
 

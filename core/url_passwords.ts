@@ -1,18 +1,17 @@
 /**
  * A short URL's password (reference §6.5): checked once, on `POST
  * /api/user/urls/:id/password`, which answers with a grant for the access
- * cookie `url_pw_<urlId>`: not the password but its expiry and an HMAC, under
- * the server secret, of the URL, its current hash, that expiry and the
- * client's IP. The redirects that follow check the HMAC, never argon2; a new
- * password voids every grant, and a grant serves only the address that earned
- * it. Each check, and each cookie holding no live grant, is an attempt,
+ * cookie `url_pw_<urlId>` (`password_grants.ts`: not the password but its
+ * expiry and an HMAC). The redirects that follow check the HMAC, never
+ * argon2; a new password voids every grant, and a grant serves only the
+ * address that earned it. Each check, and each cookie holding no live grant, is an attempt,
  * limited and logged (`password_attempts.ts`).
  */
 import type { UrlRecord } from "../db/urls.ts";
 import { forbidden, notFound } from "./errors.ts";
 import { verifyPassword } from "./passwords.ts";
 import { type Attempt, type AttemptTarget, refuseProof, tryPassword } from "./password_attempts.ts";
-import { hmac, safeEqual } from "./secrets.ts";
+import { grantHolds, type GrantSubject, issueGrant } from "./password_grants.ts";
 import type { Services } from "./services.ts";
 
 /** The cookie that proves a URL's password was verified: `url_pw_<urlId>`, holding a grant. */
@@ -42,8 +41,7 @@ export async function verifyUrlPassword(
     () => verifyPassword(password, hash),
   );
   if (!ok) throw forbidden("Incorrect password");
-  const expires = Math.floor(s.clock.now() / 1000) + URL_PASSWORD_COOKIE_SECONDS;
-  return { url, grant: `${expires}.${grantMac(s, url, expires, attempt.ip)}` };
+  return { url, grant: issueGrant(s, subject(url), attempt.ip, URL_PASSWORD_COOKIE_SECONDS) };
 }
 
 /**
@@ -56,22 +54,13 @@ export async function grantOpens(
   grant: string,
   attempt: Attempt,
 ): Promise<boolean> {
-  if (grantHolds(s, url, grant, attempt.ip)) return true;
+  if (grantHolds(s, subject(url), grant, attempt.ip)) return true;
   await refuseProof(s, attemptTarget(url), attempt);
   return false;
 }
 
-function grantHolds(s: Services, url: UrlRecord, grant: string, ip: string): boolean {
-  const match = /^(\d{1,12})\.([\w-]{1,64})$/.exec(grant);
-  if (!match) return false;
-  const expires = Number(match[1]);
-  if (expires * 1000 <= s.clock.now()) return false;
-  return safeEqual(match[2], grantMac(s, url, expires, ip));
-}
-
-/** HMAC of URL id, current hash, expiry and client IP under the server secret. */
-function grantMac(s: Services, url: UrlRecord, expires: number, ip: string): string {
-  return hmac(s.secret, `url\0${url.id}\0${url.password}\0${expires}\0${ip}`);
+function subject(url: UrlRecord): GrantSubject {
+  return { kind: "url", id: url.id, hash: url.password };
 }
 
 function attemptTarget(url: UrlRecord): AttemptTarget {

@@ -144,7 +144,7 @@ export async function changeUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its API keys, tags, folders, exports and
+ * without, they stay, orphaned. Its API keys, share links, tags, folders, exports and
  * chunked uploads in progress always go; the files in its folders move to the root
  * first.
  */
@@ -162,6 +162,7 @@ export async function adminDeleteUser(
   else await s.store.urls.orphanByUser(id);
   await s.store.invites.deleteByInviter(id);
   await s.store.apiKeys.deleteByUser(id);
+  await s.store.shares.deleteByUser(id);
   await s.store.tags.deleteByUser(id);
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);

@@ -35,6 +35,11 @@ export interface FileRecord {
   thumbnail?: string | null;
   /** `true` while the bytes are still arriving. */
   pending: boolean;
+  /**
+   * Served to nobody but its owner signed in (and through share links); absent
+   * means `false` (records stored before private files).
+   */
+  private?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -53,6 +58,7 @@ export type FilePatch = Partial<
     | "folderId"
     | "deletesAt"
     | "thumbnail"
+    | "private"
   >
 >;
 
@@ -116,6 +122,8 @@ export interface FileQuery {
   sortBy: FileSortKey;
   order: "asc" | "desc";
   favorite?: boolean;
+  /** `false`: keep only files that are not private (a public folder's page). */
+  private?: boolean;
   /** Keep only types starting with one of these (`image/`, …). */
   typePrefixes?: string[];
   folderId?: string;
@@ -129,7 +137,7 @@ export interface FileQuery {
 
 /** Whether `q` narrows a user's files beyond their owner (a filter, a folder, tags or a search). */
 export function isFiltered(q: FileQuery): boolean {
-  return q.favorite !== undefined || q.typePrefixes !== undefined ||
+  return q.favorite !== undefined || q.private !== undefined || q.typePrefixes !== undefined ||
     q.folderId !== undefined || q.ids !== undefined || q.search !== undefined;
 }
 
@@ -238,6 +246,7 @@ export function queryFiles(records: FileRecord[], q: FileQuery): FilePage {
   const matches = records.filter((f) =>
     !f.pending && f.userId === q.userId &&
     (q.favorite === undefined || f.favorite === q.favorite) &&
+    (q.private === undefined || (f.private === true) === q.private) &&
     (q.folderId === undefined || f.folderId === q.folderId) &&
     (ids === undefined || ids.has(f.id)) &&
     (!q.typePrefixes || q.typePrefixes.some((p) => f.type.startsWith(p))) &&

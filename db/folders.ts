@@ -21,13 +21,18 @@ export interface FolderRecord {
   /** `null` at the root. */
   parentId: string | null;
   userId: string;
+  /**
+   * Its page is shown to nobody (as if not public) and its files are served to
+   * nobody but the owner (and through share links); absent means `false`.
+   */
+  private?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** The fields {@link FolderStore.update} may change. */
 export type FolderPatch = Partial<
-  Pick<FolderRecord, "name" | "public" | "allowUploads" | "parentId">
+  Pick<FolderRecord, "name" | "public" | "allowUploads" | "parentId" | "private">
 >;
 
 /** What becomes of a removed folder's subfolders. */

@@ -26,6 +26,7 @@ import type { OauthStore } from "./oauth.ts";
 import type { RateLimitBackend, SharedRateLimits } from "./rate_limits.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { SettingsStore } from "./settings.ts";
+import type { ShareStore } from "./shares.ts";
 import type { TagStore } from "./tags.ts";
 import type { ServingUrlStore, UrlStore } from "./urls.ts";
 import type { UserExportStore } from "./user_exports.ts";
@@ -58,6 +59,8 @@ export interface PlainAreas {
   readonly tags: TagStore;
   /** Users' exports of their files. */
   readonly userExports: UserExportStore;
+  /** Users' share links to their files and folders. */
+  readonly shares: ShareStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

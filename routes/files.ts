@@ -11,9 +11,9 @@ import { ApiError } from "../core/errors.ts";
 import {
   deleteFile,
   deleteFiles,
-  favoriteFiles,
   fileView,
   findFile,
+  flagFiles,
   listFiles,
   taggedViews,
   updateFile,
@@ -56,6 +56,10 @@ export const FileSchema = z.object({
   favorite: z.boolean(),
   password: z.boolean().openapi({ description: "Whether it has one; the hash is never sent" }),
   anonymous: z.boolean(),
+  private: z.boolean().openapi({
+    description: "Served at the public paths to nobody but its owner signed in; share links " +
+      "still open it (Ferry)",
+  }),
   folderId: z.string().nullable(),
   deletesAt: Timestamp.nullable(),
   thumbnail: z.object({ path: z.string() }).nullable().openapi({
@@ -117,6 +121,11 @@ const upload_ = defineRoute({
           "one of `domains` or the request's own host (else 400, nothing stored)",
       ),
       "x-service-no-json": option("no-json", "`true` answers the URLs as text"),
+      "x-service-private": option(
+        "private",
+        "`true`: the files are private, served to nobody but the owner signed in; `false`: " +
+          "not, whatever the owner's `privateByDefault` (Ferry)",
+      ),
       "x-service-image-compression-percent": option(
         "image-compression-percent",
         "Compress uploaded PNG, JPEG and WebP images at this quality, 0 to 100; the name's " +
@@ -231,13 +240,18 @@ const bulkChange = defineRoute({
   auth: "user",
   scope: "files:write",
   tags: ["Files"],
-  summary: "Favorite or unfavorite several files, or move the caller's own into its folder",
+  summary: "Favorite or unfavorite several files, make them private or not, or move the " +
+    "caller's own into its folder",
   request: {
     body: jsonBody(z.object({
       files: FileIds.openapi({ example: ["c0"] }),
       favorite: z.boolean().optional().openapi({ example: true }),
+      private: z.boolean().optional().openapi({
+        description: "`true`: served to nobody but the owner signed in (Ferry)",
+      }),
       folder: z.string().min(1).max(100).optional().openapi({
-        description: "A folder of the caller's to move the files into (when no `favorite`)",
+        description: "A folder of the caller's to move the files into (when neither `favorite` " +
+          "nor `private`)",
       }),
     })),
   },
@@ -304,6 +318,9 @@ const patch = defineRoute({
       name: z.string().trim().min(1).max(255).optional(),
       tags: z.array(z.string().min(1).max(100)).max(100).optional().openapi({
         description: "Tag ids of the file owner's; they replace the file's tags",
+      }),
+      private: z.boolean().optional().openapi({
+        description: "`true`: served at the public paths to nobody but the owner signed in (Ferry)",
       }),
     })),
   },
@@ -409,10 +426,11 @@ export const fileRoutes = newRouter()
     return c.json(page, 200);
   })
   .openapi(bulkChange, async (c) => {
-    const { files, favorite, folder } = c.req.valid("json");
+    const { files, favorite, private: isPrivate, folder } = c.req.valid("json");
     const s = c.var.services;
-    if (favorite !== undefined) {
-      return c.json({ count: await favoriteFiles(s, me(c), files, favorite) }, 200);
+    if (favorite !== undefined || isPrivate !== undefined) {
+      const flags = { favorite, private: isPrivate };
+      return c.json({ count: await flagFiles(s, me(c), files, flags) }, 200);
     }
     if (folder === undefined) throw new ApiError(400, "Cannot PATCH without an action");
     return c.json(await moveFiles(s, me(c), files, folder), 200);

@@ -33,6 +33,10 @@ const FolderBase = z.object({
   name: z.string(),
   public: z.boolean(),
   allowUploads: z.boolean(),
+  private: z.boolean().openapi({
+    description: "Shown to nobody (its public page is as if not public) and its files served " +
+      "to nobody but its owner signed in; share links still open it",
+  }),
   parentId: z.string().nullable(),
   userId: z.string(),
   createdAt: Timestamp,
@@ -142,6 +146,9 @@ const patch = defineRoute({
       isPublic: z.boolean().optional(),
       allowUploads: z.boolean().optional().openapi({
         description: "Whether anyone may upload into it without an account",
+      }),
+      private: z.boolean().optional().openapi({
+        description: "`true` hides it and its files from everyone but its owner",
       }),
       parentId: z.string().min(1).max(100).nullable().optional(),
     })),

@@ -21,12 +21,14 @@ import { oauthRoutes } from "./oauth.ts";
 import { userRoutes } from "./user.ts";
 import { apiKeyRoutes } from "./api_keys.ts";
 import { mfaRoutes } from "./mfa.ts";
+import { sharedLinkRoutes } from "./shared_links.ts";
 import { webRoutes } from "./web/mod.tsx";
 import { userExportRoutes } from "./user_export.ts";
 import { usersRoutes } from "./users.ts";
 import { fileRoutes } from "./files.ts";
 import { userFileRoutes } from "./user_files.ts";
 import { chunkedRoutes } from "./chunked.ts";
+import { shareRoutes } from "./shares.ts";
 import { folderRoutes } from "./folders.ts";
 import { tagRoutes } from "./tags.ts";
 import { urlRoutes } from "./urls.ts";
@@ -65,11 +67,13 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", userExportRoutes);
   app.route("/api", mfaRoutes);
   app.route("/", webRoutes);
+  app.route("/", sharedLinkRoutes);
   app.route("/api", usersRoutes);
   app.route("/api", userFileRoutes); // before fileRoutes: `/user/files/incomplete` is no `{id}`
   app.route("/api", fileRoutes);
   app.route("/api", chunkedRoutes);
   app.route("/api", folderRoutes);
+  app.route("/api", shareRoutes);
   app.route("/api", tagRoutes);
   app.route("/api", urlRoutes);
   app.route("/api", inviteRoutes);

@@ -19,6 +19,7 @@ import { accessCookieName } from "../core/files/passwords.ts";
 import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
 import { type AppEnv, attempter } from "./env.ts";
+import { sessionViewer } from "./session_cookie.ts";
 
 /** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
 export type PublicResolver = (c: Context<AppEnv>, path: string) => Promise<Response | null>;
@@ -38,6 +39,7 @@ export function bytesRequest(
     download,
     cookie: (fileId) => getCookie(c, accessCookieName(fileId)),
     pw,
+    viewer: sessionViewer(c),
     ...attempter(c),
   };
 }

@@ -1,6 +1,8 @@
-/** Writing and clearing the session cookie. */
+/** Writing, clearing and reading the session cookie. */
 import type { Context } from "hono";
-import { SESSION_COOKIE, SESSION_TTL_MS } from "../core/sessions.ts";
+import { getCookie } from "hono/cookie";
+import { resolveSession, SESSION_COOKIE, SESSION_TTL_MS } from "../core/sessions.ts";
+import type { UserRecord } from "../db/users.ts";
 import { clearServiceCookie, setServiceCookie } from "./cookies.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -16,4 +18,15 @@ export function setSessionCookie(c: Context<AppEnv>, secret: string): void {
 /** Removes the session cookie. */
 export function clearSessionCookie(c: Context<AppEnv>): void {
   clearServiceCookie(c, SESSION_COOKIE, "/");
+}
+
+/** The user of the request's session cookie, or `null`. Pages know no API tokens. */
+export async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
+  const secret = getCookie(c, SESSION_COOKIE);
+  return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
+}
+
+/** The id of the user signed in with the request's session cookie, or `null` (`Viewer`). */
+export function sessionViewer(c: Context<AppEnv>): () => Promise<string | null> {
+  return async () => (await sessionUser(c))?.id ?? null;
 }

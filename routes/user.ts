@@ -150,6 +150,10 @@ const PreferencesSchema = z.object({
   warnDeletion: z.boolean().openapi({
     description: 'Whether the dashboard asks before deleting (Zipline\'s "Warn on deletion")',
   }),
+  privateByDefault: z.boolean().openapi({
+    description: "Whether new uploads are private (served to nobody but the owner) unless the " +
+      "upload's `x-service-private` header says otherwise",
+  }),
 }).openapi("Preferences");
 
 const getPreferences = defineRoute({

@@ -30,6 +30,7 @@ interface Preferences {
   themeDark: string | null;
   themeLight: string | null;
   warnDeletion: boolean;
+  privateByDefault: boolean;
 }
 
 /** Puts the theme `prefs` choose on `<html>`, as the server would on the next page. */
@@ -147,6 +148,20 @@ export function AppearanceForm() {
             )}
         />
         Warn on deletion: ask before deleting files, URLs, folders, tags and invites
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={prefs.privateByDefault}
+          onChange={(e) =>
+            save(
+              { privateByDefault: e.currentTarget.checked },
+              e.currentTarget.checked
+                ? "New uploads will be private."
+                : "New uploads will be public.",
+            )}
+        />
+        Private by default: new uploads are served only to you (share them with links)
       </label>
     </section>
   );

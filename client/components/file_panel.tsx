@@ -14,6 +14,7 @@ import { Icon } from "../icons.tsx";
 import { Field } from "./field.tsx";
 import { LinkTools } from "./link_tools.tsx";
 import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
+import { ShareDialog } from "./share_dialog.tsx";
 
 /** The owner's address of the file's bytes. */
 function rawPath(file: ApiFile): string {
@@ -90,6 +91,7 @@ interface Edit {
   maxViews: string;
   tags: string[];
   folder: string;
+  private: boolean;
 }
 
 /** The panel of `file`; `onClose` is told whether anything changed. */
@@ -107,7 +109,9 @@ export function FilePanel(
     maxViews: file.maxViews === null ? "" : String(file.maxViews),
     tags: (file.tags ?? []).map((t) => t.id),
     folder: file.folderId ?? "",
+    private: file.private === true,
   });
+  const [sharing, setSharing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [changed, setChanged] = useState(false);
 
@@ -130,6 +134,7 @@ export function FilePanel(
         originalName: edit.originalName.trim() || null,
         maxViews: edit.maxViews === "" ? null : Number(edit.maxViews),
         tags: edit.tags,
+        private: edit.private,
         ...(edit.removePassword ? { password: null } : {}),
         ...(edit.password ? { password: edit.password } : {}),
       });
@@ -188,7 +193,14 @@ export function FilePanel(
       onKeyDown={(e) => trapFocus(e, dialog.current)}
     >
       <div class="panel-head">
-        <h2 id="panel-title">{file.name}</h2>
+        <h2 id="panel-title">
+          {file.private && (
+            <span class="private-mark" title="Private" aria-label="Private">
+              <Icon name="lock" />
+            </span>
+          )}
+          {file.name}
+        </h2>
         <button type="button" class="icon-button" aria-label="Close" onClick={close}>
           <Icon name="close" />
         </button>
@@ -201,8 +213,17 @@ export function FilePanel(
             <a class="button" href={`${rawPath(file)}?download=true`} download>
               <Icon name="download" /> Download
             </a>
+            <button type="button" onClick={() => setSharing(true)}>
+              <Icon name="link" /> Share
+            </button>
             <button type="button" class="danger" onClick={remove}>Delete</button>
           </div>
+          {sharing && (
+            <ShareDialog
+              target={{ kind: "file", id: file.id, name: file.name }}
+              onClose={() => setSharing(false)}
+            />
+          )}
           <dl class="file-facts">
             <dt>Type</dt>
             <dd>{file.type}</dd>
@@ -252,6 +273,14 @@ export function FilePanel(
               Remove the password
             </label>
           )}
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={edit.private}
+              onChange={(e) => setEdit({ ...edit, private: e.currentTarget.checked })}
+            />
+            Private (only you, signed in, and share links)
+          </label>
           <label class="field">
             <span>Max views</span>
             <input

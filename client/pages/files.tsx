@@ -312,6 +312,12 @@ export function FilesPage() {
           <button type="button" onClick={() => bulk("PATCH", { favorite: false })}>
             Unfavourite
           </button>
+          <button type="button" onClick={() => bulk("PATCH", { private: true })}>
+            Make private
+          </button>
+          <button type="button" onClick={() => bulk("PATCH", { private: false })}>
+            Make public
+          </button>
           <button
             type="button"
             class="danger"
@@ -440,7 +446,8 @@ export function FilesPage() {
                       aria-label={`Details of ${file.name}`}
                       onClick={() => setOpen(file)}
                     >
-                      {file.password && <Icon name="lock" size={14} />} {file.name}
+                      {(file.password || file.private) && <Icon name="lock" size={14} />}{" "}
+                      {file.name}
                     </button>
                   </td>
                   <td>{file.type}</td>

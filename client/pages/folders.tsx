@@ -8,6 +8,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { ShareDialog } from "../components/share_dialog.tsx";
 import { Icon, IconButton } from "../icons.tsx";
 import { Field, TextField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
@@ -19,6 +20,7 @@ interface ApiFolder {
   name: string;
   public: boolean;
   allowUploads: boolean;
+  private?: boolean;
   parentId: string | null;
   _count: { children: number; files: number };
 }
@@ -71,6 +73,8 @@ function FolderRow(
   const [open, setOpen] = useState(false);
   // The switches show the change at once; the list reloads when the server has it.
   const [flags, setFlags] = useState({ public: folder.public, allowUploads: folder.allowUploads });
+  const [hidden, setHidden] = useState(folder.private === true);
+  const [sharing, setSharing] = useState(false);
   const patch = async (body: Record<string, unknown>) => {
     try {
       await api("PATCH", `/api/user/folders/${folder.id}`, body);
@@ -103,7 +107,7 @@ function FolderRow(
   return (
     <li class="card folder-row" style={{ "--depth": depth }}>
       <div class="url-head">
-        <Icon name="folder" />
+        <Icon name={hidden ? "lock" : "folder"} />
         <strong>{folder.name}</strong>
         <span class="muted">
           {folder._count.files} {folder._count.files === 1 ? "file" : "files"}
@@ -122,6 +126,12 @@ function FolderRow(
         >
           <Icon name="edit" />
         </button>
+        <IconButton
+          icon="link"
+          label={`Share ${folder.name}`}
+          title="Share"
+          onClick={() => setSharing(true)}
+        />
         <IconButton
           icon="trash"
           danger
@@ -153,7 +163,24 @@ function FolderRow(
           />
           Anyone may upload
         </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={hidden}
+            onChange={(e) => {
+              setHidden(e.currentTarget.checked);
+              patch({ private: e.currentTarget.checked });
+            }}
+          />
+          Private
+        </label>
       </div>
+      {sharing && (
+        <ShareDialog
+          target={{ kind: "folder", id: folder.id, name: folder.name }}
+          onClose={() => setSharing(false)}
+        />
+      )}
       {(flags.public || flags.allowUploads) && (
         <LinkTools href={publicLink} name={`the public page of ${folder.name}`} />
       )}

@@ -5,6 +5,7 @@
  * under the first free name, the quota's refusal, and the answer with its
  * webhooks. Beneath both upload modules, which import it and not each other.
  */
+import { preferencesOf } from "../preferences.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import { UniqueError } from "../../db/errors.ts";
 import type { UserRecord } from "../../db/users.ts";
@@ -252,6 +253,9 @@ export function draftFile(
       userId: b.target.owner.id,
       folderId: b.target.folderId,
       deletesAt: options.deletesAt,
+      ...(options.private ?? preferencesOf(b.target.owner).privateByDefault
+        ? { private: true }
+        : {}),
       pending: true,
       createdAt: now,
       updatedAt: now,

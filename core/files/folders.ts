@@ -89,6 +89,8 @@ export interface FolderView {
   name: string;
   public: boolean;
   allowUploads: boolean;
+  /** Shown to nobody, its files served to nobody but the owner (`private.ts`). */
+  private: boolean;
   parentId: string | null;
   userId: string;
   createdAt: string;
@@ -136,6 +138,7 @@ export function folderView(
     name: folder.name,
     public: folder.public,
     allowUploads: folder.allowUploads,
+    private: folder.private === true,
     parentId: folder.parentId,
     userId: folder.userId,
     createdAt: folder.createdAt.toISOString(),
@@ -277,6 +280,8 @@ export interface FolderChange {
   name?: string;
   isPublic?: boolean;
   allowUploads?: boolean;
+  /** Hides it and its files from everyone but the owner (`private.ts`). */
+  private?: boolean;
   parentId?: string | null;
 }
 
@@ -295,6 +300,7 @@ export async function updateFolder(
       name: change.name,
       public: change.isPublic,
       allowUploads: change.allowUploads,
+      private: change.private,
       parentId: change.parentId,
     }, new Date(s.clock.now()))
   );
@@ -310,7 +316,11 @@ export async function updateFolder(
  */
 export type ChildrenAction = "root" | "folder" | "cascade" | "cascade-files";
 
-/** Deletes a folder; no file goes unless `cascade-files` asks for it. */
+/**
+ * Deletes a folder; no file goes unless `cascade-files` asks for it. A file
+ * that leaves a private folder this way stays private, and the links shared
+ * to the removed folders (and files) go.
+ */
 export async function deleteFolder(
   s: Services,
   caller: UserRecord,
@@ -335,11 +345,18 @@ export async function deleteFolder(
       const removed = await tx.folders.delete(folder.id, removal, now);
       if (!removed) throw notFound();
       const ids = new Set(removed.map((f) => f.id));
+      const hidden = new Set(removed.filter((f) => f.private).map((f) => f.id));
       for (const file of await tx.files.listByUser(folder.userId)) {
         if (file.folderId === null || !ids.has(file.folderId)) continue;
-        if (!deleteFiles) await tx.files.update(file.id, { folderId: moveTo }, now);
-        else if (await tx.files.delete(file.id)) deleted.push(file);
+        if (!deleteFiles) {
+          const keepPrivate = hidden.has(file.folderId) ? { private: true } : {};
+          await tx.files.update(file.id, { folderId: moveTo, ...keepPrivate }, now);
+        } else if (await tx.files.delete(file.id)) {
+          await tx.shares.deleteByTarget({ kind: "file", id: file.id });
+          deleted.push(file);
+        }
       }
+      for (const id of ids) await tx.shares.deleteByTarget({ kind: "folder", id });
     })
   );
   for (const file of deleted) {
@@ -350,14 +367,19 @@ export async function deleteFolder(
 }
 
 /**
- * Before a user is deleted: its files leave its folders (to the root), then
- * the folders go, in one transaction.
+ * Before a user is deleted: its files leave its folders (to the root; those of
+ * a private folder stay private), then the folders go, in one transaction.
  */
 export async function releaseUserFolders(s: Services, userId: string): Promise<void> {
   const now = new Date(s.clock.now());
   await s.store.transaction(async (tx) => {
+    const hidden = new Set(
+      (await tx.folders.listByUser(userId)).filter((f) => f.private).map((f) => f.id),
+    );
     for (const file of await tx.files.listByUser(userId)) {
-      if (file.folderId !== null) await tx.files.update(file.id, { folderId: null }, now);
+      if (file.folderId === null) continue;
+      const keepPrivate = hidden.has(file.folderId) ? { private: true } : {};
+      await tx.files.update(file.id, { folderId: null, ...keepPrivate }, now);
     }
     await tx.folders.deleteByUser(userId);
   });

@@ -5,7 +5,13 @@
  * file answers 404, exactly as a missing one, so nobody learns it exists.
  * Moving files into folders is in `folder_files.ts`; tags are in `tags.ts`.
  */
-import type { FileQuery, FileRecord, FileSearchField, FileSortKey } from "../../db/files.ts";
+import type {
+  FilePatch,
+  FileQuery,
+  FileRecord,
+  FileSearchField,
+  FileSortKey,
+} from "../../db/files.ts";
 import type { UserRecord } from "../../db/users.ts";
 import { UniqueError } from "../../db/errors.ts";
 import type { TagRecord } from "../../db/tags.ts";
@@ -50,6 +56,7 @@ export function fileView(settings: Settings, f: FileRecord) {
     type: storedType(f.type),
     password: f.password !== null,
     anonymous: f.anonymous,
+    private: f.private === true,
     thumbnail: f.thumbnail ? { path: f.thumbnail } : null,
     updatedAt: f.updatedAt.toISOString(),
     url: routeLink("", settings.filesRoute, linkedName(settings, f.name)),
@@ -176,6 +183,8 @@ export interface FileChange {
   name?: string;
   /** Tag ids of the file owner's: they replace the file's tags. */
   tags?: string[];
+  /** Served to nobody but the owner (`private.ts`). */
+  private?: boolean;
 }
 
 /** Changes a file; a new name must be free and is applied to the stored bytes too. */
@@ -214,6 +223,7 @@ export async function updateFile(
         : change.originalName && clean(change.originalName, "originalName"),
       type,
       name,
+      private: change.private,
     }, now);
   } catch (error) {
     if (error instanceof UniqueError) throw badRequest("File with this name already exists");
@@ -257,17 +267,20 @@ async function actionable(s: Services, caller: UserRecord, ids: string[]) {
   return files;
 }
 
-/** Sets `favorite` on the given files; returns how many were updated. */
-export async function favoriteFiles(
+/** The flags a bulk change sets on files. */
+export type FileFlags = Pick<FilePatch, "favorite" | "private">;
+
+/** Sets `favorite` and/or `private` on the given files; returns how many were updated. */
+export async function flagFiles(
   s: Services,
   caller: UserRecord,
   ids: string[],
-  favorite: boolean,
+  flags: FileFlags,
 ): Promise<number> {
   const now = new Date(s.clock.now());
   let count = 0;
   for (const file of await actionable(s, caller, ids)) {
-    if (await s.store.files.update(file.id, { favorite }, now)) count++;
+    if (await s.store.files.update(file.id, flags, now)) count++;
   }
   return count;
 }
@@ -286,6 +299,7 @@ export async function deleteFiles(
   for (const file of await actionable(s, caller, ids)) {
     if (deleteBytes) await removeFile(s, file);
     else if (!await s.store.files.delete(file.id)) continue;
+    else await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
     count++;
   }
   return count;

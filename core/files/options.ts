@@ -82,6 +82,8 @@ export interface UploadOptions {
   noJson: boolean;
   /** How uploaded images are compressed; `null` for not at all. */
   compression: Compression | null;
+  /** `private`: `true` or `false`; `null` when not given (the owner's `privateByDefault`). */
+  private: boolean | null;
 }
 
 const EXTENSION = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*$/;
@@ -119,6 +121,7 @@ export function parseUploadOptions(
       value("image-compression-type"),
       settings,
     ),
+    private: privacy(value("private")),
   };
 }
 
@@ -156,6 +159,13 @@ function expiry(input: string | null, settings: Settings, now: number) {
   if (!Number.isFinite(at) || at <= now) throw bad("deletes-at", "Invalid expiry date");
   if (max !== null && at - now > max) throw exceeds();
   return { deletesAt: new Date(at), deletesAtLabel: new Date(at).toISOString() };
+}
+
+function privacy(input: string | null): boolean | null {
+  if (input === null) return null;
+  const v = input.toLowerCase();
+  if (v !== "true" && v !== "false") throw bad("private", "must be true or false");
+  return v === "true";
 }
 
 function maxViews(input: string | null): number | null {

@@ -41,31 +41,32 @@ export interface PublicPageInput {
  * not public is found by its id alone, which its owner hands out): a public
  * folder shows its files a page at a time; a folder that only accepts
  * uploads shows just itself (Zipline also lists an upload-only folder's
- * files when asked for a page; Ferry keeps them private). Any other folder
- * is 404.
+ * files when asked for a page; Ferry keeps them private). A private folder
+ * is treated as one that is not public, and private files are left out of
+ * the page. Any other folder is 404.
  */
 export async function publicFolder(
   s: Services,
   idOrName: string,
   input: PublicPageInput,
 ): Promise<PublicFolderPage> {
-  const open = (f: FolderRecord | null): f is FolderRecord => !!f && (f.public || f.allowUploads);
+  const shown = (f: FolderRecord) => f.public && !f.private;
+  const open = (f: FolderRecord | null): f is FolderRecord => !!f && (shown(f) || f.allowUploads);
   const byId = await s.store.folders.get(idOrName);
-  const folder = open(byId)
-    ? byId
-    : (await s.store.folders.listByName(idOrName)).find((f) => f.public);
+  const folder = open(byId) ? byId : (await s.store.folders.listByName(idOrName)).find(shown);
   if (!folder) throw notFound();
   const summary = {
     id: folder.id,
     name: folder.name,
-    public: folder.public,
+    public: shown(folder),
     allowUploads: folder.allowUploads,
   };
-  if (!folder.public) return { folder: summary, page: [], total: 0, pages: 0 };
-  const folders = (await s.store.folders.listByUser(folder.userId)).filter((f) => f.public);
+  if (!shown(folder)) return { folder: summary, page: [], total: 0, pages: 0 };
+  const folders = (await s.store.folders.listByUser(folder.userId)).filter(shown);
   const { files, total } = await s.store.files.list({
     userId: folder.userId,
     folderId: folder.id,
+    private: false,
     offset: (input.page - 1) * input.perpage,
     limit: input.perpage,
     sortBy: input.sortBy,

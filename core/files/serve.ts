@@ -12,7 +12,7 @@
  * the cache never lets it be viewed past its limit. Headers are built once
  * per record, and a small file is read in one call rather than streamed.
  */
-import type { FileRecord } from "../../db/files.ts";
+import type { FileRecord, ViewResult } from "../../db/files.ts";
 import type { ByteRange } from "../../storage/datasource.ts";
 import { forbidden, notFound } from "../errors.ts";
 import type { Attempt } from "../password_attempts.ts";
@@ -29,6 +29,7 @@ import {
 import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnails.ts";
 import { firstViewIn } from "./views.ts";
 import { fileByLinkName } from "./extensionless.ts";
+import { refusePrivate, type Viewer } from "./private.ts";
 
 /** How a request proves it may read a password-protected file, and who sends it. */
 export interface AccessProof extends Attempt {
@@ -45,6 +46,8 @@ export interface BytesRequest extends Conditions, AccessProof {
   range?: string;
   /** `?download` asked for an attachment. */
   download: boolean;
+  /** Who asks, at a public path: a private file is served to its owner only (`./private.ts`). */
+  viewer?: Viewer;
 }
 
 /** A public request for a file. */
@@ -74,7 +77,7 @@ const passwordProtected = () => forbidden("Password protected");
 
 /** Serves `req`; throws 404 for a missing, expired or used-up file, 403 without its password. */
 export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAnswer> {
-  const served = await serveLive(s, await publicFile(s, req.name), req);
+  const served = await serveLive(s, await publicFile(s, req), req);
   if (served.kind === "password") throw passwordProtected();
   return served.answer;
 }
@@ -82,12 +85,16 @@ export async function serveFile(s: Services, req: ServeRequest): Promise<ServeAn
 /**
  * The live file a public link names, looked up through the store's
  * one-second name cache; a file with `maxViews` is read again, so that the
- * view count its checks see is the store's. 404 as {@link liveFile}.
+ * view count its checks see is the store's. 404 as {@link liveFile}, and for
+ * a private file to anyone but its owner.
  */
-async function publicFile(s: Services, name: string): Promise<FileRecord> {
-  const found = await fileByLinkName(s, name, { cached: true });
-  if (found === null || found.maxViews === null) return await liveFile(s, found);
-  return await liveFile(s, await s.store.files.get(found.id));
+async function publicFile(s: Services, req: ServeRequest): Promise<FileRecord> {
+  const found = await fileByLinkName(s, req.name, { cached: true });
+  const file = found === null || found.maxViews === null
+    ? await liveFile(s, found)
+    : await liveFile(s, await s.store.files.get(found.id));
+  await refusePrivate(s, file, req.viewer);
+  return file;
 }
 
 /** What the files route answers: the bytes, or the file's page, `/view/<name>`. */
@@ -103,7 +110,7 @@ export type FilesRouteAnswer =
  * serves them. 404 for a missing, pending or expired file.
  */
 export async function serveOnFilesRoute(s: Services, req: ServeRequest): Promise<FilesRouteAnswer> {
-  const file = await publicFile(s, req.name);
+  const file = await publicFile(s, req);
   if (await opensOnPage(s, file)) return { kind: "page", name: file.name };
   const served = await serveLive(s, file, req);
   return served.kind === "bytes" ? served : { kind: "page", name: file.name };
@@ -142,6 +149,27 @@ async function countView(s: Services, file: FileRecord, req: Attempt): Promise<v
   }
 }
 
+/**
+ * Serves `file`'s bytes through a share link (`../shared.ts`), which decides
+ * instead of the file's own password, view limit and privacy: `count` counts
+ * a view of the link, once per `viewer` per {@link VIEW_WINDOW_MS}, when the
+ * bytes are read from their start; 404 once the link has had its views.
+ */
+export async function serveThroughLink(
+  s: Services,
+  file: FileRecord,
+  req: BytesRequest,
+  viewer: string,
+  count: () => Promise<ViewResult>,
+): Promise<ServeAnswer> {
+  const range = parseRange(req.range, file.size);
+  const opensAtStart = range.kind !== "partial" || range.start === 0;
+  if (!req.head && opensAtStart && firstViewIn(s, viewer, s.clock.now(), VIEW_WINDOW_MS)) {
+    if (await count() !== "counted") throw notFound();
+  }
+  return await sendBytes(s, file, req);
+}
+
 /** A plain GET of a file: no range, no query; validators as sent. */
 export type PlainRequest = Attempt & Pick<Conditions, "ifNoneMatch" | "ifModifiedSince">;
 
@@ -151,8 +179,9 @@ export type PlainRequest = Attempt & Pick<Conditions, "ifNoneMatch" | "ifModifie
  * second ago) and nothing about the file needs more: complete, unexpired, no
  * password, no max views, small enough to be read in one call. The view is
  * counted and the bytes read as {@link serveFile} would; `null` when it
- * would take more (a miss, a password, …): ask {@link serveFile}. Lets the
- * server answer the busiest public request without its router.
+ * would take more (a miss, a password, a private file or one in a folder,
+ * whose privacy is the folder's, …): ask {@link serveFile}. Lets the server
+ * answer the busiest public request without its router.
  */
 export function serveCachedSmall(
   s: Services,
@@ -161,6 +190,7 @@ export function serveCachedSmall(
 ): Promise<ServeAnswer> | null {
   const file = s.store.files.resolveCached(name);
   if (!file || file.pending || file.password || file.maxViews !== null) return null;
+  if (file.private || file.folderId !== null) return null;
   if (file.size > SMALL_FILE_BYTES) return null;
   if (file.deletesAt && file.deletesAt.getTime() <= s.clock.now()) return null;
   return countView(s, file, req).then(() =>
@@ -204,6 +234,7 @@ export async function serveThumbnail(
   const parsed = parseThumbnailName(name);
   const file = await liveFile(s, parsed && await s.store.files.get(parsed.fileId));
   if (file.password || exhausted(file) || file.thumbnail !== name) throw notFound();
+  await refusePrivate(s, file, req.viewer);
   return await sendThumbnail(s, file, req);
 }
 
@@ -223,15 +254,17 @@ export interface FileOnView {
 /**
  * The file the page `/view/<name>` shows, without counting a view (its
  * bytes are fetched from `/raw`, which counts); 404 for a missing, expired or
- * used-up file. `locked` until the access cookie of its password is sent.
+ * used-up file, and for a private file to anyone but its owner signed in
+ * (`viewer`). `locked` until the access cookie of its password is sent.
  */
 export async function fileOnView(
   s: Services,
   name: string,
-  proof: Omit<AccessProof, "pw">,
+  proof: Omit<AccessProof, "pw"> & { viewer?: Viewer },
 ): Promise<FileOnView> {
   const file = await liveFile(s, await fileByLinkName(s, name));
   if (exhausted(file)) throw notFound();
+  await refusePrivate(s, file, proof.viewer);
   if (!file.password) return { file, locked: false };
   const value = proof.cookie(file.id);
   return { file, locked: value === undefined || !await cookieOpens(s, file, value, proof) };
@@ -326,9 +359,10 @@ async function proofOpens(s: Services, file: FileRecord, req: AccessProof): Prom
   throw forbidden("Incorrect password");
 }
 
-/** Deletes a file's record, then its bytes. */
+/** Deletes a file's record and its share links, then its bytes. */
 export async function removeFile(s: Services, file: FileRecord): Promise<void> {
   await s.store.files.delete(file.id);
+  await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
   await removeThumbnail(s, file);
   try {
     await s.datasource.delete(file.name);

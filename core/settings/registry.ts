@@ -101,6 +101,7 @@ export const RESERVED_ROUTES = [
   "/r",
   "/invite",
   "/view",
+  "/s",
   "/robots.txt",
   "/manifest.json",
   "/favicon.ico",

@@ -8,6 +8,7 @@ import type { Issue } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { Arch, IsoDate, type SkipSummary, type V4Kind } from "./context.ts";
 import { apiKeysV4 } from "./kinds/api_keys.ts";
+import { privateV4, sharesV4 } from "./kinds/shares.ts";
 import { filesV4 } from "./kinds/files.ts";
 import { foldersV4 } from "./kinds/folders.ts";
 import { invitesV4 } from "./kinds/invites.ts";
@@ -37,6 +38,8 @@ const IMPORT_ORDER: V4Kind[] = [
   invitesV4,
   metricsV4,
   thumbnailsV4,
+  privateV4,
+  sharesV4,
 ] as V4Kind[];
 
 /** The keys of `data` in the order Zipline writes them. */
@@ -53,6 +56,8 @@ export const EXPORT_ORDER: V4Kind[] = [
   thumbnailsV4,
   metricsV4,
   apiKeysV4,
+  sharesV4,
+  privateV4,
 ] as V4Kind[];
 
 /** The counts an import answers with, in the spec's order. */
@@ -70,7 +75,7 @@ export const COUNT_KEYS = [
 ] as const;
 
 /** The counts an import answers with: the spec's, then those of Ferry's own kinds. */
-export const IMPORTED_KEYS = [...COUNT_KEYS, "apiKeys"] as const;
+export const IMPORTED_KEYS = [...COUNT_KEYS, "apiKeys", "shares", "private"] as const;
 
 const Platform = z.enum([
   "aix",

@@ -34,6 +34,7 @@ interface FileRow {
   deletes_at: Date | null;
   thumbnail: string | null;
   pending: boolean;
+  private: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -54,6 +55,7 @@ const toFile = (r: FileRow): FileRecord => ({
   deletesAt: r.deletes_at,
   ...(r.thumbnail === null ? {} : { thumbnail: r.thumbnail }),
   pending: r.pending,
+  ...(r.private ? { private: true } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -75,11 +77,12 @@ const toRow = (file: FileRecord) => ({
   deletes_at: file.deletesAt,
   thumbnail: file.thumbnail ?? null,
   pending: file.pending,
+  private: file.private === true,
   created_at: file.createdAt,
   updated_at: file.updatedAt,
 });
 
-/** Rows one multi-row INSERT carries (17 columns: well under PostgreSQL's 65535 parameters). */
+/** Rows one multi-row INSERT carries (18 columns: well under PostgreSQL's 65535 parameters). */
 const ROWS_PER_INSERT = 1000;
 
 const COLUMNS: Record<keyof FilePatch, string> = {
@@ -93,6 +96,7 @@ const COLUMNS: Record<keyof FilePatch, string> = {
   folderId: "folder_id",
   deletesAt: "deletes_at",
   thumbnail: "thumbnail",
+  private: "private",
 };
 
 const SORT_COLUMNS: Record<FileSortKey, string> = {
@@ -290,6 +294,7 @@ export class PostgresFiles implements FileStore {
     const sql = this.sql;
     const conditions = [sql`user_id = ${q.userId}`, sql`NOT pending`];
     if (q.favorite !== undefined) conditions.push(sql`favorite = ${q.favorite}`);
+    if (q.private !== undefined) conditions.push(sql`private = ${q.private}`);
     if (q.folderId !== undefined) conditions.push(sql`folder_id = ${q.folderId}`);
     if (q.ids !== undefined) conditions.push(sql`id = ANY(${q.ids})`);
     if (q.typePrefixes) {

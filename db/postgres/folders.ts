@@ -23,6 +23,7 @@ interface FolderRow {
   allow_uploads: boolean;
   parent_id: string | null;
   user_id: string;
+  private: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -34,6 +35,7 @@ const toFolder = (r: FolderRow): FolderRecord => ({
   allowUploads: r.allow_uploads,
   parentId: r.parent_id,
   userId: r.user_id,
+  ...(r.private ? { private: true } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -45,6 +47,7 @@ const toRow = (f: FolderRecord): FolderRow => ({
   allow_uploads: f.allowUploads,
   parent_id: f.parentId,
   user_id: f.userId,
+  private: f.private === true,
   created_at: f.createdAt,
   updated_at: f.updatedAt,
 });

@@ -17,14 +17,13 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getCookie } from "hono/cookie";
-import { ApiError } from "../../core/errors.ts";
+import { ApiError, notFound } from "../../core/errors.ts";
 import { fileEmbed } from "../../core/files/embed.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { loginChoices } from "../../core/oauth/providers.ts";
 import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
-import { resolveSession, SESSION_COOKIE } from "../../core/sessions.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
 import { visitOf } from "../../core/url_rules.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
@@ -39,6 +38,7 @@ import { onError } from "../middleware/errors.ts";
 import { parseSize } from "../../core/units/size.ts";
 import { Buffer } from "node:buffer";
 import { type AppEnv, attempter } from "../env.ts";
+import { sessionUser, sessionViewer } from "../session_cookie.ts";
 import { ADMIN_PAGES, navigationOf } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
 import { ScriptNonce } from "./layout.tsx";
@@ -56,6 +56,9 @@ import { RegisterPage } from "./register.tsx";
 import { SecurityPage } from "./security.tsx";
 import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
+import { SharePage } from "./shared.tsx";
+import { visitShare } from "../../core/shared.ts";
+import { shareProof } from "../shared_links.ts";
 
 /**
  * Scripts only from the page's own tags, by the response's `nonce` (and what
@@ -78,12 +81,6 @@ function contentSecurityPolicy(look: Look, nonce: string, more: string[]): strin
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join("; ");
-}
-
-/** The user of the request's session cookie, or `null`. Pages know no API tokens. */
-async function sessionUser(c: Context<AppEnv>): Promise<UserRecord | null> {
-  const secret = getCookie(c, SESSION_COOKIE);
-  return secret ? (await resolveSession(c.var.services, secret))?.user ?? null : null;
 }
 
 /** Where the shell shows `user`'s avatar: Ferry's page of it, or its own http(s) address. */
@@ -365,6 +362,21 @@ export const webRoutes = new Hono<AppEnv>()
     const site = s.settings.get("websiteTitle");
     return page(c, <UrlPasswordPage site={site} urlId={found.urlId} />);
   })
+  .get("/s/:code", async (c) => {
+    const s = c.var.services;
+    const site = s.settings.get("websiteTitle");
+    const code = storable(c.req.param("code"));
+    try {
+      if (code === null) throw notFound();
+      const visit = await visitShare(s, code, shareProof(c));
+      return page(c, <SharePage site={site} code={code} visit={visit} />);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        return wantsPage(c) ? page(c, <FileNotFoundPage site={site} />, 404) : c.notFound();
+      }
+      throw error;
+    }
+  })
   .get("/view/:name", async (c) => {
     const s = c.var.services;
     const site = s.settings.get("websiteTitle");
@@ -373,6 +385,7 @@ export const webRoutes = new Hono<AppEnv>()
     try {
       const shown = await fileOnView(s, name, {
         cookie: (id) => getCookie(c, accessCookieName(id)),
+        viewer: sessionViewer(c),
         ...attempter(c),
       });
       const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);

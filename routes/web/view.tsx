@@ -24,6 +24,8 @@ export interface ViewPageProps {
   locked: boolean;
   /** The card a chat shows for a link to the page, from the owner's embed settings. */
   embed?: FileEmbed | null;
+  /** Where the bytes are read (a share link's); `/raw/<name>` by default. */
+  raw?: string;
 }
 
 /** OpenGraph and Twitter card tags of `embed`. */
@@ -51,7 +53,7 @@ function CardTags({ embed, title }: { embed: FileEmbed; title: string }) {
 }
 
 /** The file page. */
-export function ViewPage({ site, file, locked, embed }: ViewPageProps) {
+export function ViewPage({ site, file, locked, embed, raw: source }: ViewPageProps) {
   const shown = file.originalName ?? file.name;
   if (locked) {
     return (
@@ -66,7 +68,7 @@ export function ViewPage({ site, file, locked, embed }: ViewPageProps) {
       </Layout>
     );
   }
-  const raw = `/raw/${encodeURIComponent(file.name)}`;
+  const raw = source ?? `/raw/${encodeURIComponent(file.name)}`;
   const views = file.maxViews === null ? `${file.views}` : `${file.views} of ${file.maxViews}`;
   return (
     <Layout site={site} title={shown} head={embed && <CardTags embed={embed} title={shown} />}>
@@ -90,7 +92,7 @@ export function ViewPage({ site, file, locked, embed }: ViewPageProps) {
 }
 
 /** The file itself, where a browser can show it without running it. */
-function Preview({ file, raw }: { file: FileRecord; raw: string }) {
+export function Preview({ file, raw }: { file: FileRecord; raw: string }) {
   const type = storedType(file.type);
   if (type.startsWith("image/") && !type.startsWith("image/svg")) {
     return <img id="file-image" src={raw} alt={file.originalName ?? file.name} />;

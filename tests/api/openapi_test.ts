@@ -42,6 +42,12 @@ const UNDOCUMENTED = new Set([
   "GET /folder/{id}",
   "GET /view/{name}",
   "GET /view/url/{id}",
+  "GET /s/{code}", // share links: the page and the bytes (routes/shared_links.ts)
+  "GET /s/{code}/raw",
+  "HEAD /s/{code}/raw",
+  "GET /s/{code}/files/{fileId}",
+  "HEAD /s/{code}/files/{fileId}",
+  "GET /s/{code}/zip",
   "GET /assets/{file}",
   "GET /robots.txt", // the site's root files (routes/web/site_files.ts)
   "GET /manifest.json",

@@ -212,10 +212,10 @@ apiTest("redirects: by code and vanity, disabled, unknown, and the live urlsRout
   assert.equal((await visit(app, "/go/va")).status, 404);
   await app.json("PATCH", `/api/user/urls/${url.id}`, { enabled: true }, alice.headers);
 
-  await app.services.store.settings.update({ urlsRoute: "/s" });
+  await app.services.store.settings.update({ urlsRoute: "/x" });
   await app.services.settings.reload();
   assert.equal((await visit(app, "/go/va")).status, 404);
-  assert.equal((await visit(app, "/s/va")).status, 302);
+  assert.equal((await visit(app, "/x/va")).status, 302);
   const stored = await app.services.store.urls.get(url.id);
   assert.equal(stored!.views, 3);
   // Unknown API paths keep their JSON 404.

@@ -25,6 +25,8 @@ import { sql as fileListing } from "./019_file_listing.ts";
 import { sql as leaseClaims } from "./020_lease_claims.ts";
 import { sql as sessionMethod } from "./021_session_method.ts";
 import { sql as apiKeys } from "./022_api_keys.ts";
+import { sql as privateFiles } from "./023_private_files.ts";
+import { sql as shares } from "./024_shares.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
 
 /** One versioned migration. */
@@ -58,5 +60,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 20, name: "lease_claims", sql: leaseClaims },
   { version: 21, name: "session_method", sql: sessionMethod },
   { version: 22, name: "api_keys", sql: apiKeys },
+  { version: 23, name: "private_files", sql: privateFiles },
+  { version: 24, name: "shares", sql: shares },
   { version: 30, name: "url_rules", sql: urlRules },
 ];

@@ -131,6 +131,16 @@ on(urlPasswordForm, "submit", async () => {
   location.replace(`/view/url/${encodeURIComponent(id)}`);
 });
 
+// The password page of a share link: once the password is right, the link again.
+const sharePasswordForm = $("share-password-form");
+on(sharePasswordForm, "submit", async () => {
+  const code = sharePasswordForm.dataset.code;
+  await api("POST", `/api/shares/${encodeURIComponent(code)}/password`, {
+    password: $("share-password").value,
+  });
+  location.reload();
+});
+
 on($("passkey-login"), "click", async () => {
   const { options } = await api("GET", "/api/auth/webauthn/options");
   const credential = await navigator.credentials.get({
