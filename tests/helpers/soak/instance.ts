@@ -13,7 +13,8 @@ import { MEMORY_LINE } from "./memory_probe.ts";
 
 /** Variables passed through from our own environment (the Deno cache, the path). */
 const PASSED_THROUGH = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
-const READY_TIMEOUT_MS = 60_000;
+/** How long a start may take: a minute and more on a 2-CPU machine shared with other work. */
+const READY_TIMEOUT_MS = 120_000;
 /** V8 flags for every instance (`SOAK_V8_FLAGS`, e.g. `--max-old-space-size=256`), or none. */
 export const V8_FLAGS = Deno.env.get("SOAK_V8_FLAGS") ?? "";
 /**

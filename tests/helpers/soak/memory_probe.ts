@@ -6,8 +6,6 @@
  * `SOAK_HEAP_DIR` is set, a V8 heap snapshot into that directory on SIGUSR2
  * (to open in Chrome DevTools' Memory tab); then it runs `main.ts` as usual.
  */
-import { writeHeapSnapshot } from "node:v8";
-
 /** How each line of `Deno.memoryUsage()` written to stderr starts. */
 export const MEMORY_LINE = "soak memory ";
 
@@ -18,6 +16,8 @@ if (import.meta.main) {
   Deno.unrefTimer(sampler);
   const heapDir = Deno.env.get("SOAK_HEAP_DIR");
   if (heapDir) {
+    // Loaded only when asked for, so that the probe adds nothing to a start-up.
+    const { writeHeapSnapshot } = await import("node:v8");
     Deno.addSignalListener("SIGUSR2", () => {
       const path = writeHeapSnapshot(`${heapDir}/${Deno.pid}-${Date.now()}.heapsnapshot`);
       console.error(`heap snapshot written to ${path}`);
