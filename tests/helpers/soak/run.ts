@@ -260,7 +260,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           await shortenAndVisit(client, made++);
         } else if (roll < 0.82) {
           await anonymous.send("login", "POST", "/api/auth/login", {
-            json: { username: "alice", password: "alice-pw" },
+            json: { username: "alice", password: "alice-password" },
           });
         } else if (roll < 0.92) {
           const file = await uploadSmall(client, 1 + Math.floor(Math.random() * 64e3), "s3cret");
