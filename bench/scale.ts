@@ -322,7 +322,9 @@ const METHOD = "One user owns every file (5 types in turn, 1 in 20 a favourite, 
   "folder, 1 in 200 tagged) and 1,000 short URLs. The files are written through the store's " +
   "`files.createMany` (the write the Zipline v4 import makes) in runs of 1,000, by the bench " +
   "process itself, whose peak RSS is the import's memory. Then `main.ts serve` starts over the " +
-  "store (local datasource, rate limits off, background tasks on as in production) and each " +
+  "store (local datasource, rate limits off, background tasks on as by default: the thumbnails " +
+  "task goes through every image once after the start, finding no bytes, which the bench does " +
+  "not write) and each " +
   "request is asked once (its first time in that process: the files list is the first request " +
   "after the start) and three more times (their median); pages are 15 files (the default). " +
   "Last, the server's `VmRSS` (`VmHWM`, its peak, in brackets) and the time from SIGTERM to its " +

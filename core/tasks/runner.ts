@@ -15,6 +15,7 @@ import {
   deleteMaxViews,
 } from "./cleanup.ts";
 import { recordMetrics } from "./metrics.ts";
+import { recountFileStats } from "./recount.ts";
 import { cleanThumbnails, generateThumbnails } from "../files/thumbnails.ts";
 
 /** One background task. */
@@ -34,6 +35,8 @@ export const TASKS: Task[] = [
   { name: "clearinvites", interval: "tasksClearInvitesInterval", run: clearInvites },
   { name: "cleanuploads", interval: "tasksDeleteInterval", run: cleanAbandonedUploads },
   { name: "metrics", interval: "tasksMetricsInterval", run: recordMetrics },
+  // The statistics' counters, checked against the records as often as metrics are taken.
+  { name: "recountfiles", interval: "tasksMetricsInterval", run: (s) => recountFileStats(s) },
   { name: "thumbnails", interval: "tasksThumbnailsInterval", run: (s) => generateThumbnails(s) },
   { name: "cleanthumbnails", interval: "tasksCleanThumbnailsInterval", run: cleanThumbnails },
 ];
