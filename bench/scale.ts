@@ -352,7 +352,7 @@ async function earlierRuns(): Promise<string> {
   const runs = old.split(/^(?=## Results)/m).slice(1).join("")
     .replace(/^## Earlier runs\n\n/m, "")
     .replace(/^## Results/gm, "### Results");
-  return runs.trim() ? `## Earlier runs\n\n${runs}` : "";
+  return runs.trim() ? `## Earlier runs\n\n${runs.trimStart()}` : "";
 }
 
 if (import.meta.main) {
@@ -392,7 +392,9 @@ if (import.meta.main) {
   }
   const commit = await gitDescription();
   const results_ = [
-    `## Results at ${commit}, ${new Date().toISOString().slice(0, 16)} UTC`,
+    `## Results at ${commit}, ${new Date().toISOString().slice(0, 16)} UTC, load average ${
+      Deno.loadavg()[0].toFixed(1)
+    } (1 min) as written`,
     "",
     table(results),
     "",

@@ -17,13 +17,18 @@ const position = perServices((_: Services) => ({ owners: [] as (string | null)[]
 
 /**
  * One pass: recounts owners' statistics from where the last pass stopped,
- * reading at most `budget` file records; returns how many counters it set right.
+ * reading at most `budget` file records, until `signal` is aborted; returns
+ * how many counters it set right.
  */
-export async function recountFileStats(s: Services, budget = RECOUNT_BUDGET): Promise<number> {
+export async function recountFileStats(
+  s: Services,
+  budget = RECOUNT_BUDGET,
+  signal?: AbortSignal,
+): Promise<number> {
   const at = position(s);
   let repaired = 0;
   let left = budget;
-  while (left > 0) {
+  while (left > 0 && !signal?.aborted) {
     if (at.next >= at.owners.length) {
       if (at.owners.length > 0 && left < budget) break; // a round ended in this pass
       at.owners = [...(await s.store.users.list()).map((u) => u.id), null];
