@@ -3,7 +3,9 @@
  * `bench/*_bench.ts`, results in `bench/results/micro.md`), then each HTTP
  * load benchmark of {@link HTTP_BENCHES} as its own process, which writes its
  * own results file. Names given as arguments select what runs, e.g.
- * `deno task bench micro` or `deno task bench accounts`.
+ * `deno task bench micro` or `deno task bench accounts`; arguments starting
+ * with `--` are passed to the HTTP benchmarks that run (`deno task bench scale
+ * --sizes=1000000`).
  *
  * To add an HTTP benchmark (uploads, redirects, the rate limiter…): write
  * `bench/http_<name>.ts` that runs when it is the main module, starts and
@@ -39,6 +41,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "images", script: "bench/images.ts", timeoutMinutes: 20 },
   { name: "soak", script: "bench/soak.ts", timeoutMinutes: 12 },
   { name: "paired", script: "bench/paired.ts", timeoutMinutes: 30 },
+  { name: "scale", script: "bench/scale.ts", timeoutMinutes: 120 },
 ];
 
 // deno-lint-ignore no-control-regex
@@ -106,7 +109,9 @@ async function micro(): Promise<number> {
 }
 
 if (import.meta.main) {
-  const selected = new Set(Deno.args);
+  // `--name=value` options go to the benchmarks run (e.g. `deno task bench scale --sizes=1000000`).
+  const passed = Deno.args.filter((arg) => arg.startsWith("--"));
+  const selected = new Set(Deno.args.filter((arg) => !arg.startsWith("--")));
   const wanted = (name: string) => selected.size === 0 || selected.has(name);
   const known = ["micro", ...HTTP_BENCHES.map((b) => b.name)];
   const unknown = [...selected].filter((name) => !known.includes(name));
@@ -118,7 +123,7 @@ if (import.meta.main) {
   if (wanted("micro") && (await micro()) !== 0) failed.push("micro");
   for (const bench of HTTP_BENCHES.filter((b) => wanted(b.name))) {
     console.log(`\n== ${bench.name} (${bench.script})`);
-    const args = ["run", "--allow-all", "--unstable-kv", bench.script];
+    const args = ["run", "--allow-all", "--unstable-kv", bench.script, ...passed];
     if ((await deno(args, bench.timeoutMinutes)).code !== 0) failed.push(bench.name);
   }
   if (failed.length) {

@@ -38,9 +38,10 @@ export async function serve(config: Config): Promise<void> {
   const stop = (signal: string) => {
     stopping ??= (async () => {
       services.logger.info("shutting down: finishing in-flight requests", { signal });
-      await server.shutdown();
+      // The background tasks are aborted at once (each stops at its next page, user or file),
+      // while the requests in flight finish.
+      await Promise.all([server.shutdown(), tasks.stop()]);
       await webhooks.stop();
-      await tasks.stop();
       await closeServices(services);
       services.logger.info("stopped");
     })();

@@ -221,8 +221,12 @@ export class CachedFiles implements ServingFileStore {
     return this.files.usage(userId);
   }
 
-  stats(userId: string) {
+  stats(userId: string | null) {
     return this.files.stats(userId);
+  }
+
+  recountStats(userId: string | null, budget: number) {
+    return this.files.recountStats(userId, budget);
   }
 
   hasAccess(fileId: string, key: string, now: Date) {

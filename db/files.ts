@@ -84,6 +84,16 @@ export interface FileStats {
   types: Record<string, number>;
 }
 
+/** What one pass of {@link FileStore.recountStats} did. */
+export interface StatsRecount {
+  /** `false`: the recount stopped at its budget and goes on at the next pass. */
+  done: boolean;
+  /** How many counters it set right (at the end of a recount). */
+  repaired: number;
+  /** How many records it read. */
+  read: number;
+}
+
 /** Thrown when a write would take a user past `kind` of its limits; nothing was written. */
 export class QuotaError extends Error {
   constructor(readonly kind: "bytes" | "files") {
@@ -202,8 +212,19 @@ export interface FileStore {
   disown(userId: string): Promise<void>;
   /** What a user's files take up. */
   usage(userId: string): Promise<FileUsage>;
-  /** Totals over a user's complete files, aggregated by the store. */
-  stats(userId: string): Promise<FileStats>;
+  /**
+   * Totals over a user's complete files (`null`: the files without an owner),
+   * read from counters that every write of a file moves in the same atomic
+   * step (issue #32): no file is read.
+   */
+  stats(userId: string | null): Promise<FileStats>;
+  /**
+   * One pass of a recount of {@link stats}' counters of `userId` from its
+   * records, reading at most `budget` of them (the progress is kept in the
+   * store between passes); when the recount ends, sets right every counter
+   * that disagrees with the records and that no write moved meanwhile.
+   */
+  recountStats(userId: string | null, budget: number): Promise<StatsRecount>;
   /**
    * Counts one view unless the file is pending, missing, or already at its
    * `maxViews`; atomic, so concurrent viewers never pass `maxViews`.

@@ -1,7 +1,8 @@
 /**
  * What the dashboard's home shows of a user's files (reference §4.2): the
- * most recent ones and the totals. The totals are aggregated by the store;
- * no file or URL list is loaded for them.
+ * most recent ones and the totals. The files' totals are the store's
+ * counters, kept with each write (`FileStore.stats`); no file or URL list is
+ * loaded for them.
  */
 import type { UserRecord } from "../../db/users.ts";
 import type { Services } from "../services.ts";

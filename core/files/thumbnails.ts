@@ -108,17 +108,24 @@ const passes = new WeakMap<Services, Promise<unknown>>();
  * `featuresThumbnailsNumberThreads` at a time; returns how many it made.
  * A pass asked for while one runs starts when that one ends.
  */
-export function generateThumbnails(s: Services, rerun = false): Promise<number> {
-  const pass = (passes.get(s) ?? Promise.resolve()).catch(() => {}).then(() => runPass(s, rerun));
+export function generateThumbnails(
+  s: Services,
+  rerun = false,
+  signal?: AbortSignal,
+): Promise<number> {
+  const pass = (passes.get(s) ?? Promise.resolve()).catch(() => {}).then(() =>
+    runPass(s, rerun, signal)
+  );
   passes.set(s, pass);
   return pass;
 }
 
-async function runPass(s: Services, rerun: boolean): Promise<number> {
+async function runPass(s: Services, rerun: boolean, signal?: AbortSignal): Promise<number> {
   if (!s.settings.get("featuresThumbnailsEnabled")) return 0;
   const todo: FileRecord[] = [];
   let videos = 0;
   for await (const file of s.store.files.iterate()) {
+    if (signal?.aborted) return 0;
     if (!hasSource(file) || (!rerun && file.thumbnail)) continue;
     if (isVideo(file) && !s.ffmpeg) videos++;
     else todo.push(file);
@@ -131,7 +138,7 @@ async function runPass(s: Services, rerun: boolean): Promise<number> {
   let made = 0;
   const workers = Math.min(todo.length, s.settings.get("featuresThumbnailsNumberThreads"));
   await Promise.all(Array.from({ length: workers }, async () => {
-    for (let file = todo.shift(); file; file = todo.shift()) {
+    for (let file = todo.shift(); file && !signal?.aborted; file = todo.shift()) {
       try {
         if (await thumbnailFile(s, file)) made++;
       } catch (error) {
@@ -177,11 +184,12 @@ export async function thumbnailUploads(s: Services, files: FileRecord[]): Promis
  * and forgets the thumbnails whose object is gone; returns how many of both.
  * Each is checked again before it goes, so a thumbnail made meanwhile stays.
  */
-export async function cleanThumbnails(s: Services): Promise<number> {
+export async function cleanThumbnails(s: Services, signal?: AbortSignal): Promise<number> {
   const stored = new Set<string>();
   for await (const name of s.datasource.list(THUMBNAIL_PREFIX)) stored.add(name);
   let cleaned = 0;
   for await (const file of s.store.files.iterate()) {
+    if (signal?.aborted) return cleaned; // the thumbnails left are not known to be orphans
     if (!file.thumbnail || stored.delete(file.thumbnail)) continue;
     if (await s.datasource.size(file.thumbnail) !== null) continue;
     await s.store.files.update(file.id, { thumbnail: null }, new Date(s.clock.now()));

@@ -19,23 +19,31 @@ import { parseDuration } from "../units/duration.ts";
 /** How long a chunked upload may wait for its next chunk, and a pending file for its bytes. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 
-/** Removes every file, record and bytes, that `doomed` picks; returns how many. */
+/**
+ * Removes every file, record and bytes, that `doomed` picks; returns how many.
+ * Stops, what it picked so far removed, once `signal` is aborted.
+ */
 export async function removeFiles(
   s: Services,
   doomed: (file: FileRecord) => boolean,
+  signal?: AbortSignal,
 ): Promise<number> {
   const picked: FileRecord[] = [];
-  for await (const file of s.store.files.iterate()) if (doomed(file)) picked.push(file);
+  for await (const file of s.store.files.iterate()) {
+    if (signal?.aborted) break;
+    if (doomed(file)) picked.push(file);
+  }
   for (const file of picked) await removeFile(s, file);
   return picked.length;
 }
 
 /** Deletes the files whose `deletesAt` has come. */
-export async function deleteExpiredFiles(s: Services): Promise<number> {
+export async function deleteExpiredFiles(s: Services, signal?: AbortSignal): Promise<number> {
   const now = s.clock.now();
   return await removeFiles(
     s,
     (f) => !f.pending && f.deletesAt !== null && f.deletesAt.getTime() <= now,
+    signal,
   );
 }
 
@@ -65,14 +73,16 @@ export async function deleteExpiredUrls(s: Services): Promise<number> {
  * Deletes the files and URLs whose views reached their `maxViews`, when
  * `featuresDeleteOnMaxViews` is on (serving already refuses them either way).
  */
-export async function deleteMaxViews(s: Services): Promise<number> {
+export async function deleteMaxViews(s: Services, signal?: AbortSignal): Promise<number> {
   if (!s.settings.get("featuresDeleteOnMaxViews")) return 0;
   const files = await removeFiles(
     s,
     (f) => !f.pending && f.maxViews !== null && f.views >= f.maxViews,
+    signal,
   );
   const urls: string[] = [];
   for await (const url of s.store.urls.iterate()) {
+    if (signal?.aborted) break;
     if (url.maxViews !== null && url.views >= url.maxViews) urls.push(url.id);
   }
   for (const id of urls) await s.store.urls.delete(id);
@@ -97,11 +107,15 @@ export async function clearInvites(s: Services): Promise<number> {
  * old (with whatever bytes they got), user exports whose build stopped and
  * those complete for a day; settles staged uploads.
  */
-export async function cleanAbandonedUploads(s: Services): Promise<number> {
+export async function cleanAbandonedUploads(s: Services, signal?: AbortSignal): Promise<number> {
   const before = s.clock.now() - ABANDONED_AFTER_MS;
   const idle = await s.store.chunks.listIdle(new Date(before));
   for (const upload of idle) await abandonUpload(s, upload);
-  const pending = await removeFiles(s, (f) => f.pending && f.updatedAt.getTime() < before);
+  const pending = await removeFiles(
+    s,
+    (f) => f.pending && f.updatedAt.getTime() < before,
+    signal,
+  );
   const staged = await settleStagedUploads(s);
   return idle.length + pending + staged + await removeOldExports(s);
 }

@@ -4,6 +4,9 @@
  * turns a task off). Before each pass a runner takes the task's lease in the
  * store for one interval: of any number of instances sharing the store, one
  * runs each pass. A task that fails is logged; the others still run.
+ * Stopping the runner aborts the pass under way: each task is given the
+ * runner's `AbortSignal` and stops at its next unit of work (a page, a user,
+ * a file), so a server told to stop never waits for a pass over the catalogue.
  */
 import type { Services } from "../services.ts";
 import type { Settings } from "../settings/registry.ts";
@@ -16,6 +19,7 @@ import {
   deleteMaxViews,
 } from "./cleanup.ts";
 import { recordMetrics } from "./metrics.ts";
+import { recountFileStats } from "./recount.ts";
 import { cleanThumbnails, generateThumbnails } from "../files/thumbnails.ts";
 
 /** One background task. */
@@ -24,8 +28,8 @@ export interface Task {
   name: string;
   /** The setting that holds its interval. */
   interval: keyof Settings;
-  /** One pass; returns how many things it handled. */
-  run(s: Services): Promise<number>;
+  /** One pass, which stops early once `signal` is aborted; returns how many things it handled. */
+  run(s: Services, signal: AbortSignal): Promise<number>;
 }
 
 /** Every background task. */
@@ -36,7 +40,17 @@ export const TASKS: Task[] = [
   { name: "clearinvites", interval: "tasksClearInvitesInterval", run: clearInvites },
   { name: "cleanuploads", interval: "tasksDeleteInterval", run: cleanAbandonedUploads },
   { name: "metrics", interval: "tasksMetricsInterval", run: recordMetrics },
-  { name: "thumbnails", interval: "tasksThumbnailsInterval", run: (s) => generateThumbnails(s) },
+  // The statistics' counters, checked against the records as often as metrics are taken.
+  {
+    name: "recountfiles",
+    interval: "tasksMetricsInterval",
+    run: (s, signal) => recountFileStats(s, undefined, signal),
+  },
+  {
+    name: "thumbnails",
+    interval: "tasksThumbnailsInterval",
+    run: (s, signal) => generateThumbnails(s, false, signal),
+  },
   { name: "cleanthumbnails", interval: "tasksCleanThumbnailsInterval", run: cleanThumbnails },
 ];
 
@@ -47,6 +61,7 @@ export const TICK_MS = 30_000;
 export class TaskRunner {
   private timer?: ReturnType<typeof setInterval>;
   private running?: Promise<string[]>;
+  private readonly stopping = new AbortController();
 
   /** `holder` names this runner in the leases it takes. */
   constructor(
@@ -64,6 +79,7 @@ export class TaskRunner {
   private async pass(): Promise<string[]> {
     const ran: string[] = [];
     for (const task of this.tasks) {
+      if (this.stopping.signal.aborted) break;
       const setting = this.s.settings.get(task.interval);
       const interval = typeof setting === "string" ? parseDuration(setting) : null;
       if (!interval) continue;
@@ -77,7 +93,7 @@ export class TaskRunner {
       if (!leased) continue;
       ran.push(task.name);
       try {
-        const handled = await task.run(this.s);
+        const handled = await task.run(this.s, this.stopping.signal);
         if (handled > 0) this.s.logger.info("task ran", { task: task.name, handled });
       } catch (error) {
         this.s.logger.error("task failed", { task: task.name, error });
@@ -95,10 +111,11 @@ export class TaskRunner {
     this.timer = setInterval(tick, TICK_MS);
   }
 
-  /** Stops ticking and waits for the pass under way. */
+  /** Stops ticking, aborts the pass under way and waits for it to stop. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.stopping.abort();
     await this.running;
   }
 }

@@ -32,6 +32,7 @@ import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
+import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -63,6 +64,9 @@ async function settle(outcome: Promise<Outcome>): Promise<FileRecord | null | un
   if ("error" in o) throw o.error;
   return o.value;
 }
+
+/** The prefix of every owner's copies of its files (`["file_by_user", owner, id]`). */
+export const OWNER_COPIES: Deno.KvKey = ["file_by_user"];
 
 /** A user's usage counters; chunked uploads' reservations move them too (`./chunks.ts`). */
 export const usageKey = (userId: string): Deno.KvKey => ["file_usage", userId];
@@ -102,20 +106,26 @@ export class KvFiles implements FileStore {
         if ((await this.kv.get(K.file(file.id))).value !== null) return new UniqueError("id");
         return null;
       };
-      return { op: this.write(op, file), result: undefined, lost };
+      return { op: countFile(this.write(op, file), null, file), result: undefined, lost };
     });
   }
 
   async createMany(files: FileRecord[]) {
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      cost: () => ({ checks: 1, mutations: 3 }),
+      // 3 writes, and a share of the run's statistics' sums (gathered: a few per owner).
+      cost: () => ({ checks: 1, mutations: 4 }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
         bytes: (usage ?? NO_USAGE).bytes + owned.reduce((sum, f) => sum + f.size, 0),
       }),
       write: (op, f) => this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f),
+      after: (op, run) => {
+        const change = new StatsChange();
+        for (const f of run) change.file(null, f);
+        change.apply(op);
+      },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
     });
@@ -144,7 +154,7 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: this.writeRecord(op, next), result: next };
+      return { op: countFile(this.writeRecord(op, next), current.value, next), result: next };
     });
   }
 
@@ -207,6 +217,7 @@ export class KvFiles implements FileStore {
       counters.set(owner, { ...(entry.value ?? NO_USAGE) });
     }
     const op = this.kv.atomic();
+    const change = new StatsChange();
     const outcomes = writes.map((w): Outcome => {
       let file: FileRecord;
       let files = 0;
@@ -236,11 +247,13 @@ export class KvFiles implements FileStore {
       }
       if (w.kind === "create") this.write(op, file);
       else this.writeRecord(op, file);
+      change.file(w.kind === "create" ? null : records.get(w.id)!.value, file);
       return { value: w.kind === "create" ? undefined : file };
     });
     for (const [owner, entry] of usages) {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
+    change.apply(op);
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -256,7 +269,7 @@ export class KvFiles implements FileStore {
         counted.bytes = Math.max(0, counted.bytes + size - current.value.size);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: this.write(op, next), result: next };
+      return { op: countFile(this.write(op, next), current.value, next), result: next };
     });
   }
 
@@ -293,7 +306,7 @@ export class KvFiles implements FileStore {
         next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null
           ? new UniqueError("name")
           : null;
-      return { op: this.write(op, next), result: next, lost };
+      return { op: countFile(this.write(op, next), old, next), result: next, lost };
     });
   }
 
@@ -309,6 +322,7 @@ export class KvFiles implements FileStore {
         .delete(K.byUser(file.userId, id))
         .delete(tagged.key);
       for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, id));
+      countFile(op, file, null);
       if (file.userId !== null) {
         const usage = await this.kv.get<FileUsage>(K.usage(file.userId));
         const left = usage.value ?? NO_USAGE;
@@ -339,8 +353,8 @@ export class KvFiles implements FileStore {
       if (current.value?.userId !== userId) continue;
       const next = { ...current.value, userId: null };
       // A concurrent change wins; the next call (or the owner's deletion retry) catches up.
-      await this.write(this.kv.atomic().check(current).delete(K.byUser(userId, file.id)), next)
-        .commit();
+      const op = this.kv.atomic().check(current).delete(K.byUser(userId, file.id));
+      await countFile(this.write(op, next), current.value, next).commit();
     }
     await this.kv.delete(K.usage(userId));
   }
@@ -349,19 +363,12 @@ export class KvFiles implements FileStore {
     return (await this.kv.get<FileUsage>(K.usage(userId))).value ?? { ...NO_USAGE };
   }
 
-  async stats(userId: string): Promise<FileStats> {
-    // KV has no aggregates: one pass over the user's prefix, holding only the totals.
-    const stats: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };
-    const entries = this.kv.list<FileRecord>({ prefix: K.userFiles(userId) }, { batchSize: 500 });
-    for await (const { value: f } of entries) {
-      if (f.pending) continue;
-      stats.files++;
-      if (f.favorite) stats.favorites++;
-      stats.views += f.views;
-      stats.bytes += f.size;
-      stats.types[f.type] = (stats.types[f.type] ?? 0) + 1;
-    }
-    return stats;
+  stats(userId: string | null): Promise<FileStats> {
+    return readStats(this.kv, userId);
+  }
+
+  recountStats(userId: string | null, budget: number) {
+    return recountStats(this.kv, userId ?? "", K.userFiles(userId), budget);
   }
 
   async addView(id: string): Promise<ViewResult> {
@@ -371,7 +378,8 @@ export class KvFiles implements FileStore {
       if (!file || file.pending) return { result: "missing" };
       if (file.maxViews !== null && file.views >= file.maxViews) return { result: "exhausted" };
       const next = { ...file, views: file.views + 1 };
-      return { op: this.write(this.kv.atomic().check(current), next), result: "counted" };
+      const op = countFile(this.write(this.kv.atomic().check(current), next), file, next);
+      return { op, result: "counted" };
     });
   }
 

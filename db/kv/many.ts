@@ -76,6 +76,8 @@ export interface BulkWrite<T, C> {
   count(current: C | null, owned: T[]): C;
   /** Adds one item's checks and writes. */
   write(op: Deno.AtomicOperation, item: T): void;
+  /** Adds what a whole run writes besides its items (sums over them), within their cost. */
+  after?(op: Deno.AtomicOperation, run: T[]): void;
   /** The error to throw when a run's commit failed on a clash; `null` (a counter moved) retries it. */
   clash(run: T[]): Promise<Error | null>;
 }
@@ -100,6 +102,7 @@ export async function writeInRuns<T, C>(
         op.check(entry).set(entry.key, w.count(entry.value, owned));
       });
       for (const item of run) w.write(op, item);
+      w.after?.(op, run);
       return { op, result: undefined, lost: () => w.clash(run) };
     });
   }

@@ -7,7 +7,8 @@ import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
 import { KvShares } from "./shares.ts";
 import { KvChunks } from "./chunks.ts";
-import { KvFiles } from "./files.ts";
+import { KvFiles, OWNER_COPIES } from "./files.ts";
+import { backfillFileStats } from "./file_stats.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -26,9 +27,11 @@ import { KvWebhooks } from "./webhooks.ts";
 
 /**
  * The KV schema version this code writes. 2: a file's tag links are one list
- * (`listFileTags`, `./tags.ts`), no longer one key per link.
+ * (`listFileTags`, `./tags.ts`), no longer one key per link. 3: each owner's
+ * file statistics are counters (`./file_stats.ts`), filled from the files
+ * already stored.
  */
-export const KV_SCHEMA_VERSION = 2;
+export const KV_SCHEMA_VERSION = 3;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -41,7 +44,8 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     kv.close();
     throw new Error(`the KV database is at schema ${version.value}, newer than this program`);
   } else if (version.value < KV_SCHEMA_VERSION) {
-    await listFileTags(kv);
+    if (version.value < 2) await listFileTags(kv);
+    if (version.value < 3) await backfillFileStats(kv, OWNER_COPIES);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -39,6 +39,15 @@ interface FileRow {
   updated_at: Date;
 }
 
+/** A row of `file_counts` (bigint columns come as strings). */
+interface CountRow {
+  type: string;
+  files: string;
+  favorites: string;
+  views: string;
+  bytes: string;
+}
+
 const toFile = (r: FileRow): FileRecord => ({
   id: r.id,
   name: r.name,
@@ -341,22 +350,68 @@ export class PostgresFiles implements FileStore {
     return row ? { bytes: Number(row.bytes), files: row.files } : { bytes: 0, files: 0 };
   }
 
-  async stats(userId: string): Promise<FileStats> {
-    const rows = await this.sql<
-      { type: string; files: number; favorites: number; views: string; bytes: string }[]
-    >`
-      SELECT type, count(*)::integer AS files, count(*) FILTER (WHERE favorite)::integer AS favorites,
-        coalesce(sum(views), 0) AS views, coalesce(sum(size), 0) AS bytes
-      FROM files WHERE user_id = ${userId} AND NOT pending GROUP BY type`;
+  async stats(userId: string | null): Promise<FileStats> {
+    // The counters the triggers of migration 027 keep, one row per type.
+    const rows = await this.sql<CountRow[]>`
+      SELECT type, files, favorites, views, bytes FROM file_counts WHERE owner = ${userId ?? ""}`;
     const stats: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };
     for (const row of rows) {
-      stats.files += row.files;
-      stats.favorites += row.favorites;
+      stats.files += Number(row.files);
+      stats.favorites += Number(row.favorites);
       stats.views += Number(row.views);
       stats.bytes += Number(row.bytes);
-      stats.types[row.type] = row.files;
+      if (Number(row.files) > 0) stats.types[row.type] = Number(row.files);
     }
     return stats;
+  }
+
+  /**
+   * Recounts in one pass, whatever the budget: one aggregate over the owner's
+   * files (an index scan of `files_user_listing`) in a REPEATABLE READ
+   * transaction that first locks the owner's counters, so that no write
+   * moves them between the snapshot and the repair (writes of the owner's
+   * files wait meanwhile); one that moved them before the lock fails the
+   * transaction, and the recount is left to the next pass.
+   */
+  async recountStats(userId: string | null, _budget: number) {
+    const owner = userId ?? "";
+    const ownerIs = userId === null ? this.sql`user_id IS NULL` : this.sql`user_id = ${userId}`;
+    try {
+      return await this.sql.begin("ISOLATION LEVEL REPEATABLE READ", async (tx) => {
+        await tx`SELECT 1 FROM file_counts WHERE owner = ${owner} FOR UPDATE`;
+        const [{ repaired, read }] = await tx<{ repaired: number; read: number }[]>`
+          WITH truth AS (
+            SELECT type, count(*) AS files, sum(size) AS bytes,
+              count(*) FILTER (WHERE favorite) AS favorites, sum(views) AS views
+            FROM files WHERE ${ownerIs} AND NOT pending GROUP BY type
+          ), wrong AS (
+            SELECT coalesce(t.type, c.type) AS type, coalesce(t.files, 0) AS files,
+              coalesce(t.bytes, 0) AS bytes, coalesce(t.favorites, 0) AS favorites,
+              coalesce(t.views, 0) AS views
+            FROM truth t FULL JOIN (SELECT * FROM file_counts WHERE owner = ${owner}) c
+              ON c.type = t.type
+            WHERE (t.files, t.bytes, t.favorites, t.views)
+              IS DISTINCT FROM (c.files, c.bytes, c.favorites, c.views)
+              AND NOT (t.type IS NULL AND c.files = 0 AND c.bytes = 0 AND c.favorites = 0
+                AND c.views = 0)
+          ), set AS (
+            INSERT INTO file_counts AS c (owner, type, files, bytes, favorites, views)
+            SELECT ${owner}, type, files, bytes, favorites, views FROM wrong
+            ON CONFLICT (owner, type) DO UPDATE SET files = EXCLUDED.files,
+              bytes = EXCLUDED.bytes, favorites = EXCLUDED.favorites, views = EXCLUDED.views
+            RETURNING 1
+          )
+          SELECT (SELECT count(*) FROM set)::integer AS repaired,
+            (SELECT coalesce(sum(files), 0) FROM truth)::integer AS read`;
+        return { done: true, repaired, read };
+      });
+    } catch (error) {
+      // 40001: a write moved the counters after the snapshot; the next pass recounts.
+      if ((error as { code?: string }).code === "40001") {
+        return { done: true, repaired: 0, read: 0 };
+      }
+      throw error;
+    }
   }
 
   async addView(id: string): Promise<ViewResult> {

@@ -1,12 +1,15 @@
 /**
  * The caller's files at a glance: `GET /api/user/recent` (newest first, the
- * list's shape) and `GET /api/user/stats` (totals aggregated by the store),
- * each only ever about the caller.
+ * list's shape) and `GET /api/user/stats` (totals from counters kept with each
+ * write, put right by the recount task), each only ever about the caller.
  */
 import assert from "node:assert/strict";
 import { apiTest } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
+import { recounted, spoilCounters } from "../helpers/file_stats.ts";
+import { fixture, importDoc } from "../helpers/transfer.ts";
+import { recountFileStats } from "../../core/tasks/recount.ts";
 
 apiTest("recent: the caller's newest files, take 1–100, default 3", async (app) => {
   const a = await actor(app, "USER");
@@ -155,3 +158,78 @@ apiTest("GET /api/user/activity: uploads and logins per UTC day, oldest first", 
   }
   assert.equal((await app.json("GET", "/api/user/activity")).status, 401);
 });
+
+apiTest(
+  "stats come from counters: right through uploads, a refused upload past a quota, deletes and an import",
+  async (app) => {
+    const a = await actor(app, "SUPERADMIN", "root");
+    const stats = async () => (await app.json("GET", "/api/user/stats", undefined, a.headers)).body;
+    const up = await uploadFiles(app, [
+      { name: "a.png", content: "1234", type: "image/png" },
+      { name: "b.png", content: "12", type: "image/png" },
+      { name: "c.txt", content: "123", type: "text/plain" },
+    ], a.headers);
+    assert.equal(up.status, 200);
+    await app.services.store.users.update(a.user.id, {
+      quota: { id: "q", filesQuota: "BY_FILES", maxBytes: null, maxFiles: 3, maxUrls: null },
+    }, new Date(app.clock.now()));
+    const refused = await uploadFiles(app, [{ name: "d.txt", content: "1" }], a.headers);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal((await stats()).filesUploaded, 3, "a refused upload counts nothing");
+    await app.services.store.users.update(a.user.id, { quota: null }, new Date(app.clock.now()));
+    const last = await uploadFiles(app, [{ name: "d.txt", content: "1" }], a.headers);
+    assert.equal(last.status, 200);
+    const dType = (await app.services.store.files.get(last.body.files[0].id))!.type;
+    const [png, , txt] = up.body.files;
+    const gone = await app.json("DELETE", "/api/user/files/transaction", {
+      files: [png.id, txt.id],
+    }, a.headers);
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    assert.deepEqual(await stats(), {
+      filesUploaded: 2,
+      favoriteFiles: 0,
+      views: 0,
+      avgViews: 0,
+      storageUsed: 3,
+      avgStorageUsed: 1.5,
+      urlsCreated: 0,
+      urlViews: 0,
+      sortTypeCount: { "image/png": 1, [dType]: 1 },
+    });
+    const imported = await importDoc(app, "v4", await fixture("v4"), a.headers);
+    assert.equal(imported.status, 200, JSON.stringify(imported.body));
+    for (const user of await app.services.store.users.list()) {
+      assert.deepEqual(
+        await app.services.store.files.stats(user.id),
+        await recounted(app.backend, user.id),
+        user.username,
+      );
+    }
+    assert.deepEqual(
+      await app.services.store.files.stats(null),
+      await recounted(app.backend, null),
+    );
+  },
+);
+
+apiTest(
+  "the recount task sets right counters spoilt by hand, a budget of files a pass",
+  async (app) => {
+    const a = await actor(app, "USER");
+    await uploadFiles(app, [
+      { name: "a.png", content: "1234", type: "image/png" },
+      { name: "b.png", content: "12", type: "image/png" },
+      { name: "c.txt", content: "123", type: "text/plain" },
+    ], a.headers);
+    const right = (await app.json("GET", "/api/user/stats", undefined, a.headers)).body;
+    assert.equal(await recountFileStats(app.services), 0, "nothing to repair");
+    await spoilCounters(app.backend, a.user.id);
+    const spoilt = (await app.json("GET", "/api/user/stats", undefined, a.headers)).body;
+    assert.notDeepEqual(spoilt, right, "spoilt");
+    let repaired = 0;
+    for (let pass = 0; pass < 6; pass++) repaired += await recountFileStats(app.services, 2);
+    assert.ok(repaired > 0);
+    assert.deepEqual((await app.json("GET", "/api/user/stats", undefined, a.headers)).body, right);
+    assert.ok(app.logger.lines.some((e) => e.message === "file statistics counters repaired"));
+  },
+);

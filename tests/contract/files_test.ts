@@ -9,6 +9,7 @@ import { type FileLimits, type FileRecord, type FileStats, QuotaError } from "..
 import { type Backend } from "../../db/store.ts";
 import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
+import { recounted, spoilCounters } from "../helpers/file_stats.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 let tick = Date.UTC(2026, 6, 1);
@@ -318,6 +319,100 @@ const steps: ContractSteps = {
       types: { "image/png": 2, "text/plain": 1 },
     });
   },
+
+  async "stats: the counters follow every write of a file"(store) {
+    const user = await storedUser(store);
+    const pending = await stored(store, user.id, { pending: true, type: "video/mp4", size: 0 });
+    assert.deepEqual(await store.files.stats(user.id), await recounted(store, user.id));
+    assert.equal((await store.files.stats(user.id)).files, 0, "a pending file is not counted");
+    await store.files.complete(pending.id, 500, NO_LIMITS, next());
+    const png = await stored(store, user.id, { type: "image/png", size: 100, views: 2 });
+    await store.files.update(png.id, { favorite: true, type: "image/webp" }, next());
+    await store.files.resize(png.id, 80, next());
+    assert.equal(await store.files.addView(png.id), "counted");
+    await store.files.createMany([
+      fileRecord(user.id, { type: "text/plain", size: 7, views: 3, favorite: true }),
+      fileRecord(user.id, { type: "image/webp", size: 5 }),
+      fileRecord(null, { type: "text/plain", size: 11 }),
+    ]);
+    assert.deepEqual(await store.files.stats(user.id), {
+      files: 4,
+      favorites: 2,
+      views: 6,
+      bytes: 592,
+      types: { "video/mp4": 1, "image/webp": 2, "text/plain": 1 },
+    });
+    assert.deepEqual(await store.files.stats(user.id), await recounted(store, user.id));
+    await store.files.delete(pending.id);
+    assert.deepEqual(
+      (await store.files.stats(user.id)).types,
+      { "image/webp": 2, "text/plain": 1 },
+      "a type whose last file went is not listed",
+    );
+    assert.deepEqual(await store.files.stats(null), await recounted(store, null));
+    await store.files.disown(user.id);
+    assert.deepEqual(await store.files.stats(user.id), EMPTY, "a disowned user counts nothing");
+    assert.deepEqual(await store.files.stats(null), {
+      files: 4,
+      favorites: 2,
+      views: 6,
+      bytes: 103,
+      types: { "image/webp": 2, "text/plain": 2 },
+    });
+  },
+
+  async "stats: concurrent uploads, completions and views keep the counters exact"(store) {
+    const user = await storedUser(store);
+    const pending = await Promise.all(
+      Array.from({ length: 12 }, () => stored(store, user.id, { pending: true, size: 0 })),
+    );
+    const done = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => stored(store, user.id, { size: i, type: `t/${i % 3}` })),
+    );
+    await Promise.all([
+      ...pending.map((f) => store.files.complete(f.id, 10, NO_LIMITS, next())),
+      ...done.flatMap((f) => [store.files.addView(f.id), store.files.addView(f.id)]),
+      ...done.slice(0, 4).map((f) => store.files.delete(f.id)),
+    ]);
+    const stats = await store.files.stats(user.id);
+    assert.deepEqual(stats, await recounted(store, user.id));
+    assert.equal(stats.files, 20);
+    assert.equal(stats.views, 16);
+  },
+
+  async "recountStats: sets right counters made wrong by hand, a budget of records a pass"(store) {
+    const user = await storedUser(store);
+    for (let i = 0; i < 7; i++) {
+      await stored(store, user.id, {
+        type: i % 2 ? "image/png" : "text/plain",
+        size: 10,
+        views: 1,
+      });
+    }
+    const right = await store.files.stats(user.id);
+    assert.deepEqual(await store.files.recountStats(user.id, 100), {
+      done: true,
+      repaired: 0,
+      read: 7,
+    });
+    await spoilCounters(store, user.id);
+    assert.notDeepEqual(await store.files.stats(user.id), right, "spoilt");
+    let passes = 0;
+    let repaired = 0;
+    for (let done = false; !done; passes++) {
+      const pass = await store.files.recountStats(user.id, 3);
+      done = pass.done;
+      repaired += pass.repaired;
+    }
+    assert.ok(repaired >= 3, `repaired ${repaired}`);
+    if (store.kind === "kv") assert.equal(passes, 3, "3 + 3 + 1 records");
+    assert.deepEqual(await store.files.stats(user.id), right);
+    // Right again, the counters move on with the writes.
+    await stored(store, user.id, { type: "audio/ogg", size: 1 });
+    assert.deepEqual(await store.files.stats(user.id), await recounted(store, user.id));
+  },
 };
+
+const EMPTY: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };
 
 contractSuite("file store contract", steps);

@@ -2,11 +2,12 @@
  * Deno KV schema upgrades (`db/kv/mod.ts`): a database written by schema 1,
  * whose file-to-tag links were one key each (`["file_tag", fileId, tagId]`),
  * opens under schema 2 with every link in its file's list, nothing of the old
- * keys left, also when an earlier upgrade stopped half way.
+ * keys left, also when an earlier upgrade stopped half way; under schema 3
+ * the files already stored are counted into their owners' statistics.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { FileLimits } from "../../db/files.ts";
+import type { FileLimits, FileRecord } from "../../db/files.ts";
 import { KV_SCHEMA_VERSION, openKvStore } from "../../db/kv/mod.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
@@ -70,6 +71,56 @@ Deno.test("kv schema 1 → 2: a file's tag links become its list, the old keys g
     const left = await Array.fromAsync(raw.list({ prefix: ["file_tag"] }));
     raw.close();
     assert.deepEqual(left, [], "no schema 1 link is left");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv schema 2 → 3: the files stored are counted into their owners' statistics, once, also when an upgrade stopped half way", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-schema-" });
+  const path = join(dir, "ferry.kv");
+  try {
+    const store = await openKvStore(path);
+    const [ann, bob] = [await storedUser(store), await storedUser(store)];
+    const files = [
+      fileRecord(ann.id, { type: "image/png", size: 10, views: 2, favorite: true }),
+      fileRecord(ann.id, { type: "image/png", size: 20 }),
+      fileRecord(ann.id, { type: "text/plain", size: 5, views: 1 }),
+      fileRecord(bob.id, { type: "text/plain", size: 7 }),
+      fileRecord(ann.id, { type: "video/mp4", size: 0, pending: true }),
+      fileRecord(null, { type: "text/plain", size: 3 }),
+    ];
+    await store.files.createMany(files);
+    const want = await Promise.all([ann.id, bob.id, null].map((id) => store.files.stats(id)));
+    await store.close();
+
+    // Schema 2 kept no counters; an upgrade stopped after its first page had counted one copy.
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 2);
+    for await (const { key } of kv.list({ prefix: ["file_stats"] })) await kv.delete(key);
+    const [first] = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file_by_user"] }, {
+      limit: 1,
+    }));
+    const owner = first.value.userId ?? "";
+    await kv.atomic()
+      .set(["file_stats", owner, "files"], new Deno.KvU64(first.value.pending ? 0n : 1n))
+      .set(["file_stats", owner, "bytes"], new Deno.KvU64(BigInt(first.value.size)))
+      .set(["file_stats", owner, "views"], new Deno.KvU64(BigInt(first.value.views)))
+      .set(["file_stats", owner, "favorites"], new Deno.KvU64(first.value.favorite ? 1n : 0n))
+      .set(["file_stats", owner, "type", first.value.type], new Deno.KvU64(1n))
+      .set(["meta", "file_stats_backfill"], first.key)
+      .commit();
+    kv.close();
+
+    const upgraded = await openKvStore(path);
+    assert.equal(await upgraded.schemaVersion(), 3);
+    const got = await Promise.all([ann.id, bob.id, null].map((id) => upgraded.files.stats(id)));
+    assert.deepEqual(got, want);
+    assert.equal(got[0].files, 3);
+    await upgraded.close();
+    const again = await openKvStore(path);
+    assert.deepEqual(await again.files.stats(ann.id), want[0], "opened again: counted once");
+    await again.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

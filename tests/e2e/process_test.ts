@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
-import { freshDatabase, ignoreKind } from "../helpers/stores.ts";
+import { fileRecord, freshDatabase, ignoreKind, userRecord } from "../helpers/stores.ts";
+import { openKvStore } from "../../db/kv/mod.ts";
+import { clientToken, newStoredToken } from "../../core/tokens.ts";
+import { newId, systemRandom } from "../../core/clock.ts";
 import { eventually } from "../helpers/wait.ts";
 
 const GENERATED = "SERVICE_SECRET is not set: generated one and kept it";
@@ -226,6 +229,47 @@ Deno.test({
 
       await withServer(env, async (server) => {
         assert.deepEqual((await server.json("GET", "/api/setup")).body, { firstSetup: false });
+      });
+    }),
+});
+
+Deno.test({
+  name:
+    "e2e: a server at work over 30,000 files (tasks going through them, a request in flight) exits within 5 s of SIGTERM",
+  ...TEST,
+  fn: () =>
+    withDataDir(async (dir) => {
+      const store = await openKvStore(join(dir, "ferry.kv"));
+      const id = newId(systemRandom, Date.now());
+      const user = userRecord("busy", { id, token: newStoredToken(Date.now(), systemRandom, id) });
+      await store.users.create(user);
+      for (let run = 0; run < 30; run++) {
+        await store.files.createMany(
+          Array.from({ length: 1000 }, () => fileRecord(user.id, { type: "image/png" })),
+        );
+      }
+      await store.close();
+      const secret = "ferry-e2e-secret-ferry-e2e-secret-ferry-e2e-secret-0123456789ab";
+      await withServer({ SERVICE_DATA_DIR: dir, SERVICE_SECRET: secret }, async (server) => {
+        // Started with the server: the tasks' first pass (thumbnails for 30,000 images, …).
+        const token = clientToken(user.token, Date.now(), secret, systemRandom);
+        // Connected and sent before the signal: the request is the server's to answer.
+        const conn = await Deno.connect({
+          hostname: "127.0.0.1",
+          port: Number(new URL(server.origin).port),
+        });
+        await conn.write(new TextEncoder().encode(
+          "GET /api/user/files?page=1&sortBy=size HTTP/1.1\r\nHost: ferry\r\n" +
+            `Authorization: ${token}\r\nConnection: close\r\n\r\n`,
+        ));
+        const inFlight = new Response(conn.readable).text();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const asked = Date.now();
+        await stopCleanly(server);
+        assert.ok(Date.now() - asked < 5_000, `${Date.now() - asked} ms`);
+        const answer = await inFlight;
+        assert.match(answer, /^HTTP\/1\.1 200 /, "the request in flight was answered");
+        assert.match(answer, /"total":30000/);
       });
     }),
 });

@@ -1,0 +1,58 @@
+/**
+ * PostgreSQL migrations that carry data (issue #32): a database migrated up to
+ * 022, holding files, is migrated to 027 with every owner's statistics
+ * counted from its files, and counted on from there by the triggers.
+ */
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { migrate } from "../../db/postgres/migrate.ts";
+import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
+import { PostgresStore } from "../../db/postgres/mod.ts";
+import { fileRecord, freshDatabase, ignoreKind, storedUser } from "../helpers/stores.ts";
+
+Deno.test({
+  name: "postgres 027: the files already stored are counted into their owners' statistics",
+  ignore: ignoreKind("postgres"),
+  fn: async () => {
+    const db = await freshDatabase();
+    const sql = postgres(db.url, { max: 4, onnotice: () => {} });
+    try {
+      await migrate(sql, MIGRATIONS.filter((m) => m.version < 27));
+      const store = new PostgresStore(sql);
+      const [ann, bob] = [await storedUser(store), await storedUser(store)];
+      await store.files.createMany([
+        fileRecord(ann.id, { type: "image/png", size: 10, views: 2, favorite: true }),
+        fileRecord(ann.id, { type: "image/png", size: 20 }),
+        fileRecord(ann.id, { type: "text/plain", size: 5, views: 1 }),
+        fileRecord(bob.id, { type: "text/plain", size: 7 }),
+        fileRecord(ann.id, { type: "video/mp4", size: 0, pending: true }),
+        fileRecord(null, { type: "text/plain", size: 3 }),
+      ]);
+      assert.deepEqual(await migrate(sql), [27]);
+      assert.deepEqual(await store.files.stats(ann.id), {
+        files: 3,
+        favorites: 1,
+        views: 3,
+        bytes: 35,
+        types: { "image/png": 2, "text/plain": 1 },
+      });
+      assert.deepEqual(await store.files.stats(null), {
+        files: 1,
+        favorites: 0,
+        views: 0,
+        bytes: 3,
+        types: { "text/plain": 1 },
+      });
+      await store.files.createMany([fileRecord(bob.id, { type: "text/plain", size: 1 })]);
+      assert.equal((await store.files.stats(bob.id)).files, 2, "counted on by the triggers");
+      assert.deepEqual(await store.files.recountStats(ann.id, 1000), {
+        done: true,
+        repaired: 0,
+        read: 3,
+      });
+    } finally {
+      await sql.end();
+      await db.drop();
+    }
+  },
+});
