@@ -11,7 +11,7 @@ import type { Services } from "./services.ts";
 
 /** What a password is presented for. */
 export interface AttemptTarget {
-  kind: "file" | "url";
+  kind: "file" | "url" | "request";
   id: string;
   /** The file name, or the URL's vanity or code: what the log names. */
   name: string;

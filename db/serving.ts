@@ -61,6 +61,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
     folders: backend.folders,
     tags: backend.tags,
     userExports: backend.userExports,
+    uploadRequests: backend.uploadRequests,
     ping: () => backend.ping(),
     unavailable: (error) => backend.unavailable(error),
     schemaVersion: () => backend.schemaVersion(),

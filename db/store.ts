@@ -28,6 +28,7 @@ import type { SessionStore } from "./sessions.ts";
 import type { SettingsStore } from "./settings.ts";
 import type { TagStore } from "./tags.ts";
 import type { ServingUrlStore, UrlStore } from "./urls.ts";
+import type { UploadRequestStore } from "./upload_requests.ts";
 import type { UserExportStore } from "./user_exports.ts";
 import type { ServingUserStore, UserStore } from "./users.ts";
 import type { WebhookStore } from "./webhooks.ts";
@@ -58,6 +59,8 @@ export interface PlainAreas {
   readonly tags: TagStore;
   /** Users' exports of their files. */
   readonly userExports: UserExportStore;
+  /** Users' upload requests: links that let anyone send them files. */
+  readonly uploadRequests: UploadRequestStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

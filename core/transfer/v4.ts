@@ -20,6 +20,7 @@ import { tagsV4 } from "./kinds/tags.ts";
 import { thumbnailsV4 } from "./kinds/thumbnails.ts";
 import { usersV4 } from "./kinds/users.ts";
 import { urlsV4 } from "./kinds/urls.ts";
+import { uploadRequestsV4 } from "./kinds/upload_requests.ts";
 import type { DocumentLayout } from "./read.ts";
 import { eachRecord, type ImportRun, runImport } from "./run.ts";
 
@@ -37,6 +38,7 @@ const IMPORT_ORDER: V4Kind[] = [
   invitesV4,
   metricsV4,
   thumbnailsV4,
+  uploadRequestsV4,
 ] as V4Kind[];
 
 /** The keys of `data` in the order Zipline writes them. */
@@ -53,6 +55,7 @@ export const EXPORT_ORDER: V4Kind[] = [
   thumbnailsV4,
   metricsV4,
   apiKeysV4,
+  uploadRequestsV4,
 ] as V4Kind[];
 
 /** The counts an import answers with, in the spec's order. */
@@ -70,7 +73,7 @@ export const COUNT_KEYS = [
 ] as const;
 
 /** The counts an import answers with: the spec's, then those of Ferry's own kinds. */
-export const IMPORTED_KEYS = [...COUNT_KEYS, "apiKeys"] as const;
+export const IMPORTED_KEYS = [...COUNT_KEYS, "apiKeys", "uploadRequests"] as const;
 
 const Platform = z.enum([
   "aix",

@@ -5,6 +5,7 @@
  */
 import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
+import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles } from "./files.ts";
 import { KvFolders } from "./folders.ts";
@@ -67,6 +68,7 @@ export class KvStore implements Backend {
   readonly tags: KvTags;
   readonly userExports: KvUserExports;
   readonly apiKeys: KvApiKeys;
+  readonly uploadRequests: KvUploadRequests;
 
   constructor(private readonly kv: Deno.Kv) {
     this.sessions = new KvSessions(kv);
@@ -86,6 +88,7 @@ export class KvStore implements Backend {
     this.tags = new KvTags(kv);
     this.userExports = new KvUserExports(kv);
     this.apiKeys = new KvApiKeys(kv);
+    this.uploadRequests = new KvUploadRequests(kv);
   }
 
   async ping(): Promise<void> {

@@ -33,6 +33,7 @@ interface FileRow {
   folder_id: string | null;
   deletes_at: Date | null;
   thumbnail: string | null;
+  uploader_name: string | null;
   pending: boolean;
   created_at: Date;
   updated_at: Date;
@@ -53,6 +54,7 @@ const toFile = (r: FileRow): FileRecord => ({
   folderId: r.folder_id,
   deletesAt: r.deletes_at,
   ...(r.thumbnail === null ? {} : { thumbnail: r.thumbnail }),
+  ...(r.uploader_name === null ? {} : { uploaderName: r.uploader_name }),
   pending: r.pending,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -74,12 +76,13 @@ const toRow = (file: FileRecord) => ({
   folder_id: file.folderId,
   deletes_at: file.deletesAt,
   thumbnail: file.thumbnail ?? null,
+  uploader_name: file.uploaderName ?? null,
   pending: file.pending,
   created_at: file.createdAt,
   updated_at: file.updatedAt,
 });
 
-/** Rows one multi-row INSERT carries (17 columns: well under PostgreSQL's 65535 parameters). */
+/** Rows one multi-row INSERT carries (18 columns: well under PostgreSQL's 65535 parameters). */
 const ROWS_PER_INSERT = 1000;
 
 const COLUMNS: Record<keyof FilePatch, string> = {

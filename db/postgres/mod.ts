@@ -7,6 +7,7 @@
 import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { Backend } from "../store.ts";
 import { PostgresApiKeys } from "./api_keys.ts";
+import { PostgresUploadRequests } from "./upload_requests.ts";
 import { PostgresChunks } from "./chunks.ts";
 import { connectionLost, selfHealingClient } from "./client.ts";
 import { PostgresFiles } from "./files.ts";
@@ -90,6 +91,7 @@ export class PostgresStore implements Backend {
   readonly tags: PostgresTags;
   readonly userExports: PostgresUserExports;
   readonly apiKeys: PostgresApiKeys;
+  readonly uploadRequests: PostgresUploadRequests;
 
   constructor(readonly sql: Sql) {
     this.users = new PostgresUsers(sql);
@@ -109,6 +111,7 @@ export class PostgresStore implements Backend {
     this.tags = new PostgresTags(sql);
     this.userExports = new PostgresUserExports(sql);
     this.apiKeys = new PostgresApiKeys(sql);
+    this.uploadRequests = new PostgresUploadRequests(sql);
   }
 
   async ping(): Promise<void> {

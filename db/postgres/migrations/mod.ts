@@ -25,6 +25,7 @@ import { sql as fileListing } from "./019_file_listing.ts";
 import { sql as leaseClaims } from "./020_lease_claims.ts";
 import { sql as sessionMethod } from "./021_session_method.ts";
 import { sql as apiKeys } from "./022_api_keys.ts";
+import { sql as uploadRequests } from "./025_upload_requests.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -57,4 +58,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 20, name: "lease_claims", sql: leaseClaims },
   { version: 21, name: "session_method", sql: sessionMethod },
   { version: 22, name: "api_keys", sql: apiKeys },
+  { version: 25, name: "upload_requests", sql: uploadRequests },
 ];
