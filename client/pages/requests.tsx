@@ -14,6 +14,7 @@ import { formatBytes, formatDate } from "../format.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { confirmAction, withToast } from "../components/feedback.tsx";
+import { Field } from "../components/field.tsx";
 
 /** An upload request as `GET /api/user/requests` shows it. */
 interface UploadRequest {
@@ -134,13 +135,17 @@ function RequestForm(
           <span>Name</span>
           <input type="text" required maxLength={100} value={d.name} onInput={set("name")} />
         </label>
-        <label class="field">
-          <span>Folder</span>
-          <select value={d.folderId} onChange={set("folderId")}>
-            <option value="">{editing ? "Keep its folder" : "A new folder named after it"}</option>
-            {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-          </select>
-        </label>
+        <Field
+          label="Folder"
+          control={(id) => (
+            <select id={id} value={d.folderId} onChange={set("folderId")}>
+              <option value="">
+                {editing ? "Keep its folder" : "A new folder named after it"}
+              </option>
+              {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+            </select>
+          )}
+        />
         <label class="field">
           <span>Most files</span>
           <input type="number" min={1} value={d.maxFiles} onInput={set("maxFiles")} />

@@ -81,7 +81,7 @@ apiTest(
     assert.equal(folder.allowUploads, false);
 
     // A second request of the same name gets a folder of its own.
-  app.clock.advance(1000);
+    app.clock.advance(1000);
     const second = await makeRequest(app, owner, { name: "Wedding photos" });
     assert.notEqual(second.folderId, made.folderId);
 

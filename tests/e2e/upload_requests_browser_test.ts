@@ -30,10 +30,10 @@ async function journey(browser: Browser, origin: string, kind: StoreKind) {
   await page.getByText("No upload requests yet.").waitFor();
 
   const form = page.getByRole("form", { name: "New upload request" });
-  await form.getByLabel("Name").fill("Holiday photos");
-  await form.getByLabel("Most files").fill("3");
-  await form.getByLabel("Password").fill("beach");
-  await form.getByLabel("Message to uploaders").fill("Send me your best shots");
+  await form.getByLabel("Name", { exact: true }).fill("Holiday photos");
+  await form.getByLabel("Most files", { exact: true }).fill("3");
+  await form.getByLabel("Password", { exact: true }).fill("beach");
+  await form.getByLabel("Message to uploaders", { exact: true }).fill("Send me your best shots");
   await form.getByRole("button", { name: "Create request" }).click();
   const list = page.getByRole("list", { name: "Upload requests" });
   const row = list.getByRole("listitem").filter({ hasText: "Holiday photos" });
