@@ -21,6 +21,8 @@ import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";
+import { RequestUploadPage } from "./pages/request.tsx";
+import { RequestsPage } from "./pages/requests.tsx";
 import { StatsPage } from "./pages/stats.tsx";
 import { TagsPage } from "./pages/tags.tsx";
 import { UploadPage } from "./pages/upload.tsx";
@@ -41,6 +43,8 @@ if (root) {
     folders: () => <FoldersPage />,
     tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
+    request: () => <RequestUploadPage config={config} />,
+    requests: () => <RequestsPage />,
     users: () => <AdminUsersPage config={config} />,
     "server-settings": () => <AdminSettingsPage />,
     audit: () => <AdminAuditPage />,

@@ -9,6 +9,8 @@ export interface UploadOptions {
   folder?: string;
   originalName?: boolean;
   domain?: string;
+  /** Headers sent as they are (an upload request's `x-service-request…`). */
+  extra?: Record<string, string>;
 }
 
 /** The `x-service-*` headers of `options`. */
@@ -24,5 +26,5 @@ export function optionHeaders(options: UploadOptions): Record<string, string> {
   set("folder", options.folder);
   set("domain", options.domain);
   if (options.originalName) headers["x-service-original-name"] = "true";
-  return headers;
+  return { ...headers, ...options.extra };
 }

@@ -11,7 +11,7 @@ import type { Services } from "./services.ts";
 
 /** What a password is presented for. */
 export interface AttemptTarget {
-  kind: "file" | "url" | "share";
+  kind: "file" | "url" | "share" | "request";
   id: string;
   /** The file name, the URL's vanity or code, or the share's id: what the log names. */
   name: string;

@@ -34,6 +34,12 @@ export interface RateLimitRequest {
    * the `chunks` policy only, and only when it is the caller's own upload.
    */
   chunkOf: string | null;
+  /**
+   * The upload request a chunk goes through (`x-service-request`), under the
+   * `chunks` policy; else `null`. A later chunk of an upload started through
+   * the same request is not counted, as a user's own later chunk is not.
+   */
+  request?: string | null;
 }
 
 /** The limiter's verdict for a request it counted. */
@@ -64,8 +70,10 @@ export async function checkRateLimit(
   if (!limitsApply(s, policy)) return null;
   const settings = s.settings.all();
   if (
-    policy === "chunks" && req.user && req.chunkOf !== null &&
-    await continuesOwnUpload(s, req.user, req.chunkOf)
+    policy === "chunks" && req.chunkOf !== null &&
+    (req.user
+      ? await continuesOwnUpload(s, req.user, req.chunkOf)
+      : await continuesRequestUpload(s, req.request ?? null, req.chunkOf))
   ) return null;
   if (settings.ratelimitAdminBypass && req.user && isAdministrator(req.user.role)) return null;
   const who = req.user?.id ?? req.ip;
@@ -132,8 +140,30 @@ async function continuesOwnUpload(
   user: UserRecord,
   identifier: string,
 ): Promise<boolean> {
-  const id = identifier.trim();
-  if (id === "" || id.length > optionLimit("p-identifier")) return false;
-  const upload = await s.store.chunks.get(id);
+  const upload = await uploadNamed(s, identifier);
   return upload !== null && upload.userId === user.id;
+}
+
+/**
+ * Whether `identifier` names an upload in progress started through the
+ * upload request of `code` (its first chunk was counted, and reserved its
+ * size in the request): its later chunks go uncounted.
+ */
+async function continuesRequestUpload(
+  s: Services,
+  code: string | null,
+  identifier: string,
+): Promise<boolean> {
+  if (!code) return false;
+  const upload = await uploadNamed(s, identifier);
+  if (!upload?.requestId || upload.userId !== null) return false;
+  const request = await s.store.uploadRequests.getByCode(code.trim());
+  return request !== null && request.id === upload.requestId;
+}
+
+/** The upload in progress `identifier` names; `null` for none, or one past its bound. */
+async function uploadNamed(s: Services, identifier: string) {
+  const id = identifier.trim();
+  if (id === "" || id.length > optionLimit("p-identifier")) return null;
+  return await s.store.chunks.get(id);
 }

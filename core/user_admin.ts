@@ -4,6 +4,7 @@
  * only users of lower roles, and never deletes itself. Every administrator
  * sees every user.
  */
+import { deleteUserRequests } from "./upload_requests.ts";
 import type { Role, UserPatch, UserRecord } from "../db/users.ts";
 import { checkAvatar } from "./avatars.ts";
 import { forbidden, notFound } from "./errors.ts";
@@ -144,7 +145,8 @@ export async function changeUser(
 /**
  * Deletes a user the caller manages; never the caller itself. With
  * `deleteContent` the user's files and URLs go too (store and datasource);
- * without, they stay, orphaned. Its API keys, share links, tags, folders, exports and
+ * without, they stay, orphaned. Its API keys, share links, upload requests
+ * (their links answer 410), tags, folders, exports and
  * chunked uploads in progress always go; the files in its folders move to the root
  * first.
  */
@@ -163,6 +165,7 @@ export async function adminDeleteUser(
   await s.store.invites.deleteByInviter(id);
   await s.store.apiKeys.deleteByUser(id);
   await s.store.shares.deleteByUser(id);
+  await deleteUserRequests(s, id);
   await s.store.tags.deleteByUser(id);
   await releaseUserFolders(s, id);
   await releaseUserFiles(s, id, deleteContent);

@@ -34,6 +34,8 @@ export interface ChunkedUploadRecord {
    * nothing is reserved (an anonymous upload, or a reservation given back).
    */
   reservedBy: string | null;
+  /** The upload request it came through (`db/upload_requests.ts`), whose reservation it holds. */
+  requestId?: string | null;
   /**
    * `true` while one request joins the parts; no chunk is accepted then. The
    * claim lasts {@link CLAIM_TERM_MS} from `updatedAt` unless renewed.

@@ -33,6 +33,8 @@ export interface FileRecord {
   deletesAt: Date | null;
   /** Its thumbnail's datasource name (`.thumbnail.<id>.<ext>`); absent or `null` when none. */
   thumbnail?: string | null;
+  /** The name its uploader gave through an upload request; absent or `null` when none. */
+  uploaderName?: string | null;
   /** `true` while the bytes are still arriving. */
   pending: boolean;
   /**

@@ -62,6 +62,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
     tags: backend.tags,
     userExports: backend.userExports,
     shares: backend.shares,
+    uploadRequests: backend.uploadRequests,
     ping: () => backend.ping(),
     unavailable: (error) => backend.unavailable(error),
     schemaVersion: () => backend.schemaVersion(),

@@ -29,6 +29,7 @@ import type { SettingsStore } from "./settings.ts";
 import type { ShareStore } from "./shares.ts";
 import type { TagStore } from "./tags.ts";
 import type { ServingUrlStore, UrlStore } from "./urls.ts";
+import type { UploadRequestStore } from "./upload_requests.ts";
 import type { UserExportStore } from "./user_exports.ts";
 import type { ServingUserStore, UserStore } from "./users.ts";
 import type { WebhookStore } from "./webhooks.ts";
@@ -61,6 +62,8 @@ export interface PlainAreas {
   readonly userExports: UserExportStore;
   /** Users' share links to their files and folders. */
   readonly shares: ShareStore;
+  /** Users' upload requests: links that let anyone send them files. */
+  readonly uploadRequests: UploadRequestStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

@@ -12,7 +12,7 @@ export interface WebhookDelivery {
   id: string;
   /** `http` (the spec's §6.1 body) or `chat` (§6.2). */
   kind: "http" | "chat";
-  event: "upload" | "shorten";
+  event: "upload" | "shorten" | "request-upload";
   url: string;
   /** The JSON body, exactly as it will be sent. */
   body: string;

@@ -8,11 +8,17 @@ import { getCookie } from "hono/cookie";
 import { authenticate } from "../core/auth.ts";
 import { chunkStatus, uploadChunk } from "../core/files/chunked.ts";
 import { ApiError } from "../core/errors.ts";
-import { parseUploadOptions } from "../core/files/options.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
 import { defineRoute, errorDoc, json, newRouter, STORAGE_FULL } from "./define.ts";
 import { streamedBody } from "./middleware/body_limit.ts";
-import { optionHeader, uploader } from "./files.ts";
+import {
+  optionHeader,
+  REQUEST_CLOSED,
+  REQUEST_HEADERS,
+  requestVia,
+  uploader,
+  uploadOptions,
+} from "./files.ts";
 import { fileParts, multipartBoundary } from "./multipart.ts";
 
 const pHeader = (name: string, description: string) =>
@@ -52,6 +58,7 @@ const partial = defineRoute({
       "x-service-p-content-length": pHeader("content-length", "The file's total size"),
       "x-service-p-identifier": pHeader("identifier", "The upload, on every chunk but the first"),
       "x-service-p-lastchunk": pHeader("lastchunk", "`true` on the last chunk (informative)"),
+      ...REQUEST_HEADERS,
     }),
   },
   responses: {
@@ -80,11 +87,13 @@ const partial = defineRoute({
       "`Uploading this file would exceed your quota of <size>` (`… the folder owner's quota` " +
         "into another's folder), `folder is not open`",
     ),
+    410: REQUEST_CLOSED,
     413: errorDoc(
       "`File size is too large. Maximum file size is <bytes> bytes` (the total), " +
-        "`Chunk is too large. Maximum chunk size is <bytes> bytes`",
+        "`Chunk is too large. Maximum chunk size is <bytes> bytes`, and an upload request's " +
+        "refusals (`This upload request accepts no more files …`, `… has room for …`)",
     ),
-    415: errorDoc("`the request is not multipart`"),
+    415: errorDoc("`the request is not multipart`, a type an upload request does not accept"),
     507: STORAGE_FULL,
   },
 });
@@ -125,17 +134,19 @@ const status = defineRoute({
 export const chunkedRoutes = newRouter()
   .openapi(partial, async (c) => {
     const s = c.var.services;
-    const user = await uploader(c);
     const header = optionHeader(c);
+    const via = requestVia(c, header);
+    const user = via ? null : await uploader(c);
     const boundary = multipartBoundary(c.req.header("content-type"));
     const body = streamedBody(c);
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const host = new URL(c.req.url).host;
     const result = await uploadChunk(s, {
       user,
+      via,
       contentRange: c.req.header("content-range"),
       header,
-      options: parseUploadOptions(header, s.settings.all(), s.clock.now(), s.random, host),
+      options: uploadOptions(c, header, via),
       parts: fileParts(body, boundary, 2),
       host,
     });

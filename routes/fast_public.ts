@@ -22,7 +22,7 @@ import { rawPath, redirectTo, shortUrlName } from "./redirects.ts";
  * its own: the reserved routes, and the pages and files outside them. A test
  * holds this list to the app's route table.
  */
-export const ROUTED = [...RESERVED_ROUTES, "/folder", "/assets", "/favicon.svg"];
+export const ROUTED = [...RESERVED_ROUTES, "/folder", "/request", "/assets", "/favicon.svg"];
 
 /** Whether the app routes a GET for `path` (decoded) elsewhere than to its public catch-all. */
 function routedElsewhere(path: string): boolean {

@@ -27,6 +27,11 @@ import {
 } from "../core/files/options.ts";
 import { ACCESS_SECONDS, accessCookieName, verifyFileAccess } from "../core/files/passwords.ts";
 import { upload } from "../core/files/upload.ts";
+import {
+  type RequestUpload,
+  requestUploadOptions,
+  uploaderName,
+} from "../core/files/request_uploads.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
 import { FILE_SEARCH_FIELDS, FILE_SORT_KEYS } from "../db/files.ts";
 import type { UserRecord } from "../db/users.ts";
@@ -70,6 +75,9 @@ export const FileSchema = z.object({
   updatedAt: Timestamp,
   url: z.string().openapi({ description: "Where it is served, relative: `/u/<name>`" }),
   tags: z.array(FileTagSchema).optional(),
+  uploaderName: z.string().optional().openapi({
+    description: "The name its uploader gave, for a file sent through an upload request",
+  }),
 }).openapi("File");
 
 const IdParam = z.object({
@@ -87,6 +95,26 @@ const option = (name: string, description: string) =>
     description: `${description} (\`x-zipline-${name}\` is accepted too)`,
   });
 
+/** The headers of an upload through an upload request, on both upload routes. */
+export const REQUEST_HEADERS = {
+  "x-service-request": z.string().optional().openapi({
+    description: "The code of an upload request to upload through (its link's last part); " +
+      "no other credential is needed, and any sent is ignored",
+  }),
+  "x-service-request-password": z.string().optional().openapi({
+    description: "The request's password, when it has one",
+  }),
+  "x-service-request-uploader": z.string().optional().openapi({
+    description: "The uploader's name, percent-encoded, at most 100 characters: kept with " +
+      "each file for the request's owner",
+  }),
+};
+
+/** The 410 of an upload through a request that is closed. */
+export const REQUEST_CLOSED = errorDoc(
+  "`This upload request does not exist or was closed`, `This upload request has expired`",
+);
+
 const upload_ = defineRoute({
   method: "post",
   path: "/upload",
@@ -95,9 +123,12 @@ const upload_ = defineRoute({
   tags: ["Files"],
   summary: "Upload files (multipart/form-data, any field names, one or more files)",
   description: "Needs a token or session, except an upload into a folder that accepts " +
-    "anonymous uploads (`x-service-folder` and no credentials). An upload into another's " +
+    "anonymous uploads (`x-service-folder` and no credentials) and an upload through an " +
+    "upload request (`x-service-request`, credentials ignored). An upload into another's " +
     "folder counts against the folder owner's quota and is never compressed (the compression " +
-    "headers are ignored). Every option header has at most 1000 characters, " +
+    "headers are ignored). An upload through a request goes into the request's folder as its " +
+    "owner's, held to the owner's quota and the request's limits; the request decides every " +
+    "option but `no-json`. Every option header has at most 1000 characters, " +
     "`x-service-folder` at most 100.",
   request: {
     headers: z.object({
@@ -136,6 +167,7 @@ const upload_ = defineRoute({
         "`jpg`, `jpeg`, `png`, `webp` or `jxl` (with the percent only; default " +
           "`filesDefaultCompressionFormat`)",
       ),
+      ...REQUEST_HEADERS,
     }),
   },
   responses: {
@@ -177,13 +209,20 @@ const upload_ = defineRoute({
     401: errorDoc("`not logged in`, `no token`, `could not decrypt token`, …"),
     403: errorDoc(
       "`Uploading this file would exceed your quota of <size>` (`… the folder owner's quota` " +
-        "into another's folder), `folder is not open`",
+        "into another's folder or through a request), `folder is not open`, " +
+        "`Incorrect password` (a request's)",
     ),
+    410: REQUEST_CLOSED,
     413: errorDoc(
       "`file[i]: File size is too large. Maximum file size is <bytes> bytes`, " +
-        "`Uploading these files would exceed your quota` (`… the folder owner's quota`)",
+        "`Uploading these files would exceed your quota` (`… the folder owner's quota`), " +
+        "`This upload request accepts no more files (<n> at most)`, " +
+        "`This upload request has room for <n> more bytes only`",
     ),
-    415: errorDoc("`the request is not multipart`"),
+    415: errorDoc(
+      "`the request is not multipart`, `file[i]: File type <type> is not accepted by this " +
+        "upload request (…)`",
+    ),
     507: STORAGE_FULL,
   },
 });
@@ -384,6 +423,32 @@ export async function uploader(c: Context<AppEnv>): Promise<UserRecord | null> {
   })).user;
 }
 
+/**
+ * The upload request an upload goes through (`x-service-request`), with its
+ * password and the uploader's name; `null` when it names none.
+ */
+export function requestVia(c: Context<AppEnv>, header: OptionHeader): RequestUpload | null {
+  const code = header("request")?.trim();
+  if (!code) return null;
+  return {
+    pass: { code, password: header("request-password") ?? null, attempt: attempter(c) },
+    uploaderName: uploaderName(header("request-uploader")),
+  };
+}
+
+/**
+ * The options of an upload: the option headers', or, through an upload
+ * request (`via`), the request's.
+ */
+export function uploadOptions(c: Context<AppEnv>, header: OptionHeader, via: unknown) {
+  const s = c.var.services;
+  const host = new URL(c.req.url).host;
+  const settings = s.settings.all();
+  if (!via) return parseUploadOptions(header, settings, s.clock.now(), s.random, host);
+  const noJson = header("no-json")?.trim().toLowerCase() === "true";
+  return requestUploadOptions(settings, s.clock.now(), s.random, noJson);
+}
+
 /** The request's option headers, each held to its bound (`optionHeaders`). */
 export function optionHeader(c: Context<AppEnv>): OptionHeader {
   return optionHeaders(c.req.raw.headers);
@@ -393,7 +458,9 @@ export function optionHeader(c: Context<AppEnv>): OptionHeader {
 export const fileRoutes = newRouter()
   .openapi(upload_, async (c) => {
     const s = c.var.services;
-    const user = await uploader(c);
+    const header = optionHeader(c);
+    const via = requestVia(c, header);
+    const user = via ? null : await uploader(c);
     // A chunk sent here would be stored as a whole file (Zipline's words, typo included).
     if (c.req.header("content-range") !== undefined) {
       throw new ApiError(400, "bad options, receieved: partial upload");
@@ -403,11 +470,12 @@ export const fileRoutes = newRouter()
     if (!boundary || !body) throw new ApiError(415, "the request is not multipart");
     const settings = s.settings.all();
     const host = new URL(c.req.url).host;
-    const options = parseUploadOptions(optionHeader(c), settings, s.clock.now(), s.random, host);
+    const options = uploadOptions(c, header, via);
     const declaredBytes = declaredLength(c.req.header("content-length"));
     const result = await upload(s, {
       user,
       options,
+      via,
       parts: fileParts(body, boundary, settings.filesMaxFilesPerUpload, declaredBytes),
       host,
       declaredBytes,

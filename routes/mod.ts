@@ -20,6 +20,7 @@ import { authRoutes } from "./auth.ts";
 import { oauthRoutes } from "./oauth.ts";
 import { userRoutes } from "./user.ts";
 import { apiKeyRoutes } from "./api_keys.ts";
+import { uploadRequestRoutes } from "./upload_requests.ts";
 import { mfaRoutes } from "./mfa.ts";
 import { sharedLinkRoutes } from "./shared_links.ts";
 import { webRoutes } from "./web/mod.tsx";
@@ -72,6 +73,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", userFileRoutes); // before fileRoutes: `/user/files/incomplete` is no `{id}`
   app.route("/api", fileRoutes);
   app.route("/api", chunkedRoutes);
+  app.route("/api", uploadRequestRoutes);
   app.route("/api", folderRoutes);
   app.route("/api", shareRoutes);
   app.route("/api", tagRoutes);

@@ -21,7 +21,7 @@ import { currentUser } from "./env.ts";
 const DeliverySchema = z.object({
   id: z.string(),
   kind: z.enum(["http", "chat"]),
-  event: z.enum(["upload", "shorten"]),
+  event: z.enum(["upload", "shorten", "request-upload"]),
   url: z.string(),
   attempts: z.number().int().openapi({ description: "Failed attempts so far" }),
   nextAt: z.string().openapi({ description: "When it is next tried (ISO 8601)" }),
@@ -48,7 +48,7 @@ const deliveries = defineRoute({
 const FinishedSchema = z.object({
   id: z.string(),
   kind: z.enum(["http", "chat"]),
-  event: z.enum(["upload", "shorten"]),
+  event: z.enum(["upload", "shorten", "request-upload"]),
   url: z.string(),
   status: z.enum(["delivered", "failed"]).openapi({
     description:
@@ -86,7 +86,7 @@ const test = defineRoute({
   request: {
     body: jsonBody(z.object({
       kind: z.enum(["http", "chat"]),
-      event: z.enum(["upload", "shorten"]),
+      event: z.enum(["upload", "shorten", "request-upload"]),
     })),
   },
   responses: {

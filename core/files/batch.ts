@@ -18,9 +18,10 @@ import type { Settings } from "../settings/registry.ts";
 import { parseSize } from "../units/size.ts";
 import { linkOrigin, routeLink } from "../links.ts";
 import { linkedName } from "./extensionless.ts";
-import { queueUpload } from "../webhooks/outbox.ts";
+import { queueRequestUpload, queueUpload } from "../webhooks/outbox.ts";
 import { anonymousUploader } from "../webhooks/payloads.ts";
 import { type UploadTarget, uploadTarget } from "./folders.ts";
+import { type RequestBatch, requestTarget, typeAccepted, typeRefused } from "./request_uploads.ts";
 import { essenceOf, storedType } from "./media_type.ts";
 import { mimeOf } from "./mime.ts";
 import {
@@ -86,6 +87,8 @@ export interface Batch {
   pixels: PixelBudget;
   /** Work left running after the answer (thumbnails, webhooks being queued); each logs its own failure. */
   background: Promise<void>[];
+  /** The upload request the files come through, when they do (`request_uploads.ts`). */
+  request: RequestBatch | null;
 }
 
 /** A quota refusal, worded once the number of files in the request is known ({@link quotaRefused}). */
@@ -93,8 +96,9 @@ export class QuotaRefusal extends Error {}
 
 /**
  * The limits an upload to `target` is held to: its owner's quota, for an
- * anonymous upload into an open folder too (its files are the owner's and
- * count in the owner's usage; Zipline leaves them outside any quota).
+ * anonymous upload into an open folder or through an upload request too (its
+ * files are the owner's and count in the owner's usage; Zipline leaves them
+ * outside any quota).
  */
 export function targetLimits(target: UploadTarget): QuotaLimits {
   return quotaLimits(target.owner.quota);
@@ -104,15 +108,21 @@ export function targetLimits(target: UploadTarget): QuotaLimits {
  * What the files of one upload by `user` with `options` share; hashes the
  * password. Compression is for the owner's own uploads: on an upload into
  * another's folder (`target.anonymous`, with or without credentials) the
- * compression headers are ignored, its images stored as they came.
+ * compression headers are ignored, its images stored as they came. Through
+ * an upload request (`via`), the request's owner and folder are the target
+ * whoever calls, and its largest file caps the server's.
  */
 export async function openBatch(
   s: Services,
   user: UserRecord | null,
   options: UploadOptions,
+  via: RequestBatch | null = null,
 ): Promise<Batch> {
   const settings = s.settings.all();
-  const target = await uploadTarget(s, user, options.folderId);
+  const target = via
+    ? await requestTarget(s, via.open)
+    : await uploadTarget(s, user, options.folderId);
+  const maxFileSize = parseSize(settings.filesMaxFileSize) ?? Infinity;
   return {
     s,
     settings,
@@ -120,11 +130,12 @@ export async function openBatch(
     target,
     limits: targetLimits(target),
     passwordHash: options.password === null ? null : await hashPassword(options.password, s.random),
-    maxFileSize: parseSize(settings.filesMaxFileSize) ?? Infinity,
+    maxFileSize: Math.min(maxFileSize, via?.open.request.maxFileSize ?? Infinity),
     removedGps: new Set(),
     compressed: new Map(),
     pixels: compressionBudget(options.compression),
     background: [],
+    request: via,
   };
 }
 
@@ -152,7 +163,9 @@ export function uploadAnswer(b: Batch, stored: FileRecord[], host: string): Uplo
   const { s, settings, options, target } = b;
   const base = linkOrigin(s, options.domain ?? undefined, host);
   for (const file of stored) {
-    b.background.push(announce(s, target.uploader, file, routeLink(base, "/raw", file.name)));
+    const raw = routeLink(base, "/raw", file.name);
+    b.background.push(announce(s, target.uploader, file, raw));
+    if (b.request) b.background.push(announceToOwner(s, b.request, file, raw));
   }
   return {
     files: stored.map((f) => ({
@@ -210,6 +223,8 @@ export interface Draft {
   index: number;
   /** It is an image that will be compressed as the options ask, and is typed as what it will be. */
   compressing: boolean;
+  /** Bytes it reserved in the upload request it comes through (`request_uploads.ts`). */
+  requestBytes?: number;
 }
 
 /**
@@ -236,6 +251,9 @@ export function draftFile(
     throw fileError(400, index, "Invalid characters in original filename");
   }
   const given = fileType(settings, contentType, extension, index);
+  if (b.request && !typeAccepted(b.request.open.request.allowedTypes, given, extension)) {
+    throw typeRefused(b.request.open, given, index);
+  }
   const compressed = compressedAs(compression, given);
   const now = new Date(s.clock.now());
   return {
@@ -256,6 +274,7 @@ export function draftFile(
       ...(options.private ?? preferencesOf(b.target.owner).privateByDefault
         ? { private: true }
         : {}),
+      ...(b.request?.uploaderName ? { uploaderName: b.request.uploaderName } : {}),
       pending: true,
       createdAt: now,
       updatedAt: now,
@@ -334,4 +353,29 @@ function announce(
   return queueUpload(s, { user, file, link: { raw } }).catch((error) =>
     s.logger.error("could not queue upload webhooks", { file: file.id, error })
   );
+}
+
+/**
+ * Queues the request-upload webhooks that tell a request's owner of a file
+ * it received, with the request's counts as they are now; a failure there is
+ * logged, never the upload's.
+ */
+async function announceToOwner(
+  s: Services,
+  via: RequestBatch,
+  file: FileRecord,
+  raw: string,
+): Promise<void> {
+  try {
+    const r = await s.store.uploadRequests.get(via.open.request.id) ?? via.open.request;
+    await queueRequestUpload(s, {
+      user: via.open.owner,
+      file,
+      link: { raw },
+      request: { id: r.id, name: r.name, files: r.files, bytes: r.bytes },
+      uploader: via.uploaderName,
+    });
+  } catch (error) {
+    s.logger.error("could not queue request-upload webhooks", { file: file.id, error });
+  }
 }

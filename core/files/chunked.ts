@@ -30,6 +30,16 @@ import { uploadTarget } from "./folders.ts";
 import { storedType } from "./media_type.ts";
 import { PARTIAL_FOLDER } from "./naming.ts";
 import type { OptionHeader, UploadOptions } from "./options.ts";
+import { type OpenRequest, openRequest } from "../upload_requests.ts";
+import { extensionOf } from "./naming.ts";
+import {
+  releaseFile,
+  requestTarget,
+  type RequestUpload,
+  reserveExactly,
+  typeAccepted,
+  typeRefused,
+} from "./request_uploads.ts";
 import {
   type Batch,
   openBatch,
@@ -50,6 +60,8 @@ export const MAX_PARTS = 10_000;
 export interface ChunkRequest {
   /** The caller; `null` for an anonymous upload into a folder. */
   user: UserRecord | null;
+  /** The upload request it goes through (the caller then does not count), when it does. */
+  via?: RequestUpload | null;
   /** The `Content-Range` header. */
   contentRange: string | undefined;
   /** Reads `p-<name>` (and every other option) header, whichever prefix it came with. */
@@ -104,6 +116,7 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
     throw new ApiError(413, `Chunk is too large. Maximum chunk size is ${maxChunk} bytes`);
   }
 
+  const open = req.via ? await openRequest(s, req.via.pass) : null;
   const first = await req.parts.next();
   if (first.done) throw badRequest("No files in multipart/form-data request");
   const chunk = first.value;
@@ -111,8 +124,8 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
   let upload: ChunkedUploadRecord | undefined;
   try {
     upload = identifier
-      ? await continued(s, req, identifier, range)
-      : await started(s, req, chunk, range, length);
+      ? await continued(s, req, identifier, range, open)
+      : await started(s, req, chunk, range, length, open);
     const number = range.start / upload.partSize + 1;
     const tag = await s.datasource.putPart(upload.object, upload.handle, number, chunk.body, length)
       .catch((error) => {
@@ -141,7 +154,8 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
   const claimed = await s.store.chunks.claim(upload.id, new Date(s.clock.now()));
   // Another request completes it.
   if (!claimed) return { files: [], ...answer };
-  return { ...await whileClaimed(s, upload.id, () => complete(s, req, claimed)), ...answer };
+  const done = () => complete(s, req, claimed, open);
+  return { ...await whileClaimed(s, upload.id, done), ...answer };
 }
 
 /**
@@ -241,6 +255,8 @@ export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): P
   await s.datasource.abortParts(upload.object, upload.handle);
   await s.datasource.delete(upload.object);
   await s.store.chunks.delete(upload.id);
+  // The upload request it came through counted it from its first chunk.
+  if (upload.requestId) await releaseFile(s, upload.requestId, upload.size);
 }
 
 interface ContentRange {
@@ -265,7 +281,9 @@ function covers(ranges: [number, number][], size: number): boolean {
 /**
  * Starts an upload with its first chunk and begins the assembly. The owner's
  * usage counts the declared size and one file from here on (atomically
- * refused past the quota), so uploads in progress cannot together pass it.
+ * refused past the quota), so uploads in progress cannot together pass it;
+ * so does the upload request it goes through (`open`), whose types and
+ * largest file it is held to from here.
  */
 async function started(
   s: Services,
@@ -273,25 +291,40 @@ async function started(
   chunk: UploadPart,
   range: ContentRange,
   length: number,
+  open: OpenRequest | null,
 ): Promise<ChunkedUploadRecord> {
   if (range.start !== 0) throw invalidIdentifier();
   const partSize = length;
   if (Math.ceil(range.total / partSize) > MAX_PARTS) {
     throw invalidRange(`more than ${MAX_PARTS} chunks: send larger chunks`);
   }
-  const target = await uploadTarget(s, req.user, req.options.folderId);
+  const target = open
+    ? await requestTarget(s, open)
+    : await uploadTarget(s, req.user, req.options.folderId);
   const id = randomString(s.random, 24);
   const object = `${PARTIAL_FOLDER}/${id}`;
   const type = req.header("p-content-type")?.trim() || chunk.contentType;
+  const filename = req.header("p-filename")?.trim() || chunk.filename;
+  if (open && !typeAccepted(open.request.allowedTypes, storedType(type), extensionOf(filename))) {
+    throw typeRefused(open, storedType(type), 0);
+  }
+  if (open) await reserveExactly(s, open, range.total);
   // S3 keeps the type with the object: never the client's claim as sent.
   const contentType = storedType(type);
-  const handle = await s.datasource.beginParts(object, { partSize, contentType });
+  let handle;
+  try {
+    handle = await s.datasource.beginParts(object, { partSize, contentType });
+  } catch (error) {
+    if (open) await releaseFile(s, open.request.id, range.total);
+    throw error;
+  }
   const now = new Date(s.clock.now());
   const upload: ChunkedUploadRecord = {
     id,
-    userId: req.user?.id ?? null,
+    userId: open ? null : req.user?.id ?? null,
     folderId: target.folderId,
-    filename: req.header("p-filename")?.trim() || chunk.filename,
+    ...(open ? { requestId: open.request.id } : {}),
+    filename,
     type,
     size: range.total,
     partSize,
@@ -307,6 +340,7 @@ async function started(
     await s.store.chunks.create(upload, targetLimits(target));
   } catch (error) {
     await s.datasource.abortParts(object, handle).catch(() => {});
+    if (open) await releaseFile(s, open.request.id, range.total);
     throw error instanceof QuotaError ? quotaRefused(target, 1) : error;
   }
   return upload;
@@ -318,10 +352,15 @@ async function continued(
   req: ChunkRequest,
   identifier: string,
   range: ContentRange,
+  open: OpenRequest | null,
 ): Promise<ChunkedUploadRecord> {
   const upload = await s.store.chunks.get(identifier);
   const now = new Date(s.clock.now());
-  if (!upload || claimHeld(upload, now) || upload.userId !== (req.user?.id ?? null)) {
+  const userId = open ? null : req.user?.id ?? null;
+  if (
+    !upload || claimHeld(upload, now) || upload.userId !== userId ||
+    (upload.requestId ?? null) !== (open?.request.id ?? null)
+  ) {
     throw invalidIdentifier();
   }
   const length = range.end - range.start + 1;
@@ -355,10 +394,13 @@ async function complete(
   s: Services,
   req: ChunkRequest,
   upload: ChunkedUploadRecord,
+  open: OpenRequest | null,
 ): Promise<UploadResult> {
   let batch, file;
   try {
-    batch = await openBatch(s, req.user, { ...req.options, folderId: upload.folderId });
+    const via = open && { open, uploaderName: req.via!.uploaderName };
+    const options = { ...req.options, folderId: upload.folderId };
+    batch = await openBatch(s, via ? null : req.user, options, via);
     const limits = upload.reservedBy === batch.target.owner.id
       ? besideReservation(batch.limits, upload)
       : batch.limits;

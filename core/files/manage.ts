@@ -60,6 +60,7 @@ export function fileView(settings: Settings, f: FileRecord) {
     thumbnail: f.thumbnail ? { path: f.thumbnail } : null,
     updatedAt: f.updatedAt.toISOString(),
     url: routeLink("", settings.filesRoute, linkedName(settings, f.name)),
+    ...(f.uploaderName ? { uploaderName: f.uploaderName } : {}),
   };
 }
 

@@ -22,6 +22,14 @@ import type { Services } from "../services.ts";
 import { GpsRemover } from "./exif.ts";
 import { publishStaged } from "./staged_uploads.ts";
 import type { UploadOptions } from "./options.ts";
+import { openRequest } from "../upload_requests.ts";
+import {
+  bytesRefused,
+  releaseFile,
+  type RequestUpload,
+  reserveFile,
+  settleFile,
+} from "./request_uploads.ts";
 import { type Compression, compressUpload } from "./compress.ts";
 import {
   type Batch,
@@ -43,6 +51,8 @@ export interface UploadRequest {
   /** The caller; `null` for an anonymous upload into a folder. */
   user: UserRecord | null;
   options: UploadOptions;
+  /** The upload request it goes through (the caller then does not count), when it does. */
+  via?: RequestUpload | null;
   /** The file parts, in request order; each is read before the next is asked for. */
   parts: AsyncIterable<UploadPart>;
   /** The request's host, for returned URLs. */
@@ -72,7 +82,9 @@ function stagingFor(s: Services, req: UploadRequest): Staging | null {
 
 /** Stores every file of an upload, or none of them. */
 export async function upload(s: Services, req: UploadRequest): Promise<UploadResult> {
-  const batch = await openBatch(s, req.user, req.options);
+  const open = req.via ? await openRequest(s, req.via.pass) : null;
+  const via = open && { open, uploaderName: req.via!.uploaderName };
+  const batch = await openBatch(s, via ? null : req.user, req.options, via);
   const staging = stagingFor(s, req);
   const stored: FileRecord[] = [];
   let refusal: QuotaRefusal | null = null;
@@ -86,7 +98,7 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
         continue;
       }
       try {
-        stored.push(await storeOne(batch, part, index, staging));
+        stored.push(await storeOne(batch, part, index, staging, req.declaredBytes));
       } catch (error) {
         if (!(error instanceof QuotaRefusal)) throw error;
         refusal = error;
@@ -94,7 +106,7 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
     }
     if (refusal) throw quotaRefused(batch.target, parts);
   } catch (error) {
-    await Promise.all(stored.map((file) => discard(s, file)));
+    await Promise.all(stored.map((file) => discard(batch, file)));
     throw error;
   }
   // Not awaited unless settling: the answer does not wait for the thumbnails (it logs its own failures).
@@ -108,16 +120,37 @@ export async function upload(s: Services, req: UploadRequest): Promise<UploadRes
  * Stores one file part and records it; on failure leaves nothing of it
  * behind. With `staging`, the bytes come first and the record follows in one
  * commit; without, the record is made pending, the bytes written, then it is
- * completed.
+ * completed. Through an upload request, the file first reserves its place
+ * and the most bytes it can be (the request's body, `declaredBytes`, or the
+ * largest file) in the request, which holds it to them, and gives back what
+ * it did not use.
  */
 async function storeOne(
   b: Batch,
   part: UploadPart,
   index: number,
   staging: Staging | null,
+  declaredBytes: number | undefined,
 ): Promise<FileRecord> {
   const draft = draftFile(b, part.filename, part.contentType, index, 0, b.options.compression);
-  return staging ? await storeStaged(b, staging, part, draft) : await storeRecorded(b, part, draft);
+  const store = () =>
+    staging ? storeStaged(b, staging, part, draft) : storeRecorded(b, part, draft);
+  if (!b.request) return await store();
+  const { id } = b.request.open.request;
+  draft.requestBytes = await reserveFile(
+    b.s,
+    b.request.open,
+    Math.min(b.maxFileSize, declaredBytes ?? Infinity),
+  );
+  let file: FileRecord;
+  try {
+    file = await store();
+  } catch (error) {
+    await releaseFile(b.s, id, draft.requestBytes);
+    throw error;
+  }
+  await settleFile(b.s, id, draft.requestBytes, file.size);
+  return file;
 }
 
 /**
@@ -204,7 +237,9 @@ async function writeBytes(
   const room = b.limits.maxBytes === null
     ? Infinity
     : b.limits.maxBytes - (await s.store.files.usage(b.target.owner.id)).bytes;
-  const limit = Math.max(0, Math.min(b.maxFileSize, room));
+  // A request that counts no bytes reserved none (0): only the others hold the file.
+  const requested = draft.requestBytes ? draft.requestBytes : Infinity;
+  const limit = Math.max(0, Math.min(b.maxFileSize, room, requested));
   const gps = b.settings.filesRemoveGpsMetadata && file.type.startsWith("image/")
     ? new GpsRemover()
     : null;
@@ -225,6 +260,7 @@ async function writeBytes(
         `File size is too large. Maximum file size is ${b.maxFileSize} bytes`,
       );
     }
+    if (limit === requested) throw bytesRefused(requested);
     throw new QuotaRefusal();
   }
 }
@@ -260,8 +296,13 @@ async function compressed(
   return out.body;
 }
 
-/** Removes a stored file of a failed request: record first, so nobody is served half of it. */
-async function discard(s: Services, file: FileRecord): Promise<void> {
+/**
+ * Removes a stored file of a failed request: record first, so nobody is
+ * served half of it; its place in the upload request it came through is given back.
+ */
+async function discard(b: Batch, file: FileRecord): Promise<void> {
+  const { s } = b;
   await s.store.files.delete(file.id);
   await s.datasource.delete(file.name);
+  if (b.request) await releaseFile(s, b.request.open.request.id, file.size);
 }

@@ -305,11 +305,11 @@ const INSIDE_NOTE = " Refused when it points (or resolves, or redirects) to a lo
   "link-local or metadata address, unless webhooksAllowedHosts names it.";
 const secretUrl = (description: string, alias?: string) =>
   webhooks.string(optional(url()), null, description + INSIDE_NOTE, { secret: true, alias });
-const text = (description: string, alias: string) =>
+const text = (description: string, alias?: string) =>
   webhooks.string(optional(z.string().max(2000)), null, description, { alias });
-const avatarUrl = (description: string, alias: string) =>
+const avatarUrl = (description: string, alias?: string) =>
   webhooks.string(optional(url()), null, description, { alias });
-const embedOf = (what: string, alias: string) =>
+const embedOf = (what: string, alias?: string) =>
   webhooks.json(embed(), null, `Embed for ${what}; null sends none.`, { alias });
 
 const clientId = (provider: string) =>
@@ -611,6 +611,9 @@ export const REGISTRY = {
 
   httpWebhookOnUpload: secretUrl("URL POSTed on every upload."),
   httpWebhookOnShorten: secretUrl("URL POSTed on every shortened URL."),
+  httpWebhookOnRequestUpload: secretUrl(
+    "URL POSTed on every file received through an upload request (besides the upload's own).",
+  ),
   httpWebhookSigningSecret: webhooks.string(
     optional(z.string().trim().min(32).max(200)),
     null,
@@ -666,6 +669,16 @@ export const REGISTRY = {
     "discordOnShortenContent",
   ),
   chatOnShortenEmbed: embedOf("shortened URLs", "discordOnShortenEmbed"),
+  chatOnRequestUploadWebhookUrl: secretUrl("Chat webhook URL for files received by requests."),
+  chatOnRequestUploadUsername: text("Chat webhook username for files received by requests."),
+  chatOnRequestUploadAvatarUrl: avatarUrl(
+    "Chat webhook avatar URL for files received by requests.",
+  ),
+  chatOnRequestUploadContent: text(
+    "Message text for files received by requests; template variables allowed " +
+      "({request.name}, {request.uploader} besides the upload's).",
+  ),
+  chatOnRequestUploadEmbed: embedOf("files received by upload requests"),
 
   pwaEnabled: pwa.boolean(false, "Serve a web app manifest."),
   pwaTitle: pwa.string(z.string().trim().min(1).max(100), "Ferry", "Web app name."),

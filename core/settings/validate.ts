@@ -95,9 +95,11 @@ interface CrossRule {
 export const OUTBOUND_URL_KEYS = [
   "httpWebhookOnUpload",
   "httpWebhookOnShorten",
+  "httpWebhookOnRequestUpload",
   "chatWebhookUrl",
   "chatOnUploadWebhookUrl",
   "chatOnShortenWebhookUrl",
+  "chatOnRequestUploadWebhookUrl",
   "featuresVersionAPI",
 ] as const satisfies SettingKey[];
 

@@ -21,6 +21,7 @@ import { tagsV4 } from "./kinds/tags.ts";
 import { thumbnailsV4 } from "./kinds/thumbnails.ts";
 import { usersV4 } from "./kinds/users.ts";
 import { urlsV4 } from "./kinds/urls.ts";
+import { uploadRequestsV4 } from "./kinds/upload_requests.ts";
 import type { DocumentLayout } from "./read.ts";
 import { eachRecord, type ImportRun, runImport } from "./run.ts";
 
@@ -40,6 +41,7 @@ const IMPORT_ORDER: V4Kind[] = [
   thumbnailsV4,
   privateV4,
   sharesV4,
+  uploadRequestsV4,
 ] as V4Kind[];
 
 /** The keys of `data` in the order Zipline writes them. */
@@ -58,6 +60,7 @@ export const EXPORT_ORDER: V4Kind[] = [
   apiKeysV4,
   sharesV4,
   privateV4,
+  uploadRequestsV4,
 ] as V4Kind[];
 
 /** The counts an import answers with, in the spec's order. */
@@ -75,7 +78,13 @@ export const COUNT_KEYS = [
 ] as const;
 
 /** The counts an import answers with: the spec's, then those of Ferry's own kinds. */
-export const IMPORTED_KEYS = [...COUNT_KEYS, "apiKeys", "shares", "private"] as const;
+export const IMPORTED_KEYS = [
+  ...COUNT_KEYS,
+  "apiKeys",
+  "shares",
+  "private",
+  "uploadRequests",
+] as const;
 
 const Platform = z.enum([
   "aix",

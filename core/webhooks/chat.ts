@@ -4,12 +4,13 @@
  * with template variables substituted, unknown ones left as they are.
  */
 import type { Settings } from "../settings/registry.ts";
-import type { ShortenEvent, UploadEvent } from "./payloads.ts";
+import type { RequestUploadEvent, ShortenEvent, UploadEvent } from "./payloads.ts";
 
 /** The event a chat message is about. */
 export type ChatEvent =
   | { type: "upload"; event: UploadEvent }
-  | { type: "shorten"; event: ShortenEvent };
+  | { type: "shorten"; event: ShortenEvent }
+  | { type: "request-upload"; event: RequestUploadEvent };
 
 /** The variables a template may use, by name. */
 function variables(e: ChatEvent): Record<string, string> {
@@ -18,14 +19,51 @@ function variables(e: ChatEvent): Record<string, string> {
     "user.id": e.event.user.id,
     "link.raw": e.event.link.raw,
   };
-  return e.type === "upload"
-    ? {
-      ...common,
-      "file.name": e.event.file.name,
-      "file.size": String(e.event.file.size),
-      "file.type": e.event.file.type,
-    }
-    : { ...common, "url.destination": e.event.url.destination, "url.code": e.event.url.code };
+  if (e.type === "shorten") {
+    return { ...common, "url.destination": e.event.url.destination, "url.code": e.event.url.code };
+  }
+  const file = {
+    ...common,
+    "file.name": e.event.file.name,
+    "file.size": String(e.event.file.size),
+    "file.type": e.event.file.type,
+  };
+  if (e.type === "upload") return file;
+  return {
+    ...file,
+    "request.name": e.event.request.name,
+    "request.uploader": e.event.uploader ?? "someone",
+  };
+}
+
+/** The settings of the chat message for events of `type`. */
+function configOf(settings: Settings, type: ChatEvent["type"]) {
+  switch (type) {
+    case "upload":
+      return {
+        url: settings.chatOnUploadWebhookUrl,
+        username: settings.chatOnUploadUsername,
+        avatar: settings.chatOnUploadAvatarUrl,
+        content: settings.chatOnUploadContent,
+        embed: settings.chatOnUploadEmbed,
+      };
+    case "shorten":
+      return {
+        url: settings.chatOnShortenWebhookUrl,
+        username: settings.chatOnShortenUsername,
+        avatar: settings.chatOnShortenAvatarUrl,
+        content: settings.chatOnShortenContent,
+        embed: settings.chatOnShortenEmbed,
+      };
+    case "request-upload":
+      return {
+        url: settings.chatOnRequestUploadWebhookUrl,
+        username: settings.chatOnRequestUploadUsername,
+        avatar: settings.chatOnRequestUploadAvatarUrl,
+        content: settings.chatOnRequestUploadContent,
+        embed: settings.chatOnRequestUploadEmbed,
+      };
+  }
 }
 
 /** Replaces `{name}` with its value; unknown names stay visible, never an error. */
@@ -56,21 +94,7 @@ export interface ChatMessage {
 
 /** The message for `e` under `settings`, or `null` when nothing is to be sent. */
 export function chatMessage(settings: Settings, e: ChatEvent): ChatMessage | null {
-  const on = e.type === "upload"
-    ? {
-      url: settings.chatOnUploadWebhookUrl,
-      username: settings.chatOnUploadUsername,
-      avatar: settings.chatOnUploadAvatarUrl,
-      content: settings.chatOnUploadContent,
-      embed: settings.chatOnUploadEmbed,
-    }
-    : {
-      url: settings.chatOnShortenWebhookUrl,
-      username: settings.chatOnShortenUsername,
-      avatar: settings.chatOnShortenAvatarUrl,
-      content: settings.chatOnShortenContent,
-      embed: settings.chatOnShortenEmbed,
-    };
+  const on = configOf(settings, e.type);
   if (Object.values(on).every((v) => v === null)) return null;
   const url = on.url ?? settings.chatWebhookUrl;
   if (!url) return null;
@@ -84,10 +108,10 @@ export function chatMessage(settings: Settings, e: ChatEvent): ChatMessage | nul
     if (on.embed.color !== null) embed.color = colourNumber(on.embed.color);
     if (on.embed.footer !== null) embed.footer = { text: fill(on.embed.footer) };
     if (on.embed.timestamp) {
-      embed.timestamp = (e.type === "upload" ? e.event.file.createdAt : e.event.url.createdAt)
+      embed.timestamp = (e.type === "shorten" ? e.event.url.createdAt : e.event.file.createdAt)
         .toISOString();
     }
-    const media = e.type === "upload" && /^(image|video)\//.test(e.event.file.type);
+    const media = e.type !== "shorten" && /^(image|video)\//.test(e.event.file.type);
     if (media && on.embed.imageOrVideo) embed.image = { url: e.event.link.raw };
     if (media && on.embed.thumbnail) embed.thumbnail = { url: e.event.link.raw };
     embeds.push(embed);

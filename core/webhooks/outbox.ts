@@ -7,7 +7,14 @@ import type { WebhookDelivery } from "../../db/webhooks.ts";
 import { newId } from "../clock.ts";
 import type { Services } from "../services.ts";
 import { type ChatEvent, chatMessage } from "./chat.ts";
-import { shortenBody, type ShortenEvent, uploadBody, type UploadEvent } from "./payloads.ts";
+import {
+  requestUploadBody,
+  type RequestUploadEvent,
+  shortenBody,
+  type ShortenEvent,
+  uploadBody,
+  type UploadEvent,
+} from "./payloads.ts";
 
 /** Queues the webhooks for a completed upload. */
 export async function queueUpload(s: Services, event: UploadEvent): Promise<void> {
@@ -16,6 +23,16 @@ export async function queueUpload(s: Services, event: UploadEvent): Promise<void
     { type: "upload", event },
     s.settings.get("httpWebhookOnUpload"),
     () => uploadBody(event),
+  );
+}
+
+/** Queues the webhooks for a file received through an upload request. */
+export async function queueRequestUpload(s: Services, event: RequestUploadEvent): Promise<void> {
+  await queue(
+    s,
+    { type: "request-upload", event },
+    s.settings.get("httpWebhookOnRequestUpload"),
+    () => requestUploadBody(event),
   );
 }
 

@@ -29,6 +29,15 @@ export function anonymousUploader(at: Date): UploadEvent["user"] {
   return { id: "anonymous", username: "anonymous", role: "USER", avatar: null, createdAt: at };
 }
 
+/**
+ * A file received through an upload request, as webhooks tell it: `user` is
+ * the request's owner (whose file it is), `uploader` the name its sender gave.
+ */
+export interface RequestUploadEvent extends UploadEvent {
+  request: { id: string; name: string; files: number; bytes: number };
+  uploader: string | null;
+}
+
 /** A shortened URL, as webhooks tell it. */
 export interface ShortenEvent {
   user: { id: string; username: string; role: string };
@@ -60,6 +69,23 @@ export function uploadBody(e: UploadEvent) {
         favorite: e.file.favorite,
       },
       link: { raw: e.link.raw },
+    },
+  };
+}
+
+/** The HTTP webhook body for a file received through an upload request. */
+export function requestUploadBody(e: RequestUploadEvent) {
+  return {
+    type: "request-upload" as const,
+    data: {
+      ...uploadBody(e).data,
+      request: {
+        id: e.request.id,
+        name: e.request.name,
+        files: e.request.files,
+        bytes: e.request.bytes,
+      },
+      uploader: e.uploader,
     },
   };
 }

@@ -11,7 +11,14 @@ import { linkOrigin, routeLink } from "../links.ts";
 import type { Services } from "../services.ts";
 import { chatMessage } from "./chat.ts";
 import { newDelivery } from "./outbox.ts";
-import { shortenBody, uploadBody, type UploadEvent } from "./payloads.ts";
+import {
+  requestUploadBody,
+  type RequestUploadEvent,
+  shortenBody,
+  uploadBody,
+  type UploadEvent,
+} from "./payloads.ts";
+import type { ChatEvent } from "./chat.ts";
 
 /** The name of the test event's made-up file and code of its made-up URL. */
 export const TEST_NAME = "ferry-webhook-test";
@@ -52,18 +59,29 @@ export async function queueTestEvent(
     url: { id: TEST_NAME, code: TEST_NAME, destination: origin, views: 0, createdAt: now },
     link: { raw: routeLink(origin, settings.urlsRoute, TEST_NAME) },
   };
+  const request: RequestUploadEvent = {
+    ...upload,
+    request: { id: TEST_NAME, name: TEST_NAME, files: 1, bytes: 0 },
+    uploader: "Ferry",
+  };
+  const events: Record<TestTarget["event"], ChatEvent> = {
+    upload: { type: "upload", event: upload },
+    shorten: { type: "shorten", event: shorten },
+    "request-upload": { type: "request-upload", event: request },
+  };
   let url: string | null = null;
   let body: unknown = null;
   if (target.kind === "http") {
-    url = target.event === "upload" ? settings.httpWebhookOnUpload : settings.httpWebhookOnShorten;
-    body = target.event === "upload" ? uploadBody(upload) : shortenBody(shorten);
+    const http = {
+      upload: [settings.httpWebhookOnUpload, () => uploadBody(upload)],
+      shorten: [settings.httpWebhookOnShorten, () => shortenBody(shorten)],
+      "request-upload": [settings.httpWebhookOnRequestUpload, () => requestUploadBody(request)],
+    } as const;
+    const [to, make] = http[target.event];
+    url = to;
+    body = make();
   } else {
-    const chat = chatMessage(
-      settings,
-      target.event === "upload"
-        ? { type: "upload", event: upload }
-        : { type: "shorten", event: shorten },
-    );
+    const chat = chatMessage(settings, events[target.event]);
     url = chat?.url ?? null;
     body = chat?.body ?? null;
   }

@@ -45,7 +45,7 @@ export async function rotateWebhookSecret(
 export interface DeliveryView {
   id: string;
   kind: "http" | "chat";
-  event: "upload" | "shorten";
+  event: WebhookDelivery["event"];
   url: string;
   attempts: number;
   nextAt: string;
@@ -76,7 +76,7 @@ export function deliveryView(d: WebhookDelivery): DeliveryView {
 export interface FinishedView {
   id: string;
   kind: "http" | "chat";
-  event: "upload" | "shorten";
+  event: WebhookDelivery["event"];
   url: string;
   status: "delivered" | "failed";
   attempts: number;

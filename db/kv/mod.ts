@@ -6,6 +6,7 @@
 import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
 import { KvShares } from "./shares.ts";
+import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
@@ -73,6 +74,7 @@ export class KvStore implements Backend {
   readonly userExports: KvUserExports;
   readonly apiKeys: KvApiKeys;
   readonly shares: KvShares;
+  readonly uploadRequests: KvUploadRequests;
 
   constructor(private readonly kv: Deno.Kv) {
     this.sessions = new KvSessions(kv);
@@ -93,6 +95,7 @@ export class KvStore implements Backend {
     this.userExports = new KvUserExports(kv);
     this.apiKeys = new KvApiKeys(kv);
     this.shares = new KvShares(kv);
+    this.uploadRequests = new KvUploadRequests(kv);
   }
 
   async ping(): Promise<void> {

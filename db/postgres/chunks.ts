@@ -27,6 +27,7 @@ interface UploadRow {
   handle: string;
   completing: boolean;
   reserved_by: string | null;
+  request_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,6 +43,7 @@ const toUpload = (r: UploadRow): ChunkedUploadRecord => ({
   object: r.object,
   handle: r.handle,
   reservedBy: r.reserved_by,
+  ...(r.request_id === null ? {} : { requestId: r.request_id }),
   completing: r.completing,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -56,10 +58,10 @@ export class PostgresChunks implements ChunkStore {
       if (u.reservedBy !== null) await count(tx, u.reservedBy, u.size, 1, limits);
       await tx`
         INSERT INTO chunked_uploads (id, user_id, folder_id, filename, type, size, part_size,
-          object, handle, reserved_by, completing, created_at, updated_at)
+          object, handle, reserved_by, request_id, completing, created_at, updated_at)
         VALUES (${u.id}, ${u.userId}, ${u.folderId}, ${u.filename}, ${u.type}, ${u.size},
-          ${u.partSize}, ${u.object}, ${u.handle}, ${u.reservedBy}, ${u.completing},
-          ${u.createdAt}, ${u.updatedAt})`;
+          ${u.partSize}, ${u.object}, ${u.handle}, ${u.reservedBy}, ${u.requestId ?? null},
+          ${u.completing}, ${u.createdAt}, ${u.updatedAt})`;
     });
   }
 

@@ -33,6 +33,7 @@ interface FileRow {
   folder_id: string | null;
   deletes_at: Date | null;
   thumbnail: string | null;
+  uploader_name: string | null;
   pending: boolean;
   private: boolean;
   created_at: Date;
@@ -63,6 +64,7 @@ const toFile = (r: FileRow): FileRecord => ({
   folderId: r.folder_id,
   deletesAt: r.deletes_at,
   ...(r.thumbnail === null ? {} : { thumbnail: r.thumbnail }),
+  ...(r.uploader_name === null ? {} : { uploaderName: r.uploader_name }),
   pending: r.pending,
   ...(r.private ? { private: true } : {}),
   createdAt: r.created_at,
@@ -85,6 +87,7 @@ const toRow = (file: FileRecord) => ({
   folder_id: file.folderId,
   deletes_at: file.deletesAt,
   thumbnail: file.thumbnail ?? null,
+  uploader_name: file.uploaderName ?? null,
   pending: file.pending,
   private: file.private === true,
   created_at: file.createdAt,

@@ -8,6 +8,7 @@ import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { Backend } from "../store.ts";
 import { PostgresApiKeys } from "./api_keys.ts";
 import { PostgresShares } from "./shares.ts";
+import { PostgresUploadRequests } from "./upload_requests.ts";
 import { PostgresChunks } from "./chunks.ts";
 import { connectionLost, selfHealingClient } from "./client.ts";
 import { PostgresFiles } from "./files.ts";
@@ -92,6 +93,7 @@ export class PostgresStore implements Backend {
   readonly userExports: PostgresUserExports;
   readonly apiKeys: PostgresApiKeys;
   readonly shares: PostgresShares;
+  readonly uploadRequests: PostgresUploadRequests;
 
   constructor(readonly sql: Sql) {
     this.users = new PostgresUsers(sql);
@@ -112,6 +114,7 @@ export class PostgresStore implements Backend {
     this.userExports = new PostgresUserExports(sql);
     this.apiKeys = new PostgresApiKeys(sql);
     this.shares = new PostgresShares(sql);
+    this.uploadRequests = new PostgresUploadRequests(sql);
   }
 
   async ping(): Promise<void> {

@@ -20,13 +20,15 @@ function chunkOf(header: OptionHeader): string | null {
 export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!limitsApply(c.var.services, policy)) return await next();
+    // The option headers are held to their bounds here already (a 400 past one).
+    const header = policy === "chunks" ? optionHeaders(c.req.raw.headers) : null;
     const state = await checkRateLimit(c.var.services, policy, {
       user: c.var.user,
       ip: clientIp(c),
       method: c.req.method,
       path: c.req.path,
-      // The option headers are held to their bounds here already (a 400 past one).
-      chunkOf: policy === "chunks" ? chunkOf(optionHeaders(c.req.raw.headers)) : null,
+      chunkOf: header ? chunkOf(header) : null,
+      request: header?.("request") ?? null,
     });
     await next();
     if (state) {

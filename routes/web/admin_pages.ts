@@ -93,6 +93,7 @@ const USER_NAV: readonly NavGroup[] = [
     links: [
       { href: "/dashboard/upload", label: "File", icon: "upload-file" },
       { href: "/dashboard/upload/text", label: "Text", icon: "upload-text" },
+      { href: "/dashboard/requests", label: "Requests", icon: "requests" },
     ],
   },
   {

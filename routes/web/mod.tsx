@@ -59,6 +59,8 @@ import { UrlPasswordPage } from "./url_password.tsx";
 import { SharePage } from "./shared.tsx";
 import { visitShare } from "../../core/shared.ts";
 import { shareProof } from "../shared_links.ts";
+import { RequestClosedPage, RequestPage } from "./request_page.tsx";
+import { describeRequest } from "../../core/upload_requests.ts";
 
 /**
  * Scripts only from the page's own tags, by the response's `nonce` (and what
@@ -249,6 +251,24 @@ function publicFolderPage(c: Context<AppEnv>) {
   );
 }
 
+/**
+ * An upload request's public page (`/request/<code>`), for anyone holding the
+ * link; a closed one answers 410 with a page saying so.
+ */
+async function uploadRequestPage(c: Context<AppEnv>) {
+  const s = c.var.services;
+  const site = s.settings.get("websiteTitle");
+  const code = c.req.param("code") ?? "";
+  try {
+    const view = await describeRequest(s, code);
+    const config = { ...pageConfig(c), id: code, request: view };
+    return page(c, <RequestPage site={site} view={view} config={config} />);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 410) throw error;
+    return page(c, <RequestClosedPage site={site} message={error.message} />, 410);
+  }
+}
+
 /** The page routes and their assets. */
 export const webRoutes = new Hono<AppEnv>()
   .route("/", siteFileRoutes)
@@ -329,6 +349,8 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/dashboard/stats", statsPage)
   .route("/", adminRoutes)
   .get("/folder/:id", publicFolderPage)
+  .get("/request/:code", uploadRequestPage)
+  .get("/dashboard/requests", (c) => appPage(c, "requests", "Upload requests"))
   .get("/dashboard/security", async (c) => {
     const user = await sessionUser(c);
     if (!user) return c.redirect(await signInPath(c), 302);

@@ -28,6 +28,8 @@ const FileV4 = z.object({
   password: z.string().nullable(),
   userId: z.string().nullable(),
   folderId: z.string().nullable(),
+  /** Ferry's own: the name its uploader gave through an upload request. */
+  uploaderName: z.string().max(100).nullish(),
 });
 type FileV4 = z.infer<typeof FileV4>;
 
@@ -62,6 +64,7 @@ type IncomingFile = Pick<
   | "folderId"
   | "deletesAt"
   | "createdAt"
+  | "uploaderName"
 >;
 
 /** A file waiting in its batch, with the exported id it maps from. */
@@ -126,8 +129,10 @@ export const filesV4: V4Kind<FileV4> = {
   counted: "files",
   schema: FileV4,
   async importRecord(ctx, f) {
+    const { uploaderName, ...rest } = f;
     await importFile(ctx, f.id, f.userId, {
-      ...f,
+      ...rest,
+      ...(uploaderName ? { uploaderName } : {}),
       folderId: f.folderId === null ? null : ctx.ids.folders.get(f.folderId) ?? null,
       deletesAt: f.deletesAt === null ? null : new Date(f.deletesAt),
       createdAt: new Date(f.createdAt),
@@ -137,7 +142,12 @@ export const filesV4: V4Kind<FileV4> = {
   async *exportRecords(x) {
     for await (const f of x.s.store.files.iterate()) {
       if (f.pending) continue;
-      yield { ...fileFields(f), password: f.password, userId: f.userId };
+      yield {
+        ...fileFields(f),
+        password: f.password,
+        userId: f.userId,
+        ...(f.uploaderName ? { uploaderName: f.uploaderName } : {}),
+      };
     }
   },
 };

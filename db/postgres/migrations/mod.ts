@@ -27,6 +27,7 @@ import { sql as sessionMethod } from "./021_session_method.ts";
 import { sql as apiKeys } from "./022_api_keys.ts";
 import { sql as privateFiles } from "./023_private_files.ts";
 import { sql as shares } from "./024_shares.ts";
+import { sql as uploadRequests } from "./025_upload_requests.ts";
 import { sql as fileCounts } from "./027_file_counts.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
 
@@ -63,6 +64,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 22, name: "api_keys", sql: apiKeys },
   { version: 23, name: "private_files", sql: privateFiles },
   { version: 24, name: "shares", sql: shares },
+  { version: 25, name: "upload_requests", sql: uploadRequests },
   { version: 27, name: "file_counts", sql: fileCounts },
   { version: 30, name: "url_rules", sql: urlRules },
 ];
