@@ -21,6 +21,7 @@ import { FilesPage } from "./pages/files.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";
+import { SecurityPage } from "./pages/security.tsx";
 import { StatsPage } from "./pages/stats.tsx";
 import { TagsPage } from "./pages/tags.tsx";
 import { UploadPage } from "./pages/upload.tsx";
@@ -38,6 +39,7 @@ if (root) {
     files: () => <FilesPage />,
     urls: () => <UrlsPage config={config} />,
     account: () => <AccountPage config={config} site={config.site} />,
+    security: () => <SecurityPage config={config} />,
     folders: () => <FoldersPage />,
     tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
