@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import type { FileSchema } from "../../routes/files.ts";
 import type { PreferencesSchema, SelfPatchBody, TokenReply, UserReply } from "../../routes/user.ts";
+import type { ThemesSchema } from "../../routes/server.ts";
 import type { UserExportSchema } from "../../routes/user_export.ts";
 import type { UserStatsSchema } from "../../routes/user_files.ts";
 import { api } from "../api.ts";
@@ -21,8 +22,10 @@ export type UserStats = z.infer<typeof UserStatsSchema>;
 export type RecentFile = z.infer<typeof FileSchema>;
 /** One export of the user's files. */
 export type UserExport = z.infer<typeof UserExportSchema>;
-/** The dashboard preferences. */
+/** The dashboard preferences; `null` theme fields follow the server's default. */
 export type Preferences = z.infer<typeof PreferencesSchema>;
+/** The dashboard themes and the server's default choice. */
+export type Themes = z.infer<typeof ThemesSchema>;
 
 /** The signed-in user. */
 export async function getMe(): Promise<Me> {
@@ -72,4 +75,19 @@ export function deleteExport(id: string): Promise<unknown> {
 /** Where the finished export `id` is downloaded. */
 export function exportLink(id: string): string {
   return `/api/user/export?id=${encodeURIComponent(id)}`;
+}
+
+/** The dashboard themes and the server's default choice. */
+export function getThemes(): Promise<Themes> {
+  return api<Themes>("GET", "/api/server/themes");
+}
+
+/** The user's dashboard preferences. */
+export function getPreferences(): Promise<Preferences> {
+  return api<Preferences>("GET", "/api/user/preferences");
+}
+
+/** Changes the user's dashboard preferences; all of them after. */
+export function updatePreferences(change: Partial<Preferences>): Promise<Preferences> {
+  return api<Preferences>("PATCH", "/api/user/preferences", change);
 }
