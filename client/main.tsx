@@ -23,6 +23,7 @@ import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";
 import { RequestUploadPage } from "./pages/request.tsx";
 import { RequestsPage } from "./pages/requests.tsx";
+import { SecurityPage } from "./pages/security.tsx";
 import { StatsPage } from "./pages/stats.tsx";
 import { TagsPage } from "./pages/tags.tsx";
 import { UploadPage } from "./pages/upload.tsx";
@@ -40,6 +41,7 @@ if (root) {
     files: () => <FilesPage />,
     urls: () => <UrlsPage config={config} />,
     account: () => <AccountPage config={config} site={config.site} />,
+    security: () => <SecurityPage config={config} />,
     folders: () => <FoldersPage />,
     tags: () => <TagsPage config={config} />,
     folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,

@@ -73,7 +73,13 @@ export async function publicSettings(s: Services) {
 }
 
 /** Categories whose settings only the server uses, some of them secret. */
-const SERVER_ONLY: Category[] = ["Core", "Rate limiting", "Webhooks", "OAuth"];
+const SERVER_ONLY: Category[] = [
+  "Core",
+  "Rate limiting",
+  "HTTP webhooks",
+  "Discord webhooks",
+  "OAuth",
+];
 
 /** The keys {@link webSettings} shows. */
 export const WEB_KEYS: SettingKey[] = SETTING_KEYS.filter((key) => {

@@ -33,12 +33,14 @@ const CHALLENGE_COOKIE_PATH = "/api/auth/webauthn";
 /** No example: a code verifies only against a live secret, so no fixed one can be shown. */
 const TotpCode = z.string().regex(/^\d{6}$/, "must be 6 digits");
 
-const TotpSetupSchema = z.object({
+/** A TOTP secret to enrol, with its QR code. */
+export const TotpSetupSchema = z.object({
   secret: z.string().openapi({ description: "Base32; type it into an authenticator app." }),
   qrcode: z.string().openapi({ description: "PNG data URI of the `otpauth://` URI." }),
 }).openapi("TotpSetup");
 
-const PasskeySchema = z.object({
+/** A passkey as its owner's list shows it. */
+export const PasskeySchema = z.object({
   id: z.string(),
   name: z.string(),
   createdAt: Timestamp,

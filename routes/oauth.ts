@@ -136,7 +136,8 @@ const totpRoute = defineRoute({
   },
 });
 
-const LinkSchema = z.object({
+/** A linked OAuth account (never its tokens). */
+export const LinkSchema = z.object({
   id: z.string(),
   provider: z.enum(OAUTH_PROVIDERS),
   username: z.string(),

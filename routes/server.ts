@@ -100,6 +100,16 @@ const ThemeSchema = z.object({
   colors: z.record(z.string(), z.array(z.string())),
 }).openapi("Theme");
 
+/** The dashboard themes and the server's default choice (`GET /api/server/themes`). */
+export const ThemesSchema = z.object({
+  themes: z.array(ThemeSchema),
+  defaultTheme: z.object({
+    default: z.string().openapi({ description: "A theme id, or `system`" }),
+    dark: z.string(),
+    light: z.string(),
+  }),
+}).openapi("Themes");
+
 const themesRoute = defineRoute({
   method: "get",
   path: "/server/themes",
@@ -110,14 +120,7 @@ const themesRoute = defineRoute({
     "(Mantine theme overrides); `defaultTheme` is the `websiteTheme*` settings.",
   responses: {
     200: json(
-      z.object({
-        themes: z.array(ThemeSchema),
-        defaultTheme: z.object({
-          default: z.string().openapi({ description: "A theme id, or `system`" }),
-          dark: z.string(),
-          light: z.string(),
-        }),
-      }).openapi("Themes"),
+      ThemesSchema,
       "The themes",
     ),
   },

@@ -33,7 +33,8 @@ const aliasShape = Object.fromEntries(
 
 const SettingsSchema = z.object({ ...shape, ...aliasShape }).openapi("Settings");
 
-const SettingsViewSchema = z.object({
+/** Every setting, with the keys the environment pins and the secrets that hold a value. */
+export const SettingsViewSchema = z.object({
   settings: SettingsSchema,
   tampered: z.array(z.string()).openapi({
     description: "Keys set by SERVICE_<KEY> environment variables; they cannot be changed here.",

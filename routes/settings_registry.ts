@@ -10,9 +10,14 @@ import { settingsMetadata } from "../core/settings/metadata.ts";
 import { CATEGORIES } from "../core/settings/registry.ts";
 import { defineRoute, json, newRouter } from "./define.ts";
 
-const SettingMetaSchema = z.object({
+/** What the registry knows of one key beyond its value. */
+export const SettingMetaSchema = z.object({
   key: z.string(),
   category: z.enum(CATEGORIES),
+  label: z.string().openapi({
+    description: "What a person reads beside the field",
+    example: "Return HTTPS URLs",
+  }),
   type: z.enum(["boolean", "integer", "string", "list", "json"]).openapi({
     description: "How the environment variable is read",
   }),
@@ -43,6 +48,12 @@ const SettingMetaSchema = z.object({
   }),
 }).openapi("SettingMeta");
 
+/** The categories in order and every key's metadata. */
+export const SettingsRegistrySchema = z.object({
+  categories: z.array(z.enum(CATEGORIES)),
+  settings: z.array(SettingMetaSchema),
+}).openapi("SettingsRegistry");
+
 const registry = defineRoute({
   method: "get",
   path: "/server/settings/registry",
@@ -51,10 +62,7 @@ const registry = defineRoute({
   summary: "Every setting's category, type, control, default and description, for forms",
   responses: {
     200: json(
-      z.object({
-        categories: z.array(z.enum(CATEGORIES)),
-        settings: z.array(SettingMetaSchema),
-      }).openapi("SettingsRegistry"),
+      SettingsRegistrySchema,
       "The categories in order and every key, in registry order",
     ),
   },

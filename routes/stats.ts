@@ -5,7 +5,8 @@ import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { Timestamp } from "./schemas.ts";
 
-const MetricSchema = z.object({
+/** One metrics snapshot. */
+export const MetricSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -30,6 +31,16 @@ const MetricSchema = z.object({
     types: z.array(z.object({ type: z.string(), sum: z.number() })),
   }),
 }).openapi("Metric");
+
+/** One of the most viewed files, with its owner's name. */
+export const TopFileSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  size: z.number().int(),
+  views: z.number().int(),
+  username: z.string().nullable(),
+});
 
 const StatsReply = z.array(MetricSchema).openapi("StatsReply", {
   description: `The range's snapshots, newest first, evenly thinned to at most ${MAX_POINTS}, ` +
@@ -83,14 +94,7 @@ const top = defineRoute({
   },
   responses: {
     200: json(
-      z.array(z.object({
-        id: z.string(),
-        name: z.string(),
-        type: z.string(),
-        size: z.number().int(),
-        views: z.number().int(),
-        username: z.string().nullable(),
-      })).openapi("TopFiles"),
+      z.array(TopFileSchema).openapi("TopFiles"),
       "Up to `take` files",
     ),
     403: errorDoc("`Metrics are disabled` (`featuresMetricsEnabled` off), or not an administrator"),

@@ -16,7 +16,7 @@ import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { IdParam, Password, Timestamp } from "./schemas.ts";
 
 /** A URL as the API shows it. */
-const UrlSchema = z.object({
+export const UrlSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -110,6 +110,29 @@ function header(headers: Record<string, unknown>, name: string) {
   return headers[`x-service-${name}`] ?? headers[`x-zipline-${name}`];
 }
 
+/** The body of `POST /api/user/urls` (its options travel as headers). */
+export const UrlCreateBody = z.object({
+  destination: Destination,
+  vanity: Vanity.nullable().optional(),
+  enabled: z.boolean().optional(),
+  ...Rules,
+});
+
+/** A shortened URL with its short link `url`. */
+export const ShortenedUrlSchema = UrlSchema.extend({ url: z.string() }).openapi("ShortenedUrl");
+
+/** The body of `PATCH /api/user/urls/{id}`. */
+export const UrlPatchBody = z.object({
+  destination: Destination.optional(),
+  vanity: Vanity.nullable().optional(),
+  maxViews: z.number().int().min(0).nullable().optional(),
+  password: z.string().max(1000).nullable().optional().openapi({
+    description: '`""` or `null` removes the password',
+  }),
+  enabled: z.boolean().optional(),
+  ...Rules,
+});
+
 const notFound = errorDoc("`Not Found`: no such URL of the caller's");
 
 const create = defineRoute({
@@ -121,19 +144,14 @@ const create = defineRoute({
   summary: "Shorten a URL",
   request: {
     headers: ShortenHeaders,
-    body: jsonBody(z.object({
-      destination: Destination,
-      vanity: Vanity.nullable().optional(),
-      enabled: z.boolean().optional(),
-      ...Rules,
-    })),
+    body: jsonBody(UrlCreateBody),
   },
   responses: {
     200: {
       description: "The URL and its short link `url`",
       content: {
         "application/json": {
-          schema: UrlSchema.extend({ url: z.string() }).openapi("ShortenedUrl"),
+          schema: ShortenedUrlSchema,
         },
         "text/plain": { schema: z.string().openapi({ description: "With no-json: the link" }) },
       },
@@ -183,16 +201,7 @@ const update = defineRoute({
   summary: "Change one of the caller's URLs",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({
-      destination: Destination.optional(),
-      vanity: Vanity.nullable().optional(),
-      maxViews: z.number().int().min(0).nullable().optional(),
-      password: z.string().max(1000).nullable().optional().openapi({
-        description: '`""` or `null` removes the password',
-      }),
-      enabled: z.boolean().optional(),
-      ...Rules,
-    })),
+    body: jsonBody(UrlPatchBody),
   },
   responses: {
     200: json(UrlSchema, "The updated URL"),

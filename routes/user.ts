@@ -21,7 +21,19 @@ import {
   ViewSchema,
 } from "./schemas.ts";
 
-const UserReply = z.object({ user: SelfUserSchema }).openapi("UserReply");
+/** The current user, as `GET /api/user` answers it. */
+export const UserReply = z.object({ user: SelfUserSchema }).openapi("UserReply");
+
+/** The body of `PATCH /api/user`. */
+export const SelfPatchBody = z.object({
+  currentPassword: CurrentPassword,
+  username: Username.optional(),
+  password: NewPassword.optional(),
+  avatar: z.string().nullable().optional().openapi({
+    description: 'A base64 image data URI or an http(s) URL; `null` or `""` removes it.',
+  }),
+  view: ViewSchema.optional(),
+});
 
 const getUser = (path: string, summary: string) =>
   defineRoute({
@@ -46,15 +58,7 @@ const patchUser = defineRoute({
     "replaces the API token (fetch the new one with `GET /api/user/token`) and ends every " +
     "other session; the session making the change stays.",
   request: {
-    body: jsonBody(z.object({
-      currentPassword: CurrentPassword,
-      username: Username.optional(),
-      password: NewPassword.optional(),
-      avatar: z.string().nullable().optional().openapi({
-        description: 'A base64 image data URI or an http(s) URL; `null` or `""` removes it.',
-      }),
-      view: ViewSchema.optional(),
-    })),
+    body: jsonBody(SelfPatchBody),
   },
   responses: {
     200: json(UserReply, "The updated user"),
@@ -66,7 +70,8 @@ const patchUser = defineRoute({
   },
 });
 
-const TokenReply = z.object({
+/** The API token. */
+export const TokenReply = z.object({
   token: z.string().openapi({ description: "Send it as the whole `Authorization` header." }),
 }).openapi("TokenReply");
 
@@ -88,7 +93,8 @@ const resetToken = defineRoute({
   responses: { 200: json(TokenReply.extend({ user: SelfUserSchema }), "The new token") },
 });
 
-const SessionsReply = z.object({
+/** The caller's sessions: this one and the others. */
+export const SessionsReply = z.object({
   current: SessionSchema.nullable().openapi({ description: "`null` with token auth" }),
   other: z.array(SessionSchema),
 }).openapi("SessionsReply");
@@ -135,7 +141,8 @@ const getAvatar = defineRoute({
 
 const ThemeId = z.string().trim().min(1).max(110).nullable();
 
-const PreferencesSchema = z.object({
+/** The dashboard preferences of a user. */
+export const PreferencesSchema = z.object({
   theme: ThemeId.openapi({
     description: "A theme id from `GET /api/server/themes`, or `system` to follow the device " +
       "with `themeDark` and `themeLight`; `null`: the server's default (`websiteThemeDefault`)",

@@ -12,7 +12,8 @@ import { defineRoute, errorDoc, json, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { Timestamp } from "./schemas.ts";
 
-const UserExportSchema = z.object({
+/** One export of a user's files. */
+export const UserExportSchema = z.object({
   id: z.string(),
   createdAt: Timestamp,
   updatedAt: Timestamp,

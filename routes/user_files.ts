@@ -17,6 +17,22 @@ import { FileSchema } from "./files.ts";
 import { bytesRequest, fileResponse } from "./public.ts";
 import { Timestamp } from "./schemas.ts";
 
+/** Totals over a user's files and short URLs (`GET /api/user/stats`). */
+export const UserStatsSchema = z.object({
+  filesUploaded: z.number().int(),
+  favoriteFiles: z.number().int(),
+  views: z.number().int().openapi({ description: "Views of all the files" }),
+  avgViews: z.number().openapi({ description: "Views per file" }),
+  storageUsed: z.number().int().openapi({ description: "Bytes of all the files" }),
+  avgStorageUsed: z.number().openapi({ description: "Bytes per file" }),
+  urlsCreated: z.number().int(),
+  urlViews: z.number().int(),
+  sortTypeCount: z.record(z.string(), z.number().int()).openapi({
+    description: "Files per MIME type",
+    example: { "image/png": 3, "text/plain": 1 },
+  }),
+}).openapi("UserStats");
+
 const recent = defineRoute({
   method: "get",
   path: "/user/recent",
@@ -41,20 +57,7 @@ const stats = defineRoute({
   summary: "Totals over the caller's files and short URLs",
   responses: {
     200: json(
-      z.object({
-        filesUploaded: z.number().int(),
-        favoriteFiles: z.number().int(),
-        views: z.number().int().openapi({ description: "Views of all the files" }),
-        avgViews: z.number().openapi({ description: "Views per file" }),
-        storageUsed: z.number().int().openapi({ description: "Bytes of all the files" }),
-        avgStorageUsed: z.number().openapi({ description: "Bytes per file" }),
-        urlsCreated: z.number().int(),
-        urlViews: z.number().int(),
-        sortTypeCount: z.record(z.string(), z.number().int()).openapi({
-          description: "Files per MIME type",
-          example: { "image/png": 3, "text/plain": 1 },
-        }),
-      }).openapi("UserStats"),
+      UserStatsSchema,
       "The totals",
     ),
   },

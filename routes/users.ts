@@ -23,6 +23,23 @@ import {
 
 const notFound = errorDoc("`Not Found`: no user has this id");
 
+/** One user's files, bytes stored and short URLs (`GET /api/users/usage`). */
+export const UserUsageSchema = z.object({
+  id: z.string(),
+  files: z.number().int(),
+  storage: z.number().int().openapi({ description: "Bytes of the user's files" }),
+  urls: z.number().int(),
+});
+
+/** The body of `POST /api/users`. */
+export const UserCreateBody = z.object({
+  username: Username,
+  password: NewPassword,
+  avatar: z.string().optional(),
+  role: RoleSchema.optional().openapi({ description: "Default `USER`" }),
+  noincl: z.boolean().optional().openapi({ description: "Accepted for Zipline clients" }),
+});
+
 const list = defineRoute({
   method: "get",
   path: "/users",
@@ -48,12 +65,7 @@ const usage = defineRoute({
   description: "Ferry's addition for the administrators' user list: the counts the quotas use.",
   responses: {
     200: json(
-      z.array(z.object({
-        id: z.string(),
-        files: z.number().int(),
-        storage: z.number().int().openapi({ description: "Bytes of the user's files" }),
-        urls: z.number().int(),
-      })).openapi("UserUsage"),
+      z.array(UserUsageSchema).openapi("UserUsage"),
       "One entry per user, oldest user first",
     ),
   },
@@ -67,13 +79,7 @@ const create = defineRoute({
   tags: ["Users"],
   summary: "Create a user with a role at or below the caller's",
   request: {
-    body: jsonBody(z.object({
-      username: Username,
-      password: NewPassword,
-      avatar: z.string().optional(),
-      role: RoleSchema.optional().openapi({ description: "Default `USER`" }),
-      noincl: z.boolean().optional().openapi({ description: "Accepted for Zipline clients" }),
-    })),
+    body: jsonBody(UserCreateBody),
   },
   responses: {
     200: json(

@@ -8,30 +8,18 @@
  * server's default), applied to the page at once, and "Warn on deletion".
  */
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import {
+  getPreferences,
+  getThemes,
+  type Preferences,
+  type Themes,
+  updatePreferences,
+} from "../api/account.ts";
 import { SelectField } from "./field.tsx";
 import { toast, warnDeletion } from "./feedback.tsx";
 
-/** A theme as `GET /api/server/themes` lists it (what this form needs of it). */
-interface Theme {
-  id: string;
-  name: string;
-  colorScheme: "dark" | "light";
-}
-
-interface Themes {
-  themes: Theme[];
-  defaultTheme: { default: string; dark: string; light: string };
-}
-
-/** The preferences as the API has them; `null` theme fields follow the server's default. */
-interface Preferences {
-  theme: string | null;
-  themeDark: string | null;
-  themeLight: string | null;
-  warnDeletion: boolean;
-  privateByDefault: boolean;
-}
+/** A theme as `GET /api/server/themes` lists it. */
+type Theme = Themes["themes"][number];
 
 /** Puts the theme `prefs` choose on `<html>`, as the server would on the next page. */
 function applyTheme(prefs: Preferences, { themes, defaultTheme }: Themes) {
@@ -63,8 +51,8 @@ export function AppearanceForm() {
   const [prefs, setPrefs] = useState<Preferences | null>(null);
   useEffect(() => {
     Promise.all([
-      api<Themes>("GET", "/api/server/themes"),
-      api<Preferences>("GET", "/api/user/preferences"),
+      getThemes(),
+      getPreferences(),
     ]).then(([t, p]) => {
       setThemes(t);
       setPrefs(p);
@@ -84,7 +72,7 @@ export function AppearanceForm() {
     setPrefs(next);
     applyTheme(next, themes);
     try {
-      const saved = await api<Preferences>("PATCH", "/api/user/preferences", change);
+      const saved = await updatePreferences(change);
       setPrefs(saved);
       warnDeletion.value = saved.warnDeletion;
       toast(done);

@@ -7,7 +7,7 @@
  * as a PNG data URI (`PATCH /api/user {avatar}`); or removed.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { updateMe } from "../api/account.ts";
 import { Notice } from "./feedback.tsx";
 
 const SIZE = 256;
@@ -53,7 +53,7 @@ export function AvatarForm({ current }: { current: string | null }) {
   };
   const save = async (avatar: string | null) => {
     try {
-      await api("PATCH", "/api/user", { avatar });
+      await updateMe({ avatar });
       setSaved(avatar);
       setImage(null);
       setMessage({ ok: true, text: avatar ? "Avatar saved." : "Avatar removed." });

@@ -7,7 +7,7 @@
  * description, site name, colour), with a live preview of that card.
  */
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { updateMe } from "../api/account.ts";
 import { Notice } from "./feedback.tsx";
 
 /** The embed settings the form edits. */
@@ -78,7 +78,7 @@ export function EmbedForm({ initial, username }: { initial: ViewSettings; userna
   const save = async (event: Event) => {
     event.preventDefault();
     try {
-      await api("PATCH", "/api/user", { view });
+      await updateMe({ view });
       setMessage({ ok: true, text: "Saved." });
     } catch (e) {
       setMessage({ ok: false, text: (e as Error).message });

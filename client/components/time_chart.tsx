@@ -4,7 +4,10 @@
 /**
  * A line chart of numbers over time, drawn by uPlot on a canvas in the
  * page's colours (read from the stylesheet, so dark and light both work) and
- * redrawn when the theme or the width changes.
+ * redrawn when the theme or the width changes. The time axis spans the range
+ * asked for (not what uPlot would make of a single point), the value axis
+ * starts at zero, counts tick in whole numbers, and each value is written
+ * with its unit.
  */
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
@@ -39,13 +42,30 @@ function onThemeChange(redraw: () => void): () => void {
   };
 }
 
-/** The chart of `lines` over `times` (ms), labelled `title`; `format` writes the axis values. */
+/** Whole-number steps for counts: a count axis never ticks at 0.5. */
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 1e6];
+
+/** Steps for sizes: whole bytes, then round numbers of KB, MB, GB and TB. */
+const BYTE_STEPS = [0, 1, 2, 3, 4].flatMap((power) =>
+  [1, 2, 5, 10, 20, 50, 100, 200, 500].map((n) => n * 1024 ** power)
+);
+
+/** A time span in ms: `[from, to]`. */
+export type Span = readonly [number, number];
+
+/**
+ * The chart of `lines` over `times` (ms) across `span`, labelled `title`;
+ * `format` writes a value with its unit (`3 files`, `1.5 MB`); the value axis
+ * ticks in whole numbers for a `count`, else in round sizes.
+ */
 export function TimeChart(
-  { title, times, lines, format }: {
+  { title, times, lines, span, format, count = true }: {
     title: string;
     times: number[];
     lines: Line[];
-    format?: (value: number) => string;
+    span: Span;
+    format: (value: number) => string;
+    count?: boolean;
   },
 ) {
   const box = useRef<HTMLDivElement>(null);
@@ -67,14 +87,26 @@ export function TimeChart(
           width: Math.max(element.clientWidth, 200),
           height: 220,
           legend: { show: false },
+          hooks: {
+            // The span drawn, for tests and tools: what the time axis really covers.
+            setScale: [(u, key) => {
+              if (key !== "x") return;
+              element.dataset.xFrom = String(Math.round((u.scales.x.min ?? 0) * 1000));
+              element.dataset.xTo = String(Math.round((u.scales.x.max ?? 0) * 1000));
+            }],
+          },
           cursor: { show: false },
-          scales: { x: { time: true } },
+          scales: {
+            x: { time: true, range: () => [span[0] / 1000, span[1] / 1000] },
+            y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] },
+          },
           axes: [
             axis,
             {
               ...axis,
-              size: 60,
-              values: (_u, ticks) => ticks.map((v) => format ? format(v) : String(v)),
+              size: 80,
+              incrs: count ? COUNT_STEPS : BYTE_STEPS,
+              values: (_u, ticks) => ticks.map(format),
             },
           ],
           series: [
@@ -83,6 +115,7 @@ export function TimeChart(
               label: line.label,
               stroke: cssColour(LINE_COLOURS[i % LINE_COLOURS.length]),
               width: 2,
+              points: { show: times.length < 40, size: 6 },
             })),
           ],
         },
@@ -101,7 +134,10 @@ export function TimeChart(
       resize.disconnect();
       chart?.destroy();
     };
-  }, [times, lines]);
+  }, [times, lines, span[0], span[1]]);
+  const latest = lines.map((l) => `${l.label}: ${format(l.values.at(-1) ?? 0)}`).join(", ");
+  const from = new Date(span[0]).toLocaleString();
+  const to = new Date(span[1]).toLocaleString();
   return (
     <figure class="chart">
       <figcaption>
@@ -112,7 +148,13 @@ export function TimeChart(
           </span>
         )}
       </figcaption>
-      <div ref={box} class="chart-canvas" role="img" aria-label={`Chart: ${title}`} />
+      <div
+        ref={box}
+        class="chart-canvas"
+        role="img"
+        aria-label={`Chart: ${title}`}
+        aria-description={`From ${from} to ${to}; latest ${latest}`}
+      />
     </figure>
   );
 }

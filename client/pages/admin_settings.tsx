@@ -3,42 +3,26 @@
 /// <reference lib="dom" />
 /**
  * `/dashboard/admin/settings`: the server settings as a form generated from
- * the settings registry (`GET /api/server/settings/registry`): every key in
- * its category with the control of its kind, its description and default, a
- * restart mark, and the keys the environment pins shown read-only. Saving
- * sends the changed keys only; the 400's `issues` are shown beside the fields
- * they name.
+ * the settings registry (`GET /api/server/settings/registry`), one tab per
+ * category as Zipline's server settings pages group them: every key under
+ * its human label with its help text, key and default, the control of its
+ * kind (the Discord embeds as a form of their own), a restart mark, and the
+ * keys the environment pins shown read-only. Searching looks through labels,
+ * keys and help across every tab. Saving sends the changed keys only; the
+ * 400's `issues` are shown beside the fields they name.
  */
 import { useState } from "preact/hooks";
-import { api, ApiFailure } from "../api.ts";
-import { useApi } from "../hooks.ts";
-
-/** One key as the registry route describes it. */
-interface Meta {
-  key: string;
-  category: string;
-  control: "switch" | "number" | "size" | "duration" | "text" | "path" | "list" | "json";
-  unit: "size" | "duration" | "ms" | null;
-  options: string[] | null;
-  nullable: boolean;
-  default: unknown;
-  description: string;
-  restart: boolean;
-  secret: boolean;
-  superadminOnly: boolean;
-  env: string;
-}
-
-interface Registry {
-  categories: string[];
-  settings: Meta[];
-}
-
-interface SettingsView {
-  settings: Record<string, unknown>;
-  tampered: string[];
-  secretsSet: string[];
-}
+import { ApiFailure } from "../api.ts";
+import {
+  getRegistry,
+  getSettings,
+  type Registry,
+  saveSettings,
+  type SettingMeta as Meta,
+  type SettingsView,
+} from "../api/settings.ts";
+import { useLoad } from "../hooks.ts";
+import { EmbedFields, isEmbed } from "../components/chat_embed_form.tsx";
 
 /** A value as its form field holds it: `true`/`false` for switches, text for the rest. */
 type Draft = string | boolean;
@@ -115,6 +99,9 @@ function Control(
       </select>
     );
   }
+  if (isEmbed(meta)) {
+    return <EmbedFields id={meta.key} value={value} locked={locked} onChange={onChange} />;
+  }
   if (meta.control === "list" || meta.control === "json") {
     return (
       <textarea
@@ -173,14 +160,18 @@ function Setting(
   },
 ) {
   const about = `${meta.key}-about`;
+  const Name = isEmbed(meta) ? "span" : "label";
   return (
     <div class={`setting${changed ? " changed" : ""}${error ? " invalid" : ""}`}>
-      <label for={meta.key} class="setting-key">
-        {meta.key}
+      <div class="setting-key">
+        <Name {...(isEmbed(meta) ? { id: `${meta.key}-label` } : { for: meta.key })}>
+          {meta.label}
+        </Name>
+        <code class="muted small">{meta.key}</code>
         {meta.restart && <span class="badge">needs restart</span>}
         {meta.secret && <span class="badge">secret</span>}
         {meta.superadminOnly && <span class="badge">SUPERADMIN only</span>}
-      </label>
+      </div>
       <div class="setting-control">
         <Control
           meta={meta}
@@ -192,13 +183,57 @@ function Setting(
         {error && <p class="error" role="alert">{error}</p>}
       </div>
       <p class="muted small setting-about" id={about}>
-        {meta.description} Default: <code>{shown(meta.default)}</code>.
-        {locked && (
+        {meta.description} Default: <code>{shown(meta.default)}</code>. {locked && (
           <>
             {" "}Set by the environment variable <code>{meta.env}</code>; read-only here.
           </>
         )}
       </p>
+    </div>
+  );
+}
+
+/** A category's name as an id. */
+const slug = (category: string) => category.replace(/\W+/g, "-").toLowerCase();
+
+/**
+ * The categories as tabs (arrow keys move between them); a tab with unsaved
+ * changes is marked.
+ */
+function CategoryTabs(
+  { categories, current, onChoose, changed }: {
+    categories: readonly string[];
+    current: string;
+    onChoose: (category: string) => void;
+    changed: (category: string) => boolean;
+  },
+) {
+  const move = (event: KeyboardEvent, index: number) => {
+    const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+    if (!step) return;
+    event.preventDefault();
+    const next = categories[(index + step + categories.length) % categories.length];
+    onChoose(next);
+    document.getElementById(`tab-${slug(next)}`)?.focus();
+  };
+  return (
+    <div class="tabs" role="tablist" aria-label="Setting categories">
+      {categories.map((c, i) => (
+        <button
+          key={c}
+          id={`tab-${slug(c)}`}
+          type="button"
+          role="tab"
+          aria-selected={c === current}
+          aria-controls={c === current ? `panel-${slug(c)}` : undefined}
+          tabIndex={c === current ? 0 : -1}
+          onClick={() => onChoose(c)}
+          onKeyDown={(e) => move(e, i)}
+        >
+          {c}
+          {changed(c) && <span class="tab-changed" aria-label="(changed)">•</span>}
+        </button>
+      ))}
     </div>
   );
 }
@@ -215,13 +250,15 @@ function SettingsForm({ registry, view }: { registry: Registry; view: SettingsVi
   const changed = registry.settings.filter(isChanged);
   const needle = search.trim().toLowerCase();
   const visible = registry.settings.filter((m) =>
-    !needle || m.key.toLowerCase().includes(needle) || m.description.toLowerCase().includes(needle)
+    !needle ||
+    [m.label, m.key, m.description, m.alias ?? ""].some((t) => t.toLowerCase().includes(needle))
   );
+  const [tab, setTab] = useState<string>(registry.categories[0]);
   const save = async (event: Event) => {
     event.preventDefault();
     const body = Object.fromEntries(changed.map((m) => [m.key, fromDraft(m, drafts[m.key])]));
     try {
-      const next = await api<SettingsView>("PATCH", "/api/server/settings", body);
+      const next = await saveSettings(body);
       setSaved(next);
       setDrafts(Object.fromEntries(
         registry.settings.map((m) => [m.key, toDraft(m, next.settings[m.key])]),
@@ -241,7 +278,7 @@ function SettingsForm({ registry, view }: { registry: Registry; view: SettingsVi
     <form onSubmit={save} aria-label="Server settings" class="settings-form">
       <div class="toolbar settings-bar" role="search">
         <label class="field grow">
-          <span>Search settings</span>
+          <span>Search settings by name or key</span>
           <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
         </label>
         <button type="submit" class="primary" disabled={changed.length === 0}>
@@ -253,12 +290,25 @@ function SettingsForm({ registry, view }: { registry: Registry; view: SettingsVi
           {message.text}
         </p>
       )}
+      {!needle && (
+        <CategoryTabs
+          categories={registry.categories}
+          current={tab}
+          onChoose={setTab}
+          changed={(c) => changed.some((m) => m.category === c)}
+        />
+      )}
       {registry.categories.map((category) => {
         const keys = visible.filter((m) => m.category === category);
-        if (keys.length === 0) return null;
-        const id = `category-${category.replace(/\W+/g, "-")}`;
+        if (keys.length === 0 || (!needle && category !== tab)) return null;
+        const id = `category-${slug(category)}`;
         return (
-          <section key={category} class="card" aria-labelledby={id}>
+          <section
+            key={category}
+            class="card"
+            aria-labelledby={id}
+            {...(needle ? {} : { role: "tabpanel", id: `panel-${slug(category)}` })}
+          >
             <h2 id={id}>{category}</h2>
             {keys.map((m) => (
               <Setting
@@ -281,8 +331,8 @@ function SettingsForm({ registry, view }: { registry: Registry; view: SettingsVi
 
 /** The server settings page. */
 export function AdminSettingsPage() {
-  const [registry, , registryError] = useApi<Registry>("/api/server/settings/registry");
-  const [view, , viewError] = useApi<SettingsView>("/api/server/settings");
+  const [registry, , registryError] = useLoad(getRegistry);
+  const [view, , viewError] = useLoad(getSettings);
   const error = registryError ?? viewError;
   return (
     <>

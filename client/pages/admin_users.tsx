@@ -10,11 +10,20 @@
  * the reason.
  */
 import { useMemo, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import {
+  type AdminUser,
+  createUser,
+  deleteUser,
+  listUsers,
+  updateUser,
+  type UserChange,
+  usersUsage,
+  type UserUsage,
+} from "../api/users.ts";
 import type { PageConfig, Role } from "../config.ts";
 import { ROLES } from "../config.ts";
 import { formatBytes, formatDate } from "../format.ts";
-import { useApi } from "../hooks.ts";
+import { useLoad } from "../hooks.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { Field, SelectField, TextField } from "../components/field.tsx";
 import { dataUri } from "../components/avatar_form.tsx";
@@ -22,28 +31,9 @@ import { Notice } from "../components/feedback.tsx";
 
 type QuotaType = "BY_BYTES" | "BY_FILES" | "NONE";
 
-interface User {
-  id: string;
-  username: string;
-  role: Role;
-  avatar: string | null;
-  createdAt: string;
-  quota: {
-    filesQuota: QuotaType;
-    maxBytes: string | null;
-    maxFiles: number | null;
-    maxUrls: number | null;
-  } | null;
-}
+type User = AdminUser;
 
-interface Usage {
-  id: string;
-  files: number;
-  storage: number;
-  urls: number;
-}
-
-type Row = User & Omit<Usage, "id">;
+type Row = User & Omit<UserUsage, "id">;
 
 const SORTS = [
   ["username", "Name"],
@@ -109,6 +99,25 @@ function Avatar({ user }: { user: User }) {
     : <span class="avatar-small empty" aria-hidden="true">{user.username[0]?.toUpperCase()}</span>;
 }
 
+/** An image file chosen as an avatar, handed on as a data URI (`undefined` when none is chosen). */
+function AvatarFile(
+  { label, onChange }: { label: string; onChange: (avatar: string | undefined) => void },
+) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      <input
+        type="file"
+        accept="image/png,image/jpeg,image/gif,image/webp"
+        onChange={async (e) => {
+          const file = e.currentTarget.files?.[0];
+          onChange(file ? await dataUri(file) : undefined);
+        }}
+      />
+    </label>
+  );
+}
+
 function CreateUser({ caller, onDone }: { caller: Caller; onDone: () => void }) {
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
@@ -118,7 +127,7 @@ function CreateUser({ caller, onDone }: { caller: Caller; onDone: () => void }) 
   const submit = async (event: Event) => {
     event.preventDefault();
     try {
-      await api("POST", "/api/users", { username, password, role, avatar });
+      await createUser({ username, password, role, avatar });
       setUsername("");
       setPassword("");
       setError(null);
@@ -150,23 +159,49 @@ function CreateUser({ caller, onDone }: { caller: Caller; onDone: () => void }) 
         <div>
           <RoleSelect value={role} caller={caller} onChange={setRole} label="Role" />
         </div>
-        <label class="field">
-          <span>Avatar</span>
-          <input
-            type="file"
-            accept="image/png,image/jpeg,image/gif,image/webp"
-            onChange={async (e) => {
-              const file = e.currentTarget.files?.[0];
-              setAvatar(file ? await dataUri(file) : undefined);
-            }}
-          />
-        </label>
+        <AvatarFile label="Avatar" onChange={setAvatar} />
         <div class="button-row">
           <button type="submit" class="primary">Create user</button>
         </div>
       </form>
       {error && <p class="error" role="alert">{error}</p>}
     </section>
+  );
+}
+
+/**
+ * The avatar of a user being edited: the one it has (or a new one chosen),
+ * a file to replace it, and "Remove the avatar" when it has one.
+ */
+function AvatarChoice(
+  { user, avatar, onChange }: {
+    user: User;
+    avatar: string | null | undefined;
+    onChange: (avatar: string | null | undefined) => void;
+  },
+) {
+  const shown = avatar === undefined ? user.avatar : avatar;
+  return (
+    <div class="avatar-choice">
+      {shown
+        ? <img class="avatar-small" src={shown} alt={`Avatar of ${user.username}`} />
+        : (
+          <span class="avatar-small empty" aria-hidden="true">
+            {user.username[0]?.toUpperCase()}
+          </span>
+        )}
+      <AvatarFile label="New avatar" onChange={onChange} />
+      {user.avatar && (
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={avatar === null}
+            onChange={(e) => onChange(e.currentTarget.checked ? null : undefined)}
+          />
+          Remove the avatar
+        </label>
+      )}
+    </div>
   );
 }
 
@@ -205,18 +240,21 @@ function EditUser(
   const [maxBytes, setMaxBytes] = useState(q?.maxBytes ?? "");
   const [maxFiles, setMaxFiles] = useState(q?.maxFiles ? String(q.maxFiles) : "");
   const [maxUrls, setMaxUrls] = useState(q?.maxUrls ? String(q.maxUrls) : "");
+  /** The new avatar (a data URI), `null` to remove it, `undefined` to leave it. */
+  const [avatar, setAvatar] = useState<string | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body: Record<string, unknown> = {};
+    const body: UserChange = {};
     if (username !== user.username) body.username = username;
     if (password) body.password = password;
     if (role !== user.role) body.role = role;
+    if (avatar !== undefined) body.avatar = avatar;
     const quota = quotaBody(user, type, maxBytes, maxFiles, maxUrls);
     if (quota) body.quota = quota;
     if (Object.keys(body).length === 0) return onDone("Nothing changed.");
     try {
-      await api("PATCH", `/api/users/${user.id}`, body);
+      await updateUser(user.id, body);
       onDone(`${username} saved.`);
     } catch (e) {
       setError((e as Error).message);
@@ -281,6 +319,7 @@ function EditUser(
           value={maxUrls}
           onValue={setMaxUrls}
         />
+        <AvatarChoice user={user} avatar={avatar} onChange={setAvatar} />
         <div class="button-row">
           <button type="submit" class="primary">Save</button>
           <button type="button" onClick={() => onDone()}>Cancel</button>
@@ -297,7 +336,7 @@ function DeleteUser({ user, onDone }: { user: User; onDone: (message?: string) =
   const submit = async (event: Event) => {
     event.preventDefault();
     try {
-      await api("DELETE", `/api/users/${user.id}`, { delete: content });
+      await deleteUser(user.id, content);
       onDone(`${user.username} deleted.`);
     } catch (e) {
       setError((e as Error).message);
@@ -414,8 +453,8 @@ function UserRow(
 /** The user administration page. */
 export function AdminUsersPage({ config }: { config: PageConfig }) {
   const caller = config.user!;
-  const [users, reloadUsers, usersError] = useApi<User[]>("/api/users");
-  const [usage, reloadUsage] = useApi<Usage[]>("/api/users/usage");
+  const [users, reloadUsers, usersError] = useLoad(listUsers);
+  const [usage, reloadUsage] = useLoad(usersUsage);
   const [search, setSearch] = useState("");
   const [sortBy, setSortBy] = useState<SortKey>("createdAt");
   const [order, setOrder] = useState<"asc" | "desc">("asc");

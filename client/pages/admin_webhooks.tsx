@@ -193,7 +193,7 @@ export function AdminWebhooksPage() {
     settings: { key: string; category: string; secret: boolean; description: string }[];
   }>("/api/server/settings/registry");
   const targets = (registry?.settings ?? []).filter((m) =>
-    m.category === "Webhooks" && m.secret && m.key !== SIGNING_KEY
+    m.category.endsWith("webhooks") && m.secret && m.key !== SIGNING_KEY
   );
   const [shown, setShown] = useState(false);
   return (

@@ -1,80 +1,127 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
-/** `/dashboard`: storage against the quota, counts, the last uploads, and the uploader. */
+/**
+ * `/dashboard`: a greeting by name, storage and short links against the
+ * quota, the eight counts Zipline's home shows (files, favourites, storage,
+ * average size, views, views per file, short links, link visits), the user's
+ * file types, the last uploads, and the uploader.
+ */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, type ApiFile } from "../api.ts";
+import {
+  getMe,
+  getUserStats,
+  type Me,
+  type RecentFile,
+  recentFiles,
+  type UserStats,
+} from "../api/account.ts";
 import type { PageConfig } from "../config.ts";
 import { formatBytes } from "../format.ts";
 import { FileThumb } from "../components/file_thumb.tsx";
 import { Uploader } from "../components/uploader.tsx";
 
-interface Stats {
-  filesUploaded: number;
-  views: number;
-  storageUsed: number;
-  urlsCreated: number;
-  urlViews: number;
-}
-
-interface Quota {
-  filesQuota: "BY_BYTES" | "BY_FILES" | "NONE";
-  maxBytes: string | null;
-  maxFiles: number | null;
-}
-
-/** The storage line: used, and the quota when there is one. */
-function Storage({ stats, quota }: { stats: Stats; quota: Quota | null }) {
+/** The quota lines: storage (or files) and short links against their limits, where there are some. */
+function QuotaLines({ stats, quota }: { stats: UserStats; quota: Me["quota"] }) {
   const used = formatBytes(stats.storageUsed);
-  if (quota?.filesQuota === "BY_BYTES" && quota.maxBytes) {
-    return <p>Storage: {used} of {quota.maxBytes}</p>;
-  }
-  if (quota?.filesQuota === "BY_FILES" && quota.maxFiles !== null) {
-    return <p>Storage: {used}; {stats.filesUploaded} of {quota.maxFiles} files</p>;
-  }
-  return <p>Storage: {used}</p>;
+  const storage = quota?.filesQuota === "BY_BYTES" && quota.maxBytes
+    ? `Storage: ${used} of ${quota.maxBytes}`
+    : quota?.filesQuota === "BY_FILES" && quota.maxFiles !== null
+    ? `Files: ${stats.filesUploaded} of ${quota.maxFiles}`
+    : null;
+  const urls = quota?.maxUrls != null
+    ? `Short links: ${stats.urlsCreated} of ${quota.maxUrls}`
+    : null;
+  if (!storage && !urls) return null;
+  return (
+    <ul class="plain quota-lines" aria-label="Quota">
+      {storage && <li>{storage}</li>}
+      {urls && <li>{urls}</li>}
+    </ul>
+  );
+}
+
+/** A number as people read it: whole numbers as they are, others to one decimal. */
+const count = (value: number) =>
+  Number.isInteger(value) ? value.toLocaleString() : value.toFixed(1);
+
+/** The eight counts. */
+function Counts({ stats }: { stats: UserStats }) {
+  const rows: [string, string][] = [
+    ["Files", count(stats.filesUploaded)],
+    ["Favourites", count(stats.favoriteFiles)],
+    ["Storage used", formatBytes(stats.storageUsed)],
+    ["Average file size", formatBytes(Math.round(stats.avgStorageUsed))],
+    ["File views", count(stats.views)],
+    ["Views per file", count(stats.avgViews)],
+    ["Short links", count(stats.urlsCreated)],
+    ["Link visits", count(stats.urlViews)],
+  ];
+  return (
+    <dl class="counts">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** The user's files per MIME type, most first. */
+function FileTypes({ types }: { types: Record<string, number> }) {
+  const rows = Object.entries(types).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return (
+    <section class="card" aria-labelledby="types-title">
+      <h2 id="types-title">Your file types</h2>
+      {rows.length === 0 ? <p class="muted">No files yet.</p> : (
+        <div class="table-scroll">
+          <table aria-labelledby="types-title">
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col" class="number">Files</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(([type, n]) => (
+                <tr key={type}>
+                  <td>
+                    <code>{type}</code>
+                  </td>
+                  <td class="number">{n.toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
 }
 
 /** The home page. */
 export function HomePage({ config }: { config: PageConfig }) {
-  const [stats, setStats] = useState<Stats | null>(null);
-  const [quota, setQuota] = useState<Quota | null>(null);
-  const [recent, setRecent] = useState<ApiFile[]>([]);
+  const [stats, setStats] = useState<UserStats | null>(null);
+  const [me, setMe] = useState<Me | null>(null);
+  const [recent, setRecent] = useState<RecentFile[]>([]);
   const refresh = useCallback(() => {
-    api<Stats>("GET", "/api/user/stats").then(setStats, () => {});
-    api<ApiFile[]>("GET", "/api/user/recent?take=8").then(setRecent, () => {});
+    getUserStats().then(setStats, () => {});
+    recentFiles(8).then(setRecent, () => {});
   }, []);
   useEffect(() => {
     refresh();
-    api<{ user: { quota: Quota | null } }>("GET", "/api/user").then(
-      ({ user }) => setQuota(user.quota),
-      () => {},
-    );
+    getMe().then(setMe, () => {});
   }, [refresh]);
   return (
     <>
       <h1>Dashboard</h1>
+      {me && <p class="greeting">Welcome back, {me.username}.</p>}
       {stats && (
         <section class="card summary" aria-label="Summary">
-          <Storage stats={stats} quota={quota} />
-          <dl class="counts">
-            <div>
-              <dt>Files</dt>
-              <dd>{stats.filesUploaded}</dd>
-            </div>
-            <div>
-              <dt>File views</dt>
-              <dd>{stats.views}</dd>
-            </div>
-            <div>
-              <dt>Short links</dt>
-              <dd>{stats.urlsCreated}</dd>
-            </div>
-            <div>
-              <dt>Link visits</dt>
-              <dd>{stats.urlViews}</dd>
-            </div>
-          </dl>
+          <QuotaLines stats={stats} quota={me?.quota ?? null} />
+          <Counts stats={stats} />
         </section>
       )}
       <Uploader config={config} onStored={refresh} />
@@ -96,6 +143,7 @@ export function HomePage({ config }: { config: PageConfig }) {
           <a href="/dashboard/files">All files</a>
         </p>
       </section>
+      {stats && <FileTypes types={stats.sortTypeCount} />}
     </>
   );
 }

@@ -9,29 +9,14 @@
  * every number as a table too.
  */
 import { useMemo, useState } from "preact/hooks";
+import { getMetrics, type Metric, topFiles } from "../api/stats.ts";
 import type { PageConfig } from "../config.ts";
 import { formatBytes, formatDate } from "../format.ts";
-import { useApi } from "../hooks.ts";
-import { type Line, TimeChart } from "../components/time_chart.tsx";
+import { useLoad } from "../hooks.ts";
+import { type Line, type Span, TimeChart } from "../components/time_chart.tsx";
 
-interface Totals {
-  users: number;
-  files: number;
-  fileViews: number;
-  urls: number;
-  urlViews: number;
-  storage: number;
-}
-
-/** One snapshot of `GET /api/stats` (newest first; only the newest has its lists filled). */
-interface Metric {
-  id: string;
-  createdAt: string;
-  data: Totals & {
-    filesUsers: { username: string | null; sum: number; storage: number; views: number }[];
-    types: { type: string; sum: number }[];
-  };
-}
+/** The totals of a snapshot (`GET /api/stats` fills the lists of the newest only). */
+type Totals = Omit<Metric["data"], "filesUsers" | "urlsUsers" | "types">;
 
 /** The snapshots as the page shows them: the newest, and every one's totals. */
 interface Stats {
@@ -46,18 +31,44 @@ function statsOf(metrics: Metric[]): Stats {
   };
 }
 
+const DAY = 86_400_000;
+
 const RANGES = [
-  ["day", "Day", 86_400_000],
-  ["week", "Week", 7 * 86_400_000],
-  ["month", "Month", 30 * 86_400_000],
+  ["day", "Day", DAY],
+  ["week", "Week", 7 * DAY],
+  ["month", "Month", 30 * DAY],
+  ["year", "Year", 365 * DAY],
   ["all", "All", 0],
 ] as const;
 type Range = typeof RANGES[number][0];
 
-function query(range: Range): string {
-  if (range === "all") return "all=true";
-  const span = RANGES.find(([r]) => r === range)![2];
-  return `from=${new Date(Date.now() - span).toISOString()}`;
+/** The time asked for: `from` (`null`: all time) and `to`, in ms. */
+interface Asked {
+  range: Range;
+  from: number | null;
+  to: number;
+}
+
+/** The range ending now. */
+function ask(range: Range): Asked {
+  const to = Date.now();
+  const length = RANGES.find(([r]) => r === range)![2];
+  return { range, from: range === "all" ? null : to - length, to };
+}
+
+/**
+ * The span the charts' time axis covers: the range asked for; for all time,
+ * from the first snapshot (a day before it when there is only one) to now.
+ */
+function spanOf(asked: Asked, times: number[]): Span {
+  if (asked.from !== null) return [asked.from, asked.to];
+  const first = Math.min(...times, asked.to);
+  return [Math.min(first, asked.to - DAY), asked.to];
+}
+
+/** `n` with its unit, singular or plural (`1 file`, `3 files`). */
+function counted(one: string, many: string) {
+  return (n: number) => `${Math.round(n).toLocaleString()} ${Math.round(n) === 1 ? one : many}`;
 }
 
 /** Bars of `rows`, longest first, each labelled with `format(value)`. */
@@ -88,48 +99,53 @@ function Bars(
   );
 }
 
-function Charts({ points }: { points: Stats["points"] }) {
+/** The charts: title, lines (label and total) and how a value is written with its unit. */
+const CHARTS: {
+  title: string;
+  lines: [string, keyof Totals][];
+  format: (n: number) => string;
+  count: boolean;
+}[] = [
+  { title: "Files", lines: [["Files", "files"]], format: counted("file", "files"), count: true },
+  { title: "Storage", lines: [["Storage", "storage"]], format: formatBytes, count: false },
+  { title: "URLs", lines: [["URLs", "urls"]], format: counted("URL", "URLs"), count: true },
+  {
+    title: "Views",
+    lines: [["File views", "fileViews"], ["URL views", "urlViews"]],
+    format: counted("view", "views"),
+    count: true,
+  },
+];
+
+function Charts({ points, asked }: { points: Stats["points"]; asked: Asked }) {
   const series = useMemo(() => {
     const ordered = [...points].reverse();
     const times = ordered.map((p) => Date.parse(p.createdAt));
-    const line = (label: string, key: keyof Totals): Line => ({
-      label,
-      values: ordered.map((p) => p[key]),
-    });
-    return {
-      times,
-      files: [line("Files", "files")],
-      storage: [line("Storage", "storage")],
-      urls: [line("URLs", "urls")],
-      views: [line("File views", "fileViews"), line("URL views", "urlViews")],
-    };
-  }, [points]);
+    const lines = CHARTS.map((chart): Line[] =>
+      chart.lines.map(([label, key]) => ({ label, values: ordered.map((p) => p[key]) }))
+    );
+    return { times, lines, span: spanOf(asked, times) };
+  }, [points, asked]);
   return (
     <div class="chart-grid">
-      <TimeChart title="Files" times={series.times} lines={series.files} />
-      <TimeChart
-        title="Storage"
-        times={series.times}
-        lines={series.storage}
-        format={formatBytes}
-      />
-      <TimeChart title="URLs" times={series.times} lines={series.urls} />
-      <TimeChart title="Views" times={series.times} lines={series.views} />
+      {CHARTS.map((chart, i) => (
+        <TimeChart
+          key={chart.title}
+          title={chart.title}
+          times={series.times}
+          span={series.span}
+          lines={series.lines[i]}
+          format={chart.format}
+          count={chart.count}
+        />
+      ))}
     </div>
   );
 }
 
-interface TopFile {
-  id: string;
-  name: string;
-  size: number;
-  views: number;
-  username: string | null;
-}
-
 /** The most viewed files (administrators only: it names other users' files). */
 function TopFiles() {
-  const [files, , error] = useApi<TopFile[]>("/api/stats/files?take=10");
+  const [files, , error] = useLoad(() => topFiles(10));
   return (
     <section class="card" aria-labelledby="top-files-title">
       <h2 id="top-files-title">Top files by views</h2>
@@ -203,9 +219,8 @@ function NumbersTable({ points }: { points: Stats["points"] }) {
 
 /** The statistics page. */
 export function StatsPage({ config }: { config: PageConfig }) {
-  const [range, setRange] = useState<Range>("week");
-  const path = useMemo(() => `/api/stats?${query(range)}`, [range]);
-  const [metrics, , error] = useApi<Metric[]>(path);
+  const [asked, setAsked] = useState<Asked>(() => ask("week"));
+  const [metrics, , error] = useLoad(() => getMetrics(asked.from, asked.to), [asked]);
   const stats = useMemo(() => metrics && statsOf(metrics), [metrics]);
   const latest = stats?.latest?.data;
   const users = (latest?.filesUsers ?? []).map((u) => ({ ...u, label: u.username ?? "(deleted)" }));
@@ -218,8 +233,8 @@ export function StatsPage({ config }: { config: PageConfig }) {
             <button
               key={key}
               type="button"
-              aria-pressed={range === key}
-              onClick={() => setRange(key)}
+              aria-pressed={asked.range === key}
+              onClick={() => setAsked(ask(key))}
             >
               {label}
             </button>
@@ -231,7 +246,15 @@ export function StatsPage({ config }: { config: PageConfig }) {
       </div>
       {error && <p class="error" role="alert">{error}</p>}
       {stats && stats.points.length === 0 && (
-        <p class="muted">No metrics recorded in this range yet.</p>
+        <p class="card empty-range" role="status">
+          {asked.from === null
+            ? "No metrics have been recorded yet. The server records them as often as " +
+              "“Record metrics every” says (Server settings, Task intervals)."
+            : `No metrics were recorded between ${
+              formatDate(new Date(asked.from).toISOString())
+            } ` +
+              `and ${formatDate(new Date(asked.to).toISOString())}. Choose a longer range.`}
+        </p>
       )}
       {latest && (
         <dl class="counts" aria-label="Latest totals">
@@ -248,8 +271,12 @@ export function StatsPage({ config }: { config: PageConfig }) {
             <dd>{latest.urls}</dd>
           </div>
           <div>
-            <dt>Views</dt>
-            <dd>{latest.fileViews + latest.urlViews}</dd>
+            <dt>File views</dt>
+            <dd>{latest.fileViews}</dd>
+          </div>
+          <div>
+            <dt>URL views</dt>
+            <dd>{latest.urlViews}</dd>
           </div>
           <div>
             <dt>Users</dt>
@@ -257,7 +284,7 @@ export function StatsPage({ config }: { config: PageConfig }) {
           </div>
         </dl>
       )}
-      {stats && stats.points.length > 0 && <Charts points={stats.points} />}
+      {stats && stats.points.length > 0 && <Charts points={stats.points} asked={asked} />}
       {latest && (
         <div class="chart-grid">
           <Bars

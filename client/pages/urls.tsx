@@ -7,26 +7,13 @@
  * QR code, delete.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { type ApiUrl, deleteUrl, listUrls, shortenUrl, updateUrl } from "../api/urls.ts";
 import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { SelectField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { confirmAction, withToast } from "../components/feedback.tsx";
-
-/** A short URL as `GET /api/user/urls` lists it. */
-interface ApiUrl {
-  id: string;
-  code: string;
-  vanity: string | null;
-  destination: string;
-  views: number;
-  maxViews: number | null;
-  password: boolean;
-  enabled: boolean;
-  createdAt: string;
-}
 
 /** What the shorten and edit forms hold. */
 interface UrlForm {
@@ -35,9 +22,18 @@ interface UrlForm {
   password: string;
   maxViews: string;
   enabled: boolean;
+  /** Editing a URL that has a password: whether to remove it. */
+  removePassword: boolean;
 }
 
-const EMPTY: UrlForm = { destination: "", vanity: "", password: "", maxViews: "", enabled: true };
+const EMPTY: UrlForm = {
+  destination: "",
+  vanity: "",
+  password: "",
+  maxViews: "",
+  enabled: true,
+  removePassword: false,
+};
 
 const SORTS = {
   createdAt: (a: ApiUrl, b: ApiUrl) => b.createdAt.localeCompare(a.createdAt),
@@ -51,9 +47,17 @@ function shortLink(url: ApiUrl, route: string): string {
   return `${location.origin}${prefix}/${encodeURIComponent(url.vanity ?? url.code)}`;
 }
 
-/** The fields of the shorten and edit forms. */
+/**
+ * The fields of the shorten and edit forms; editing a URL with a password
+ * (`locked`) offers to remove it instead of typing a new one.
+ */
 function UrlFields(
-  { form, set, editing }: { form: UrlForm; set: (f: UrlForm) => void; editing: boolean },
+  { form, set, editing, locked = false }: {
+    form: UrlForm;
+    set: (f: UrlForm) => void;
+    editing: boolean;
+    locked?: boolean;
+  },
 ) {
   return (
     <div class="options-grid">
@@ -80,10 +84,22 @@ function UrlFields(
         <input
           type="password"
           autoComplete="new-password"
+          disabled={form.removePassword}
           value={form.password}
           onInput={(e) => set({ ...form, password: e.currentTarget.value })}
         />
       </label>
+      {locked && (
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={form.removePassword}
+            onChange={(e) =>
+              set({ ...form, removePassword: e.currentTarget.checked, password: "" })}
+          />
+          Remove the password
+        </label>
+      )}
       <label class="field">
         <span>Max views (optional)</span>
         <input
@@ -117,12 +133,16 @@ function UrlRow(
     event.preventDefault();
     if (!editing) return;
     try {
-      await api("PATCH", `/api/user/urls/${url.id}`, {
+      await updateUrl(url.id, {
         destination: editing.destination,
         vanity: editing.vanity.trim() || null,
         maxViews: editing.maxViews === "" ? null : Number(editing.maxViews),
         enabled: editing.enabled,
-        ...(editing.password ? { password: editing.password } : {}),
+        ...(editing.removePassword
+          ? { password: null }
+          : editing.password
+          ? { password: editing.password }
+          : {}),
       });
       setEditing(null);
       setError(null);
@@ -134,7 +154,7 @@ function UrlRow(
   const toggle = async () => {
     setEnabled(!enabled); // at once; the list reloads when the server has it
     try {
-      await api("PATCH", `/api/user/urls/${url.id}`, { enabled: !enabled });
+      await updateUrl(url.id, { enabled: !enabled });
       onChange();
     } catch (e) {
       setEnabled(enabled);
@@ -149,7 +169,7 @@ function UrlRow(
       deletion: true,
     });
     if (
-      sure && await withToast(`Deleted ${name}.`, () => api("DELETE", `/api/user/urls/${url.id}`))
+      sure && await withToast(`Deleted ${name}.`, () => deleteUrl(url.id))
     ) onChange();
   };
   return (
@@ -183,6 +203,7 @@ function UrlRow(
                 password: "",
                 maxViews: url.maxViews === null ? "" : String(url.maxViews),
                 enabled: url.enabled,
+                removePassword: false,
               },
             )}
         >
@@ -198,7 +219,7 @@ function UrlRow(
       </div>
       {editing && (
         <form class="edit" onSubmit={save} aria-label={`Edit ${name}`}>
-          <UrlFields form={editing} set={setEditing} editing />
+          <UrlFields form={editing} set={setEditing} editing locked={url.password} />
           {error && <p class="error" role="alert">{error}</p>}
           <button type="submit" class="primary">Save</button>
         </form>
@@ -219,7 +240,7 @@ export function UrlsPage({ config }: { config: PageConfig }) {
   const reload = () => setVersion((v) => v + 1);
 
   useEffect(() => {
-    api<ApiUrl[]>("GET", "/api/user/urls").then(setUrls, (e: Error) => setError(e.message));
+    listUrls().then(setUrls, (e: Error) => setError(e.message));
   }, [version]);
 
   const shown = useMemo(() => {
@@ -235,21 +256,13 @@ export function UrlsPage({ config }: { config: PageConfig }) {
   const shorten = async (event: Event) => {
     event.preventDefault();
     try {
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      if (form.password) headers["x-service-password"] = form.password;
-      if (form.maxViews) headers["x-service-max-views"] = form.maxViews;
-      const res = await fetch("/api/user/urls", {
-        method: "POST",
-        credentials: "same-origin",
-        headers,
-        body: JSON.stringify({
-          destination: form.destination,
-          enabled: form.enabled,
-          ...(form.vanity.trim() ? { vanity: form.vanity.trim() } : {}),
-        }),
+      const body = await shortenUrl({
+        destination: form.destination,
+        enabled: form.enabled,
+        password: form.password,
+        maxViews: form.maxViews,
+        ...(form.vanity.trim() ? { vanity: form.vanity.trim() } : {}),
       });
-      const body = await res.json();
-      if (!res.ok) throw new Error(body.error ?? `Failed (${res.status})`);
       setCreated({ url: body.url, name: body.vanity ?? body.code });
       setForm(EMPTY);
       setError(null);

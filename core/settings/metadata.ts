@@ -29,6 +29,8 @@ export type SettingControl =
 export interface SettingMeta {
   key: SettingKey;
   category: Category;
+  /** What a person reads beside the field. */
+  label: string;
   type: SettingType;
   control: SettingControl;
   unit: "size" | "duration" | "ms" | null;
@@ -74,6 +76,7 @@ export function settingsMetadata(): SettingMeta[] {
     return {
       key,
       category: def.category,
+      label: def.label,
       type: def.type,
       control: controlOf(def),
       unit: def.unit ?? null,

@@ -18,7 +18,10 @@ import { allowEntryProblem } from "../net/outbound.ts";
 import { parseDuration } from "../units/duration.ts";
 import { parseSize } from "../units/size.ts";
 
-/** The categories of the spec's §2.4 table, in its order. */
+/**
+ * The categories of the spec's §2.4 table, in its order, its "Webhooks" in
+ * two as Zipline's server settings pages have them (HTTP and Discord).
+ */
 export const CATEGORIES = [
   "Core",
   "Chunked uploads",
@@ -31,7 +34,8 @@ export const CATEGORIES = [
   "OAuth",
   "MFA",
   "Rate limiting",
-  "Webhooks",
+  "HTTP webhooks",
+  "Discord webhooks",
   "PWA",
   "Domains",
 ] as const;
@@ -80,15 +84,17 @@ export const MASK = "********";
 
 /** The description of one setting. */
 export interface SettingDef<T = unknown> extends SettingFlags {
-  /** Category, as in the spec's §2.4 table. */
+  /** Category, as Zipline's server settings pages group them. */
   category: Category;
+  /** What a person reads beside the field ("Return HTTPS URLs"); the key stays the name. */
+  label: string;
   /** How its environment variable is read. */
   type: SettingType;
   /** Validates (and normalises) a value. */
   schema: z.ZodType<T>;
   /** The value until one is written. */
   default: T;
-  /** What it does, for the API document and docs/settings.md. */
+  /** What it does, for the API document, docs/settings.md and the form's help text. */
   description: string;
 }
 
@@ -242,6 +248,7 @@ const embed = () =>
 /** The key builders of one category. */
 function category(name: Category) {
   const make = <S extends z.ZodType>(
+    label: string,
     type: SettingType,
     schema: S,
     value: z.output<S>,
@@ -249,6 +256,7 @@ function category(name: Category) {
     flags: SettingFlags = {},
   ): SettingDef<z.output<S>> => ({
     category: name,
+    label,
     type,
     schema: schema as z.ZodType<z.output<S>>,
     default: value,
@@ -256,24 +264,36 @@ function category(name: Category) {
     ...flags,
   });
   return {
-    boolean: (value: boolean, description: string, flags?: SettingFlags) =>
-      make("boolean", z.boolean(), value, description, flags),
-    integer: (min: number, max: number, value: number, description: string, f?: SettingFlags) =>
-      make("integer", int(min, max), value, description, f),
+    boolean: (label: string, value: boolean, description: string, flags?: SettingFlags) =>
+      make(label, "boolean", z.boolean(), value, description, flags),
+    integer: (
+      label: string,
+      min: number,
+      max: number,
+      value: number,
+      description: string,
+      f?: SettingFlags,
+    ) => make(label, "integer", int(min, max), value, description, f),
     string: <S extends z.ZodType>(
+      label: string,
       schema: S,
       value: z.output<S>,
       description: string,
       flags?: SettingFlags,
-    ) => make("string", schema, value, description, flags),
-    list: <S extends z.ZodType>(item: S, description: string, flags?: SettingFlags) =>
-      make("list", list(item), [] as z.output<S>[], description, flags),
+    ) => make(label, "string", schema, value, description, flags),
+    list: <S extends z.ZodType>(
+      label: string,
+      item: S,
+      description: string,
+      flags?: SettingFlags,
+    ) => make(label, "list", list(item), [] as z.output<S>[], description, flags),
     json: <S extends z.ZodType>(
+      label: string,
       schema: S,
       value: z.output<S>,
       description: string,
       flags?: SettingFlags,
-    ) => make("json", schema, value, description, flags),
+    ) => make(label, "json", schema, value, description, flags),
   };
 }
 
@@ -288,12 +308,14 @@ const website = category("Website");
 const oauth = category("OAuth");
 const mfa = category("MFA");
 const ratelimit = category("Rate limiting");
-const webhooks = category("Webhooks");
+const webhooks = category("HTTP webhooks");
+const chat = category("Discord webhooks");
 const pwa = category("PWA");
 const domains = category("Domains");
 
-const task = (value: string, what: string) =>
+const task = (label: string, value: string, what: string) =>
   tasks.string(
+    label,
     optional(duration(MAX_TIMER_MS)),
     value,
     `How often to ${what}; null turns it off.`,
@@ -303,31 +325,40 @@ const task = (value: string, what: string) =>
 /** What every outbound URL's description says of where it may point. */
 const INSIDE_NOTE = " Refused when it points (or resolves, or redirects) to a loopback, private, " +
   "link-local or metadata address, unless webhooksAllowedHosts names it.";
-const secretUrl = (description: string, alias?: string) =>
-  webhooks.string(optional(url()), null, description + INSIDE_NOTE, { secret: true, alias });
-const text = (description: string, alias?: string) =>
-  webhooks.string(optional(z.string().max(2000)), null, description, { alias });
-const avatarUrl = (description: string, alias?: string) =>
-  webhooks.string(optional(url()), null, description, { alias });
-const embedOf = (what: string, alias?: string) =>
-  webhooks.json(embed(), null, `Embed for ${what}; null sends none.`, { alias });
-
-const clientId = (provider: string) =>
-  oauth.string(optional(z.string().trim().max(500)), null, `${provider} OAuth client id.`);
-const clientSecret = (provider: string) =>
-  oauth.string(optional(z.string().trim().max(500)), null, `${provider} OAuth client secret.`, {
+const secretUrl = (label: string, description: string, alias?: string, inChat = !!alias) =>
+  (inChat ? chat : webhooks).string(label, optional(url()), null, description + INSIDE_NOTE, {
     secret: true,
+    alias,
   });
-const redirect = (provider: string, name: string) =>
+const text = (label: string, description: string, alias?: string) =>
+  chat.string(label, optional(z.string().max(2000)), null, description, { alias });
+const avatarUrl = (label: string, description: string, alias?: string) =>
+  chat.string(label, optional(url()), null, description, { alias });
+const embedOf = (label: string, what: string, alias?: string) =>
+  chat.json(label, embed(), null, `Embed for ${what}; null sends none.`, { alias });
+
+const clientId = (label: string, provider: string) =>
+  oauth.string(label, optional(z.string().trim().max(500)), null, `${provider} OAuth client id.`);
+const clientSecret = (label: string, provider: string) =>
   oauth.string(
+    label,
+    optional(z.string().trim().max(500)),
+    null,
+    `${provider} OAuth client secret.`,
+    { secret: true },
+  );
+const redirect = (label: string, provider: string, name: string) =>
+  oauth.string(
+    label,
     redirectUri(provider),
     null,
     `${name} OAuth redirect URI; null derives it from the request's host.`,
   );
-const oauthUrl = (what: string) =>
-  oauth.string(optional(url()), null, `Generic OIDC provider's ${what} URL.`);
-const discordIds = (what: string) =>
+const oauthUrl = (label: string, what: string) =>
+  oauth.string(label, optional(url()), null, `Generic OIDC provider's ${what} URL.`);
+const discordIds = (label: string, what: string) =>
   oauth.list(
+    label,
     z.string().trim().regex(/^\d+$/, "Discord ID must be a number"),
     `Discord user ids ${what}.`,
   );
@@ -335,25 +366,30 @@ const discordIds = (what: string) =>
 /** Every setting, by key. */
 export const REGISTRY = {
   coreReturnHttpsUrls: core.boolean(
+    "Return HTTPS URLs",
     false,
     "Build returned URLs with https and mark cookies Secure.",
   ),
   coreDefaultDomain: core.string(
+    "Default domain",
     optional(host(true)),
     null,
     "Host (and port) of returned URLs; null uses the request's host.",
   ),
   coreTempDirectory: core.string(
+    "Temporary directory",
     z.string().trim().min(1),
     join(tmpdir(), "ferry"),
     "Existing directory for chunked uploads and exports in progress.",
     { restart: true, path: "directory" },
   ),
   coreTrustProxy: core.boolean(
+    "Trust the proxy",
     false,
     "Take the client IP from X-Forwarded-For (behind a reverse proxy).",
   ),
   coreTrustProxyHops: core.integer(
+    "Trusted proxy hops",
     1,
     16,
     1,
@@ -361,90 +397,154 @@ export const REGISTRY = {
       "is that many entries from the right (the leftmost when the list is shorter).",
   ),
 
-  chunksEnabled: chunks.boolean(true, "Accept chunked (partial) uploads."),
-  chunksMax: chunks.string(size(), "95mb", "Largest total size of a chunked upload.", {
-    unit: "size",
-  }),
-  chunksSize: chunks.string(size(), "25mb", "Size of each chunk clients should send.", {
-    unit: "size",
-  }),
+  chunksEnabled: chunks.boolean("Chunked uploads", true, "Accept chunked (partial) uploads."),
+  chunksMax: chunks.string(
+    "Largest chunked upload",
+    size(),
+    "95mb",
+    "Largest total size of a chunked upload.",
+    {
+      unit: "size",
+    },
+  ),
+  chunksSize: chunks.string(
+    "Chunk size",
+    size(),
+    "25mb",
+    "Size of each chunk clients should send.",
+    {
+      unit: "size",
+    },
+  ),
 
-  tasksDeleteInterval: task("30m", "delete expired files"),
-  tasksClearInvitesInterval: task("30m", "remove expired and used-up invites"),
-  tasksMaxViewsInterval: task("30m", "delete files and URLs past their max views"),
-  tasksThumbnailsInterval: task("30m", "generate missing image and video thumbnails"),
-  tasksMetricsInterval: task("30m", "record instance metrics"),
+  tasksDeleteInterval: task("Delete expired files every", "30m", "delete expired files"),
+  tasksClearInvitesInterval: task(
+    "Clear used-up invites every",
+    "30m",
+    "remove expired and used-up invites",
+  ),
+  tasksMaxViewsInterval: task(
+    "Remove items past their max views every",
+    "30m",
+    "delete files and URLs past their max views",
+  ),
+  tasksThumbnailsInterval: task(
+    "Generate thumbnails every",
+    "30m",
+    "generate missing image and video thumbnails",
+  ),
+  tasksMetricsInterval: task("Record metrics every", "30m", "record instance metrics"),
   tasksCleanThumbnailsInterval: task(
+    "Clean up thumbnails every",
     "1d",
     "remove thumbnails without a file and forget those without bytes",
   ),
 
-  filesRoute: files.string(route(), "/u", "Route files are served under; `/` is allowed."),
-  filesLength: files.integer(1, 64, 6, "Length of random file names."),
+  filesRoute: files.string(
+    "Files route",
+    route(),
+    "/u",
+    "Route files are served under; `/` is allowed.",
+  ),
+  filesLength: files.integer("Random name length", 1, 64, 6, "Length of random file names."),
   filesDefaultFormat: files.string(
+    "Default name format",
     z.enum(["random", "date", "uuid", "name", "gfycat"]),
     "random",
     "Naming format of uploads when the client asks for none.",
   ),
   filesDisabledExtensions: files.list(
+    "Refused extensions",
     extension(),
     "Extensions refused on upload, stored without the leading dot.",
   ),
-  filesMaxFileSize: files.string(size(), "100mb", "Largest file one upload may carry.", {
-    unit: "size",
-  }),
+  filesMaxFileSize: files.string(
+    "Largest file",
+    size(),
+    "100mb",
+    "Largest file one upload may carry.",
+    {
+      unit: "size",
+    },
+  ),
   filesDefaultExpiration: files.string(
+    "Default expiration",
     optional(duration()),
     null,
     "Expiration of uploads that ask for none; null keeps them.",
     { unit: "duration" },
   ),
   filesMaxExpiration: files.string(
+    "Longest expiration",
     optional(duration()),
     null,
     "Longest expiration an upload may ask for; null sets no bound.",
     { unit: "duration" },
   ),
-  filesAssumeMimetypes: files.boolean(false, "Guess a MIME type from the extension when unknown."),
+  filesAssumeMimetypes: files.boolean(
+    "Guess MIME types",
+    false,
+    "Guess a MIME type from the extension when unknown.",
+  ),
   filesDefaultDateFormat: files.string(
+    "Date name format",
     z.string().min(1).max(100),
     "YYYY-MM-DD_HH:mm:ss",
     "Date format of the `date` naming format.",
   ),
-  filesRemoveGpsMetadata: files.boolean(false, "Strip GPS metadata from uploaded images."),
+  filesRemoveGpsMetadata: files.boolean(
+    "Remove GPS metadata",
+    false,
+    "Strip GPS metadata from uploaded images.",
+  ),
   filesRandomWordsNumAdjectives: files.integer(
+    "Adjectives in word names",
     1,
     20,
     2,
     "Adjectives in names of the `gfycat` format.",
   ),
   filesRandomWordsSeparator: files.string(
+    "Word name separator",
     z.string().max(10),
     "-",
     "Separator of words in `gfycat` names.",
   ),
   filesDefaultCompressionFormat: files.string(
+    "Compressed image format",
     optional(z.enum(["jpg", "jpeg", "png", "webp", "jxl"])),
     "jpg",
     "Format compressed images are written in.",
   ),
-  filesDisabledTypes: files.list(mime(), "MIME types refused on upload."),
+  filesDisabledTypes: files.list("Refused MIME types", mime(), "MIME types refused on upload."),
   filesDisabledTypesDefault: files.string(
+    "MIME type of untyped uploads",
     optional(mime()),
     null,
     "MIME type assumed for uploads without one, checked against filesDisabledTypes.",
   ),
   filesMaxFilesPerUpload: files.integer(
+    "Most files per upload",
     1,
     MAX_TIMER_MS,
     1000,
     "Most files one upload request may carry.",
   ),
-  filesExtensionlessUrls: files.boolean(false, "Return file URLs without the extension."),
+  filesExtensionlessUrls: files.boolean(
+    "URLs without the extension",
+    false,
+    "Return file URLs without the extension.",
+  ),
 
-  urlsRoute: urls.string(route(), "/go", "Route short URLs are served under; `/` is allowed."),
-  urlsLength: urls.integer(1, 64, 6, "Length of random short URL codes."),
+  urlsRoute: urls.string(
+    "Short URLs route",
+    route(),
+    "/go",
+    "Route short URLs are served under; `/` is allowed.",
+  ),
+  urlsLength: urls.integer("Short code length", 1, 64, 6, "Length of random short URL codes."),
   urlsExpiredRetention: urls.string(
+    "Expired links kept",
     optional(duration()),
     "7d",
     "How long an expired short URL still answers 410 (its page says it expired) before the " +
@@ -452,55 +552,97 @@ export const REGISTRY = {
     { unit: "duration" },
   ),
 
-  featuresImageCompression: features.boolean(true, "Offer image compression on upload."),
-  featuresRobotsTxt: features.boolean(true, "Serve a robots.txt that disallows crawling."),
-  featuresHealthcheck: features.boolean(true, "Serve GET /api/healthcheck."),
-  featuresUserRegistration: features.boolean(false, "Let anyone create an account."),
-  featuresOauthRegistration: features.boolean(false, "Allow logging in and signing up with OAuth."),
-  featuresDeleteOnMaxViews: features.boolean(true, "Delete files and URLs at their max views."),
+  featuresImageCompression: features.boolean(
+    "Image compression",
+    true,
+    "Offer image compression on upload.",
+  ),
+  featuresRobotsTxt: features.boolean(
+    "robots.txt",
+    true,
+    "Serve a robots.txt that disallows crawling.",
+  ),
+  featuresHealthcheck: features.boolean("Health check", true, "Serve GET /api/healthcheck."),
+  featuresUserRegistration: features.boolean(
+    "User registration",
+    false,
+    "Let anyone create an account.",
+  ),
+  featuresOauthRegistration: features.boolean(
+    "OAuth registration",
+    false,
+    "Allow logging in and signing up with OAuth.",
+  ),
+  featuresDeleteOnMaxViews: features.boolean(
+    "Delete at max views",
+    true,
+    "Delete files and URLs at their max views.",
+  ),
   featuresThumbnailsEnabled: features.boolean(
+    "Thumbnails",
     true,
     "Generate thumbnails of PNG, JPEG and GIF images, and of videos where ffmpeg is installed.",
   ),
   featuresThumbnailsNumberThreads: features.integer(
+    "Thumbnails made at once",
     1,
     64,
     4,
     "Thumbnails made at once (each video one ffmpeg process); read at every pass.",
   ),
   featuresThumbnailsFormat: features.string(
+    "Thumbnail format",
     z.enum(["jpg", "png", "webp"]),
     "jpg",
     "Image format of thumbnails (`webp` needs ffmpeg: without it, images get PNG ones).",
   ),
   featuresThumbnailsInstantaneous: features.boolean(
+    "Thumbnails right after upload",
     false,
     "Generate a thumbnail right after each upload rather than on the task's interval.",
   ),
-  featuresMetricsEnabled: features.boolean(true, "Record and show instance metrics."),
-  featuresMetricsAdminOnly: features.boolean(false, "Show metrics to administrators only."),
+  featuresMetricsEnabled: features.boolean("Metrics", true, "Record and show instance metrics."),
+  featuresMetricsAdminOnly: features.boolean(
+    "Metrics for administrators only",
+    false,
+    "Show metrics to administrators only.",
+  ),
   featuresMetricsShowUserSpecific: features.boolean(
+    "Per-user metrics for everyone",
     false,
     "Show USERs the per-user numbers of the metrics (other users' names with their files, " +
       "storage and views); administrators always see them. Off by default (Zipline: on).",
   ),
   featuresVersionChecking: features.boolean(
+    "Check for new versions",
     false,
     "Ask featuresVersionAPI whether a newer version exists (GET /api/version); off, nothing is asked.",
   ),
   featuresVersionAPI: features.string(
+    "Version service URL",
     optional(url()),
     null,
     "The version service GET /api/version asks while featuresVersionChecking is on; its " +
       "answer is read up to 64 KiB." + INSIDE_NOTE,
   ),
 
-  invitesEnabled: invites.boolean(true, "Let administrators create invites."),
-  invitesLength: invites.integer(1, 64, 6, "Length of invite codes."),
+  invitesEnabled: invites.boolean("Invites", true, "Let administrators create invites."),
+  invitesLength: invites.integer("Invite code length", 1, 64, 6, "Length of invite codes."),
 
-  websiteTitle: website.string(z.string().trim().min(1).max(100), "Ferry", "Site title."),
-  websiteTitleLogo: website.string(optional(url()), null, "URL of a logo shown by the title."),
+  websiteTitle: website.string(
+    "Site title",
+    z.string().trim().min(1).max(100),
+    "Ferry",
+    "Site title.",
+  ),
+  websiteTitleLogo: website.string(
+    "Title logo URL",
+    optional(url()),
+    null,
+    "URL of a logo shown by the title.",
+  ),
   websiteExternalLinks: website.json(
+    "External links",
     json(
       z.array(z.object({ name: z.string().trim().min(1).max(100), url: linkTarget() })).max(50),
     ),
@@ -512,63 +654,96 @@ export const REGISTRY = {
       "server; by default Ferry's own API reference and documentation, which it serves.",
   ),
   websiteLoginBackground: website.string(
+    "Login background URL",
     optional(url()),
     null,
     "URL of the login page's background image.",
   ),
-  websiteLoginBackgroundBlur: website.boolean(true, "Blur the login background."),
+  websiteLoginBackgroundBlur: website.boolean(
+    "Blur the login background",
+    true,
+    "Blur the login background.",
+  ),
   websiteDefaultAvatar: website.string(
+    "Default avatar file",
     optional(z.string().trim().min(1)),
     null,
     "Path of an image file on the server used as the default avatar.",
     { path: "file" },
   ),
   websiteTos: website.string(
+    "Terms of service file",
     optional(z.string().trim().regex(/\.md$/i, "File is not a markdown file")),
     null,
     "Path of a markdown file on the server with the terms of service.",
     { path: "file" },
   ),
-  websiteThemeDefault: website.string(themeId(), "system", "Theme id, or `system`."),
-  websiteThemeDark: website.string(themeId(), "builtin:dark_gray", "Theme used in dark mode."),
-  websiteThemeLight: website.string(themeId(), "builtin:light_gray", "Theme used in light mode."),
+  websiteThemeDefault: website.string(
+    "Default theme",
+    themeId(),
+    "system",
+    "Theme id, or `system`.",
+  ),
+  websiteThemeDark: website.string(
+    "Dark theme",
+    themeId(),
+    "builtin:dark_gray",
+    "Theme used in dark mode.",
+  ),
+  websiteThemeLight: website.string(
+    "Light theme",
+    themeId(),
+    "builtin:light_gray",
+    "Theme used in light mode.",
+  ),
 
   oauthBypassLocalLogin: oauth.boolean(
+    "Skip the login form",
     false,
     "Send the login page straight to the OAuth provider.",
   ),
-  oauthLoginOnly: oauth.boolean(false, "OAuth may log in existing users but not create them."),
-  oauthDiscordClientId: clientId("Discord"),
-  oauthDiscordClientSecret: clientSecret("Discord"),
-  oauthDiscordRedirectUri: redirect("discord", "Discord"),
-  oauthDiscordAllowedIds: discordIds("allowed to log in; empty allows all"),
-  oauthDiscordDeniedIds: discordIds("refused at login"),
-  oauthGoogleClientId: clientId("Google"),
-  oauthGoogleClientSecret: clientSecret("Google"),
-  oauthGoogleRedirectUri: redirect("google", "Google"),
-  oauthGithubClientId: clientId("GitHub"),
-  oauthGithubClientSecret: clientSecret("GitHub"),
-  oauthGithubRedirectUri: redirect("github", "GitHub"),
-  oauthOidcClientId: clientId("Generic OIDC"),
-  oauthOidcClientSecret: clientSecret("Generic OIDC"),
-  oauthOidcAuthorizeUrl: oauthUrl("authorization"),
-  oauthOidcTokenUrl: oauthUrl("token"),
-  oauthOidcUserinfoUrl: oauthUrl("userinfo"),
+  oauthLoginOnly: oauth.boolean(
+    "OAuth logs in existing users only",
+    false,
+    "OAuth may log in existing users but not create them.",
+  ),
+  oauthDiscordClientId: clientId("Discord client ID", "Discord"),
+  oauthDiscordClientSecret: clientSecret("Discord client secret", "Discord"),
+  oauthDiscordRedirectUri: redirect("Discord redirect URI", "discord", "Discord"),
+  oauthDiscordAllowedIds: discordIds(
+    "Discord allowed user IDs",
+    "allowed to log in; empty allows all",
+  ),
+  oauthDiscordDeniedIds: discordIds("Discord denied user IDs", "refused at login"),
+  oauthGoogleClientId: clientId("Google client ID", "Google"),
+  oauthGoogleClientSecret: clientSecret("Google client secret", "Google"),
+  oauthGoogleRedirectUri: redirect("Google redirect URI", "google", "Google"),
+  oauthGithubClientId: clientId("GitHub client ID", "GitHub"),
+  oauthGithubClientSecret: clientSecret("GitHub client secret", "GitHub"),
+  oauthGithubRedirectUri: redirect("GitHub redirect URI", "github", "GitHub"),
+  oauthOidcClientId: clientId("OIDC client ID", "Generic OIDC"),
+  oauthOidcClientSecret: clientSecret("OIDC client secret", "Generic OIDC"),
+  oauthOidcAuthorizeUrl: oauthUrl("OIDC authorization URL", "authorization"),
+  oauthOidcTokenUrl: oauthUrl("OIDC token URL", "token"),
+  oauthOidcUserinfoUrl: oauthUrl("OIDC userinfo URL", "userinfo"),
   oauthOidcIssuerUrl: oauth.string(
+    "OIDC issuer URL",
     optional(url()),
     null,
     "Generic OIDC provider's issuer, whose discovery document gives its endpoints and keys; " +
       "null looks for it above the authorization URL.",
   ),
-  oauthOidcRedirectUri: redirect("oidc", "Generic OIDC"),
+  oauthOidcRedirectUri: redirect("OIDC redirect URI", "oidc", "Generic OIDC"),
 
-  mfaTotpEnabled: mfa.boolean(false, "Let users turn on TOTP codes."),
+  mfaTotpEnabled: mfa.boolean("Two-factor codes (TOTP)", false, "Let users turn on TOTP codes."),
   mfaTotpIssuer: mfa.string(
+    "TOTP issuer",
     z.string().trim().min(1).max(100),
     "Ferry",
     "Issuer shown in authenticator apps.",
   ),
   mfaPasskeysEnabled: mfa.boolean(
+    "Passkeys",
     false,
     "Let users register passkeys and sign in with them. Without mfaPasskeysRpID and " +
       "mfaPasskeysOrigin, both are derived at each ceremony from coreDefaultDomain, else the " +
@@ -576,6 +751,7 @@ export const REGISTRY = {
     { alias: "mfaPasskeys" },
   ),
   mfaPasskeysRpID: mfa.string(
+    "Passkey relying-party ID",
     optional(
       z.string().trim().regex(
         /^[a-zA-Z0-9.-]+$/,
@@ -587,6 +763,7 @@ export const REGISTRY = {
       "name of coreDefaultDomain, else of the request.",
   ),
   mfaPasskeysOrigin: mfa.string(
+    "Passkey origin",
     optional(
       z.string().trim().regex(
         /^https?:\/\/[a-zA-Z0-9.-]+(?::\d+)?(?:\/.*)?$/,
@@ -598,23 +775,43 @@ export const REGISTRY = {
       "the host (and port) of coreDefaultDomain, else of the request.",
   ),
 
-  ratelimitEnabled: ratelimit.boolean(true, "Limit request rates."),
-  ratelimitMax: ratelimit.integer(1, MAX_TIMER_MS, 10, "Requests allowed per window."),
-  ratelimitWindow: ratelimit.integer(1, MAX_TIMER_MS, 60_000, "Window length in milliseconds.", {
-    unit: "ms",
-  }),
-  ratelimitAdminBypass: ratelimit.boolean(true, "Administrators are not limited."),
+  ratelimitEnabled: ratelimit.boolean("Rate limiting", true, "Limit request rates."),
+  ratelimitMax: ratelimit.integer(
+    "Requests per window",
+    1,
+    MAX_TIMER_MS,
+    10,
+    "Requests allowed per window.",
+  ),
+  ratelimitWindow: ratelimit.integer(
+    "Window",
+    1,
+    MAX_TIMER_MS,
+    60_000,
+    "Window length in milliseconds.",
+    {
+      unit: "ms",
+    },
+  ),
+  ratelimitAdminBypass: ratelimit.boolean(
+    "Administrators are not limited",
+    true,
+    "Administrators are not limited.",
+  ),
   ratelimitAllowList: ratelimit.list(
+    "Never limited",
     z.string().trim().min(1).max(500),
     "Keys and IPs that are not limited.",
   ),
 
-  httpWebhookOnUpload: secretUrl("URL POSTed on every upload."),
-  httpWebhookOnShorten: secretUrl("URL POSTed on every shortened URL."),
+  httpWebhookOnUpload: secretUrl("Upload webhook URL", "URL POSTed on every upload."),
+  httpWebhookOnShorten: secretUrl("Shorten webhook URL", "URL POSTed on every shortened URL."),
   httpWebhookOnRequestUpload: secretUrl(
+    "Request upload webhook URL",
     "URL POSTed on every file received through an upload request (besides the upload's own).",
   ),
   httpWebhookSigningSecret: webhooks.string(
+    "Signing secret",
     optional(z.string().trim().min(32).max(200)),
     null,
     "Key that signs HTTP webhook deliveries (x-service-signature); null derives it from the " +
@@ -622,6 +819,7 @@ export const REGISTRY = {
     { secret: true, superadminOnly: true },
   ),
   webhooksAllowedHosts: webhooks.list(
+    "Inside hosts allowed",
     rule(z.string().trim().min(1).max(300), allowEntryProblem),
     "Host names, IP addresses and CIDRs (127.0.0.1, 10.0.0.0/8, hooks.internal) that webhooks " +
       "and the version service may reach although they are inside (loopback, private, " +
@@ -630,64 +828,113 @@ export const REGISTRY = {
     { superadminOnly: true },
   ),
   chatWebhookUrl: secretUrl(
+    "Webhook URL",
     "Chat webhook URL used when an event has none of its own.",
     "discordWebhookUrl",
   ),
   chatUsername: text(
+    "Username",
     "Chat webhook username used when an event has none of its own.",
     "discordUsername",
   ),
   chatAvatarUrl: avatarUrl(
+    "Avatar URL",
     "Chat webhook avatar URL used when an event has none of its own.",
     "discordAvatarUrl",
   ),
-  chatOnUploadWebhookUrl: secretUrl("Chat webhook URL for uploads.", "discordOnUploadWebhookUrl"),
-  chatOnUploadUsername: text("Chat webhook username for uploads.", "discordOnUploadUsername"),
+  chatOnUploadWebhookUrl: secretUrl(
+    "Upload: webhook URL",
+    "Chat webhook URL for uploads.",
+    "discordOnUploadWebhookUrl",
+  ),
+  chatOnUploadUsername: text(
+    "Upload: username",
+    "Chat webhook username for uploads.",
+    "discordOnUploadUsername",
+  ),
   chatOnUploadAvatarUrl: avatarUrl(
+    "Upload: avatar URL",
     "Chat webhook avatar URL for uploads.",
     "discordOnUploadAvatarUrl",
   ),
   chatOnUploadContent: text(
+    "Upload: message",
     "Message text for uploads; template variables allowed.",
     "discordOnUploadContent",
   ),
-  chatOnUploadEmbed: embedOf("uploads", "discordOnUploadEmbed"),
+  chatOnUploadEmbed: embedOf("Upload: embed", "uploads", "discordOnUploadEmbed"),
   chatOnShortenWebhookUrl: secretUrl(
+    "Shorten: webhook URL",
     "Chat webhook URL for shortened URLs.",
     "discordOnShortenWebhookUrl",
   ),
   chatOnShortenUsername: text(
+    "Shorten: username",
     "Chat webhook username for shortened URLs.",
     "discordOnShortenUsername",
   ),
   chatOnShortenAvatarUrl: avatarUrl(
+    "Shorten: avatar URL",
     "Chat webhook avatar URL for shortened URLs.",
     "discordOnShortenAvatarUrl",
   ),
   chatOnShortenContent: text(
+    "Shorten: message",
     "Message text for shortened URLs; template variables allowed.",
     "discordOnShortenContent",
   ),
-  chatOnShortenEmbed: embedOf("shortened URLs", "discordOnShortenEmbed"),
-  chatOnRequestUploadWebhookUrl: secretUrl("Chat webhook URL for files received by requests."),
-  chatOnRequestUploadUsername: text("Chat webhook username for files received by requests."),
+  chatOnShortenEmbed: embedOf("Shorten: embed", "shortened URLs", "discordOnShortenEmbed"),
+  chatOnRequestUploadWebhookUrl: secretUrl(
+    "Request upload: webhook URL",
+    "Chat webhook URL for files received by requests.",
+    undefined,
+    true,
+  ),
+  chatOnRequestUploadUsername: text(
+    "Request upload: username",
+    "Chat webhook username for files received by requests.",
+  ),
   chatOnRequestUploadAvatarUrl: avatarUrl(
+    "Request upload: avatar URL",
     "Chat webhook avatar URL for files received by requests.",
   ),
   chatOnRequestUploadContent: text(
+    "Request upload: message",
     "Message text for files received by requests; template variables allowed " +
       "({request.name}, {request.uploader} besides the upload's).",
   ),
-  chatOnRequestUploadEmbed: embedOf("files received by upload requests"),
+  chatOnRequestUploadEmbed: embedOf(
+    "Request upload: embed",
+    "files received by upload requests",
+  ),
 
-  pwaEnabled: pwa.boolean(false, "Serve a web app manifest."),
-  pwaTitle: pwa.string(z.string().trim().min(1).max(100), "Ferry", "Web app name."),
-  pwaShortName: pwa.string(z.string().trim().min(1).max(50), "Ferry", "Web app short name."),
-  pwaDescription: pwa.string(z.string().trim().max(500), "Ferry", "Web app description."),
-  pwaThemeColor: pwa.string(colour(), "#000000", "Web app theme colour."),
-  pwaBackgroundColor: pwa.string(colour(), "#000000", "Web app background colour."),
+  pwaEnabled: pwa.boolean("Installable web app", false, "Serve a web app manifest."),
+  pwaTitle: pwa.string("App name", z.string().trim().min(1).max(100), "Ferry", "Web app name."),
+  pwaShortName: pwa.string(
+    "App short name",
+    z.string().trim().min(1).max(50),
+    "Ferry",
+    "Web app short name.",
+  ),
+  pwaDescription: pwa.string(
+    "App description",
+    z.string().trim().max(500),
+    "Ferry",
+    "Web app description.",
+  ),
+  pwaThemeColor: pwa.string("Theme colour", colour(), "#000000", "Web app theme colour."),
+  pwaBackgroundColor: pwa.string(
+    "Background colour",
+    colour(),
+    "#000000",
+    "Web app background colour.",
+  ),
 
-  domains: domains.list(host(), "Extra host names users may choose for their file URLs."),
+  domains: domains.list(
+    "Domains",
+    host(),
+    "Extra host names users may choose for their file URLs.",
+  ),
 };
 
 /** A settings key. */

@@ -14,7 +14,7 @@ export interface AppPageProps {
   title: string;
   /** The page's path, marked in the navigation. */
   path: string;
-  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `folders`, `folder`, `tags`, and those of `admin_pages.ts`. */
+  /** The component `client/main.tsx` mounts: `home`, `upload`, `files`, `urls`, `account`, `security`, `folders`, `folder`, `tags`, and those of `admin_pages.ts`. */
   page: string;
   /** What the page needs to know of the server (`client/config.ts`). */
   config: Record<string, unknown>;

@@ -23,7 +23,7 @@ import { fileOnView } from "../../core/files/serve.ts";
 import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
 import { loginChoices } from "../../core/oauth/providers.ts";
-import { listPasskeys, passkeyView, relyingPartyOf } from "../../core/passkeys.ts";
+import { relyingPartyOf } from "../../core/passkeys.ts";
 import { resolveUrlPage } from "../../core/urls.ts";
 import { visitOf } from "../../core/url_rules.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
@@ -53,7 +53,6 @@ import { SetupPage } from "./setup.tsx";
 import { themeAsset } from "./theme_css.ts";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
-import { SecurityPage } from "./security.tsx";
 import { FileNotFoundPage, ViewPage } from "./view.tsx";
 import { UrlPasswordPage } from "./url_password.tsx";
 import { SharePage } from "./shared.tsx";
@@ -351,24 +350,7 @@ export const webRoutes = new Hono<AppEnv>()
   .get("/folder/:id", publicFolderPage)
   .get("/request/:code", uploadRequestPage)
   .get("/dashboard/requests", (c) => appPage(c, "requests", "Upload requests"))
-  .get("/dashboard/security", async (c) => {
-    const user = await sessionUser(c);
-    if (!user) return c.redirect(await signInPath(c), 302);
-    const s = c.var.services;
-    const passkeys = relyingPartyOf(s) ? (await listPasskeys(s, user)).map(passkeyView) : null;
-    return page(
-      c,
-      <SecurityPage
-        site={s.settings.get("websiteTitle")}
-        totpAvailable={s.settings.get("mfaTotpEnabled")}
-        totpEnabled={user.totpSecret !== null}
-        passkeys={passkeys}
-        hasPassword={user.password !== null}
-      />,
-      200,
-      user,
-    );
-  })
+  .get("/dashboard/security", (c) => appPage(c, "security", "Security"))
   .get("/view/url/:id", async (c) => {
     const s = c.var.services;
     const id = storable(c.req.param("id"));

@@ -662,9 +662,19 @@ apiTest(
     );
     assert.equal(byKey.get("chatUsername")!.alias, "discordUsername");
     assert.equal(res.body.categories[0], "Core");
+    // Zipline's pages: the webhooks in two, HTTP and Discord.
+    assert.ok(res.body.categories.includes("HTTP webhooks"));
+    assert.equal(byKey.get("chatOnUploadEmbed")!.category, "Discord webhooks");
+    assert.equal(byKey.get("httpWebhookOnUpload")!.category, "HTTP webhooks");
+    // Every key has a label of its own within its category, for people.
+    const labels = [...byKey.values()].map((m) => `${m.category}: ${m.label}`);
+    assert.ok([...byKey.values()].every((m) => typeof m.label === "string" && m.label !== ""));
+    assert.equal(new Set(labels).size, labels.length, "labels are distinct in a category");
+    assert.equal(byKey.get("coreReturnHttpsUrls")!.label, "Return HTTPS URLs");
     assert.deepEqual(byKey.get("filesMaxFileSize"), {
       key: "filesMaxFileSize",
       category: "Files",
+      label: "Largest file",
       type: "string",
       control: "size",
       unit: "size",

@@ -7,6 +7,7 @@ import {
   sharexUrls,
   UPLOADER_TOOLS,
   uploaderConfig,
+  urlScript,
 } from "../../client/uploader_configs.ts";
 
 const target = { origin: "https://files.example", token: "tok'en", name: "Ferry" };
@@ -63,4 +64,37 @@ Deno.test("each tool's key holds only the scope its requests need", () => {
     assert.equal(spec.scope, posts, tool);
   }
   assert.equal(UPLOADER_TOOLS["sharex-urls"].scope, "urls:write");
+});
+
+Deno.test("the scripts copy the link with each platform's tool, or only print it", () => {
+  const script = (clipboard?: "x11" | "wayland" | "macos" | "echo") =>
+    uploaderConfig("script-files", target, {}, { clipboard });
+  assert.match(script(), /\| xclip -selection clipboard\n/);
+  assert.match(script("x11"), /\| xclip -selection clipboard\n/);
+  assert.match(script("wayland"), /\| wl-copy\n/);
+  assert.match(script("macos"), /\| pbcopy\n/);
+  assert.doesNotMatch(script("echo"), /xclip|wl-copy|pbcopy/);
+  assert.match(script("echo"), /printf '%s\\n' "\$link"\n$/);
+});
+
+Deno.test("Flameshot on another Wayland compositor poses as Sway, as Zipline's script does", () => {
+  const other = flameshotScript(target, {}, { clipboard: "wayland", otherCompositor: true });
+  assert.match(other, /^export XDG_CURRENT_DESKTOP=sway/m);
+  const mac = flameshotScript(target, {}, { clipboard: "macos", otherCompositor: true });
+  assert.doesNotMatch(mac, /XDG_CURRENT_DESKTOP/);
+});
+
+Deno.test("the URL script posts JSON to /api/user/urls with only the options URLs take", () => {
+  const script = urlScript(target, { maxViews: "3", format: "uuid", originalName: true });
+  assert.ok(script.includes("'https://files.example/api/user/urls'"));
+  assert.ok(script.includes("-H 'x-service-max-views: 3'"));
+  assert.ok(!script.includes("x-service-format") && !script.includes("original-name"));
+  assert.ok(script.includes("-H 'content-type: application/json'"));
+  assert.ok(script.includes(`-d "{\\"destination\\":\\"$escaped\\"}"`), script);
+});
+
+Deno.test("ShareX for Xshare reads the answer as $json:…$", () => {
+  const sxcu = JSON.parse(sharexFiles(target, {}, { xshare: true }));
+  assert.equal(sxcu.URL, "$json:files[0].url$");
+  assert.equal(sxcu.ErrorMessage, "$json:error$");
 });

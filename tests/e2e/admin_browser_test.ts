@@ -199,18 +199,19 @@ async function settingsJourney({ browser, origin, kind }: JourneyContext) {
   await page.getByRole("link", { name: "Server settings" }).click();
   await page.waitForURL(`${origin}/dashboard/admin/settings`);
   const form = page.getByRole("form", { name: "Server settings" });
-  await form.getByRole("heading", { name: "Chunked uploads" }).waitFor();
+  await form.getByRole("heading", { name: "Core" }).waitFor();
   await screenshots(page, "admin-settings", kind);
 
-  // A key the environment pins is read-only, naming its variable.
-  const pinned = form.getByLabel("ratelimitEnabled", { exact: true });
+  // A key the environment pins is read-only, naming its variable (in its category's tab).
+  await form.getByRole("tab", { name: "Rate limiting" }).click();
+  const pinned = form.getByRole("switch", { name: "Rate limiting", exact: true });
   assert.equal(await pinned.isDisabled(), true);
   await form.getByText("SERVICE_RATELIMIT_ENABLED").waitFor();
 
   // Search over keys and descriptions.
   await form.getByLabel("Search settings").fill("site title");
-  await form.getByRole("heading", { name: "Chunked uploads" }).waitFor({ state: "detached" });
-  const title = form.getByLabel("websiteTitle", { exact: true });
+  await form.getByRole("heading", { name: "Rate limiting" }).waitFor({ state: "detached" });
+  const title = form.getByLabel("Site title", { exact: true });
   await title.fill("Harbor");
   const sent = page.waitForRequest((r) => r.method() === "PATCH");
   await form.getByRole("button", { name: "Save 1 changed" }).click();
@@ -219,11 +220,12 @@ async function settingsJourney({ browser, origin, kind }: JourneyContext) {
 
   // An invalid value: the server's message beside its field, nothing saved.
   await form.getByLabel("Search settings").fill("");
-  const size = form.getByLabel("filesMaxFileSize", { exact: true });
+  await form.getByRole("tab", { name: "Files", exact: true }).click();
+  const size = form.getByLabel("Largest file", { exact: true });
   await size.fill("lots");
   await form.getByRole("button", { name: "Save 1 changed" }).click();
   const field = form.locator(".setting", {
-    has: page.getByLabel("filesMaxFileSize", { exact: true }),
+    has: page.getByLabel("Largest file", { exact: true }),
   });
   await field.getByRole("alert").filter({ hasText: "must be a size" }).waitFor();
   await size.scrollIntoViewIfNeeded();

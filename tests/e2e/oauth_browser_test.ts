@@ -81,7 +81,7 @@ Deno.test({
       await page.waitForURL(`${origin}/dashboard`);
       assert.equal(await page.locator("#signed-in-as").textContent(), "alice");
 
-      await page.goto(`${origin}/dashboard/settings`);
+      await page.goto(`${origin}/dashboard/security`);
       const card = page.locator("section", {
         has: page.getByRole("heading", { name: "Linked accounts" }),
       });
@@ -110,7 +110,7 @@ Deno.test({
 
       await context.clearCookies(); // the provider's too: it shares the host
       await signIn(page, origin);
-      await page.goto(`${origin}/dashboard/settings`);
+      await page.goto(`${origin}/dashboard/security`);
       await page.getByRole("button", { name: "Link OpenID Connect" }).click();
       await atProvider(page, "alice");
       await page.getByText("This OpenID Connect account is linked to another user").waitFor();

@@ -1,6 +1,8 @@
-// Ferry's pages for people: first-run setup, sign-in, security, a file's
-// page, short-URL passwords, and the signed-in shell (its menus, the version). Plain browser JavaScript, served by Ferry itself; no framework, no
-// build step. Each part starts when its elements are on the page.
+// Ferry's pages for people: first-run setup, sign-in (with a passkey), a
+// file's page, short-URL passwords, and the signed-in shell (its menus, the
+// version); the dashboard's pages themselves are the Preact bundle. Plain
+// browser JavaScript, served by Ferry itself; no framework, no build step.
+// Each part starts when its elements are on the page.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -159,70 +161,6 @@ on($("logout"), "click", async () => {
   await api("POST", "/api/auth/logout");
   location.assign("/auth/login");
 });
-
-// Security page: every change sends the current password typed at the top, when one was typed
-// (a sign-in moments ago is proof without it, and a valid code turns TOTP off on its own).
-const proof = () =>
-  $("current-password")?.value ? { currentPassword: $("current-password").value } : {};
-
-// Security page: TOTP.
-let totpSecret = null;
-on($("totp-setup"), "click", async () => {
-  const setup = await api("GET", "/api/user/mfa/totp");
-  totpSecret = setup.secret;
-  $("totp-qr").src = setup.qrcode;
-  $("totp-secret").textContent = setup.secret;
-  $("totp-enroll").hidden = false;
-  $("totp-setup").hidden = true;
-  $("totp-code").focus();
-});
-
-on($("totp-enable"), "submit", async () => {
-  await api("POST", "/api/user/mfa/totp", {
-    code: $("totp-code").value.trim(),
-    secret: totpSecret,
-    ...proof(),
-  });
-  location.reload();
-});
-
-on($("totp-disable"), "submit", async () => {
-  await api("DELETE", "/api/user/mfa/totp", {
-    code: $("totp-disable-code").value.trim(),
-    ...proof(),
-  });
-  location.reload();
-});
-
-// Security page: passkeys.
-on($("passkey-add"), "submit", async () => {
-  const options = await api("GET", "/api/user/mfa/passkey/options");
-  const credential = await navigator.credentials.create({
-    publicKey: {
-      ...options,
-      challenge: fromBase64url(options.challenge),
-      user: { ...options.user, id: fromBase64url(options.user.id) },
-      excludeCredentials: withIds(options.excludeCredentials),
-    },
-  });
-  const name = $("passkey-name").value.trim();
-  await api("POST", "/api/user/mfa/passkey", {
-    response: credentialJson(credential),
-    name,
-    ...proof(),
-  });
-  location.reload();
-});
-
-for (const button of document.querySelectorAll("[data-remove-passkey]")) {
-  on(button, "click", async () => {
-    await api("DELETE", "/api/user/mfa/passkey", {
-      id: button.dataset.removePasskey,
-      ...proof(),
-    });
-    location.reload();
-  });
-}
 
 // File page: the password of a protected file, then the page again with its cookie.
 const filePassword = $("file-password-form");
