@@ -9,10 +9,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ApiFile } from "../api.ts";
 import { formatBytes, formatDate } from "../format.ts";
-import { highlight, languageOf } from "../highlight.ts";
 import { Icon } from "../icons.tsx";
 import { Field } from "./field.tsx";
 import { LinkTools } from "./link_tools.tsx";
+import { TextView } from "./text_view.tsx";
 import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
 
 /** The owner's address of the file's bytes. */
@@ -20,7 +20,7 @@ function rawPath(file: ApiFile): string {
   return `/api/user/files/${encodeURIComponent(file.id)}/raw`;
 }
 
-/** The first 64 KiB of a text file, for the preview, highlighted where it is code. */
+/** The first 64 KiB of a text file, highlighted where it is code, Markdown rendered. */
 function TextPreview({ file }: { file: ApiFile }) {
   const [text, setText] = useState<string | null>(null);
   useEffect(() => {
@@ -28,15 +28,10 @@ function TextPreview({ file }: { file: ApiFile }) {
       .then((res) => res.text()).then(setText, () => setText(null));
   }, [file.id]);
   if (text === null) return <p class="muted">Loading…</p>;
-  const language = languageOf(file.originalName ?? file.name, file.type);
-  if (language === null) return <pre class="text-preview" tabIndex={0}>{text}</pre>;
   return (
-    <pre
-      class="text-preview hljs"
-      tabIndex={0}
-      aria-label={`${language} code`}
-      // highlight.js escapes the text; its own spans are the only markup.
-      dangerouslySetInnerHTML={{ __html: highlight(text, language) }}
+    <TextView
+      label={`Text of ${file.name}`}
+      source={{ text, name: file.originalName ?? file.name, type: file.type }}
     />
   );
 }

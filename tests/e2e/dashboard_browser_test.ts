@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import {
   browserTestOnStores,
   openUserMenu,
@@ -19,31 +19,12 @@ import {
   signIn,
   watchProblems,
 } from "../helpers/browser.ts";
+import { drop, uploadedLink } from "../helpers/dashboard.ts";
 import { redSquare } from "../helpers/images.ts";
 import type { StoreKind } from "../helpers/stores.ts";
 
 /** Chunks of 64 KiB, so a 320 KiB file takes five requests. */
 const CHUNK = 64 * 1024;
-
-/** Drops `files` (name → text) on the page, as a drag from the desktop would. */
-async function drop(page: Page, files: Record<string, string>): Promise<void> {
-  await page.evaluate(`(() => {
-    const data = new DataTransfer();
-    for (const [name, text] of Object.entries(${JSON.stringify(files)})) {
-      data.items.add(new File([text], name, { type: "text/plain" }));
-    }
-    const zone = document.querySelector("[aria-label='Upload files']");
-    zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
-    zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-  })()`);
-}
-
-/** The link shown for an uploaded file, once the upload finished. */
-async function uploadedLink(page: Page, name: string): Promise<string> {
-  const field = page.getByLabel(`Link to ${name}`, { exact: true });
-  await field.waitFor({ timeout: 30_000 });
-  return await field.inputValue();
-}
 
 async function journey(browser: Browser, origin: string, kind: StoreKind, dir: string) {
   await setupAdmin(origin);
