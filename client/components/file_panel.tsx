@@ -2,23 +2,33 @@
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
 /**
- * One file's panel, a modal dialog: a preview (image, video, audio, text,
- * PDF), its link, and what its owner may change: name, original name,
- * password, max views, tags, folder, favourite; and delete.
+ * One file's panel, a modal dialog: a preview (image, video, audio, PDF,
+ * text highlighted, Markdown rendered), its link and its raw link to copy,
+ * and what its owner may change: favourite, name, original name, type,
+ * password, max views, tags, folder (a new one made in place); and delete.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type ApiFile } from "../api.ts";
+import {
+  type ApiFile,
+  changeFile,
+  changeFiles,
+  deleteFile,
+  listTags,
+  publicRawUrl,
+  rawUrl,
+  removeFromFolder,
+  type Tag,
+} from "../api/files.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { Icon } from "../icons.tsx";
-import { Field } from "./field.tsx";
+import { CopyButton } from "./copy_button.tsx";
+import { FolderPicker } from "./folder_picker.tsx";
 import { LinkTools } from "./link_tools.tsx";
 import { TextView } from "./text_view.tsx";
 import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
 
 /** The owner's address of the file's bytes. */
-function rawPath(file: ApiFile): string {
-  return `/api/user/files/${encodeURIComponent(file.id)}/raw`;
-}
+const rawPath = (file: ApiFile) => rawUrl(file);
 
 /** The first 64 KiB of a text file, highlighted where it is code, Markdown rendered. */
 function TextPreview({ file }: { file: ApiFile }) {
@@ -65,17 +75,6 @@ function Preview({ file }: { file: ApiFile }) {
   );
 }
 
-interface Tag {
-  id: string;
-  name: string;
-  color: string;
-}
-
-interface Folder {
-  id: string;
-  name: string;
-}
-
 /** What the edit form holds. */
 interface Edit {
   name: string;
@@ -83,23 +82,25 @@ interface Edit {
   password: string;
   removePassword: boolean;
   maxViews: string;
+  type: string;
   tags: string[];
   folder: string;
 }
 
 /** The panel of `file`; `onClose` is told whether anything changed. */
 export function FilePanel(
-  { file, onClose }: { file: ApiFile & { tags?: Tag[] }; onClose: (changed: boolean) => void },
+  { file, onClose }: { file: ApiFile; onClose: (changed: boolean) => void },
 ) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [tags, setTags] = useState<Tag[]>([]);
-  const [folders, setFolders] = useState<Folder[]>([]);
+  const [favorite, setFavorite] = useState(file.favorite);
   const [edit, setEdit] = useState<Edit>({
     name: file.name,
     originalName: file.originalName ?? "",
     password: "",
     removePassword: false,
     maxViews: file.maxViews === null ? "" : String(file.maxViews),
+    type: file.type,
     tags: (file.tags ?? []).map((t) => t.id),
     folder: file.folderId ?? "",
   });
@@ -108,8 +109,7 @@ export function FilePanel(
 
   useEffect(() => {
     dialog.current?.showModal();
-    api<Tag[]>("GET", "/api/user/tags").then(setTags, () => {});
-    api<Folder[]>("GET", "/api/user/folders?noincl=true").then(setFolders, () => {});
+    listTags().then(setTags, () => {});
   }, []);
 
   const close = () => {
@@ -119,9 +119,9 @@ export function FilePanel(
   const save = async (event: Event) => {
     event.preventDefault();
     try {
-      const id = encodeURIComponent(file.id);
-      await api("PATCH", `/api/user/files/${id}`, {
+      await changeFile(file.id, {
         ...(edit.name !== file.name ? { name: edit.name } : {}),
+        ...(edit.type.trim() !== file.type ? { type: edit.type.trim() } : {}),
         originalName: edit.originalName.trim() || null,
         maxViews: edit.maxViews === "" ? null : Number(edit.maxViews),
         tags: edit.tags,
@@ -129,17 +129,8 @@ export function FilePanel(
         ...(edit.password ? { password: edit.password } : {}),
       });
       if (edit.folder !== (file.folderId ?? "")) {
-        if (edit.folder) {
-          await api("PATCH", "/api/user/files/transaction", {
-            files: [file.id],
-            folder: edit.folder,
-          });
-        } else {
-          await api("DELETE", `/api/user/folders/${file.folderId}`, {
-            delete: "file",
-            id: file.id,
-          });
-        }
+        if (edit.folder) await changeFiles([file.id], { folder: edit.folder });
+        else if (file.folderId) await removeFromFolder(file.folderId, file.id);
       }
       setChanged(true);
       setError(null);
@@ -159,11 +150,23 @@ export function FilePanel(
     if (!sure) return;
     const deleted = await withToast(
       `Deleted ${file.name}.`,
-      () => api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`),
+      () => deleteFile(file.id),
     );
     if (!deleted) return;
     dialog.current?.close();
     onClose(true);
+  };
+  const toggleFavorite = async () => {
+    const next = !favorite;
+    if (
+      await withToast(
+        next ? "Added to favourites." : "Removed from favourites.",
+        () => changeFile(file.id, { favorite: next }),
+      )
+    ) {
+      setFavorite(next);
+      setChanged(true);
+    }
   };
   const toggleTag = (id: string) =>
     setEdit({
@@ -184,6 +187,16 @@ export function FilePanel(
     >
       <div class="panel-head">
         <h2 id="panel-title">{file.name}</h2>
+        <button
+          type="button"
+          class={favorite ? "icon-button panel-favourite active" : "icon-button panel-favourite"}
+          aria-pressed={favorite}
+          aria-label="Favourite"
+          title="Favourite"
+          onClick={toggleFavorite}
+        >
+          <Icon name="star" />
+        </button>
         <button type="button" class="icon-button" aria-label="Close" onClick={close}>
           <Icon name="close" />
         </button>
@@ -192,8 +205,12 @@ export function FilePanel(
         <div class="panel-preview">
           <Preview file={file} />
           <LinkTools href={new URL(file.url, location.origin).href} name={file.name} />
+          <div class="raw-link">
+            <span class="muted small">Raw: {publicRawUrl(file)}</span>
+            <CopyButton text={publicRawUrl(file)} label={`Copy raw link to ${file.name}`} />
+          </div>
           <div class="button-row">
-            <a class="button" href={`${rawPath(file)}?download=true`} download>
+            <a class="button" href={rawUrl(file, true)} download>
               <Icon name="download" /> Download
             </a>
             <button type="button" class="danger" onClick={remove}>Delete</button>
@@ -229,6 +246,14 @@ export function FilePanel(
             />
           </label>
           <label class="field">
+            <span>Type</span>
+            <input
+              type="text"
+              value={edit.type}
+              onInput={(e) => setEdit({ ...edit, type: e.currentTarget.value })}
+            />
+          </label>
+          <label class="field">
             <span>{file.password ? "New password" : "Password"}</span>
             <input
               type="password"
@@ -256,19 +281,7 @@ export function FilePanel(
               onInput={(e) => setEdit({ ...edit, maxViews: e.currentTarget.value })}
             />
           </label>
-          <Field
-            label="Folder"
-            control={(id) => (
-              <select
-                id={id}
-                value={edit.folder}
-                onChange={(e) => setEdit({ ...edit, folder: e.currentTarget.value })}
-              >
-                <option value="">None</option>
-                {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-              </select>
-            )}
-          />
+          <FolderPicker value={edit.folder} onValue={(v) => setEdit({ ...edit, folder: v })} />
           {tags.length > 0 && (
             <fieldset class="tag-choices">
               <legend>Tags</legend>

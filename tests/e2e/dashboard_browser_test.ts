@@ -19,7 +19,7 @@ import {
   signIn,
   watchProblems,
 } from "../helpers/browser.ts";
-import { drop, uploadedLink } from "../helpers/dashboard.ts";
+import { drop, sendStaged, uploadedLink } from "../helpers/dashboard.ts";
 import { redSquare } from "../helpers/images.ts";
 import type { StoreKind } from "../helpers/stores.ts";
 
@@ -44,6 +44,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("my notes") },
     { name: "todo.txt", mimeType: "text/plain", buffer: Buffer.from("buy milk") },
   ]);
+  // Listed first, then sent with one button.
+  await page.getByRole("button", { name: "Upload 2 files (16 B)" }).click();
   // A text file's link opens its page (as in Zipline); its bytes are under /raw/.
   const notes = await uploadedLink(page, "notes.txt");
   const raw = (link: string) => link.replace("/u/", "/raw/");
@@ -53,12 +55,13 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
 
   // Upload by drop.
   await drop(page, { "dropped.txt": "dropped text" });
+  await sendStaged(page);
   assert.equal(
     await (await fetch(raw(await uploadedLink(page, "dropped.txt")))).text(),
     "dropped text",
   );
   // A snippet of code from the paste area, stored as a file.
-  await page.getByLabel("File name").fill("hello.ts");
+  await page.getByLabel("File name", { exact: true }).fill("hello.ts");
   await page.getByLabel("Text", { exact: true }).fill("const answer: number = 42;\n");
   await page.getByRole("button", { name: "Upload text" }).click();
   const snippet = await uploadedLink(page, "hello.ts");
@@ -80,6 +83,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     } else await route.abort("internetdisconnected");
   });
   await page.getByLabel("Files to upload").setInputFiles(bigPath);
+  await sendStaged(page);
   await page.getByRole("progressbar", { name: "Progress of big.bin" }).waitFor();
   while (chunks < 3) await new Promise((resolve) => setTimeout(resolve, 50));
   await page.unroute("**/api/upload/partial");
@@ -90,6 +94,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     if (request.url().endsWith("/api/upload/partial")) resumed++;
   });
   await page.getByLabel("Files to upload").setInputFiles(bigPath);
+  await sendStaged(page);
   const bigLink = await uploadedLink(page, "big.bin");
   assert.equal(resumed, 3, "only the three missing chunks are sent again");
   const served = new Uint8Array(await (await fetch(bigLink)).arrayBuffer());
@@ -136,8 +141,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   const snippetName = new URL(snippet).pathname.split("/").pop()!;
   await page.getByLabel("Search by name").fill(snippetName);
   await page.getByRole("button", { name: `Details of ${snippetName}` }).click();
-  const code = page.getByRole("dialog").getByLabel("typescript code");
-  await code.locator(".hljs-keyword").first().waitFor();
+  const code = page.getByRole("dialog").getByRole("region", { name: `Text of ${snippetName}` });
+  await code.locator('.code[data-language="typescript"] .hljs-keyword').first().waitFor();
   await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
 
   await page.getByRole("button", { name: "List view" }).click();

@@ -20,3 +20,8 @@ export async function uploadedLink(page: Page, name: string): Promise<string> {
   await field.waitFor({ timeout: 30_000 });
   return await field.inputValue();
 }
+
+/** Sends the files waiting on the upload page ("Upload N files (size)"). */
+export async function sendStaged(page: Page): Promise<void> {
+  await page.getByRole("button", { name: /^Upload \d+ files? \(/ }).click();
+}
