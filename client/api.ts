@@ -1,8 +1,12 @@
 /// <reference lib="dom" />
 /**
  * The dashboard's one way to the server: the same JSON API every other client
- * uses, authenticated by the session cookie the browser sends.
+ * uses, authenticated by the session cookie the browser sends. Answers are
+ * typed from the server's own zod schemas (type-only imports: nothing of the
+ * server reaches the bundle).
  */
+import type { z } from "zod";
+import type { FilePageSchema, FileSchema } from "../routes/files.ts";
 
 /** One validation problem of a 400 answer (`issues`): where (`path`) and what. */
 export interface ApiIssue {
@@ -44,30 +48,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return await res.json() as T;
 }
 
-/** A file as `GET /api/user/files` lists it. */
-export interface ApiFile {
-  id: string;
-  name: string;
-  originalName: string | null;
-  size: number;
-  type: string;
-  views: number;
-  maxViews: number | null;
-  favorite: boolean;
-  password: boolean;
-  /** Served to nobody but the owner (Ferry). */
-  private?: boolean;
-  folderId: string | null;
-  deletesAt: string | null;
-  thumbnail: { path: string } | null;
-  createdAt: string;
-  url: string;
-  tags?: { id: string; name: string; color: string }[];
-}
+/** A file as the API shows it (`FileSchema` of routes/files.ts). */
+export type ApiFile = z.infer<typeof FileSchema>;
 
-/** One page of files. */
-export interface FilePage {
-  page: ApiFile[];
-  total: number;
-  pages: number;
-}
+/** One page of files (`FilePageSchema` of routes/files.ts). */
+export type FilePage = z.infer<typeof FilePageSchema>;

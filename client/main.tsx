@@ -17,7 +17,7 @@ import { AdminTransferPage } from "./pages/admin_transfer.tsx";
 import { AdminWebhooksPage } from "./pages/admin_webhooks.tsx";
 import { AdminSettingsPage } from "./pages/admin_settings.tsx";
 import { AdminUsersPage } from "./pages/admin_users.tsx";
-import { FilesPage } from "./pages/files.tsx";
+import { FilesPage } from "./pages/files/page.tsx";
 import { FoldersPage } from "./pages/folders.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { PublicFolderPage } from "./pages/public_folder.tsx";

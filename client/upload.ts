@@ -9,9 +9,10 @@
  * goes on where it stopped.
  */
 import { ApiFailure } from "./api.ts";
+import { PARTIAL_URL, partialStatusUrl, UPLOAD_URL, type Uploaded } from "./api/upload.ts";
 import { optionHeaders, type UploadOptions } from "./upload_options.ts";
 
-export type { UploadOptions };
+export type { Uploaded, UploadOptions };
 
 /** How far an upload is. */
 export interface Progress {
@@ -21,13 +22,6 @@ export interface Progress {
   speed: number;
   /** Seconds left at that speed (`Infinity` before it is known). */
   secondsLeft: number;
-}
-
-/** A file the server stored. */
-export interface Uploaded {
-  id: string;
-  name: string;
-  url: string;
 }
 
 /** A running upload. */
@@ -180,7 +174,7 @@ async function uploadWhole(
   sending: Sending,
 ): Promise<Uploaded> {
   report(0);
-  const reply = await send("/api/upload", sending.headers, form(file, file.name), report, sending);
+  const reply = await send(UPLOAD_URL, sending.headers, form(file, file.name), report, sending);
   if (reply.status !== 200) throw failure(reply.status, reply.body);
   report(file.size);
   return (reply.body as { files: Uploaded[] }).files[0];
@@ -191,7 +185,7 @@ async function serverStatus(
   identifier: string,
   { anonymous }: Sending,
 ): Promise<PartialStatus | null> {
-  const res = await fetch(`/api/upload/partial/${encodeURIComponent(identifier)}`, {
+  const res = await fetch(partialStatusUrl(identifier), {
     credentials: anonymous ? "omit" : "same-origin",
   });
   return res.ok ? await res.json() as PartialStatus : null;
@@ -262,7 +256,7 @@ async function sendWithRetries(
 ): Promise<unknown> {
   for (let attempt = 0;; attempt++) {
     try {
-      const reply = await send("/api/upload/partial", headers, body, onSent, sending);
+      const reply = await send(PARTIAL_URL, headers, body, onSent, sending);
       if (reply.status === 200) return reply.body;
       if (reply.status < 500 && reply.status !== 429) throw failure(reply.status, reply.body);
       if (attempt >= RETRIES) throw failure(reply.status, reply.body);

@@ -115,6 +115,28 @@ export const REQUEST_CLOSED = errorDoc(
   "`This upload request does not exist or was closed`, `This upload request has expired`",
 );
 
+/** What `POST /api/upload` answers (the dashboard types its uploads with it). */
+export const UploadReplySchema = z.object({
+  files: z.array(z.object({
+    id: z.string(),
+    name: z.string(),
+    type: z.string(),
+    url: z.string(),
+    removedGps: z.literal(true).optional().openapi({
+      description: "GPS data was removed from the image",
+    }),
+    compressed: z.object({
+      mimetype: z.string(),
+      ext: z.string(),
+      failed: z.literal(true).optional(),
+    }).optional().openapi({
+      description: "The image was compressed into this type and extension " +
+        "(`failed`: it did not decode and was stored as it came)",
+    }),
+  })),
+  deletesAt: z.string().optional().openapi({ description: "`never` or an ISO time" }),
+}).openapi("UploadReply");
+
 const upload_ = defineRoute({
   method: "post",
   path: "/upload",
@@ -175,26 +197,7 @@ const upload_ = defineRoute({
       description: "The stored files, or (`no-json`) their URLs separated by commas",
       content: {
         "application/json": {
-          schema: z.object({
-            files: z.array(z.object({
-              id: z.string(),
-              name: z.string(),
-              type: z.string(),
-              url: z.string(),
-              removedGps: z.literal(true).optional().openapi({
-                description: "GPS data was removed from the image",
-              }),
-              compressed: z.object({
-                mimetype: z.string(),
-                ext: z.string(),
-                failed: z.literal(true).optional(),
-              }).optional().openapi({
-                description: "The image was compressed into this type and extension " +
-                  "(`failed`: it did not decode and was stored as it came)",
-              }),
-            })),
-            deletesAt: z.string().optional().openapi({ description: "`never` or an ISO time" }),
-          }).openapi("UploadReply"),
+          schema: UploadReplySchema,
         },
         "text/plain": { schema: z.string() },
       },
@@ -227,6 +230,17 @@ const upload_ = defineRoute({
   },
 });
 
+/** A page of files, `GET /api/user/files` (the dashboard types its list with it). */
+export const FilePageSchema = z.object({
+  page: z.array(FileSchema),
+  total: z.number().int(),
+  pages: z.number().int(),
+  search: z.object({
+    field: z.enum([...FILE_SEARCH_FIELDS, "tags"]),
+    query: z.union([z.string(), z.array(z.string())]),
+  }).optional(),
+}).openapi("FilePage");
+
 const list = defineRoute({
   method: "get",
   path: "/user/files",
@@ -252,15 +266,7 @@ const list = defineRoute({
   },
   responses: {
     200: json(
-      z.object({
-        page: z.array(FileSchema),
-        total: z.number().int(),
-        pages: z.number().int(),
-        search: z.object({
-          field: z.enum([...FILE_SEARCH_FIELDS, "tags"]),
-          query: z.union([z.string(), z.array(z.string())]),
-        }).optional(),
-      }).openapi("FilePage"),
+      FilePageSchema,
       "The page, the number of matching files and of pages",
     ),
     400: errorDoc("`Invalid tag specified`, or a malformed query"),

@@ -46,8 +46,8 @@ const FolderBase = z.object({
   files: z.array(FileSchema).optional().openapi({ description: "Newest first; not with noincl" }),
 });
 
-/** A folder as the API shows it. */
-const FolderSchema = FolderBase.extend({
+/** A folder as the API shows it (the dashboard types its calls with it). */
+export const FolderSchema = FolderBase.extend({
   children: z.array(FolderBase).optional().openapi({ description: "In a single folder's view" }),
 }).openapi("Folder");
 

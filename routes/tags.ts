@@ -12,8 +12,8 @@ import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser as me } from "./env.ts";
 import { IdParam, Timestamp } from "./schemas.ts";
 
-/** A tag as the API shows it, with the ids of its files. */
-const TagSchema = z.object({
+/** A tag as the API shows it, with the ids of its files (the dashboard types its calls with it). */
+export const TagSchema = z.object({
   id: z.string(),
   name: z.string(),
   color: z.string(),

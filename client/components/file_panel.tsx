@@ -2,26 +2,36 @@
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
 /**
- * One file's panel, a modal dialog: a preview (image, video, audio, text,
- * PDF), its link, and what its owner may change: name, original name,
- * password, max views, tags, folder, favourite; and delete.
+ * One file's panel, a modal dialog: a preview (image, video, audio, PDF,
+ * text highlighted, Markdown rendered), its link and its raw link to copy,
+ * and what its owner may change: favourite, name, original name, type,
+ * password, max views, tags, folder (a new one made in place); and delete.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type ApiFile } from "../api.ts";
+import {
+  type ApiFile,
+  changeFile,
+  changeFiles,
+  deleteFile,
+  listTags,
+  publicRawUrl,
+  rawUrl,
+  removeFromFolder,
+  type Tag,
+} from "../api/files.ts";
 import { formatBytes, formatDate } from "../format.ts";
-import { highlight, languageOf } from "../highlight.ts";
 import { Icon } from "../icons.tsx";
-import { Field } from "./field.tsx";
+import { CopyButton } from "./copy_button.tsx";
+import { FolderPicker } from "./folder_picker.tsx";
 import { LinkTools } from "./link_tools.tsx";
+import { TextView } from "./text_view.tsx";
 import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
 
 /** The owner's address of the file's bytes. */
-function rawPath(file: ApiFile): string {
-  return `/api/user/files/${encodeURIComponent(file.id)}/raw`;
-}
+const rawPath = (file: ApiFile) => rawUrl(file);
 
-/** The first 64 KiB of a text file, for the preview, highlighted where it is code. */
+/** The first 64 KiB of a text file, highlighted where it is code, Markdown rendered. */
 function TextPreview({ file }: { file: ApiFile }) {
   const [text, setText] = useState<string | null>(null);
   useEffect(() => {
@@ -29,15 +39,10 @@ function TextPreview({ file }: { file: ApiFile }) {
       .then((res) => res.text()).then(setText, () => setText(null));
   }, [file.id]);
   if (text === null) return <p class="muted">Loading…</p>;
-  const language = languageOf(file.originalName ?? file.name, file.type);
-  if (language === null) return <pre class="text-preview" tabIndex={0}>{text}</pre>;
   return (
-    <pre
-      class="text-preview hljs"
-      tabIndex={0}
-      aria-label={`${language} code`}
-      // highlight.js escapes the text; its own spans are the only markup.
-      dangerouslySetInnerHTML={{ __html: highlight(text, language) }}
+    <TextView
+      label={`Text of ${file.name}`}
+      source={{ text, name: file.originalName ?? file.name, type: file.type }}
     />
   );
 }
@@ -71,17 +76,6 @@ function Preview({ file }: { file: ApiFile }) {
   );
 }
 
-interface Tag {
-  id: string;
-  name: string;
-  color: string;
-}
-
-interface Folder {
-  id: string;
-  name: string;
-}
-
 /** What the edit form holds. */
 interface Edit {
   name: string;
@@ -89,6 +83,7 @@ interface Edit {
   password: string;
   removePassword: boolean;
   maxViews: string;
+  type: string;
   tags: string[];
   folder: string;
   private: boolean;
@@ -96,17 +91,18 @@ interface Edit {
 
 /** The panel of `file`; `onClose` is told whether anything changed. */
 export function FilePanel(
-  { file, onClose }: { file: ApiFile & { tags?: Tag[] }; onClose: (changed: boolean) => void },
+  { file, onClose }: { file: ApiFile; onClose: (changed: boolean) => void },
 ) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [tags, setTags] = useState<Tag[]>([]);
-  const [folders, setFolders] = useState<Folder[]>([]);
+  const [favorite, setFavorite] = useState(file.favorite);
   const [edit, setEdit] = useState<Edit>({
     name: file.name,
     originalName: file.originalName ?? "",
     password: "",
     removePassword: false,
     maxViews: file.maxViews === null ? "" : String(file.maxViews),
+    type: file.type,
     tags: (file.tags ?? []).map((t) => t.id),
     folder: file.folderId ?? "",
     private: file.private === true,
@@ -117,8 +113,7 @@ export function FilePanel(
 
   useEffect(() => {
     dialog.current?.showModal();
-    api<Tag[]>("GET", "/api/user/tags").then(setTags, () => {});
-    api<Folder[]>("GET", "/api/user/folders?noincl=true").then(setFolders, () => {});
+    listTags().then(setTags, () => {});
   }, []);
 
   const close = () => {
@@ -128,9 +123,9 @@ export function FilePanel(
   const save = async (event: Event) => {
     event.preventDefault();
     try {
-      const id = encodeURIComponent(file.id);
-      await api("PATCH", `/api/user/files/${id}`, {
+      await changeFile(file.id, {
         ...(edit.name !== file.name ? { name: edit.name } : {}),
+        ...(edit.type.trim() !== file.type ? { type: edit.type.trim() } : {}),
         originalName: edit.originalName.trim() || null,
         maxViews: edit.maxViews === "" ? null : Number(edit.maxViews),
         tags: edit.tags,
@@ -139,17 +134,8 @@ export function FilePanel(
         ...(edit.password ? { password: edit.password } : {}),
       });
       if (edit.folder !== (file.folderId ?? "")) {
-        if (edit.folder) {
-          await api("PATCH", "/api/user/files/transaction", {
-            files: [file.id],
-            folder: edit.folder,
-          });
-        } else {
-          await api("DELETE", `/api/user/folders/${file.folderId}`, {
-            delete: "file",
-            id: file.id,
-          });
-        }
+        if (edit.folder) await changeFiles([file.id], { folder: edit.folder });
+        else if (file.folderId) await removeFromFolder(file.folderId, file.id);
       }
       setChanged(true);
       setError(null);
@@ -169,11 +155,23 @@ export function FilePanel(
     if (!sure) return;
     const deleted = await withToast(
       `Deleted ${file.name}.`,
-      () => api("DELETE", `/api/user/files/${encodeURIComponent(file.id)}`),
+      () => deleteFile(file.id),
     );
     if (!deleted) return;
     dialog.current?.close();
     onClose(true);
+  };
+  const toggleFavorite = async () => {
+    const next = !favorite;
+    if (
+      await withToast(
+        next ? "Added to favourites." : "Removed from favourites.",
+        () => changeFile(file.id, { favorite: next }),
+      )
+    ) {
+      setFavorite(next);
+      setChanged(true);
+    }
   };
   const toggleTag = (id: string) =>
     setEdit({
@@ -201,6 +199,16 @@ export function FilePanel(
           )}
           {file.name}
         </h2>
+        <button
+          type="button"
+          class={favorite ? "icon-button panel-favourite active" : "icon-button panel-favourite"}
+          aria-pressed={favorite}
+          aria-label="Favourite"
+          title="Favourite"
+          onClick={toggleFavorite}
+        >
+          <Icon name="star" />
+        </button>
         <button type="button" class="icon-button" aria-label="Close" onClick={close}>
           <Icon name="close" />
         </button>
@@ -209,8 +217,12 @@ export function FilePanel(
         <div class="panel-preview">
           <Preview file={file} />
           <LinkTools href={new URL(file.url, location.origin).href} name={file.name} />
+          <div class="raw-link">
+            <span class="muted small">Raw: {publicRawUrl(file)}</span>
+            <CopyButton text={publicRawUrl(file)} label={`Copy raw link to ${file.name}`} />
+          </div>
           <div class="button-row">
-            <a class="button" href={`${rawPath(file)}?download=true`} download>
+            <a class="button" href={rawUrl(file, true)} download>
               <Icon name="download" /> Download
             </a>
             <button type="button" onClick={() => setSharing(true)}>
@@ -255,6 +267,14 @@ export function FilePanel(
             />
           </label>
           <label class="field">
+            <span>Type</span>
+            <input
+              type="text"
+              value={edit.type}
+              onInput={(e) => setEdit({ ...edit, type: e.currentTarget.value })}
+            />
+          </label>
+          <label class="field">
             <span>{file.password ? "New password" : "Password"}</span>
             <input
               type="password"
@@ -290,19 +310,7 @@ export function FilePanel(
               onInput={(e) => setEdit({ ...edit, maxViews: e.currentTarget.value })}
             />
           </label>
-          <Field
-            label="Folder"
-            control={(id) => (
-              <select
-                id={id}
-                value={edit.folder}
-                onChange={(e) => setEdit({ ...edit, folder: e.currentTarget.value })}
-              >
-                <option value="">None</option>
-                {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-              </select>
-            )}
-          />
+          <FolderPicker value={edit.folder} onValue={(v) => setEdit({ ...edit, folder: v })} />
           {tags.length > 0 && (
             <fieldset class="tag-choices">
               <legend>Tags</legend>

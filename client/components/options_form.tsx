@@ -2,97 +2,107 @@
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
 /**
- * The upload options a person may set before dropping files, as Zipline
- * offers them: name format, expiry, password, max views, folder, original
- * name and domain. Kept in a signal so every drop uses what the form shows.
+ * The upload options, every one Zipline offers: expiry (presets up to the
+ * server's maximum), name format, a name of one's own, image compression
+ * (format and quality), max views, folder (and a new one made here),
+ * domain, password, original name; and whether a drop uploads at once.
+ * Kept in a signal every upload reads, and remembered in this browser
+ * (`localStorage`, all but the password) with a "Saved" mark and Clear.
  */
 import { signal } from "@preact/signals";
-import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
 import type { PageConfig } from "../config.ts";
-import type { UploadOptions } from "../upload_options.ts";
-import { Field } from "./field.tsx";
+import {
+  expiryChoices,
+  hasSavedOptions,
+  loadOptions,
+  saveOptions,
+  type UploadOptions,
+} from "../upload_options.ts";
+import { Field, SelectField, TextField } from "./field.tsx";
+import { FolderPicker } from "./folder_picker.tsx";
 
 /** The options the next upload uses. */
 export const uploadOptions = signal<UploadOptions>({});
+/** Whether this browser remembers options. */
+const saved = signal(false);
+let loaded = false;
 
 function set(change: Partial<UploadOptions>): void {
   uploadOptions.value = { ...uploadOptions.value, ...change };
+  saveOptions(localStorage, uploadOptions.value);
+  saved.value = hasSavedOptions(localStorage);
 }
+
+/** Loads the remembered options once per page. */
+function loadOnce(config: PageConfig): void {
+  if (loaded) return;
+  loaded = true;
+  uploadOptions.value = loadOptions(localStorage, config.maxExpirationMs ?? null);
+  saved.value = hasSavedOptions(localStorage);
+}
+
+const COMPRESSION_TYPES = [["jpg", "JPEG"], ["png", "PNG"], ["webp", "WebP"], [
+  "jxl",
+  "JPEG XL",
+]] as const;
 
 /** The options form. */
 export function UploadOptionsForm({ config }: { config: PageConfig }) {
-  const [folders, setFolders] = useState<{ id: string; name: string }[]>([]);
-  useEffect(() => {
-    api<{ id: string; name: string }[]>("GET", "/api/user/folders").then(setFolders, () => {});
-  }, []);
+  loadOnce(config);
   const o = uploadOptions.value;
+  const clear = () => {
+    uploadOptions.value = {};
+    saveOptions(localStorage, {});
+    saved.value = false;
+  };
   return (
     <details class="options">
-      <summary>Upload options</summary>
+      <summary>
+        Upload options
+        {saved.value && <span class="badge" title="Remembered in this browser">Saved</span>}
+      </summary>
       <div class="options-grid">
-        <Field
-          label="Name format"
-          control={(id) => (
-            <select
-              id={id}
-              value={o.format ?? ""}
-              onChange={(e) => set({ format: e.currentTarget.value })}
-            >
-              <option value="">Server default</option>
-              {config.formats.map((f) => <option key={f} value={f}>{f}</option>)}
-            </select>
-          )}
-        />
-        <Field
+        <SelectField
           label="Expires after"
-          control={(id) => (
-            <input
-              id={id}
-              type="text"
-              placeholder="never, 1h, 7d…"
-              value={o.deletesAt ?? ""}
-              onInput={(e) => set({ deletesAt: e.currentTarget.value })}
-            />
-          )}
+          value={o.deletesAt ?? ""}
+          onValue={(v) => set({ deletesAt: v })}
+          options={config.maxExpirationMs
+            ? [["", "Server default"], ...expiryChoices(config.maxExpirationMs)]
+            : expiryChoices(null)}
         />
-        <Field
-          label="Password"
-          control={(id) => (
-            <input
-              id={id}
-              type="password"
-              autoComplete="new-password"
-              value={o.password ?? ""}
-              onInput={(e) => set({ password: e.currentTarget.value })}
-            />
-          )}
+        <SelectField
+          label="Name format"
+          value={o.format ?? ""}
+          onValue={(v) => set({ format: v })}
+          options={[["", "Server default"], ...config.formats.map((f) => [f, f] as const)]}
         />
-        <Field
+        <TextField
+          label="Own file name"
+          type="text"
+          value={o.filename ?? ""}
+          onValue={(v) => set({ filename: v })}
+        />
+        <TextField
+          label="Image quality %"
+          type="number"
+          min={0}
+          value={o.compressionPercent ?? ""}
+          onValue={(v) => set({ compressionPercent: v })}
+        />
+        <SelectField
+          label="Compressed image format"
+          value={o.compressionType ?? ""}
+          onValue={(v) => set({ compressionType: v })}
+          options={[["", "Server default"], ...COMPRESSION_TYPES]}
+        />
+        <TextField
           label="Max views"
-          control={(id) => (
-            <input
-              id={id}
-              type="number"
-              min={0}
-              value={o.maxViews ?? ""}
-              onInput={(e) => set({ maxViews: e.currentTarget.value })}
-            />
-          )}
+          type="number"
+          min={0}
+          value={o.maxViews ?? ""}
+          onValue={(v) => set({ maxViews: v })}
         />
-        <Field
-          label="Folder"
-          control={(id) => (
-            <select
-              id={id}
-              value={o.folder ?? ""}
-              onChange={(e) => set({ folder: e.currentTarget.value })}
-            >
-              <option value="">None</option>
-              {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-            </select>
-          )}
-        />
+        <FolderPicker value={o.folder ?? ""} onValue={(v) => set({ folder: v })} />
         {config.domains.length > 0 && (
           <Field
             label="Domain"
@@ -108,6 +118,13 @@ export function UploadOptionsForm({ config }: { config: PageConfig }) {
             )}
           />
         )}
+        <TextField
+          label="Password (not remembered)"
+          type="password"
+          autocomplete="new-password"
+          value={o.password ?? ""}
+          onValue={(v) => set({ password: v })}
+        />
         <label class="check">
           <input
             type="checkbox"
@@ -116,6 +133,22 @@ export function UploadOptionsForm({ config }: { config: PageConfig }) {
           />
           Keep the original name
         </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={o.uploadOnDrop ?? false}
+            onChange={(e) => set({ uploadOnDrop: e.currentTarget.checked })}
+          />
+          Upload as soon as files are dropped
+        </label>
+      </div>
+      <div class="button-row">
+        <button type="button" onClick={clear} disabled={!saved.value && !o.password}>
+          Clear options
+        </button>
+        <span class="muted small">
+          {saved.value ? "Saved in this browser." : "Options you set are kept in this browser."}
+        </span>
       </div>
     </details>
   );

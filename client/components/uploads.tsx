@@ -18,6 +18,7 @@ import {
   type UploadTask,
 } from "../upload.ts";
 import { LinkTools } from "./link_tools.tsx";
+import { toast } from "./feedback.tsx";
 
 /** One file on its way. */
 interface UploadItem {
@@ -132,12 +133,29 @@ function UploadRow({ item }: { item: UploadItem }) {
   );
 }
 
-/** The list of this page's uploads. */
+/** The list of this page's uploads, and "Copy all links" once some are stored. */
 export function UploadList() {
   if (uploads.value.length === 0) return null;
+  const links = uploads.value.filter((item) => item.state === "done" && item.result)
+    .map((item) => absolute(item.result!.url));
   return (
-    <ul class="uploads" aria-label="Uploads">
-      {uploads.value.map((item) => <UploadRow key={item.key} item={item} />)}
-    </ul>
+    <>
+      {links.length > 0 && (
+        <div class="button-row">
+          <button
+            type="button"
+            onClick={async () => {
+              await navigator.clipboard.writeText(links.join("\n"));
+              toast(`Copied ${links.length} links.`);
+            }}
+          >
+            <Icon name="copy" /> Copy all links
+          </button>
+        </div>
+      )}
+      <ul class="uploads" aria-label="Uploads">
+        {uploads.value.map((item) => <UploadRow key={item.key} item={item} />)}
+      </ul>
+    </>
   );
 }

@@ -17,7 +17,9 @@ import baseScript from "./assets/ferry.js" with { type: "text" };
 import baseStyle from "./assets/ferry.css" with { type: "text" };
 import dashboardScript from "./assets/dashboard.js" with { type: "text" };
 import dashboardStyle from "./assets/dashboard.css" with { type: "text" };
+import textViewScript from "./assets/text_view.js" with { type: "text" };
 import icon from "./assets/icon.svg" with { type: "text" };
+import { CHUNKS } from "./assets/chunks/mod.ts";
 
 /** One static file, ready to send. */
 export interface Asset {
@@ -31,11 +33,15 @@ export interface Asset {
 const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
 
-function asset(name: string, type: string, text: string): [string, Asset] {
+/**
+ * The asset `name` of `text`; `named` when its name already carries a hash of
+ * its content (the bundle's chunks, which the entries import by that name).
+ */
+function asset(name: string, type: string, text: string, named = false): [string, Asset] {
   const body = new TextEncoder().encode(text);
   const hash = createHash("sha256").update(body).digest("hex").slice(0, 12);
   const dot = name.lastIndexOf(".");
-  const hashedName = `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;
+  const hashedName = named ? name : `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;
   return [name, { type, body, gzip: new Uint8Array(gzipSync(body, { level: 9 })), hashedName }];
 }
 
@@ -43,6 +49,8 @@ const BY_NAME = new Map([
   asset("ferry.js", JS, baseScript),
   asset("ferry.css", CSS, baseStyle),
   asset("dashboard.js", JS, dashboardScript),
+  asset("text_view.js", JS, textViewScript),
+  ...CHUNKS.map(([name, text]) => asset(name, JS, text, true)),
   asset("dashboard.css", CSS, dashboardStyle),
   asset("icon.svg", "image/svg+xml", icon),
 ]);

@@ -36,6 +36,7 @@ import { preferencesOf } from "../../core/preferences.ts";
 import { isFirstSetup } from "../../core/setup.ts";
 import { onError } from "../middleware/errors.ts";
 import { parseSize } from "../../core/units/size.ts";
+import { parseDuration } from "../../core/units/duration.ts";
 import { Buffer } from "node:buffer";
 import { type AppEnv, attempter } from "../env.ts";
 import { sessionUser, sessionViewer } from "../session_cookie.ts";
@@ -176,6 +177,7 @@ function pageConfig(c: Context<AppEnv>) {
     domains: settings.get("domains"),
     urlsRoute: settings.get("urlsRoute"),
     site: settings.get("websiteTitle"),
+    maxExpirationMs: parseDuration(settings.get("filesMaxExpiration") ?? ""),
   };
 }
 

@@ -2,7 +2,9 @@
 /**
  * A file's page, `/view/<name>`: its name, size and views, and the file
  * itself (an image, a video, audio, or the start of a text file) with a
- * download link. The bytes always come from `/raw/<name>`, which counts the
+ * download link. A text file is shown by `/assets/text_view.js` (loaded by
+ * this page only): highlighted with line numbers, or Markdown rendered and
+ * sanitised, with a copy button and a link to the raw text. The bytes always come from `/raw/<name>`, which counts the
  * view and checks the password. A protected file first shows a password form;
  * `/assets/ferry.js` sends it to `POST /api/user/files/<id>/password`, whose
  * cookie opens the file when the page reloads.
@@ -11,7 +13,9 @@ import type { FileRecord } from "../../db/files.ts";
 import type { FileEmbed } from "../../core/files/embed.ts";
 import { storedType } from "../../core/files/media_type.ts";
 import { formatSize } from "../../core/units/size.ts";
-import { Layout } from "./layout.tsx";
+import { useContext } from "hono/jsx";
+import { assetPath } from "./assets.ts";
+import { Layout, ScriptNonce } from "./layout.tsx";
 
 /** How many bytes of a text file the page shows. */
 export const TEXT_PREVIEW_BYTES = 256 * 1024;
@@ -70,8 +74,15 @@ export function ViewPage({ site, file, locked, embed, raw: source }: ViewPagePro
   }
   const raw = source ?? `/raw/${encodeURIComponent(file.name)}`;
   const views = file.maxViews === null ? `${file.views}` : `${file.views} of ${file.maxViews}`;
+  const text = storedType(file.type).startsWith("text/");
+  const head = (
+    <>
+      {embed && <CardTags embed={embed} title={shown} />}
+      {text && <TextViewScript />}
+    </>
+  );
   return (
-    <Layout site={site} title={shown} head={embed && <CardTags embed={embed} title={shown} />}>
+    <Layout site={site} title={shown} head={head}>
       <h1 id="file-name">{shown}</h1>
       <div class="card file-preview">
         <Preview file={file} raw={raw} />
@@ -84,11 +95,18 @@ export function ViewPage({ site, file, locked, embed, raw: source }: ViewPagePro
         <dt>Views</dt>
         <dd id="file-views">{views}</dd>
       </dl>
-      <p>
+      <p class="button-row">
         <a id="file-download" class="button" href={`${raw}?download=true`}>Download</a>
+        {text && <a id="file-raw" class="button" href={raw}>Raw</a>}
       </p>
     </Layout>
   );
+}
+
+/** The script of a text file's page, under the response's nonce. */
+function TextViewScript() {
+  const nonce = useContext(ScriptNonce);
+  return <script type="module" src={assetPath("text_view.js")} nonce={nonce} />;
 }
 
 /** The file itself, where a browser can show it without running it. */
@@ -101,9 +119,22 @@ export function Preview({ file, raw }: { file: FileRecord; raw: string }) {
   if (type.startsWith("audio/")) return <audio id="file-audio" src={raw} controls />;
   if (type.startsWith("text/")) {
     return (
-      <pre id="text-preview" data-src={raw} data-limit={TEXT_PREVIEW_BYTES}>
-        Loading…
-      </pre>
+      <>
+        <div class="text-toolbar">
+          <button type="button" id="copy-text" class="button" disabled>Copy text</button>
+          <span id="copy-status" class="muted" role="status" />
+        </div>
+        <div
+          id="text-preview"
+          data-src={raw}
+          data-limit={TEXT_PREVIEW_BYTES}
+          data-name={file.originalName ?? file.name}
+          data-type={type}
+          aria-busy="true"
+        >
+          Loading…
+        </div>
+      </>
     );
   }
   return <p>No preview for this kind of file.</p>;

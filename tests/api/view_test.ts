@@ -43,11 +43,17 @@ apiTest(
     assert.match(html, /<dd id="file-views">0 of 5<\/dd>/);
     assert.match(html, new RegExp(`href="/raw/${png.name}\\?download=true"`));
     assert.doesNotMatch(html, /<script>|style=/);
+    assert.doesNotMatch(html, /text_view/, "the text page's script loads with text files only");
 
     const kinds: [string, RegExp][] = [
       [mp4.name, /<video id="file-video" src="\/raw\/[^"]+" controls/],
       [mp3.name, /<audio id="file-audio" src="\/raw\/[^"]+" controls/],
-      [txt.name, /<pre id="text-preview" data-src="\/raw\/[^"]+" data-limit="262144">/],
+      [
+        txt.name,
+        /<div id="text-preview" data-src="\/raw\/[^"]+" data-limit="262144" data-name="[^"]+" data-type="text\/plain"/,
+      ],
+      [txt.name, /<script type="module" src="\/assets\/text_view\.[0-9a-f]{12}\.js" nonce="/],
+      [txt.name, /<a id="file-raw" class="button" href="\/raw\/[^"]+">Raw<\/a>/],
       [zip.name, /No preview for this kind of file/],
       [svg.name, /No preview for this kind of file/],
     ];
@@ -104,7 +110,7 @@ apiTest("view: a protected file asks for its password; its cookie opens the page
   });
   const cookie = grant.headers.getSetCookie()[0].split(";")[0];
   const open = await (await get(app, `/view/${file.name}`, cookie)).text();
-  assert.match(open, /<pre id="text-preview" data-src="\/raw\//);
+  assert.match(open, /<div id="text-preview" data-src="\/raw\//);
   assert.doesNotMatch(open, /file-password-form/);
   // A text file goes to its page whatever the cookie; an owner who turned text pages off has
   // its bytes served by the files route, which then asks for the cookie or ?pw=.

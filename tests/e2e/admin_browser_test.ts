@@ -18,6 +18,7 @@ import {
   signIn,
   watchProblems,
 } from "../helpers/browser.ts";
+import { sendStaged } from "../helpers/dashboard.ts";
 import { startReceiver } from "../helpers/receiver.ts";
 import { eventually } from "../helpers/wait.ts";
 
@@ -127,10 +128,12 @@ async function usersJourney({ browser, origin, kind }: JourneyContext) {
   await alicePage.getByLabel("Files to upload").setInputFiles([
     { name: "small.txt", mimeType: "text/plain", buffer: Buffer.from("fits") },
   ]);
+  await sendStaged(alicePage);
   await alicePage.getByLabel("Link to small.txt", { exact: true }).waitFor();
   await alicePage.getByLabel("Files to upload").setInputFiles([
     { name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(4096, 120) },
   ]);
+  await sendStaged(alicePage);
   await alicePage.getByRole("alert").filter({ hasText: /exceed your quota/ }).waitFor();
   await aliceContext.close();
 

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
+import { REPO_ROOT, runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
+import { build } from "../../tools/bundle.ts";
 import { redSquare } from "../helpers/images.ts";
 
 Deno.test({
@@ -73,25 +74,24 @@ async function assertCompresses(server: ServerProcess) {
 }
 
 Deno.test({
-  name: "e2e: the committed dashboard bundle is what `deno task bundle` builds from client/",
+  name: "e2e: the committed dashboard bundle and its chunks are what `deno task bundle` builds",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "ferry-client-" });
-    try {
-      const fresh = join(dir, "dashboard.js");
-      const args = ["bundle", "--quiet", "--platform", "browser", "--minify", "client/main.tsx"];
-      const built = await runDeno([...args, "-o", fresh]);
-      assert.equal(built.code, 0, built.output);
-      const committed = await Deno.readTextFile(
-        new URL("../../routes/web/assets/dashboard.js", import.meta.url),
-      );
+    const assets = new URL("../../routes/web/assets/", import.meta.url);
+    const built = await build(REPO_ROOT);
+    const committedChunks = [...Deno.readDirSync(new URL("chunks/", assets))]
+      .map((entry) => `chunks/${entry.name}`).sort();
+    assert.deepEqual(
+      committedChunks,
+      [...built.keys()].filter((name) => name.startsWith("chunks/")).sort(),
+      "routes/web/assets/chunks/ is stale: run `deno task bundle`",
+    );
+    for (const [name, text] of built) {
       assert.ok(
-        committed === await Deno.readTextFile(fresh),
-        "routes/web/assets/dashboard.js is stale: run `deno task bundle`",
+        text === await Deno.readTextFile(new URL(name, assets)),
+        `routes/web/assets/${name} is stale: run \`deno task bundle\``,
       );
-    } finally {
-      await Deno.remove(dir, { recursive: true });
     }
   },
 });

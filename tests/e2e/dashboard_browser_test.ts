@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import {
   browserTestOnStores,
   openUserMenu,
@@ -19,31 +19,12 @@ import {
   signIn,
   watchProblems,
 } from "../helpers/browser.ts";
+import { drop, sendStaged, uploadedLink } from "../helpers/dashboard.ts";
 import { redSquare } from "../helpers/images.ts";
 import type { StoreKind } from "../helpers/stores.ts";
 
 /** Chunks of 64 KiB, so a 320 KiB file takes five requests. */
 const CHUNK = 64 * 1024;
-
-/** Drops `files` (name → text) on the page, as a drag from the desktop would. */
-async function drop(page: Page, files: Record<string, string>): Promise<void> {
-  await page.evaluate(`(() => {
-    const data = new DataTransfer();
-    for (const [name, text] of Object.entries(${JSON.stringify(files)})) {
-      data.items.add(new File([text], name, { type: "text/plain" }));
-    }
-    const zone = document.querySelector("[aria-label='Upload files']");
-    zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
-    zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-  })()`);
-}
-
-/** The link shown for an uploaded file, once the upload finished. */
-async function uploadedLink(page: Page, name: string): Promise<string> {
-  const field = page.getByLabel(`Link to ${name}`, { exact: true });
-  await field.waitFor({ timeout: 30_000 });
-  return await field.inputValue();
-}
 
 async function journey(browser: Browser, origin: string, kind: StoreKind, dir: string) {
   await setupAdmin(origin);
@@ -63,6 +44,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("my notes") },
     { name: "todo.txt", mimeType: "text/plain", buffer: Buffer.from("buy milk") },
   ]);
+  // Listed first, then sent with one button.
+  await page.getByRole("button", { name: "Upload 2 files (16 B)" }).click();
   // A text file's link opens its page (as in Zipline); its bytes are under /raw/.
   const notes = await uploadedLink(page, "notes.txt");
   const raw = (link: string) => link.replace("/u/", "/raw/");
@@ -72,12 +55,13 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
 
   // Upload by drop.
   await drop(page, { "dropped.txt": "dropped text" });
+  await sendStaged(page);
   assert.equal(
     await (await fetch(raw(await uploadedLink(page, "dropped.txt")))).text(),
     "dropped text",
   );
   // A snippet of code from the paste area, stored as a file.
-  await page.getByLabel("File name").fill("hello.ts");
+  await page.getByLabel("File name", { exact: true }).fill("hello.ts");
   await page.getByLabel("Text", { exact: true }).fill("const answer: number = 42;\n");
   await page.getByRole("button", { name: "Upload text" }).click();
   const snippet = await uploadedLink(page, "hello.ts");
@@ -99,6 +83,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     } else await route.abort("internetdisconnected");
   });
   await page.getByLabel("Files to upload").setInputFiles(bigPath);
+  await sendStaged(page);
   await page.getByRole("progressbar", { name: "Progress of big.bin" }).waitFor();
   while (chunks < 3) await new Promise((resolve) => setTimeout(resolve, 50));
   await page.unroute("**/api/upload/partial");
@@ -109,6 +94,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     if (request.url().endsWith("/api/upload/partial")) resumed++;
   });
   await page.getByLabel("Files to upload").setInputFiles(bigPath);
+  await sendStaged(page);
   const bigLink = await uploadedLink(page, "big.bin");
   assert.equal(resumed, 3, "only the three missing chunks are sent again");
   const served = new Uint8Array(await (await fetch(bigLink)).arrayBuffer());
@@ -155,8 +141,8 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   const snippetName = new URL(snippet).pathname.split("/").pop()!;
   await page.getByLabel("Search by name").fill(snippetName);
   await page.getByRole("button", { name: `Details of ${snippetName}` }).click();
-  const code = page.getByRole("dialog").getByLabel("typescript code");
-  await code.locator(".hljs-keyword").first().waitFor();
+  const code = page.getByRole("dialog").getByRole("region", { name: `Text of ${snippetName}` });
+  await code.locator('.code[data-language="typescript"] .hljs-keyword').first().waitFor();
   await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
 
   await page.getByRole("button", { name: "List view" }).click();

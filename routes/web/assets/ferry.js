@@ -170,24 +170,6 @@ on(filePassword, "submit", async () => {
   location.reload();
 });
 
-// File page: the start of a text file, as text (never as markup).
-const textPreview = $("text-preview");
-if (textPreview) {
-  const limit = Number(textPreview.dataset.limit);
-  fetch(textPreview.dataset.src, {
-    credentials: "same-origin",
-    headers: { range: `bytes=0-${limit - 1}` },
-  }).then(async (response) => {
-    if (!response.ok) throw new Error(`The server answered ${response.status}`);
-    const total = Number(response.headers.get("content-range")?.split("/")[1] ?? 0);
-    const text = await response.text();
-    textPreview.textContent = total > limit ? `${text}\n…` : text;
-  }).catch((error) => {
-    textPreview.textContent = "";
-    say(error.message);
-  });
-}
-
 // Pages for visitors: the theme switch goes system → light → dark (the
 // server's light and dark themes), kept in a cookie so the server renders the
 // next page in it at once. Signed in, the theme is the user's own (Account).
