@@ -2,9 +2,10 @@
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
 /**
- * `/dashboard/urls`: shorten a URL (vanity, password, max views, enabled),
- * and the caller's short URLs: search, sort, edit, enable or disable, copy,
- * QR code, delete.
+ * `/dashboard/urls`: shorten a URL (vanity, password, max views, enabled, an
+ * expiry, a destination per device, the query string forwarded), and the
+ * caller's short URLs: search, sort, edit, enable or disable, copy, QR code,
+ * delete.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { type ApiUrl, deleteUrl, listUrls, shortenUrl, updateUrl } from "../api/urls.ts";
@@ -24,7 +25,21 @@ interface UrlForm {
   enabled: boolean;
   /** Editing a URL that has a password: whether to remove it. */
   removePassword: boolean;
+  /** When it stops redirecting, as a `datetime-local` input holds it; `""`: never. */
+  expiresAt: string;
+  /** Destinations by device class; `""`: the URL's own. */
+  ios: string;
+  android: string;
+  desktop: string;
+  forwardQuery: boolean;
 }
+
+/** The devices a URL may send elsewhere, with their labels. */
+const DEVICES = [
+  ["ios", "Link for iPhone and iPad"],
+  ["android", "Link for Android"],
+  ["desktop", "Link for desktops"],
+] as const;
 
 const EMPTY: UrlForm = {
   destination: "",
@@ -33,7 +48,53 @@ const EMPTY: UrlForm = {
   maxViews: "",
   enabled: true,
   removePassword: false,
+  expiresAt: "",
+  ios: "",
+  android: "",
+  desktop: "",
+  forwardQuery: false,
 };
+
+/** `iso` as a `datetime-local` input shows it, in the browser's time zone. */
+function localInput(iso: string | null): string {
+  if (!iso) return "";
+  const at = new Date(iso);
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/** The form's rules as the API takes them (`null` and `{}` clear them). */
+function rulesOf(form: UrlForm) {
+  const deviceDestinations: Partial<Record<typeof DEVICES[number][0], string>> = {};
+  for (const [device] of DEVICES) {
+    const destination = form[device].trim();
+    if (destination) deviceDestinations[device] = destination;
+  }
+  return {
+    expiresAt: form.expiresAt ? new Date(form.expiresAt).toISOString() : null,
+    deviceDestinations,
+    forwardQuery: form.forwardQuery,
+  };
+}
+
+/** The form holding `url` as it is, for its edit. */
+function formOf(url: ApiUrl): UrlForm {
+  return {
+    destination: url.destination,
+    vanity: url.vanity ?? "",
+    password: "",
+    maxViews: url.maxViews === null ? "" : String(url.maxViews),
+    enabled: url.enabled,
+    removePassword: false,
+    expiresAt: localInput(url.expiresAt),
+    ios: url.deviceDestinations?.ios ?? "",
+    android: url.deviceDestinations?.android ?? "",
+    desktop: url.deviceDestinations?.desktop ?? "",
+    forwardQuery: url.forwardQuery,
+  };
+}
+
+/** Whether `url` has any redirect rule beyond its destination. */
+const hasRules = (url: ApiUrl) => url.forwardQuery || url.deviceDestinations !== null;
 
 const SORTS = {
   createdAt: (a: ApiUrl, b: ApiUrl) => b.createdAt.localeCompare(a.createdAt),
@@ -117,9 +178,45 @@ function UrlFields(
         />
         Enabled
       </label>
+      <details class="url-rules grow" open={form.expiresAt !== "" || hasFormRules(form)}>
+        <summary>Expiry and redirect rules</summary>
+        <div class="options-grid">
+          <label class="field">
+            <span>Expires (optional)</span>
+            <input
+              type="datetime-local"
+              value={form.expiresAt}
+              onInput={(e) => set({ ...form, expiresAt: e.currentTarget.value })}
+            />
+          </label>
+          {DEVICES.map(([device, label]) => (
+            <label class="field grow" key={device}>
+              <span>{label} (optional)</span>
+              <input
+                type="url"
+                placeholder="https://"
+                value={form[device]}
+                onInput={(e) => set({ ...form, [device]: e.currentTarget.value })}
+              />
+            </label>
+          ))}
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={form.forwardQuery}
+              onChange={(e) => set({ ...form, forwardQuery: e.currentTarget.checked })}
+            />
+            Forward the visit's query string (?utm_source=…)
+          </label>
+        </div>
+      </details>
     </div>
   );
 }
+
+/** Whether the form gives a device destination or forwards the query. */
+const hasFormRules = (form: UrlForm) =>
+  form.forwardQuery || DEVICES.some(([device]) => form[device] !== "");
 
 /** One row of the list, with its edit form when open. */
 function UrlRow(
@@ -129,6 +226,7 @@ function UrlRow(
   const [error, setError] = useState<string | null>(null);
   const [enabled, setEnabled] = useState(url.enabled);
   const name = url.vanity ?? url.code;
+  const expired = url.expiresAt !== null && Date.parse(url.expiresAt) <= Date.now();
   const save = async (event: Event) => {
     event.preventDefault();
     if (!editing) return;
@@ -138,6 +236,7 @@ function UrlRow(
         vanity: editing.vanity.trim() || null,
         maxViews: editing.maxViews === "" ? null : Number(editing.maxViews),
         enabled: editing.enabled,
+        ...rulesOf(editing),
         ...(editing.removePassword
           ? { password: null }
           : editing.password
@@ -177,6 +276,8 @@ function UrlRow(
       <div class="url-head">
         <strong>{name}</strong>
         {url.password && <Icon name="lock" size={14} />}
+        {hasRules(url) && <span class="badge">rules</span>}
+        {expired && <span class="badge danger">expired</span>}
         <span class="muted url-destination" title={url.destination}>→ {url.destination}</span>
       </div>
       <LinkTools href={shortLink(url, route)} name={name} />
@@ -184,6 +285,8 @@ function UrlRow(
         <span class="muted">
           {url.views} {url.views === 1 ? "visit" : "visits"}
           {url.maxViews !== null && ` of ${url.maxViews}`} · {formatDate(url.createdAt)}
+          {url.expiresAt !== null &&
+            ` · ${expired ? "expired" : "expires"} ${formatDate(url.expiresAt)}`}
         </span>
         <label class="check">
           <input type="checkbox" checked={enabled} onChange={toggle} />
@@ -195,17 +298,7 @@ function UrlRow(
           aria-label={`Edit ${name}`}
           title="Edit"
           aria-expanded={editing !== null}
-          onClick={() =>
-            setEditing(
-              editing ? null : {
-                destination: url.destination,
-                vanity: url.vanity ?? "",
-                password: "",
-                maxViews: url.maxViews === null ? "" : String(url.maxViews),
-                enabled: url.enabled,
-                removePassword: false,
-              },
-            )}
+          onClick={() => setEditing(editing ? null : formOf(url))}
         >
           <Icon name="edit" />
         </button>
@@ -256,11 +349,15 @@ export function UrlsPage({ config }: { config: PageConfig }) {
   const shorten = async (event: Event) => {
     event.preventDefault();
     try {
+      const { expiresAt, deviceDestinations, forwardQuery } = rulesOf(form);
       const body = await shortenUrl({
         destination: form.destination,
         enabled: form.enabled,
         password: form.password,
         maxViews: form.maxViews,
+        ...(expiresAt ? { expiresAt } : {}),
+        ...(Object.keys(deviceDestinations).length ? { deviceDestinations } : {}),
+        ...(forwardQuery ? { forwardQuery } : {}),
         ...(form.vanity.trim() ? { vanity: form.vanity.trim() } : {}),
       });
       setCreated({ url: body.url, name: body.vanity ?? body.code });
