@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import {
   browserTestOnStores,
+  checkAccessibility,
   screenshots,
   setupAdmin,
   signIn,
@@ -48,6 +49,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind) {
   await dialog.getByRole("button", { name: `QR code for ${name}` }).click();
   await dialog.getByRole("img", { name: `QR code of the link to ${name}` }).waitFor();
   await dialog.getByText("0 of 5 views").waitFor();
+  await checkAccessibility(page, "the share dialog");
   await screenshots(page, "share-dialog", kind);
 
   // A stranger: the file's own address is a 404, the link opens it.
@@ -59,6 +61,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind) {
   assert.equal(opened?.status(), 200);
   await visit.getByText("a private note").waitFor();
   await visit.getByRole("link", { name: "Download" }).waitFor();
+  await checkAccessibility(visit, "a share link's page");
   if (kind === "kv") await screenshots(visit, "share-page", kind);
 
   // Revoked, after a confirmation: a 404 at once.
