@@ -69,7 +69,9 @@ export function requestUploadOptions(
   noJson: boolean,
 ): UploadOptions {
   const defaults = parseUploadOptions(() => undefined, settings, now, random, "");
-  return { ...defaults, keepOriginalName: true, noJson, compression: null };
+  // Private: the uploader gets its file's link back, and a request must not become a way to
+  // host files for others; the owner shares what it received as it chooses.
+  return { ...defaults, keepOriginalName: true, noJson, compression: null, private: true };
 }
 
 /**

@@ -208,8 +208,14 @@ apiTest(
     const view = await requestView(app, owner, made.id);
     assert.equal(view.files, 1);
     assert.equal(view.bytes, 11);
+    assert.equal(files[0].private, true, "the request's files are private");
     const raw = await app.request(`/raw/${files[0].name}`);
-    assert.equal(await raw.text(), "hello there");
+    assert.equal(raw.status, 404, "the uploader cannot hand its file's link out");
+    await raw.body?.cancel();
+    const own = await app.request(`/api/user/files/${files[0].id}/raw`, {
+      headers: owner.headers,
+    });
+    assert.equal(await own.text(), "hello there");
   },
 );
 
@@ -484,7 +490,8 @@ apiTest("request uploads on S3: whole and chunked land in the request's folder",
   assert.equal(replies.at(-1)!.status, 200, JSON.stringify(replies.at(-1)!.body));
   const files = await ownerFiles(app, owner, made.folderId);
   assert.equal(files.length, 2);
-  const raw = await app.request(`/raw/${files.find((f: { size: number }) => f.size === 5).name}`);
+  const small = files.find((f: { size: number }) => f.size === 5);
+  const raw = await app.request(`/api/user/files/${small.id}/raw`, { headers: owner.headers });
   assert.equal(await raw.text(), "on s3");
 }, { datasource: "s3" });
 
