@@ -2,7 +2,10 @@
 import { newId } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
 import type { UserRecord, UserStore } from "../../db/users.ts";
-import type { TestApp } from "./app.ts";
+import assert from "node:assert/strict";
+import { startTestApp, type TestApp } from "./app.ts";
+import type { StoreKind } from "./stores.ts";
+import { actor } from "./users.ts";
 import { COUNT_KEYS } from "../../core/transfer/v4.ts";
 
 /** Adds a SUPERADMIN `admin` without a password straight to `store` (no services needed). */
@@ -141,4 +144,21 @@ export async function writeGeneratedV4(path: string, size: GeneratedSize): Promi
   await put("}}");
   await writer.write(encoder.encode(buffer));
   await writer.close();
+}
+
+/**
+ * Imports the v4 `doc` into a fresh instance of `kind` as its SUPERADMIN and
+ * closes it; the import's answer (its status asserted 200).
+ */
+// deno-lint-ignore no-explicit-any
+export async function importIntoFresh(kind: StoreKind, doc: unknown): Promise<any> {
+  const other = await startTestApp(kind);
+  try {
+    const admin = await actor(other, "SUPERADMIN", "admin");
+    const res = await importDoc(other, "v4", doc, admin.headers);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  } finally {
+    await other.close();
+  }
 }
