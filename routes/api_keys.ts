@@ -31,7 +31,7 @@ const ScopeSchema = z.enum(API_KEY_SCOPE_NAMES).openapi("ApiKeyScope", {
 const KeyName = z.string().trim().min(1).max(100).openapi({ example: "ShareX" });
 
 /** A key as lists show it: never the key itself. */
-const ApiKeySchema = z.object({
+export const ApiKeySchema = z.object({
   id: z.string(),
   name: z.string(),
   scopes: z.array(ScopeSchema),
@@ -43,7 +43,7 @@ const ApiKeySchema = z.object({
 }).openapi("ApiKey");
 
 /** The answer to a key's creation: the one time the key is shown. */
-const NewApiKeySchema = ApiKeySchema.extend({
+export const NewApiKeySchema = ApiKeySchema.extend({
   key: z.string().openapi({
     description: "The key, shown this once (the server keeps only its hash). Send it as the " +
       "whole `Authorization` header.",

@@ -2,33 +2,27 @@
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
 /**
- * The account's scoped API keys: the list (name, scopes, dates), a form that
- * makes one with a scope picker (the scopes as the server lists them) and a
- * validity, the new key shown once with a copy button, and revoking one or
- * all (each confirmed).
+ * Scoped API keys: the account's card (the list with name, scopes and dates,
+ * a form that makes one with a scope picker and a validity, the new key shown
+ * once with a copy button, revoking one or all, each confirmed), and the same
+ * list of another user's keys for an administrator ({@link KeyList}).
  */
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import {
+  type ApiKey,
+  createKey,
+  type KeyScope,
+  keyScopes,
+  listKeys,
+  type NewApiKey,
+  revokeAllKeys,
+  revokeKey,
+} from "../api/keys.ts";
 import { formatDate } from "../format.ts";
 import { CopyButton } from "./copy_button.tsx";
 import { SelectField, TextField } from "./field.tsx";
 import { confirmAction, toast, withToast } from "./feedback.tsx";
-
-/** A key as `GET /api/user/keys` lists it (never the key itself). */
-export interface ApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-}
-
-/** The answer to a key's creation: the one time the key is shown. */
-export interface NewApiKey extends ApiKey {
-  key: string;
-}
 
 /** Bumped whenever a key is made elsewhere on the page (the uploader configurations). */
 export const keysChanged = signal(0);
@@ -39,7 +33,7 @@ export async function makeApiKey(
   scopes: string[],
   expiresAt: string | null = null,
 ): Promise<NewApiKey> {
-  const key = await api<NewApiKey>("POST", "/api/user/keys", { name, scopes, expiresAt });
+  const key = await createKey(name, scopes, expiresAt);
   keysChanged.value++;
   return key;
 }
@@ -87,14 +81,14 @@ function NewKeyNotice({ made, onDone }: { made: NewApiKey; onDone: () => void })
 
 /** The form that makes a key. */
 function NewKeyForm({ onMade }: { onMade: (key: NewApiKey) => void }) {
-  const [scopes, setScopes] = useState<{ name: string; allows: string }[]>([]);
+  const [scopes, setScopes] = useState<KeyScope[]>([]);
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>([]);
   const [validity, setValidity] = useState("never");
   const [date, setDate] = useState("");
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api<{ name: string; allows: string }[]>("GET", "/api/user/keys/scopes").then(setScopes);
+    keyScopes().then(setScopes);
   }, []);
   const toggle = (scope: string, on: boolean) =>
     setChosen(on ? [...chosen, scope] : chosen.filter((s) => s !== scope));
@@ -153,16 +147,19 @@ function expiry(key: ApiKey): string {
   return Date.parse(key.expiresAt) <= Date.now() ? `expired ${date}` : date;
 }
 
-/** The API keys card of the account page. */
-export function ApiKeysCard() {
+/**
+ * The keys of `userId` (an administrator's view of `owner`'s keys), or the
+ * caller's own: a table with a Revoke button each, and "Revoke all keys".
+ */
+export function KeyList({ userId, owner }: { userId?: string; owner?: string }) {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
-  const [made, setMade] = useState<NewApiKey | null>(null);
   const [error, setError] = useState<string | null>(null);
   const changed = keysChanged.value;
-  const reload = () => api<ApiKey[]>("GET", "/api/user/keys").then(setKeys);
+  const whose = owner ? `${owner}'s` : "your";
+  const reload = () => listKeys(userId).then(setKeys, (e: Error) => setError(e.message));
   useEffect(() => {
     reload();
-  }, [changed]);
+  }, [changed, userId]);
   const revoke = async (key: ApiKey) => {
     const sure = await confirmAction({
       title: "Revoke this key?",
@@ -172,7 +169,7 @@ export function ApiKeysCard() {
     });
     if (!sure) return;
     try {
-      await api("DELETE", `/api/user/keys/${encodeURIComponent(key.id)}`);
+      await revokeKey(key, userId);
       toast(`Revoked the key “${key.name}”.`);
       await reload();
     } catch (e) {
@@ -181,26 +178,18 @@ export function ApiKeysCard() {
   };
   const revokeAll = async () => {
     const sure = await confirmAction({
-      title: "Revoke every API key?",
+      title: `Revoke every one of ${whose} API keys?`,
       message: "Programs using them stop working at once.",
       confirm: "Revoke all",
       deletion: true,
     });
     if (!sure) return;
-    if (await withToast("Revoked every API key.", () => api("DELETE", "/api/user/keys"))) {
-      await reload();
-    }
+    if (await withToast("Revoked every API key.", () => revokeAllKeys(userId))) await reload();
   };
   return (
-    <section class="card" aria-labelledby="keys-title">
-      <h2 id="keys-title">API keys</h2>
-      <p class="muted">
-        A key does only what its scopes allow and can expire; revoke it without touching your token
-        or other programs. Send it as the whole <code>Authorization</code> header.
-      </p>
-      {made && <NewKeyNotice made={made} onDone={() => setMade(null)} />}
+    <>
       {keys && keys.length > 0 && (
-        <table aria-labelledby="keys-title">
+        <table aria-label={owner ? `API keys of ${owner}` : "API keys"}>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -236,11 +225,27 @@ export function ApiKeysCard() {
           </tbody>
         </table>
       )}
-      {keys?.length === 0 && <p class="muted">No API keys yet.</p>}
+      {keys?.length === 0 && <p class="muted">No API keys{owner ? "" : " yet"}.</p>}
       {error && <p class="error" role="alert">{error}</p>}
       {keys && keys.length > 1 && (
         <button type="button" class="danger" onClick={revokeAll}>Revoke all keys</button>
       )}
+    </>
+  );
+}
+
+/** The API keys card of the account page. */
+export function ApiKeysCard() {
+  const [made, setMade] = useState<NewApiKey | null>(null);
+  return (
+    <section class="card" aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <p class="muted">
+        A key does only what its scopes allow and can expire; revoke it without touching your token
+        or other programs. Send it as the whole <code>Authorization</code> header.
+      </p>
+      {made && <NewKeyNotice made={made} onDone={() => setMade(null)} />}
+      <KeyList />
       <NewKeyForm onMade={setMade} />
     </section>
   );

@@ -9,6 +9,7 @@
  * choices, users it may not manage have their controls disabled, each with
  * the reason.
  */
+import { KeyList } from "../components/api_keys.tsx";
 import { useMemo, useState } from "preact/hooks";
 import {
   type AdminUser,
@@ -326,6 +327,12 @@ function EditUser(
         </div>
       </form>
       {error && <p class="error" role="alert">{error}</p>}
+      <h3 id="user-keys-title">API keys</h3>
+      <p class="muted">
+        Keys {user.username}{" "}
+        made for programs. Revoking one stops it at once; a password change does not.
+      </p>
+      <KeyList userId={user.id} owner={user.username} />
     </section>
   );
 }

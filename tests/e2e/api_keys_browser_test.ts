@@ -3,12 +3,14 @@
  * key with one scope and a validity on the account page, copy it with its
  * button, use it from Deno (an upload passes, a list is refused), see it
  * marked used, download an iShare configuration that holds a key of its own,
- * and revoke the key (confirmed), after which it is refused.
+ * and revoke the key (confirmed), after which it is refused; an administrator
+ * sees another user's keys in that user's edit form and revokes one.
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import {
   browserTestOnStores,
+  checkAccessibility,
   screenshots,
   setupAdmin,
   signIn,
@@ -27,8 +29,59 @@ async function upload(origin: string, authorization: string): Promise<Response> 
   });
 }
 
+/** A USER `bob` made by the admin (`cookie`), with a key of its own; the key. */
+async function bobWithKey(origin: string, cookie: string): Promise<string> {
+  const json = { "content-type": "application/json" };
+  const made = await fetch(`${origin}/api/users`, {
+    method: "POST",
+    headers: { ...json, cookie },
+    body: JSON.stringify({ username: "bob", password: "bob-password", role: "USER" }),
+  });
+  assert.equal(made.status, 200, await made.clone().text());
+  await made.body?.cancel();
+  const login = await fetch(`${origin}/api/auth/login`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ username: "bob", password: "bob-password" }),
+  });
+  assert.equal(login.status, 200);
+  await login.body?.cancel();
+  const bob = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const key = await fetch(`${origin}/api/user/keys`, {
+    method: "POST",
+    headers: { ...json, cookie: bob },
+    body: JSON.stringify({ name: "bob's uploader", scopes: ["files:write"] }),
+  });
+  assert.equal(key.status, 200, await key.clone().text());
+  return (await key.json()).key;
+}
+
+/** The admin revokes bob's key from bob's edit form; the key is refused after. */
+async function adminRevokes(browser: Browser, origin: string, cookie: string, kind: StoreKind) {
+  const key = await bobWithKey(origin, cookie);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await signIn(page, origin);
+  await page.goto(`${origin}/dashboard/admin/users`);
+  await page.getByRole("button", { name: "Edit bob" }).click();
+  const keys = page.getByRole("table", { name: "API keys of bob" });
+  await keys.getByRole("row").filter({ hasText: "bob's uploader" }).waitFor();
+  await checkAccessibility(page, "a user's API keys in the admin's edit form");
+  await screenshots(page, "admin-user-keys", kind);
+  await keys.getByRole("button", { name: "Revoke bob's uploader" }).click();
+  await page.getByRole("dialog", { name: "Revoke this key?" })
+    .getByRole("button", { name: "Revoke", exact: true }).click();
+  await page.getByText("No API keys.").waitFor();
+  const refused = await upload(origin, key);
+  assert.equal(refused.status, 401, "revoked by the admin");
+  await refused.body?.cancel();
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
 async function journey(browser: Browser, origin: string, kind: StoreKind) {
-  await setupAdmin(origin);
+  const cookie = await setupAdmin(origin);
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
     permissions: ["clipboard-read", "clipboard-write"],
@@ -98,6 +151,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind) {
 
   assert.deepEqual(problems, []);
   await context.close();
+  await adminRevokes(browser, origin, cookie, kind);
 }
 
 browserTestOnStores(
