@@ -15,7 +15,7 @@ import type { UploadRequestPatch, UploadRequestRecord } from "../db/upload_reque
 import type { UserRecord } from "../db/users.ts";
 import { newId, randomString } from "./clock.ts";
 import { ApiError, badRequest, notFound } from "./errors.ts";
-import { linkOrigin } from "./links.ts";
+import { linkOrigin, storable } from "./links.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import { type Attempt, tryPassword } from "./password_attempts.ts";
 import { hmac } from "./secrets.ts";
@@ -278,7 +278,8 @@ export async function openRequest(s: Services, pass: RequestPass): Promise<OpenR
 
 /** Request `code` and its owner while it is open; 410 otherwise. */
 async function findOpen(s: Services, code: string): Promise<OpenRequest> {
-  const request = await s.store.uploadRequests.getByCode(code);
+  // A code no store can hold (a NUL byte) names no request.
+  const request = storable(code) === null ? null : await s.store.uploadRequests.getByCode(code);
   if (!request) throw requestClosed();
   if (expired(s, request)) throw requestClosed("This upload request has expired");
   const owner = await s.store.users.getCached(request.userId);

@@ -260,6 +260,7 @@ apiTest(
       themeDark: null,
       themeLight: null,
       warnDeletion: true,
+      privateByDefault: false,
     });
     const themes = await app.json("GET", "/api/server/themes");
     const ids = themes.body.themes.map((t: Theme) => t.id);

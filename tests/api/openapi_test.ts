@@ -32,6 +32,7 @@ const UNDOCUMENTED = new Set([
   "GET /dashboard/tags",
   "GET /dashboard/settings",
   "GET /dashboard/security",
+  "GET /dashboard/requests",
   "GET /dashboard/stats",
   "GET /dashboard/admin/users",
   "GET /dashboard/admin/settings",
@@ -42,6 +43,7 @@ const UNDOCUMENTED = new Set([
   "GET /folder/{id}",
   "GET /view/{name}",
   "GET /view/url/{id}",
+  "GET /request/{code}", // an upload request's public page (routes/web/request_page.tsx)
   "GET /s/{code}", // share links: the page and the bytes (routes/shared_links.ts)
   "GET /s/{code}/raw",
   "HEAD /s/{code}/raw",
