@@ -116,7 +116,7 @@ const CASES: Record<SettingKey, Case> = {
   filesDisabledTypesDefault: { valid: "application/octet-stream", invalid: "binary" },
   filesMaxFilesPerUpload: { valid: 10, invalid: 1.5 },
   filesExtensionlessUrls: B,
-  urlsRoute: { valid: "/s/", expect: "/s", invalid: "go" },
+  urlsRoute: { valid: "/x/", expect: "/x", invalid: "go" },
   urlsLength: { valid: 8, invalid: "8" },
   urlsExpiredRetention: { valid: "30d", invalid: "soon" },
   featuresImageCompression: B,
