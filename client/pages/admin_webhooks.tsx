@@ -19,7 +19,7 @@ import { confirmAction } from "../components/feedback.tsx";
 interface Delivery {
   id: string;
   kind: "http" | "chat";
-  event: "upload" | "shorten";
+  event: "upload" | "shorten" | "request-upload";
   url: string;
   attempts: number;
   nextAt: string;
@@ -29,7 +29,7 @@ interface Delivery {
 interface Finished {
   id: string;
   kind: "http" | "chat";
-  event: "upload" | "shorten";
+  event: "upload" | "shorten" | "request-upload";
   url: string;
   status: "delivered" | "failed";
   attempts: number;
@@ -48,8 +48,10 @@ const SIGNING_KEY = "httpWebhookSigningSecret";
 const TESTS = [
   ["http", "upload"],
   ["http", "shorten"],
+  ["http", "request-upload"],
   ["chat", "upload"],
   ["chat", "shorten"],
+  ["chat", "request-upload"],
 ] as const;
 
 function TestButton(
