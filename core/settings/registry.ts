@@ -885,26 +885,26 @@ export const REGISTRY = {
   ),
   chatOnShortenEmbed: embedOf("Shorten: embed", "shortened URLs", "discordOnShortenEmbed"),
   chatOnRequestUploadWebhookUrl: secretUrl(
-    "Request upload: webhook URL",
+    "Upload requests: webhook URL",
     "Chat webhook URL for files received by requests.",
     undefined,
     true,
   ),
   chatOnRequestUploadUsername: text(
-    "Request upload: username",
+    "Upload requests: username",
     "Chat webhook username for files received by requests.",
   ),
   chatOnRequestUploadAvatarUrl: avatarUrl(
-    "Request upload: avatar URL",
+    "Upload requests: avatar URL",
     "Chat webhook avatar URL for files received by requests.",
   ),
   chatOnRequestUploadContent: text(
-    "Request upload: message",
+    "Upload requests: message",
     "Message text for files received by requests; template variables allowed " +
       "({request.name}, {request.uploader} besides the upload's).",
   ),
   chatOnRequestUploadEmbed: embedOf(
-    "Request upload: embed",
+    "Upload requests: embed",
     "files received by upload requests",
   ),
 
