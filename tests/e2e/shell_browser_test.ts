@@ -104,7 +104,7 @@ browserTestOnStores(
     const labels = await links.allInnerTexts();
     assert.deepEqual(
       labels.map((l) => l.trim()),
-      ["Home", "File", "Text", "Files", "URLs", "Folders", "Tags", "Statistics"],
+      ["Home", "File", "Text", "Requests", "Files", "URLs", "Folders", "Tags", "Statistics"],
     );
     for (let i = 0; i < labels.length; i++) {
       assert.equal(await links.nth(i).locator("svg.icon").count(), 1, `${labels[i]} has an icon`);
