@@ -27,7 +27,7 @@ import { setUserCommand } from "./cli/set_user.ts";
 import { importDirCommand } from "./cli/import_dir.ts";
 import { exportConfigCommand, readConfigCommand } from "./cli/config_file.ts";
 import { ConfigError } from "./cli/config.ts";
-import { inImageWorker } from "./core/files/image_pool.ts";
+import { inWorker } from "./core/worker_pool.ts";
 
 async function run(command: string, rest: string[]): Promise<number> {
   switch (command) {
@@ -85,9 +85,10 @@ async function main(): Promise<void> {
   }
 }
 
-// Bundled into one file, this program is also the image workers' module
-// (core/files/image_pool.ts): started as one, it only serves image work.
-if (!inImageWorker()) await main();
+// Bundled into one file, this program is also the module of its workers
+// (images: core/files/image_pool.ts; passwords: core/password_worker.ts):
+// started as one, it only serves that worker's jobs.
+if (!inWorker()) await main();
 
 /** `true` for the command line's own parse errors (an unknown option, a missing value). */
 function badArguments(error: unknown): error is TypeError {

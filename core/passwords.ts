@@ -4,9 +4,20 @@
  * native addon. Hashes are standard PHC strings; hashes made by Zipline v3/v4
  * (the argon2 npm package's defaults: m=64 MiB, t=3, p=4) verify as they are,
  * and are rehashed with Ferry's parameters at their user's next login.
+ *
+ * Every hash runs on the process's password workers (`password_worker.ts`),
+ * never on the server's thread: a hash takes tens of milliseconds of CPU,
+ * which would stall every other request, and leaves a WebAssembly memory of
+ * its size (19 MiB, Zipline's 64 MiB) for a garbage collection that may come
+ * late, which piled up to hundreds of MiB under a burst of logins
+ * (bench/results/soak.md). The pool runs {@link PASSWORD_WORKERS} hashes at
+ * once, queues the rest, and ends a worker once it has hashed
+ * {@link WORKER_HASH_MEMORY} worth, so that memory is given back.
  */
-import { argon2id, argon2Verify } from "hash-wasm";
 import type { Random } from "./clock.ts";
+import { ApiError } from "./errors.ts";
+import { type HashOptions, PASSWORD_WORKER_NAME, type PasswordJob } from "./password_worker.ts";
+import { PoolBusyError, type PoolStats, workerModule, WorkerPool } from "./worker_pool.ts";
 
 /** The cost of an argon2id hash. */
 export interface HashParams {
@@ -36,8 +47,45 @@ export const ZIPLINE_HASH_PARAMS = {
  */
 export const DECOY_PARAMS = HASH_PARAMS;
 
-async function hashWith(password: string, salt: Uint8Array, params: typeof HASH_PARAMS) {
-  return await argon2id({ password, salt, ...params, outputType: "encoded" });
+/** Hashes at once: a login burst queues rather than taking every core. */
+export const PASSWORD_WORKERS = 2;
+
+/** KiB of argon2 memory a worker hashes through before it ends. */
+export const WORKER_HASH_MEMORY = 4 * HASH_PARAMS.memorySize;
+
+/** The largest argon2 memory (KiB) a stored hash may ask for; a larger one never verifies. */
+export const MAX_VERIFY_MEMORY = 4 * ZIPLINE_HASH_PARAMS.memorySize;
+
+let pool: WorkerPool | undefined;
+
+/** Runs `job`, which hashes through `memorySize` KiB, on a password worker. */
+async function onWorker(job: PasswordJob, memorySize: number): Promise<unknown> {
+  pool ??= new WorkerPool({
+    url: workerModule(import.meta.url, "/core/passwords.ts", "./password_worker.ts"),
+    name: PASSWORD_WORKER_NAME,
+    size: PASSWORD_WORKERS,
+    maxQueue: 1024,
+    timeoutMs: 60_000,
+    recycleWeight: 1,
+    idleMs: 10_000,
+  });
+  try {
+    return await pool.run(memorySize / WORKER_HASH_MEMORY, (step) => step(job));
+  } catch (error) {
+    if (error instanceof PoolBusyError) {
+      throw new ApiError(503, "too many password checks at once; try again shortly");
+    }
+    throw error;
+  }
+}
+
+/** The password pool's counts (workers started and ended, tasks run), for tests and benchmarks. */
+export function passwordPoolStats(): PoolStats | null {
+  return pool?.stats() ?? null;
+}
+
+async function hashWith(password: string, salt: Uint8Array, options: HashOptions) {
+  return await onWorker({ kind: "hash", password, salt, options }, options.memorySize) as string;
 }
 
 /** Hashes `password` with a fresh salt into a PHC string. */
@@ -65,10 +113,12 @@ export function needsRehash(hash: string): boolean {
 
 /** `true` when `password` matches the PHC `hash`; a malformed hash is a mismatch. */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
-  if (!hash.startsWith("$argon2")) return false;
+  const params = hashParamsOf(hash);
+  if (!params || params.memorySize > MAX_VERIFY_MEMORY) return false;
   try {
-    return await argon2Verify({ password, hash });
-  } catch {
+    return await onWorker({ kind: "verify", password, hash }, params.memorySize) === true;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     return false;
   }
 }

@@ -8,10 +8,12 @@
  * when a worker is free and their weights together stay within 1, so the
  * memory of everything running at once stays within one budget, however many
  * requests ask. A task runs one or more **steps**, each one message to a
- * worker and its answer. A step of weight {@link PoolOptions.recycleWeight}
- * or more ends its worker afterwards (a WebAssembly memory never shrinks, and
- * a worker's heap goes back to the system only when it ends), and so does a
- * step that failed; other workers wait for the next step and end after
+ * worker and its answer. A worker whose steps' weights add up to
+ * {@link PoolOptions.recycleWeight} ends after the step that reached it (a
+ * WebAssembly memory never shrinks, a module instantiated per job leaves its
+ * memory for a garbage collection that may not come soon, and a worker's heap
+ * goes back to the system only when it ends), and so does a worker whose step
+ * failed; other workers wait for the next step and end after
  * {@link PoolOptions.idleMs} without one. A step that takes longer than
  * {@link PoolOptions.timeoutMs}, or whose worker dies, ends that worker and
  * fails the task. Past
@@ -35,7 +37,7 @@ export interface PoolOptions {
   maxQueue: number;
   /** How long one step may take before its worker is ended. */
   timeoutMs: number;
-  /** A step of at least this weight ends its worker once answered. */
+  /** A worker ends once the steps it answered weigh this much together. */
   recycleWeight: number;
   /** How long a worker waits for another step before it ends. */
   idleMs: number;
@@ -88,6 +90,8 @@ interface Waiting {
 export class WorkerPool {
   #idle: { worker: Worker; timer: ReturnType<typeof setTimeout> }[] = [];
   #busy = new Set<Worker>();
+  /** The weight of the steps each live worker has answered. */
+  #wear = new Map<Worker, number>();
   #queue: Waiting[] = [];
   #running = 0;
   #weight = 0;
@@ -175,8 +179,11 @@ export class WorkerPool {
     } finally {
       // A failed step's worker ends too: a WebAssembly module that aborted is not used again.
       this.#busy.delete(worker);
-      if (answered && weight < this.options.recycleWeight) this.#rest(worker);
-      else this.#end(worker);
+      const wear = (this.#wear.get(worker) ?? 0) + weight;
+      if (answered && wear < this.options.recycleWeight) {
+        this.#wear.set(worker, wear);
+        this.#rest(worker);
+      } else this.#end(worker);
     }
   }
 
@@ -202,6 +209,7 @@ export class WorkerPool {
   }
 
   #end(worker: Worker) {
+    this.#wear.delete(worker);
     worker.terminate();
     this.#ended++;
   }
@@ -273,6 +281,22 @@ export function serveJobs(handler: JobHandler): void {
 /** The buffers of `arrays` to move with a message rather than copy (shared ones cannot move). */
 export function transferable(...arrays: Uint8Array[]): Transferable[] {
   return arrays.map((a) => a.buffer).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+}
+
+/**
+ * The module of a worker named like the one this code runs in or next to:
+ * `file`, beside `here` (this module's URL, ending in `own`), or, when this
+ * code was bundled into one file (its URL is then the bundle's), the bundle,
+ * which serves as every worker (each module checks the name it was started
+ * under).
+ */
+export function workerModule(here: string, own: string, file: string): URL {
+  return here.endsWith(own) ? new URL(file, here) : new URL(here);
+}
+
+/** Whether this code runs in a worker (a bundled main.ts then only serves the worker's jobs). */
+export function inWorker(): boolean {
+  return (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== undefined;
 }
 
 /** Whether this code runs in a worker named `name`. */

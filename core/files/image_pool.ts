@@ -16,18 +16,16 @@
  * Encoding takes more memory per pixel than decoding, and JPEG XL's encoder
  * far more than the others, so compression has lower caps than thumbnails.
  */
-import { inWorkerNamed, transferable } from "../worker_pool.ts";
+import { transferable, workerModule } from "../worker_pool.ts";
 import type { EncodedFormat } from "./codecs.ts";
 import { areaOf, type ImageHeader, MAX_HEADER_BYTES, readHeader } from "./image_header.ts";
 import {
   IMAGE_POOL_WORKER_NAME,
-  IMAGE_WORKER_NAME,
   type ImageTask,
   joinParts,
   type TaskAnswer,
   type TaskMessage,
   type ThumbnailOutput,
-  workerModule,
 } from "./image_pool_worker.ts";
 // Imported so that bundles and `deno compile` carry the codec worker's code.
 import "./image_worker.ts";
@@ -174,11 +172,6 @@ const pool = new ImagePool();
 /** The process's image pool. */
 export function imagePool(): ImagePool {
   return pool;
-}
-
-/** Whether this code runs in one of the image workers (a bundled main.ts then does nothing). */
-export function inImageWorker(): boolean {
-  return inWorkerNamed(IMAGE_POOL_WORKER_NAME) || inWorkerNamed(IMAGE_WORKER_NAME);
 }
 
 /** The share of the pool's budget an image of `area` pixels (of `cap`) and `bytes` takes. */

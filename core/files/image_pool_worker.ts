@@ -13,7 +13,7 @@
  */
 import type { EncodedFormat } from "./codecs.ts";
 import type { Pixels } from "./images.ts";
-import { inWorkerNamed, transferable, WorkerPool } from "../worker_pool.ts";
+import { inWorkerNamed, transferable, workerModule, WorkerPool } from "../worker_pool.ts";
 
 /** The formats thumbnails are written in. */
 export type ThumbnailOutput = "jpg" | "png" | "webp";
@@ -73,17 +73,6 @@ export interface TaskMessage {
 export type TaskAnswer =
   | { id: number; ok: true; value: Uint8Array }
   | { id: number; ok: false; name: string; message: string; original?: Uint8Array };
-
-/**
- * The module of a worker named like the one this code runs in or next to:
- * `file`, beside `here` (this module's URL, ending in `own`), or, when this
- * code was bundled into one file (its URL is then the bundle's), the bundle,
- * which serves as every worker (each module checks the name it was started
- * under).
- */
-export function workerModule(here: string, own: string, file: string): URL {
-  return here.endsWith(own) ? new URL(file, here) : new URL(here);
-}
 
 /** `parts` in one array (the one part itself when there is one). */
 export function joinParts(parts: Uint8Array[]): Uint8Array {

@@ -6,7 +6,10 @@ import {
   HASH_PARAMS,
   hashParamsOf,
   hashPassword,
+  MAX_VERIFY_MEMORY,
   needsRehash,
+  PASSWORD_WORKERS,
+  passwordPoolStats,
   verifyDecoy,
   verifyPassword,
   ZIPLINE_HASH_PARAMS,
@@ -66,4 +69,21 @@ Deno.test("security #30.8: the decoy is made with Ferry's own parameters, as eve
     parallelism: HASH_PARAMS.parallelism,
   });
   assert.equal(needsRehash(decoy), false);
+});
+
+Deno.test("a stored hash that asks for more memory than MAX_VERIFY_MEMORY never verifies", async () => {
+  const hash = await hashPassword("pw", systemRandom);
+  const greedy = hash.replace("m=19456", `m=${MAX_VERIFY_MEMORY * 2}`);
+  assert.equal(await verifyPassword("pw", greedy), false);
+});
+
+Deno.test("hashes run on password workers, each ended once it has hashed four of Ferry's hashes' worth", async () => {
+  const before = passwordPoolStats() ?? { started: 0, ended: 0, tasks: 0 };
+  const hashes = [];
+  for (let i = 0; i < 8; i++) hashes.push(await hashPassword(`pw ${i}`, systemRandom));
+  const after = passwordPoolStats()!;
+  assert.equal(after.tasks - before.tasks, 8);
+  assert.equal(after.ended - before.ended, 2, "one after the fourth hash, one after the eighth");
+  assert.equal(await verifyPassword("pw 3", hashes[3]), true);
+  assert.ok(passwordPoolStats()!.workers <= PASSWORD_WORKERS);
 });

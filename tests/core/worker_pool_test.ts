@@ -44,11 +44,11 @@ Deno.test("worker pool: a light worker serves the next step, a heavy one ends af
   const pool = testPool();
   try {
     const [a, b] = await pool.run(
-      0.05,
+      0.02,
       async (step) => [await step({ do: "id" }), await step({ do: "id" })],
     );
     assert.equal(a, b, "the same worker served both light steps");
-    assert.equal(await one(pool, 0.05, { do: "id" }), a, "and the next light task");
+    assert.equal(await one(pool, 0.02, { do: "id" }), a, "and the next light task");
     const heavy = await one(pool, 0.5, { do: "id" });
     assert.equal(heavy, a, "the kept worker takes the heavy step…");
     assert.notEqual(await one(pool, 0.05, { do: "id" }), a, "…and ends after it");
@@ -60,6 +60,19 @@ Deno.test("worker pool: a light worker serves the next step, a heavy one ends af
       ended: 1,
       tasks: 4,
     });
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("worker pool: light steps wear a worker out: it ends once their weights add up", async () => {
+  const pool = testPool();
+  try {
+    const first = await one(pool, 0.04, { do: "id" });
+    assert.equal(await one(pool, 0.04, { do: "id" }), first, "0.08 of 0.1: kept");
+    assert.equal(await one(pool, 0.04, { do: "id" }), first, "0.12: answered, then ended");
+    assert.notEqual(await one(pool, 0.04, { do: "id" }), first, "a new worker takes the next");
+    assert.equal(pool.stats().ended, 1);
   } finally {
     pool.close();
   }

@@ -11,7 +11,7 @@ import { redSquare } from "../helpers/images.ts";
 
 Deno.test({
   name:
-    "e2e: the bundled main.ts serves /api/healthcheck and the docs assets, and compresses images, on its own",
+    "e2e: the bundled main.ts serves /api/healthcheck and the docs assets, hashes passwords and compresses images, on its own",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -55,7 +55,15 @@ async function assertCompresses(server: ServerProcess) {
   });
   assert.equal(setup.status, 200, await setup.clone().text());
   await setup.body?.cancel();
-  const cookie = setup.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  // The password was hashed, and is verified here, on the bundle's password workers.
+  const login = await fetch(`${server.origin}/api/auth/login`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ username: "admin", password: "password1" }),
+  });
+  assert.equal(login.status, 200, await login.clone().text());
+  await login.body?.cancel();
+  const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   const form = new FormData();
   form.append("file", new Blob([redSquare(16) as BlobPart], { type: "image/png" }), "red.png");
   const res = await fetch(`${server.origin}/api/upload`, {
