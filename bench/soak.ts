@@ -83,10 +83,11 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     "(a change is late for certain when the first figure passes 2000 ms).",
     "",
     "Rate-limit probes (one user, 50 requests at once through the balancer, at the start of a",
-    "window; max 40):",
+    "window; max 40 per window; the windows are those the answers' `X-RateLimit-Reset` name):",
     "",
     ...result.rateProbes.map((p) =>
-      `- ${p.ok} allowed, ${p.limited} refused (429), ${p.failed} failed otherwise`
+      `- ${p.ok} allowed, ${p.limited} refused (429), ${p.failed} failed otherwise; ` +
+      `allowed per window: ${p.allowedPerWindow.join(", ")}`
     ),
     "",
     "## What a request costs PostgreSQL",

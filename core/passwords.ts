@@ -50,8 +50,8 @@ export const DECOY_PARAMS = HASH_PARAMS;
 /** Hashes at once: a login burst queues rather than taking every core. */
 export const PASSWORD_WORKERS = 2;
 
-/** KiB of argon2 memory a worker hashes through before it ends. */
-export const WORKER_HASH_MEMORY = 4 * HASH_PARAMS.memorySize;
+/** KiB of argon2 memory a worker hashes through before it ends: two of Ferry's hashes. */
+export const WORKER_HASH_MEMORY = 2 * HASH_PARAMS.memorySize;
 
 /** The largest argon2 memory (KiB) a stored hash may ask for; a larger one never verifies. */
 export const MAX_VERIFY_MEMORY = 4 * ZIPLINE_HASH_PARAMS.memorySize;
@@ -67,7 +67,7 @@ async function onWorker(job: PasswordJob, memorySize: number): Promise<unknown> 
     maxQueue: 1024,
     timeoutMs: 60_000,
     recycleWeight: 1,
-    idleMs: 10_000,
+    idleMs: 5_000,
   });
   try {
     return await pool.run(memorySize / WORKER_HASH_MEMORY, (step) => step(job));
