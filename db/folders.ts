@@ -83,6 +83,20 @@ export interface FolderStore {
   iterate(): AsyncIterable<FolderRecord>;
 }
 
+/**
+ * Folders as the service reads them: a {@link FolderStore} behind the serving
+ * store (`serving.ts`), which adds public serving's cached read.
+ */
+export interface ServingFolderStore extends FolderStore {
+  /**
+   * {@link FolderStore.get} as answered at most a second ago (every folder
+   * write through this store clears it): whether a file's folder is private.
+   */
+  getCached(id: string): Promise<FolderRecord | null>;
+  /** What {@link getCached} holds for `id` now, without loading; `undefined` when nothing. */
+  peekCached(id: string): FolderRecord | null | undefined;
+}
+
 /** The ids of folder `id` and of every folder below it among `folders`. */
 export function subtreeIds(folders: FolderRecord[], id: string): string[] {
   const ids = [id];

@@ -8,6 +8,7 @@
  * - URLs (`url_cache.ts`): the redirect's name lookup, views counted in batches;
  * - users (`user_cache.ts`): each caller's record and the administrators' list;
  * - API keys (`api_key_cache.ts`): the lookup of each request made with a key;
+ * - folders (`folder_cache.ts`): whether a served file's folder is private;
  * - rate limits (`rate_limit_owner.ts`): counted in memory while this process
  *   counts alone, in the store while others count too.
  *
@@ -24,6 +25,7 @@
 import { type Clock, systemTimer, type Timer } from "../core/clock.ts";
 import { CachedApiKeys } from "./api_key_cache.ts";
 import { CachedFiles } from "./cached_files.ts";
+import { CachedFolders } from "./folder_cache.ts";
 import { OwnedRateLimits } from "./rate_limit_owner.ts";
 import type { Backend, Store } from "./store.ts";
 import { CachedUrls } from "./url_cache.ts";
@@ -41,6 +43,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
   const urls = new CachedUrls(backend.urls, clock);
   const users = new CachedUsers(backend.users, clock);
   const apiKeys = new CachedApiKeys(backend.apiKeys, clock);
+  const folders = new CachedFolders(backend.folders, clock);
   const rateLimits = new OwnedRateLimits(backend.rateLimits, backend.leases, timer);
   return {
     kind: backend.kind,
@@ -58,7 +61,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
     metrics: backend.metrics,
     chunks: backend.chunks,
     leases: backend.leases,
-    folders: backend.folders,
+    folders,
     tags: backend.tags,
     userExports: backend.userExports,
     shares: backend.shares,
@@ -80,6 +83,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
         urls.forget();
         users.forget();
         apiKeys.forget();
+        folders.forget();
       }
     },
   };

@@ -17,7 +17,7 @@
 import type { ApiKeyStore, ServingApiKeyStore } from "./api_keys.ts";
 import type { ChunkStore } from "./chunks.ts";
 import type { FileStore, ServingFileStore } from "./files.ts";
-import type { FolderStore } from "./folders.ts";
+import type { FolderStore, ServingFolderStore } from "./folders.ts";
 import type { InviteStore } from "./invites.ts";
 import type { LeaseStore } from "./leases.ts";
 import type { MetricStore } from "./metrics.ts";
@@ -54,8 +54,6 @@ export interface PlainAreas {
   readonly chunks: ChunkStore;
   /** Background task leases. */
   readonly leases: LeaseStore;
-  /** Users' folder trees. */
-  readonly folders: FolderStore;
   /** Users' tags and their links to files. */
   readonly tags: TagStore;
   /** Users' exports of their files. */
@@ -101,6 +99,8 @@ export interface Backend extends PlainAreas {
   readonly rateLimits: RateLimitBackend;
   /** Users' scoped API keys. */
   readonly apiKeys: ApiKeyStore;
+  /** Users' folder trees. */
+  readonly folders: FolderStore;
 }
 
 /** Everything the service persists, as it reads and writes it: a backend behind `serving.ts`. */
@@ -115,4 +115,6 @@ export interface Store extends PlainAreas {
   readonly rateLimits: SharedRateLimits;
   /** Users' scoped API keys, with the request's cached lookup (`api_key_cache.ts`). */
   readonly apiKeys: ServingApiKeyStore;
+  /** Users' folder trees, with public serving's cached read (`folder_cache.ts`). */
+  readonly folders: ServingFolderStore;
 }

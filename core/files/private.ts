@@ -17,7 +17,7 @@ export type Viewer = () => Promise<string | null>;
 export async function isPrivate(s: Services, file: FileRecord): Promise<boolean> {
   if (file.private) return true;
   if (file.folderId === null) return false;
-  return (await s.store.folders.get(file.folderId))?.private === true;
+  return (await s.store.folders.getCached(file.folderId))?.private === true;
 }
 
 /**

@@ -179,9 +179,9 @@ export type PlainRequest = Attempt & Pick<Conditions, "ifNoneMatch" | "ifModifie
  * second ago) and nothing about the file needs more: complete, unexpired, no
  * password, no max views, small enough to be read in one call. The view is
  * counted and the bytes read as {@link serveFile} would; `null` when it
- * would take more (a miss, a password, a private file or one in a folder,
- * whose privacy is the folder's, …): ask {@link serveFile}. Lets the server
- * answer the busiest public request without its router.
+ * would take more (a miss, a password, a private file, one in a folder not
+ * cached or private, …): ask {@link serveFile}. Lets the server answer the
+ * busiest public request without its router.
  */
 export function serveCachedSmall(
   s: Services,
@@ -190,7 +190,11 @@ export function serveCachedSmall(
 ): Promise<ServeAnswer> | null {
   const file = s.store.files.resolveCached(name);
   if (!file || file.pending || file.password || file.maxViews !== null) return null;
-  if (file.private || file.folderId !== null) return null;
+  if (file.private) return null;
+  if (file.folderId !== null) {
+    const folder = s.store.folders.peekCached(file.folderId);
+    if (!folder || folder.private) return null;
+  }
   if (file.size > SMALL_FILE_BYTES) return null;
   if (file.deletesAt && file.deletesAt.getTime() <= s.clock.now()) return null;
   return countView(s, file, req).then(() =>

@@ -262,6 +262,8 @@ apiTest(
     assert.deepEqual(page.body.page.map((f: { id: string }) => f.id), [shown.id]);
     assert.equal(page.body.total, 1);
     assert.equal((await app.request(`/raw/${hidden.body.files[0].name}`)).status, 404);
+    // Served twice: the file and its folder are cached, and the /raw fast path answers.
+    for (let i = 0; i < 2; i++) assert.equal((await app.request(`/raw/${shown.name}`)).status, 200);
 
     const patched = await app.json("PATCH", `/api/user/folders/${id}`, { private: true }, {
       ...owner.headers,

@@ -11,6 +11,8 @@ import { systemRandom } from "../../core/clock.ts";
 import { newStoredToken } from "../../core/tokens.ts";
 import { FILES_FRESH_MS } from "../../db/cached_files.ts";
 import type { FileLimits, FileQuery } from "../../db/files.ts";
+import { FOLDERS_FRESH_MS } from "../../db/folder_cache.ts";
+import type { FolderRecord } from "../../db/folders.ts";
 import { URLS_FRESH_MS } from "../../db/url_cache.ts";
 import { USERS_FRESH_MS } from "../../db/user_cache.ts";
 import {
@@ -112,6 +114,45 @@ const steps: ServingSteps = {
     // then replaces it (tests/db/cached_lists_test.ts).
     const listed = (await store.files.list(page(owner.id))).total;
     assert.equal(listed, store.kind === "kv" ? 1 : 0);
+  },
+
+  async "a folder's privacy: at once through it or a transaction, within a second from elsewhere"(
+    store,
+    clock,
+    backend,
+  ) {
+    const owner = await storedUser(store);
+    const folder: FolderRecord = {
+      id: crypto.randomUUID(),
+      name: "docs",
+      public: false,
+      allowUploads: false,
+      parentId: null,
+      userId: owner.id,
+      private: false,
+      createdAt: later,
+      updatedAt: later,
+    };
+    /** Whether the folder is private, as the cache answers now. */
+    const cachedPrivate = async () => (await store.folders.getCached(folder.id))?.private === true;
+    assert.equal(store.folders.peekCached(folder.id), undefined, "nothing until read");
+    assert.equal(await store.folders.getCached(folder.id), null);
+    await store.folders.create(folder);
+    assert.equal((await store.folders.getCached(folder.id))?.id, folder.id, "the create forgot");
+    assert.equal(store.folders.peekCached(folder.id)?.id, folder.id);
+
+    await store.folders.update(folder.id, { private: true }, later);
+    assert.equal(store.folders.peekCached(folder.id), undefined, "the update forgot");
+    assert.equal(await cachedPrivate(), true);
+
+    await store.transaction((view) => view.folders.update(folder.id, { private: false }, later));
+    assert.equal(await cachedPrivate(), false, "so did the transaction");
+
+    await backend.folders.update(folder.id, { private: true }, later);
+    clock.advance(FOLDERS_FRESH_MS - 1);
+    assert.equal(await cachedPrivate(), false, "within its second");
+    clock.advance(1);
+    assert.equal(await cachedPrivate(), true, "past it, read afresh");
   },
 
   "rate limits: counts to max, refuses past it, windows are separate": async (store) => {
