@@ -147,10 +147,25 @@ export interface FileQuery {
   total?: number;
 }
 
-/** Whether `q` narrows a user's files beyond their owner (a filter, a folder, tags or a search). */
-export function isFiltered(q: FileQuery): boolean {
-  return q.favorite !== undefined || q.private !== undefined || q.typePrefixes !== undefined ||
-    q.folderId !== undefined || q.ids !== undefined || q.search !== undefined;
+/**
+ * How many files match `q`, from its owner's counters (`stats`), when they
+ * tell: a query narrowed by nothing, by favourite, or by type prefixes alone;
+ * `undefined` otherwise (a folder, a tag, a search, private, or favourite and
+ * types together).
+ */
+export function countFromStats(q: FileQuery, stats: FileStats): number | undefined {
+  if (
+    q.private !== undefined || q.folderId !== undefined || q.ids !== undefined ||
+    q.search !== undefined
+  ) return undefined;
+  if (q.typePrefixes) {
+    if (q.favorite !== undefined) return undefined;
+    return Object.entries(stats.types)
+      .filter(([type]) => q.typePrefixes!.some((p) => type.startsWith(p)))
+      .reduce((sum, [, n]) => sum + n, 0);
+  }
+  if (q.favorite === undefined) return stats.files;
+  return q.favorite ? stats.favorites : Math.max(0, stats.files - stats.favorites);
 }
 
 /** One page and how many files matched in all. */
