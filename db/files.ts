@@ -148,18 +148,21 @@ export interface FileQuery {
 }
 
 /**
- * How many files match `q`, from its owner's counters (`stats`), when they
- * tell: a query narrowed by nothing, by favourite, or by type prefixes alone;
+ * How many files match `q`, from its owner's counters (read by `read`, only
+ * when they tell): a query narrowed by nothing, by favourite, or by type prefixes alone;
  * `undefined` otherwise (a folder, a tag, a search, private, or favourite and
  * types together).
  */
-export function countFromStats(q: FileQuery, stats: FileStats): number | undefined {
+export async function countFromStats(
+  q: FileQuery,
+  read: () => Promise<FileStats>,
+): Promise<number | undefined> {
   if (
     q.private !== undefined || q.folderId !== undefined || q.ids !== undefined ||
-    q.search !== undefined
+    q.search !== undefined || (q.typePrefixes && q.favorite !== undefined)
   ) return undefined;
+  const stats = await read();
   if (q.typePrefixes) {
-    if (q.favorite !== undefined) return undefined;
     return Object.entries(stats.types)
       .filter(([type]) => q.typePrefixes!.some((p) => type.startsWith(p)))
       .reduce((sum, [, n]) => sum + n, 0);

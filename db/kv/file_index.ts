@@ -184,7 +184,7 @@ export async function pageIds(
   const { scope, keep, filtered } = plan(q);
   let total = q.total ??
     (filtered
-      ? countFromStats(q, await readStats(kv, q.userId))
+      ? await countFromStats(q, () => readStats(kv, q.userId))
       : await scopeCount(kv, q.userId, scope));
   const ids: string[] = [];
   let seen = 0;
