@@ -22,7 +22,7 @@ import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
 import { KvTags, listFileTags } from "./tags.ts";
-import { KvUrls } from "./urls.ts";
+import { backfillUrlAges, KvUrls } from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
 import { KvWebhooks } from "./webhooks.ts";
@@ -32,7 +32,8 @@ import { KvWebhooks } from "./webhooks.ts";
  * (`listFileTags`, `./tags.ts`), no longer one key per link. 3: each owner's
  * file statistics are counters (`./file_stats.ts`), filled from the files
  * already stored. 4: each owner's files are indexed in every order the files
- * list offers (`./file_index.ts`), filled from the files already stored.
+ * list offers (`./file_index.ts`) and each owner's URLs oldest first
+ * (`./urls.ts`), filled from the files and URLs already stored.
  */
 export const KV_SCHEMA_VERSION = 4;
 
@@ -49,7 +50,10 @@ export async function openKvStore(path?: string): Promise<KvStore> {
   } else if (version.value < KV_SCHEMA_VERSION) {
     if (version.value < 2) await listFileTags(kv);
     if (version.value < 3) await backfillFileStats(kv, OWNER_COPIES);
-    if (version.value < 4) await backfillFileIndex(kv);
+    if (version.value < 4) {
+      await backfillFileIndex(kv);
+      await backfillUrlAges(kv);
+    }
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

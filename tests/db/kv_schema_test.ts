@@ -4,7 +4,8 @@
  * opens under schema 2 with every link in its file's list, nothing of the old
  * keys left, also when an earlier upgrade stopped half way; under schema 3
  * the files already stored are counted into their owners' statistics; under
- * schema 4 they are indexed for the files list (`db/kv/file_index.ts`).
+ * schema 4 they are indexed for the files list (`db/kv/file_index.ts`) and
+ * the URLs are given their place in their owner's oldest-first order.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import { type FileLimits, type FileQuery, type FileRecord, queryFiles } from "..
 import { IndexChange } from "../../db/kv/file_index.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { fileRecord, storedUser } from "../helpers/stores.ts";
+import { fileRecord, storedUser, urlRecord } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 
@@ -147,12 +148,14 @@ Deno.test("kv schema 3 → 4: the files stored are indexed for the files list, o
       }));
     files.push(fileRecord(null, { size: 3 }));
     await store.files.createMany(files);
+    const urls = Array.from({ length: 60 }, (_, i) => urlRecord(ann.id, `u${i}`));
+    await store.urls.createMany(urls);
     await store.close();
 
     // Schema 3 kept no index; an upgrade stopped after indexing the first record.
     const kv = await Deno.openKv(path);
     await kv.set(["meta", "schema_version"], 3);
-    for (const prefix of [["file_index"], ["file_index_n"]]) {
+    for (const prefix of [["file_index"], ["file_index_n"], ["url_by_user_at"]]) {
       for await (const { key } of kv.list({ prefix })) await kv.delete(key);
     }
     const [first] = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file"] }, { limit: 1 }));
@@ -183,6 +186,9 @@ Deno.test("kv schema 3 → 4: the files stored are indexed for the files list, o
     const upgraded = await openKvStore(path);
     assert.equal(await upgraded.schemaVersion(), 4);
     await expect(upgraded, "upgraded");
+    const page = await upgraded.urls.pageByUser(ann.id, 55, 10);
+    assert.deepEqual(page.urls.map((u) => u.id), urls.slice(55).map((u) => u.id));
+    assert.equal(page.total, 60);
     await upgraded.close();
     const again = await openKvStore(path);
     await expect(again, "opened again: indexed once");
