@@ -156,7 +156,7 @@ export class CachedFiles implements ServingFileStore {
     return this.files.hasAccess(fileId, key, now);
   }
 
-  iterate() {
-    return this.files.iterate();
+  iterate(after?: string) {
+    return this.files.iterate(after);
   }
 }

@@ -254,8 +254,12 @@ export interface FileStore {
   grantAccess(fileId: string, key: string, expiresAt: Date, now: Date): Promise<void>;
   /** Whether an unexpired grant of `key` for `fileId` exists at `now`. */
   hasAccess(fileId: string, key: string, now: Date): Promise<boolean>;
-  /** Every file, pending ones included, read a page at a time (exports). */
-  iterate(): AsyncIterable<FileRecord>;
+  /**
+   * Every file, pending ones included, read a page at a time (exports), in id
+   * order (the store's own); with `after`, those whose id comes after it (a
+   * background task's next turn).
+   */
+  iterate(after?: string): AsyncIterable<FileRecord>;
 }
 
 /**

@@ -416,8 +416,10 @@ export class KvFiles implements FileStore {
     return until !== null && until > now.getTime();
   }
 
-  async *iterate(): AsyncIterable<FileRecord> {
-    for await (const entry of this.kv.list<FileRecord>({ prefix: ["file"] }, { batchSize: 500 })) {
+  async *iterate(after?: string): AsyncIterable<FileRecord> {
+    const prefix = ["file"];
+    const selector = after === undefined ? { prefix } : { prefix, start: [...K.file(after), ""] };
+    for await (const entry of this.kv.list<FileRecord>(selector, { batchSize: 500 })) {
       yield entry.value;
     }
   }

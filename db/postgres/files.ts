@@ -447,8 +447,11 @@ export class PostgresFiles implements FileStore {
     });
   }
 
-  async *iterate(): AsyncIterable<FileRecord> {
-    for await (const rows of this.sql<FileRow[]>`SELECT * FROM files`.cursor(500)) {
+  async *iterate(after?: string): AsyncIterable<FileRecord> {
+    const query = after === undefined
+      ? this.sql<FileRow[]>`SELECT * FROM files ORDER BY id`
+      : this.sql<FileRow[]>`SELECT * FROM files WHERE id > ${after} ORDER BY id`;
+    for await (const rows of query.cursor(500)) {
       yield* rows.map(toFile);
     }
   }
