@@ -158,6 +158,21 @@ const steps: ContractSteps = {
       }
     }
   },
+
+  async "iterate: every file in id order, pending ones too; with after, those after that id"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const files = Array.from({ length: 7 }, (_, i) => fileRecord(i === 3 ? null : user.id));
+    await store.files.createMany(files);
+    await store.files.create(fileRecord(user.id, { pending: true }), NO_LIMITS);
+    const all = (await Array.fromAsync(store.files.iterate())).map((f) => f.id);
+    assert.equal(all.length, 8);
+    assert.deepEqual(all, [...all].sort(), "in id order");
+    const after = (await Array.fromAsync(store.files.iterate(all[4]))).map((f) => f.id);
+    assert.deepEqual(after, all.slice(5));
+    assert.deepEqual(await Array.fromAsync(store.files.iterate(all[7])), []);
+  },
 };
 
 contractSuite("file list", steps);
