@@ -37,6 +37,12 @@ const URLS = 1000;
 /** Every how many files one is a favourite, in the folder, carries the tag. */
 const EVERY = { favorite: 20, folder: 50, tag: 200 };
 const TYPES = ["image/png", "image/jpeg", "text/plain", "video/mp4", "application/pdf"];
+/** Files removed by the bulk delete (at most), in requests of {@link DELETE_RUN}. */
+const BULK_DELETE = 100_000;
+/** Files one `DELETE /api/user/files/transaction` names (the route's most). */
+const DELETE_RUN = 1000;
+/** Every how many milliseconds a request is asked while the bulk delete runs. */
+const PROBE_MS = 50;
 /** After the first ask of a request, how many more give its median. */
 const REPEATS = 3;
 
@@ -65,6 +71,8 @@ interface Filled {
   originalFragment: string;
   importMs: number;
   importPeakMiB: number;
+  /** The ids of the files the bulk delete removes (the first {@link BULK_DELETE}). */
+  doomed: string[];
 }
 
 /** This process's RSS in MiB. */
@@ -115,6 +123,7 @@ async function fill(store: Store, n: number): Promise<Filled> {
     originalFragment: `holiday-${Math.floor(n / 3)}`,
     importMs: 0,
     importPeakMiB: 0,
+    doomed: [],
   };
   await store.folders.create({
     id: filled.folderId,
@@ -144,6 +153,7 @@ async function fill(store: Store, n: number): Promise<Filled> {
       (_, j) => benchFile(user.id, i + j, n, now, filled),
     );
     await store.files.createMany(run);
+    for (const f of run) if (filled.doomed.length < BULK_DELETE) filled.doomed.push(f.id);
     for (const f of run) {
       if (Number(f.originalName!.split(/[-.]/)[1]) % EVERY.tag === 0) tagged.push(f.id);
     }
@@ -228,6 +238,57 @@ interface Measured {
   rss: number;
   peak: number;
   exitMs: number | null;
+  bulk: BulkDelete;
+}
+
+/** What the bulk delete took, and the answers asked meanwhile. */
+interface BulkDelete {
+  files: number;
+  ms: number;
+  health: { median: number; max: number };
+  page: { median: number; max: number };
+}
+
+/**
+ * Deletes `ids` through `DELETE /api/user/files/transaction`, {@link DELETE_RUN}
+ * a request, one after the other, while the healthcheck and the files list's
+ * first page are each asked every {@link PROBE_MS} ms.
+ */
+async function bulkDelete(server: BenchServer, token: string, ids: string[]): Promise<BulkDelete> {
+  let done = false;
+  const probe = async (path: string) => {
+    const times: number[] = [];
+    while (!done) {
+      const started = performance.now();
+      const response = await fetch(`${server.origin}${path}`, {
+        headers: { Authorization: token },
+      });
+      await response.arrayBuffer();
+      times.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
+    }
+    return { median: median(times), max: Math.max(...times) };
+  };
+  const probes = Promise.all([probe("/api/healthcheck"), probe("/api/user/files?page=1")]);
+  const started = performance.now();
+  let files = 0;
+  try {
+    for (let i = 0; i < ids.length; i += DELETE_RUN) {
+      const response = await fetch(`${server.origin}/api/user/files/transaction`, {
+        method: "DELETE",
+        headers: { Authorization: token, "Content-Type": "application/json" },
+        body: JSON.stringify({ files: ids.slice(i, i + DELETE_RUN) }),
+      });
+      const body = await response.json();
+      if (response.status !== 200) throw new Error(`bulk delete answered ${response.status}`);
+      files += body.count;
+    }
+  } finally {
+    done = true;
+  }
+  const ms = performance.now() - started;
+  const [health, page] = await probes;
+  return { files, ms, health, page };
 }
 
 /** Fills a fresh store of `kind` with `n` files and measures the server over it. */
@@ -260,6 +321,8 @@ async function measure(kind: StoreKind, n: number, databaseUrl?: string): Promis
     console.log(`  ${ask.label}: first ${first.toFixed(1)} ms, then ${median(more).toFixed(1)} ms`);
   }
   const { rss, peak } = await memory(server.pid);
+  const bulk = await bulkDelete(server, filled.token, filled.doomed);
+  console.log(`  bulk delete of ${bulk.files} files: ${ms(bulk.ms)}`);
   const stopping = performance.now();
   Deno.kill(server.pid, "SIGTERM");
   const exited = await Promise.race([
@@ -278,6 +341,7 @@ async function measure(kind: StoreKind, n: number, databaseUrl?: string): Promis
     rss,
     peak,
     exitMs,
+    bulk,
   };
 }
 
@@ -310,6 +374,21 @@ function table(results: Measured[]): string {
   lines.push(
     row("server RSS after these (peak)", (m) => `${m.rss.toFixed(0)} MB (${m.peak.toFixed(0)})`),
   );
+  const thousands = (m: Measured) => `${(m.bulk.files / 1000).toFixed(0)}k`;
+  lines.push(
+    row(
+      "bulk delete (`DELETE /api/user/files/transaction`, 1,000 a request)",
+      (m) => `${thousands(m)} in ${ms(m.bulk.ms)}`,
+    ),
+    row(
+      "the healthcheck meanwhile, median (max)",
+      (m) => `${ms(m.bulk.health.median)} (${ms(m.bulk.health.max)})`,
+    ),
+    row(
+      "`GET /api/user/files?page=1` meanwhile, median (max)",
+      (m) => `${ms(m.bulk.page.median)} (${ms(m.bulk.page.max)})`,
+    ),
+  );
   lines.push(
     row(
       "exit after SIGTERM (none in flight)",
@@ -328,8 +407,10 @@ const METHOD = "One user owns every file (5 types in turn, 1 in 20 a favourite, 
   "not write) and each " +
   "request is asked once (its first time in that process: the files list is the first request " +
   "after the start) and three more times (their median); pages are 15 files (the default). " +
-  "Last, the server's `VmRSS` (`VmHWM`, its peak, in brackets) and the time from SIGTERM to its " +
-  "exit.";
+  "Then the server's `VmRSS` (`VmHWM`, its peak, in brackets); then a bulk delete of the " +
+  "first 100,000 files (all of them at 100,000) through `DELETE /api/user/files/transaction`, " +
+  "1,000 a request, one after the other, while the healthcheck and the files list's first page " +
+  "are each asked every 50 ms; last, the time from SIGTERM to the server's exit.";
 
 /** The commit measured (`git describe`-like: short hash, `+` when the tree has changes). */
 async function gitDescription(): Promise<string> {

@@ -148,6 +148,33 @@ export async function listUrls(
   return urls.filter((u) => (u[field] ?? "").toLowerCase().includes(needle));
 }
 
+/**
+ * One page (1-based) of the user's URLs, oldest first, searched as
+ * {@link listUrls} does, with how many match and the number of pages. Without
+ * a search the page is read alone (`UrlStore.pageByUser`); a search reads the
+ * user's URLs and keeps the matches.
+ */
+export async function pageUrls(
+  s: Services,
+  user: UserRecord,
+  page: number,
+  perpage: number,
+  field: UrlSearchField,
+  query?: string,
+) {
+  const offset = (page - 1) * perpage;
+  let urls: UrlRecord[];
+  let total: number;
+  if (query) {
+    const all = await listUrls(s, user, field, query);
+    urls = all.slice(offset, offset + perpage);
+    total = all.length;
+  } else {
+    ({ urls, total } = await s.store.urls.pageByUser(user.id, offset, perpage));
+  }
+  return { urls, total, pages: Math.ceil(total / perpage) };
+}
+
 /** The user's URL with this id; 404 when it is missing or someone else's. */
 export async function getOwnUrl(s: Services, user: UserRecord, id: string): Promise<UrlRecord> {
   const url = await s.store.urls.get(id);

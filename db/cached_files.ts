@@ -2,49 +2,32 @@
  * The file store as the serving store (`serving.ts`) wraps each backend's:
  * theirs, with the public serving path's name lookup
  * ({@link CachedFiles.resolve}) answered from a one-second cache
- * ({@link FreshCache}), and, where the backend lists a user's files by
- * reading them all (Deno KV), each user's list read at most once a second.
- * Every write through it forgets what it may have changed (an upload's: its
- * name and its owner's list; any other: everything, before and after the
+ * ({@link FreshCache}). Lists are not cached: each backend reads a page from
+ * its indexes and its count from counters (issue #32), so no cache holds a
+ * user's whole list. Every write through it forgets what it may have changed
+ * (an upload's: its name; any other: every name, before and after the
  * write), so this process never serves a file it deleted, renamed or
- * protected, nor lists one as it was; another process's change shows within
- * a second (a list: a second and the time its next read takes, during which
- * the old one is still answered). Views are the exception: counting one
+ * protected; another process's change shows within a second. Views are the
+ * exception: counting one
  * leaves the caches, so a cached record's `views` may be a second behind
  * (serving reads them only for files with `maxViews`, which it reads fresh
  * and counts atomically).
  */
 import type { Clock } from "../core/clock.ts";
-import { approxBytes, forgetAround, FreshCache } from "./fresh_cache.ts";
+import { forgetAround, FreshCache } from "./fresh_cache.ts";
 import {
-  FILE_SORT_KEYS,
   type FileLimits,
   type FilePage,
   type FilePatch,
   type FileQuery,
   type FileRecord,
   type FileStore,
-  isFiltered,
-  queryFiles,
   type ServingFileStore,
   type ViewResult,
 } from "./files.ts";
 
-/** How long a name's answer, a list or a count is used. */
+/** How long a name's answer is used. */
 export const FILES_FRESH_MS = 1000;
-
-/** One user's complete files as read, and the orders they were sorted in. */
-interface UserList {
-  files: FileRecord[];
-  sorted: Map<string, FileRecord[]>;
-}
-
-/**
- * A list's size: its records, and a reference to each in every order it may
- * be sorted in (each sort key, both ways), which it keeps once asked for.
- */
-const listBytes = (list: UserList) =>
-  approxBytes(list.files) + list.files.length * 8 * FILE_SORT_KEYS.length * 2;
 
 /** {@link ServingFileStore} over a backend's {@link FileStore}. */
 export class CachedFiles implements ServingFileStore {
@@ -53,29 +36,9 @@ export class CachedFiles implements ServingFileStore {
     maxEntries: 10_000,
     maxBytes: 8 * 1024 * 1024,
   });
-  readonly #lists = new FreshCache<UserList>({
-    ttlMs: FILES_FRESH_MS,
-    maxEntries: 16,
-    maxBytes: 32 * 1024 * 1024,
-    sizeOf: listBytes,
-    staleWhileRefresh: true,
-  });
-  readonly #totals = new FreshCache<number>({
-    ttlMs: FILES_FRESH_MS,
-    maxEntries: 10_000,
-    maxBytes: 1024 * 1024,
-  });
 
-  /**
-   * Over `files`, on `clock`. With `listsByUser`, {@link CachedFiles.list}
-   * pages through each user's cached list (for a backend that lists a
-   * user's files by reading them all).
-   */
-  constructor(
-    private readonly files: FileStore,
-    private readonly clock: Clock,
-    private readonly listsByUser = false,
-  ) {}
+  /** Over `files`, on `clock`. */
+  constructor(private readonly files: FileStore, private readonly clock: Clock) {}
 
   resolve(name: string): Promise<FileRecord | null> {
     return this.#names.get(name, this.clock.now(), () => this.files.getByName(name));
@@ -88,8 +51,6 @@ export class CachedFiles implements ServingFileStore {
   /** Forgets everything cached: after writes that bypassed this store (a transaction's). */
   forget(): void {
     this.#names.clear();
-    this.#lists.clear();
-    this.#totals.clear();
   }
 
   /** Runs a write; what was cached before it (or during it) is not used after it. */
@@ -97,52 +58,14 @@ export class CachedFiles implements ServingFileStore {
     return forgetAround(() => this.forget(), write);
   }
 
-  /**
-   * One page of a user's complete files: from the backend, with the count of
-   * all of them (when nothing narrows them) reused for up to a second; or, with
-   * `listsByUser`, from the user's list read at most a second ago, sorted once
-   * per order. A list past its second is still answered while its next read
-   * is under way (a user's 10,000 files take tens of milliseconds to read).
-   * Either way a dashboard paging or polling costs no pass over every file
-   * each time.
-   */
-  async list(query: FileQuery): Promise<FilePage> {
-    const now = this.clock.now();
-    if (!this.listsByUser) {
-      if (isFiltered(query)) return await this.files.list(query);
-      const total = await this.#totals.get(
-        query.userId,
-        now,
-        async () => (await this.files.list({ ...query, offset: 0, limit: 0 })).total,
-      );
-      return await this.files.list({ ...query, total });
-    }
-    const list = await this.#lists.get(query.userId, now, async () => ({
-      files: await this.files.listByUser(query.userId),
-      sorted: new Map(),
-    }));
-    const key = `${query.sortBy} ${query.order}`;
-    let sorted = list.sorted.get(key);
-    if (!sorted) {
-      const { userId, sortBy, order } = query;
-      const all = { userId, sortBy, order, offset: 0, limit: Infinity };
-      sorted = queryFiles(list.files, all).files;
-      list.sorted.set(key, sorted);
-    }
-    if (isFiltered(query)) return queryFiles(sorted, query);
-    const end = query.offset + query.limit;
-    return { files: sorted.slice(query.offset, end), total: sorted.length };
+  /** One page of a user's complete files, from the backend (never cached). */
+  list(query: FileQuery): Promise<FilePage> {
+    return this.files.list(query);
   }
 
-  /**
-   * Forgets what an upload's write changed: its name's answer and its
-   * owner's list and count. Clearing everything, as other writes do, would
-   * empty the caches once per upload under a steady stream of them.
-   */
+  /** Forgets what an upload's write changed: its name's answer. */
   #forgetFile(file: FileRecord): void {
     this.#names.delete(file.name);
-    this.#lists.delete(file.userId ?? "");
-    this.#totals.delete(file.userId ?? "");
   }
 
   /**
@@ -233,7 +156,7 @@ export class CachedFiles implements ServingFileStore {
     return this.files.hasAccess(fileId, key, now);
   }
 
-  iterate() {
-    return this.files.iterate();
+  iterate(after?: string) {
+    return this.files.iterate(after);
   }
 }

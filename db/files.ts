@@ -147,10 +147,28 @@ export interface FileQuery {
   total?: number;
 }
 
-/** Whether `q` narrows a user's files beyond their owner (a filter, a folder, tags or a search). */
-export function isFiltered(q: FileQuery): boolean {
-  return q.favorite !== undefined || q.private !== undefined || q.typePrefixes !== undefined ||
-    q.folderId !== undefined || q.ids !== undefined || q.search !== undefined;
+/**
+ * How many files match `q`, from its owner's counters (read by `read`, only
+ * when they tell): a query narrowed by nothing, by favourite, or by type prefixes alone;
+ * `undefined` otherwise (a folder, a tag, a search, private, or favourite and
+ * types together).
+ */
+export async function countFromStats(
+  q: FileQuery,
+  read: () => Promise<FileStats>,
+): Promise<number | undefined> {
+  if (
+    q.private !== undefined || q.folderId !== undefined || q.ids !== undefined ||
+    q.search !== undefined || (q.typePrefixes && q.favorite !== undefined)
+  ) return undefined;
+  const stats = await read();
+  if (q.typePrefixes) {
+    return Object.entries(stats.types)
+      .filter(([type]) => q.typePrefixes!.some((p) => type.startsWith(p)))
+      .reduce((sum, [, n]) => sum + n, 0);
+  }
+  if (q.favorite === undefined) return stats.files;
+  return q.favorite ? stats.favorites : Math.max(0, stats.files - stats.favorites);
 }
 
 /** One page and how many files matched in all. */
@@ -236,8 +254,12 @@ export interface FileStore {
   grantAccess(fileId: string, key: string, expiresAt: Date, now: Date): Promise<void>;
   /** Whether an unexpired grant of `key` for `fileId` exists at `now`. */
   hasAccess(fileId: string, key: string, now: Date): Promise<boolean>;
-  /** Every file, pending ones included, read a page at a time (exports). */
-  iterate(): AsyncIterable<FileRecord>;
+  /**
+   * Every file, pending ones included, read a page at a time (exports), in id
+   * order (the store's own); with `after`, those whose id comes after it (a
+   * background task's next turn).
+   */
+  iterate(after?: string): AsyncIterable<FileRecord>;
 }
 
 /**

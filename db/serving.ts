@@ -3,8 +3,8 @@
  * `servingStore(backend, clock)`, applied once where the store opens, puts
  * in front of it everything that makes the hot paths cheap, and nothing else:
  *
- * - files (`cached_files.ts`): public serving's name lookup, users' file
- *   lists (on a backend that lists by reading every file) and counts;
+ * - files (`cached_files.ts`): public serving's name lookup (lists are read
+ *   from each backend's indexes, never cached);
  * - URLs (`url_cache.ts`): the redirect's name lookup, views counted in batches;
  * - users (`user_cache.ts`): each caller's record and the administrators' list;
  * - API keys (`api_key_cache.ts`): the lookup of each request made with a key;
@@ -38,8 +38,7 @@ import { CachedUsers } from "./user_cache.ts";
  * closes the backend.
  */
 export function servingStore(backend: Backend, clock: Clock, timer: Timer = systemTimer): Store {
-  // Deno KV lists a user's files by reading them all: its lists are cached, PostgreSQL's counted.
-  const files = new CachedFiles(backend.files, clock, backend.kind === "kv");
+  const files = new CachedFiles(backend.files, clock);
   const urls = new CachedUrls(backend.urls, clock);
   const users = new CachedUsers(backend.users, clock);
   const apiKeys = new CachedApiKeys(backend.apiKeys, clock);

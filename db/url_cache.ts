@@ -9,7 +9,15 @@
  */
 import type { Clock } from "../core/clock.ts";
 import { forgetAround, FreshCache } from "./fresh_cache.ts";
-import type { ServingUrlStore, UrlPatch, UrlRecord, UrlStats, UrlStore, UrlView } from "./urls.ts";
+import type {
+  ServingUrlStore,
+  UrlPage,
+  UrlPatch,
+  UrlRecord,
+  UrlStats,
+  UrlStore,
+  UrlView,
+} from "./urls.ts";
 import { ViewBatch } from "./view_batch.ts";
 
 /** How long a name's answer is used. */
@@ -81,6 +89,12 @@ export class CachedUrls implements ServingUrlStore {
   async listByUser(userId: string): Promise<UrlRecord[]> {
     await this.#batch.settled();
     return (await this.#store.listByUser(userId)).map((url) => this.#batch.withWaiting(url));
+  }
+
+  async pageByUser(userId: string, offset: number, limit: number): Promise<UrlPage> {
+    await this.#batch.settled();
+    const { urls, total } = await this.#store.pageByUser(userId, offset, limit);
+    return { urls: urls.map((url) => this.#batch.withWaiting(url)), total };
   }
 
   countByUser(userId: string): Promise<number> {

@@ -69,6 +69,12 @@ export interface UrlStats {
   views: number;
 }
 
+/** One page of a user's URLs and how many it owns. */
+export interface UrlPage {
+  urls: UrlRecord[];
+  total: number;
+}
+
 /** Short URLs. */
 export interface UrlStore {
   /**
@@ -93,6 +99,8 @@ export interface UrlStore {
   getByName(name: string): Promise<UrlRecord | null>;
   /** A user's URLs, oldest first. */
   listByUser(userId: string): Promise<UrlRecord[]>;
+  /** `limit` of a user's URLs from `offset`, oldest first, and how many it owns. */
+  pageByUser(userId: string, offset: number, limit: number): Promise<UrlPage>;
   /** How many URLs a user owns. */
   countByUser(userId: string): Promise<number>;
   /** A user's URL count and their views summed, aggregated by the store. */

@@ -4,7 +4,15 @@ import type { Context } from "hono";
 import { setServiceCookie } from "./cookies.ts";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { linkOrigin, routeLink } from "../core/links.ts";
-import { createUrl, deleteUrl, getOwnUrl, listUrls, updateUrl, urlView } from "../core/urls.ts";
+import {
+  createUrl,
+  deleteUrl,
+  getOwnUrl,
+  listUrls,
+  pageUrls,
+  updateUrl,
+  urlView,
+} from "../core/urls.ts";
 import {
   URL_PASSWORD_COOKIE_SECONDS,
   urlPasswordCookie,
@@ -39,6 +47,13 @@ export const UrlSchema = z.object({
     description: "Whether a visit's query string is added to the destination",
   }),
 }).openapi("Url");
+
+/** A page of URLs (`GET /api/user/urls?page=…`). */
+export const UrlPageSchema = z.object({
+  page: z.array(UrlSchema),
+  total: z.number().int(),
+  pages: z.number().int(),
+}).openapi("UrlPage");
 
 const Destination = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })
   .max(10_000).openapi({ example: "https://example.com/some/page" });
@@ -167,9 +182,17 @@ const list = defineRoute({
   auth: "user",
   scope: "urls:read",
   tags: ["URLs"],
-  summary: "The caller's URLs, oldest first, optionally searched",
+  summary: "The caller's URLs, oldest first, optionally searched; a page of them with `page`",
   request: {
     query: z.object({
+      page: z.coerce.number().int().min(1).optional().openapi({
+        description: "A page of `perpage` URLs (Ferry); without it, every URL as a plain array " +
+          "(as Zipline answers)",
+        example: 1,
+      }),
+      perpage: z.coerce.number().int().min(1).max(1000).default(15).openapi({
+        description: "URLs a page, with `page`",
+      }),
       searchField: z.enum(["destination", "vanity", "code"]).optional().openapi({
         description: "Default `destination`",
       }),
@@ -178,7 +201,12 @@ const list = defineRoute({
       }),
     }),
   },
-  responses: { 200: json(z.array(UrlSchema), "URLs") },
+  responses: {
+    200: json(
+      z.union([z.array(UrlSchema), UrlPageSchema]),
+      "Every URL; with `page`, the page, the number of URLs and of pages",
+    ),
+  },
 });
 
 const get = defineRoute({
@@ -264,7 +292,11 @@ export const urlRoutes = newRouter()
     return c.json({ ...urlView(url), url: link }, 200);
   })
   .openapi(list, async (c) => {
-    const { searchField = "destination", searchQuery } = c.req.valid("query");
+    const { searchField = "destination", searchQuery, page, perpage } = c.req.valid("query");
+    if (page !== undefined) {
+      const found = await pageUrls(c.var.services, me(c), page, perpage, searchField, searchQuery);
+      return c.json({ page: found.urls.map(urlView), total: found.total, pages: found.pages }, 200);
+    }
     const urls = await listUrls(c.var.services, me(c), searchField, searchQuery);
     return c.json(urls.map(urlView), 200);
   })

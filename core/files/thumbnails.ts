@@ -101,6 +101,10 @@ async function makeThumbnailOf(s: Services, file: FileRecord): Promise<boolean> 
 
 /** The pass under way in each process, so that two never overlap. */
 const passes = new WeakMap<Services, Promise<unknown>>();
+/** Where each process's scheduled passes stopped reading: the last file id read. */
+const reached = new WeakMap<Services, string>();
+/** Files one scheduled pass reads at most; the next pass goes on from there (issue #32). */
+export const THUMBNAIL_SCAN = 20_000;
 
 /**
  * The `thumbnails` task: thumbnails for the files without one (every file
@@ -112,40 +116,64 @@ export function generateThumbnails(
   s: Services,
   rerun = false,
   signal?: AbortSignal,
+  scan = THUMBNAIL_SCAN,
 ): Promise<number> {
   const pass = (passes.get(s) ?? Promise.resolve()).catch(() => {}).then(() =>
-    runPass(s, rerun, signal)
+    runPass(s, rerun, scan, signal)
   );
   passes.set(s, pass);
   return pass;
 }
 
-async function runPass(s: Services, rerun: boolean, signal?: AbortSignal): Promise<number> {
+/**
+ * One pass: reads the files in id order and thumbnails those that need one,
+ * `featuresThumbnailsNumberThreads` at a time as they are read (no list of
+ * them is gathered). A rerun reads every file; any other pass reads at most
+ * `scan` files ({@link THUMBNAIL_SCAN}) after where the last one stopped, starting over
+ * after the last file, so no pass reads the whole catalogue of a large
+ * instance.
+ */
+async function runPass(
+  s: Services,
+  rerun: boolean,
+  scan: number,
+  signal?: AbortSignal,
+): Promise<number> {
   if (!s.settings.get("featuresThumbnailsEnabled")) return 0;
-  const todo: FileRecord[] = [];
   let videos = 0;
-  for await (const file of s.store.files.iterate()) {
-    if (signal?.aborted) return 0;
+  let made = 0;
+  let read = 0;
+  const threads = s.settings.get("featuresThumbnailsNumberThreads");
+  const running = new Set<Promise<void>>();
+  const after = rerun ? undefined : reached.get(s);
+  let last: string | undefined;
+  for await (const file of s.store.files.iterate(after)) {
+    if (signal?.aborted) break;
+    if (!rerun && ++read > scan) break;
+    last = file.id;
     if (!hasSource(file) || (!rerun && file.thumbnail)) continue;
-    if (isVideo(file) && !s.ffmpeg) videos++;
-    else todo.push(file);
+    if (isVideo(file) && !s.ffmpeg) {
+      videos++;
+      continue;
+    }
+    const job = thumbnailFile(s, file).then(
+      (done) => void (done && made++),
+      (error) => s.logger.error("thumbnail failed", { id: file.id, error }),
+    ).finally(() => running.delete(job));
+    running.add(job);
+    if (running.size >= threads) await Promise.race(running);
+  }
+  await Promise.all(running);
+  if (!rerun) {
+    // Read to the end: the next pass starts over; else it goes on after the last file read.
+    if (read <= scan && !signal?.aborted) reached.delete(s);
+    else if (last !== undefined) reached.set(s, last);
   }
   if (videos > 0) {
     s.logger.info("video thumbnails skipped: ffmpeg is not installed, or may not be run", {
       videos,
     });
   }
-  let made = 0;
-  const workers = Math.min(todo.length, s.settings.get("featuresThumbnailsNumberThreads"));
-  await Promise.all(Array.from({ length: workers }, async () => {
-    for (let file = todo.shift(); file && !signal?.aborted; file = todo.shift()) {
-      try {
-        if (await thumbnailFile(s, file)) made++;
-      } catch (error) {
-        s.logger.error("thumbnail failed", { id: file.id, error });
-      }
-    }
-  }));
   return made;
 }
 

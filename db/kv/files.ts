@@ -33,6 +33,7 @@ import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
+import { IndexChange, indexChange, pageIds } from "./file_index.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -45,10 +46,11 @@ const K = {
 
 /**
  * The most uploads' writes committed together: 2 checks and 3 writes each,
- * plus one check and one write per owner, well within an atomic operation's
- * 100 checks and 1000 mutations (a journaled view doubles the writes).
+ * their index entries (`INDEX_WRITES_PER_FILE` at most), plus one check and
+ * one write per owner, within an atomic operation's 100 checks and 1000
+ * mutations (a journaled view doubles the writes).
  */
-const MAX_GROUP = 24;
+const MAX_GROUP = 12;
 
 /** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
 type UploadWrite =
@@ -106,15 +108,16 @@ export class KvFiles implements FileStore {
         if ((await this.kv.get(K.file(file.id))).value !== null) return new UniqueError("id");
         return null;
       };
-      return { op: countFile(this.write(op, file), null, file), result: undefined, lost };
+      return { op: changed(this.write(op, file), null, file), result: undefined, lost };
     });
   }
 
   async createMany(files: FileRecord[]) {
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, and a share of the run's statistics' sums (gathered: a few per owner).
-      cost: () => ({ checks: 1, mutations: 4 }),
+      // 3 writes, its index entries, and a share of the run's statistics' sums (gathered: a
+      // few per owner).
+      cost: (f) => ({ checks: 1, mutations: 4 + new IndexChange().file(null, f).size }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
@@ -123,8 +126,12 @@ export class KvFiles implements FileStore {
       write: (op, f) => this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f),
       after: (op, run) => {
         const change = new StatsChange();
-        for (const f of run) change.file(null, f);
-        change.apply(op);
+        const index = new IndexChange();
+        for (const f of run) {
+          change.file(null, f);
+          index.file(null, f);
+        }
+        index.apply(change.apply(op));
       },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
@@ -154,7 +161,7 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: countFile(this.writeRecord(op, next), current.value, next), result: next };
+      return { op: changed(this.writeRecord(op, next), current.value, next), result: next };
     });
   }
 
@@ -218,6 +225,7 @@ export class KvFiles implements FileStore {
     }
     const op = this.kv.atomic();
     const change = new StatsChange();
+    const index = new IndexChange();
     const outcomes = writes.map((w): Outcome => {
       let file: FileRecord;
       let files = 0;
@@ -247,13 +255,15 @@ export class KvFiles implements FileStore {
       }
       if (w.kind === "create") this.write(op, file);
       else this.writeRecord(op, file);
-      change.file(w.kind === "create" ? null : records.get(w.id)!.value, file);
+      const before = w.kind === "create" ? null : records.get(w.id)!.value;
+      change.file(before, file);
+      index.file(before, file);
       return { value: w.kind === "create" ? undefined : file };
     });
     for (const [owner, entry] of usages) {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
-    change.apply(op);
+    index.apply(change.apply(op));
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -269,7 +279,7 @@ export class KvFiles implements FileStore {
         counted.bytes = Math.max(0, counted.bytes + size - current.value.size);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: countFile(this.write(op, next), current.value, next), result: next };
+      return { op: changed(this.write(op, next), current.value, next), result: next };
     });
   }
 
@@ -306,7 +316,7 @@ export class KvFiles implements FileStore {
         next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null
           ? new UniqueError("name")
           : null;
-      return { op: countFile(this.write(op, next), old, next), result: next, lost };
+      return { op: changed(this.write(op, next), old, next), result: next, lost };
     });
   }
 
@@ -322,7 +332,7 @@ export class KvFiles implements FileStore {
         .delete(K.byUser(file.userId, id))
         .delete(tagged.key);
       for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, id));
-      countFile(op, file, null);
+      changed(op, file, null);
       if (file.userId !== null) {
         const usage = await this.kv.get<FileUsage>(K.usage(file.userId));
         const left = usage.value ?? NO_USAGE;
@@ -335,8 +345,21 @@ export class KvFiles implements FileStore {
     });
   }
 
+  /**
+   * A page from the owner's index (`./file_index.ts`): the entries before it
+   * and its own are read, then its records. A tag's files (`ids`) are read and
+   * sorted in memory (as many as the tag holds); a search still reads every
+   * file of the owner: this is where a search index plugs in.
+   */
   async list(query: FileQuery) {
-    return queryFiles(await this.listByUser(query.userId), query);
+    if (query.search) return queryFiles(await this.listByUser(query.userId), query);
+    if (query.ids) {
+      const records = await getAll<FileRecord>(this.kv, query.ids.map(K.file));
+      return queryFiles(records.flatMap((e) => e.value ? [e.value] : []), query);
+    }
+    const { ids, total } = await pageIds(this.kv, query);
+    const records = await getAll<FileRecord>(this.kv, ids.map(K.file));
+    return { files: records.flatMap((e) => e.value ? [e.value] : []), total };
   }
 
   async listByUser(userId: string) {
@@ -354,7 +377,7 @@ export class KvFiles implements FileStore {
       const next = { ...current.value, userId: null };
       // A concurrent change wins; the next call (or the owner's deletion retry) catches up.
       const op = this.kv.atomic().check(current).delete(K.byUser(userId, file.id));
-      await countFile(this.write(op, next), current.value, next).commit();
+      await changed(this.write(op, next), current.value, next).commit();
     }
     await this.kv.delete(K.usage(userId));
   }
@@ -378,7 +401,7 @@ export class KvFiles implements FileStore {
       if (!file || file.pending) return { result: "missing" };
       if (file.maxViews !== null && file.views >= file.maxViews) return { result: "exhausted" };
       const next = { ...file, views: file.views + 1 };
-      const op = countFile(this.write(this.kv.atomic().check(current), next), file, next);
+      const op = changed(this.write(this.kv.atomic().check(current), next), file, next);
       return { op, result: "counted" };
     });
   }
@@ -393,8 +416,10 @@ export class KvFiles implements FileStore {
     return until !== null && until > now.getTime();
   }
 
-  async *iterate(): AsyncIterable<FileRecord> {
-    for await (const entry of this.kv.list<FileRecord>({ prefix: ["file"] }, { batchSize: 500 })) {
+  async *iterate(after?: string): AsyncIterable<FileRecord> {
+    const prefix = ["file"];
+    const selector = after === undefined ? { prefix } : { prefix, start: [...K.file(after), ""] };
+    for await (const entry of this.kv.list<FileRecord>(selector, { batchSize: 500 })) {
       yield entry.value;
     }
   }
@@ -408,4 +433,13 @@ export class KvFiles implements FileStore {
   private writeRecord(op: Deno.AtomicOperation, file: FileRecord): Deno.AtomicOperation {
     return op.set(K.file(file.id), file).set(K.byUser(file.userId, file.id), file);
   }
+}
+
+/** Adds the counters' and the index's changes of a write of one file (`before` → `after`) to `op`. */
+function changed(
+  op: Deno.AtomicOperation,
+  before: FileRecord | null,
+  after: FileRecord | null,
+): Deno.AtomicOperation {
+  return indexChange(countFile(op, before, after), before, after);
 }

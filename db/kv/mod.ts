@@ -10,6 +10,7 @@ import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
+import { backfillFileIndex } from "./file_index.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -21,7 +22,7 @@ import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
 import { KvTags, listFileTags } from "./tags.ts";
-import { KvUrls } from "./urls.ts";
+import { backfillUrlAges, KvUrls } from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
 import { KvWebhooks } from "./webhooks.ts";
@@ -30,9 +31,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * The KV schema version this code writes. 2: a file's tag links are one list
  * (`listFileTags`, `./tags.ts`), no longer one key per link. 3: each owner's
  * file statistics are counters (`./file_stats.ts`), filled from the files
- * already stored.
+ * already stored. 4: each owner's files are indexed in every order the files
+ * list offers (`./file_index.ts`) and each owner's URLs oldest first
+ * (`./urls.ts`), filled from the files and URLs already stored.
  */
-export const KV_SCHEMA_VERSION = 3;
+export const KV_SCHEMA_VERSION = 4;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -47,6 +50,10 @@ export async function openKvStore(path?: string): Promise<KvStore> {
   } else if (version.value < KV_SCHEMA_VERSION) {
     if (version.value < 2) await listFileTags(kv);
     if (version.value < 3) await backfillFileStats(kv, OWNER_COPIES);
+    if (version.value < 4) {
+      await backfillFileIndex(kv);
+      await backfillUrlAges(kv);
+    }
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -23,6 +23,8 @@ const K = {
   name: (name: string) => ["url_name", name],
   byUser: (userId: string, id: string) => ["url_by_user", userId, id],
   userPrefix: (userId: string) => ["url_by_user", userId],
+  byAge: (url: UrlRecord) => ["url_by_user_at", url.userId!, url.createdAt.getTime(), url.id],
+  agePrefix: (userId: string) => ["url_by_user_at", userId],
   count: (userId: string) => ["url_count", userId],
   expiry: (at: Date, id: string) => ["url_expiry", at.getTime(), id],
 } satisfies Record<string, (...args: never[]) => Deno.KvKey>;
@@ -86,7 +88,7 @@ export class KvUrls implements UrlStore {
       }
       if (count && url.userId !== null) {
         op.check(count).set(K.count(url.userId), owned + 1)
-          .set(K.byUser(url.userId, url.id), true);
+          .set(K.byUser(url.userId, url.id), true).set(K.byAge(url), true);
       }
       const lost = async () => {
         const clash = (await getAll(this.kv, names.map(K.name))).findIndex((e) => e.value !== null);
@@ -101,7 +103,7 @@ export class KvUrls implements UrlStore {
       owner: (u) => u.userId,
       cost: (u) => ({
         checks: namesOf(u).length,
-        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 1) + (u.expiresAt ? 1 : 0),
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 2) + (u.expiresAt ? 1 : 0),
       }),
       counter: K.count,
       count: (count, owned) => (count ?? 0) + owned.length,
@@ -112,7 +114,7 @@ export class KvUrls implements UrlStore {
         for (const name of namesOf(url)) {
           op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
         }
-        if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
+        if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true).set(K.byAge(url), true);
       },
       clash: async (run) =>
         (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
@@ -133,21 +135,42 @@ export class KvUrls implements UrlStore {
     return id === null ? null : await this.get(id);
   }
 
-  private async ids(userId: string): Promise<string[]> {
+  /**
+   * The ids of a user's URLs under `prefix`: in id order by default, oldest
+   * first under `K.agePrefix`; the first `limit`.
+   */
+  private async ids(
+    userId: string,
+    prefix = K.userPrefix(userId),
+    limit?: number,
+  ): Promise<string[]> {
     const ids: string[] = [];
-    for await (const entry of this.kv.list({ prefix: K.userPrefix(userId) })) {
+    const batchSize = Math.min(1000, Math.max(16, limit ?? 1000));
+    for await (const entry of this.kv.list({ prefix }, { limit, batchSize })) {
       ids.push(entry.key.at(-1) as string);
     }
     return ids;
   }
 
   async listByUser(userId: string): Promise<UrlRecord[]> {
-    const urls: UrlRecord[] = [];
-    for (const id of await this.ids(userId)) {
-      const url = await this.get(id);
-      if (url) urls.push(url);
-    }
-    return urls.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    return await this.loadAll(await this.ids(userId, K.agePrefix(userId)));
+  }
+
+  async pageByUser(userId: string, offset: number, limit: number) {
+    const ids = await this.ids(userId, K.agePrefix(userId), offset + limit);
+    return {
+      urls: await this.loadAll(ids.slice(offset)),
+      total: await this.countByUser(userId),
+    };
+  }
+
+  /** The URLs with these ids and their views, in that order (missing ones left out). */
+  private async loadAll(ids: string[]): Promise<UrlRecord[]> {
+    const [records, views] = await Promise.all([
+      getAll<UrlRecord>(this.kv, ids.map(K.url)),
+      getAll<Deno.KvU64>(this.kv, ids.map(K.views)),
+    ]);
+    return records.flatMap((e, i) => e.value ? [loaded(e.value, views[i].value)] : []);
   }
 
   async countByUser(userId: string): Promise<number> {
@@ -203,7 +226,7 @@ export class KvUrls implements UrlStore {
       if (url.userId !== null) {
         const count = await this.kv.get<number>(K.count(url.userId));
         op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
-          .delete(K.byUser(url.userId, id));
+          .delete(K.byUser(url.userId, id)).delete(K.byAge(url));
       }
       return { op, result: url };
     });
@@ -252,12 +275,39 @@ export class KvUrls implements UrlStore {
       await commitChecked(async () => {
         const entry = await this.kv.get<UrlRecord>(K.url(id));
         const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
-        if (entry.value) op.set(K.url(id), { ...entry.value, userId: null });
+        if (entry.value) {
+          op.set(K.url(id), { ...entry.value, userId: null }).delete(K.byAge(entry.value));
+        }
         return { op, result: undefined };
       });
       orphaned++;
     }
     await this.kv.delete(K.count(userId));
     return orphaned;
+  }
+}
+
+/** Where the upgrade to schema 4 stands: the last URL given its place in its owner's age order. */
+const BACKFILL: Deno.KvKey = ["meta", "url_age_backfill"];
+/** URLs one backfill commit places. */
+const BACKFILL_PAGE = 50;
+
+/**
+ * Schema 4's upgrade: gives every owned URL already stored its key in its
+ * owner's oldest-first order (`["url_by_user_at", owner, createdAt, id]`,
+ * which `pageByUser` reads), a page of records at a time, each page
+ * committed with the position reached and the records read, checked (a
+ * stopped upgrade resumes; a URL deleted meanwhile is read again, gone).
+ */
+export async function backfillUrlAges(kv: Deno.Kv): Promise<void> {
+  const prefix = ["url"];
+  while (true) {
+    const at = await kv.get<Deno.KvKey>(BACKFILL);
+    if (at.value?.length === 0) return; // done
+    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
+    const page = await Array.fromAsync(kv.list<UrlRecord>(selector, { limit: BACKFILL_PAGE }));
+    const op = kv.atomic().check(at, ...page);
+    for (const { value } of page) if (value.userId !== null) op.set(K.byAge(value), true);
+    await op.set(BACKFILL, page.at(-1)?.key ?? []).commit();
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Sql, TransactionSql } from "postgres";
 import {
+  countFromStats,
   type FileLimits,
   type FilePatch,
   type FileQuery,
@@ -323,13 +324,23 @@ export class PostgresFiles implements FileStore {
     const order = sql.unsafe(
       `${SORT_COLUMNS[q.sortBy]} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST, id COLLATE "C"`,
     );
-    // The page and the count apart, side by side: a page of the default order is then an
-    // index scan that stops at the page (`files_user_listing`), not a sort of every match.
+    // The page and the count apart, side by side: a page is then an index scan of its order
+    // (migrations 019, 028) that stops at the page, not a sort of every match. Past the first
+    // page, the ids before it are skipped in the index alone (an index-only scan), and only the
+    // page's rows are read. The count is the owner's counters' when they tell.
+    const page = q.offset === 0
+      ? sql<FileRow[]>`SELECT * FROM files WHERE ${where}
+        ORDER BY ${order} LIMIT ${q.limit}`
+      : sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files WHERE ${where}
+          ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}) AS page
+        JOIN files USING (id) ORDER BY ${order}`;
     const [rows, total] = await Promise.all([
-      sql<FileRow[]>`SELECT * FROM files WHERE ${where}
-        ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}`,
-      q.total ?? sql<{ n: string }[]>`SELECT count(*) AS n FROM files WHERE ${where}`
-        .then(([{ n }]) => Number(n)),
+      page,
+      (async () =>
+        q.total ?? await countFromStats(q, () => this.stats(q.userId)) ??
+          Number(
+            (await sql<{ n: string }[]>`SELECT count(*) AS n FROM files WHERE ${where}`)[0].n,
+          ))(),
     ]);
     return { files: rows.map(toFile), total };
   }
@@ -436,8 +447,11 @@ export class PostgresFiles implements FileStore {
     });
   }
 
-  async *iterate(): AsyncIterable<FileRecord> {
-    for await (const rows of this.sql<FileRow[]>`SELECT * FROM files`.cursor(500)) {
+  async *iterate(after?: string): AsyncIterable<FileRecord> {
+    const query = after === undefined
+      ? this.sql<FileRow[]>`SELECT * FROM files ORDER BY id`
+      : this.sql<FileRow[]>`SELECT * FROM files WHERE id > ${after} ORDER BY id`;
+    for await (const rows of query.cursor(500)) {
       yield* rows.map(toFile);
     }
   }

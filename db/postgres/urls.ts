@@ -9,6 +9,7 @@ import { UniqueError } from "../errors.ts";
 import { uniqueViolation } from "./unique.ts";
 import type {
   DeviceDestinations,
+  UrlPage,
   UrlPatch,
   UrlRecord,
   UrlStats,
@@ -159,6 +160,15 @@ export class PostgresUrls implements UrlStore {
     const rows = await this.sql<UrlRow[]>`
       SELECT * FROM urls WHERE user_id = ${userId} ORDER BY created_at, id`;
     return rows.map(toUrl);
+  }
+
+  async pageByUser(userId: string, offset: number, limit: number): Promise<UrlPage> {
+    const [rows, total] = await Promise.all([
+      this.sql<UrlRow[]>`SELECT * FROM urls WHERE user_id = ${userId}
+        ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+      this.countByUser(userId),
+    ]);
+    return { urls: rows.map(toUrl), total };
   }
 
   async countByUser(userId: string): Promise<number> {

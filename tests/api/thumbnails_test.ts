@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { GifWriter } from "omggif";
 import { encodeImage, type Pixels } from "../../core/files/images.ts";
 import { decodePixels } from "../../core/files/codecs.ts";
-import { cleanThumbnails } from "../../core/files/thumbnails.ts";
+import { cleanThumbnails, generateThumbnails } from "../../core/files/thumbnails.ts";
 import { FFMPEG_AT_ONCE } from "../../core/files/video.ts";
 import { MemoryLogger } from "../../core/log.ts";
 import { findFfmpeg } from "../../cli/services.ts";
@@ -539,4 +539,30 @@ apiTest(
     );
   },
   { ffmpeg: `${TURNS}/ffmpeg`, ignore: Deno.build.os === "windows" },
+);
+
+apiTest(
+  "thumbnails: a pass reads at most its share of the files, the next goes on from there",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(
+        (await uploadImage(app, user.headers, 8, 8, `${i}.png`)).id,
+      );
+    }
+    ids.sort(); // a pass reads the files in id order
+    const made = async () => {
+      const shown = [];
+      for (const id of ids) if ((await fileOf(app, user, id)).thumbnail) shown.push(id);
+      return shown;
+    };
+    assert.equal(await generateThumbnails(app.services, false, undefined, 1), 1);
+    assert.deepEqual(await made(), ids.slice(0, 1));
+    assert.equal(await generateThumbnails(app.services, false, undefined, 1), 1);
+    assert.deepEqual(await made(), ids.slice(0, 2));
+    assert.equal(await generateThumbnails(app.services, false, undefined, 2), 1, "to the end");
+    assert.deepEqual(await made(), ids);
+    assert.equal(await generateThumbnails(app.services, false, undefined, 1), 0, "started over");
+  },
 );

@@ -486,3 +486,40 @@ apiTest("deleting a user removes its URLs with `delete: true`, else orphans them
   assert.equal(await app.services.store.urls.get(dropped.id), null);
   assert.equal((await visit(app, `/go/${dropped.code}`)).status, 404);
 });
+
+apiTest(
+  "list with page and perpage: a page oldest first with the totals; without page, every URL as Zipline answers",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await shorten(app, alice, { destination: `https://example.com/${i}` })).body.id);
+      app.clock.advance(1000);
+    }
+    const all = await app.json("GET", "/api/user/urls", undefined, alice.headers);
+    assert.deepEqual(all.body.map((u: { id: string }) => u.id), ids, "a plain array");
+    const page = (n: number, query = "") =>
+      app.json("GET", `/api/user/urls?page=${n}&perpage=2${query}`, undefined, alice.headers);
+    const second = await page(2);
+    assert.equal(second.status, 200);
+    assert.deepEqual(second.body.page, all.body.slice(2, 4), "the same URLs, shaped the same");
+    assert.deepEqual([second.body.total, second.body.pages], [5, 3]);
+    assert.deepEqual((await page(3)).body.page.map((u: { id: string }) => u.id), [ids[4]]);
+    assert.deepEqual((await page(4)).body, { page: [], total: 5, pages: 3 });
+    const searched = await page(1, "&searchQuery=example.com/3");
+    assert.deepEqual(
+      [searched.body.page.map((u: { id: string }) => u.id), searched.body.total],
+      [[ids[3]], 1],
+    );
+    const deleted = await app.json("DELETE", `/api/user/urls/${ids[0]}`, undefined, alice.headers);
+    assert.equal(deleted.status, 200);
+    assert.deepEqual((await page(1)).body.page.map((u: { id: string }) => u.id), ids.slice(1, 3));
+    const bad = await app.json("GET", "/api/user/urls?page=0", undefined, alice.headers);
+    assert.equal(bad.status, 400);
+    assert.equal(
+      (await app.json("GET", "/api/user/urls?page=1&perpage=1001", undefined, alice.headers))
+        .status,
+      400,
+    );
+  },
+);

@@ -183,6 +183,39 @@ const steps: ContractSteps = {
     assert.equal((await store.urls.getByName("b1"))?.id, b1.id);
   },
 
+  "pageByUser: pages oldest first through creates, imports, deletes and orphaning": async (
+    store,
+  ) => {
+    const a = await owner(store);
+    const b = await owner(store);
+    const base = Date.UTC(2026, 3, 1);
+    // Created out of age order, two of the same age, some imported, one of another user.
+    const urls = [5, 1, 3, 3, 0, 4, 2].map((age, i) =>
+      url(a.id, `p${i}`, { createdAt: new Date(base + age * 1000), views: i })
+    );
+    for (const x of urls.slice(0, 4)) await store.urls.create(x, null);
+    await store.urls.createMany([...urls.slice(4), url(b.id, "pb")]);
+    await store.urls.view(urls[0].id);
+    const ids = async (offset: number, limit: number) => {
+      const page = await store.urls.pageByUser(a.id, offset, limit);
+      return { ids: page.urls.map((x) => x.id), total: page.total };
+    };
+    const all = (await store.urls.listByUser(a.id)).map((x) => x.id);
+    assert.deepEqual(all.length, 7);
+    assert.deepEqual(await ids(0, 3), { ids: all.slice(0, 3), total: 7 });
+    assert.deepEqual(await ids(3, 3), { ids: all.slice(3, 6), total: 7 });
+    assert.deepEqual(await ids(6, 3), { ids: all.slice(6), total: 7 });
+    assert.deepEqual(await ids(9, 3), { ids: [], total: 7 });
+    assert.equal(all[0], urls[4].id, "the oldest first");
+    const viewed = (await store.urls.pageByUser(a.id, 6, 1)).urls[0];
+    assert.deepEqual([viewed.id, viewed.views], [urls[0].id, 1], "with its views");
+    await store.urls.delete(urls[4].id);
+    assert.deepEqual(await ids(0, 2), { ids: all.slice(1, 3), total: 6 });
+    await store.urls.orphanByUser(a.id);
+    assert.deepEqual(await ids(0, 10), { ids: [], total: 0 });
+    assert.deepEqual((await store.urls.pageByUser(b.id, 0, 10)).total, 1);
+  },
+
   "statsByUser: counts a user's URLs and sums their views, imported and counted": async (store) => {
     const a = await owner(store);
     const b = await owner(store);

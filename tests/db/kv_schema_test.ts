@@ -3,14 +3,17 @@
  * whose file-to-tag links were one key each (`["file_tag", fileId, tagId]`),
  * opens under schema 2 with every link in its file's list, nothing of the old
  * keys left, also when an earlier upgrade stopped half way; under schema 3
- * the files already stored are counted into their owners' statistics.
+ * the files already stored are counted into their owners' statistics; under
+ * schema 4 they are indexed for the files list (`db/kv/file_index.ts`) and
+ * the URLs are given their place in their owner's oldest-first order.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { FileLimits, FileRecord } from "../../db/files.ts";
-import { KV_SCHEMA_VERSION, openKvStore } from "../../db/kv/mod.ts";
+import { type FileLimits, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
+import { IndexChange } from "../../db/kv/file_index.ts";
+import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { fileRecord, storedUser } from "../helpers/stores.ts";
+import { fileRecord, storedUser, urlRecord } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 
@@ -113,13 +116,82 @@ Deno.test("kv schema 2 → 3: the files stored are counted into their owners' st
     kv.close();
 
     const upgraded = await openKvStore(path);
-    assert.equal(await upgraded.schemaVersion(), 3);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
     const got = await Promise.all([ann.id, bob.id, null].map((id) => upgraded.files.stats(id)));
     assert.deepEqual(got, want);
     assert.equal(got[0].files, 3);
     await upgraded.close();
     const again = await openKvStore(path);
     assert.deepEqual(await again.files.stats(ann.id), want[0], "opened again: counted once");
+    await again.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv schema 3 → 4: the files stored are indexed for the files list, once, also when an upgrade stopped half way", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-schema-" });
+  const path = join(dir, "ferry.kv");
+  try {
+    const store = await openKvStore(path);
+    const [ann, bob] = [await storedUser(store), await storedUser(store)];
+    const folder = crypto.randomUUID();
+    // More files than one page of the upgrade, of every kind the index tells apart.
+    const files = Array.from({ length: 47 }, (_, i) =>
+      fileRecord(i % 9 === 0 ? bob.id : ann.id, {
+        size: i % 4,
+        favorite: i % 3 === 0,
+        folderId: i % 5 === 0 ? folder : null,
+        private: i % 7 === 0,
+        pending: i === 11,
+        originalName: i % 2 ? `o${i % 6}` : null,
+      }));
+    files.push(fileRecord(null, { size: 3 }));
+    await store.files.createMany(files);
+    const urls = Array.from({ length: 60 }, (_, i) => urlRecord(ann.id, `u${i}`));
+    await store.urls.createMany(urls);
+    await store.close();
+
+    // Schema 3 kept no index; an upgrade stopped after indexing the first record.
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 3);
+    for (const prefix of [["file_index"], ["file_index_n"], ["url_by_user_at"]]) {
+      for await (const { key } of kv.list({ prefix })) await kv.delete(key);
+    }
+    const [first] = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file"] }, { limit: 1 }));
+    await new IndexChange().file(null, first.value).apply(kv.atomic())
+      .set(["meta", "file_index_backfill"], first.key).commit();
+    kv.close();
+
+    const expect = async (s: KvStore, what: string) => {
+      for (const user of [ann, bob]) {
+        const all = await s.files.listByUser(user.id);
+        for (const sortBy of ["createdAt", "size", "originalName"] as const) {
+          for (const order of ["asc", "desc"] as const) {
+            for (const filter of [{}, { favorite: true }, { folderId: folder, private: false }]) {
+              const q: FileQuery = {
+                userId: user.id,
+                sortBy,
+                order,
+                offset: 2,
+                limit: 20,
+                ...filter,
+              };
+              assert.deepEqual(await s.files.list(q), queryFiles(all, q), what);
+            }
+          }
+        }
+      }
+    };
+    const upgraded = await openKvStore(path);
+    assert.equal(await upgraded.schemaVersion(), 4);
+    await expect(upgraded, "upgraded");
+    const page = await upgraded.urls.pageByUser(ann.id, 55, 10);
+    assert.deepEqual(page.urls.map((u) => u.id), urls.slice(55).map((u) => u.id));
+    assert.equal(page.total, 60);
+    await upgraded.close();
+    const again = await openKvStore(path);
+    await expect(again, "opened again: indexed once");
     await again.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

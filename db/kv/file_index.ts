@@ -1,0 +1,330 @@
+/**
+ * Each owner's files listed in every order the files list offers, on Deno KV
+ * (issue #32), so that a page is a bounded range read instead of a read of
+ * every file. For each complete, owned file and each sort key, one key
+ *
+ *     ["file_index", owner, scope, sortKey, nulls, value, id] → [flags, type]
+ *
+ * in the scope `"all"`, again in `"fav"` when it is a favourite and in
+ * `"folder:<id>"` when it is in a folder (`nulls` is 1 for a file whose value
+ * is `null`, which lists last both ways, as PostgreSQL's `NULLS LAST`). The
+ * entry's value carries what the list may still filter on without reading
+ * the record: favourite and private as bits, and the type. A count per scope,
+ * `["file_index_n", owner, scope]`, is a `Deno.KvU64` moved by `sum`.
+ *
+ * {@link indexChange} adds a write's changes to the atomic operation that
+ * writes the record (`./files.ts`), so the index never disagrees with the
+ * records. {@link walkIndex} reads one scope in one order: ascending is a
+ * forward read; descending (ties still by id ascending) reads backwards a
+ * batch at a time and turns each run of equal values around, reading the run
+ * the batch may have cut forwards on its own.
+ */
+import {
+  countFromStats,
+  FILE_SORT_KEYS,
+  type FileQuery,
+  type FileRecord,
+  type FileSortKey,
+} from "../files.ts";
+import { readStats } from "./file_stats.ts";
+import { getAll } from "./helpers.ts";
+
+/** An index entry's value: bit 1 favourite, bit 2 private; and the file's type. */
+export type IndexValue = [number, string];
+
+/** The prefix of every index key. */
+export const INDEX: Deno.KvKey = ["file_index"];
+const COUNT = "file_index_n";
+const FAVORITE = 1;
+const PRIVATE = 2;
+/** Keys one list request reads at most. */
+const MAX_BATCH = 1000;
+
+/** The scopes `file` is listed in (none for a pending or unowned file). */
+function scopes(file: FileRecord | null): string[] {
+  if (!file || file.pending || file.userId === null) return [];
+  const s = ["all"];
+  if (file.favorite) s.push("fav");
+  if (file.folderId !== null) s.push(`folder:${file.folderId}`);
+  return s;
+}
+
+/** A file's value for `key` in an index key: `[nulls, value]`. */
+function sortPart(file: FileRecord, key: FileSortKey): [number, string | number] {
+  const v = file[key];
+  if (v === null || v === undefined) return [1, 0];
+  if (v instanceof Date) return [0, v.getTime()];
+  if (typeof v === "boolean") return [0, v ? 1 : 0];
+  return [0, v];
+}
+
+/** Every index entry of `file`, by its key serialized. */
+function entries(file: FileRecord | null): Map<string, { key: Deno.KvKey; value: IndexValue }> {
+  const out = new Map<string, { key: Deno.KvKey; value: IndexValue }>();
+  if (!file) return out;
+  const value: IndexValue = [
+    (file.favorite ? FAVORITE : 0) | (file.private ? PRIVATE : 0),
+    file.type,
+  ];
+  for (const scope of scopes(file)) {
+    for (const sortKey of FILE_SORT_KEYS) {
+      const key = ["file_index", file.userId!, scope, sortKey, ...sortPart(file, sortKey), file.id];
+      out.set(JSON.stringify(key), { key, value });
+    }
+  }
+  return out;
+}
+
+/** The key of the count of `owner`'s files in `scope`. */
+const countKey = (owner: string, scope: string): Deno.KvKey => [COUNT, owner, scope];
+
+/**
+ * The index changes of writes of files, gathered for one atomic operation
+ * (each scope's count summed once, whatever number of files it writes).
+ */
+export class IndexChange {
+  readonly #deletes = new Map<string, Deno.KvKey>();
+  readonly #sets = new Map<string, { key: Deno.KvKey; value: IndexValue }>();
+  readonly #sums = new Map<string, { key: Deno.KvKey; n: number }>();
+
+  /**
+   * Records a write of one file: `before` it (`null`: new) and `after` it
+   * (`null`: removed). Entries that stay as they were are not written.
+   */
+  file(before: FileRecord | null, after: FileRecord | null): this {
+    const old = entries(before);
+    const next = entries(after);
+    for (const [id, { key }] of old) if (!next.has(id)) this.#deletes.set(id, key);
+    for (const [id, entry] of next) {
+      const was = old.get(id)?.value;
+      if (!was || was[0] !== entry.value[0] || was[1] !== entry.value[1]) {
+        this.#deletes.delete(id);
+        this.#sets.set(id, entry);
+      }
+    }
+    this.#count(before, -1);
+    this.#count(after, 1);
+    return this;
+  }
+
+  #count(file: FileRecord | null, n: number): void {
+    for (const scope of scopes(file)) {
+      const key = countKey(file!.userId!, scope);
+      const id = JSON.stringify(key);
+      const sum = this.#sums.get(id) ?? { key, n: 0 };
+      sum.n += n;
+      this.#sums.set(id, sum);
+    }
+  }
+
+  /** How many mutations {@link apply} adds. */
+  get size(): number {
+    return this.#deletes.size + this.#sets.size + this.#sums.size;
+  }
+
+  /** Adds the changes to `op`. */
+  apply(op: Deno.AtomicOperation): Deno.AtomicOperation {
+    for (const key of this.#deletes.values()) op.delete(key);
+    for (const { key, value } of this.#sets.values()) op.set(key, value);
+    for (const { key, n } of this.#sums.values()) {
+      if (n !== 0) op.sum(key, BigInt.asUintN(64, BigInt(n)));
+    }
+    return op;
+  }
+}
+
+/** The index changes of a write of one file added to `op` (see {@link IndexChange.file}). */
+export function indexChange(
+  op: Deno.AtomicOperation,
+  before: FileRecord | null,
+  after: FileRecord | null,
+): Deno.AtomicOperation {
+  return new IndexChange().file(before, after).apply(op);
+}
+
+/** The most mutations {@link IndexChange.file} adds for one file written anew. */
+export const INDEX_WRITES_PER_FILE = 3 * (FILE_SORT_KEYS.length + 1);
+
+/** The count of `owner`'s files in `scope`, kept with the index (a wrapped-around one is 0). */
+async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<number> {
+  const { value } = await kv.get(countKey(owner, scope));
+  if (!(value instanceof Deno.KvU64)) return 0;
+  return value.value >= 1n << 63n ? 0 : Number(value.value);
+}
+
+/** The scope a query reads and the filters left to apply on each entry's value. */
+function plan(q: FileQuery) {
+  const scope = q.folderId !== undefined
+    ? `folder:${q.folderId}`
+    : q.favorite === true
+    ? "fav"
+    : "all";
+  const favorite = scope === "fav" ? undefined : q.favorite;
+  const keep = (value: IndexValue) =>
+    (favorite === undefined || ((value[0] & FAVORITE) !== 0) === favorite) &&
+    (q.private === undefined || ((value[0] & PRIVATE) !== 0) === q.private) &&
+    (!q.typePrefixes || q.typePrefixes.some((p) => value[1].startsWith(p)));
+  const filtered = favorite !== undefined || q.private !== undefined ||
+    q.typePrefixes !== undefined;
+  return { scope, keep, filtered };
+}
+
+/**
+ * The ids of one page of `q` (which has neither `ids` nor `search`) and how
+ * many files match: the entries before the page are read (keys and their
+ * small values, no record), then the page's; the total is `q.total` when
+ * given, the scope's count when nothing filters the scope further, the
+ * owner's statistics when they tell (`countFromStats`), and else the count of
+ * the remaining entries read to the end.
+ */
+export async function pageIds(
+  kv: Deno.Kv,
+  q: FileQuery,
+): Promise<{ ids: string[]; total: number }> {
+  const { scope, keep, filtered } = plan(q);
+  let total = q.total ??
+    (filtered
+      ? await countFromStats(q, () => readStats(kv, q.userId))
+      : await scopeCount(kv, q.userId, scope));
+  const ids: string[] = [];
+  let seen = 0;
+  const need = () => total === undefined ? Infinity : q.offset + q.limit - seen;
+  const base = ["file_index", q.userId, scope, q.sortBy];
+  for await (const entry of walkIndex(kv, base, q.order, need)) {
+    if (!keep(entry.value)) continue;
+    if (seen >= q.offset && ids.length < q.limit) ids.push(entry.key.at(-1) as string);
+    seen++;
+    if (total !== undefined && ids.length >= q.limit) break;
+  }
+  total ??= seen;
+  return { ids, total };
+}
+
+/** How many keys to ask for at once when about `need` more are wanted. */
+const batchFor = (need: number) => Math.max(16, Math.min(MAX_BATCH, need + 1));
+
+/**
+ * The entries under `base` (`[..., sortKey]`) in `order`: ascending by value
+ * then id, or descending by value then ascending by id, the `null` values
+ * last either way. `need()` says how many more entries the reader still
+ * wants (it sizes the batches; the reader may stop at any time).
+ */
+export async function* walkIndex(
+  kv: Deno.Kv,
+  base: Deno.KvKey,
+  order: "asc" | "desc",
+  need: () => number,
+): AsyncGenerator<Deno.KvEntry<IndexValue>> {
+  const values = [...base, 0];
+  if (order === "asc") yield* forward(kv, values, need);
+  else yield* backward(kv, values, need);
+  yield* forward(kv, [...base, 1], need);
+}
+
+/** The entries under `prefix`, in key order. */
+async function* forward(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  need: () => number,
+): AsyncGenerator<Deno.KvEntry<IndexValue>> {
+  let start: Deno.KvKey | undefined;
+  while (true) {
+    const size = batchFor(need());
+    const selector = start ? { prefix, start } : { prefix };
+    const batch = await Array.fromAsync(
+      kv.list<IndexValue>(selector, { limit: size, batchSize: size }),
+    );
+    yield* batch;
+    if (batch.length < size) return;
+    start = [...batch.at(-1)!.key, ""];
+    // A key part after the id's: the next key is past the last one read (ids are strings,
+    // and any key extending the last one sorts after it).
+  }
+}
+
+/**
+ * The entries under `prefix` (`[..., nulls 0]`), by value descending and id
+ * ascending: a batch read backwards holds whole runs of equal values above
+ * its smallest value, each yielded turned around; the run of the smallest
+ * value, which the batch may have cut, is read forwards on its own.
+ */
+async function* backward(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  need: () => number,
+): AsyncGenerator<Deno.KvEntry<IndexValue>> {
+  const at = prefix.length; // the value's position in a key
+  let end: Deno.KvKey | undefined;
+  while (true) {
+    const size = batchFor(need());
+    const selector = end ? { prefix, end } : { prefix };
+    const batch = await Array.fromAsync(
+      kv.list<IndexValue>(selector, { limit: size, batchSize: size, reverse: true }),
+    );
+    if (batch.length === 0) return;
+    const whole = batch.length < size; // reached the first key: every run is whole
+    const smallest = batch.at(-1)!.key[at];
+    let run: Deno.KvEntry<IndexValue>[] = [];
+    for (const entry of batch) {
+      if (!whole && entry.key[at] === smallest) break;
+      if (run.length > 0 && run[0].key[at] !== entry.key[at]) {
+        yield* run.reverse();
+        run = [];
+      }
+      run.push(entry);
+    }
+    yield* run.reverse();
+    if (whole) return;
+    const last = [...prefix, smallest as string | number];
+    yield* forward(kv, last, need);
+    end = last;
+  }
+}
+
+/** Where the upgrade to schema 4 stands: the last file record indexed. */
+const BACKFILL: Deno.KvKey = ["meta", "file_index_backfill"];
+/** Records one backfill commit indexes (each about 30 writes and 2 checks at most). */
+const BACKFILL_PAGE = 20;
+
+/** The index key that tells whether `file` is indexed already. */
+const probeKey = (file: FileRecord): Deno.KvKey => [
+  "file_index",
+  file.userId ?? "",
+  "all",
+  "id",
+  0,
+  file.id,
+  file.id,
+];
+
+/**
+ * Schema 4's upgrade: indexes every file already stored, reading the
+ * records (`["file", id]`) in key order a page at a time. Each page's index
+ * writes commit with the position reached, checked along with the records
+ * read and the absence of their entries, so a stopped upgrade resumes where
+ * it stopped, two processes upgrading at once never index a page twice, and
+ * a file written meanwhile by a process that already indexes is left as
+ * that process indexed it. Only one page is held in memory.
+ */
+export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {
+  const prefix = ["file"];
+  while (true) {
+    const at = await kv.get<Deno.KvKey>(BACKFILL);
+    if (at.value?.length === 0) return; // done
+    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
+    const page = await Array.fromAsync(kv.list<FileRecord>(selector, { limit: BACKFILL_PAGE }));
+    const indexed = indexable(page.map((e) => e.value));
+    const probes = await getAll(kv, indexed.map(probeKey));
+    const op = kv.atomic().check(at, ...page, ...probes);
+    const change = new IndexChange();
+    for (const file of indexed) {
+      if (probes.find((p) => p.key.at(-1) === file.id)?.value === null) change.file(null, file);
+    }
+    const last = page.at(-1)?.key ?? [];
+    // A failed check: another process did this page, or wrote one of its files; read again.
+    await change.apply(op).set(BACKFILL, last).commit();
+  }
+}
+
+/** Those of `files` that the index lists (complete and owned). */
+const indexable = (files: FileRecord[]) => files.filter((f) => scopes(f).length > 0);

@@ -1,0 +1,178 @@
+/**
+ * The files list's pages (`FileStore.list`) against the records themselves:
+ * after uploads, imports, deletes, renames, favourite, folder and private
+ * changes, views, resizes, a disowned user and concurrent writes, every
+ * page of every sort key, both ways, with each filter, is what the records
+ * sorted in memory give (`queryFiles`, PostgreSQL's order). On Deno KV that
+ * holds the index of `db/kv/file_index.ts` to every write (issue #32).
+ */
+import assert from "node:assert/strict";
+import {
+  FILE_SORT_KEYS,
+  type FileLimits,
+  type FileQuery,
+  type FileRecord,
+  queryFiles,
+} from "../../db/files.ts";
+import type { Backend } from "../../db/store.ts";
+import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
+
+const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
+const TYPES = ["image/png", "text/plain", "video/mp4", "application/pdf"];
+let tick = Date.UTC(2026, 8, 1);
+const later = () => new Date(tick += 1000);
+
+/** Files of `userId` whose sort values repeat and are sometimes `null`. */
+function variedFiles(userId: string, n: number, folders: string[]): FileRecord[] {
+  return Array.from({ length: n }, (_, i) => {
+    const at = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 1000);
+    return fileRecord(userId, {
+      name: `f${(i * 7919) % 1000}-${i}-${crypto.randomUUID().slice(0, 8)}.bin`,
+      originalName: i % 4 === 0 ? null : `Orig ${i % 5}.bin`,
+      size: (i * 37) % 11,
+      type: TYPES[i % TYPES.length],
+      views: i % 3,
+      favorite: i % 5 === 0,
+      private: i % 6 === 0,
+      folderId: i % 4 === 1 ? folders[i % folders.length] : null,
+      deletesAt: i % 3 === 0 ? new Date(Date.UTC(2027, 0, 1) + (i % 4) * 1000) : null,
+      createdAt: at,
+      updatedAt: at,
+    });
+  });
+}
+
+/**
+ * Asserts every page of `userId`'s files that the filters and sort keys
+ * give, as `store` lists it, equals the records sorted in memory.
+ */
+async function assertPages(store: Backend, userId: string, folders: string[], tagged: string[]) {
+  const all = await store.files.listByUser(userId);
+  const filters: Partial<FileQuery>[] = [
+    {},
+    { favorite: true },
+    { favorite: false },
+    { typePrefixes: ["image/", "text/"] },
+    { favorite: true, typePrefixes: ["video/"] },
+    { folderId: folders[0] },
+    { folderId: folders[1], private: false },
+    { folderId: folders[0], favorite: false },
+    { ids: tagged },
+  ];
+  const pages = [{ offset: 0, limit: 4 }, { offset: 5, limit: 7 }, { offset: 0, limit: 1000 }];
+  for (const sortBy of FILE_SORT_KEYS) {
+    for (const order of ["asc", "desc"] as const) {
+      for (const filter of filters) {
+        for (const page of pages) {
+          const q: FileQuery = { userId, sortBy, order, ...page, ...filter };
+          const got = await store.files.list(q);
+          const want = queryFiles(all, q);
+          const what = JSON.stringify({ sortBy, order, filter, page });
+          assert.equal(got.total, want.total, `total of ${what}`);
+          assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
+        }
+      }
+    }
+  }
+  assert.deepEqual(
+    (await store.files.list({ userId, sortBy: "name", order: "asc", offset: 0, limit: 3 })).files,
+    queryFiles(all, { userId, sortBy: "name", order: "asc", offset: 0, limit: 3 }).files,
+    "the records themselves",
+  );
+}
+
+const steps: ContractSteps = {
+  async "every page of every order and filter is the records' own, through each kind of write"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const folders = [crypto.randomUUID(), crypto.randomUUID()];
+    const files = variedFiles(user.id, 40, folders);
+    // An import, and uploads: one straight, one pending then completed.
+    await store.files.createMany(files.slice(0, 30));
+    for (const f of files.slice(30, 38)) await store.files.create(f, NO_LIMITS);
+    const pending = { ...files[38], pending: true, size: 0 };
+    await store.files.create(pending, NO_LIMITS);
+    await store.files.create({ ...files[39], pending: true }, NO_LIMITS);
+    await store.files.complete(pending.id, 9, NO_LIMITS, later());
+    await store.files.createMany(variedFiles(other.id, 5, folders));
+    const tagged = files.filter((_, i) => i % 7 === 0).map((f) => f.id);
+    await assertPages(store, user.id, folders, tagged);
+
+    // Renames, favourites, folders, private, originals and expiries changed; views; sizes.
+    await store.files.update(files[0].id, { name: "zz-renamed.bin" }, later());
+    await store.files.update(files[1].id, { favorite: true, folderId: folders[0] }, later());
+    await store.files.update(files[5].id, { favorite: false, folderId: null }, later());
+    await store.files.update(files[2].id, { private: true, originalName: "Aaa" }, later());
+    await store.files.update(files[3].id, { deletesAt: null, type: "image/gif" }, later());
+    await store.files.addView(files[4].id);
+    await store.files.addView(files[4].id);
+    await store.files.resize(files[6].id, 1234, later());
+    // Deletes, of a complete file and of a pending one.
+    await store.files.delete(files[7].id);
+    await store.files.delete(files[39].id);
+    await assertPages(store, user.id, folders, tagged);
+
+    // Concurrent writes of the same files and of others.
+    await Promise.all([
+      ...files.slice(10, 20).map((f, i) =>
+        store.files.update(f.id, { favorite: i % 2 === 0, folderId: folders[i % 2] }, later())
+      ),
+      ...files.slice(10, 20).map((f) => store.files.addView(f.id)),
+      ...files.slice(20, 25).map((f) => store.files.delete(f.id)),
+      ...variedFiles(user.id, 6, folders).map((f) => store.files.create(f, NO_LIMITS)),
+    ]);
+    await assertPages(store, user.id, folders, tagged);
+
+    // A disowned user's files leave its list.
+    await store.files.disown(other.id);
+    const left = await store.files.list({
+      userId: other.id,
+      sortBy: "size",
+      order: "desc",
+      offset: 0,
+      limit: 10,
+    });
+    assert.deepEqual(left, { files: [], total: 0 });
+  },
+
+  async "a deep page and the pages around a run of equal values"(store) {
+    const user = await storedUser(store);
+    // 1,200 files of two sizes: runs of equal values longer than one read.
+    const files = Array.from(
+      { length: 1200 },
+      (_, i) => fileRecord(user.id, { size: i % 2, views: i === 600 ? 1 : 0 }),
+    );
+    await store.files.createMany(files);
+    const all = await store.files.listByUser(user.id);
+    for (const sortBy of ["size", "views", "createdAt"] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        for (const offset of [0, 590, 598, 1100, 1195, 1200]) {
+          const q: FileQuery = { userId: user.id, sortBy, order, offset, limit: 10 };
+          const got = await store.files.list(q);
+          const want = queryFiles(all, q);
+          assert.equal(got.total, 1200);
+          assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), `${sortBy}`);
+        }
+      }
+    }
+  },
+
+  async "iterate: every file in id order, pending ones too; with after, those after that id"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const files = Array.from({ length: 7 }, (_, i) => fileRecord(i === 3 ? null : user.id));
+    await store.files.createMany(files);
+    await store.files.create(fileRecord(user.id, { pending: true }), NO_LIMITS);
+    const all = (await Array.fromAsync(store.files.iterate())).map((f) => f.id);
+    assert.equal(all.length, 8);
+    assert.deepEqual(all, [...all].sort(), "in id order");
+    const after = (await Array.fromAsync(store.files.iterate(all[4]))).map((f) => f.id);
+    assert.deepEqual(after, all.slice(5));
+    assert.deepEqual(await Array.fromAsync(store.files.iterate(all[7])), []);
+  },
+};
+
+contractSuite("file list", steps);
