@@ -25,6 +25,7 @@ import {
   type FileRecord,
   type FileStore,
   isFiltered,
+  isIndexedSearch,
   queryFiles,
   type ServingFileStore,
   type ViewResult,
@@ -108,6 +109,8 @@ export class CachedFiles implements ServingFileStore {
    */
   async list(query: FileQuery): Promise<FilePage> {
     const now = this.clock.now();
+    // Search index (issue #32): an indexed search is the backend's, never a cached list's.
+    if (isIndexedSearch(query)) return await this.files.list(query);
     if (!this.listsByUser) {
       if (isFiltered(query)) return await this.files.list(query);
       const total = await this.#totals.get(

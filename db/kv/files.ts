@@ -33,6 +33,7 @@ import { commitChecked, defined, getAll } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
+import { indexFile, searchFiles, searchKeys } from "./file_search.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -49,6 +50,9 @@ const K = {
  * 100 checks and 1000 mutations (a journaled view doubles the writes).
  */
 const MAX_GROUP = 24;
+
+/** The most search keys (`./file_search.ts`) a group commit may write; more go alone. */
+const MAX_GROUP_SEARCH_KEYS = 600;
 
 /** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
 type UploadWrite =
@@ -106,21 +110,23 @@ export class KvFiles implements FileStore {
         if ((await this.kv.get(K.file(file.id))).value !== null) return new UniqueError("id");
         return null;
       };
-      return { op: countFile(this.write(op, file), null, file), result: undefined, lost };
+      const written = indexFile(countFile(this.write(op, file), null, file), null, file);
+      return { op: written, result: undefined, lost };
     });
   }
 
   async createMany(files: FileRecord[]) {
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, and a share of the run's statistics' sums (gathered: a few per owner).
-      cost: () => ({ checks: 1, mutations: 4 }),
+      // 3 writes, the search keys, and a share of the run's statistics' sums (a few per owner).
+      cost: (f) => ({ checks: 1, mutations: 4 + searchKeys(f).length }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
         bytes: (usage ?? NO_USAGE).bytes + owned.reduce((sum, f) => sum + f.size, 0),
       }),
-      write: (op, f) => this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f),
+      write: (op, f) =>
+        indexFile(this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f), null, f),
       after: (op, run) => {
         const change = new StatsChange();
         for (const f of run) change.file(null, f);
@@ -218,6 +224,7 @@ export class KvFiles implements FileStore {
     }
     const op = this.kv.atomic();
     const change = new StatsChange();
+    let searchKeyCount = 0;
     const outcomes = writes.map((w): Outcome => {
       let file: FileRecord;
       let files = 0;
@@ -245,8 +252,11 @@ export class KvFiles implements FileStore {
         }
         counters.set(file.userId, next);
       }
-      if (w.kind === "create") this.write(op, file);
-      else this.writeRecord(op, file);
+      if (w.kind === "create") {
+        this.write(op, file);
+        indexFile(op, null, file);
+        searchKeyCount += searchKeys(file).length;
+      } else this.writeRecord(op, file);
       change.file(w.kind === "create" ? null : records.get(w.id)!.value, file);
       return { value: w.kind === "create" ? undefined : file };
     });
@@ -254,6 +264,8 @@ export class KvFiles implements FileStore {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
     change.apply(op);
+    // Long names give many search keys: past a share of the 1000 mutations, each goes alone.
+    if (searchKeyCount > MAX_GROUP_SEARCH_KEYS) return null;
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -306,7 +318,11 @@ export class KvFiles implements FileStore {
         next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null
           ? new UniqueError("name")
           : null;
-      return { op: countFile(this.write(op, next), old, next), result: next, lost };
+      return {
+        op: indexFile(countFile(this.write(op, next), old, next), old, next),
+        result: next,
+        lost,
+      };
     });
   }
 
@@ -322,7 +338,7 @@ export class KvFiles implements FileStore {
         .delete(K.byUser(file.userId, id))
         .delete(tagged.key);
       for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, id));
-      countFile(op, file, null);
+      indexFile(countFile(op, file, null), file, null);
       if (file.userId !== null) {
         const usage = await this.kv.get<FileUsage>(K.usage(file.userId));
         const left = usage.value ?? NO_USAGE;
@@ -336,6 +352,9 @@ export class KvFiles implements FileStore {
   }
 
   async list(query: FileQuery) {
+    // Search index (issue #32): a search by name, original name or type reads its candidates.
+    const searched = await searchFiles(this.kv, query);
+    if (searched) return searched;
     return queryFiles(await this.listByUser(query.userId), query);
   }
 
@@ -354,7 +373,8 @@ export class KvFiles implements FileStore {
       const next = { ...current.value, userId: null };
       // A concurrent change wins; the next call (or the owner's deletion retry) catches up.
       const op = this.kv.atomic().check(current).delete(K.byUser(userId, file.id));
-      await countFile(this.write(op, next), current.value, next).commit();
+      await indexFile(countFile(this.write(op, next), current.value, next), current.value, next)
+        .commit();
     }
     await this.kv.delete(K.usage(userId));
   }

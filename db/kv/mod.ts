@@ -10,6 +10,7 @@ import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
+import { backfillSearchIndex } from "./file_search.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -30,9 +31,10 @@ import { KvWebhooks } from "./webhooks.ts";
  * The KV schema version this code writes. 2: a file's tag links are one list
  * (`listFileTags`, `./tags.ts`), no longer one key per link. 3: each owner's
  * file statistics are counters (`./file_stats.ts`), filled from the files
- * already stored.
+ * already stored. 5: the search index of names, original names and types
+ * (`./file_search.ts`), filled from the files already stored, resumably.
  */
-export const KV_SCHEMA_VERSION = 3;
+export const KV_SCHEMA_VERSION = 5;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -47,6 +49,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
   } else if (version.value < KV_SCHEMA_VERSION) {
     if (version.value < 2) await listFileTags(kv);
     if (version.value < 3) await backfillFileStats(kv, OWNER_COPIES);
+    if (version.value < 5) await backfillSearchIndex(kv, OWNER_COPIES);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -113,7 +113,7 @@ Deno.test("kv schema 2 → 3: the files stored are counted into their owners' st
     kv.close();
 
     const upgraded = await openKvStore(path);
-    assert.equal(await upgraded.schemaVersion(), 3);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
     const got = await Promise.all([ann.id, bob.id, null].map((id) => upgraded.files.stats(id)));
     assert.deepEqual(got, want);
     assert.equal(got[0].files, 3);

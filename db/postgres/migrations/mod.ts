@@ -29,6 +29,7 @@ import { sql as privateFiles } from "./023_private_files.ts";
 import { sql as shares } from "./024_shares.ts";
 import { sql as uploadRequests } from "./025_upload_requests.ts";
 import { sql as fileCounts } from "./027_file_counts.ts";
+import { sql as fileSearch } from "./029_file_search.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
 
 /** One versioned migration. */
@@ -66,5 +67,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 24, name: "shares", sql: shares },
   { version: 25, name: "upload_requests", sql: uploadRequests },
   { version: 27, name: "file_counts", sql: fileCounts },
+  { version: 29, name: "file_search", sql: fileSearch },
   { version: 30, name: "url_rules", sql: urlRules },
 ];
