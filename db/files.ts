@@ -125,6 +125,17 @@ export const FILE_SEARCH_FIELDS = ["name", "originalName", "type", "id"] as cons
 /** A search field. */
 export type FileSearchField = typeof FILE_SEARCH_FIELDS[number];
 
+/**
+ * Whether `q` is a search both backends answer from an index (issue #32): by
+ * name, original name or type (PostgreSQL: trigram indexes, migration 029;
+ * Deno KV: `kv/file_search.ts`), or of given files (`ids`, the tag search).
+ * Such a query is the backend's to answer, not a cached list of every file's.
+ */
+export function isIndexedSearch(q: FileQuery): boolean {
+  return q.ids !== undefined ||
+    (q.search !== undefined && q.search.query !== "" && q.search.field !== "id");
+}
+
 /** A page of one user's (complete) files. */
 export interface FileQuery {
   userId: string;

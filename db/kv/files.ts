@@ -34,6 +34,7 @@ import { writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import { IndexChange, indexChange, pageIds } from "./file_index.ts";
+import { indexFile, searchFiles, searchKeys } from "./file_search.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -51,6 +52,9 @@ const K = {
  * mutations (a journaled view doubles the writes).
  */
 const MAX_GROUP = 12;
+
+/** The most search keys (`./file_search.ts`) a group commit may write; more go alone. */
+const MAX_GROUP_SEARCH_KEYS = 600;
 
 /** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
 type UploadWrite =
@@ -115,15 +119,19 @@ export class KvFiles implements FileStore {
   async createMany(files: FileRecord[]) {
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, its index entries, and a share of the run's statistics' sums (gathered: a
-      // few per owner).
-      cost: (f) => ({ checks: 1, mutations: 4 + new IndexChange().file(null, f).size }),
+      // 3 writes, its index entries, its search keys, and a share of the run's statistics' sums
+      // (gathered: a few per owner).
+      cost: (f) => ({
+        checks: 1,
+        mutations: 4 + new IndexChange().file(null, f).size + searchKeys(f).length,
+      }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
         bytes: (usage ?? NO_USAGE).bytes + owned.reduce((sum, f) => sum + f.size, 0),
       }),
-      write: (op, f) => this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f),
+      write: (op, f) =>
+        indexFile(this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f), null, f),
       after: (op, run) => {
         const change = new StatsChange();
         const index = new IndexChange();
@@ -226,6 +234,7 @@ export class KvFiles implements FileStore {
     const op = this.kv.atomic();
     const change = new StatsChange();
     const index = new IndexChange();
+    let searchKeyCount = 0;
     const outcomes = writes.map((w): Outcome => {
       let file: FileRecord;
       let files = 0;
@@ -258,12 +267,16 @@ export class KvFiles implements FileStore {
       const before = w.kind === "create" ? null : records.get(w.id)!.value;
       change.file(before, file);
       index.file(before, file);
+      indexFile(op, before, file);
+      if (w.kind === "create") searchKeyCount += searchKeys(file).length;
       return { value: w.kind === "create" ? undefined : file };
     });
     for (const [owner, entry] of usages) {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
     index.apply(change.apply(op));
+    // Long names give many search keys: past a share of the 1000 mutations, each goes alone.
+    if (searchKeyCount > MAX_GROUP_SEARCH_KEYS) return null;
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -352,6 +365,9 @@ export class KvFiles implements FileStore {
    * file of the owner: this is where a search index plugs in.
    */
   async list(query: FileQuery) {
+    // Search index (issue #32): a search by name, original name or type reads its candidates.
+    const searched = await searchFiles(this.kv, query);
+    if (searched) return searched;
     if (query.search) return queryFiles(await this.listByUser(query.userId), query);
     if (query.ids) {
       const records = await getAll<FileRecord>(this.kv, query.ids.map(K.file));
@@ -435,11 +451,14 @@ export class KvFiles implements FileStore {
   }
 }
 
-/** Adds the counters' and the index's changes of a write of one file (`before` → `after`) to `op`. */
+/**
+ * Adds the counters', the list index's and the search index's changes of a
+ * write of one file (`before` → `after`) to `op`.
+ */
 function changed(
   op: Deno.AtomicOperation,
   before: FileRecord | null,
   after: FileRecord | null,
 ): Deno.AtomicOperation {
-  return indexChange(countFile(op, before, after), before, after);
+  return indexFile(indexChange(countFile(op, before, after), before, after), before, after);
 }

@@ -11,6 +11,7 @@ import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
 import { backfillFileIndex } from "./file_index.ts";
+import { backfillSearchIndex } from "./file_search.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -33,9 +34,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * file statistics are counters (`./file_stats.ts`), filled from the files
  * already stored. 4: each owner's files are indexed in every order the files
  * list offers (`./file_index.ts`) and each owner's URLs oldest first
- * (`./urls.ts`), filled from the files and URLs already stored.
+ * (`./urls.ts`), filled from the files and URLs already stored. 5: the search
+ * index of names, original names and types (`./file_search.ts`), filled from
+ * the files already stored. Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 4;
+export const KV_SCHEMA_VERSION = 5;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -54,6 +57,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await backfillFileIndex(kv);
       await backfillUrlAges(kv);
     }
+    if (version.value < 5) await backfillSearchIndex(kv, OWNER_COPIES);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -10,6 +10,7 @@ import {
   type FilePatch,
   type FileQuery,
   type FileRecord,
+  type FileSearchField,
   type FileSortKey,
   type FileStats,
   type FileStore,
@@ -126,6 +127,22 @@ const SORT_COLUMNS: Record<FileSortKey, string> = {
 };
 
 const SEARCH_COLUMNS = { name: "name", originalName: "original_name", type: "type", id: "id" };
+
+/**
+ * A search's condition: the column, lower-cased, contains the query,
+ * lower-cased. For the fields with a trigram index (migration 029) it is the
+ * index's expression `LIKE` the query between `%`s, with `^` (the escape),
+ * `%` and `_` escaped, which matches exactly what `position(…) > 0` matches (a missing
+ * original name matches nothing, as the empty string did: the query is never
+ * empty); the id keeps `position`.
+ */
+export function searchCondition(sql: Sql, search: { field: FileSearchField; query: string }) {
+  const column = sql.unsafe(SEARCH_COLUMNS[search.field]);
+  if (search.field === "id") return sql`position(lower(${search.query}) in lower(${column})) > 0`;
+  const needle = sql`replace(replace(replace(lower(${search.query}), '^', '^^'), '%', '^%'),
+    '_', '^_')`;
+  return sql`lower(${column}) LIKE ('%' || ${needle} || '%') ESCAPE '^'`;
+}
 
 /** The field a violated unique constraint of `files` guards: its name, or else its id. */
 const fileField = (constraint: string | undefined) =>
@@ -314,12 +331,7 @@ export class PostgresFiles implements FileStore {
       const patterns = q.typePrefixes.map((p) => p.replace(/[\\%_]/g, "\\$&") + "%");
       conditions.push(sql`type LIKE ANY(${patterns})`);
     }
-    if (q.search) {
-      const column = sql.unsafe(SEARCH_COLUMNS[q.search.field]);
-      conditions.push(
-        sql`position(lower(${q.search.query}) in lower(coalesce(${column}, ''))) > 0`,
-      );
-    }
+    if (q.search) conditions.push(searchCondition(sql, q.search));
     const where = conditions.reduce((all, c) => sql`${all} AND ${c}`);
     const order = sql.unsafe(
       `${SORT_COLUMNS[q.sortBy]} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST, id COLLATE "C"`,

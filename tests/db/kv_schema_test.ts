@@ -184,7 +184,7 @@ Deno.test("kv schema 3 → 4: the files stored are indexed for the files list, o
       }
     };
     const upgraded = await openKvStore(path);
-    assert.equal(await upgraded.schemaVersion(), 4);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
     await expect(upgraded, "upgraded");
     const page = await upgraded.urls.pageByUser(ann.id, 55, 10);
     assert.deepEqual(page.urls.map((u) => u.id), urls.slice(55).map((u) => u.id));

@@ -30,6 +30,7 @@ import { sql as shares } from "./024_shares.ts";
 import { sql as uploadRequests } from "./025_upload_requests.ts";
 import { sql as fileCounts } from "./027_file_counts.ts";
 import { sql as fileListOrders } from "./028_file_list_orders.ts";
+import { sql as fileSearch } from "./029_file_search.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
 
 /** One versioned migration. */
@@ -68,5 +69,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 25, name: "upload_requests", sql: uploadRequests },
   { version: 27, name: "file_counts", sql: fileCounts },
   { version: 28, name: "file_list_orders", sql: fileListOrders },
+  { version: 29, name: "file_search", sql: fileSearch },
   { version: 30, name: "url_rules", sql: urlRules },
 ];
