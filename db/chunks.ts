@@ -44,6 +44,26 @@ export interface ChunkedUploadRecord {
   createdAt: Date;
   /** When the last chunk arrived (or the upload started). */
   updatedAt: Date;
+  /** A tus upload's progress (`core/files/tus.ts`); absent for a chunked upload. */
+  tus?: TusState | null;
+}
+
+/**
+ * Where a tus upload stands. Its bytes go into the upload's assembly as parts
+ * of `partSize`, part `n` holding bytes from `(n - 1) * partSize`; the bytes
+ * past the last whole part wait in `tail`, an object of their own, until the
+ * next PATCH completes the part. So `offset` is the end of the whole parts
+ * plus `tail.size`.
+ */
+export interface TusState {
+  /** Bytes received and kept: the `Upload-Offset` a client resumes from. */
+  offset: number;
+  /** The bytes past the last whole part, staged in the datasource; `null` for none. */
+  tail: { object: string; size: number } | null;
+  /** `Upload-Metadata` as the client sent it, answered back on `HEAD`. */
+  metadata: string;
+  /** The upload's options (`core/files/options.ts`), by short name, read when it completes. */
+  options: Record<string, string>;
 }
 
 /** One received chunk: part `number`, bytes `start`–`end` inclusive. */
@@ -92,6 +112,12 @@ export interface ChunkStore {
   unreserve(id: string): Promise<void>;
   /** Removes the upload and its parts, giving back the reservation it still holds. */
   delete(id: string): Promise<void>;
+  /**
+   * Saves a tus upload's progress: `part` (when given, replacing an earlier
+   * copy of its number), `tus` and `updatedAt = now`, atomically, leaving the
+   * claim as it is; `false`, writing nothing, when the upload is gone.
+   */
+  saveTus(id: string, part: ChunkPart | null, tus: TusState, now: Date): Promise<boolean>;
   /** A user's uploads in progress, oldest first. */
   listByUser(userId: string): Promise<ChunkedUploadRecord[]>;
   /** Uploads whose last chunk arrived before `before`, oldest first. */
