@@ -131,9 +131,21 @@ export interface ChunkStore {
  */
 export const CLAIM_TERM_MS = 2 * 60 * 1000;
 
+/**
+ * How long a tus upload's claim holds unrenewed: a PATCH holds it while it
+ * writes, so after a process stopped mid-PATCH the client's retry waits this
+ * long at most (a 423 meanwhile).
+ */
+export const TUS_CLAIM_TERM_MS = 20 * 1000;
+
+/** The claim term of `upload`: {@link TUS_CLAIM_TERM_MS} for a tus upload, else {@link CLAIM_TERM_MS}. */
+export function claimTerm(upload: Pick<ChunkedUploadRecord, "tus">): number {
+  return upload.tus ? TUS_CLAIM_TERM_MS : CLAIM_TERM_MS;
+}
+
 /** Whether `upload` is being completed at `now`: claimed, and renewed within the term. */
 export function claimHeld(upload: ChunkedUploadRecord, now: Date): boolean {
-  return upload.completing && now.getTime() - upload.updatedAt.getTime() < CLAIM_TERM_MS;
+  return upload.completing && now.getTime() - upload.updatedAt.getTime() < claimTerm(upload);
 }
 
 /** The parts' byte ranges merged into ascending, non-touching `[start, end]` pairs. */

@@ -166,12 +166,17 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
  * Runs `work` on a claimed upload, renewing the claim every quarter of its
  * term, so that only a claim whose process stopped ever lapses.
  */
-export async function whileClaimed<T>(s: Services, id: string, work: () => Promise<T>): Promise<T> {
+export async function whileClaimed<T>(
+  s: Services,
+  id: string,
+  work: () => Promise<T>,
+  term = CLAIM_TERM_MS,
+): Promise<T> {
   const renew = () =>
     s.store.chunks.renew(id, new Date(s.clock.now())).catch((error) =>
       s.logger.warn("could not renew an upload's claim", { id, error: String(error) })
     );
-  const timer = setInterval(renew, CLAIM_TERM_MS / 4);
+  const timer = setInterval(renew, term / 4);
   try {
     return await work();
   } finally {

@@ -13,7 +13,12 @@
  * sweep (`../tasks/cleanup.ts`) drops it whole once it expires.
  */
 import { createHash, type Hash } from "node:crypto";
-import type { ChunkedUploadRecord, ChunkPart, TusState } from "../../db/chunks.ts";
+import {
+  type ChunkedUploadRecord,
+  type ChunkPart,
+  TUS_CLAIM_TERM_MS,
+  type TusState,
+} from "../../db/chunks.ts";
 import { QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/users.ts";
 import { concatenated, exactly, SizeLimitError } from "../../storage/datasource.ts";
@@ -380,7 +385,7 @@ async function writeTusUpload(
       };
       const result = await completeUpload(s, finish, { ...claimed, tus }, open);
       return { upload: view, file: result.files[0] };
-    });
+    }, TUS_CLAIM_TERM_MS);
   } finally {
     // The completion releases the claim itself when it fails.
     if (!completing) await s.store.chunks.release(id).catch(() => {});

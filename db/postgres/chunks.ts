@@ -12,6 +12,7 @@ import {
   type ChunkPart,
   type ChunkStore,
   CLAIM_TERM_MS,
+  TUS_CLAIM_TERM_MS,
   type TusState,
 } from "../chunks.ts";
 import type { FileLimits } from "../files.ts";
@@ -105,7 +106,8 @@ export class PostgresChunks implements ChunkStore {
   async claim(id: string, now: Date): Promise<ChunkedUploadRecord | null> {
     const [row] = await this.sql<UploadRow[]>`
       UPDATE chunked_uploads SET completing = true, updated_at = ${now}
-      WHERE id = ${id} AND (NOT completing OR updated_at <= ${staleBefore(now)})
+      WHERE id = ${id} AND (NOT completing OR updated_at <= ${staleBefore(now)} OR
+        (tus IS NOT NULL AND updated_at <= ${new Date(now.getTime() - TUS_CLAIM_TERM_MS)}))
       RETURNING *`;
     return row ? { ...toUpload(row), completing: false } : null;
   }
