@@ -213,6 +213,9 @@ export async function createTusUpload(
     }
     options[key] = value;
   }
+  // A name that replaces the format's comes as its header only: `filename` is the file's own.
+  const rename = req.header("filename");
+  if (rename !== undefined) options.filename = rename;
   const open = caller.via ? await openRequest(s, caller.via.pass) : null;
   const parsed = uploadOptions(s, caller, options);
   const target = open
