@@ -429,3 +429,21 @@ apiTest("tus: through an upload request's code, private and counted for its owne
   assert.equal(view.body.bytes, 5);
   assert.equal(file?.folderId, made.body.folderId);
 });
+
+apiTest("tus: creations are rate limited; the creator's later requests are not", async (app) => {
+  await settings(app, { ratelimitMax: 1, ratelimitWindow: 60_000 });
+  const alice = await actor(app, "USER");
+  const mallory = await actor(app, "USER");
+  app.clock.set(Math.ceil(app.clock.now() / 60_000) * 60_000);
+  const { res, path } = await create(app, alice.headers, 10);
+  assert.equal(res.status, 201);
+  assert.equal((await create(app, alice.headers, 10)).res.status, 429);
+  const own = await patch(app, path, alice.headers, 0, bytes(5));
+  assert.equal(own.status, 204);
+  assert.equal(own.headers.get("x-ratelimit-limit"), null);
+  assert.equal((await head(app, path, alice.headers)).status, 200);
+  // Another user naming her upload is counted (and refused).
+  assert.equal((await head(app, path, mallory.headers)).status, 404);
+  assert.equal((await head(app, path, mallory.headers)).status, 429);
+  assert.equal((await patch(app, path, alice.headers, 5, bytes(5))).status, 204);
+}, { rateLimits: true });
