@@ -6,10 +6,13 @@
  * `localStorage` under the file's name, size and date, and the server says
  * which ranges it already has (`GET /api/upload/partial/{identifier}`), so a
  * lost connection is retried and the same file chosen again after a reload
- * goes on where it stopped.
+ * goes on where it stopped. A signed-in user's large files go through tus
+ * instead (`/api/upload/tus`, with tus-js-client, loaded only when such an
+ * upload starts), which resumes the same ways; Zipline's chunked route stays
+ * for anonymous and upload-request uploads.
  */
 import { ApiFailure } from "./api.ts";
-import { PARTIAL_URL, partialStatusUrl, UPLOAD_URL, type Uploaded } from "./api/upload.ts";
+import { PARTIAL_URL, partialStatusUrl, TUS_URL, UPLOAD_URL, type Uploaded } from "./api/upload.ts";
 import { optionHeaders, type UploadOptions } from "./upload_options.ts";
 
 export type { Uploaded, UploadOptions };
@@ -162,8 +165,9 @@ export function startUpload(
     onProgress({ sent, total: file.size, speed, secondsLeft: speed > 0 ? left / speed : Infinity });
   };
   const sending = { headers: optionHeaders(options), anonymous, signal: abort.signal };
+  const tusAllowed = !anonymous && !sending.headers["x-service-request"];
   const done = chunkSize !== null && file.size > chunkSize
-    ? uploadChunked(file, chunkSize, report, sending)
+    ? (tusAllowed ? uploadTus : uploadChunked)(file, chunkSize, report, sending)
     : uploadWhole(file, report, sending);
   return { done, cancel: () => abort.abort() };
 }
@@ -265,4 +269,61 @@ async function sendWithRetries(
     }
     await pause(1000 * 2 ** Math.min(attempt, 4), sending.signal);
   }
+}
+
+/**
+ * Sends `file` through tus in PATCHes of `chunkSize` (the server's part
+ * size, so no bytes wait between them), resuming an upload of the same file
+ * that tus-js-client remembers; the file is then read back by its id.
+ */
+async function uploadTus(
+  file: File,
+  chunkSize: number,
+  report: (sent: number) => void,
+  sending: Sending,
+): Promise<Uploaded> {
+  const tus = await import("tus-js-client");
+  const id = await new Promise<string>((resolve, reject) => {
+    let fileId: string | null = null;
+    const upload = new tus.Upload(file, {
+      endpoint: TUS_URL,
+      chunkSize,
+      retryDelays: [0, 1000, 2000, 4000, 8000, 16000, 16000],
+      metadata: { filename: file.name, filetype: file.type || "application/octet-stream" },
+      headers: sending.headers,
+      removeFingerprintOnSuccess: true,
+      onProgress: (sent) => report(sent),
+      onAfterResponse(_req, res) {
+        fileId = res.getHeader("X-Ferry-File-Id") ?? fileId;
+      },
+      onSuccess: () =>
+        fileId ? resolve(fileId) : reject(new ApiFailure(500, "The server named no file")),
+      onError(error) {
+        const res = (error as { originalResponse?: { getStatus(): number; getBody(): string } })
+          .originalResponse;
+        if (!res) return reject(new ApiFailure(0, error.message));
+        let body: unknown = null;
+        try {
+          body = JSON.parse(res.getBody());
+        } catch {
+          // not JSON
+        }
+        reject(failure(res.getStatus(), body));
+      },
+    });
+    sending.signal.addEventListener("abort", () => {
+      upload.abort();
+      reject(new Cancelled());
+    }, { once: true });
+    report(0);
+    upload.findPreviousUploads().then((previous) => {
+      if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
+      upload.start();
+    }, reject);
+  });
+  const res = await fetch(`/api/user/files/${encodeURIComponent(id)}`);
+  const stored = await res.json();
+  if (!res.ok) throw failure(res.status, stored);
+  report(file.size);
+  return { id, name: stored.name, type: stored.type, url: stored.url };
 }

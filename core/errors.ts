@@ -14,7 +14,22 @@ export interface Issue {
 /** An error with an HTTP status and a message meant for the client. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 416 | 429 | 500 | 503,
+    readonly status:
+      | 400
+      | 401
+      | 403
+      | 404
+      | 409
+      | 410
+      | 412
+      | 413
+      | 415
+      | 416
+      | 423
+      | 429
+      | 460
+      | 500
+      | 503,
     message: string,
     readonly issues?: Issue[],
     readonly headers?: Record<string, string>,

@@ -44,6 +44,26 @@ export interface ChunkedUploadRecord {
   createdAt: Date;
   /** When the last chunk arrived (or the upload started). */
   updatedAt: Date;
+  /** A tus upload's progress (`core/files/tus.ts`); absent for a chunked upload. */
+  tus?: TusState | null;
+}
+
+/**
+ * Where a tus upload stands. Its bytes go into the upload's assembly as parts
+ * of `partSize`, part `n` holding bytes from `(n - 1) * partSize`; the bytes
+ * past the last whole part wait in `tail`, an object of their own, until the
+ * next PATCH completes the part. So `offset` is the end of the whole parts
+ * plus `tail.size`.
+ */
+export interface TusState {
+  /** Bytes received and kept: the `Upload-Offset` a client resumes from. */
+  offset: number;
+  /** The bytes past the last whole part, staged in the datasource; `null` for none. */
+  tail: { object: string; size: number } | null;
+  /** `Upload-Metadata` as the client sent it, answered back on `HEAD`. */
+  metadata: string;
+  /** The upload's options (`core/files/options.ts`), by short name, read when it completes. */
+  options: Record<string, string>;
 }
 
 /** One received chunk: part `number`, bytes `start`–`end` inclusive. */
@@ -92,6 +112,12 @@ export interface ChunkStore {
   unreserve(id: string): Promise<void>;
   /** Removes the upload and its parts, giving back the reservation it still holds. */
   delete(id: string): Promise<void>;
+  /**
+   * Saves a tus upload's progress: `part` (when given, replacing an earlier
+   * copy of its number), `tus` and `updatedAt = now`, atomically, leaving the
+   * claim as it is; `false`, writing nothing, when the upload is gone.
+   */
+  saveTus(id: string, part: ChunkPart | null, tus: TusState, now: Date): Promise<boolean>;
   /** A user's uploads in progress, oldest first. */
   listByUser(userId: string): Promise<ChunkedUploadRecord[]>;
   /** Uploads whose last chunk arrived before `before`, oldest first. */
@@ -105,9 +131,21 @@ export interface ChunkStore {
  */
 export const CLAIM_TERM_MS = 2 * 60 * 1000;
 
+/**
+ * How long a tus upload's claim holds unrenewed: a PATCH holds it while it
+ * writes, so after a process stopped mid-PATCH the client's retry waits this
+ * long at most (a 423 meanwhile).
+ */
+export const TUS_CLAIM_TERM_MS = 20 * 1000;
+
+/** The claim term of `upload`: {@link TUS_CLAIM_TERM_MS} for a tus upload, else {@link CLAIM_TERM_MS}. */
+export function claimTerm(upload: Pick<ChunkedUploadRecord, "tus">): number {
+  return upload.tus ? TUS_CLAIM_TERM_MS : CLAIM_TERM_MS;
+}
+
 /** Whether `upload` is being completed at `now`: claimed, and renewed within the term. */
 export function claimHeld(upload: ChunkedUploadRecord, now: Date): boolean {
-  return upload.completing && now.getTime() - upload.updatedAt.getTime() < CLAIM_TERM_MS;
+  return upload.completing && now.getTime() - upload.updatedAt.getTime() < claimTerm(upload);
 }
 
 /** The parts' byte ranges merged into ascending, non-touching `[start, end]` pairs. */

@@ -29,6 +29,7 @@ import { usersRoutes } from "./users.ts";
 import { fileRoutes } from "./files.ts";
 import { userFileRoutes } from "./user_files.ts";
 import { chunkedRoutes } from "./chunked.ts";
+import { tusRoutes } from "./tus.ts";
 import { shareRoutes } from "./shares.ts";
 import { folderRoutes } from "./folders.ts";
 import { tagRoutes } from "./tags.ts";
@@ -73,6 +74,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", userFileRoutes); // before fileRoutes: `/user/files/incomplete` is no `{id}`
   app.route("/api", fileRoutes);
   app.route("/api", chunkedRoutes);
+  app.route("/api", tusRoutes);
   app.route("/api", uploadRequestRoutes);
   app.route("/api", folderRoutes);
   app.route("/api", shareRoutes);

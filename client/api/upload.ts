@@ -16,6 +16,9 @@ export const UPLOAD_URL = "/api/upload";
 /** One chunk of a chunked upload. */
 export const PARTIAL_URL = "/api/upload/partial";
 
+/** tus uploads: created here, then sent to the `Location` answered. */
+export const TUS_URL = "/api/upload/tus";
+
 /** Where a chunked upload stands in the server's words. */
 export function partialStatusUrl(identifier: string): string {
   return `${PARTIAL_URL}/${encodeURIComponent(identifier)}`;

@@ -16,6 +16,7 @@ import {
   CLAIM_TERM_MS,
   claimHeld,
   receivedRanges,
+  type TusState,
 } from "../../db/chunks.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/users.ts";
@@ -26,7 +27,7 @@ import type { Services } from "../services.ts";
 import type { QuotaLimits } from "../quotas.ts";
 import { parseSize } from "../units/size.ts";
 import { GpsRemover } from "./exif.ts";
-import { uploadTarget } from "./folders.ts";
+import { type UploadTarget, uploadTarget } from "./folders.ts";
 import { storedType } from "./media_type.ts";
 import { PARTIAL_FOLDER } from "./naming.ts";
 import type { OptionHeader, UploadOptions } from "./options.ts";
@@ -71,6 +72,9 @@ export interface ChunkRequest {
   parts: AsyncIterator<UploadPart>;
   host: string;
 }
+
+/** What completing an upload needs of the request that completes it. */
+export type FinishRequest = Pick<ChunkRequest, "user" | "via" | "options" | "host">;
 
 /** The answer to a chunk: the file once the last range arrived, else `files: []`. */
 export interface ChunkResult extends UploadResult {
@@ -154,7 +158,7 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
   const claimed = await s.store.chunks.claim(upload.id, new Date(s.clock.now()));
   // Another request completes it.
   if (!claimed) return { files: [], ...answer };
-  const done = () => complete(s, req, claimed, open);
+  const done = () => completeUpload(s, req, claimed, open);
   return { ...await whileClaimed(s, upload.id, done), ...answer };
 }
 
@@ -162,12 +166,17 @@ export async function uploadChunk(s: Services, req: ChunkRequest): Promise<Chunk
  * Runs `work` on a claimed upload, renewing the claim every quarter of its
  * term, so that only a claim whose process stopped ever lapses.
  */
-async function whileClaimed<T>(s: Services, id: string, work: () => Promise<T>): Promise<T> {
+export async function whileClaimed<T>(
+  s: Services,
+  id: string,
+  work: () => Promise<T>,
+  term = CLAIM_TERM_MS,
+): Promise<T> {
   const renew = () =>
     s.store.chunks.renew(id, new Date(s.clock.now())).catch((error) =>
       s.logger.warn("could not renew an upload's claim", { id, error: String(error) })
     );
-  const timer = setInterval(renew, CLAIM_TERM_MS / 4);
+  const timer = setInterval(renew, term / 4);
   try {
     return await work();
   } finally {
@@ -182,7 +191,9 @@ export async function chunkStatus(
   identifier: string,
 ): Promise<ChunkStatus> {
   const upload = await s.store.chunks.get(identifier);
-  if (!upload || (upload.userId !== null && upload.userId !== user?.id)) throw notFound();
+  if (!upload || upload.tus || (upload.userId !== null && upload.userId !== user?.id)) {
+    throw notFound();
+  }
   const received = receivedRanges(await s.store.chunks.parts(upload.id));
   return {
     identifier: upload.id,
@@ -254,6 +265,8 @@ async function dropStarted(s: Services, upload: ChunkedUploadRecord): Promise<vo
 export async function abandonUpload(s: Services, upload: ChunkedUploadRecord): Promise<void> {
   await s.datasource.abortParts(upload.object, upload.handle);
   await s.datasource.delete(upload.object);
+  // A tus upload's bytes past its last whole part.
+  if (upload.tus?.tail) await s.datasource.delete(upload.tus.tail.object);
   await s.store.chunks.delete(upload.id);
   // The upload request it came through counted it from its first chunk.
   if (upload.requestId) await releaseFile(s, upload.requestId, upload.size);
@@ -294,39 +307,72 @@ async function started(
   open: OpenRequest | null,
 ): Promise<ChunkedUploadRecord> {
   if (range.start !== 0) throw invalidIdentifier();
-  const partSize = length;
-  if (Math.ceil(range.total / partSize) > MAX_PARTS) {
+  if (Math.ceil(range.total / length) > MAX_PARTS) {
     throw invalidRange(`more than ${MAX_PARTS} chunks: send larger chunks`);
   }
   const target = open
     ? await requestTarget(s, open)
     : await uploadTarget(s, req.user, req.options.folderId);
-  const id = randomString(s.random, 24);
-  const object = `${PARTIAL_FOLDER}/${id}`;
   const type = req.header("p-content-type")?.trim() || chunk.contentType;
   const filename = req.header("p-filename")?.trim() || chunk.filename;
+  const spec = { filename, type, size: range.total, partSize: length };
+  return await beginUpload(s, req.user, open, target, spec).catch((error) => {
+    throw error instanceof QuotaError ? quotaRefused(target, 1) : error;
+  });
+}
+
+/** What {@link beginUpload} starts. */
+export interface UploadSpec {
+  filename: string;
+  /** The MIME type the client announced. */
+  type: string;
+  /** Total bytes. */
+  size: number;
+  /** Bytes of every part but the last. */
+  partSize: number;
+  /** A tus upload's progress (`./tus.ts`). */
+  tus?: TusState;
+}
+
+/**
+ * Begins an upload's assembly in the datasource and records it in the store.
+ * The owner's usage counts the declared size and one file from here on
+ * (atomically refused past the quota with `QuotaError`), so uploads in
+ * progress cannot together pass it; so does the upload request it goes
+ * through (`open`), whose types and largest file it is held to from here.
+ */
+export async function beginUpload(
+  s: Services,
+  user: UserRecord | null,
+  open: OpenRequest | null,
+  target: UploadTarget,
+  spec: UploadSpec,
+): Promise<ChunkedUploadRecord> {
+  const { filename, type, size, partSize } = spec;
+  const id = randomString(s.random, 24);
+  const object = `${PARTIAL_FOLDER}/${id}`;
   if (open && !typeAccepted(open.request.allowedTypes, storedType(type), extensionOf(filename))) {
     throw typeRefused(open, storedType(type), 0);
   }
-  if (open) await reserveExactly(s, open, range.total);
+  if (open) await reserveExactly(s, open, size);
   // S3 keeps the type with the object: never the client's claim as sent.
   const contentType = storedType(type);
   let handle;
   try {
     handle = await s.datasource.beginParts(object, { partSize, contentType });
   } catch (error) {
-    if (open) await releaseFile(s, open.request.id, range.total);
+    if (open) await releaseFile(s, open.request.id, size);
     throw error;
   }
   const now = new Date(s.clock.now());
   const upload: ChunkedUploadRecord = {
     id,
-    userId: open ? null : req.user?.id ?? null,
+    userId: open ? null : user?.id ?? null,
     folderId: target.folderId,
     ...(open ? { requestId: open.request.id } : {}),
     filename,
     type,
-    size: range.total,
+    size,
     partSize,
     object,
     handle,
@@ -335,13 +381,14 @@ async function started(
     completing: false,
     createdAt: now,
     updatedAt: now,
+    ...(spec.tus ? { tus: spec.tus } : {}),
   };
   try {
     await s.store.chunks.create(upload, targetLimits(target));
   } catch (error) {
     await s.datasource.abortParts(object, handle).catch(() => {});
-    if (open) await releaseFile(s, open.request.id, range.total);
-    throw error instanceof QuotaError ? quotaRefused(target, 1) : error;
+    if (open) await releaseFile(s, open.request.id, size);
+    throw error;
   }
   return upload;
 }
@@ -358,7 +405,7 @@ async function continued(
   const now = new Date(s.clock.now());
   const userId = open ? null : req.user?.id ?? null;
   if (
-    !upload || claimHeld(upload, now) || upload.userId !== userId ||
+    !upload || upload.tus || claimHeld(upload, now) || upload.userId !== userId ||
     (upload.requestId ?? null) !== (open?.request.id ?? null)
   ) {
     throw invalidIdentifier();
@@ -390,9 +437,9 @@ async function continued(
  * failure after that drops the upload, and its pending record with the bytes
  * once they are known gone.
  */
-async function complete(
+export async function completeUpload(
   s: Services,
-  req: ChunkRequest,
+  req: FinishRequest,
   upload: ChunkedUploadRecord,
   open: OpenRequest | null,
 ): Promise<UploadResult> {

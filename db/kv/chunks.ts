@@ -6,7 +6,13 @@
  * usage counters (`./files.ts`) in the atomic operation that writes or
  * removes the upload, checked on both.
  */
-import { type ChunkedUploadRecord, type ChunkPart, type ChunkStore, claimHeld } from "../chunks.ts";
+import {
+  type ChunkedUploadRecord,
+  type ChunkPart,
+  type ChunkStore,
+  claimHeld,
+  type TusState,
+} from "../chunks.ts";
 import type { FileLimits, FileUsage } from "../files.ts";
 import { checkLimits, NO_USAGE, usageKey } from "./files.ts";
 import { commitChecked } from "./helpers.ts";
@@ -76,6 +82,17 @@ export class KvChunks implements ChunkStore {
 
   async release(id: string): Promise<void> {
     await this.rewrite(id, (u) => u.completing ? { ...u, completing: false } : null);
+  }
+
+  async saveTus(id: string, part: ChunkPart | null, tus: TusState, now: Date): Promise<boolean> {
+    return await commitChecked(async () => {
+      const current = await this.kv.get<ChunkedUploadRecord>(K.upload(id));
+      if (!current.value) return { result: false };
+      const op = this.kv.atomic().check(current)
+        .set(K.upload(id), { ...current.value, tus, updatedAt: now });
+      if (part) op.set(K.part(id, part.number), part);
+      return { op, result: true };
+    });
   }
 
   /** Writes `change(upload)` unless it is `null`; the upload as it was, or `null` when nothing was written. */

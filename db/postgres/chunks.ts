@@ -5,12 +5,15 @@
  * reservation moves the owner's `file_usage` row in the transaction that
  * writes or removes the upload.
  */
+import type postgres from "postgres";
 import type { Sql, TransactionSql } from "postgres";
 import {
   type ChunkedUploadRecord,
   type ChunkPart,
   type ChunkStore,
   CLAIM_TERM_MS,
+  TUS_CLAIM_TERM_MS,
+  type TusState,
 } from "../chunks.ts";
 import type { FileLimits } from "../files.ts";
 import { count } from "./files.ts";
@@ -28,6 +31,7 @@ interface UploadRow {
   completing: boolean;
   reserved_by: string | null;
   request_id: string | null;
+  tus: TusState | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -44,6 +48,7 @@ const toUpload = (r: UploadRow): ChunkedUploadRecord => ({
   handle: r.handle,
   reservedBy: r.reserved_by,
   ...(r.request_id === null ? {} : { requestId: r.request_id }),
+  ...(r.tus === null ? {} : { tus: r.tus }),
   completing: r.completing,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -58,10 +63,10 @@ export class PostgresChunks implements ChunkStore {
       if (u.reservedBy !== null) await count(tx, u.reservedBy, u.size, 1, limits);
       await tx`
         INSERT INTO chunked_uploads (id, user_id, folder_id, filename, type, size, part_size,
-          object, handle, reserved_by, request_id, completing, created_at, updated_at)
+          object, handle, reserved_by, request_id, tus, completing, created_at, updated_at)
         VALUES (${u.id}, ${u.userId}, ${u.folderId}, ${u.filename}, ${u.type}, ${u.size},
           ${u.partSize}, ${u.object}, ${u.handle}, ${u.reservedBy}, ${u.requestId ?? null},
-          ${u.completing}, ${u.createdAt}, ${u.updatedAt})`;
+          ${tusJson(tx, u.tus)}, ${u.completing}, ${u.createdAt}, ${u.updatedAt})`;
     });
   }
 
@@ -101,7 +106,8 @@ export class PostgresChunks implements ChunkStore {
   async claim(id: string, now: Date): Promise<ChunkedUploadRecord | null> {
     const [row] = await this.sql<UploadRow[]>`
       UPDATE chunked_uploads SET completing = true, updated_at = ${now}
-      WHERE id = ${id} AND (NOT completing OR updated_at <= ${staleBefore(now)})
+      WHERE id = ${id} AND (NOT completing OR updated_at <= ${staleBefore(now)} OR
+        (tus IS NOT NULL AND updated_at <= ${new Date(now.getTime() - TUS_CLAIM_TERM_MS)}))
       RETURNING *`;
     return row ? { ...toUpload(row), completing: false } : null;
   }
@@ -133,6 +139,23 @@ export class PostgresChunks implements ChunkStore {
     });
   }
 
+  async saveTus(id: string, part: ChunkPart | null, tus: TusState, now: Date): Promise<boolean> {
+    return await this.sql.begin(async (tx) => {
+      const rows = await tx`
+        UPDATE chunked_uploads SET tus = ${tusJson(tx, tus)}, updated_at = ${now}
+        WHERE id = ${id} RETURNING id`;
+      if (rows.length === 0) return false;
+      if (part) {
+        await tx`
+          INSERT INTO chunked_upload_parts (upload_id, number, start_byte, end_byte, tag)
+          VALUES (${id}, ${part.number}, ${part.start}, ${part.end}, ${part.tag})
+          ON CONFLICT (upload_id, number) DO UPDATE
+            SET start_byte = excluded.start_byte, end_byte = excluded.end_byte, tag = excluded.tag`;
+      }
+      return true;
+    });
+  }
+
   async listByUser(userId: string): Promise<ChunkedUploadRecord[]> {
     const rows = await this.sql<UploadRow[]>`
       SELECT * FROM chunked_uploads WHERE user_id = ${userId} ORDER BY created_at, id`;
@@ -144,6 +167,11 @@ export class PostgresChunks implements ChunkStore {
       SELECT * FROM chunked_uploads WHERE updated_at < ${before} ORDER BY updated_at, id`;
     return rows.map(toUpload);
   }
+}
+
+/** A tus state as a jsonb parameter (`null` stays SQL NULL). */
+function tusJson(sql: TransactionSql, tus: TusState | null | undefined) {
+  return tus ? sql.json(tus as unknown as postgres.JSONValue) : null;
 }
 
 /** Takes a reservation of `size` bytes and one file off the user's counters. */

@@ -18,6 +18,12 @@ import type { Finish } from "../front_door.ts";
 
 const preflight = cors();
 
+/**
+ * Paths whose `OPTIONS` the routes answer themselves: tus's (`../tus.ts`),
+ * where it is also the protocol's discovery request.
+ */
+const OWN_OPTIONS = /^\/api\/upload\/tus(?:\/[^/]*)?$/;
+
 /** What {@link appWide} does beyond the variables and CORS. */
 export interface AppWideOptions {
   /** Check every response against its declared schema (tests only). */
@@ -36,7 +42,7 @@ export function appWide(services: Services, options: AppWideOptions): Middleware
     c.set("session", null);
     c.set("apiKey", null);
     c.set("checkResponses", checkResponses);
-    if (c.req.method === "OPTIONS") {
+    if (c.req.method === "OPTIONS" && !OWN_OPTIONS.test(c.req.path)) {
       const answer = await preflight(c, next);
       if (answer) c.res = answer;
     } else {

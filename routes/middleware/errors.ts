@@ -63,7 +63,8 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     const body = err.issues
       ? { error: err.message, statusCode: err.status, issues: err.issues }
       : { error: err.message, statusCode: err.status };
-    return c.json(body, err.status, err.headers);
+    // 460 (tus's checksum mismatch) is no status Hono knows by name.
+    return c.json(body, err.status as ContentfulStatusCode, err.headers);
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;

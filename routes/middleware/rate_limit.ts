@@ -27,7 +27,8 @@ export function rateLimit(policy: RateLimitPolicy): MiddlewareHandler<AppEnv> {
       ip: clientIp(c),
       method: c.req.method,
       path: c.req.path,
-      chunkOf: header ? chunkOf(header) : null,
+      // A tus request names its upload in the path (`/upload/tus/{id}`).
+      chunkOf: header ? chunkOf(header) ?? c.req.param("id") ?? null : null,
       request: header?.("request") ?? null,
     });
     await next();

@@ -5,6 +5,7 @@
  * verified, registration closed): what went wrong, and the way back.
  */
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiError } from "../../core/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { Layout } from "./layout.tsx";
@@ -22,6 +23,6 @@ export function oauthErrorPage(c: Context<AppEnv>, error: ApiError): Response | 
         <a class="button" href="/auth/login?local">Back to sign in</a>
       </div>
     </Layout>,
-    error.status,
+    error.status as ContentfulStatusCode,
   );
 }

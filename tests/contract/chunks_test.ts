@@ -164,6 +164,31 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.chunks.parts("c"), []);
   },
 
+  async "a tus upload's progress is saved with its part, keeping the claim"(store) {
+    const tus = {
+      offset: 0,
+      tail: null,
+      metadata: "filename bW92aWU=",
+      options: { private: "true" },
+    };
+    await store.chunks.create(upload("t", { tus }), NONE);
+    assert.deepEqual(await store.chunks.get("t"), upload("t", { tus }));
+    assert.ok(await store.chunks.claim("t", at(1)));
+    const next = { ...tus, offset: 1300, tail: { object: ".partial/t.tail-x", size: 300 } };
+    assert.equal(await store.chunks.saveTus("t", part(1), next, at(2)), true);
+    const saved = await store.chunks.get("t");
+    assert.deepEqual(saved?.tus, next);
+    assert.equal(saved?.completing, true);
+    assert.deepEqual(saved?.updatedAt, at(2));
+    assert.deepEqual(await store.chunks.parts("t"), [part(1)]);
+    assert.equal(await store.chunks.saveTus("t", null, { ...next, offset: 1400 }, at(3)), true);
+    assert.equal((await store.chunks.get("t"))?.tus?.offset, 1400);
+    assert.deepEqual(await store.chunks.parts("t"), [part(1)]);
+    await store.chunks.delete("t");
+    assert.equal(await store.chunks.saveTus("t", part(2), next, at(4)), false);
+    assert.deepEqual(await store.chunks.parts("t"), []);
+  },
+
   async "a lease goes to one of concurrent takers, and again once its term passed"(store) {
     const term = 60_000;
     const takes = await Promise.all(

@@ -28,6 +28,7 @@ import { sql as apiKeys } from "./022_api_keys.ts";
 import { sql as privateFiles } from "./023_private_files.ts";
 import { sql as shares } from "./024_shares.ts";
 import { sql as uploadRequests } from "./025_upload_requests.ts";
+import { sql as tusUploads } from "./026_tus_uploads.ts";
 import { sql as fileCounts } from "./027_file_counts.ts";
 import { sql as fileListOrders } from "./028_file_list_orders.ts";
 import { sql as fileSearch } from "./029_file_search.ts";
@@ -67,6 +68,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 23, name: "private_files", sql: privateFiles },
   { version: 24, name: "shares", sql: shares },
   { version: 25, name: "upload_requests", sql: uploadRequests },
+  { version: 26, name: "tus_uploads", sql: tusUploads },
   { version: 27, name: "file_counts", sql: fileCounts },
   { version: 28, name: "file_list_orders", sql: fileListOrders },
   { version: 29, name: "file_search", sql: fileSearch },
