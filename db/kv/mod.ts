@@ -6,6 +6,7 @@
 import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
 import { KvShares } from "./shares.ts";
+import { KvVisits } from "./visits.ts";
 import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
@@ -75,6 +76,7 @@ export class KvStore implements Backend {
   readonly apiKeys: KvApiKeys;
   readonly shares: KvShares;
   readonly uploadRequests: KvUploadRequests;
+  readonly visits: KvVisits;
 
   constructor(private readonly kv: Deno.Kv) {
     this.sessions = new KvSessions(kv);
@@ -96,6 +98,7 @@ export class KvStore implements Backend {
     this.apiKeys = new KvApiKeys(kv);
     this.shares = new KvShares(kv);
     this.uploadRequests = new KvUploadRequests(kv);
+    this.visits = new KvVisits(kv);
   }
 
   async ping(): Promise<void> {

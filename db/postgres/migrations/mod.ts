@@ -30,6 +30,7 @@ import { sql as shares } from "./024_shares.ts";
 import { sql as uploadRequests } from "./025_upload_requests.ts";
 import { sql as fileCounts } from "./027_file_counts.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
+import { sql as visits } from "./031_visits.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -67,4 +68,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 25, name: "upload_requests", sql: uploadRequests },
   { version: 27, name: "file_counts", sql: fileCounts },
   { version: 30, name: "url_rules", sql: urlRules },
+  { version: 31, name: "visits", sql: visits },
 ];
