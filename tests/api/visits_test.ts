@@ -3,13 +3,15 @@
  * URLs, files and share links recorded in batches (seen once the manual
  * clock passes the flush delay), user agents parsed, bots and Do Not Track,
  * unique visitors per hour and day and the daily salt, ranges and buckets,
- * who may read them, deletion, the retention task, export and import.
+ * who may read them, deletion, the retention task, export and import, and
+ * the country from a GeoLite2-Country-shaped database written by the test.
  */
 import assert from "node:assert/strict";
 import { apiTest, startTestApp, type TestApp } from "../helpers/app.ts";
 import { importDoc, importIntoFresh } from "../helpers/transfer.ts";
 import { pruneVisits } from "../../core/tasks/visits.ts";
 import { uploadOne } from "../helpers/files.ts";
+import { countryMmdb } from "../helpers/mmdb.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 import { FLUSH_DELAY_MS } from "../../core/visits/recorder.ts";
 import type { Settings } from "../../core/settings/registry.ts";
@@ -397,3 +399,67 @@ apiTest("visits: the v4 export carries them and an import rebuilds their totals"
     await target.close();
   }
 });
+
+apiTest(
+  "visits: the country comes from a GeoLite2-Country database when one is set",
+  async (app) => {
+    app.clock.set(START);
+    const dir = await Deno.makeTempDir({ prefix: "ferry-geo-" });
+    try {
+      const good = `${dir}/countries.mmdb`;
+      await Deno.writeFile(
+        good,
+        countryMmdb([
+          { network: "81.2.69.0/24", isoCode: "GB" },
+          { network: "175.16.199.0/24", isoCode: "CN" },
+        ]),
+      );
+      const broken = `${dir}/broken.mmdb`;
+      await Deno.writeTextFile(broken, "not a database");
+      await settings(app, { coreTrustProxy: true });
+      const alice = await actor(app, "USER");
+      const url = await shorten(app, alice);
+      const path = `/api/user/urls/${url.id}/visits`;
+      const from = (ip: string) => ({ "x-forwarded-for": ip });
+
+      await hit(app, url.path, CHROME_WINDOWS, from("81.2.69.160"));
+      flushDelay(app);
+      assert.deepEqual(
+        (await report(app, alice, path)).top.countries,
+        [],
+        "no setting, no country",
+      );
+
+      await settings(app, { analyticsGeoLite2Path: good });
+      await hit(app, url.path, CHROME_WINDOWS, from("81.2.69.160"));
+      await hit(app, url.path, IPHONE, from("81.2.69.7"));
+      await hit(app, url.path, IPHONE, from("175.16.199.1"));
+      await hit(app, url.path, IPHONE, from("192.0.2.1"));
+      flushDelay(app);
+      const body = await report(app, alice, path);
+      assert.deepEqual(body.top.countries, [{ value: "GB", visits: 2 }, {
+        value: "CN",
+        visits: 1,
+      }]);
+      assert.equal(total(body), 5);
+
+      await settings(app, { analyticsGeoLite2Path: broken });
+      await hit(app, url.path, CHROME_WINDOWS, from("81.2.69.160"));
+      flushDelay(app);
+      await report(app, alice, path);
+      await hit(app, url.path, IPHONE, from("81.2.69.160"));
+      flushDelay(app);
+      const after = await report(app, alice, path);
+      assert.equal(total(after), 7, "visits are still recorded");
+      assert.deepEqual(after.top.countries, [{ value: "GB", visits: 2 }, {
+        value: "CN",
+        visits: 1,
+      }]);
+      const warnings = app.logger.lines.filter((l) => l.message.includes("GeoLite2"));
+      assert.equal(warnings.length, 1, "a bad file is logged once");
+      assert.equal(warnings[0].level, "warn");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
