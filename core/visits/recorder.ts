@@ -13,12 +13,13 @@
  * The shape of `db/view_batch.ts`, one level up: enriching a visit needs the
  * settings and the salt, which are the core's.
  */
+import { dayName } from "../../db/visit_rollup.ts";
 import type { VisitRecord, VisitTargetKind } from "../../db/visits.ts";
 import { systemTimer, type Timer } from "../clock.ts";
 import { perServices, type Services } from "../services.ts";
 import { agentFacts, referrerHost } from "./agent.ts";
 import { countryOf } from "./geo.ts";
-import { daySalt, visitorHash } from "./salt.ts";
+import { dayHasher } from "./salt.ts";
 
 /** How long a visit may wait before it is written. */
 export const FLUSH_DELAY_MS = 1000;
@@ -60,7 +61,7 @@ export class VisitRecorder {
   record(target: VisitTarget, source: VisitSource): void {
     this.#pending.push({ ...target, ...source, at: this.s.clock.now() });
     this.#stopTicking ??= this.timer.every(FLUSH_DELAY_MS, () => this.flushDue());
-    if (this.#pending.length >= FLUSH_SIZE) this.#flushLogged();
+    if (this.#pending.length >= FLUSH_SIZE && this.#flushing === undefined) this.#flushLogged();
   }
 
   /** Writes the buffer when its oldest visit has waited long enough; waits for a write under way. */
@@ -126,10 +127,15 @@ export class VisitRecorder {
   async #records(visits: Pending[]): Promise<VisitRecord[]> {
     const countBots = this.s.settings.get("analyticsCountBots");
     const records: VisitRecord[] = [];
+    // A visitor's hash is made once per batch and day (the batch holds its address anyway).
+    const hashed = new Map<string, string>();
     for (const visit of visits) {
       const facts = agentFacts(visit.ua);
       if (facts.bot && !countBots) continue;
-      const salt = await daySalt(this.s, visit.at);
+      const hash = await dayHasher(this.s, visit.at);
+      const key = `${dayName(visit.at)}\0${visit.ip}\0${visit.ua}`;
+      let visitor = hashed.get(key);
+      if (visitor === undefined) hashed.set(key, visitor = hash(visit.ip, visit.ua));
       records.push({
         targetKind: visit.kind,
         targetId: visit.id,
@@ -141,7 +147,7 @@ export class VisitRecorder {
         os: facts.os,
         device: facts.device,
         bot: facts.bot,
-        visitor: visitorHash(salt, visit.ip, visit.ua),
+        visitor,
       });
     }
     return records;

@@ -1,8 +1,10 @@
 /**
  * Visits on Deno KV. Keys:
  *
- * - `["visits", kind, id, at, seq]` → the raw visit; `["visits_at", at, kind, id, seq]` → `null`,
- *   the retention's index;
+ * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch (at most
+ *   {@link RAW_PER_PACK}, `at` the pack's latest; one key rather than one per visit, which a
+ *   busy link would pay per request); `["visits_at", at, kind, id, seq]` → `null`, the
+ *   retention's index (a pack goes when its latest visit is past the retention);
  * - `["visits_hourly", scopeKind, scopeId, hour]` → one roll-up hour (counts and dimensions);
  *   `["visits_hours", hour, scopeKind, scopeId]` → `null`, the retention's index;
  * - `["visits_seen", start, scopeKind, scopeId, span, visitor]` → `true`: a visitor seen in an
@@ -37,8 +39,10 @@ import {
 
 /** Seen marks one commit checks and writes. */
 const MARKS_PER_OP = 90;
-/** Raw visits one commit writes (two keys each). */
-const RAW_PER_OP = 200;
+/** Raw visits one pack holds (about 200 bytes each, within KV's 64 KiB a value). */
+export const RAW_PER_PACK = 200;
+/** Packs one commit writes (two keys each). */
+const PACKS_PER_OP = 100;
 /** Dimension values one roll-up hour keeps. */
 export const MAX_DIMENSION_VALUES = 400;
 /** The value counted in place of new ones past {@link MAX_DIMENSION_VALUES}. */
@@ -115,13 +119,25 @@ export class KvVisits implements VisitStore {
 
   async add(visits: VisitRecord[]): Promise<void> {
     if (visits.length === 0) return;
-    for (let i = 0; i < visits.length; i += RAW_PER_OP) {
+    const byTarget = new Map<string, VisitRecord[]>();
+    for (const visit of visits) {
+      const key = `${visit.targetKind}\0${visit.targetId}`;
+      byTarget.set(key, [...(byTarget.get(key) ?? []), visit]);
+    }
+    const packs: VisitRecord[][] = [];
+    for (const list of byTarget.values()) {
+      for (let i = 0; i < list.length; i += RAW_PER_PACK) {
+        packs.push(list.slice(i, i + RAW_PER_PACK));
+      }
+    }
+    for (let i = 0; i < packs.length; i += PACKS_PER_OP) {
       const op = this.kv.atomic();
-      for (const visit of visits.slice(i, i + RAW_PER_OP)) {
+      for (const pack of packs.slice(i, i + PACKS_PER_OP)) {
         const seq = crypto.randomUUID();
-        const at = visit.at.getTime();
-        op.set(["visits", visit.targetKind, visit.targetId, at, seq], visit);
-        op.set(["visits_at", at, visit.targetKind, visit.targetId, seq], null);
+        const { targetKind: kind, targetId: id } = pack[0];
+        const at = Math.max(...pack.map((v) => v.at.getTime()));
+        op.set(["visits", kind, id, at, seq], pack);
+        op.set(["visits_at", at, kind, id, seq], null);
       }
       await op.commit();
     }
@@ -191,8 +207,8 @@ export class KvVisits implements VisitStore {
   }
 
   async *list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord> {
-    for await (const entry of this.kv.list<VisitRecord>({ prefix: ["visits", kind, id] })) {
-      yield entry.value;
+    for await (const entry of this.kv.list<VisitRecord[]>({ prefix: ["visits", kind, id] })) {
+      yield* [...entry.value].sort((a, b) => a.at.getTime() - b.at.getTime());
     }
   }
 
@@ -205,10 +221,10 @@ export class KvVisits implements VisitStore {
       op = this.kv.atomic();
       pending = 0;
     };
-    for await (const entry of this.kv.list({ prefix: ["visits", kind, id] })) {
+    for await (const entry of this.kv.list<VisitRecord[]>({ prefix: ["visits", kind, id] })) {
       const [, , , at, seq] = entry.key;
       op.delete(entry.key).delete(["visits_at", at, kind, id, seq]);
-      removed++;
+      removed += entry.value.length;
       if (++pending >= DELETES_PER_OP) await flush();
     }
     await flush();
