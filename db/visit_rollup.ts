@@ -74,20 +74,34 @@ export const deltaKey = (scope: VisitScope, hour: number): string => `${scopeKey
 export function rollUp(
   visits: VisitRecord[],
 ): { deltas: Map<string, HourDelta>; marks: SeenMark[] } {
+  // Identical visits (same target, hour, visitor and dimensions) are counted together first:
+  // one key a visit, then the roll-up's work once per group.
+  const groups = new Map<string, { visit: VisitRecord; count: number }>();
+  for (const visit of visits) {
+    const key = `${visit.targetKind}\0${visit.targetId}\0${visit.ownerId}\0${
+      hourOf(visit.at.getTime())
+    }\0${visit.visitor}\0${visit.referrer}\0${visit.country}\0${visit.browser}\0${visit.os}\0${visit.device}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { visit, count: 1 });
+    else {
+      group.count++;
+      if (visit.at < group.visit.at) group.visit = visit;
+    }
+  }
   const deltas = new Map<string, HourDelta>();
   const marks = new Map<string, SeenMark>();
-  const sorted = [...visits].sort((a, b) => a.at.getTime() - b.at.getTime());
-  for (const visit of sorted) {
+  const sorted = [...groups.values()].sort((a, b) => a.visit.at.getTime() - b.visit.at.getTime());
+  for (const { visit, count } of sorted) {
     const at = visit.at.getTime();
     const hour = hourOf(at);
     for (const scope of scopesOf(visit)) {
       const delta = deltaOf(deltas, scope, hour);
-      delta.visits++;
+      delta.visits += count;
       for (const dimension of VISIT_DIMENSIONS) {
         const value = visit[dimension];
         if (value === null || value === "") continue;
         const key = `${dimension}\0${value.slice(0, MAX_VALUE_LENGTH)}`;
-        delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + 1);
+        delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);
       }
       for (const [span, start] of [["h", hour], ["d", dayOf(at)]] as const) {
         const mark = { scope, span, start, visitor: visit.visitor, hour };

@@ -41,8 +41,8 @@ import {
 const MARKS_PER_OP = 90;
 /** Raw visits one pack holds (about 200 bytes each, within KV's 64 KiB a value). */
 export const RAW_PER_PACK = 200;
-/** Packs one commit writes (two keys each). */
-const PACKS_PER_OP = 100;
+/** Packs one commit writes (two keys each), within KV's 800 KiB a commit. */
+const PACKS_PER_OP = 8;
 /** Dimension values one roll-up hour keeps. */
 export const MAX_DIMENSION_VALUES = 400;
 /** The value counted in place of new ones past {@link MAX_DIMENSION_VALUES}. */
@@ -122,7 +122,9 @@ export class KvVisits implements VisitStore {
     const byTarget = new Map<string, VisitRecord[]>();
     for (const visit of visits) {
       const key = `${visit.targetKind}\0${visit.targetId}`;
-      byTarget.set(key, [...(byTarget.get(key) ?? []), visit]);
+      const list = byTarget.get(key);
+      if (list) list.push(visit);
+      else byTarget.set(key, [visit]);
     }
     const packs: VisitRecord[][] = [];
     for (const list of byTarget.values()) {
@@ -145,7 +147,9 @@ export class KvVisits implements VisitStore {
     const marksOf = new Map<string, SeenMark[]>();
     for (const mark of marks) {
       const key = deltaKey(mark.scope, mark.hour);
-      marksOf.set(key, [...(marksOf.get(key) ?? []), mark]);
+      const list = marksOf.get(key);
+      if (list) list.push(mark);
+      else marksOf.set(key, [mark]);
     }
     for (const [key, delta] of deltas) {
       const all = marksOf.get(key) ?? [];
