@@ -36,6 +36,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "uploads", script: "bench/http_uploads.ts", timeoutMinutes: 6 },
   { name: "tus", script: "bench/tus.ts", timeoutMinutes: 20 },
   { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
+  { name: "visits", script: "bench/visits.ts", timeoutMinutes: 30 },
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
   { name: "transfer", script: "bench/transfer.ts", timeoutMinutes: 20 },
   { name: "dashboard", script: "bench/dashboard.ts", timeoutMinutes: 4 },

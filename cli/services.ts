@@ -21,6 +21,7 @@ import { servingStore } from "../db/serving.ts";
 import type { Backend, Store } from "../db/store.ts";
 import type { Datasource } from "../storage/datasource.ts";
 import { LocalDatasource } from "../storage/local.ts";
+import { closeVisits } from "../core/visits/record.ts";
 
 /** Reads and validates the environment; prints the problem and exits 1 when it is bad. */
 export function loadConfig(): Config {
@@ -184,6 +185,10 @@ export async function openServices(config: Config, logger: Logger = consoleLogge
 /** Closes what {@link openServices} opened, and ends the image workers (so the process can exit). */
 export async function closeServices(s: Services): Promise<void> {
   s.settings.stop();
+  // The visits this instance still holds are written before the store closes.
+  await closeVisits(s).catch((error) =>
+    s.logger.error("could not record visits", { error: String(error) })
+  );
   imagePool().close();
   await Promise.allSettled([s.store.close(), s.datasource.close()]);
 }

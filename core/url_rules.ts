@@ -5,6 +5,7 @@
  * with no rules costs one property read each.
  */
 import type { DeviceClass, UrlRecord } from "../db/urls.ts";
+import { type VisitSignals, visitSignals } from "./visits/record.ts";
 
 /** What a redirect needs to know of the request that asks for it. */
 export interface Visit {
@@ -12,11 +13,17 @@ export interface Visit {
   userAgent(): string | null;
   /** The request's URL as sent (its query string is forwarded when the URL says so). */
   url: string;
+  /** Who visits, for the owner's visit analytics; read only when a visit is recorded. */
+  signals?: () => VisitSignals;
 }
 
-/** A visit read from a Web `Request`. */
-export function visitOf(request: Request): Visit {
-  return { userAgent: () => request.headers.get("user-agent"), url: request.url };
+/** A visit read from a Web `Request`, sent from the address `ip` gives (analytics). */
+export function visitOf(request: Request, ip?: () => string): Visit {
+  return {
+    userAgent: () => request.headers.get("user-agent"),
+    url: request.url,
+    signals: ip && (() => visitSignals(request, ip())),
+  };
 }
 
 const IOS = /\b(iPhone|iPad|iPod)\b/;

@@ -17,6 +17,7 @@ import type { Services } from "./services.ts";
 import { grantOpens } from "./url_passwords.ts";
 import { destinationFor, hasExpired, type Visit } from "./url_rules.ts";
 import { queueShorten } from "./webhooks/outbox.ts";
+import { dropVisits, recordVisit } from "./visits/record.ts";
 
 /** How many random codes to try before giving up on a crowded namespace. */
 const CODE_ATTEMPTS = 10;
@@ -216,8 +217,23 @@ export async function updateUrl(
 /** Deletes the user's URL; returns it. */
 export async function deleteUrl(s: Services, user: UserRecord, id: string): Promise<UrlRecord> {
   await getOwnUrl(s, user, id);
-  const removed = await s.store.urls.delete(id);
+  const removed = await removeUrl(s, id);
   if (!removed) throw notFound();
+  return removed;
+}
+
+/** Deletes the URL `id` and its visits; the URL deleted, `null` when there was none. */
+export async function removeUrl(s: Services, id: string): Promise<UrlRecord | null> {
+  const removed = await s.store.urls.delete(id);
+  if (removed) await dropVisits(s, { kind: "url", id: removed.id, ownerId: removed.userId });
+  return removed;
+}
+
+/** Deletes every URL of `userId` with their visits; returns how many. */
+export async function removeUserUrls(s: Services, userId: string): Promise<number> {
+  const urls = await s.store.urls.listByUser(userId);
+  const removed = await s.store.urls.deleteByUser(userId);
+  for (const url of urls) await dropVisits(s, { kind: "url", id: url.id, ownerId: userId });
   return removed;
 }
 
@@ -281,6 +297,7 @@ export function freeRedirect(s: Services, url: UrlRecord, visit: Visit): string 
   if (!url.enabled || url.password || url.maxViews !== null) return null;
   if (url.expiresAt !== null && hasExpired(url, s.clock.now())) return null;
   s.store.urls.countView(url.id);
+  recordVisit(s, { kind: "url", id: url.id, ownerId: url.userId }, visit.signals);
   return destinationFor(url, visit);
 }
 
@@ -306,10 +323,14 @@ async function openUrl(
   if (url.maxViews === null) {
     // A password checked above, nothing to enforce: counted in the store's batch.
     s.store.urls.countView(url.id);
+    recordVisit(s, { kind: "url", id: url.id, ownerId: url.userId }, visit.signals);
     return { kind: "redirect", destination: destinationFor(url, visit) };
   }
   const view = await s.store.urls.view(url.id);
-  if (view?.counted) return { kind: "redirect", destination: destinationFor(view.url, visit) };
-  if (view && s.settings.get("featuresDeleteOnMaxViews")) await s.store.urls.delete(url.id);
+  if (view?.counted) {
+    recordVisit(s, { kind: "url", id: url.id, ownerId: url.userId }, visit.signals);
+    return { kind: "redirect", destination: destinationFor(view.url, visit) };
+  }
+  if (view && s.settings.get("featuresDeleteOnMaxViews")) await removeUrl(s, url.id);
   return { kind: "gone" };
 }

@@ -17,6 +17,7 @@ import { applyQuota, type QuotaInput } from "./quotas.ts";
 import { canAssign, canManage } from "./roles.ts";
 import type { Services } from "./services.ts";
 import { createUser, newPasswordPatch, summaryView, usernameTaken } from "./users.ts";
+import { removeUserUrls } from "./urls.ts";
 
 /** The summaries of cached user records, built once per record. */
 const summaries = new WeakMap<UserRecord, ReturnType<typeof summaryView>>();
@@ -160,7 +161,7 @@ export async function adminDeleteUser(
   if (!user) throw notFound();
   if (user.id === caller.id) throw forbidden("You cannot delete yourself");
   if (!canManage(caller.role, user.role)) throw forbidden("You cannot delete this user");
-  if (deleteContent) await s.store.urls.deleteByUser(id);
+  if (deleteContent) await removeUserUrls(s, id);
   else await s.store.urls.orphanByUser(id);
   await s.store.invites.deleteByInviter(id);
   await s.store.apiKeys.deleteByUser(id);
@@ -171,6 +172,7 @@ export async function adminDeleteUser(
   await releaseUserFiles(s, id, deleteContent);
   await removeUserExports(s, id);
   await dropUserUploads(s, user);
+  await s.store.visits.deleteOwner(id);
   const removed = await s.store.users.delete(id);
   if (!removed) throw notFound();
   s.logger.info("user deleted", { id, username: user.username, by: caller.username });

@@ -65,6 +65,7 @@ export function servingStore(backend: Backend, clock: Clock, timer: Timer = syst
     userExports: backend.userExports,
     shares: backend.shares,
     uploadRequests: backend.uploadRequests,
+    visits: backend.visits,
     ping: () => backend.ping(),
     unavailable: (error) => backend.unavailable(error),
     schemaVersion: () => backend.schemaVersion(),

@@ -31,6 +31,7 @@ import type { TagStore } from "./tags.ts";
 import type { ServingUrlStore, UrlStore } from "./urls.ts";
 import type { UploadRequestStore } from "./upload_requests.ts";
 import type { UserExportStore } from "./user_exports.ts";
+import type { VisitStore } from "./visits.ts";
 import type { ServingUserStore, UserStore } from "./users.ts";
 import type { WebhookStore } from "./webhooks.ts";
 
@@ -62,6 +63,8 @@ export interface PlainAreas {
   readonly shares: ShareStore;
   /** Users' upload requests: links that let anyone send them files. */
   readonly uploadRequests: UploadRequestStore;
+  /** Visits of short URLs and files, raw and rolled up per hour. */
+  readonly visits: VisitStore;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

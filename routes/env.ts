@@ -7,6 +7,7 @@ import type { Services } from "../core/services.ts";
 import type { Attempt } from "../core/password_attempts.ts";
 import { serverHosts } from "../core/links.ts";
 import type { RequestSource } from "../core/sessions.ts";
+import { type VisitSignals, visitSignals } from "../core/visits/record.ts";
 
 /** Context variables set by the app's middleware. */
 export interface AppEnv {
@@ -104,6 +105,11 @@ export function requestSource(c: Context<AppEnv>): RequestSource {
       domains: settings.get("domains"),
     }, servedHost(c)),
   };
+}
+
+/** Who visits, read when a visit is recorded (`core/visits/record.ts`). */
+export function visitor(c: Context<AppEnv>): () => VisitSignals {
+  return () => visitSignals(c.req.raw, clientIp(c));
 }
 
 /** Who presents a password or its grant: client IP and user agent, for the limit and the log. */

@@ -14,6 +14,7 @@ import type { Services } from "../core/services.ts";
 import { RESERVED_ROUTES } from "../core/settings/registry.ts";
 import { freeRedirect } from "../core/urls.ts";
 import { visitOf } from "../core/url_rules.ts";
+import { requestIp } from "./env.ts";
 import type { FastPath, Finish } from "./front_door.ts";
 import { rawPath, redirectTo, shortUrlName } from "./redirects.ts";
 
@@ -32,7 +33,7 @@ function routedElsewhere(path: string): boolean {
 
 /** The fast path over `services`, its answers finished by `finish`. */
 export function fastPublic(services: Services, finish: Finish): FastPath {
-  return (request) => {
+  return (request, info) => {
     if (request.method !== "GET") return null;
     const began = finish.begin();
     const route = services.settings.get("urlsRoute");
@@ -42,7 +43,8 @@ export function fastPublic(services: Services, finish: Finish): FastPath {
     if (routedElsewhere(path)) return null;
     const url = services.store.urls.resolveCached(name);
     if (!url) return null;
-    const destination = freeRedirect(services, url, visitOf(request));
+    const ip = () => requestIp(services, request, info);
+    const destination = freeRedirect(services, url, visitOf(request, ip));
     if (destination === null) return null;
     return finish.done(redirectTo(destination), "GET", path, began);
   };

@@ -13,6 +13,7 @@ import { serveCachedSmall } from "../core/files/serve.ts";
 import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
 import type { Services } from "../core/services.ts";
+import { visitSignals } from "../core/visits/record.ts";
 import { requestIp, type ServeInfo } from "./env.ts";
 import type { FastPath, Finish } from "./front_door.ts";
 import { fileResponse } from "./public.ts";
@@ -42,6 +43,7 @@ export function fastRaw(services: Services, finish: Finish, app: Fallback): Fast
       ua: headers.get("user-agent") ?? "",
       ifNoneMatch: headers.get("if-none-match") ?? undefined,
       ifModifiedSince: headers.get("if-modified-since") ?? undefined,
+      visit: () => visitSignals(request, requestIp(services, request, info)),
     });
     if (answer === null) return null;
     return answer.then(

@@ -39,6 +39,7 @@ import { publicRoutes } from "./redirects.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { transferRoutes } from "./transfer.ts";
 import { statsRoutes } from "./stats.ts";
+import { visitRoutes } from "./visits.ts";
 import { serverRoutes } from "./server.ts";
 
 /** Options for {@link createApp}. */
@@ -84,6 +85,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route("/api", webhookRoutes);
   app.route("/api", transferRoutes);
   app.route("/api", statsRoutes);
+  app.route("/api", visitRoutes);
   app.route("/api", serverRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
@@ -120,7 +122,7 @@ export function createHandler(services: Services, options: AppOptions = {}) {
   const health = fastHealthcheck(services, finish);
   const raw = fastRaw(services, finish, app.fetch);
   const fetch = (request: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
-    fast(request) ?? health(request) ?? raw(request, info) ?? app.fetch(request, info);
+    fast(request, info) ?? health(request) ?? raw(request, info) ?? app.fetch(request, info);
   return { app, fetch };
 }
 

@@ -18,7 +18,7 @@ import {
 import { accessCookieName } from "../core/files/passwords.ts";
 import { THUMBNAIL_PREFIX } from "../core/files/naming.ts";
 import { nameUnder } from "../core/links.ts";
-import { type AppEnv, attempter } from "./env.ts";
+import { type AppEnv, attempter, visitor } from "./env.ts";
 import { sessionViewer } from "./session_cookie.ts";
 
 /** Answers a public GET for `path` (percent-encoded), or `null` when the path is not its to answer. */
@@ -40,6 +40,7 @@ export function bytesRequest(
     cookie: (fileId) => getCookie(c, accessCookieName(fileId)),
     pw,
     viewer: sessionViewer(c),
+    visit: visitor(c),
     ...attempter(c),
   };
 }

@@ -12,7 +12,7 @@ import { nameUnder } from "../core/links.ts";
 import { resolveUrl } from "../core/urls.ts";
 import { visitOf } from "../core/url_rules.ts";
 import { urlPasswordCookie } from "../core/url_passwords.ts";
-import { type AppEnv, attempter } from "./env.ts";
+import { type AppEnv, attempter, clientIp } from "./env.ts";
 import { newRouter } from "./define.ts";
 import { FILE_RESOLVERS, type PublicResolver } from "./public.ts";
 import { expiredLink } from "./web/mod.tsx";
@@ -60,7 +60,7 @@ export const resolveShortUrl: PublicResolver = async (c, path) => {
   const found = await resolveUrl(s, name, {
     cookie: (id) => getCookie(c, urlPasswordCookie(id)),
     ...attempter(c),
-  }, visitOf(c.req.raw));
+  }, visitOf(c.req.raw, () => clientIp(c)));
   if (!found) return null;
   if (found.kind === "expired") return expiredLink(c);
   if (found.kind === "redirect") return redirectTo(found.destination);

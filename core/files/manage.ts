@@ -27,6 +27,7 @@ import { sanitizeFilename } from "./naming.ts";
 import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
 import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
 import { parseThumbnailName } from "./thumbnails.ts";
+import { dropVisits } from "../visits/record.ts";
 
 /**
  * The fields of a file record that the API's view and the export both show
@@ -300,7 +301,10 @@ export async function deleteFiles(
   for (const file of await actionable(s, caller, ids)) {
     if (deleteBytes) await removeFile(s, file);
     else if (!await s.store.files.delete(file.id)) continue;
-    else await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
+    else {
+      await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
+      await dropVisits(s, { kind: "file", id: file.id, ownerId: file.userId });
+    }
     count++;
   }
   return count;

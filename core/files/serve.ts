@@ -30,6 +30,7 @@ import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnai
 import { firstViewIn } from "./views.ts";
 import { fileByLinkName } from "./extensionless.ts";
 import { refusePrivate, type Viewer } from "./private.ts";
+import { dropVisits, recordVisit, type VisitSignals } from "../visits/record.ts";
 
 /** How a request proves it may read a password-protected file, and who sends it. */
 export interface AccessProof extends Attempt {
@@ -37,6 +38,8 @@ export interface AccessProof extends Attempt {
   cookie: (fileId: string) => string | undefined;
   /** `?pw=`: the password itself (older Zipline links). */
   pw?: string;
+  /** Who visits, for the owner's visit analytics; read only when a visit is recorded. */
+  visit?: () => VisitSignals;
 }
 
 /** What a request asks of a file's bytes. */
@@ -139,7 +142,11 @@ async function serveLive(s: Services, file: FileRecord, req: BytesRequest): Prom
  * Counts a view of `file` by the viewer of `req`, once per viewer per
  * {@link VIEW_WINDOW_MS}; 404 when the file is gone or has had its views.
  */
-async function countView(s: Services, file: FileRecord, req: Attempt): Promise<void> {
+async function countView(
+  s: Services,
+  file: FileRecord,
+  req: Attempt & Pick<AccessProof, "visit">,
+): Promise<void> {
   if (!firstViewIn(s, `${file.id}\0${req.ip}\0${req.ua}`, s.clock.now(), VIEW_WINDOW_MS)) return;
   const counted = await s.store.files.addView(file.id);
   if (counted === "missing") throw notFound();
@@ -147,7 +154,15 @@ async function countView(s: Services, file: FileRecord, req: Attempt): Promise<v
     if (s.settings.get("featuresDeleteOnMaxViews")) await removeFile(s, file);
     throw notFound();
   }
+  recordVisit(s, fileTarget(file), req.visit);
 }
+
+/** `file` as what a visit is of. */
+const fileTarget = (file: FileRecord) => ({
+  kind: "file" as const,
+  id: file.id,
+  ownerId: file.userId,
+});
 
 /**
  * Serves `file`'s bytes through a share link (`../shared.ts`), which decides
@@ -166,12 +181,16 @@ export async function serveThroughLink(
   const opensAtStart = range.kind !== "partial" || range.start === 0;
   if (!req.head && opensAtStart && firstViewIn(s, viewer, s.clock.now(), VIEW_WINDOW_MS)) {
     if (await count() !== "counted") throw notFound();
+    recordVisit(s, fileTarget(file), req.visit);
   }
   return await sendBytes(s, file, req);
 }
 
 /** A plain GET of a file: no range, no query; validators as sent. */
-export type PlainRequest = Attempt & Pick<Conditions, "ifNoneMatch" | "ifModifiedSince">;
+export type PlainRequest =
+  & Attempt
+  & Pick<Conditions, "ifNoneMatch" | "ifModifiedSince">
+  & Pick<AccessProof, "visit">;
 
 /**
  * The answer to a plain GET of `/raw/<name>` from the store's name cache
@@ -269,9 +288,12 @@ export async function fileOnView(
   const file = await liveFile(s, await fileByLinkName(s, name));
   if (exhausted(file)) throw notFound();
   await refusePrivate(s, file, proof.viewer);
-  if (!file.password) return { file, locked: false };
-  const value = proof.cookie(file.id);
-  return { file, locked: value === undefined || !await cookieOpens(s, file, value, proof) };
+  const value = file.password ? proof.cookie(file.id) : undefined;
+  const locked = file.password !== null &&
+    (value === undefined || !await cookieOpens(s, file, value, proof));
+  // The page is the visit; the requests it makes for the bytes are not counted again.
+  if (!locked) recordVisit(s, fileTarget(file), proof.visit);
+  return { file, locked };
 }
 
 /** `file` when it may be served; 404 for a missing, pending or expired one (expired ones are removed). */
@@ -366,6 +388,7 @@ async function proofOpens(s: Services, file: FileRecord, req: AccessProof): Prom
 /** Deletes a file's record and its share links, then its bytes. */
 export async function removeFile(s: Services, file: FileRecord): Promise<void> {
   await s.store.files.delete(file.id);
+  await dropVisits(s, { kind: "file", id: file.id, ownerId: file.userId });
   await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
   await removeThumbnail(s, file);
   try {

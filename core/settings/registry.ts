@@ -28,6 +28,7 @@ export const CATEGORIES = [
   "Task intervals",
   "Files",
   "URLs",
+  "Analytics",
   "Features",
   "Invites",
   "Website",
@@ -302,6 +303,7 @@ const chunks = category("Chunked uploads");
 const tasks = category("Task intervals");
 const files = category("Files");
 const urls = category("URLs");
+const analytics = category("Analytics");
 const features = category("Features");
 const invites = category("Invites");
 const website = category("Website");
@@ -550,6 +552,43 @@ export const REGISTRY = {
     "How long an expired short URL still answers 410 (its page says it expired) before the " +
       "delete task removes it; null keeps it.",
     { unit: "duration" },
+  ),
+
+  analyticsEnabled: analytics.boolean(
+    "Record visits",
+    false,
+    "Record each visit of a short URL or a file (time, referrer host, browser, OS, device " +
+      "class, country with a GeoLite2 database, a daily-salted visitor hash; never the " +
+      "address) for the owners' visit reports. Off, nothing is recorded; what was stays. " +
+      "On, redirects cost more: about a quarter of their throughput is kept for now.",
+  ),
+  analyticsRetentionDays: analytics.integer(
+    "Visits kept (days)",
+    1,
+    3650,
+    90,
+    "How many days recorded visits and their hourly totals are kept; the retention task " +
+      "removes older ones.",
+  ),
+  analyticsCountBots: analytics.boolean(
+    "Count bots",
+    false,
+    "Record visits of crawlers and other bots (recognised by their user agent), flagged as " +
+      "bots; off, they are not recorded.",
+  ),
+  analyticsHonorDoNotTrack: analytics.boolean(
+    "Honour Do Not Track",
+    true,
+    "Record no visit from a browser that sends DNT: 1 or Sec-GPC: 1.",
+  ),
+  analyticsGeoLite2Path: analytics.string(
+    "GeoLite2-Country database file",
+    optional(z.string().trim().min(1).regex(/\.mmdb$/i, "must be an .mmdb file")),
+    null,
+    "Path of a GeoLite2-Country (or GeoIP2-Country) .mmdb file on the server: visits then " +
+      "record their country. Empty: no country. A file that cannot be read is logged once " +
+      "and ignored. Only a SUPERADMIN may change it.",
+    { path: "file", superadminOnly: true },
   ),
 
   featuresImageCompression: features.boolean(

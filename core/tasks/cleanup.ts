@@ -15,6 +15,7 @@ import { settleStagedUploads } from "../files/staged_uploads.ts";
 import { removeOldExports } from "../files/user_export.ts";
 import type { Services } from "../services.ts";
 import { parseDuration } from "../units/duration.ts";
+import { removeUrl } from "../urls.ts";
 
 /** How long a chunked upload may wait for its next chunk, and a pending file for its bytes. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -63,7 +64,7 @@ export async function deleteExpiredUrls(s: Services): Promise<number> {
   for (;;) {
     const page = await s.store.urls.expiredBy(before, EXPIRED_URLS_PAGE);
     const was = removed;
-    for (const url of page) if (await s.store.urls.delete(url.id)) removed++;
+    for (const url of page) if (await removeUrl(s, url.id)) removed++;
     // A short page is the last; a page of which nothing went (another pass took it) too.
     if (page.length < EXPIRED_URLS_PAGE || removed === was) return removed;
   }
@@ -85,7 +86,7 @@ export async function deleteMaxViews(s: Services, signal?: AbortSignal): Promise
     if (signal?.aborted) break;
     if (url.maxViews !== null && url.views >= url.maxViews) urls.push(url.id);
   }
-  for (const id of urls) await s.store.urls.delete(id);
+  for (const id of urls) await removeUrl(s, id);
   return files + urls.length;
 }
 

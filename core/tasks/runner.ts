@@ -20,6 +20,7 @@ import {
 } from "./cleanup.ts";
 import { recordMetrics } from "./metrics.ts";
 import { recountFileStats } from "./recount.ts";
+import { pruneVisits } from "./visits.ts";
 import { cleanThumbnails, generateThumbnails } from "../files/thumbnails.ts";
 
 /** One background task. */
@@ -52,6 +53,8 @@ export const TASKS: Task[] = [
     run: (s, signal) => generateThumbnails(s, false, signal),
   },
   { name: "cleanthumbnails", interval: "tasksCleanThumbnailsInterval", run: cleanThumbnails },
+  // Visits past analyticsRetentionDays, old seen-visitor marks and salts.
+  { name: "visits", interval: "tasksDeleteInterval", run: pruneVisits },
 ];
 
 /** How often a runner looks for due tasks. */

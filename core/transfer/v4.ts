@@ -22,6 +22,7 @@ import { thumbnailsV4 } from "./kinds/thumbnails.ts";
 import { usersV4 } from "./kinds/users.ts";
 import { urlsV4 } from "./kinds/urls.ts";
 import { uploadRequestsV4 } from "./kinds/upload_requests.ts";
+import { visitsV4 } from "./kinds/visits.ts";
 import type { DocumentLayout } from "./read.ts";
 import { eachRecord, type ImportRun, runImport } from "./run.ts";
 
@@ -42,6 +43,7 @@ const IMPORT_ORDER: V4Kind[] = [
   privateV4,
   sharesV4,
   uploadRequestsV4,
+  visitsV4,
 ] as V4Kind[];
 
 /** The keys of `data` in the order Zipline writes them. */
@@ -61,6 +63,7 @@ export const EXPORT_ORDER: V4Kind[] = [
   sharesV4,
   privateV4,
   uploadRequestsV4,
+  visitsV4,
 ] as V4Kind[];
 
 /** The counts an import answers with, in the spec's order. */
@@ -84,6 +87,7 @@ export const IMPORTED_KEYS = [
   "shares",
   "private",
   "uploadRequests",
+  "visits",
 ] as const;
 
 const Platform = z.enum([

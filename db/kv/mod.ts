@@ -6,6 +6,7 @@
 import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
 import { KvShares } from "./shares.ts";
+import { KvVisits } from "./visits.ts";
 import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
@@ -86,6 +87,7 @@ export class KvStore implements Backend {
   readonly apiKeys: KvApiKeys;
   readonly shares: KvShares;
   readonly uploadRequests: KvUploadRequests;
+  readonly visits: KvVisits;
 
   constructor(private readonly kv: Deno.Kv) {
     this.sessions = new KvSessions(kv);
@@ -107,6 +109,7 @@ export class KvStore implements Backend {
     this.apiKeys = new KvApiKeys(kv);
     this.shares = new KvShares(kv);
     this.uploadRequests = new KvUploadRequests(kv);
+    this.visits = new KvVisits(kv);
   }
 
   async ping(): Promise<void> {

@@ -8,6 +8,7 @@ import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { Backend } from "../store.ts";
 import { PostgresApiKeys } from "./api_keys.ts";
 import { PostgresShares } from "./shares.ts";
+import { PostgresVisits } from "./visits.ts";
 import { PostgresUploadRequests } from "./upload_requests.ts";
 import { PostgresChunks } from "./chunks.ts";
 import { connectionLost, selfHealingClient } from "./client.ts";
@@ -94,6 +95,7 @@ export class PostgresStore implements Backend {
   readonly apiKeys: PostgresApiKeys;
   readonly shares: PostgresShares;
   readonly uploadRequests: PostgresUploadRequests;
+  readonly visits: PostgresVisits;
 
   constructor(readonly sql: Sql) {
     this.users = new PostgresUsers(sql);
@@ -115,6 +117,7 @@ export class PostgresStore implements Backend {
     this.apiKeys = new PostgresApiKeys(sql);
     this.shares = new PostgresShares(sql);
     this.uploadRequests = new PostgresUploadRequests(sql);
+    this.visits = new PostgresVisits(sql);
   }
 
   async ping(): Promise<void> {

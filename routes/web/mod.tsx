@@ -38,7 +38,7 @@ import { onError } from "../middleware/errors.ts";
 import { parseSize } from "../../core/units/size.ts";
 import { parseDuration } from "../../core/units/duration.ts";
 import { Buffer } from "node:buffer";
-import { type AppEnv, attempter } from "../env.ts";
+import { type AppEnv, attempter, clientIp, visitor } from "../env.ts";
 import { sessionUser, sessionViewer } from "../session_cookie.ts";
 import { ADMIN_PAGES, navigationOf } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
@@ -359,7 +359,7 @@ export const webRoutes = new Hono<AppEnv>()
     const found = id === null ? null : await resolveUrlPage(s, id, {
       cookie: (id) => getCookie(c, urlPasswordCookie(id)),
       ...attempter(c),
-    }, visitOf(c.req.raw));
+    }, visitOf(c.req.raw, () => clientIp(c)));
     if (found?.kind === "expired") return expiredLink(c);
     if (!found || found.kind === "gone") {
       return wantsPage(c) ? problemPage(c, "not-found", 404) : c.notFound();
@@ -392,6 +392,7 @@ export const webRoutes = new Hono<AppEnv>()
       const shown = await fileOnView(s, name, {
         cookie: (id) => getCookie(c, accessCookieName(id)),
         viewer: sessionViewer(c),
+        visit: visitor(c),
         ...attempter(c),
       });
       const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);

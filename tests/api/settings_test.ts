@@ -21,8 +21,10 @@ import { actor } from "../helpers/users.ts";
 const files = Deno.makeTempDirSync({ prefix: "ferry-settings-" });
 const TOS = join(files, "tos.md");
 const AVATAR = join(files, "avatar.png");
+const MMDB = join(files, "countries.mmdb");
 Deno.writeTextFileSync(TOS, "# Terms\n");
 Deno.writeFileSync(AVATAR, new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+Deno.writeFileSync(MMDB, new Uint8Array([0]));
 
 /** Sets up the instance; returns the SUPERADMIN's session cookie header. */
 async function superadmin(app: TestApp): Promise<{ cookie: string }> {
@@ -119,6 +121,11 @@ const CASES: Record<SettingKey, Case> = {
   urlsRoute: { valid: "/x/", expect: "/x", invalid: "go" },
   urlsLength: { valid: 8, invalid: "8" },
   urlsExpiredRetention: { valid: "30d", invalid: "soon" },
+  analyticsEnabled: B,
+  analyticsRetentionDays: { valid: 30, invalid: 0 },
+  analyticsCountBots: B,
+  analyticsHonorDoNotTrack: B,
+  analyticsGeoLite2Path: { valid: MMDB, invalid: TOS },
   featuresImageCompression: B,
   featuresRobotsTxt: B,
   featuresHealthcheck: B,

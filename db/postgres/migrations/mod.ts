@@ -33,6 +33,7 @@ import { sql as fileCounts } from "./027_file_counts.ts";
 import { sql as fileListOrders } from "./028_file_list_orders.ts";
 import { sql as fileSearch } from "./029_file_search.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
+import { sql as visits } from "./031_visits.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -73,4 +74,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 28, name: "file_list_orders", sql: fileListOrders },
   { version: 29, name: "file_search", sql: fileSearch },
   { version: 30, name: "url_rules", sql: urlRules },
+  { version: 31, name: "visits", sql: visits },
 ];

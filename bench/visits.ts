@@ -1,0 +1,265 @@
+/**
+ * Visits (issue #35 part 2), on Deno KV and on PostgreSQL:
+ *
+ * (a) redirects per second with analytics on against off, paired: the same
+ *     server setup started with `SERVICE_ANALYTICS_ENABLED` on and off in
+ *     turn, {@link ROUNDS} times each, wrk on loopback (`GET /go/<code>`, every
+ *     request from one client, so the batch's work per visit is the same as
+ *     for many); goal: on at least 85 % of off;
+ * (b) the time `GET /api/user/urls/:id/visits`'s store reads take for a month
+ *     by day (the core's `targetVisits` / `ownerVisits` / `serverVisits`),
+ *     over hourly roll-ups holding {@link VISITS} visits written in bulk
+ *     through the store (`VisitStore.addHours`, no raw visits); goal: under
+ *     200 ms on PostgreSQL and 1 s on Deno KV.
+ *
+ * Writes `bench/results/visits.md`. `--visits=N` changes (b)'s total.
+ * Run: `deno task bench visits`.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { systemRandom } from "../core/clock.ts";
+import { ManualClock } from "../core/clock.ts";
+import type { Services } from "../core/services.ts";
+import { ownerVisits, serverVisits, targetVisits } from "../core/visits/query.ts";
+import type { Store } from "../db/store.ts";
+import type { UserRecord } from "../db/users.ts";
+import { HOUR_MS } from "../db/visit_rollup.ts";
+import { SERVER_SCOPE, type VisitHourWrite, type VisitScope } from "../db/visits.ts";
+import { CODE, populate } from "./http_redirects.ts";
+import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
+import { loadAverage, wrkMachineSection } from "./helpers/machine.ts";
+import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { kvStore, postgresStore } from "./helpers/stores.ts";
+import { wrk, type WrkResult } from "./helpers/wrk.ts";
+
+const LOAD = { threads: 2, connections: 32, durationSeconds: 8, warmupSeconds: 2 };
+/** Alternations of off and on per store. */
+const ROUNDS = 2;
+/** Visits the roll-ups of (b) hold, by default. */
+const VISITS = 10_000_000;
+/** Links (b) spreads them over, and the days. */
+const TARGETS = 100;
+const DAYS = 90;
+const RESULTS = join(REPO_ROOT, "bench/results/visits.md");
+
+const ENV = {
+  SERVICE_HOSTNAME: "127.0.0.1",
+  SERVICE_SECRET: "ferry-bench-secret-ferry-bench-secret-ferry-bench-secret-0123456",
+  SERVICE_RATELIMIT_ENABLED: "false",
+};
+
+interface Paired {
+  store: string;
+  off: WrkResult[];
+  on: WrkResult[];
+}
+
+/** Requests per second of `GET /go/<code>` with analytics `on` or off. */
+async function redirects(env: Record<string, string>, on: boolean): Promise<WrkResult> {
+  const server = await startServer(FERRY_ARGS, {
+    ...env,
+    SERVICE_ANALYTICS_ENABLED: String(on),
+  }, "/api/healthcheck");
+  cleanups.push(() => server.stop());
+  try {
+    const url = `${server.origin}/go/${CODE}`;
+    await wrk({ url, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+    const result = await wrk({ url, ...LOAD });
+    console.log(`  analytics ${on ? "on" : "off"}: ${result.requestsPerSecond.toFixed(0)} req/s`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function paired(store: string, env: Record<string, string>): Promise<Paired> {
+  const out: Paired = { store, off: [], on: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    out.off.push(await redirects(env, false));
+    out.on.push(await redirects(env, true));
+  }
+  return out;
+}
+
+/** The roll-up hours of (b): `TARGETS` links of one owner, their owner's and the server's. */
+async function fill(store: Store, owner: string, total: number, end: number): Promise<string[]> {
+  const hours = DAYS * 24;
+  const perHour = Math.max(1, Math.round(total / (TARGETS * hours)));
+  const targets = Array.from(
+    { length: TARGETS },
+    (_, i) => `cbenchtarget${String(i).padStart(13, "0")}`,
+  );
+  const dims = (n: number, i: number) => [
+    { dimension: "referrer" as const, value: `site${i % 7}.example`, count: n },
+    { dimension: "country" as const, value: ["DE", "US", "FR", "GB"][i % 4], count: n },
+    { dimension: "browser" as const, value: ["Chrome", "Firefox", "Safari"][i % 3], count: n },
+    { dimension: "os" as const, value: ["Windows", "iOS", "Android", "macOS"][i % 4], count: n },
+    { dimension: "device" as const, value: ["desktop", "mobile"][i % 2], count: n },
+  ];
+  const row = (scope: VisitScope, hour: number, n: number, i: number): VisitHourWrite => ({
+    scope,
+    hour: new Date(hour),
+    visits: n,
+    hourUniques: Math.ceil(n * 0.8),
+    dayUniques: Math.ceil(n * 0.5),
+    dimensions: dims(n, i),
+  });
+  const start = end - hours * HOUR_MS;
+  const began = performance.now();
+  for (const [t, target] of targets.entries()) {
+    const batch: VisitHourWrite[] = [];
+    for (let h = 0; h < hours; h++) {
+      batch.push(row({ kind: "url", id: target }, start + h * HOUR_MS, perHour, h + t));
+    }
+    await store.visits.addHours(batch);
+  }
+  const rollups: VisitHourWrite[] = [];
+  for (let h = 0; h < hours; h++) {
+    rollups.push(row({ kind: "owner", id: owner }, start + h * HOUR_MS, perHour * TARGETS, h));
+    rollups.push(row(SERVER_SCOPE, start + h * HOUR_MS, perHour * TARGETS, h));
+  }
+  await store.visits.addHours(rollups);
+  console.log(
+    `  filled ${perHour * TARGETS * hours} visits in ${
+      ((performance.now() - began) / 1000).toFixed(0)
+    } s`,
+  );
+  return targets;
+}
+
+interface QueryRow {
+  store: string;
+  what: string;
+  ms: number[];
+  visits: number;
+}
+
+/** (b) on `store`: the median of five reads of a month by day of a link, the owner and the server. */
+async function queries(label: string, store: Store, total: number): Promise<QueryRow[]> {
+  const owner: UserRecord = { id: "cbenchowner00000000000000", role: "ADMIN" } as UserRecord;
+  const end = Date.UTC(2027, 5, 1);
+  const targets = await fill(store, owner.id, total, end);
+  // The link's record, for the owner check of targetVisits.
+  const url = { id: targets[0], userId: owner.id };
+  const s = {
+    store: {
+      ...store,
+      visits: store.visits,
+      urls: { ...store.urls, get: () => Promise.resolve(url) },
+    },
+    clock: new ManualClock(end),
+    random: systemRandom,
+    settings: { get: () => false },
+    logger: console,
+  } as unknown as Services;
+  const query = {
+    from: new Date(end - 30 * 86_400_000).toISOString(),
+    to: new Date(end).toISOString(),
+    bucket: "day" as const,
+  };
+  const rows: QueryRow[] = [];
+  for (
+    const [what, read] of [
+      ["one link, a month by day", () => targetVisits(s, owner, "url", url.id, query)],
+      ["the owner's links (`/api/user/visits`)", () => ownerVisits(s, owner, query)],
+      ["the server (`/api/server/visits`)", () => serverVisits(s, owner, query)],
+    ] as const
+  ) {
+    const ms: number[] = [];
+    let visits = 0;
+    for (let i = 0; i < 5; i++) {
+      const began = performance.now();
+      const report = await read();
+      ms.push(performance.now() - began);
+      visits = report.series.reduce((n, p) => n + p.visits, 0);
+    }
+    console.log(`  ${label}, ${what}: ${median(ms).toFixed(1)} ms`);
+    rows.push({ store: label, what, ms, visits });
+  }
+  return rows;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Runs (a) and (b) on both stores and writes `bench/results/visits.md`. */
+export function run(args: string[] = Deno.args): Promise<string> {
+  const { values } = parseArgs({ args, options: { visits: { type: "string" } }, strict: false });
+  const total = Number(values.visits ?? VISITS);
+  return wrkBench(async () => {
+    const loadBefore = await loadAverage();
+    const kvDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kv-" });
+    cleanups.push(() => Deno.remove(kvDir, { recursive: true }));
+    const kv = await kvStore(join(kvDir, "ferry.kv"));
+    await populate(kv).finally(() => kv.close());
+    console.log("(a) Deno KV");
+    const kvPaired = await paired("Deno KV", { ...ENV, SERVICE_DATA_DIR: kvDir });
+
+    const { url, version } = await benchDatabase();
+    const pg = await postgresStore(url);
+    await populate(pg).finally(() => pg.close());
+    const pgDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-pg-" });
+    cleanups.push(() => Deno.remove(pgDir, { recursive: true }));
+    console.log("(a) PostgreSQL");
+    const pgPaired = await paired("PostgreSQL", {
+      ...ENV,
+      SERVICE_DATA_DIR: pgDir,
+      DATABASE_URL: url,
+    });
+
+    console.log("(b)");
+    const kvQueryDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kvq-" });
+    cleanups.push(() => Deno.remove(kvQueryDir, { recursive: true }));
+    const kvq = await kvStore(join(kvQueryDir, "ferry.kv"));
+    const kvRows = await queries("Deno KV", kvq, total).finally(() => kvq.close());
+    const pgq = await postgresStore(url);
+    const pgRows = await queries("PostgreSQL", pgq, total).finally(() => pgq.close());
+    const loadAfter = await loadAverage();
+    await cleanUp();
+
+    const rps = (rs: WrkResult[]) => median(rs.map((r) => r.requestsPerSecond));
+    const text = [
+      "# Visits: redirects with analytics on and off, and reading a month",
+      "",
+      "Written by `bench/visits.ts` (`deno task bench visits`). The machine is shared with other " +
+      `work: load average ${loadBefore} before, ${loadAfter} after.`,
+      "",
+      await wrkMachineSection(version),
+      "## (a) Redirects per second, analytics off and on (paired)",
+      "",
+      `\`GET /go/<code>\` (302, the fast path), wrk ${LOAD.threads} threads, ${LOAD.connections} ` +
+      `connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s of warm-up; off and ` +
+      `on alternated ${ROUNDS} times, a fresh server each run; medians. Goal: on ≥ 85 % of off.`,
+      "",
+      "| store | off (req/s) | on (req/s) | on / off | runs off | runs on |",
+      "| --- | ---: | ---: | ---: | --- | --- |",
+      ...[kvPaired, pgPaired].map((p) =>
+        `| ${p.store} | ${rps(p.off).toFixed(0)} | ${rps(p.on).toFixed(0)} | ` +
+        `${((100 * rps(p.on)) / rps(p.off)).toFixed(0)} % | ` +
+        `${p.off.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} | ` +
+        `${p.on.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} |`
+      ),
+      "",
+      "## (b) A month by day over stored visits",
+      "",
+      `${total.toLocaleString("en")} visits as hourly roll-ups written in bulk through the store ` +
+      `(\`VisitStore.addHours\`): ${TARGETS} links of one owner over ${DAYS} days (one row per ` +
+      "link and hour, five dimension values each), with the owner's and the server's roll-ups; " +
+      "no raw visits (the reads never touch them). Each read is the core's report (the hours " +
+      "of 30 days, the dimensions' sums, the buckets), timed five times. Goal: < 200 ms on " +
+      "PostgreSQL, < 1 s on Deno KV.",
+      "",
+      "| store | read | median ms | runs (ms) | visits in the month |",
+      "| --- | --- | ---: | --- | ---: |",
+      ...[...kvRows, ...pgRows].map((r) =>
+        `| ${r.store} | ${r.what} | ${median(r.ms).toFixed(1)} | ` +
+        `${r.ms.map((m) => m.toFixed(1)).join(", ")} | ${r.visits.toLocaleString("en")} |`
+      ),
+      "",
+    ].join("\n");
+    await Deno.writeTextFile(RESULTS, text);
+    console.log(text);
+    return RESULTS;
+  });
+}
+
+if (import.meta.main) await run();

@@ -1,0 +1,47 @@
+/**
+ * The country of a visit, from the GeoLite2-Country database (or any MMDB
+ * file of its shape: `country.iso_code`) that `analyticsGeoLite2Path` names,
+ * read with MaxMind's reader. Without the setting there is no country and
+ * nothing else changes; a file that cannot be opened is logged once (per
+ * path) and then treated as no setting. The database is opened on first use
+ * and again when the setting names another file.
+ */
+import maxmind, { type CountryResponse, type Reader } from "maxmind";
+import { perServices, type Services } from "../services.ts";
+
+interface Held {
+  path: string | null;
+  reader: Promise<Reader<CountryResponse> | null>;
+}
+
+const held = perServices((_: Services) => ({ path: null, reader: Promise.resolve(null) } as Held));
+
+/** The reader of the configured database, `null` when there is none or it cannot be read. */
+function readerOf(s: Services): Promise<Reader<CountryResponse> | null> {
+  const path = s.settings.get("analyticsGeoLite2Path");
+  const current = held(s);
+  if (current.path !== path) {
+    current.path = path;
+    current.reader = path === null ? Promise.resolve(null) : maxmind
+      .open<CountryResponse>(path, { watchForUpdates: false })
+      .catch((error) => {
+        s.logger.warn("the GeoLite2 database could not be read; visits get no country", {
+          path,
+          error: String(error),
+        });
+        return null;
+      });
+  }
+  return current.reader;
+}
+
+/** The ISO country code of `ip`, or `null`. */
+export async function countryOf(s: Services, ip: string): Promise<string | null> {
+  const reader = await readerOf(s);
+  if (reader === null || !maxmind.validate(ip)) return null;
+  try {
+    return reader.get(ip)?.country?.iso_code ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * Visits on PostgreSQL: a batch is one transaction of four statements (the
+ * raw visits, the seen marks `ON CONFLICT DO NOTHING RETURNING` the new
+ * ones, the hours and their dimensions upserted by addition), each over
+ * arrays with `unnest` and in key order, so that concurrent batches of
+ * several instances add up exactly and never deadlock.
+ */
+import type { Sql } from "postgres";
+import {
+  credit,
+  deltaKey,
+  dimensionCounts,
+  type HourDelta,
+  markKey,
+  rollUp,
+  type SeenMark,
+} from "../visit_rollup.ts";
+import type {
+  VisitDimension,
+  VisitDimensionCount,
+  VisitHour,
+  VisitHourWrite,
+  VisitRecord,
+  VisitScope,
+  VisitStore,
+  VisitTargetKind,
+} from "../visits.ts";
+import { SERVER_SCOPE } from "../visits.ts";
+
+/** Raw visits written per statement. */
+const ROWS_PER_STATEMENT = 5000;
+
+interface VisitRow {
+  target_kind: VisitTargetKind;
+  target_id: string;
+  owner_id: string | null;
+  at: Date;
+  referrer: string | null;
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string;
+  bot: boolean;
+  visitor: string;
+}
+
+const toVisit = (r: VisitRow): VisitRecord => ({
+  targetKind: r.target_kind,
+  targetId: r.target_id,
+  ownerId: r.owner_id,
+  at: r.at,
+  referrer: r.referrer,
+  country: r.country,
+  browser: r.browser,
+  os: r.os,
+  device: r.device,
+  bot: r.bot,
+  visitor: r.visitor,
+});
+
+/** {@link VisitStore} on PostgreSQL. */
+export class PostgresVisits implements VisitStore {
+  constructor(private readonly sql: Sql) {}
+
+  async add(visits: VisitRecord[]): Promise<void> {
+    if (visits.length === 0) return;
+    const { deltas, marks } = rollUp(visits);
+    await this.sql.begin(async (tx) => {
+      for (let i = 0; i < visits.length; i += ROWS_PER_STATEMENT) {
+        await insertRaw(tx as unknown as Sql, visits.slice(i, i + ROWS_PER_STATEMENT));
+      }
+      credit(deltas, await newMarks(tx as unknown as Sql, marks));
+      await addDeltas(tx as unknown as Sql, [...deltas.values()]);
+    });
+  }
+
+  async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
+    const rows = await this.sql<
+      { hour: Date; visits: string; hour_uniques: string; day_uniques: string }[]
+    >`
+      SELECT hour, visits, hour_uniques, day_uniques FROM visits_hourly
+      WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
+        AND hour >= ${from} AND hour < ${to}
+      ORDER BY hour`;
+    return rows.map((r) => ({
+      hour: r.hour,
+      visits: Number(r.visits),
+      hourUniques: Number(r.hour_uniques),
+      dayUniques: Number(r.day_uniques),
+    }));
+  }
+
+  async dimensions(scope: VisitScope, from: Date, to: Date): Promise<VisitDimensionCount[]> {
+    const rows = await this.sql<{ dimension: VisitDimension; value: string; count: string }[]>`
+      SELECT dimension, value, sum(count) AS count FROM visits_hourly_dims
+      WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
+        AND hour >= ${from} AND hour < ${to}
+      GROUP BY dimension, value HAVING sum(count) > 0`;
+    return rows.map((r) => ({ dimension: r.dimension, value: r.value, count: Number(r.count) }));
+  }
+
+  async *list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord> {
+    let after = "0";
+    for (;;) {
+      const rows = await this.sql<(VisitRow & { id: string })[]>`
+        SELECT * FROM visits WHERE target_kind = ${kind} AND target_id = ${id} AND id > ${after}::bigint
+        ORDER BY id LIMIT 1000`;
+      for (const row of rows) yield toVisit(row);
+      if (rows.length < 1000) return;
+      after = String(rows[rows.length - 1].id);
+    }
+  }
+
+  async deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number> {
+    return await this.sql.begin(async (tx) => {
+      const raw = await tx`DELETE FROM visits WHERE target_kind = ${kind} AND target_id = ${id}`;
+      const scopes = ownerId === null
+        ? [SERVER_SCOPE]
+        : [{ kind: "owner", id: ownerId }, SERVER_SCOPE];
+      for (const scope of scopes) {
+        await tx`
+          UPDATE visits_hourly AS o SET
+            visits = GREATEST(o.visits - t.visits, 0),
+            hour_uniques = GREATEST(o.hour_uniques - t.hour_uniques, 0),
+            day_uniques = GREATEST(o.day_uniques - t.day_uniques, 0)
+          FROM visits_hourly t
+          WHERE t.target_kind = ${kind} AND t.target_id = ${id}
+            AND o.target_kind = ${scope.kind} AND o.target_id = ${scope.id} AND o.hour = t.hour`;
+        await tx`
+          UPDATE visits_hourly_dims AS o SET count = GREATEST(o.count - t.count, 0)
+          FROM visits_hourly_dims t
+          WHERE t.target_kind = ${kind} AND t.target_id = ${id}
+            AND o.target_kind = ${scope.kind} AND o.target_id = ${scope.id} AND o.hour = t.hour
+            AND o.dimension = t.dimension AND o.value = t.value`;
+      }
+      await tx`DELETE FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ${id}`;
+      await tx`DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ${id}`;
+      await tx`DELETE FROM visits_seen WHERE target_kind = ${kind} AND target_id = ${id}`;
+      return raw.count;
+    });
+  }
+
+  async deleteOwner(ownerId: string): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`DELETE FROM visits_hourly WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
+      await tx`
+        DELETE FROM visits_hourly_dims WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
+      await tx`DELETE FROM visits_seen WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
+    });
+  }
+
+  async deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number> {
+    let removed = 0;
+    for (
+      const table of ["visits", "visits_hourly", "visits_hourly_dims", "visits_seen"] as const
+    ) {
+      const left = limit - removed;
+      if (left <= 0) break;
+      const column = table === "visits" ? "at" : table === "visits_seen" ? "start" : "hour";
+      const cutoff = table === "visits_seen" ? seenBefore : before;
+      const result = await this.sql`
+        DELETE FROM ${this.sql(table)} WHERE ctid = ANY(ARRAY(
+          SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${cutoff} LIMIT ${left}
+        ))`;
+      removed += result.count;
+    }
+    return removed;
+  }
+
+  async salt(day: string, fresh: string): Promise<string> {
+    const [row] = await this.sql<{ salt: string }[]>`
+      WITH put AS (
+        INSERT INTO visit_salts (day, salt) VALUES (${day}, ${fresh})
+        ON CONFLICT (day) DO NOTHING RETURNING salt
+      )
+      SELECT salt FROM put UNION ALL SELECT salt FROM visit_salts WHERE day = ${day}`;
+    return row.salt;
+  }
+
+  async deleteSaltsBefore(day: string): Promise<number> {
+    return (await this.sql`DELETE FROM visit_salts WHERE day < ${day}`).count;
+  }
+
+  async addHours(hours: VisitHourWrite[]): Promise<void> {
+    const deltas: HourDelta[] = hours.map((h) => ({
+      scope: h.scope,
+      hour: h.hour.getTime(),
+      visits: h.visits,
+      hourUniques: h.hourUniques,
+      dayUniques: h.dayUniques,
+      dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
+    }));
+    await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas));
+  }
+}
+
+/** Inserts raw visits in one statement. */
+async function insertRaw(sql: Sql, visits: VisitRecord[]): Promise<void> {
+  await sql`
+    INSERT INTO visits (target_kind, target_id, owner_id, at, referrer, country, browser, os,
+      device, bot, visitor)
+    SELECT k, i, o, to_timestamp(a / 1000.0), r, c, b, s, d, t::boolean, v FROM unnest(
+      ${visits.map((v) => v.targetKind)}::text[],
+      ${visits.map((v) => v.targetId)}::text[],
+      ${visits.map((v) => v.ownerId)}::text[],
+      ${visits.map((v) => v.at.getTime())}::bigint[],
+      ${visits.map((v) => v.referrer)}::text[],
+      ${visits.map((v) => v.country)}::text[],
+      ${visits.map((v) => v.browser)}::text[],
+      ${visits.map((v) => v.os)}::text[],
+      ${visits.map((v) => v.device)}::text[],
+      ${visits.map((v) => (v.bot ? "t" : "f"))}::text[],
+      ${visits.map((v) => v.visitor)}::text[]
+    ) AS t(k, i, o, a, r, c, b, s, d, t, v)`;
+}
+
+/** Stores `marks`; returns those that were not stored yet. */
+async function newMarks(sql: Sql, marks: SeenMark[]): Promise<SeenMark[]> {
+  if (marks.length === 0) return [];
+  const sorted = [...marks].sort((a, b) => (markKey(a) < markKey(b) ? -1 : 1));
+  const rows = await sql<{ k: string; i: string; s: string; st: string; v: string }[]>`
+    INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
+    SELECT k, i, s, to_timestamp(st / 1000.0), v FROM unnest(
+      ${sorted.map((m) => m.scope.kind)}::text[],
+      ${sorted.map((m) => m.scope.id)}::text[],
+      ${sorted.map((m) => m.span)}::text[],
+      ${sorted.map((m) => m.start)}::bigint[],
+      ${sorted.map((m) => m.visitor)}::text[]
+    ) AS t(k, i, s, st, v)
+    ON CONFLICT DO NOTHING
+    RETURNING target_kind AS k, target_id AS i, span AS s,
+      (extract(epoch FROM start) * 1000)::bigint::text AS st, visitor AS v`;
+  const byKey = new Map(sorted.map((m) => [markKey(m), m]));
+  return rows.flatMap((r) => {
+    const mark = byKey.get(
+      markKey({
+        scope: { kind: r.k as SeenMark["scope"]["kind"], id: r.i },
+        span: r.s as "h" | "d",
+        start: Number(r.st),
+        visitor: r.v,
+      }),
+    );
+    return mark ? [mark] : [];
+  });
+}
+
+/** Adds `deltas` to the hours and their dimensions, in key order. */
+async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
+  const sorted = [...deltas].sort((a, b) =>
+    deltaKey(a.scope, a.hour) < deltaKey(b.scope, b.hour) ? -1 : 1
+  );
+  await sql`
+    INSERT INTO visits_hourly AS h (target_kind, target_id, hour, visits, hour_uniques, day_uniques)
+    SELECT k, i, to_timestamp(t / 1000.0), v, hu, du FROM unnest(
+      ${sorted.map((d) => d.scope.kind)}::text[],
+      ${sorted.map((d) => d.scope.id)}::text[],
+      ${sorted.map((d) => d.hour)}::bigint[],
+      ${sorted.map((d) => d.visits)}::bigint[],
+      ${sorted.map((d) => d.hourUniques)}::bigint[],
+      ${sorted.map((d) => d.dayUniques)}::bigint[]
+    ) AS t(k, i, t, v, hu, du)
+    ON CONFLICT (target_kind, target_id, hour) DO UPDATE SET
+      visits = h.visits + excluded.visits,
+      hour_uniques = h.hour_uniques + excluded.hour_uniques,
+      day_uniques = h.day_uniques + excluded.day_uniques`;
+  const dims = sorted.flatMap((d) =>
+    dimensionCounts(d.dimensions).map((c) => ({ ...c, scope: d.scope, hour: d.hour }))
+  ).sort((a, b) => {
+    const x = `${deltaKey(a.scope, a.hour)}\0${a.dimension}\0${a.value}`;
+    const y = `${deltaKey(b.scope, b.hour)}\0${b.dimension}\0${b.value}`;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  for (let i = 0; i < dims.length; i += ROWS_PER_STATEMENT) {
+    const part = dims.slice(i, i + ROWS_PER_STATEMENT);
+    await sql`
+      INSERT INTO visits_hourly_dims AS h (target_kind, target_id, hour, dimension, value, count)
+      SELECT k, i, to_timestamp(t / 1000.0), d, v, c FROM unnest(
+        ${part.map((d) => d.scope.kind)}::text[],
+        ${part.map((d) => d.scope.id)}::text[],
+        ${part.map((d) => d.hour)}::bigint[],
+        ${part.map((d) => d.dimension)}::text[],
+        ${part.map((d) => d.value)}::text[],
+        ${part.map((d) => d.count)}::bigint[]
+      ) AS t(k, i, t, d, v, c)
+      ON CONFLICT (target_kind, target_id, hour, dimension, value) DO UPDATE SET
+        count = h.count + excluded.count`;
+  }
+}

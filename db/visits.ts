@@ -1,0 +1,119 @@
+/**
+ * Visits: each recorded visit of a short URL or a file (its time, the
+ * referrer's host, browser, OS, device class, bot flag, country and a
+ * visitor hash that changes every day), kept raw for the retention period,
+ * and rolled up per hour as it is written, so that a range is answered from
+ * at most one row per hour whatever the number of visits.
+ *
+ * A roll-up exists per target (`url`, `file`), per owner (`owner`: every
+ * link and file of one user) and for the server (`server`, id `*`). Each
+ * hour's row holds its visits, its unique visitors (`hourUniques`: visitors
+ * first seen in that hour) and the unique visitors of its day first seen in
+ * that hour (`dayUniques`), so that a day's unique count is the sum of its
+ * hours' `dayUniques`, exact. The visitor hash is salted per day, so a
+ * visitor cannot be followed from one day to the next: over several days the
+ * unique count is a sum of each day's (visitor-days). Whether a visitor was
+ * seen is kept per hour and per day (`visits_seen`) only as long as a visit
+ * of that period may still arrive; the retention task removes the rest.
+ */
+
+/** What a visit is of. */
+export type VisitTargetKind = "url" | "file";
+
+/** What a roll-up counts: one target, one owner's links and files, or the whole server. */
+export type VisitScopeKind = VisitTargetKind | "owner" | "server";
+
+/** One roll-up's identity. */
+export interface VisitScope {
+  kind: VisitScopeKind;
+  id: string;
+}
+
+/** The id of the server-wide roll-up. */
+export const SERVER_SCOPE: VisitScope = { kind: "server", id: "*" };
+
+/** The dimensions visits are counted by, besides time. */
+export const VISIT_DIMENSIONS = ["referrer", "country", "browser", "os", "device"] as const;
+/** One dimension. */
+export type VisitDimension = typeof VISIT_DIMENSIONS[number];
+
+/** One recorded visit. The client's address is never part of it. */
+export interface VisitRecord {
+  targetKind: VisitTargetKind;
+  targetId: string;
+  /** The target's owner when it was visited; `null` for an owner-less target. */
+  ownerId: string | null;
+  at: Date;
+  /** The host of the `Referer`, without scheme, path or query; `null` without one. */
+  referrer: string | null;
+  /** ISO 3166-1 alpha-2 code, when a GeoLite2-Country database is configured and knows the address. */
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  /** `desktop`, `mobile`, `tablet`, `console`, `tv`, `wearable`, `embedded` or `bot`. */
+  device: string;
+  bot: boolean;
+  /** HMAC-SHA-256 of the address and user agent under the day's salt, 16 hex digits. */
+  visitor: string;
+}
+
+/** One hour of a roll-up. */
+export interface VisitHour {
+  /** The hour's start (UTC). */
+  hour: Date;
+  visits: number;
+  /** Visitors first seen in this hour. */
+  hourUniques: number;
+  /** Visitors of the hour's day first seen in this hour. */
+  dayUniques: number;
+}
+
+/** How often one value of one dimension was seen in a range. */
+export interface VisitDimensionCount {
+  dimension: VisitDimension;
+  value: string;
+  count: number;
+}
+
+/** One hour of a roll-up as a bulk write gives it (benchmarks, imports of aggregates). */
+export interface VisitHourWrite extends VisitHour {
+  scope: VisitScope;
+  dimensions: VisitDimensionCount[];
+}
+
+/** Visits in the store. */
+export interface VisitStore {
+  /**
+   * Stores `visits` (raw) and adds them to the hourly roll-ups of their
+   * target, owner and the server, counting each visitor once per hour and
+   * once per day of each roll-up, however many instances write at once.
+   */
+  add(visits: VisitRecord[]): Promise<void>;
+  /** The hours of `scope` in `[from, to)`, oldest first; hours without visits are absent. */
+  hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]>;
+  /** Every dimension's counts of `scope` over the hours in `[from, to)`. */
+  dimensions(scope: VisitScope, from: Date, to: Date): Promise<VisitDimensionCount[]>;
+  /** The raw visits of one target, oldest first (exports). */
+  list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord>;
+  /**
+   * Deletes one target's visits and roll-up, and takes its counts out of its
+   * owner's (`ownerId`) and the server's (their unique counts by at most the target's
+   * own: a visitor of another link in the same hour may then go uncounted).
+   * Returns how many raw visits went.
+   */
+  deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number>;
+  /** Deletes one owner's roll-up (the user is gone). */
+  deleteOwner(ownerId: string): Promise<void>;
+  /**
+   * Deletes up to `limit` raw visits, roll-up hours and seen-visitor marks
+   * older than `before` (marks: older than `seenBefore`); returns how many
+   * records went, `0` when nothing is left to delete.
+   */
+  deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number>;
+  /** The salt of `day` (`YYYY-MM-DD`): the stored one, else `fresh`, stored first. */
+  salt(day: string, fresh: string): Promise<string>;
+  /** Deletes the salts of days before `day`; returns how many. */
+  deleteSaltsBefore(day: string): Promise<number>;
+  /** Writes roll-up hours as given, adding to what is there (benchmarks' bulk load). */
+  addHours(hours: VisitHourWrite[]): Promise<void>;
+}
