@@ -23,6 +23,7 @@ import {
 } from "../api/settings.ts";
 import { useLoad } from "../hooks.ts";
 import { EmbedFields, isEmbed } from "../components/chat_embed_form.tsx";
+import { isLinkList, LinkListFields } from "../components/links_form.tsx";
 
 /** A value as its form field holds it: `true`/`false` for switches, text for the rest. */
 type Draft = string | boolean;
@@ -102,6 +103,9 @@ function Control(
   if (isEmbed(meta)) {
     return <EmbedFields id={meta.key} value={value} locked={locked} onChange={onChange} />;
   }
+  if (isLinkList(meta)) {
+    return <LinkListFields id={meta.key} value={value} locked={locked} onChange={onChange} />;
+  }
   if (meta.control === "list" || meta.control === "json") {
     return (
       <textarea
@@ -160,11 +164,12 @@ function Setting(
   },
 ) {
   const about = `${meta.key}-about`;
-  const Name = isEmbed(meta) ? "span" : "label";
+  const fieldset = isEmbed(meta) || isLinkList(meta);
+  const Name = fieldset ? "span" : "label";
   return (
     <div class={`setting${changed ? " changed" : ""}${error ? " invalid" : ""}`}>
       <div class="setting-key">
-        <Name {...(isEmbed(meta) ? { id: `${meta.key}-label` } : { for: meta.key })}>
+        <Name {...(fieldset ? { id: `${meta.key}-label` } : { for: meta.key })}>
           {meta.label}
         </Name>
         <code class="muted small">{meta.key}</code>
