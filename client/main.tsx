@@ -14,10 +14,12 @@
 import { type JSX, render } from "preact";
 import { readConfig } from "./config.ts";
 import { mountFeedback, warnDeletion } from "./components/feedback.tsx";
+import { noMediaPreview } from "./components/file_thumb.tsx";
 const root = document.getElementById("app");
 if (root) {
   const config = readConfig(root);
   warnDeletion.value = config.warnDeletion ?? true;
+  noMediaPreview.value = config.disableMediaPreview ?? false;
   mountFeedback();
   const pages: Record<string, () => Promise<JSX.Element>> = {
     home: () => import("./pages/home.tsx").then((m) => <m.HomePage config={config} />),

@@ -160,6 +160,10 @@ export const PreferencesSchema = z.object({
   warnDeletion: z.boolean().openapi({
     description: 'Whether the dashboard asks before deleting (Zipline\'s "Warn on deletion")',
   }),
+  disableMediaPreview: z.boolean().openapi({
+    description: "Whether file lists show type icons instead of pictures (Zipline's " +
+      '"Disable media preview")',
+  }),
   privateByDefault: z.boolean().openapi({
     description: "Whether new uploads are private (served to nobody but the owner) unless the " +
       "upload's `x-service-private` header says otherwise",

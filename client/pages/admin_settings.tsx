@@ -67,7 +67,17 @@ function fromDraft(meta: Meta, draft: Draft): unknown {
 /** How a default is written for people. */
 function shown(value: unknown): string {
   if (value === null) return "none";
-  if (Array.isArray(value)) return value.length ? value.join(", ") : "empty";
+  if (Array.isArray(value)) {
+    return value.length
+      ? value.map((v) =>
+        v && typeof v === "object" && "name" in v && "url" in v
+          ? `${v.name} (${v.url})`
+          : typeof v === "object"
+          ? JSON.stringify(v)
+          : String(v)
+      ).join(", ")
+      : "empty";
+  }
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 

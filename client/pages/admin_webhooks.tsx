@@ -59,7 +59,7 @@ function TestButton(
       <button
         type="button"
         onClick={send}
-        aria-label={`Send a test ${event} event to the ${kind} webhook`}
+        aria-label={`Send a test event (${event}, ${kind} webhook)`}
       >
         Send a test event
       </button>
