@@ -87,14 +87,15 @@ async function journey({ browser, origin, kind }: JourneyContext) {
   const page = await context.newPage();
   const problems = watchProblems(page, false);
   await signIn(page, origin);
+  if (kind === "kv" && Deno.env.get("FERRY_README_SCREENSHOTS") === "1") {
+    await readmeScreenshots(page, origin);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
   for (const [path, name] of PAGES) {
     await page.goto(`${origin}${path}`);
     await drawn(page);
     await checkAccessibility(page, path);
     await screenshots(page, `all-${name}`, kind);
-  }
-  if (kind === "kv" && Deno.env.get("FERRY_README_SCREENSHOTS") === "1") {
-    await readmeScreenshots(page, origin);
   }
   assert.deepEqual(problems.filter((p) => !p.includes("404")), []);
   await context.close();
