@@ -22,8 +22,7 @@ import { loadAverage, machineSection } from "./helpers/machine.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { fileRecord } from "../tests/helpers/stores.ts";
 import { kvStore, postgresStore } from "./helpers/stores.ts";
-import { findAsset } from "../routes/web/assets.ts";
-import { themeAsset } from "../routes/web/theme_css.ts";
+import { dashboardSizes } from "./dashboard_size.ts";
 
 /** How many files the user has. */
 const FILES = 10_000;
@@ -120,83 +119,6 @@ async function run(
   return { store: label, ...measured };
 }
 
-/** The compressed script budget of a dashboard page's first load (issue #33), in bytes. */
-const SCRIPT_BUDGET = 120 * 1000;
-
-/** The chunks `name` imports statically, and theirs (what loads with it, before it runs). */
-export function staticChunks(name: string, seen = new Set<string>()): string[] {
-  const text = new TextDecoder().decode(findAsset(name)!.asset.body);
-  for (const match of text.matchAll(/(?:from|import)\s*"\.\/([\w.-]+\.js)"/g)) {
-    if (seen.has(match[1])) continue;
-    seen.add(match[1]);
-    staticChunks(match[1], seen);
-  }
-  return [...seen].sort();
-}
-
-/** The chunks `name` imports dynamically (loaded when a page asks), not counting static ones. */
-function lazyChunks(name: string): string[] {
-  const all = new Set<string>();
-  const walk = (file: string) => {
-    const text = new TextDecoder().decode(findAsset(file)!.asset.body);
-    for (const match of text.matchAll(/import\(\s*"\.\/([\w.-]+\.js)"\s*\)/g)) {
-      if (all.has(match[1])) continue;
-      all.add(match[1]);
-      walk(match[1]);
-      for (const chunk of staticChunks(match[1])) all.add(chunk);
-    }
-  };
-  for (const file of [name, ...staticChunks(name)]) walk(file);
-  const first = new Set(staticChunks(name));
-  return [...all].filter((c) => !first.has(c)).sort();
-}
-
-/**
- * What every dashboard page loads first, as Ferry serves it (gzip, level 9):
- * the bundle's entry and the chunks it imports statically, the frame's script
- * and the styles; then the chunks loaded on demand (highlight.js, marked,
- * DOMPurify), which the pages that show code or Markdown fetch.
- */
-export function firstLoadSizes(): string {
-  type Row = [string, string, Uint8Array, Uint8Array];
-  const row = (name: string, kind: string): Row => {
-    const { asset } = findAsset(name)!;
-    return [name, kind, asset.body, asset.gzip];
-  };
-  const rows: Row[] = [
-    row("dashboard.js", "script"),
-    ...staticChunks("dashboard.js").map((name) => row(name, "script (chunk)")),
-    row("ferry.js", "script"),
-    row("dashboard.css", "style"),
-    row("ferry.css", "style"),
-    ["themes.css (built-in themes)", "style", themeAsset().body, themeAsset().gzip],
-  ];
-  const lazy = lazyChunks("dashboard.js").map((name) => row(name, "on demand"));
-  const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-  const script = rows.filter((r) => r[1].startsWith("script"))
-    .reduce((n, r) => n + r[3].byteLength, 0);
-  const all = rows.reduce((n, r) => n + r[3].byteLength, 0);
-  const line = ([name, kind, body, gzip]: Row) =>
-    `| \`${name}\` | ${kind} | ${kib(body.byteLength)} | ${kib(gzip.byteLength)} |`;
-  return [
-    "| file | kind | size | gzip |",
-    "|---|---|---:|---:|",
-    ...rows.map(line),
-    `| **script, first load** | | | **${kib(script)}** (${script} B; budget ${
-      SCRIPT_BUDGET / 1000
-    } KB: ${script <= SCRIPT_BUDGET ? "within" : "over"}) |`,
-    `| script and style, first load | | | ${kib(all)} |`,
-    "",
-    "Loaded on demand, by the pages that show code or Markdown (the text upload's preview, a",
-    "file's panel, a text file's public page, whose own entry `text_view.js` is also listed):",
-    "",
-    "| file | kind | size | gzip |",
-    "|---|---|---:|---:|",
-    ...lazy.map(line),
-    line(row("text_view.js", "text page entry")),
-  ].join("\n");
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x: number) => `${Math.round(x)} ms`;
 
@@ -261,12 +183,10 @@ ${table(results)}
 
 ## First load of a dashboard page, file by file
 
-Every dashboard page (\`/dashboard/…\`) loads the same files first: the one bundle of
-\`client/\` (Preact, the pages, highlight.js and uPlot among them) and the frame's script, both
-gzipped as Ferry serves them. Splitting the bundle per page (\`deno bundle --code-splitting\`)
-is not done yet; the budget holds without it.
+Every dashboard page (\`/dashboard/…\`) loads the same files first, then its own chunks
+(\`bench/dashboard_size.ts\`, whose report is \`bench/results/dashboard_size.md\`).
 
-${firstLoadSizes()}
+${await dashboardSizes()}
 
 Load average at the end: ${await loadAverage()}
 

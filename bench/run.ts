@@ -40,6 +40,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },
   { name: "transfer", script: "bench/transfer.ts", timeoutMinutes: 20 },
   { name: "dashboard", script: "bench/dashboard.ts", timeoutMinutes: 4 },
+  { name: "dashboard_size", script: "bench/dashboard_size.ts", timeoutMinutes: 1 },
   { name: "images", script: "bench/images.ts", timeoutMinutes: 20 },
   { name: "soak", script: "bench/soak.ts", timeoutMinutes: 12 },
   { name: "paired", script: "bench/paired.ts", timeoutMinutes: 30 },

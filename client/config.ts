@@ -34,6 +34,8 @@ export interface PageConfig {
   metricsPerUser?: boolean;
   /** The user's "warn on deletion" preference: whether deletions ask first. */
   warnDeletion?: boolean;
+  /** The user's "Disable media preview": type icons instead of pictures in file lists. */
+  disableMediaPreview?: boolean;
 }
 
 /** A user's role, lowest first. */

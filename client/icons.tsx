@@ -29,6 +29,7 @@ import {
   Upload,
   X,
 } from "lucide";
+import { svgAttributes, svgChildren } from "./icon_svg.ts";
 
 type IconNode = typeof Upload;
 
@@ -64,23 +65,8 @@ export type IconName = keyof typeof ICONS;
 /** One icon, drawn at the text's size in its colour. */
 export function Icon({ name, size = 18 }: { name: IconName; size?: number }) {
   return (
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="2"
-      stroke-linecap="round"
-      stroke-linejoin="round"
-      aria-hidden="true"
-      class="icon"
-    >
-      {ICONS[name].map(([tag, attrs], i) => {
-        const Tag = tag as "path";
-        return <Tag key={i} {...attrs} />;
-      })}
+    <svg {...svgAttributes(size)}>
+      {svgChildren(ICONS[name]).map(([Tag, attrs], i) => <Tag key={i} {...attrs} />)}
     </svg>
   );
 }

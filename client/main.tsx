@@ -6,58 +6,58 @@
  * `routes/web/assets/dashboard.js`. The server renders each page's frame with
  * `<div id="app" data-page="…" data-config="…">`; this mounts that page's
  * component in it, and the toasts and the confirmation modal in the frame.
+ * Each page is imported dynamically, so a page's code (uPlot for the
+ * statistics, the QR codes, the settings forms…) loads with that page only
+ * (`tools/bundle.ts`: one chunk per page, what pages share in chunks of
+ * their own).
  */
-import { render } from "preact";
+import { type JSX, render } from "preact";
 import { readConfig } from "./config.ts";
 import { mountFeedback, warnDeletion } from "./components/feedback.tsx";
-import { AccountPage } from "./pages/account.tsx";
-import { AdminAuditPage } from "./pages/admin_audit.tsx";
-import { AdminMaintenancePage } from "./pages/admin_maintenance.tsx";
-import { AdminTransferPage } from "./pages/admin_transfer.tsx";
-import { AdminWebhooksPage } from "./pages/admin_webhooks.tsx";
-import { AdminSettingsPage } from "./pages/admin_settings.tsx";
-import { AdminUsersPage } from "./pages/admin_users.tsx";
-import { FilesPage } from "./pages/files/page.tsx";
-import { FoldersPage } from "./pages/folders.tsx";
-import { HomePage } from "./pages/home.tsx";
-import { PublicFolderPage } from "./pages/public_folder.tsx";
-import { RequestUploadPage } from "./pages/request.tsx";
-import { RequestsPage } from "./pages/requests.tsx";
-import { SecurityPage } from "./pages/security.tsx";
-import { StatsPage } from "./pages/stats.tsx";
-import { TagsPage } from "./pages/tags.tsx";
-import { UploadPage } from "./pages/upload.tsx";
-import { UrlsPage } from "./pages/urls.tsx";
-
+import { noMediaPreview } from "./components/file_thumb.tsx";
 const root = document.getElementById("app");
 if (root) {
   const config = readConfig(root);
   warnDeletion.value = config.warnDeletion ?? true;
+  noMediaPreview.value = config.disableMediaPreview ?? false;
   mountFeedback();
-  const pages = {
-    home: () => <HomePage config={config} />,
-    upload: () => <UploadPage config={config} />,
-    "upload-text": () => <UploadPage config={config} text />,
-    files: () => <FilesPage />,
-    urls: () => <UrlsPage config={config} />,
-    account: () => <AccountPage config={config} site={config.site} />,
-    security: () => <SecurityPage config={config} />,
-    folders: () => <FoldersPage />,
-    tags: () => <TagsPage config={config} />,
-    folder: () => <PublicFolderPage config={config} id={config.id ?? ""} />,
-    request: () => <RequestUploadPage config={config} />,
-    requests: () => <RequestsPage />,
-    users: () => <AdminUsersPage config={config} />,
-    "server-settings": () => <AdminSettingsPage />,
-    audit: () => <AdminAuditPage />,
-    stats: () => <StatsPage config={config} />,
-    transfer: () => <AdminTransferPage />,
-    maintenance: () => <AdminMaintenancePage />,
-    webhooks: () => <AdminWebhooksPage />,
+  const pages: Record<string, () => Promise<JSX.Element>> = {
+    home: () => import("./pages/home.tsx").then((m) => <m.HomePage config={config} />),
+    upload: () => import("./pages/upload.tsx").then((m) => <m.UploadPage config={config} />),
+    "upload-text": () =>
+      import("./pages/upload.tsx").then((m) => <m.UploadPage config={config} text />),
+    files: () => import("./pages/files/page.tsx").then((m) => <m.FilesPage />),
+    urls: () => import("./pages/urls.tsx").then((m) => <m.UrlsPage config={config} />),
+    account: () =>
+      import("./pages/account.tsx").then((m) => (
+        <m.AccountPage config={config} site={config.site} />
+      )),
+    security: () => import("./pages/security.tsx").then((m) => <m.SecurityPage config={config} />),
+    folders: () => import("./pages/folders.tsx").then((m) => <m.FoldersPage />),
+    tags: () => import("./pages/tags.tsx").then((m) => <m.TagsPage config={config} />),
+    folder: () =>
+      import("./pages/public_folder.tsx").then((m) => (
+        <m.PublicFolderPage config={config} id={config.id ?? ""} />
+      )),
+    request: () =>
+      import("./pages/request.tsx").then((m) => <m.RequestUploadPage config={config} />),
+    requests: () => import("./pages/requests.tsx").then((m) => <m.RequestsPage />),
+    users: () =>
+      import("./pages/admin_users.tsx").then((m) => <m.AdminUsersPage config={config} />),
+    "server-settings": () =>
+      import("./pages/admin_settings.tsx").then((m) => <m.AdminSettingsPage />),
+    audit: () => import("./pages/admin_audit.tsx").then((m) => <m.AdminAuditPage />),
+    stats: () => import("./pages/stats.tsx").then((m) => <m.StatsPage config={config} />),
+    transfer: () => import("./pages/admin_transfer.tsx").then((m) => <m.AdminTransferPage />),
+    maintenance: () =>
+      import("./pages/admin_maintenance.tsx").then((m) => <m.AdminMaintenancePage />),
+    webhooks: () => import("./pages/admin_webhooks.tsx").then((m) => <m.AdminWebhooksPage />),
   };
-  const page = pages[root.dataset.page as keyof typeof pages];
+  const page = pages[root.dataset.page ?? ""];
   if (page) {
-    root.replaceChildren();
-    render(page(), root);
+    page().then((element) => {
+      root.replaceChildren();
+      render(element, root);
+    });
   }
 }

@@ -2,8 +2,9 @@
  * A user's dashboard preferences (`GET`/`PATCH /api/user/preferences`): the
  * theme (an installed theme's id, or `system` to follow the device with a
  * dark and a light pick), whether deletions ask first ("warn on
- * deletion", as Zipline's dashboard settings have it) and whether new uploads
- * are private. Zipline keeps these in
+ * deletion", as Zipline's dashboard settings have it), whether file lists
+ * show type icons instead of pictures ("disable media preview") and whether
+ * new uploads are private. Zipline keeps these in
  * each browser; Ferry keeps them with the user, so they follow it to every
  * browser. They are stored in the user's record beside its view settings,
  * under {@link PREFERENCES_KEY}, which the API's `view` never shows, so they
@@ -20,6 +21,8 @@ export const PREFERENCES_KEY = "dashboard";
 /** A user's dashboard preferences; `null` theme fields mean the server's default. */
 export interface Preferences extends ThemeChoice {
   warnDeletion: boolean;
+  /** File lists show each file's type icon instead of its picture (Zipline's "Disable media preview"). */
+  disableMediaPreview: boolean;
   /** New uploads are private (`files/private.ts`) unless their upload says otherwise. */
   privateByDefault: boolean;
 }
@@ -35,6 +38,7 @@ export function preferencesOf(user: UserRecord): Preferences {
     themeDark: text(p.themeDark),
     themeLight: text(p.themeLight),
     warnDeletion: p.warnDeletion !== false,
+    disableMediaPreview: p.disableMediaPreview === true,
     privateByDefault: p.privateByDefault === true,
   };
 }
@@ -58,7 +62,14 @@ export async function updatePreferences(
   checkTheme(s, "themeDark", patch.themeDark, false);
   checkTheme(s, "themeLight", patch.themeLight, false);
   const next = { ...preferencesOf(user) };
-  const keys = ["theme", "themeDark", "themeLight", "warnDeletion", "privateByDefault"] as const;
+  const keys = [
+    "theme",
+    "themeDark",
+    "themeLight",
+    "warnDeletion",
+    "disableMediaPreview",
+    "privateByDefault",
+  ] as const;
   for (const key of keys) {
     if (patch[key] !== undefined) (next as Record<string, unknown>)[key] = patch[key];
   }

@@ -28,6 +28,9 @@ const ScopeSchema = z.enum(API_KEY_SCOPE_NAMES).openapi("ApiKeyScope", {
     .join(" "),
 });
 
+/** A scope as the server lists it, with what it allows. */
+export const ScopeInfoSchema = z.object({ name: ScopeSchema, allows: z.string() });
+
 const KeyName = z.string().trim().min(1).max(100).openapi({ example: "ShareX" });
 
 /** A key as lists show it: never the key itself. */
@@ -68,7 +71,7 @@ const scopes = defineRoute({
   tags: ["API keys"],
   summary: "Every scope a key may hold, with what it allows (for a scope picker)",
   responses: {
-    200: json(z.array(z.object({ name: ScopeSchema, allows: z.string() })), "The scopes"),
+    200: json(z.array(ScopeInfoSchema), "The scopes"),
   },
 });
 
@@ -79,6 +82,17 @@ const list = defineRoute({
   tags: ["API keys"],
   summary: "The caller's API keys, oldest first (never the keys themselves)",
   responses: { 200: json(z.array(ApiKeySchema), "Keys") },
+});
+
+/** A new API key: name, scopes, expiry. */
+export const ApiKeyCreateBody = z.object({
+  name: KeyName,
+  scopes: z.array(ScopeSchema).min(1).max(API_KEY_SCOPE_NAMES.length).openapi({
+    example: ["files:write"],
+  }),
+  expiresAt: z.iso.datetime({ offset: true }).nullable().optional().openapi({
+    description: "When it stops working (ISO 8601); absent or `null`: never",
+  }),
 });
 
 const create = defineRoute({
@@ -94,15 +108,7 @@ const create = defineRoute({
     "After `expiresAt`, or once revoked, it answers 401 (on every server process within a " +
     "second). A password change does not revoke keys.",
   request: {
-    body: jsonBody(z.object({
-      name: KeyName,
-      scopes: z.array(ScopeSchema).min(1).max(API_KEY_SCOPE_NAMES.length).openapi({
-        example: ["files:write"],
-      }),
-      expiresAt: z.iso.datetime({ offset: true }).nullable().optional().openapi({
-        description: "When it stops working (ISO 8601); absent or `null`: never",
-      }),
-    })),
+    body: jsonBody(ApiKeyCreateBody),
   },
   responses: {
     200: json(NewApiKeySchema, "The new key"),

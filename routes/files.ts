@@ -279,6 +279,19 @@ const list = defineRoute({
 
 const FileIds = z.array(z.string().min(1).max(1024)).min(1).max(1000);
 
+/** A change of many files at once. */
+export const FilesPatchBody = z.object({
+  files: FileIds.openapi({ example: ["c0"] }),
+  favorite: z.boolean().optional().openapi({ example: true }),
+  private: z.boolean().optional().openapi({
+    description: "`true`: served to nobody but the owner signed in (Ferry)",
+  }),
+  folder: z.string().min(1).max(100).optional().openapi({
+    description: "A folder of the caller's to move the files into (when neither `favorite` " +
+      "nor `private`)",
+  }),
+});
+
 const bulkChange = defineRoute({
   method: "patch",
   path: "/user/files/transaction",
@@ -288,17 +301,7 @@ const bulkChange = defineRoute({
   summary: "Favorite or unfavorite several files, make them private or not, or move the " +
     "caller's own into its folder",
   request: {
-    body: jsonBody(z.object({
-      files: FileIds.openapi({ example: ["c0"] }),
-      favorite: z.boolean().optional().openapi({ example: true }),
-      private: z.boolean().optional().openapi({
-        description: "`true`: served to nobody but the owner signed in (Ferry)",
-      }),
-      folder: z.string().min(1).max(100).optional().openapi({
-        description: "A folder of the caller's to move the files into (when neither `favorite` " +
-          "nor `private`)",
-      }),
-    })),
+    body: jsonBody(FilesPatchBody),
   },
   responses: {
     200: json(
@@ -312,6 +315,14 @@ const bulkChange = defineRoute({
   },
 });
 
+/** Deleting files, or taking them out of their folder. */
+export const FilesDeleteBody = z.object({
+  files: FileIds.openapi({ example: ["c0"] }),
+  delete_datasourceFiles: z.boolean().optional().openapi({
+    description: "`true` also removes the stored bytes; otherwise they stay in storage",
+  }),
+});
+
 const bulkDelete = defineRoute({
   method: "delete",
   path: "/user/files/transaction",
@@ -320,12 +331,7 @@ const bulkDelete = defineRoute({
   tags: ["Files"],
   summary: "Delete several files",
   request: {
-    body: jsonBody(z.object({
-      files: FileIds.openapi({ example: ["c0"] }),
-      delete_datasourceFiles: z.boolean().optional().openapi({
-        description: "`true` also removes the stored bytes; otherwise they stay in storage",
-      }),
-    })),
+    body: jsonBody(FilesDeleteBody),
   },
   responses: { 200: json(z.object({ count: z.number().int() }), "How many files were deleted") },
 });
@@ -341,6 +347,26 @@ const get = defineRoute({
   responses: { 200: json(FileSchema, "The file"), 404: notFound },
 });
 
+/** A change of one file (`PATCH /api/user/files/{id}`). */
+export const FilePatchBody = z.object({
+  favorite: z.boolean().optional().openapi({ example: true }),
+  maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional().openapi({
+    description: "`0` or `null` removes the limit",
+  }),
+  password: z.string().max(1000).nullable().optional().openapi({
+    description: '`""` or `null` removes the password',
+  }),
+  originalName: z.string().max(255).nullable().optional(),
+  type: z.string().trim().min(1).max(255).optional(),
+  name: z.string().trim().min(1).max(255).optional(),
+  tags: z.array(z.string().min(1).max(100)).max(100).optional().openapi({
+    description: "Tag ids of the file owner's; they replace the file's tags",
+  }),
+  private: z.boolean().optional().openapi({
+    description: "`true`: served at the public paths to nobody but the owner signed in (Ferry)",
+  }),
+});
+
 const patch = defineRoute({
   method: "patch",
   path: "/user/files/{id}",
@@ -350,24 +376,7 @@ const patch = defineRoute({
   summary: "Change a file; a new name renames the stored object too",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({
-      favorite: z.boolean().optional().openapi({ example: true }),
-      maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional().openapi({
-        description: "`0` or `null` removes the limit",
-      }),
-      password: z.string().max(1000).nullable().optional().openapi({
-        description: '`""` or `null` removes the password',
-      }),
-      originalName: z.string().max(255).nullable().optional(),
-      type: z.string().trim().min(1).max(255).optional(),
-      name: z.string().trim().min(1).max(255).optional(),
-      tags: z.array(z.string().min(1).max(100)).max(100).optional().openapi({
-        description: "Tag ids of the file owner's; they replace the file's tags",
-      }),
-      private: z.boolean().optional().openapi({
-        description: "`true`: served at the public paths to nobody but the owner signed in (Ferry)",
-      }),
-    })),
+    body: jsonBody(FilePatchBody),
   },
   responses: {
     200: json(FileSchema, "The changed file"),

@@ -76,6 +76,14 @@ const list = defineRoute({
   },
 });
 
+/** A new folder: name, public, files, parent. */
+export const FolderCreateBody = z.object({
+  name: FolderName,
+  isPublic: z.boolean().optional(),
+  files: z.array(z.string().min(1).max(100)).max(1000).optional(),
+  parentId: z.string().min(1).max(100).nullable().optional(),
+});
+
 const create = defineRoute({
   method: "post",
   path: "/user/folders",
@@ -84,12 +92,7 @@ const create = defineRoute({
   tags: ["Folders"],
   summary: "Create a folder, optionally holding some of the caller's files",
   request: {
-    body: jsonBody(z.object({
-      name: FolderName,
-      isPublic: z.boolean().optional(),
-      files: z.array(z.string().min(1).max(100)).max(1000).optional(),
-      parentId: z.string().min(1).max(100).nullable().optional(),
-    })),
+    body: jsonBody(FolderCreateBody),
   },
   responses: {
     200: json(FolderSchema, "The new folder"),
@@ -132,6 +135,19 @@ const put = defineRoute({
   },
 });
 
+/** A change of a folder: name, public, uploads, privacy, parent. */
+export const FolderPatchBody = z.object({
+  name: FolderName.optional(),
+  isPublic: z.boolean().optional(),
+  allowUploads: z.boolean().optional().openapi({
+    description: "Whether anyone may upload into it without an account",
+  }),
+  private: z.boolean().optional().openapi({
+    description: "`true` hides it and its files from everyone but its owner",
+  }),
+  parentId: z.string().min(1).max(100).nullable().optional(),
+});
+
 const patch = defineRoute({
   method: "patch",
   path: "/user/folders/{id}",
@@ -141,17 +157,7 @@ const patch = defineRoute({
   summary: "Rename a folder, open or close it, or move it (`parentId: null`: to the root)",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({
-      name: FolderName.optional(),
-      isPublic: z.boolean().optional(),
-      allowUploads: z.boolean().optional().openapi({
-        description: "Whether anyone may upload into it without an account",
-      }),
-      private: z.boolean().optional().openapi({
-        description: "`true` hides it and its files from everyone but its owner",
-      }),
-      parentId: z.string().min(1).max(100).nullable().optional(),
-    })),
+    body: jsonBody(FolderPatchBody),
   },
   responses: {
     200: json(FolderSchema, "The changed folder"),
@@ -162,6 +168,14 @@ const patch = defineRoute({
     403: errorDoc("`Parent folder does not belong to you`"),
     404: errorDoc("`Not Found` (folder), `Parent folder not found`"),
   },
+});
+
+/** Deleting a folder, or taking a file out of it. */
+export const FolderDeleteBody = z.object({
+  delete: z.enum(["folder", "file"]),
+  id: z.string().min(1).max(100).optional().openapi({ description: "The file, for `file`" }),
+  childrenAction: z.enum(["root", "folder", "cascade", "cascade-files"]).optional(),
+  targetFolderId: z.string().min(1).max(100).optional(),
 });
 
 const remove = defineRoute({
@@ -177,12 +191,7 @@ const remove = defineRoute({
     "With an API key, `cascade-files` needs the scope `files:delete` too.",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({
-      delete: z.enum(["folder", "file"]),
-      id: z.string().min(1).max(100).optional().openapi({ description: "The file, for `file`" }),
-      childrenAction: z.enum(["root", "folder", "cascade", "cascade-files"]).optional(),
-      targetFolderId: z.string().min(1).max(100).optional(),
-    })),
+    body: jsonBody(FolderDeleteBody),
   },
   responses: {
     200: json(
@@ -227,6 +236,14 @@ const PublicFolderSchema = z.object({
   parent: ParentSchema.nullable().optional(),
 }).openapi("PublicFolder");
 
+/** A public folder's page of files. */
+export const PublicFolderPageSchema = z.object({
+  folder: PublicFolderSchema,
+  page: z.array(FileSchema),
+  total: z.number().int(),
+  pages: z.number().int(),
+});
+
 const publicView = defineRoute({
   method: "get",
   path: "/server/folder/{id}",
@@ -249,12 +266,7 @@ const publicView = defineRoute({
   },
   responses: {
     200: json(
-      z.object({
-        folder: PublicFolderSchema,
-        page: z.array(FileSchema),
-        total: z.number().int(),
-        pages: z.number().int(),
-      }),
+      PublicFolderPageSchema,
       "The folder and a page of its files (none for a folder that is not public)",
     ),
     404: errorDoc(

@@ -27,7 +27,8 @@ const InviteSchema = z.object({
   inviterId: z.string(),
 }).openapi("Invite");
 
-const InviteWithInviter = InviteSchema.extend({
+/** An invite with the user who made it. */
+export const InviteWithInviter = InviteSchema.extend({
   inviter: z.object({ id: z.string(), username: z.string(), role: z.string() }).nullable(),
 }).openapi("InviteWithInviter");
 
@@ -66,6 +67,15 @@ const list = defineRoute({
   responses: { 200: json(z.array(InviteWithInviter), "Invites, oldest first") },
 });
 
+/** A new invite: expiry and uses. */
+export const InviteCreateBody = z.object({
+  expiresAt: z.string().min(1).max(200).openapi({
+    description: "`never`, a duration such as `1d`, or `date=<date>`",
+    example: "7d",
+  }),
+  maxUses: z.number().int().min(1).nullable().optional().openapi({ example: 5 }),
+});
+
 const create = defineRoute({
   method: "post",
   path: "/auth/invites",
@@ -73,13 +83,7 @@ const create = defineRoute({
   tags: ["Invites"],
   summary: "Create an invite",
   request: {
-    body: jsonBody(z.object({
-      expiresAt: z.string().min(1).max(200).openapi({
-        description: "`never`, a duration such as `1d`, or `date=<date>`",
-        example: "7d",
-      }),
-      maxUses: z.number().int().min(1).nullable().optional().openapi({ example: 5 }),
-    })),
+    body: jsonBody(InviteCreateBody),
   },
   responses: {
     200: json(InviteWithInviter, "The invite, with its inviter (the caller)"),

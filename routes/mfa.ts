@@ -98,6 +98,13 @@ const getTotp = defineRoute({
   },
 });
 
+/** Turning TOTP on: the secret, a code and the proof of who asks. */
+export const TotpCreateBody = z.object({
+  code: TotpCode,
+  secret: z.string().min(1).max(200),
+  currentPassword: CurrentPassword,
+});
+
 const postTotp = defineRoute({
   method: "post",
   path: "/user/mfa/totp",
@@ -105,11 +112,7 @@ const postTotp = defineRoute({
   tags: ["MFA"],
   summary: "Enable TOTP with a secret, confirmed by a current code and the password",
   request: {
-    body: jsonBody(z.object({
-      code: TotpCode,
-      secret: z.string().min(1).max(200),
-      currentPassword: CurrentPassword,
-    })),
+    body: jsonBody(TotpCreateBody),
   },
   responses: {
     200: json(SelfUserSchema, "The user, with `totp: true`"),
@@ -117,6 +120,14 @@ const postTotp = defineRoute({
     403: WRONG_PASSWORD,
     429: TOO_MANY_CODES,
   },
+});
+
+/** Turning TOTP off: a code and the proof of who asks. */
+export const TotpDeleteBody = z.object({
+  code: TotpCode,
+  currentPassword: CurrentPassword.openapi({
+    description: "Optional: when sent, it must be the caller's password (403 otherwise).",
+  }),
 });
 
 const deleteTotp = defineRoute({
@@ -128,12 +139,7 @@ const deleteTotp = defineRoute({
   description: "A valid code is proof of the owner on its own, with a token or a session; " +
     "`currentPassword` is not needed, but when sent it must be right.",
   request: {
-    body: jsonBody(z.object({
-      code: TotpCode,
-      currentPassword: CurrentPassword.openapi({
-        description: "Optional: when sent, it must be the caller's password (403 otherwise).",
-      }),
-    })),
+    body: jsonBody(TotpDeleteBody),
   },
   responses: {
     200: json(SelfUserSchema, "The user, with `totp: false`"),
@@ -167,6 +173,13 @@ const getRegistrationOptions = defineRoute({
   },
 });
 
+/** A new passkey: its name, the authenticator's answer and the proof of who asks. */
+export const PasskeyCreateBody = z.object({
+  response: RegistrationResponse,
+  name: z.string().trim().min(1).max(100),
+  currentPassword: CurrentPassword,
+});
+
 const postPasskey = defineRoute({
   method: "post",
   path: "/user/mfa/passkey",
@@ -175,11 +188,7 @@ const postPasskey = defineRoute({
   summary:
     "Register a passkey from the browser's response to the latest options (needs the password or a fresh sign-in)",
   request: {
-    body: jsonBody(z.object({
-      response: RegistrationResponse,
-      name: z.string().trim().min(1).max(100),
-      currentPassword: CurrentPassword,
-    })),
+    body: jsonBody(PasskeyCreateBody),
   },
   responses: {
     200: json(PasskeySchema, "The registered passkey"),
@@ -192,6 +201,12 @@ const postPasskey = defineRoute({
   },
 });
 
+/** Removing a passkey, with the proof of who asks. */
+export const PasskeyDeleteBody = z.object({
+  id: z.string().min(1).max(100),
+  currentPassword: CurrentPassword,
+});
+
 const deletePasskey = defineRoute({
   method: "delete",
   path: "/user/mfa/passkey",
@@ -199,7 +214,7 @@ const deletePasskey = defineRoute({
   tags: ["MFA"],
   summary: "Remove a passkey (needs the current password or a fresh sign-in)",
   request: {
-    body: jsonBody(z.object({ id: z.string().min(1).max(100), currentPassword: CurrentPassword })),
+    body: jsonBody(PasskeyDeleteBody),
   },
   responses: {
     200: json(SelfUserSchema, "The user"),

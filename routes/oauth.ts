@@ -154,6 +154,12 @@ const listRoute = defineRoute({
   responses: { 200: Links },
 });
 
+/** Unlinking a provider, with the proof of who asks. */
+export const OauthUnlinkBody = z.object({
+  provider: z.enum(OAUTH_PROVIDERS),
+  currentPassword: CurrentPassword,
+});
+
 const unlinkRoute = defineRoute({
   method: "delete",
   path: "/auth/oauth",
@@ -164,10 +170,7 @@ const unlinkRoute = defineRoute({
     "a session cookie signed in less than 10 minutes ago through the account's own factor. " +
     "Refused when it is the caller's last way to sign in (no password, no passkey).",
   request: {
-    body: jsonBody(z.object({
-      provider: z.enum(OAUTH_PROVIDERS),
-      currentPassword: CurrentPassword,
-    })),
+    body: jsonBody(OauthUnlinkBody),
   },
   responses: {
     200: Links,

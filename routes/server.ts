@@ -157,7 +157,8 @@ const statusRoute = defineRoute({
   },
 });
 
-const Status = z.object({ status: z.string() }).openapi("MaintenanceStatus");
+/** What a maintenance task answers. */
+export const Status = z.object({ status: z.string() }).openapi("MaintenanceStatus");
 
 const clearTempRoute = defineRoute({
   method: "delete",
@@ -174,6 +175,11 @@ const clearTempRoute = defineRoute({
   },
 });
 
+/** The files recorded with a size of 0. */
+export const ZeroFilesSchema = z.object({
+  files: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
 const listZeros = defineRoute({
   method: "get",
   path: "/server/clear_zeros",
@@ -181,10 +187,7 @@ const listZeros = defineRoute({
   tags: ["Server"],
   summary: "The files recorded with a size of 0",
   responses: {
-    200: json(
-      z.object({ files: z.array(z.object({ id: z.string(), name: z.string() })) }),
-      "The files",
-    ),
+    200: json(ZeroFilesSchema, "The files"),
   },
 });
 
@@ -197,6 +200,16 @@ const clearZeros = defineRoute({
   responses: { 200: json(Status, "`Cleared N files with a size of 0.`") },
 });
 
+/** What the size requery does beyond files recorded as 0 bytes. */
+export const RequerySizeBody = z.object({
+  forceDelete: z.boolean().default(false).openapi({
+    description: "Remove the records of files whose bytes are gone",
+  }),
+  forceUpdate: z.boolean().default(false).openapi({
+    description: "Re-read every file's size, not only those recorded as 0",
+  }),
+});
+
 const requery = defineRoute({
   method: "post",
   path: "/server/requery_size",
@@ -204,14 +217,7 @@ const requery = defineRoute({
   tags: ["Server"],
   summary: "Set recorded file sizes to the size of their bytes in the datasource",
   request: {
-    body: jsonBody(z.object({
-      forceDelete: z.boolean().default(false).openapi({
-        description: "Remove the records of files whose bytes are gone",
-      }),
-      forceUpdate: z.boolean().default(false).openapi({
-        description: "Re-read every file's size, not only those recorded as 0",
-      }),
-    })),
+    body: jsonBody(RequerySizeBody),
   },
   responses: {
     200: json(
@@ -222,6 +228,13 @@ const requery = defineRoute({
   },
 });
 
+/** Whether the thumbnail pass remakes existing thumbnails. */
+export const ThumbnailsBody = z.object({
+  rerun: z.boolean().default(false).openapi({
+    description: "Remake the thumbnails of files that have one too",
+  }),
+});
+
 const thumbnailsRoute = defineRoute({
   method: "post",
   path: "/server/thumbnails",
@@ -229,11 +242,7 @@ const thumbnailsRoute = defineRoute({
   tags: ["Server"],
   summary: "Start making the missing thumbnails of images and videos (all of them with `rerun`)",
   request: {
-    body: jsonBody(z.object({
-      rerun: z.boolean().default(false).openapi({
-        description: "Remake the thumbnails of files that have one too",
-      }),
-    })),
+    body: jsonBody(ThumbnailsBody),
   },
   responses: {
     200: json(

@@ -53,6 +53,9 @@ const get = defineRoute({
   responses: { 200: json(SettingsViewSchema, "The settings") },
 });
 
+/** A change of some settings, applied all or none. */
+export const SettingsPatchBody = z.looseObject({ ...shape, ...aliasShape }).partial();
+
 const patch = defineRoute({
   method: "patch",
   path: "/server/settings",
@@ -68,7 +71,7 @@ const patch = defineRoute({
     "v4 name (`discordWebhookUrl` for `chatWebhookUrl`, `mfaPasskeys` for " +
     "`mfaPasskeysEnabled`); when both names are sent, the one that changes the value counts.",
   // Loose, so that unknown keys reach the core and are refused by name.
-  request: { body: jsonBody(z.looseObject({ ...shape, ...aliasShape }).partial()) },
+  request: { body: jsonBody(SettingsPatchBody) },
   responses: {
     200: json(SettingsViewSchema, "The settings after the change"),
     400: errorDoc("A key failed validation, is unknown or is set by the environment; see `issues`"),
@@ -88,7 +91,8 @@ const AuditQuery = z.object({
   }).openapi({ description: "Only records older than this record id or ISO 8601 date" }),
 });
 
-const AuditRecordSchema = z.object({
+/** One settings change in the audit trail. */
+export const AuditRecordSchema = z.object({
   id: z.number().int().openapi({ description: "The settings version the change produced" }),
   createdAt: Timestamp,
   user: z.object({ id: z.string(), username: z.string() }),

@@ -15,7 +15,8 @@ import { type AppEnv, attempter, currentUser as me } from "./env.ts";
 import { IdParam, Password, Timestamp } from "./schemas.ts";
 
 /** A share link as its owner sees it. */
-const ShareSchema = z.object({
+/** A share link as its owner sees it. */
+export const ShareSchema = z.object({
   id: z.string(),
   code: z.string().openapi({ description: "The link's secret part: 128 random bits, base64url" }),
   url: z.string().openapi({ example: "https://ferry.example/s/3q2-7wEjRkKZ1rNcJ5aFbw" }),
@@ -33,7 +34,8 @@ const ShareSchema = z.object({
   }),
 }).openapi("Share");
 
-const ShareBody = jsonBody(z.object({
+/** A new share link: expiry, view limit, password. */
+export const ShareCreateBody = z.object({
   expiresAt: z.iso.datetime({ offset: true }).nullable().optional().openapi({
     description: "When the link stops working; `null` or absent: never",
   }),
@@ -43,7 +45,9 @@ const ShareBody = jsonBody(z.object({
   password: z.string().max(1000).nullable().optional().openapi({
     description: 'A password the link asks for on its page; `""`, `null` or absent: none',
   }),
-}));
+});
+
+const ShareBody = jsonBody(ShareCreateBody);
 
 const made = (what: string) => ({
   200: json(ShareSchema, "The new link"),

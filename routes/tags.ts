@@ -37,6 +37,9 @@ const list = defineRoute({
   responses: { 200: json(z.array(TagSchema), "The tags") },
 });
 
+/** A new tag: name and colour. */
+export const TagCreateBody = z.object({ name: TagName, color: Color });
+
 const create = defineRoute({
   method: "post",
   path: "/user/tags",
@@ -44,7 +47,7 @@ const create = defineRoute({
   scope: "files:write",
   tags: ["Tags"],
   summary: "Create a tag; its name must be new among the caller's tags",
-  request: { body: jsonBody(z.object({ name: TagName, color: Color })) },
+  request: { body: jsonBody(TagCreateBody) },
   responses: {
     200: json(TagSchema, "The new tag"),
     400: errorDoc("`Cannot create tag with the same name`, or a malformed body"),
@@ -62,6 +65,9 @@ const get = defineRoute({
   responses: { 200: json(TagSchema, "The tag"), 404: notFound },
 });
 
+/** A change of a tag: name and colour. */
+export const TagPatchBody = z.object({ name: TagName.optional(), color: Color.optional() });
+
 const patch = defineRoute({
   method: "patch",
   path: "/user/tags/{id}",
@@ -71,7 +77,7 @@ const patch = defineRoute({
   summary: "Rename or recolour one of the caller's tags",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({ name: TagName.optional(), color: Color.optional() })),
+    body: jsonBody(TagPatchBody),
   },
   responses: {
     200: json(TagSchema, "The changed tag"),

@@ -17,7 +17,8 @@ import { type AppEnv, currentUser } from "./env.ts";
 
 const Flag = z.enum(["true", "false"]).optional();
 
-const CountsSchema = z.object({
+/** How many records an export holds. */
+export const CountsSchema = z.object({
   users: z.number().int(),
   files: z.number().int(),
   urls: z.number().int(),
@@ -66,6 +67,23 @@ const importDoc = (body: string) =>
   "(400 with `issues` otherwise); the import then runs in one transaction, so a failure " +
   "leaves nothing behind. Records that clash with existing ones are skipped and logged.";
 
+/** What a v4 import answers: counts of imported records, skipped ones, settings. */
+export const ImportV4ResultSchema = z.object({
+  imported: z.object(
+    Object.fromEntries(IMPORTED_KEYS.map((k) => [k, z.number().int()])) as Record<
+      typeof IMPORTED_KEYS[number],
+      z.ZodNumber
+    >,
+  ),
+  skipped: SkippedSchema,
+  settings: z.object({
+    imported: z.array(z.string()),
+    invalid: z.array(
+      z.object({ path: z.array(z.string()), message: z.string(), code: z.string() }),
+    ),
+  }).optional(),
+}).openapi("ImportV4Result");
+
 const importV4Route = defineRoute({
   method: "post",
   path: "/server/import/v4",
@@ -77,27 +95,19 @@ const importV4Route = defineRoute({
       "exported user id}}`",
   ),
   responses: {
-    200: json(
-      z.object({
-        imported: z.object(
-          Object.fromEntries(IMPORTED_KEYS.map((k) => [k, z.number().int()])) as Record<
-            typeof IMPORTED_KEYS[number],
-            z.ZodNumber
-          >,
-        ),
-        skipped: SkippedSchema,
-        settings: z.object({
-          imported: z.array(z.string()),
-          invalid: z.array(
-            z.object({ path: z.array(z.string()), message: z.string(), code: z.string() }),
-          ),
-        }).optional(),
-      }).openapi("ImportV4Result"),
-      "Counts of imported records",
-    ),
+    200: json(ImportV4ResultSchema, "Counts of imported records"),
     ...importErrors,
   },
 });
+
+/** What a v3 import answers: old id → new id, and the skipped records. */
+export const ImportV3ResultSchema = z.object({
+  users: IdMap,
+  files: IdMap,
+  folders: IdMap,
+  urls: IdMap,
+  skipped: SkippedSchema,
+}).openapi("ImportV3Result");
 
 const importV3Route = defineRoute({
   method: "post",
@@ -109,16 +119,7 @@ const importV3Route = defineRoute({
     "the v3 document, or `{export3: document, importFromUser?: v3 user id to merge into you}`",
   ),
   responses: {
-    200: json(
-      z.object({
-        users: IdMap,
-        files: IdMap,
-        folders: IdMap,
-        urls: IdMap,
-        skipped: SkippedSchema,
-      }).openapi("ImportV3Result"),
-      "Old id → new id of every imported user, file, folder and URL",
-    ),
+    200: json(ImportV3ResultSchema, "Old id → new id of every imported user, file, folder and URL"),
     ...importErrors,
   },
 });

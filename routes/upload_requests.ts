@@ -28,7 +28,7 @@ const AllowedType = z.string().trim().toLowerCase().regex(
 ).openapi({ example: "image/*" });
 
 /** An upload request as its owner sees it. */
-const UploadRequestSchema = z.object({
+export const UploadRequestSchema = z.object({
   id: z.string(),
   code: z.string().openapi({ description: "The code of its link: `/request/<code>`" }),
   url: z.string().openapi({ description: "Its page, where anyone holding the link uploads" }),
@@ -51,7 +51,7 @@ const UploadRequestSchema = z.object({
 }).openapi("UploadRequest");
 
 /** What an uploader reads of a request. */
-const PublicUploadRequestSchema = z.object({
+export const PublicUploadRequestSchema = z.object({
   name: z.string(),
   owner: z.string().openapi({ description: "The owner's username" }),
   message: z.string().nullable().openapi({
@@ -108,6 +108,9 @@ const list = defineRoute({
   responses: { 200: json(z.array(UploadRequestSchema), "Requests") },
 });
 
+/** A new upload request: its name and limits. */
+export const RequestCreateBody = z.object({ name: RequestName, ...limits });
+
 const create = defineRoute({
   method: "post",
   path: "/user/requests",
@@ -121,7 +124,7 @@ const create = defineRoute({
     "`x-service-request-password` when it has one). The files are the caller's, land in the " +
     "request's folder and count against the caller's quota; the request refuses what passes " +
     "its limits (413), types (415) or expiry (410).",
-  request: { body: jsonBody(z.object({ name: RequestName, ...limits })) },
+  request: { body: jsonBody(RequestCreateBody) },
   responses: {
     200: json(UploadRequestSchema, "The new request"),
     400: errorDoc("`expiresAt must be in the future`, too many requests, or a validation failure"),
@@ -140,6 +143,9 @@ const get = defineRoute({
   responses: { 200: json(UploadRequestSchema, "The request"), 404: notFound },
 });
 
+/** A change of an upload request. */
+export const RequestPatchBody = z.object({ name: RequestName.optional(), ...limits });
+
 const patch = defineRoute({
   method: "patch",
   path: "/user/requests/{id}",
@@ -151,7 +157,7 @@ const patch = defineRoute({
     "limit below what the request received already closes it to further files.",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({ name: RequestName.optional(), ...limits })),
+    body: jsonBody(RequestPatchBody),
   },
   responses: {
     200: json(UploadRequestSchema, "The changed request"),
@@ -181,6 +187,9 @@ const describe = defineRoute({
   responses: { 200: json(PublicUploadRequestSchema, "The request"), 410: closed },
 });
 
+/** The password that opens an upload request. */
+export const RequestPasswordBody = z.object({ password: z.string().min(1).max(1000) });
+
 const unlock = defineRoute({
   method: "post",
   path: "/requests/{code}/password",
@@ -193,7 +202,7 @@ const unlock = defineRoute({
     "uploads then carry it in `x-service-request-password` without a new check.",
   request: {
     params: CodeParam,
-    body: jsonBody(z.object({ password: z.string().min(1).max(1000) })),
+    body: jsonBody(RequestPasswordBody),
   },
   responses: {
     200: json(PublicUploadRequestSchema, "The request, with its message"),

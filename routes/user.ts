@@ -108,6 +108,12 @@ const getSessions = defineRoute({
   responses: { 200: json(SessionsReply, "Sessions") },
 });
 
+/** Which sessions to end: one, or all but this one. */
+export const SessionsDeleteBody = z.object({
+  sessionId: z.string().min(1).max(200).optional(),
+  all: z.boolean().optional(),
+});
+
 const deleteSessions = defineRoute({
   method: "delete",
   path: "/user/sessions",
@@ -115,10 +121,7 @@ const deleteSessions = defineRoute({
   tags: ["User"],
   summary: "Log out another session, or all other sessions",
   request: {
-    body: jsonBody(z.object({
-      sessionId: z.string().min(1).max(200).optional(),
-      all: z.boolean().optional(),
-    })),
+    body: jsonBody(SessionsDeleteBody),
   },
   responses: {
     200: json(SessionsReply, "The sessions left"),
@@ -156,6 +159,10 @@ export const PreferencesSchema = z.object({
   }),
   warnDeletion: z.boolean().openapi({
     description: 'Whether the dashboard asks before deleting (Zipline\'s "Warn on deletion")',
+  }),
+  disableMediaPreview: z.boolean().openapi({
+    description: "Whether file lists show type icons instead of pictures (Zipline's " +
+      '"Disable media preview")',
   }),
   privateByDefault: z.boolean().openapi({
     description: "Whether new uploads are private (served to nobody but the owner) unless the " +

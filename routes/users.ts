@@ -139,6 +139,13 @@ const update = defineRoute({
   },
 });
 
+/** Deleting a user, with their files and URLs or not. */
+export const UserDeleteBody = z.object({
+  delete: z.boolean().optional().openapi({
+    description: "`true` also removes the user's files and URLs; otherwise they stay",
+  }),
+});
+
 const remove = defineRoute({
   method: "delete",
   path: "/users/{id}",
@@ -147,11 +154,7 @@ const remove = defineRoute({
   summary: "Delete a user the caller manages",
   request: {
     params: IdParam,
-    body: jsonBody(z.object({
-      delete: z.boolean().optional().openapi({
-        description: "`true` also removes the user's files and URLs; otherwise they stay",
-      }),
-    })),
+    body: jsonBody(UserDeleteBody),
   },
   responses: {
     200: json(DeletedUserSchema, "The deleted user"),

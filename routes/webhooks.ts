@@ -18,7 +18,8 @@ import { queueTestEvent } from "../core/webhooks/sample_event.ts";
 import { defineRoute, errorDoc, json, jsonBody, newRouter } from "./define.ts";
 import { currentUser } from "./env.ts";
 
-const DeliverySchema = z.object({
+/** A delivery waiting in the outbox. */
+export const DeliverySchema = z.object({
   id: z.string(),
   kind: z.enum(["http", "chat"]),
   event: z.enum(["upload", "shorten", "request-upload"]),
@@ -45,7 +46,8 @@ const deliveries = defineRoute({
   responses: { 200: json(z.array(DeliverySchema), "Up to `limit` deliveries") },
 });
 
-const FinishedSchema = z.object({
+/** A delivery that left the outbox, delivered or given up. */
+export const FinishedSchema = z.object({
   id: z.string(),
   kind: z.enum(["http", "chat"]),
   event: z.enum(["upload", "shorten", "request-upload"]),
@@ -76,6 +78,12 @@ const history = defineRoute({
   responses: { 200: json(z.array(FinishedSchema), "Up to `limit` finished deliveries") },
 });
 
+/** What a test event is sent to: a target kind and an event. */
+export const WebhookTestBody = z.object({
+  kind: z.enum(["http", "chat"]),
+  event: z.enum(["upload", "shorten", "request-upload"]),
+});
+
 const test = defineRoute({
   method: "post",
   path: "/server/webhooks/test",
@@ -84,10 +92,7 @@ const test = defineRoute({
   tags: ["Server"],
   summary: "Queue a test event (a made-up upload or short URL by the caller) to one target",
   request: {
-    body: jsonBody(z.object({
-      kind: z.enum(["http", "chat"]),
-      event: z.enum(["upload", "shorten", "request-upload"]),
-    })),
+    body: jsonBody(WebhookTestBody),
   },
   responses: {
     200: json(DeliverySchema, "The queued delivery"),
@@ -95,7 +100,8 @@ const test = defineRoute({
   },
 });
 
-const StatusSchema = z.object({ secret: z.string(), pending: z.number().int() })
+/** The signing secret and the outbox's size. */
+export const StatusSchema = z.object({ secret: z.string(), pending: z.number().int() })
   .openapi("WebhookStatus");
 
 const status = defineRoute({

@@ -5,9 +5,16 @@
  * hand-written answer type.
  */
 import type { z } from "zod";
-import type { FolderSchema } from "../../routes/folders.ts";
-import type { TagSchema } from "../../routes/tags.ts";
-import { api, type ApiFile, type FilePage } from "../api.ts";
+import type { FilePatchBody, FilesDeleteBody, FilesPatchBody } from "../../routes/files.ts";
+import type {
+  FolderCreateBody,
+  FolderDeleteBody,
+  FolderPatchBody,
+  FolderSchema,
+  PublicFolderPageSchema,
+} from "../../routes/folders.ts";
+import type { TagCreateBody, TagPatchBody, TagSchema } from "../../routes/tags.ts";
+import { api, type ApiFile, failureOf, type FilePage } from "../api.ts";
 
 export type { ApiFile, FilePage };
 
@@ -35,18 +42,20 @@ export interface FileListQuery {
   user?: string | null;
 }
 
-/** A change of one file (`PATCH /api/user/files/{id}`). */
-export interface FileChange {
-  favorite?: boolean;
-  maxViews?: number | null;
-  password?: string | null;
-  originalName?: string | null;
-  type?: string;
-  name?: string;
-  tags?: string[];
-  /** Served to nobody but the owner signed in. */
-  private?: boolean;
-}
+/** A change of one file (`PATCH /api/user/files/{id}`, `FilePatchBody`). */
+export type FileChange = z.input<typeof FilePatchBody>;
+/** A change of many files (`FilesPatchBody`), without the ids. */
+export type FilesChange = Omit<z.input<typeof FilesPatchBody>, "files">;
+/** A new folder (`FolderCreateBody`). */
+export type NewFolder = z.input<typeof FolderCreateBody>;
+/** A change of a folder (`FolderPatchBody`). */
+export type FolderChange = z.input<typeof FolderPatchBody>;
+/** Deleting a folder (`FolderDeleteBody`, `delete: "folder"`). */
+export type FolderDeletion = Omit<z.input<typeof FolderDeleteBody>, "delete" | "id">;
+/** A new tag (`TagCreateBody`). */
+export type NewTag = z.input<typeof TagCreateBody>;
+/** A change of a tag (`TagPatchBody`). */
+export type TagChange = z.input<typeof TagPatchBody>;
 
 const one = (id: string) => `/api/user/files/${encodeURIComponent(id)}`;
 
@@ -104,30 +113,29 @@ async function inBatches(ids: string[], each: (batch: string[]) => Promise<unkno
 /** Favourites (or not), makes private (or not) or moves files to a folder, in batches. */
 export function changeFiles(
   ids: string[],
-  change: { favorite: boolean } | { private: boolean } | { folder: string },
+  change: FilesChange,
 ): Promise<void> {
-  return inBatches(
-    ids,
-    (files) => api("PATCH", "/api/user/files/transaction", { files, ...change }),
-  );
+  return inBatches(ids, (files) => {
+    const body: z.input<typeof FilesPatchBody> = { files, ...change };
+    return api("PATCH", "/api/user/files/transaction", body);
+  });
 }
 
 /** Deletes files, record and bytes, in batches. */
 export function deleteFiles(ids: string[]): Promise<void> {
-  return inBatches(
-    ids,
-    (files) =>
-      api("DELETE", "/api/user/files/transaction", { files, delete_datasourceFiles: true }),
-  );
+  return inBatches(ids, (files) => {
+    const body: z.input<typeof FilesDeleteBody> = { files, delete_datasourceFiles: true };
+    return api("DELETE", "/api/user/files/transaction", body);
+  });
 }
 
 /** Takes a file out of its folder. */
 export function removeFromFolder(folderId: string, fileId: string): Promise<unknown> {
-  return api("DELETE", `/api/user/folders/${encodeURIComponent(folderId)}`, {
-    delete: "file",
-    id: fileId,
-  });
+  const body: z.input<typeof FolderDeleteBody> = { delete: "file", id: fileId };
+  return api("DELETE", folderPath(folderId), body);
 }
+
+const folderPath = (id: string) => `/api/user/folders/${encodeURIComponent(id)}`;
 
 /** The address of a zip of `ids`. */
 export function zipUrl(ids: string[]): string {
@@ -150,11 +158,61 @@ export function listFolders(): Promise<Folder[]> {
 }
 
 /** Creates a folder of the caller's. */
-export function createFolder(name: string): Promise<Folder> {
-  return api<Folder>("POST", "/api/user/folders", { name });
+export function createFolder(folder: NewFolder): Promise<Folder> {
+  return api<Folder>("POST", "/api/user/folders", folder);
+}
+
+/** Changes the folder `id`. */
+export function changeFolder(id: string, change: FolderChange): Promise<Folder> {
+  return api<Folder>("PATCH", folderPath(id), change);
+}
+
+/** Deletes the folder `id`; what becomes of its contents is `how`. */
+export function deleteFolder(id: string, how: FolderDeletion = {}): Promise<unknown> {
+  const body: z.input<typeof FolderDeleteBody> = { delete: "folder", ...how };
+  return api("DELETE", folderPath(id), body);
+}
+
+/** The address of a zip of the folder `id`. */
+export function folderZipUrl(id: string): string {
+  return `${folderPath(id)}/export`;
 }
 
 /** The caller's tags. */
 export function listTags(): Promise<Tag[]> {
   return api<Tag[]>("GET", "/api/user/tags");
+}
+
+const tagPath = (id: string) => `/api/user/tags/${encodeURIComponent(id)}`;
+
+/** Creates a tag. */
+export function createTag(tag: NewTag): Promise<Tag> {
+  return api<Tag>("POST", "/api/user/tags", tag);
+}
+
+/** Changes the tag `id`. */
+export function changeTag(id: string, change: TagChange): Promise<Tag> {
+  return api<Tag>("PATCH", tagPath(id), change);
+}
+
+/** Deletes the tag `id`. */
+export function deleteTag(id: string): Promise<unknown> {
+  return api("DELETE", tagPath(id));
+}
+
+/** A public folder's page of files. */
+export type PublicFolderPage = z.infer<typeof PublicFolderPageSchema>;
+
+/** Page `page` of the public folder `id` (its id, or its name), asked without the cookie. */
+export async function publicFolder(
+  id: string,
+  page: number,
+  perpage: number,
+): Promise<PublicFolderPage> {
+  const query = new URLSearchParams({ page: String(page), perpage: String(perpage) });
+  const res = await fetch(`/api/server/folder/${encodeURIComponent(id)}?${query}`, {
+    credentials: "omit",
+  });
+  if (!res.ok) throw await failureOf(res);
+  return await res.json() as PublicFolderPage;
 }

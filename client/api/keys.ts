@@ -6,7 +6,12 @@
  * (type-only imports: nothing of the server is bundled).
  */
 import type { z } from "zod";
-import type { ApiKeySchema, NewApiKeySchema } from "../../routes/api_keys.ts";
+import type {
+  ApiKeyCreateBody,
+  ApiKeySchema,
+  NewApiKeySchema,
+  ScopeInfoSchema,
+} from "../../routes/api_keys.ts";
 import { api } from "../api.ts";
 
 /** A key as lists show it (never the key itself). */
@@ -14,10 +19,9 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 /** The answer to a key's creation: the one time the key is shown. */
 export type NewApiKey = z.infer<typeof NewApiKeySchema>;
 /** A scope as the server lists it, with what it allows. */
-export interface KeyScope {
-  name: string;
-  allows: string;
-}
+export type KeyScope = z.infer<typeof ScopeInfoSchema>;
+/** A scope's name. */
+export type ScopeName = KeyScope["name"];
 
 /** The keys route of `userId`'s keys, or of the caller's own without one. */
 const keysOf = (userId?: string) =>
@@ -41,10 +45,11 @@ export function revokeAllKeys(userId?: string): Promise<unknown> {
 /** Makes a key of the caller's. */
 export function createKey(
   name: string,
-  scopes: string[],
+  scopes: ScopeName[],
   expiresAt: string | null,
 ): Promise<NewApiKey> {
-  return api<NewApiKey>("POST", "/api/user/keys", { name, scopes, expiresAt });
+  const body: z.input<typeof ApiKeyCreateBody> = { name, scopes, expiresAt };
+  return api<NewApiKey>("POST", "/api/user/keys", body);
 }
 
 /** The scopes a key may carry. */

@@ -8,9 +8,16 @@
  * (`Proof`) when the account has one.
  */
 import type { z } from "zod";
-import type { PasskeySchema, TotpSetupSchema } from "../../routes/mfa.ts";
-import type { LinkSchema } from "../../routes/oauth.ts";
-import type { SessionsReply } from "../../routes/user.ts";
+import type {
+  PasskeyCreateBody,
+  PasskeyDeleteBody,
+  PasskeySchema,
+  TotpCreateBody,
+  TotpDeleteBody,
+  TotpSetupSchema,
+} from "../../routes/mfa.ts";
+import type { LinkSchema, OauthUnlinkBody } from "../../routes/oauth.ts";
+import type { SelfPatchBody, SessionsDeleteBody, SessionsReply } from "../../routes/user.ts";
 import { api } from "../api.ts";
 
 /** A TOTP secret to enrol and its QR code. */
@@ -46,7 +53,8 @@ export async function mfaAvailability(): Promise<MfaAvailability> {
 
 /** Changes the password; the other sessions end and the token is replaced. */
 export function changePassword(password: string, proof: Proof): Promise<unknown> {
-  return api("PATCH", "/api/user", { password, ...proof });
+  const body: z.input<typeof SelfPatchBody> = { password, ...proof };
+  return api("PATCH", "/api/user", body);
 }
 
 /** A new TOTP secret to enrol (the current one once enabled). */
@@ -56,12 +64,14 @@ export function totpSetup(): Promise<TotpSetup> {
 
 /** Turns TOTP on with `secret`, confirmed by a `code` from the app. */
 export function enableTotp(secret: string, code: string, proof: Proof): Promise<unknown> {
-  return api("POST", "/api/user/mfa/totp", { secret, code, ...proof });
+  const body: z.input<typeof TotpCreateBody> = { secret, code, ...proof };
+  return api("POST", "/api/user/mfa/totp", body);
 }
 
 /** Turns TOTP off, confirmed by a current `code`. */
 export function disableTotp(code: string, proof: Proof): Promise<unknown> {
-  return api("DELETE", "/api/user/mfa/totp", { code, ...proof });
+  const body: z.input<typeof TotpDeleteBody> = { code, ...proof };
+  return api("DELETE", "/api/user/mfa/totp", body);
 }
 
 /** The user's passkeys. */
@@ -83,16 +93,19 @@ export async function addPasskey(name: string, proof: Proof): Promise<Passkey> {
     publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options),
   }) as PublicKeyCredential | null;
   if (!credential) throw new Error("The passkey prompt was cancelled.");
-  return api<Passkey>("POST", "/api/user/mfa/passkey", {
-    response: credential.toJSON(),
+  const body: z.input<typeof PasskeyCreateBody> = {
+    // A credential made by `create` is a registration response (the DOM types allow both kinds).
+    response: credential.toJSON() as unknown as z.input<typeof PasskeyCreateBody>["response"],
     name,
     ...proof,
-  });
+  };
+  return api<Passkey>("POST", "/api/user/mfa/passkey", body);
 }
 
 /** Removes the passkey `id`. */
 export function removePasskey(id: string, proof: Proof): Promise<unknown> {
-  return api("DELETE", "/api/user/mfa/passkey", { id, ...proof });
+  const body: z.input<typeof PasskeyDeleteBody> = { id, ...proof };
+  return api("DELETE", "/api/user/mfa/passkey", body);
 }
 
 /** The linked OAuth accounts. */
@@ -108,7 +121,8 @@ export async function oauthProviders(): Promise<Record<string, boolean>> {
 
 /** Unlinks the `provider` account; the links left. */
 export function unlinkOauth(provider: OauthProvider, proof: Proof): Promise<OauthLink[]> {
-  return api<OauthLink[]>("DELETE", "/api/auth/oauth", { provider, ...proof });
+  const body: z.input<typeof OauthUnlinkBody> = { provider, ...proof };
+  return api<OauthLink[]>("DELETE", "/api/auth/oauth", body);
 }
 
 /** Starts linking a `provider` account: the provider's address to go to. */
@@ -123,6 +137,6 @@ export function listSessions(): Promise<Sessions> {
 }
 
 /** Signs out one other session, or all of them. */
-export function revokeSessions(which: { sessionId: string } | { all: true }): Promise<Sessions> {
+export function revokeSessions(which: z.input<typeof SessionsDeleteBody>): Promise<Sessions> {
   return api<Sessions>("DELETE", "/api/user/sessions", which);
 }

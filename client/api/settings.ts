@@ -5,7 +5,11 @@
  * imports: nothing of the server is bundled).
  */
 import type { z } from "zod";
-import type { SettingsViewSchema } from "../../routes/settings.ts";
+import type {
+  AuditRecordSchema,
+  SettingsPatchBody,
+  SettingsViewSchema,
+} from "../../routes/settings.ts";
 import type { SettingsRegistrySchema } from "../../routes/settings_registry.ts";
 import { api } from "../api.ts";
 
@@ -30,6 +34,14 @@ export function getSettings(): Promise<SettingsView> {
 }
 
 /** Changes the keys of `changes`, all or none; the settings after. */
-export function saveSettings(changes: Record<string, unknown>): Promise<SettingsView> {
+export function saveSettings(changes: z.input<typeof SettingsPatchBody>): Promise<SettingsView> {
   return api<SettingsView>("PATCH", "/api/server/settings", changes);
+}
+
+/** One settings change in the audit trail. */
+export type AuditRecord = z.infer<typeof AuditRecordSchema>;
+
+/** The newest `limit` records of the settings audit trail. */
+export function auditTrail(limit: number): Promise<AuditRecord[]> {
+  return api<AuditRecord[]>("GET", `/api/server/audit?limit=${limit}`);
 }

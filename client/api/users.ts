@@ -6,7 +6,12 @@
  */
 import type { z } from "zod";
 import type { UserDetailSchema, UserSummarySchema } from "../../routes/schemas.ts";
-import type { UserCreateBody, UserPatchBody, UserUsageSchema } from "../../routes/users.ts";
+import type {
+  UserCreateBody,
+  UserDeleteBody,
+  UserPatchBody,
+  UserUsageSchema,
+} from "../../routes/users.ts";
 import { api } from "../api.ts";
 
 /** A user as the list shows it. */
@@ -44,5 +49,6 @@ export function updateUser(id: string, change: UserChange): Promise<AdminUserDet
 
 /** Deletes the user `id`, with its files and URLs when `content`. */
 export function deleteUser(id: string, content: boolean): Promise<unknown> {
-  return api("DELETE", one(id), { delete: content });
+  const body: z.input<typeof UserDeleteBody> = { delete: content };
+  return api("DELETE", one(id), body);
 }

@@ -18,6 +18,7 @@ import {
   type NewApiKey,
   revokeAllKeys,
   revokeKey,
+  type ScopeName,
 } from "../api/keys.ts";
 import { formatDate } from "../format.ts";
 import { CopyButton } from "./copy_button.tsx";
@@ -30,7 +31,7 @@ export const keysChanged = signal(0);
 /** Makes a key; the list shows it at once. */
 export async function makeApiKey(
   name: string,
-  scopes: string[],
+  scopes: ScopeName[],
   expiresAt: string | null = null,
 ): Promise<NewApiKey> {
   const key = await createKey(name, scopes, expiresAt);
@@ -83,14 +84,14 @@ function NewKeyNotice({ made, onDone }: { made: NewApiKey; onDone: () => void })
 function NewKeyForm({ onMade }: { onMade: (key: NewApiKey) => void }) {
   const [scopes, setScopes] = useState<KeyScope[]>([]);
   const [name, setName] = useState("");
-  const [chosen, setChosen] = useState<string[]>([]);
+  const [chosen, setChosen] = useState<ScopeName[]>([]);
   const [validity, setValidity] = useState("never");
   const [date, setDate] = useState("");
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     keyScopes().then(setScopes);
   }, []);
-  const toggle = (scope: string, on: boolean) =>
+  const toggle = (scope: ScopeName, on: boolean) =>
     setChosen(on ? [...chosen, scope] : chosen.filter((s) => s !== scope));
   const submit = async (event: Event) => {
     event.preventDefault();

@@ -17,6 +17,7 @@ import {
 } from "../api/account.ts";
 import { SelectField } from "./field.tsx";
 import { toast, warnDeletion } from "./feedback.tsx";
+import { noMediaPreview } from "./file_thumb.tsx";
 
 /** A theme as `GET /api/server/themes` lists it. */
 type Theme = Themes["themes"][number];
@@ -75,6 +76,7 @@ export function AppearanceForm() {
       const saved = await updatePreferences(change);
       setPrefs(saved);
       warnDeletion.value = saved.warnDeletion;
+      noMediaPreview.value = saved.disableMediaPreview;
       toast(done);
     } catch (e) {
       setPrefs(before);
@@ -136,6 +138,20 @@ export function AppearanceForm() {
             )}
         />
         Warn on deletion: ask before deleting files, URLs, folders, tags and invites
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={prefs.disableMediaPreview}
+          onChange={(e) =>
+            save(
+              { disableMediaPreview: e.currentTarget.checked },
+              e.currentTarget.checked
+                ? "Files will show as their type's icon."
+                : "Files will show their pictures.",
+            )}
+        />
+        Disable media preview: show files as their type's icon, not their picture
       </label>
       <label class="check">
         <input

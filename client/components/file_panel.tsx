@@ -7,7 +7,7 @@
  * and what its owner may change: favourite, name, original name, type,
  * password, max views, tags, folder (a new one made in place); and delete.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import {
   type ApiFile,
   changeFile,
@@ -25,7 +25,8 @@ import { CopyButton } from "./copy_button.tsx";
 import { FolderPicker } from "./folder_picker.tsx";
 import { LinkTools } from "./link_tools.tsx";
 import { TextView } from "./text_view.tsx";
-import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
+import { confirmAction, withToast } from "./feedback.tsx";
+import { PanelDialog } from "./panel_dialog.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
 
 /** The owner's address of the file's bytes. */
@@ -93,7 +94,6 @@ interface Edit {
 export function FilePanel(
   { file, onClose }: { file: ApiFile; onClose: (changed: boolean) => void },
 ) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [tags, setTags] = useState<Tag[]>([]);
   const [favorite, setFavorite] = useState(file.favorite);
   const [edit, setEdit] = useState<Edit>({
@@ -112,14 +112,10 @@ export function FilePanel(
   const [changed, setChanged] = useState(false);
 
   useEffect(() => {
-    dialog.current?.showModal();
     listTags().then(setTags, () => {});
   }, []);
 
-  const close = () => {
-    dialog.current?.close();
-    onClose(changed);
-  };
+  const close = () => onClose(changed);
   const save = async (event: Event) => {
     event.preventDefault();
     try {
@@ -139,7 +135,6 @@ export function FilePanel(
       }
       setChanged(true);
       setError(null);
-      dialog.current?.close();
       onClose(true);
     } catch (e) {
       setError((e as Error).message);
@@ -158,7 +153,6 @@ export function FilePanel(
       () => deleteFile(file.id),
     );
     if (!deleted) return;
-    dialog.current?.close();
     onClose(true);
   };
   const toggleFavorite = async () => {
@@ -180,25 +174,19 @@ export function FilePanel(
     });
 
   return (
-    <dialog
-      ref={dialog}
-      class="file-panel"
-      aria-labelledby="panel-title"
-      onCancel={(e) => {
-        e.preventDefault();
-        close();
-      }}
-      onKeyDown={(e) => trapFocus(e, dialog.current)}
-    >
-      <div class="panel-head">
-        <h2 id="panel-title">
+    <PanelDialog
+      id="panel-title"
+      title={
+        <>
           {file.private && (
             <span class="private-mark" title="Private" aria-label="Private">
               <Icon name="lock" />
             </span>
           )}
           {file.name}
-        </h2>
+        </>
+      }
+      actions={
         <button
           type="button"
           class={favorite ? "icon-button panel-favourite active" : "icon-button panel-favourite"}
@@ -209,10 +197,9 @@ export function FilePanel(
         >
           <Icon name="star" />
         </button>
-        <button type="button" class="icon-button" aria-label="Close" onClick={close}>
-          <Icon name="close" />
-        </button>
-      </div>
+      }
+      onClose={close}
+    >
       <div class="panel-body">
         <div class="panel-preview">
           <Preview file={file} />
@@ -245,6 +232,8 @@ export function FilePanel(
             <dd>{file.views}{file.maxViews !== null && ` of ${file.maxViews}`}</dd>
             <dt>Uploaded</dt>
             <dd>{formatDate(file.createdAt)}</dd>
+            <dt>Changed</dt>
+            <dd>{formatDate(file.updatedAt)}</dd>
             <dt>Expires</dt>
             <dd>{file.deletesAt ? formatDate(file.deletesAt) : "never"}</dd>
           </dl>
@@ -331,6 +320,6 @@ export function FilePanel(
           <button type="submit" class="primary">Save</button>
         </form>
       </div>
-    </dialog>
+    </PanelDialog>
   );
 }

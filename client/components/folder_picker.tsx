@@ -24,7 +24,7 @@ export function FolderPicker(
   const create = async () => {
     if (!name.trim()) return;
     try {
-      const folder = await createFolder(name.trim());
+      const folder = await createFolder({ name: name.trim() });
       setFolders([folder, ...folders]);
       onValue(folder.id);
       setCreating(false);

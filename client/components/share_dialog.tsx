@@ -8,58 +8,38 @@
  * revoked with a button (`/api/user/files/:id/shares`,
  * `/api/user/folders/:id/shares`, `/api/user/shares`).
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { useEffect, useState } from "preact/hooks";
+import {
+  createShare,
+  listShares,
+  revokeShare,
+  type Share,
+  type ShareTarget,
+} from "../api/shares.ts";
 import { formatDate } from "../format.ts";
-import { Icon } from "../icons.tsx";
-import { confirmAction, trapFocus, withToast } from "./feedback.tsx";
+import { confirmAction, withToast } from "./feedback.tsx";
+import { PanelDialog } from "./panel_dialog.tsx";
 import { LinkTools } from "./link_tools.tsx";
 
-/** What a link opens. */
-export interface ShareTarget {
-  kind: "file" | "folder";
-  id: string;
-  name: string;
-}
-
-/** A share link as the API shows it. */
-interface Share {
-  id: string;
-  code: string;
-  url: string;
-  createdAt: string;
-  expiresAt: string | null;
-  maxViews: number | null;
-  views: number;
-  password: boolean;
-}
+export type { ShareTarget };
 
 /** The dialog sharing `target`; `onClose` when it is closed. */
 export function ShareDialog({ target, onClose }: { target: ShareTarget; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [shares, setShares] = useState<Share[]>([]);
   const [made, setMade] = useState<Share | null>(null);
   const [expires, setExpires] = useState("");
   const [maxViews, setMaxViews] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const id = encodeURIComponent(target.id);
-  const query = target.kind === "file" ? `fileId=${id}` : `folderId=${id}`;
-  const load = () => api<Share[]>("GET", `/api/user/shares?${query}`).then(setShares, () => {});
+  const load = () => listShares(target).then(setShares, () => {});
 
   useEffect(() => {
-    dialog.current?.showModal();
     load();
   }, []);
-
-  const close = () => {
-    dialog.current?.close();
-    onClose();
-  };
   const make = async (event: Event) => {
     event.preventDefault();
     try {
-      const share = await api<Share>("POST", `/api/user/${target.kind}s/${id}/shares`, {
+      const share = await createShare(target, {
         expiresAt: expires ? new Date(expires).toISOString() : null,
         maxViews: maxViews === "" ? null : Number(maxViews),
         password: password || null,
@@ -80,28 +60,18 @@ export function ShareDialog({ target, onClose }: { target: ShareTarget; onClose:
       deletion: true,
     });
     if (!sure) return;
-    await withToast("Link revoked.", () => api("DELETE", `/api/user/shares/${share.id}`));
+    await withToast("Link revoked.", () => revokeShare(share.id));
     if (made?.id === share.id) setMade(null);
     await load();
   };
 
   return (
-    <dialog
-      ref={dialog}
-      class="file-panel share-dialog"
-      aria-labelledby="share-title"
-      onCancel={(e) => {
-        e.preventDefault();
-        close();
-      }}
-      onKeyDown={(e) => trapFocus(e, dialog.current)}
+    <PanelDialog
+      id="share-title"
+      class="share-dialog"
+      title={`Share ${target.name}`}
+      onClose={onClose}
     >
-      <div class="panel-head">
-        <h2 id="share-title">Share {target.name}</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={close}>
-          <Icon name="close" />
-        </button>
-      </div>
       <div class="share-body">
         <form class="panel-form" onSubmit={make} aria-label="New share link">
           <p class="muted">
@@ -169,6 +139,6 @@ export function ShareDialog({ target, onClose }: { target: ShareTarget; onClose:
           </ul>
         )}
       </div>
-    </dialog>
+    </PanelDialog>
   );
 }

@@ -8,14 +8,8 @@
  */
 import { useState } from "preact/hooks";
 import { formatDate } from "../format.ts";
-import { useApi } from "../hooks.ts";
-
-interface AuditRecord {
-  id: number;
-  createdAt: string;
-  user: { id: string; username: string };
-  changes: { key: string; old: unknown; new: unknown }[];
-}
+import { useLoad } from "../hooks.ts";
+import { auditTrail } from "../api/settings.ts";
 
 /** A value as the trail shows it. */
 function shown(value: unknown): string {
@@ -24,7 +18,7 @@ function shown(value: unknown): string {
 
 /** The audit trail page. */
 export function AdminAuditPage() {
-  const [records, , error] = useApi<AuditRecord[]>("/api/server/audit?limit=500");
+  const [records, , error] = useLoad(() => auditTrail(500));
   const [key, setKey] = useState("");
   const [user, setUser] = useState("");
   const rows = (records ?? []).flatMap((r) =>

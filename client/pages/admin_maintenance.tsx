@@ -9,8 +9,14 @@
  */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
-import { useApi } from "../hooks.ts";
+import {
+  clearTemp,
+  clearZeroFiles,
+  listZeroFiles,
+  makeThumbnails,
+  requerySizes,
+} from "../api/maintenance.ts";
+import { useLoad } from "../hooks.ts";
 
 /** One task: what it does, its options, its button and its last answer. */
 function Task(
@@ -72,9 +78,7 @@ function Check(
 
 /** The maintenance page. */
 export function AdminMaintenancePage() {
-  const [zeros, reloadZeros, zerosError] = useApi<{ files: { id: string; name: string }[] }>(
-    "/api/server/clear_zeros",
-  );
+  const [zeros, reloadZeros, zerosError] = useLoad(listZeroFiles);
   const [forceUpdate, setForceUpdate] = useState(false);
   const [forceDelete, setForceDelete] = useState(false);
   const [rerun, setRerun] = useState(false);
@@ -86,14 +90,14 @@ export function AdminMaintenancePage() {
         title="Temporary files"
         about="Removes the spools of imports and chunked uploads left in the temporary directory."
         action="Clear temporary files"
-        run={() => api("DELETE", "/api/server/clear_temp")}
+        run={clearTemp}
       />
       <Task
         title="Files with no bytes"
         about="Files recorded with a size of 0: their records and whatever bytes they have go."
         action={`Remove ${count} ${count === 1 ? "file" : "files"}`}
         run={async () => {
-          const answer = await api<{ status: string }>("DELETE", "/api/server/clear_zeros");
+          const answer = await clearZeroFiles();
           reloadZeros();
           return answer;
         }}
@@ -110,7 +114,7 @@ export function AdminMaintenancePage() {
         title="File sizes"
         about="Sets each recorded size to the size of the file's bytes in storage."
         action="Re-read file sizes"
-        run={() => api("POST", "/api/server/requery_size", { forceUpdate, forceDelete })}
+        run={() => requerySizes({ forceUpdate, forceDelete })}
       >
         <Check
           label="Every file, not only those recorded as 0"
@@ -127,7 +131,7 @@ export function AdminMaintenancePage() {
         title="Thumbnails"
         about="Makes the missing thumbnails of images and videos, in the background."
         action="Make thumbnails"
-        run={() => api("POST", "/api/server/thumbnails", { rerun })}
+        run={() => makeThumbnails({ rerun })}
       >
         <Check label="Remake existing thumbnails too" checked={rerun} onChange={setRerun} />
       </Task>

@@ -23,6 +23,7 @@ import {
 } from "../api/settings.ts";
 import { useLoad } from "../hooks.ts";
 import { EmbedFields, isEmbed } from "../components/chat_embed_form.tsx";
+import { isLinkList, LinkListFields } from "../components/links_form.tsx";
 
 /** A value as its form field holds it: `true`/`false` for switches, text for the rest. */
 type Draft = string | boolean;
@@ -66,7 +67,17 @@ function fromDraft(meta: Meta, draft: Draft): unknown {
 /** How a default is written for people. */
 function shown(value: unknown): string {
   if (value === null) return "none";
-  if (Array.isArray(value)) return value.length ? value.join(", ") : "empty";
+  if (Array.isArray(value)) {
+    return value.length
+      ? value.map((v) =>
+        v && typeof v === "object" && "name" in v && "url" in v
+          ? `${v.name} (${v.url})`
+          : typeof v === "object"
+          ? JSON.stringify(v)
+          : String(v)
+      ).join(", ")
+      : "empty";
+  }
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
@@ -101,6 +112,9 @@ function Control(
   }
   if (isEmbed(meta)) {
     return <EmbedFields id={meta.key} value={value} locked={locked} onChange={onChange} />;
+  }
+  if (isLinkList(meta)) {
+    return <LinkListFields id={meta.key} value={value} locked={locked} onChange={onChange} />;
   }
   if (meta.control === "list" || meta.control === "json") {
     return (
@@ -160,11 +174,12 @@ function Setting(
   },
 ) {
   const about = `${meta.key}-about`;
-  const Name = isEmbed(meta) ? "span" : "label";
+  const fieldset = isEmbed(meta) || isLinkList(meta);
+  const Name = fieldset ? "span" : "label";
   return (
     <div class={`setting${changed ? " changed" : ""}${error ? " invalid" : ""}`}>
       <div class="setting-key">
-        <Name {...(isEmbed(meta) ? { id: `${meta.key}-label` } : { for: meta.key })}>
+        <Name {...(fieldset ? { id: `${meta.key}-label` } : { for: meta.key })}>
           {meta.label}
         </Name>
         <code class="muted small">{meta.key}</code>

@@ -9,30 +9,19 @@
  * then the counts and the skipped records as the API answers them.
  */
 import { useState } from "preact/hooks";
-import { useApi } from "../hooks.ts";
-import { send } from "../upload.ts";
+import { useLoad } from "../hooks.ts";
+import {
+  type ExportCounts,
+  exportCounts,
+  exportUrl,
+  type ImportResult,
+  sendImport,
+} from "../api/transfer.ts";
 import { formatBytes } from "../format.ts";
 import { SelectField } from "../components/field.tsx";
 
-interface Skipped {
-  kind: string;
-  reason: string;
-  count: number;
-}
-
-/** What an import answered: v4 counts, or v3 maps of old id → new id. */
-interface ImportResult {
-  imported?: Record<string, number>;
-  users?: Record<string, string>;
-  files?: Record<string, string>;
-  folders?: Record<string, string>;
-  urls?: Record<string, string>;
-  skipped: Skipped[];
-  settings?: { imported: string[]; invalid: { message: string }[] };
-}
-
 function Export(
-  { counts, error }: { counts: Record<string, number> | null; error: string | null },
+  { counts, error }: { counts: ExportCounts | null; error: string | null },
 ) {
   const [metrics, setMetrics] = useState(true);
   return (
@@ -64,7 +53,7 @@ function Export(
         </label>
         <a
           class="button primary"
-          href={`/api/server/export${metrics ? "" : "?nometrics=true"}`}
+          href={exportUrl(metrics)}
           download
         >
           Download the export
@@ -144,14 +133,8 @@ function Import({ onImported }: { onImported: () => void }) {
     setError(null);
     setSent(0);
     try {
-      const answer = await send(
-        `/api/server/import/v${version}`,
-        { "content-type": "application/json" },
-        wrapped(file, version, options),
-        setSent,
-        { headers: {}, anonymous: false, signal: new AbortController().signal },
-      );
-      const body = answer.body as ImportResult & { error?: string; issues?: { message: string }[] };
+      const answer = await sendImport(version, wrapped(file, version, options), setSent);
+      const body = answer.body;
       if (answer.status !== 200) {
         const issues = body?.issues?.map((i) => i.message).join("; ");
         setError(
@@ -222,9 +205,7 @@ function Import({ onImported }: { onImported: () => void }) {
 
 /** The import and export page. */
 export function AdminTransferPage() {
-  const [counts, reload, error] = useApi<Record<string, number>>(
-    "/api/server/export?counts=true",
-  );
+  const [counts, reload, error] = useLoad(exportCounts);
   return (
     <>
       <h1>Import and export</h1>

@@ -10,37 +10,21 @@
  * finished ones with their outcome.
  */
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import {
+  type Delivery,
+  type Finished,
+  getWebhookStatus,
+  listDeliveries,
+  listFinished,
+  rotateSecret,
+  sendTestEvent,
+  type WebhookTest,
+} from "../api/webhooks.ts";
+import { getRegistry, getSettings } from "../api/settings.ts";
 import { formatDate } from "../format.ts";
-import { useApi } from "../hooks.ts";
+import { useLoad } from "../hooks.ts";
 import { CopyButton } from "../components/copy_button.tsx";
 import { confirmAction } from "../components/feedback.tsx";
-
-interface Delivery {
-  id: string;
-  kind: "http" | "chat";
-  event: "upload" | "shorten" | "request-upload";
-  url: string;
-  attempts: number;
-  nextAt: string;
-  lastError: string | null;
-}
-
-interface Finished {
-  id: string;
-  kind: "http" | "chat";
-  event: "upload" | "shorten" | "request-upload";
-  url: string;
-  status: "delivered" | "failed";
-  attempts: number;
-  result: string;
-  finishedAt: string;
-}
-
-interface Status {
-  secret: string;
-  pending: number;
-}
 
 /** The Webhooks setting that holds a rotated signing secret: not a target. */
 const SIGNING_KEY = "httpWebhookSigningSecret";
@@ -55,12 +39,12 @@ const TESTS = [
 ] as const;
 
 function TestButton(
-  { kind, event, onSent }: { kind: string; event: string; onSent: () => void },
+  { kind, event, onSent }: WebhookTest & { onSent: () => void },
 ) {
   const [answer, setAnswer] = useState<{ ok: boolean; text: string } | null>(null);
   const send = async () => {
     try {
-      await api("POST", "/api/server/webhooks/test", { kind, event });
+      await sendTestEvent({ kind, event });
       setAnswer({ ok: true, text: "Queued." });
       onSent();
     } catch (e) {
@@ -75,7 +59,7 @@ function TestButton(
       <button
         type="button"
         onClick={send}
-        aria-label={`Send a test ${event} event to the ${kind} webhook`}
+        aria-label={`Send a test event (${event}, ${kind} webhook)`}
       >
         Send a test event
       </button>
@@ -165,7 +149,7 @@ function RotateButton({ onRotated }: { onRotated: () => void }) {
     });
     if (!sure) return;
     try {
-      await api<Status>("POST", "/api/server/webhooks/secret");
+      await rotateSecret();
       setFailure(null);
       onRotated();
     } catch (e) {
@@ -182,18 +166,16 @@ function RotateButton({ onRotated }: { onRotated: () => void }) {
 
 /** The webhooks page. */
 export function AdminWebhooksPage() {
-  const [status, reloadStatus, error] = useApi<Status>("/api/server/webhooks");
-  const [deliveries, reloadDeliveries] = useApi<Delivery[]>("/api/server/webhooks/deliveries");
-  const [finished, reloadFinished] = useApi<Finished[]>("/api/server/webhooks/history");
+  const [status, reloadStatus, error] = useLoad(getWebhookStatus);
+  const [deliveries, reloadDeliveries] = useLoad(listDeliveries);
+  const [finished, reloadFinished] = useLoad(listFinished);
   const reload = () => {
     reloadStatus();
     reloadDeliveries();
     reloadFinished();
   };
-  const [view] = useApi<{ settings: Record<string, string | null> }>("/api/server/settings");
-  const [registry] = useApi<{
-    settings: { key: string; category: string; secret: boolean; description: string }[];
-  }>("/api/server/settings/registry");
+  const [view] = useLoad(getSettings);
+  const [registry] = useLoad(getRegistry);
   const targets = (registry?.settings ?? []).filter((m) =>
     m.category.endsWith("webhooks") && m.secret && m.key !== SIGNING_KEY
   );

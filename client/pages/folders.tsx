@@ -7,23 +7,20 @@
  * download as zip, delete; each links to its files.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import {
+  changeFolder,
+  createFolder,
+  deleteFolder,
+  type Folder as ApiFolder,
+  type FolderChange,
+  folderZipUrl,
+  listFolders,
+} from "../api/files.ts";
 import { ShareDialog } from "../components/share_dialog.tsx";
 import { Icon, IconButton } from "../icons.tsx";
 import { Field, TextField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { confirmAction } from "../components/feedback.tsx";
-
-/** A folder as `GET /api/user/folders?noincl=true` lists it. */
-interface ApiFolder {
-  id: string;
-  name: string;
-  public: boolean;
-  allowUploads: boolean;
-  private?: boolean;
-  parentId: string | null;
-  _count: { children: number; files: number };
-}
 
 /** `folders` in tree order, each with its depth. */
 function treeOrder(folders: ApiFolder[]): { folder: ApiFolder; depth: number }[] {
@@ -75,9 +72,9 @@ function FolderRow(
   const [flags, setFlags] = useState({ public: folder.public, allowUploads: folder.allowUploads });
   const [hidden, setHidden] = useState(folder.private === true);
   const [sharing, setSharing] = useState(false);
-  const patch = async (body: Record<string, unknown>) => {
+  const patch = async (body: FolderChange) => {
     try {
-      await api("PATCH", `/api/user/folders/${folder.id}`, body);
+      await changeFolder(folder.id, body);
       onChange();
     } catch (e) {
       setFlags({ public: folder.public, allowUploads: folder.allowUploads });
@@ -93,10 +90,7 @@ function FolderRow(
     });
     if (!sure) return;
     try {
-      await api("DELETE", `/api/user/folders/${folder.id}`, {
-        delete: "folder",
-        childrenAction: "root",
-      });
+      await deleteFolder(folder.id, { childrenAction: "root" });
       onChange();
     } catch (e) {
       onError((e as Error).message);
@@ -113,7 +107,7 @@ function FolderRow(
           {folder._count.files} {folder._count.files === 1 ? "file" : "files"}
         </span>
         <a href={`/dashboard/files?folder=${encodeURIComponent(folder.id)}`}>Files</a>
-        <a href={`/api/user/folders/${encodeURIComponent(folder.id)}/export`} download>
+        <a href={folderZipUrl(folder.id)} download>
           Download zip
         </a>
         <button
@@ -229,7 +223,7 @@ export function FoldersPage() {
   const [version, setVersion] = useState(0);
   const reload = () => setVersion((v) => v + 1);
   useEffect(() => {
-    api<ApiFolder[]>("GET", "/api/user/folders?noincl=true").then(
+    listFolders().then(
       setFolders,
       (e: Error) => setError(e.message),
     );
@@ -237,7 +231,7 @@ export function FoldersPage() {
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      await api("POST", "/api/user/folders", {
+      await createFolder({
         name,
         isPublic,
         ...(parent ? { parentId: parent } : {}),

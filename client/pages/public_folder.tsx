@@ -6,36 +6,23 @@
  * where the owner allows it, an upload box that uploads anonymously into it.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { type ApiFile, failureOf } from "../api.ts";
+import { publicFolder, type PublicFolderPage } from "../api/files.ts";
 import type { PageConfig } from "../config.ts";
 import { formatBytes } from "../format.ts";
 import { Icon, typeIcon } from "../icons.tsx";
 import { DropZone } from "../components/drop_zone.tsx";
 import { enqueue, UploadList } from "../components/uploads.tsx";
 
-interface PublicFolder {
-  folder: { id: string; name: string; public: boolean; allowUploads: boolean };
-  page: ApiFile[];
-  total: number;
-  pages: number;
-}
-
 const PER_PAGE = 48;
 
 /** The public folder page for the folder `id`. */
 export function PublicFolderPage({ config, id }: { config: PageConfig; id: string }) {
-  const [data, setData] = useState<PublicFolder | null>(null);
+  const [data, setData] = useState<PublicFolderPage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [page, setPage] = useState(1);
   const [version, setVersion] = useState(0);
   useEffect(() => {
-    const query = new URLSearchParams({ page: String(page), perpage: String(PER_PAGE) });
-    fetch(`/api/server/folder/${encodeURIComponent(id)}?${query}`, { credentials: "omit" })
-      .then(async (res) => {
-        if (!res.ok) throw await failureOf(res);
-        setData(await res.json());
-      })
-      .catch((e: Error) => setError(e.message));
+    publicFolder(id, page, PER_PAGE).then(setData, (e: Error) => setError(e.message));
   }, [id, page, version]);
   // Uploads name the folder by its id (the page may have been opened by a public folder's name).
   const folderId = data?.folder.id ?? id;

@@ -10,18 +10,10 @@
  * files, with each one's progress.
  */
 import { useCallback, useState } from "preact/hooks";
-import { failureOf } from "../api.ts";
+import { openRequest, type PublicRequest } from "../api/requests.ts";
 import type { PageConfig } from "../config.ts";
 import { DropZone } from "../components/drop_zone.tsx";
 import { enqueue, UploadList } from "../components/uploads.tsx";
-
-/** What the server says of the request (`GET /api/requests/{code}`). */
-interface PublicRequest {
-  name: string;
-  owner: string;
-  message: string | null;
-  password: boolean;
-}
 
 /** The page's configuration: the common one, the code and the request. */
 type RequestConfig = PageConfig & { request: PublicRequest };
@@ -34,14 +26,11 @@ function PasswordForm(
   const [error, setError] = useState<string | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const res = await fetch(`/api/requests/${encodeURIComponent(code)}/password`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ password }),
-      credentials: "omit",
-    });
-    if (!res.ok) return setError((await failureOf(res)).message);
-    onOpen(password, await res.json());
+    try {
+      onOpen(password, await openRequest(code, password));
+    } catch (e) {
+      setError((e as Error).message);
+    }
   };
   return (
     <form class="card inline-form" onSubmit={submit} aria-label="Password">

@@ -8,37 +8,22 @@
  * every option, edits it, and closes it.
  */
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
-import { useApi } from "../hooks.ts";
+import {
+  changeRequest,
+  closeRequest,
+  createRequest,
+  listRequests,
+  type NewRequest,
+  type RequestChange,
+  type UploadRequest,
+} from "../api/requests.ts";
+import { type Folder, listFolders } from "../api/files.ts";
+import { useLoad } from "../hooks.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { Icon, IconButton } from "../icons.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { confirmAction, withToast } from "../components/feedback.tsx";
 import { Field } from "../components/field.tsx";
-
-/** An upload request as `GET /api/user/requests` shows it. */
-interface UploadRequest {
-  id: string;
-  code: string;
-  url: string;
-  name: string;
-  message: string | null;
-  folderId: string | null;
-  maxFiles: number | null;
-  maxBytes: number | null;
-  maxFileSize: number | null;
-  expiresAt: string | null;
-  expired: boolean;
-  password: boolean;
-  allowedTypes: string[];
-  files: number;
-  bytes: number;
-}
-
-interface Folder {
-  id: string;
-  name: string;
-}
 
 const MB = 1024 * 1024;
 
@@ -87,7 +72,7 @@ function draftOf(r: UploadRequest): Draft {
 }
 
 /** The API body of `d`; `editing` leaves an empty password as it is. */
-function bodyOf(d: Draft, editing: boolean): Record<string, unknown> {
+function bodyOf(d: Draft, editing: boolean): NewRequest & RequestChange {
   const number = (s: string) => s.trim() === "" ? null : Number(s);
   const bytes = (s: string) => s.trim() === "" ? null : Math.round(Number(s) * MB);
   return {
@@ -118,8 +103,8 @@ function RequestForm(
   const submit = async (event: Event) => {
     event.preventDefault();
     try {
-      if (editing) await api("PATCH", `/api/user/requests/${editing.id}`, bodyOf(d, true));
-      else await api("POST", "/api/user/requests", bodyOf(d, false));
+      if (editing) await changeRequest(editing.id, bodyOf(d, true));
+      else await createRequest(bodyOf(d, false));
       setError(null);
       if (!editing) setD(EMPTY);
       onDone();
@@ -218,7 +203,7 @@ function RequestRow(
     });
     if (
       sure &&
-      await withToast(`Closed ${r.name}.`, () => api("DELETE", `/api/user/requests/${r.id}`))
+      await withToast(`Closed ${r.name}.`, () => closeRequest(r.id))
     ) onChange();
   };
   const files = ofLimit(
@@ -273,8 +258,8 @@ function RequestRow(
 
 /** The page. */
 export function RequestsPage() {
-  const [requests, reload, error] = useApi<UploadRequest[]>("/api/user/requests");
-  const [folders] = useApi<Folder[]>("/api/user/folders?noincl=true");
+  const [requests, reload, error] = useLoad(listRequests);
+  const [folders] = useLoad(listFolders);
   return (
     <>
       <h1>Upload requests</h1>

@@ -7,8 +7,16 @@
  * invites (create with expiry and max uses, copy the link, delete).
  */
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
-import { useApi } from "../hooks.ts";
+import {
+  changeTag,
+  createTag,
+  deleteTag,
+  listTags,
+  type Tag,
+  type TagChange,
+} from "../api/files.ts";
+import { createInvite, deleteInvite, type Invite, listInvites } from "../api/invites.ts";
+import { useLoad } from "../hooks.ts";
 import type { PageConfig } from "../config.ts";
 import { formatDate } from "../format.ts";
 import { Icon, IconButton } from "../icons.tsx";
@@ -16,27 +24,11 @@ import { LinkTools } from "../components/link_tools.tsx";
 import { TextField } from "../components/field.tsx";
 import { confirmAction, withToast } from "../components/feedback.tsx";
 
-interface Tag {
-  id: string;
-  name: string;
-  color: string;
-  files: { id: string }[];
-}
-
-interface Invite {
-  id: string;
-  code: string;
-  uses: number;
-  maxUses: number | null;
-  expiresAt: string | null;
-  inviter: { username: string } | null;
-}
-
 function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => void }) {
   const [name, setName] = useState(tag.name);
-  const save = async (body: Record<string, string>) => {
+  const save = async (body: TagChange) => {
     try {
-      await api("PATCH", `/api/user/tags/${tag.id}`, body);
+      await changeTag(tag.id, body);
       onChange();
     } catch (e) {
       onChange((e as Error).message);
@@ -53,7 +45,7 @@ function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => voi
       sure &&
       await withToast(
         `Deleted the tag ${tag.name}.`,
-        () => api("DELETE", `/api/user/tags/${tag.id}`),
+        () => deleteTag(tag.id),
       )
     ) onChange();
   };
@@ -94,8 +86,18 @@ function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => voi
   );
 }
 
+/** A colour made from `name` (as Zipline's "colour from name"): the same name, the same colour. */
+export function colorFromName(name: string): string {
+  let hash = 0;
+  for (const c of name) hash = (hash * 31 + c.codePointAt(0)!) | 0;
+  const channel = (shift: number) => (((hash >>> shift) & 0xff) % 160 + 40).toString(16);
+  return `#${channel(0).padStart(2, "0")}${channel(8).padStart(2, "0")}${
+    channel(16).padStart(2, "0")
+  }`;
+}
+
 function Tags() {
-  const [tags, reload, loadError] = useApi<Tag[]>("/api/user/tags");
+  const [tags, reload, loadError] = useLoad(listTags);
   const [name, setName] = useState("");
   const [color, setColor] = useState("#2456c7");
   const [error, setError] = useState<string | null>(null);
@@ -106,7 +108,7 @@ function Tags() {
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      await api("POST", "/api/user/tags", { name, color });
+      await createTag({ name, color });
       setName("");
       changed();
     } catch (e) {
@@ -130,6 +132,9 @@ function Tags() {
           <span>Colour</span>
           <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
         </label>
+        <button type="button" disabled={!name.trim()} onClick={() => setColor(colorFromName(name))}>
+          Colour from name
+        </button>
         <button type="submit" class="primary">Create tag</button>
       </form>
       {(error ?? loadError) && <p class="error" role="alert">{error ?? loadError}</p>}
@@ -144,14 +149,14 @@ function Tags() {
 }
 
 function Invites() {
-  const [invites, reload, loadError] = useApi<Invite[]>("/api/auth/invites");
+  const [invites, reload, loadError] = useLoad(listInvites);
   const [expiresAt, setExpiresAt] = useState("7d");
   const [maxUses, setMaxUses] = useState("1");
   const [error, setError] = useState<string | null>(null);
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      await api("POST", "/api/auth/invites", {
+      await createInvite({
         expiresAt,
         maxUses: maxUses === "" ? null : Number(maxUses),
       });
@@ -172,7 +177,7 @@ function Invites() {
       sure &&
       await withToast(
         `Deleted the invite ${invite.code}.`,
-        () => api("DELETE", `/api/auth/invites/${invite.id}`),
+        () => deleteInvite(invite.id),
       )
     ) reload();
   };

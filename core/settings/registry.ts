@@ -689,8 +689,9 @@ export const REGISTRY = {
       { name: "API reference", url: "/api/docs" },
       { name: "Documentation", url: "/dashboard/help" },
     ],
-    "Links shown in the dashboard: `[{name, url}]`, each an http(s) URL or a path on this " +
-      "server; by default Ferry's own API reference and documentation, which it serves.",
+    "Links at the foot of the dashboard's sidebar, each a name and an http(s) URL or a path on " +
+      "this server (`[{name, url}]` in the API); by default Ferry's own API reference and " +
+      "documentation, which it serves.",
   ),
   websiteLoginBackground: website.string(
     "Login background URL",

@@ -38,6 +38,7 @@ import {
   Wrench,
   X,
 } from "lucide";
+import { svgAttributes, svgChildren } from "../../client/icon_svg.ts";
 
 type IconNode = typeof House;
 
@@ -82,24 +83,8 @@ export type FrameIcon = keyof typeof FRAME_ICONS;
 /** One icon at the text's colour. */
 export function Icon({ name, size = 18 }: { name: FrameIcon; size?: number }) {
   return (
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="2"
-      stroke-linecap="round"
-      stroke-linejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      class="icon"
-    >
-      {FRAME_ICONS[name].map(([tag, attrs], i) => {
-        const Tag = tag as "path";
-        return <Tag key={i} {...attrs} />;
-      })}
+    <svg {...svgAttributes(size)}>
+      {svgChildren(FRAME_ICONS[name]).map(([Tag, attrs], i) => <Tag key={i} {...attrs} />)}
     </svg>
   );
 }

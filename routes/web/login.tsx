@@ -7,6 +7,7 @@
  * sends the forms to `/api/auth/login`, `/api/auth/oauth/totp` and
  * `/api/auth/webauthn`.
  */
+import { CredentialFields } from "./account_form.tsx";
 import { useContext } from "hono/jsx";
 import { Layout } from "./layout.tsx";
 import { LookContext } from "./look.ts";
@@ -94,16 +95,7 @@ function OauthTotpForm() {
 function PasswordForm() {
   return (
     <form id="login-form" class="card">
-      <label for="username">Username</label>
-      <input id="username" name="username" autocomplete="username" required />
-      <label for="password">Password</label>
-      <input
-        id="password"
-        name="password"
-        type="password"
-        autocomplete="current-password"
-        required
-      />
+      <CredentialFields fresh={false} />
       <div id="totp-step" hidden>
         <label for="code">Code from your authenticator app</label>
         <input

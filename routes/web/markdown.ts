@@ -46,6 +46,13 @@ function parser(relative?: RelativeLinks) {
         const rel = /^https?:/i.test(href) ? ' rel="noopener noreferrer"' : "";
         return `<a href="${escapeHtml(href)}"${title}${rel}>${text}</a>`;
       },
+      code(token: Tokens.Code) {
+        // Focusable, so a code block wider than the page scrolls from the keyboard too.
+        const lang = token.lang?.match(/^\S+/)?.[0];
+        const type = lang ? ` class="language-${escapeHtml(lang)}"` : "";
+        const text = token.escaped ? token.text : escapeHtml(token.text);
+        return `<pre tabindex="0"><code${type}>${text}\n</code></pre>\n`;
+      },
       image(token: Tokens.Image) {
         const src = safeHref(token.href, relative);
         if (src === null) return escapeHtml(token.text);

@@ -210,6 +210,7 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
         },
         metricsPerUser: showsPerUser(settings, user.role),
         warnDeletion: preferences.warnDeletion,
+        disableMediaPreview: preferences.disableMediaPreview,
       }}
     />,
     200,

@@ -8,8 +8,7 @@
 import { raw } from "hono/html";
 import { Layout } from "./layout.tsx";
 import { renderMarkdown } from "./markdown.ts";
-import { MIN_PASSWORD_LENGTH } from "../../core/password_policy.ts";
-import { PASSWORD_RULE } from "./setup.tsx";
+import { NewAccountForm } from "./account_form.tsx";
 
 /**
  * The registration page, the invite code filled in from the link; where the
@@ -22,39 +21,27 @@ export function RegisterPage(
   return (
     <Layout site={site} title="Create an account">
       <h1>Create an account</h1>
-      <form id="register-form" class="card">
-        <label for="username">Username</label>
-        <input id="username" name="username" autocomplete="username" required />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          minlength={MIN_PASSWORD_LENGTH}
-          aria-describedby="password-rule"
-          required
-        />
-        <p id="password-rule" class="hint">{PASSWORD_RULE}</p>
-        <label for="invite">Invite code (if you have one)</label>
-        <input id="invite" name="code" value={code} autocomplete="off" />
-        {tos !== null && (
-          <>
-            <details class="terms">
-              <summary>Terms of service</summary>
-              <div class="markdown">{raw(renderMarkdown(tos))}</div>
-            </details>
-            <label class="check-line">
-              <input id="accept-tos" type="checkbox" required />
-              I accept the terms of service
-            </label>
-            <p class="hint">
-              Also on their own page: <a href="/auth/tos" target="_blank">terms of service</a>.
-            </p>
-          </>
-        )}
-        <button type="submit">Create the account</button>
-      </form>
+      <NewAccountForm id="register-form" class="card">
+        <>
+          <label for="invite">Invite code (if you have one)</label>
+          <input id="invite" name="code" value={code} autocomplete="off" />
+          {tos !== null && (
+            <>
+              <details class="terms">
+                <summary>Terms of service</summary>
+                <div class="markdown">{raw(renderMarkdown(tos))}</div>
+              </details>
+              <label class="check-line">
+                <input id="accept-tos" type="checkbox" required />
+                I accept the terms of service
+              </label>
+              <p class="hint">
+                Also on their own page: <a href="/auth/tos" target="_blank">terms of service</a>.
+              </p>
+            </>
+          )}
+        </>
+      </NewAccountForm>
       <p>
         Already have one? <a href="/auth/login">Sign in</a>.
       </p>

@@ -7,12 +7,9 @@
  * new account in, and then shows the finished step: on to the dashboard, or
  * to the import of a Zipline export. Once a user exists the page is gone.
  */
-import { MIN_PASSWORD_LENGTH } from "../../core/password_policy.ts";
+import { NewAccountForm } from "./account_form.tsx";
 import { Icon } from "./icons.tsx";
 import { Layout } from "./layout.tsx";
-
-/** The password rule (`core/password_policy.ts`) as people read it; the API's 400 says the rest. */
-export const PASSWORD_RULE = `At least ${MIN_PASSWORD_LENGTH} characters.`;
 
 /** The first-run page. */
 export function SetupPage({ site }: { site: string }) {
@@ -36,23 +33,7 @@ export function SetupPage({ site }: { site: string }) {
               , the same as Zipline v4's, so ShareX and Flameshot setups keep working.
             </li>
           </ul>
-          <form id="setup-form" class="setup-form">
-            <h2>Your account</h2>
-            <label for="username">Username</label>
-            <input id="username" name="username" autocomplete="username" required />
-            <label for="password">Password</label>
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              minlength={MIN_PASSWORD_LENGTH}
-              aria-describedby="password-rule"
-              required
-            />
-            <p id="password-rule" class="hint">{PASSWORD_RULE}</p>
-            <button type="submit">Create the account</button>
-          </form>
+          <NewAccountForm id="setup-form" class="setup-form" heading={<h2>Your account</h2>} />
         </div>
         <div id="setup-done" hidden>
           <h1 id="setup-done-title" tabindex={-1}>

@@ -260,6 +260,7 @@ apiTest(
       themeDark: null,
       themeLight: null,
       warnDeletion: true,
+      disableMediaPreview: false,
       privateByDefault: false,
     });
     const themes = await app.json("GET", "/api/server/themes");
@@ -285,17 +286,19 @@ apiTest(
     const chosen = await app.json(
       "PATCH",
       "/api/user/preferences",
-      { theme: "builtin:catppuccin_mocha", warnDeletion: false },
+      { theme: "builtin:catppuccin_mocha", warnDeletion: false, disableMediaPreview: true },
       { cookie },
     );
     assert.equal(chosen.status, 200);
     assert.equal(chosen.body.theme, "builtin:catppuccin_mocha");
     assert.equal(chosen.body.warnDeletion, false);
+    assert.equal(chosen.body.disableMediaPreview, true);
     // Another session of the same user (another browser) gets it too.
     const again = await signIn(app, "ursula");
     const page = await (await app.request("/dashboard", { headers: { cookie: again } })).text();
     assert.match(page, /<html lang="en" [^>]*data-theme="builtin:catppuccin_mocha"/);
     assert.match(page, /&quot;warnDeletion&quot;:false/);
+    assert.match(page, /&quot;disableMediaPreview&quot;:true/);
     const self = await app.json("GET", "/api/user", undefined, { cookie: again });
     assert.equal(self.body.user.view.dashboard, undefined, "the view settings do not show them");
 

@@ -427,7 +427,7 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   await page.getByRole("table", { name: "Webhook targets" }).getByText("httpWebhookOnUpload")
     .waitFor();
   // A test event to a target that does not answer: queued, then waiting for its retry.
-  const unset = page.getByRole("button", { name: "Send a test shorten event to the http webhook" });
+  const unset = page.getByRole("button", { name: "Send a test event (shorten, http webhook)" });
   await unset.click();
   await page.getByRole("alert").filter({ hasText: "No http webhook is set for shorten events" })
     .waitFor();
@@ -440,7 +440,7 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
     });
     assert.equal(patched.status, 200);
     await page.reload();
-    await page.getByRole("button", { name: "Send a test upload event to the http webhook" })
+    await page.getByRole("button", { name: "Send a test event (upload, http webhook)" })
       .click();
     await page.getByRole("status").filter({ hasText: "Queued." }).waitFor();
     const outbox = page.getByRole("table", { name: "Waiting deliveries" });
@@ -448,7 +448,7 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
 
     // A test event to a receiver that answers: delivered, signed with the rotated secret, and
     // listed among the finished deliveries once the page is refreshed.
-    await page.getByRole("button", { name: "Send a test shorten event to the http webhook" })
+    await page.getByRole("button", { name: "Send a test event (shorten, http webhook)" })
       .click();
     await eventually("the delivery", () => Promise.resolve(receiver.received.length > 0));
     const [got] = receiver.received;

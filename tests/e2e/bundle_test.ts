@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { REPO_ROOT, runDeno, type ServerProcess, startServer } from "../helpers/process.ts";
 import { build } from "../../tools/bundle.ts";
 import { redSquare } from "../helpers/images.ts";
+import { SCRIPT_BUDGET, staticChunks } from "../../bench/dashboard_size.ts";
+import { findAsset } from "../../routes/web/assets.ts";
 
 Deno.test({
   name:
@@ -102,4 +104,15 @@ Deno.test({
       );
     }
   },
+});
+
+Deno.test("e2e: a dashboard page's first load is within 120 KB of compressed script, and uPlot loads with the statistics page only", () => {
+  const first = ["dashboard.js", ...staticChunks("dashboard.js"), "ferry.js"];
+  const gzip = first.reduce((n, name) => n + findAsset(name)!.asset.gzip.byteLength, 0);
+  assert.ok(gzip <= SCRIPT_BUDGET, `first load: ${gzip} B of compressed script`);
+  const text = (name: string) => new TextDecoder().decode(findAsset(name)!.asset.body);
+  for (const name of first) assert.ok(!text(name).includes("uplot"), `uPlot in ${name}`);
+  const stats = text("dashboard.js").match(/import\("\.\/(stats-[\w]+\.js)"\)/);
+  assert.ok(stats, "the statistics page is a chunk of its own");
+  assert.ok(text(stats[1]).includes("uplot"), "uPlot comes with the statistics page");
 });

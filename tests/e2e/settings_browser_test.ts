@@ -102,6 +102,27 @@ async function journey({ browser, origin, kind }: JourneyContext) {
   await tabs.waitFor();
   await screenshots(page, "server-settings", kind);
 
+  // The external links, as rows: Ferry's own help by default; one added, one removed.
+  await tabs.getByRole("tab", { name: "Website" }).click();
+  const links = page.getByRole("group", { name: "External links" });
+  assert.equal(await links.getByLabel("Link 1 URL").inputValue(), "/api/docs");
+  assert.equal(await links.getByLabel("Link 2 URL").inputValue(), "/dashboard/help");
+  await links.getByRole("button", { name: "Add a link" }).click();
+  await links.getByLabel("Link 3 name").fill("Status");
+  await links.getByLabel("Link 3 URL").fill("https://status.example.com");
+  await links.getByRole("button", { name: "Remove link 2" }).click();
+  await checkAccessibility(page, "server settings (Website, external links)");
+  await screenshots(page, "server-settings-links", kind);
+  await page.getByRole("button", { name: "Save 1 changed" }).click();
+  await page.getByRole("button", { name: "Nothing changed" }).waitFor();
+  assert.deepEqual((await settings()).websiteExternalLinks, [
+    { name: "API reference", url: "/api/docs" },
+    { name: "Status", url: "https://status.example.com" },
+  ]);
+  await page.reload();
+  await page.locator("#sidebar").getByRole("link", { name: "Status" }).waitFor();
+  await tabs.getByRole("tab", { name: "Discord webhooks" }).click();
+
   // Disabling the embed sends null.
   await tabs.getByRole("tab", { name: "Discord webhooks" }).click();
   await embed.getByLabel("Send an embed").uncheck();
@@ -114,7 +135,7 @@ async function journey({ browser, origin, kind }: JourneyContext) {
 }
 
 browserTestOnStores(
-  "item 9: settings by label in category tabs, an embed by its form, search by label and key",
+  "item 9: settings by label in category tabs, an embed and the external links by their forms, search by label and key",
   { SERVICE_RATELIMIT_ENABLED: "false" },
   journey,
 );

@@ -30,6 +30,8 @@ export const COLUMNS: Column[] = [
     title: "Expires",
     cell: (f) => f.deletesAt ? formatDate(f.deletesAt) : "never",
   },
+  { id: "tags", title: "Tags", cell: (f) => (f.tags ?? []).map((t) => t.name).join(", ") },
+  { id: "favorite", title: "Favourite", cell: (f) => f.favorite ? "★" : "" },
   { id: "id", title: "ID", cell: (f) => f.id },
 ];
 

@@ -1,0 +1,1 @@
+import{c as t}from"./chunk-ND6LXZDY.js";function i(){return t("GET","/api/server/settings/registry")}function n(){return t("GET","/api/server/settings")}function s(e){return t("PATCH","/api/server/settings",e)}function o(e){return t("GET",`/api/server/audit?limit=${e}`)}export{i as a,n as b,s as c,o as d};
