@@ -60,9 +60,12 @@ export interface TusState {
   offset: number;
   /** The bytes past the last whole part, staged in the datasource; `null` for none. */
   tail: { object: string; size: number } | null;
-  /** `Upload-Metadata` as the client sent it, answered back on `HEAD`. */
+  /** `Upload-Metadata` as the client sent it but its `password`, answered back on `HEAD`. */
   metadata: string;
-  /** The upload's options (`core/files/options.ts`), by short name, read when it completes. */
+  /**
+   * The upload's options (`core/files/options.ts`), by short name, read when
+   * it completes; a password as its argon2 hash (`password-hash`), never plain.
+   */
   options: Record<string, string>;
 }
 

@@ -129,7 +129,8 @@ export async function openBatch(
     options: target.anonymous ? { ...options, compression: null } : options,
     target,
     limits: targetLimits(target),
-    passwordHash: options.password === null ? null : await hashPassword(options.password, s.random),
+    passwordHash: options.passwordHash ??
+      (options.password === null ? null : await hashPassword(options.password, s.random)),
     maxFileSize: Math.min(maxFileSize, via?.open.request.maxFileSize ?? Infinity),
     removedGps: new Set(),
     compressed: new Map(),

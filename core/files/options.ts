@@ -67,6 +67,11 @@ export interface UploadOptions {
   maxViews: number | null;
   /** The plaintext password to hash onto every file. */
   password: string | null;
+  /**
+   * A password already hashed, used instead of {@link password}: a tus
+   * upload's, hashed at its creation so that its record never holds it plain.
+   */
+  passwordHash?: string;
   format: NameFormat;
   /** A sanitized base name that replaces the format's. */
   filename: string | null;

@@ -24,6 +24,7 @@ import type { UserRecord } from "../../db/users.ts";
 import { concatenated, exactly, SizeLimitError } from "../../storage/datasource.ts";
 import { randomString } from "../clock.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
+import { hashPassword } from "../passwords.ts";
 import type { Services } from "../services.ts";
 import { ABANDONED_AFTER_MS } from "../tasks/cleanup.ts";
 import { type OpenRequest, openRequest } from "../upload_requests.ts";
@@ -221,7 +222,13 @@ export async function createTusUpload(
   const target = open
     ? await requestTarget(s, open)
     : await uploadTarget(s, caller.user, parsed.folderId);
-  const tus: TusState = { offset: 0, tail: null, metadata: req.metadata?.trim() ?? "", options };
+  // The password is kept hashed, and left out of the metadata answered back: no record holds it.
+  if (options.password !== undefined) {
+    options[PASSWORD_HASH] = await hashPassword(options.password, s.random);
+    delete options.password;
+  }
+  const kept = withoutPassword(req.metadata);
+  const tus: TusState = { offset: 0, tail: null, metadata: kept, options };
   const spec = {
     filename: metadata.get("filename")?.trim() || "upload",
     type: metadata.get("filetype")?.trim() || "application/octet-stream",
@@ -248,6 +255,15 @@ function partSizeFor(s: Services, length: number): number {
   return Math.max(chunk, floor, Math.ceil(length / MAX_PARTS));
 }
 
+/** The option map's key of the upload's password, hashed at creation (never an option header). */
+const PASSWORD_HASH = "password-hash";
+
+/** `Upload-Metadata` as sent, without its `password` pair. */
+function withoutPassword(metadata: string | undefined): string {
+  return (metadata ?? "").split(",").map((pair) => pair.trim())
+    .filter((pair) => pair !== "" && pair.split(" ")[0] !== "password").join(",");
+}
+
 /** The options of an upload, from its option map, or the upload request's. */
 function uploadOptions(
   s: Services,
@@ -256,8 +272,10 @@ function uploadOptions(
 ): UploadOptions {
   const settings = s.settings.all();
   if (caller.via) return requestUploadOptions(settings, s.clock.now(), s.random, false);
-  const header: OptionHeader = (name) => options[name];
-  return parseUploadOptions(header, settings, s.clock.now(), s.random, caller.host);
+  const header: OptionHeader = (name) => name === PASSWORD_HASH ? undefined : options[name];
+  const parsed = parseUploadOptions(header, settings, s.clock.now(), s.random, caller.host);
+  const hash = options[PASSWORD_HASH];
+  return hash === undefined ? parsed : { ...parsed, password: null, passwordHash: hash };
 }
 
 /** Where the caller's upload `id` stands (`HEAD`); 404 for an unknown one or another's. */

@@ -22,25 +22,23 @@ export function RegisterPage(
     <Layout site={site} title="Create an account">
       <h1>Create an account</h1>
       <NewAccountForm id="register-form" class="card">
-        <>
-          <label for="invite">Invite code (if you have one)</label>
-          <input id="invite" name="code" value={code} autocomplete="off" />
-          {tos !== null && (
-            <>
-              <details class="terms">
-                <summary>Terms of service</summary>
-                <div class="markdown">{raw(renderMarkdown(tos))}</div>
-              </details>
-              <label class="check-line">
-                <input id="accept-tos" type="checkbox" required />
-                I accept the terms of service
-              </label>
-              <p class="hint">
-                Also on their own page: <a href="/auth/tos" target="_blank">terms of service</a>.
-              </p>
-            </>
-          )}
-        </>
+        <label for="invite">Invite code (if you have one)</label>
+        <input id="invite" name="code" value={code} autocomplete="off" />
+        {tos !== null && (
+          <>
+            <details class="terms">
+              <summary>Terms of service</summary>
+              <div class="markdown">{raw(renderMarkdown(tos))}</div>
+            </details>
+            <label class="check-line">
+              <input id="accept-tos" type="checkbox" required />
+              I accept the terms of service
+            </label>
+            <p class="hint">
+              Also on their own page: <a href="/auth/tos" target="_blank">terms of service</a>.
+            </p>
+          </>
+        )}
       </NewAccountForm>
       <p>
         Already have one? <a href="/auth/login">Sign in</a>.

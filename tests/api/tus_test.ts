@@ -6,6 +6,7 @@
  * and on S3.
  */
 import assert from "node:assert/strict";
+import { verifyPassword } from "../../core/passwords.ts";
 import { createHash } from "node:crypto";
 import { ABANDONED_AFTER_MS, cleanAbandonedUploads } from "../../core/tasks/cleanup.ts";
 import { createApp } from "../../routes/mod.ts";
@@ -394,6 +395,13 @@ apiTest("tus: bad metadata and options are 400 at creation; options apply", asyn
     private: "true",
     password: "hunter2",
   });
+  // The password is hashed at creation: neither the record nor the metadata answered holds it.
+  const stored = await app.services.store.chunks.get(path.split("/").pop()!);
+  assert.ok(stored?.tus);
+  assert.ok(!JSON.stringify(stored).includes("hunter2"));
+  assert.ok(!JSON.stringify(stored).includes(btoa("hunter2")));
+  const metadata = (await head(app, path, a.headers)).headers.get("upload-metadata")!;
+  assert.ok(metadata.includes("filename ") && !metadata.includes("password"), metadata);
   const done = await patch(app, path, a.headers, 0, new TextEncoder().encode("hello"));
   assert.equal(done.status, 204);
   const file = await app.services.store.files.get(done.headers.get("x-ferry-file-id")!);
@@ -401,7 +409,7 @@ apiTest("tus: bad metadata and options are 400 at creation; options apply", asyn
   assert.equal(file?.maxViews, 3);
   assert.equal(file?.originalName, "notes.txt");
   assert.equal(file?.private, true);
-  assert.ok(file?.password);
+  assert.equal(await verifyPassword("hunter2", file!.password!), true);
 });
 
 apiTest("tus: through an upload request's code, private and counted for its owner", async (app) => {
