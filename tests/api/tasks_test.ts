@@ -191,7 +191,15 @@ apiTest(
     app.clock.advance(30 * 60_000);
     assert.deepEqual(
       [...await second.runDue(), ...await first.runDue()].sort(),
-      ["cleanuploads", "clearinvites", "deletefiles", "expiredurls", "maxviews", "thumbnails"],
+      [
+        "cleanuploads",
+        "clearinvites",
+        "deletefiles",
+        "expiredurls",
+        "maxviews",
+        "thumbnails",
+        "visits",
+      ],
     );
     let metrics = 0;
     for await (const _ of app.services.store.metrics.iterate()) metrics++;
