@@ -54,13 +54,18 @@ export function resumeKey(file: File): string {
   return `${STORAGE_PREFIX}${file.name}:${file.size}:${file.lastModified}`;
 }
 
-/** Names of files whose chunked upload stopped before the end, for the page to mention. */
+/** The `localStorage` key that marks a tus upload of `file` under way (tus-js-client keeps its URL). */
+function tusKey(file: File): string {
+  return `${resumeKey(file)}:tus`;
+}
+
+/** Names of files whose chunked or tus upload stopped before the end, for the page to mention. */
 export function unfinishedUploads(): string[] {
   const names: string[] = [];
   for (let i = 0; i < localStorage.length; i++) {
     const key = localStorage.key(i);
     if (key?.startsWith(STORAGE_PREFIX)) {
-      names.push(key.slice(STORAGE_PREFIX.length).replace(/:\d+:\d+$/, ""));
+      names.push(key.slice(STORAGE_PREFIX.length).replace(/:\d+:\d+(:tus)?$/, ""));
     }
   }
   return names;
@@ -316,11 +321,13 @@ async function uploadTus(
       reject(new Cancelled());
     }, { once: true });
     report(0);
+    localStorage.setItem(tusKey(file), "");
     upload.findPreviousUploads().then((previous) => {
       if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
       upload.start();
     }, reject);
   });
+  localStorage.removeItem(tusKey(file));
   const res = await fetch(`/api/user/files/${encodeURIComponent(id)}`);
   const stored = await res.json();
   if (!res.ok) throw failure(res.status, stored);

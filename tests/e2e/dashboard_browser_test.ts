@@ -1,7 +1,7 @@
 /**
  * The dashboard in a real browser against the real server, on both stores:
- * sign in; upload by picker and by drop with a progress bar; a chunked upload
- * cut off midway that resumes after the page is reloaded; the file found by
+ * sign in; upload by picker and by drop with a progress bar; a large upload
+ * (tus) cut off midway that resumes after the page is reloaded; the file found by
  * search and given a password in its panel, then opened by a stranger with
  * it; a URL shortened; a public folder uploaded to anonymously; a tag; an
  * invite used to register; the token regenerated and a ShareX configuration
@@ -68,14 +68,15 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   assert.equal(await (await fetch(raw(snippet))).text(), "const answer: number = 42;\n");
   await screenshots(page, "upload", kind);
 
-  // A chunked upload cut off after two chunks, resumed after a reload.
+  // A large upload (through tus, signed in) cut off after two chunks, resumed after a reload.
   const big = new Uint8Array(5 * CHUNK);
   crypto.getRandomValues(big.subarray(0, 65536));
   for (let i = 65536; i < big.length; i++) big[i] = (i * 7) & 0xff;
   const bigPath = join(dir, "big.bin");
   await Deno.writeFile(bigPath, big);
   let chunks = 0;
-  await page.route("**/api/upload/partial", async (route) => {
+  await page.route("**/api/upload/tus/**", async (route) => {
+    if (route.request().method() !== "PATCH") return await route.continue();
     chunks++;
     if (chunks <= 2) {
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -86,17 +87,18 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await sendStaged(page);
   await page.getByRole("progressbar", { name: "Progress of big.bin" }).waitFor();
   while (chunks < 3) await new Promise((resolve) => setTimeout(resolve, 50));
-  await page.unroute("**/api/upload/partial");
+  await page.unroute("**/api/upload/tus/**");
   await page.reload();
   await page.getByText("Unfinished: big.bin").waitFor();
   let resumed = 0;
   page.on("request", (request) => {
-    if (request.url().endsWith("/api/upload/partial")) resumed++;
+    if (request.method() === "PATCH" && request.url().includes("/api/upload/tus/")) resumed++;
   });
   await page.getByLabel("Files to upload").setInputFiles(bigPath);
   await sendStaged(page);
   const bigLink = await uploadedLink(page, "big.bin");
-  assert.equal(resumed, 3, "only the three missing chunks are sent again");
+  // tus-js-client retries at once: a retry may land between the unroute and the reload.
+  assert.ok(resumed >= 1 && resumed <= 3, `only missing chunks are sent again (${resumed})`);
   const served = new Uint8Array(await (await fetch(bigLink)).arrayBuffer());
   assert.deepEqual(served, big, "the resumed file is whole");
   await page.getByText(/^Unfinished/).waitFor({ state: "detached" });
