@@ -22,6 +22,7 @@ import type { Backend, Store } from "../db/store.ts";
 import type { Datasource } from "../storage/datasource.ts";
 import { LocalDatasource } from "../storage/local.ts";
 import { closeVisits } from "../core/visits/record.ts";
+import { closePasswordWorkers } from "../core/passwords.ts";
 
 /** Reads and validates the environment; prints the problem and exits 1 when it is bad. */
 export function loadConfig(): Config {
@@ -190,5 +191,6 @@ export async function closeServices(s: Services): Promise<void> {
     s.logger.error("could not record visits", { error: String(error) })
   );
   imagePool().close();
+  closePasswordWorkers();
   await Promise.allSettled([s.store.close(), s.datasource.close()]);
 }

@@ -79,6 +79,11 @@ async function onWorker(job: PasswordJob, memorySize: number): Promise<unknown> 
   }
 }
 
+/** Ends the idle password workers (at shutdown: a live worker keeps the process running). */
+export function closePasswordWorkers(): void {
+  pool?.close();
+}
+
 /** The password pool's counts (workers started and ended, tasks run), for tests and benchmarks. */
 export function passwordPoolStats(): PoolStats | null {
   return pool?.stats() ?? null;
