@@ -98,6 +98,8 @@ export class WorkerPool {
   #started = 0;
   #ended = 0;
   #tasks = 0;
+  /** Set by {@link close} until the next run: a worker finishing its step then ends. */
+  #closing = false;
 
   constructor(readonly options: PoolOptions) {}
 
@@ -108,6 +110,7 @@ export class WorkerPool {
    */
   async run<T>(weight: number, task: (step: Step) => Promise<T>): Promise<T> {
     const w = Math.min(1, Math.max(0, weight));
+    this.#closing = false;
     await this.#admit(w);
     try {
       return await task((message, transfer) => this.#step(w, message, transfer));
@@ -130,8 +133,12 @@ export class WorkerPool {
     };
   }
 
-  /** Ends the idle workers now (running steps finish; their workers end when they do). */
+  /**
+   * Ends the idle workers now; running steps finish and their workers end
+   * when they do, unless a new run comes first (the pool stays usable).
+   */
   close(): void {
+    this.#closing = true;
     for (const { worker, timer } of this.#idle.splice(0)) {
       clearTimeout(timer);
       this.#end(worker);
@@ -180,7 +187,7 @@ export class WorkerPool {
       // A failed step's worker ends too: a WebAssembly module that aborted is not used again.
       this.#busy.delete(worker);
       const wear = (this.#wear.get(worker) ?? 0) + weight;
-      if (answered && wear < this.options.recycleWeight) {
+      if (answered && wear < this.options.recycleWeight && !this.#closing) {
         this.#wear.set(worker, wear);
         this.#rest(worker);
       } else this.#end(worker);

@@ -202,3 +202,18 @@ Deno.test("worker pool: idle workers end after idleMs, and at once on close()", 
   }
   assert.equal(pool.stats().workers, 0);
 });
+
+Deno.test("worker pool: a step running at close() ends its worker when it finishes", async () => {
+  const pool = testPool({ idleMs: 60_000 });
+  try {
+    const running = one(pool, 0.01, { do: "spin", ms: 200 });
+    await eventually("the step started", () => Promise.resolve(pool.stats().running === 1));
+    pool.close();
+    await running;
+    assert.equal(pool.stats().workers, 0, "no worker kept for a minute after the close");
+    await one(pool, 0.01, { do: "id" });
+    assert.equal(pool.stats().workers, 1, "a run after the close keeps its worker again");
+  } finally {
+    pool.close();
+  }
+});
