@@ -19,6 +19,33 @@ import { SelectField } from "./field.tsx";
 import { toast, warnDeletion } from "./feedback.tsx";
 import { noMediaPreview } from "./file_thumb.tsx";
 
+/** The on/off preferences: each one's label and what saving it on or off says. */
+const SWITCHES: {
+  key: "warnDeletion" | "disableMediaPreview" | "privateByDefault";
+  label: string;
+  on: string;
+  off: string;
+}[] = [
+  {
+    key: "warnDeletion",
+    label: "Warn on deletion: ask before deleting files, URLs, folders, tags and invites",
+    on: "Deletions will ask first.",
+    off: "Deletions will no longer ask.",
+  },
+  {
+    key: "disableMediaPreview",
+    label: "Disable media preview: show files as their type's icon, not their picture",
+    on: "Files will show as their type's icon.",
+    off: "Files will show their pictures.",
+  },
+  {
+    key: "privateByDefault",
+    label: "Private by default: new uploads are served only to you (share them with links)",
+    on: "New uploads will be private.",
+    off: "New uploads will be public.",
+  },
+];
+
 /** A theme as `GET /api/server/themes` lists it. */
 type Theme = Themes["themes"][number];
 
@@ -125,48 +152,17 @@ export function AppearanceForm() {
           </>
         )}
       </div>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={prefs.warnDeletion}
-          onChange={(e) =>
-            save(
-              { warnDeletion: e.currentTarget.checked },
-              e.currentTarget.checked
-                ? "Deletions will ask first."
-                : "Deletions will no longer ask.",
-            )}
-        />
-        Warn on deletion: ask before deleting files, URLs, folders, tags and invites
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={prefs.disableMediaPreview}
-          onChange={(e) =>
-            save(
-              { disableMediaPreview: e.currentTarget.checked },
-              e.currentTarget.checked
-                ? "Files will show as their type's icon."
-                : "Files will show their pictures.",
-            )}
-        />
-        Disable media preview: show files as their type's icon, not their picture
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={prefs.privateByDefault}
-          onChange={(e) =>
-            save(
-              { privateByDefault: e.currentTarget.checked },
-              e.currentTarget.checked
-                ? "New uploads will be private."
-                : "New uploads will be public.",
-            )}
-        />
-        Private by default: new uploads are served only to you (share them with links)
-      </label>
+      {SWITCHES.map(({ key, label, on, off }) => (
+        <label class="check" key={key}>
+          <input
+            type="checkbox"
+            checked={prefs[key]}
+            onChange={(e) =>
+              save({ [key]: e.currentTarget.checked }, e.currentTarget.checked ? on : off)}
+          />
+          {label}
+        </label>
+      ))}
     </section>
   );
 }
