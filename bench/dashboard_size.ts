@@ -133,7 +133,9 @@ What a browser fetches for each dashboard page, read from the committed bundle
 by \`bench/dashboard_size.ts\`. Every page first loads the bundle's entry \`dashboard.js\` with the
 chunks it imports statically (Preact, the frame's toasts and modal) and the frame's script; the
 page itself (\`client/main.tsx\` imports each page dynamically) then comes as its own chunk with
-what it shares with other pages. uPlot is in the statistics page's chunk only.
+what it shares with other pages. uPlot is in a chunk the statistics page and the visits views
+(\`client/components/visits.tsx\`, fetched when a visits dialog or the home page's summary shows)
+share, never in a first load.
 Budget (issue #33): at most 120 KB of compressed script on the first load.
 
 ${await dashboardSizes()}

@@ -43,6 +43,17 @@ export const ROLES = ["USER", "ADMIN", "SUPERADMIN"] as const;
 /** A user's role. */
 export type Role = typeof ROLES[number];
 
+/**
+ * Whether the signed-in user of the page on screen is an administrator, from
+ * the configuration on `#app`, for components deep in a page that is not
+ * handed it (the visits views, which link administrators to the settings).
+ */
+export function administratorOnScreen(): boolean {
+  const root = document.getElementById("app");
+  const role = root ? readConfig(root).user?.role : undefined;
+  return role !== undefined && role !== "USER";
+}
+
 /** Reads the configuration the server put on `element`. */
 export function readConfig(element: HTMLElement): PageConfig {
   return JSON.parse(element.dataset.config ?? "{}") as PageConfig;

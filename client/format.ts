@@ -14,6 +14,11 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(digits)} ${UNITS[unit]}`;
 }
 
+/** A count as people read it: whole numbers grouped (`12,345`), others to one decimal. */
+export function formatCount(value: number): string {
+  return Number.isInteger(value) ? value.toLocaleString() : value.toFixed(1);
+}
+
 /** `95` → `1 min 35 s`; for the time an upload has left. */
 export function formatSeconds(seconds: number): string {
   if (!Number.isFinite(seconds)) return "…";
@@ -26,4 +31,13 @@ export function formatSeconds(seconds: number): string {
 /** An ISO time as the reader's locale writes a date and time. */
 export function formatDate(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** An ISO time as the reader's locale writes its UTC date (and, `withTime`, its UTC time). */
+export function formatUtcDate(iso: string, withTime = false): string {
+  return new Date(iso).toLocaleString(undefined, {
+    dateStyle: "medium",
+    ...(withTime ? { timeStyle: "short" } : {}),
+    timeZone: "UTC",
+  });
 }

@@ -7,6 +7,7 @@
  */
 import {
   AudioLines,
+  ChartLine,
   Check,
   CircleAlert,
   Copy,
@@ -56,6 +57,7 @@ export const ICONS = {
   star: Star,
   trash: Trash,
   upload: Upload,
+  visits: ChartLine,
   close: X,
 } satisfies Record<string, IconNode>;
 

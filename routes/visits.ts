@@ -51,6 +51,10 @@ const tops = z.array(VisitTopSchema).openapi({
 
 /** What a visits read answers. */
 export const VisitsReportSchema = z.object({
+  recording: z.boolean().openapi({
+    description: "Whether visits are recorded now (the `analyticsEnabled` setting); when " +
+      "not, the report holds those recorded before",
+  }),
   from: z.string().openapi({ description: "The range's start, widened to its bucket" }),
   to: z.string().openapi({ description: "The range's end (exclusive), widened to its bucket" }),
   bucket: z.enum(BUCKETS),

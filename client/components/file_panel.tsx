@@ -5,7 +5,8 @@
  * One file's panel, a modal dialog: a preview (image, video, audio, PDF,
  * text highlighted, Markdown rendered), its link and its raw link to copy,
  * and what its owner may change: favourite, name, original name, type,
- * password, max views, tags, folder (a new one made in place); and delete.
+ * password, max views, tags, folder (a new one made in place); its visits
+ * (a dialog, loaded on demand); and delete.
  */
 import { useEffect, useState } from "preact/hooks";
 import {
@@ -28,6 +29,7 @@ import { TextView } from "./text_view.tsx";
 import { confirmAction, withToast } from "./feedback.tsx";
 import { PanelDialog } from "./panel_dialog.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
+import { VisitsDialog } from "./visits_loader.tsx";
 
 /** The owner's address of the file's bytes. */
 const rawPath = (file: ApiFile) => rawUrl(file);
@@ -108,6 +110,7 @@ export function FilePanel(
     private: file.private === true,
   });
   const [sharing, setSharing] = useState(false);
+  const [visits, setVisits] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [changed, setChanged] = useState(false);
 
@@ -215,12 +218,22 @@ export function FilePanel(
             <button type="button" onClick={() => setSharing(true)}>
               <Icon name="link" /> Share
             </button>
+            <button type="button" onClick={() => setVisits(true)}>
+              <Icon name="visits" /> Visits
+            </button>
             <button type="button" class="danger" onClick={remove}>Delete</button>
           </div>
           {sharing && (
             <ShareDialog
               target={{ kind: "file", id: file.id, name: file.name }}
               onClose={() => setSharing(false)}
+            />
+          )}
+          {visits && (
+            <VisitsDialog
+              of={{ kind: "file", id: file.id }}
+              name={file.name}
+              onClose={() => setVisits(false)}
             />
           )}
           <dl class="file-facts">

@@ -5,7 +5,8 @@
  * `/dashboard`: a greeting by name, storage and short links against the
  * quota, the eight counts Zipline's home shows (files, favourites, storage,
  * average size, views, views per file, short links, link visits), the user's
- * file types, the last uploads, and the uploader.
+ * file types, the last uploads, the uploader, and the last 30 days' visits
+ * (the server's beside them for administrators; loaded on demand).
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import {
@@ -17,9 +18,10 @@ import {
   type UserStats,
 } from "../api/account.ts";
 import type { PageConfig } from "../config.ts";
-import { formatBytes } from "../format.ts";
+import { formatBytes, formatCount as count } from "../format.ts";
 import { FileThumb } from "../components/file_thumb.tsx";
 import { Uploader } from "../components/uploader.tsx";
+import { HomeVisits } from "../components/visits_loader.tsx";
 
 /** The quota lines: storage (or files) and short links against their limits, where there are some. */
 function QuotaLines({ stats, quota }: { stats: UserStats; quota: Me["quota"] }) {
@@ -40,10 +42,6 @@ function QuotaLines({ stats, quota }: { stats: UserStats; quota: Me["quota"] }) 
     </ul>
   );
 }
-
-/** A number as people read it: whole numbers as they are, others to one decimal. */
-const count = (value: number) =>
-  Number.isInteger(value) ? value.toLocaleString() : value.toFixed(1);
 
 /** The eight counts. */
 function Counts({ stats }: { stats: UserStats }) {
@@ -143,6 +141,7 @@ export function HomePage({ config }: { config: PageConfig }) {
           <a href="/dashboard/files">All files</a>
         </p>
       </section>
+      <HomeVisits server={config.user !== undefined && config.user.role !== "USER"} />
       {stats && <FileTypes types={stats.sortTypeCount} />}
     </>
   );

@@ -5,7 +5,7 @@
  * `/dashboard/urls`: shorten a URL (vanity, password, max views, enabled, an
  * expiry, a destination per device, the query string forwarded), and the
  * caller's short URLs: search, sort, edit, enable or disable, copy, QR code,
- * delete.
+ * visits (a dialog, loaded on demand), delete.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { type ApiUrl, deleteUrl, listUrls, shortenUrl, updateUrl } from "../api/urls.ts";
@@ -15,6 +15,7 @@ import { Icon, IconButton } from "../icons.tsx";
 import { SelectField } from "../components/field.tsx";
 import { LinkTools } from "../components/link_tools.tsx";
 import { confirmAction, withToast } from "../components/feedback.tsx";
+import { VisitsDialog } from "../components/visits_loader.tsx";
 
 /** What the shorten and edit forms hold. */
 interface UrlForm {
@@ -225,6 +226,7 @@ function UrlRow(
   const [editing, setEditing] = useState<UrlForm | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [enabled, setEnabled] = useState(url.enabled);
+  const [visits, setVisits] = useState(false);
   const name = url.vanity ?? url.code;
   const expired = url.expiresAt !== null && Date.parse(url.expiresAt) <= Date.now();
   const save = async (event: Event) => {
@@ -294,6 +296,14 @@ function UrlRow(
         </label>
         <button
           type="button"
+          class="secondary visits-button"
+          aria-label={`Visits of ${name}`}
+          onClick={() => setVisits(true)}
+        >
+          <Icon name="visits" /> Visits
+        </button>
+        <button
+          type="button"
           class="icon-button"
           aria-label={`Edit ${name}`}
           title="Edit"
@@ -310,6 +320,13 @@ function UrlRow(
           onClick={remove}
         />
       </div>
+      {visits && (
+        <VisitsDialog
+          of={{ kind: "url", id: url.id }}
+          name={name}
+          onClose={() => setVisits(false)}
+        />
+      )}
       {editing && (
         <form class="edit" onSubmit={save} aria-label={`Edit ${name}`}>
           <UrlFields form={editing} set={setEditing} editing locked={url.password} />

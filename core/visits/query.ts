@@ -61,6 +61,8 @@ export interface VisitTop {
 
 /** What a visits read answers. */
 export interface VisitsReport {
+  /** Whether visits are recorded now (`analyticsEnabled`); off, a report holds earlier ones. */
+  recording: boolean;
   from: string;
   to: string;
   bucket: Bucket;
@@ -153,6 +155,7 @@ async function report(
     list.splice(TOP_VALUES);
   }
   return {
+    recording: s.settings.get("analyticsEnabled"),
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
     bucket,

@@ -1,6 +1,6 @@
 /**
  * Per-visit analytics (issue #35 part 2), on both stores: visits of short
- * URLs, files and share links recorded in batches (seen once the manual
+ * URLs, files (`/raw`, `/u`, `/view`) and share links recorded in batches (seen once the manual
  * clock passes the flush delay), user agents parsed, bots and Do Not Track,
  * unique visitors per hour and day and the daily salt, ranges and buckets,
  * who may read them, deletion, the retention task, export and import, and
@@ -89,7 +89,9 @@ apiTest("visits: off by default, a visit records nothing", async (app) => {
   const url = await shorten(app, alice);
   assert.equal(await hit(app, url.path, CHROME_WINDOWS), 302);
   flushDelay(app);
-  assert.equal(total(await report(app, alice, `/api/user/urls/${url.id}/visits`)), 0);
+  const body = await report(app, alice, `/api/user/urls/${url.id}/visits`);
+  assert.equal(total(body), 0);
+  assert.equal(body.recording, false, "the dashboard says what to do");
 });
 
 visitsTest(
@@ -129,6 +131,49 @@ visitsTest(
     );
     const mine = await report(app, alice, "/api/user/visits", "bucket=day");
     assert.equal(total(mine), 4, "the owner's roll-up holds both");
+    assert.equal(mine.recording, true);
+  },
+);
+
+visitsTest(
+  "visits: a file's /u and /view, and a folder link's file, are recorded as /raw is",
+  async (app) => {
+    app.clock.set(START);
+    const alice = await actor(app, "USER");
+    const folder = await app.json("POST", "/api/user/folders", { name: "Trip" }, alice.headers);
+    assert.equal(folder.status, 200, JSON.stringify(folder.body));
+    const into = { ...alice.headers, "x-service-folder": folder.body.id };
+    // Not text: `/u` serves its bytes (a text file's `/u` leads to its `/view` page).
+    const file = await uploadOne(
+      app,
+      into,
+      "\x00\x01 data",
+      "data.bin",
+      "application/octet-stream",
+    );
+    const link = await app.json(
+      "POST",
+      `/api/user/folders/${folder.body.id}/shares`,
+      {},
+      alice.headers,
+    );
+    assert.equal(link.status, 200, JSON.stringify(link.body));
+
+    const from = (host: string) => ({ referer: `https://${host}/page` });
+    assert.equal(await hit(app, `/u/${file.name}`, CHROME_WINDOWS, from("a.example")), 200);
+    assert.equal(await hit(app, `/view/${file.name}`, IPHONE, from("b.example")), 200);
+    assert.equal(await hit(app, `/s/${link.body.code}`, IPAD), 200, "the folder's page");
+    assert.equal(await hit(app, `/s/${link.body.code}/files/${file.id}`, FIREFOX_LINUX), 200);
+    flushDelay(app);
+
+    const body = await report(app, alice, `/api/user/files/${file.id}/visits`);
+    assert.equal(total(body), 3, "/u, /view and the link's file; the folder's page is no file's");
+    const values = (list: { value: string; visits: number }[]) =>
+      Object.fromEntries(list.map((e) => [e.value, e.visits]));
+    assert.deepEqual(values(body.top.browsers), { Chrome: 1, "Mobile Safari": 1, Firefox: 1 });
+    assert.deepEqual(values(body.top.referrers), { "a.example": 1, "b.example": 1 });
+    const mine = await report(app, alice, "/api/user/visits");
+    assert.equal(total(mine), 3, "the owner's roll-up has them");
   },
 );
 

@@ -106,13 +106,26 @@ Deno.test({
   },
 });
 
-Deno.test("e2e: a dashboard page's first load is within 120 KB of compressed script, and uPlot loads with the statistics page only", () => {
+Deno.test("e2e: a dashboard page's first load is within 120 KB of compressed script, and uPlot loads with the statistics page and the visits views only", () => {
   const first = ["dashboard.js", ...staticChunks("dashboard.js"), "ferry.js"];
   const gzip = first.reduce((n, name) => n + findAsset(name)!.asset.gzip.byteLength, 0);
   assert.ok(gzip <= SCRIPT_BUDGET, `first load: ${gzip} B of compressed script`);
   const text = (name: string) => new TextDecoder().decode(findAsset(name)!.asset.body);
   for (const name of first) assert.ok(!text(name).includes("uplot"), `uPlot in ${name}`);
+  /** A chunk and what it imports statically: what loading it fetches. */
+  const loads = (name: string) => [name, ...staticChunks(name)];
+  const withUplot = (names: string[]) => names.some((name) => text(name).includes("uplot"));
   const stats = text("dashboard.js").match(/import\("\.\/(stats-[\w]+\.js)"\)/);
   assert.ok(stats, "the statistics page is a chunk of its own");
-  assert.ok(text(stats[1]).includes("uplot"), "uPlot comes with the statistics page");
+  assert.ok(withUplot(loads(stats[1])), "uPlot comes with the statistics page");
+  // The home page (like the URLs page and the file panel) fetches the visits views on demand.
+  const home = text("dashboard.js").match(/import\("\.\/(home-[\w]+\.js)"\)/);
+  assert.ok(home, "the home page is a chunk of its own");
+  assert.ok(!withUplot(loads(home[1])), "uPlot is not part of the home page's chunks");
+  const visits = loads(home[1]).map((name) =>
+    text(name).match(/import\("\.\/(visits-[\w]+\.js)"\)/)
+  )
+    .find((match) => match !== null);
+  assert.ok(visits, "the visits views are a chunk the home page imports on demand");
+  assert.ok(withUplot(loads(visits[1])), "uPlot comes with the visits views");
 });

@@ -1,0 +1,1 @@
+var o=["USER","ADMIN","SUPERADMIN"];function r(){let e=document.getElementById("app"),n=e?t(e).user?.role:void 0;return n!==void 0&&n!=="USER"}function t(e){return JSON.parse(e.dataset.config??"{}")}export{o as a,r as b,t as c};

@@ -1,0 +1,280 @@
+/**
+ * The visit store contract (`db/visits.ts`), run against Deno KV and
+ * PostgreSQL: a batch stored raw and rolled up per hour for its target, its
+ * owner and the server; visitors counted once per hour and per day across
+ * batches and concurrent writers; ranges and dimensions; hours written in
+ * bulk; deleting a link's or a file's visits with it, and an owner's roll-up;
+ * the retention's removal of old records and salts.
+ */
+import assert from "node:assert/strict";
+import type { Backend } from "../../db/store.ts";
+import {
+  SERVER_SCOPE,
+  type VisitDimensionCount,
+  type VisitHour,
+  type VisitRecord,
+  type VisitScope,
+} from "../../db/visits.ts";
+import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
+
+/** The top of an hour, ahead of any test clock. */
+const START = Date.UTC(2027, 2, 10, 10, 0, 0);
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** A visit of `target` at `START + minutes` by `visitor`; the rest as `extra` says. */
+function visit(
+  target: VisitScope & { kind: "url" | "file" },
+  minutes: number,
+  visitor: string,
+  extra: Partial<VisitRecord> = {},
+): VisitRecord {
+  return {
+    targetKind: target.kind,
+    targetId: target.id,
+    ownerId: "owner-a",
+    at: new Date(START + minutes * MINUTE),
+    referrer: null,
+    country: null,
+    browser: null,
+    os: null,
+    device: "desktop",
+    bot: false,
+    visitor,
+    ...extra,
+  };
+}
+
+const U1 = { kind: "url", id: "u1" } as const;
+const U2 = { kind: "url", id: "u2" } as const;
+const F1 = { kind: "file", id: "f1" } as const;
+const OWNER: VisitScope = { kind: "owner", id: "owner-a" };
+
+const CHROME = { referrer: "news.example", country: "GB", browser: "Chrome", os: "Windows" };
+const IPHONE = { browser: "Mobile Safari", os: "iOS", device: "mobile" };
+
+/** The visits every step below starts from (two batches), and what they are. */
+const A = visit(U1, 5, "v1", CHROME);
+const B = visit(U1, 40, "v2", IPHONE);
+const C = visit(U1, 70, "v1", CHROME); // the next hour, the same visitor
+const D = visit(F1, 20, "v1", { browser: "Firefox", os: "Linux" });
+const E = visit(U2, 30, "v3", { ownerId: null, browser: "Chrome" });
+
+async function seed(store: Backend) {
+  await store.visits.add([A, B, D, E]);
+  await store.visits.add([C]);
+}
+
+/** `[hour offset from START in hours, visits, hourUniques, dayUniques]` of each hour. */
+function shape(hours: VisitHour[]): number[][] {
+  return hours.map((h) => [
+    (h.hour.getTime() - START) / HOUR,
+    h.visits,
+    h.hourUniques,
+    h.dayUniques,
+  ]);
+}
+
+/** Every hour of `scope` over two days around START, with visits. */
+async function hoursOf(store: Backend, scope: VisitScope): Promise<number[][]> {
+  const hours = await store.visits.hours(scope, new Date(START - DAY), new Date(START + DAY));
+  return shape(hours.filter((h) => h.visits > 0));
+}
+
+/** Dimension counts as sorted `dimension:value=count` strings. */
+function counts(list: VisitDimensionCount[]): string[] {
+  return list.map((c) => `${c.dimension}:${c.value}=${c.count}`).sort();
+}
+
+const steps: ContractSteps = {
+  "a batch is kept raw, oldest first, as it was given": async (store) => {
+    await seed(store);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("url", "u1")), [A, B, C]);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("file", "f1")), [D]);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("url", "u2")), [E]);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("file", "u1")), [], "kind counts");
+    assert.deepEqual(await Array.fromAsync(store.visits.list("url", "none")), []);
+  },
+  "hours roll up per target, owner and server, each visitor once an hour and once a day": async (
+    store,
+  ) => {
+    await seed(store);
+    // [hour, visits, hourUniques, dayUniques]: v1 comes back in the next hour, same day.
+    assert.deepEqual(await hoursOf(store, U1), [[0, 2, 2, 2], [1, 1, 1, 0]]);
+    assert.deepEqual(await hoursOf(store, F1), [[0, 1, 1, 1]]);
+    assert.deepEqual(
+      await hoursOf(store, OWNER),
+      [[0, 3, 2, 2], [1, 1, 1, 0]],
+      "v1 of the link and the file is one visitor of the owner's",
+    );
+    assert.deepEqual(await hoursOf(store, SERVER_SCOPE), [[0, 4, 3, 3], [1, 1, 1, 0]]);
+    assert.deepEqual(await hoursOf(store, { kind: "owner", id: "nobody" }), []);
+  },
+  "a range is [from, to) on hours; dimensions are summed over it": async (store) => {
+    await seed(store);
+    const first = await store.visits.hours(U1, new Date(START), new Date(START + HOUR));
+    assert.deepEqual(shape(first), [[0, 2, 2, 2]]);
+    const second = await store.visits.hours(U1, new Date(START + HOUR), new Date(START + DAY));
+    assert.deepEqual(shape(second), [[1, 1, 1, 0]]);
+    assert.deepEqual(await store.visits.hours(U1, new Date(START - DAY), new Date(START)), []);
+
+    assert.deepEqual(
+      counts(await store.visits.dimensions(U1, new Date(START), new Date(START + 2 * HOUR))),
+      [
+        "browser:Chrome=2",
+        "browser:Mobile Safari=1",
+        "country:GB=2",
+        "device:desktop=2",
+        "device:mobile=1",
+        "os:Windows=2",
+        "os:iOS=1",
+        "referrer:news.example=2",
+      ],
+      "no referrer and no country are not values",
+    );
+    assert.deepEqual(
+      counts(await store.visits.dimensions(U1, new Date(START + HOUR), new Date(START + DAY))),
+      [
+        "browser:Chrome=1",
+        "country:GB=1",
+        "device:desktop=1",
+        "os:Windows=1",
+        "referrer:news.example=1",
+      ],
+    );
+    assert.deepEqual(
+      counts(await store.visits.dimensions(SERVER_SCOPE, new Date(START), new Date(START + DAY))),
+      [
+        "browser:Chrome=3",
+        "browser:Firefox=1",
+        "browser:Mobile Safari=1",
+        "country:GB=2",
+        "device:desktop=4",
+        "device:mobile=1",
+        "os:Linux=1",
+        "os:Windows=2",
+        "os:iOS=1",
+        "referrer:news.example=2",
+      ],
+    );
+  },
+  "concurrent batches of one visitor count it once": async (store) => {
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => store.visits.add([visit(U1, 10 + i, "v1", CHROME)])),
+    );
+    assert.deepEqual(await hoursOf(store, U1), [[0, 5, 1, 1]]);
+    assert.deepEqual(await hoursOf(store, SERVER_SCOPE), [[0, 5, 1, 1]]);
+    const dims = await store.visits.dimensions(U1, new Date(START), new Date(START + HOUR));
+    assert.ok(counts(dims).includes("browser:Chrome=5"));
+    assert.equal((await Array.fromAsync(store.visits.list("url", "u1"))).length, 5);
+  },
+  "the next day's visit of the same hash is a new day's visitor": async (store) => {
+    await store.visits.add([visit(U1, 0, "v1")]);
+    await store.visits.add([visit(U1, 24 * 60, "v1")]);
+    const hours = await store.visits.hours(U1, new Date(START), new Date(START + 2 * DAY));
+    assert.deepEqual(shape(hours), [[0, 1, 1, 1], [24, 1, 1, 1]]);
+  },
+  "hours written in bulk add to what is there": async (store) => {
+    await store.visits.addHours([{
+      scope: U1,
+      hour: new Date(START),
+      visits: 10,
+      hourUniques: 4,
+      dayUniques: 3,
+      dimensions: [{ dimension: "browser", value: "Chrome", count: 10 }],
+    }]);
+    await store.visits.add([visit(U1, 15, "new", { browser: "Chrome" })]);
+    assert.deepEqual(await hoursOf(store, U1), [[0, 11, 5, 4]]);
+    assert.deepEqual(
+      counts(await store.visits.dimensions(U1, new Date(START), new Date(START + HOUR))),
+      ["browser:Chrome=11", "device:desktop=1"],
+    );
+  },
+  "deleting a link's visits takes them out of its owner's and the server's": async (store) => {
+    await seed(store);
+    assert.equal(await store.visits.deleteTarget("url", "u1", "owner-a"), 3);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("url", "u1")), []);
+    assert.deepEqual(await hoursOf(store, U1), []);
+    const dims = await store.visits.dimensions(U1, new Date(START), new Date(START + DAY));
+    assert.deepEqual(dims, []);
+    // The file's visit is left; unique counts lose the link's own, at most (db/visits.ts).
+    const owner = await hoursOf(store, OWNER);
+    assert.deepEqual(owner.map(([hour, visits]) => [hour, visits]), [[0, 1]]);
+    assert.ok(owner[0][2] <= 1 && owner[0][3] <= 1);
+    const server = await hoursOf(store, SERVER_SCOPE);
+    assert.deepEqual(server.map(([hour, visits]) => [hour, visits]), [[0, 2]]);
+    assert.deepEqual(
+      counts(await store.visits.dimensions(OWNER, new Date(START), new Date(START + DAY))),
+      ["browser:Firefox=1", "device:desktop=1", "os:Linux=1"],
+    );
+    assert.deepEqual(await Array.fromAsync(store.visits.list("file", "f1")), [D], "kept");
+  },
+  "deleting an owner-less link's visits takes them out of the server's": async (store) => {
+    await seed(store);
+    assert.equal(await store.visits.deleteTarget("url", "u2", null), 1);
+    assert.deepEqual(await hoursOf(store, U2), []);
+    const server = await hoursOf(store, SERVER_SCOPE);
+    assert.deepEqual(server.map(([hour, visits]) => [hour, visits]), [[0, 3], [1, 1]]);
+    assert.deepEqual(await hoursOf(store, OWNER), [[0, 3, 2, 2], [1, 1, 1, 0]], "untouched");
+    assert.equal(await store.visits.deleteTarget("url", "u2", null), 0, "nothing left");
+  },
+  "deleting a file's visits, then an owner's roll-up": async (store) => {
+    await seed(store);
+    assert.equal(await store.visits.deleteTarget("file", "f1", "owner-a"), 1);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("file", "f1")), []);
+    const owner = await hoursOf(store, OWNER);
+    assert.deepEqual(owner.map(([hour, visits]) => [hour, visits]), [[0, 2], [1, 1]]);
+    await store.visits.deleteOwner("owner-a");
+    assert.deepEqual(await hoursOf(store, OWNER), []);
+    assert.deepEqual(
+      await store.visits.dimensions(OWNER, new Date(START), new Date(START + DAY)),
+      [],
+    );
+    assert.equal((await hoursOf(store, SERVER_SCOPE)).length, 2, "the server's is kept");
+    assert.equal((await Array.fromAsync(store.visits.list("url", "u1"))).length, 3);
+  },
+  "the retention removes what is older, a limit at a time, and keeps the rest": async (store) => {
+    await seed(store);
+    const later = visit(U1, 20 * 24 * 60, "v9", IPHONE); // 20 days on
+    await store.visits.add([later]);
+    const cutoff = new Date(START + 10 * DAY);
+    assert.equal(await store.visits.deleteBefore(cutoff, cutoff, 1), 1, "one at most");
+    let removed = 1;
+    for (let pass = 0; pass < 100; pass++) {
+      const n = await store.visits.deleteBefore(cutoff, cutoff, 50);
+      if (n === 0) break;
+      removed += n;
+    }
+    assert.ok(removed >= 5 + 6, `the raw visits and their hours at least: ${removed}`);
+    assert.equal(await store.visits.deleteBefore(cutoff, cutoff, 50), 0, "nothing left");
+    assert.deepEqual(await Array.fromAsync(store.visits.list("url", "u1")), [later]);
+    assert.deepEqual(await Array.fromAsync(store.visits.list("file", "f1")), []);
+    const all = await store.visits.hours(U1, new Date(0), new Date(START + 30 * DAY));
+    assert.deepEqual(shape(all), [[20 * 24, 1, 1, 1]]);
+    assert.deepEqual(
+      await store.visits.dimensions(SERVER_SCOPE, new Date(0), cutoff),
+      [],
+      "old hours' dimensions went with them",
+    );
+    // The later hour's marks were kept: the same visitor there is still counted once.
+    await store.visits.add([visit(U1, 20 * 24 * 60 + 5, "v9", IPHONE)]);
+    const after = await store.visits.hours(U1, new Date(cutoff), new Date(START + 30 * DAY));
+    assert.deepEqual(shape(after), [[20 * 24, 2, 1, 1]]);
+  },
+  "a day's salt is stored once; old salts are deleted": async (store) => {
+    assert.equal(await store.visits.salt("2027-03-09", "first"), "first");
+    assert.equal(await store.visits.salt("2027-03-09", "second"), "first", "the stored one");
+    const raced = await Promise.all(
+      ["a", "b", "c"].map((fresh) => store.visits.salt("2027-03-10", fresh)),
+    );
+    assert.equal(new Set(raced).size, 1, `one salt for a day, however many ask: ${raced}`);
+    assert.equal(await store.visits.salt("2027-03-11", "third"), "third");
+    assert.equal(await store.visits.deleteSaltsBefore("2027-03-11"), 2);
+    assert.equal(await store.visits.salt("2027-03-09", "new"), "new", "deleted, so new");
+    assert.equal(await store.visits.salt("2027-03-11", "other"), "third", "kept");
+    assert.equal(await store.visits.deleteSaltsBefore("2027-03-01"), 0);
+  },
+};
+
+contractSuite("visits", steps);
