@@ -58,10 +58,12 @@ function sortPart(file: FileRecord, key: FileSortKey): [number, string | number]
   return [0, v];
 }
 
-/** Every index entry of `file`, by its key serialized. */
-function entries(file: FileRecord | null): Map<string, { key: Deno.KvKey; value: IndexValue }> {
-  const out = new Map<string, { key: Deno.KvKey; value: IndexValue }>();
-  if (!file) return out;
+/** One index entry: its key and value. */
+type Entry = { key: Deno.KvKey; value: IndexValue };
+
+/** Every index entry of `file`. */
+function entryList(file: FileRecord): Entry[] {
+  const out: Entry[] = [];
   const value: IndexValue = [
     (file.favorite ? FAVORITE : 0) | (file.private ? PRIVATE : 0),
     file.type,
@@ -69,10 +71,15 @@ function entries(file: FileRecord | null): Map<string, { key: Deno.KvKey; value:
   for (const scope of scopes(file)) {
     for (const sortKey of FILE_SORT_KEYS) {
       const key = ["file_index", file.userId!, scope, sortKey, ...sortPart(file, sortKey), file.id];
-      out.set(JSON.stringify(key), { key, value });
+      out.push({ key, value });
     }
   }
   return out;
+}
+
+/** Every index entry of `file`, by its key serialized. */
+function entries(file: FileRecord | null): Map<string, Entry> {
+  return new Map((file ? entryList(file) : []).map((e) => [JSON.stringify(e.key), e]));
 }
 
 /** The key of the count of `owner`'s files in `scope`. */
@@ -84,8 +91,22 @@ const countKey = (owner: string, scope: string): Deno.KvKey => [COUNT, owner, sc
  */
 export class IndexChange {
   readonly #deletes = new Map<string, Deno.KvKey>();
-  readonly #sets = new Map<string, { key: Deno.KvKey; value: IndexValue }>();
+  readonly #sets = new Map<string, Entry>();
+  /** The entries of new files: none was there, none is compared. */
+  readonly #fresh: Entry[] = [];
   readonly #sums = new Map<string, { key: Deno.KvKey; n: number }>();
+
+  /**
+   * Records a new file, whose id no entry holds yet (an import's): its
+   * entries are set without the comparison of {@link file}, which an import
+   * of many files would pay for each.
+   */
+  created(file: FileRecord): this {
+    if (scopes(file).length === 0) return this;
+    this.#fresh.push(...entryList(file));
+    this.#count(file, 1);
+    return this;
+  }
 
   /**
    * Records a write of one file: `before` it (`null`: new) and `after` it
@@ -117,15 +138,21 @@ export class IndexChange {
     }
   }
 
+  /** The keys {@link apply} sets (entries new or changed). */
+  setKeys(): Deno.KvKey[] {
+    return [...this.#sets.values(), ...this.#fresh].map((entry) => entry.key);
+  }
+
   /** How many mutations {@link apply} adds. */
   get size(): number {
-    return this.#deletes.size + this.#sets.size + this.#sums.size;
+    return this.#deletes.size + this.#sets.size + this.#fresh.length + this.#sums.size;
   }
 
   /** Adds the changes to `op`. */
   apply(op: Deno.AtomicOperation): Deno.AtomicOperation {
     for (const key of this.#deletes.values()) op.delete(key);
     for (const { key, value } of this.#sets.values()) op.set(key, value);
+    for (const { key, value } of this.#fresh) op.set(key, value);
     for (const { key, n } of this.#sums.values()) {
       if (n !== 0) op.sum(key, BigInt.asUintN(64, BigInt(n)));
     }
@@ -152,8 +179,11 @@ async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<nu
   return value.value >= 1n << 63n ? 0 : Number(value.value);
 }
 
-/** The scope a query reads and the filters left to apply on each entry's value. */
-function plan(q: FileQuery) {
+/**
+ * The scope a query reads and the filters left to apply on each entry's
+ * value (`types`: only files of these types).
+ */
+function plan(q: FileQuery, types?: ReadonlySet<string>) {
   const scope = q.folderId !== undefined
     ? `folder:${q.folderId}`
     : q.favorite === true
@@ -163,32 +193,38 @@ function plan(q: FileQuery) {
   const keep = (value: IndexValue) =>
     (favorite === undefined || ((value[0] & FAVORITE) !== 0) === favorite) &&
     (q.private === undefined || ((value[0] & PRIVATE) !== 0) === q.private) &&
-    (!q.typePrefixes || q.typePrefixes.some((p) => value[1].startsWith(p)));
+    (!q.typePrefixes || q.typePrefixes.some((p) => value[1].startsWith(p))) &&
+    (!types || types.has(value[1]));
   const filtered = favorite !== undefined || q.private !== undefined ||
     q.typePrefixes !== undefined;
   return { scope, keep, filtered };
 }
 
 /**
- * The ids of one page of `q` (which has neither `ids` nor `search`) and how
- * many files match: the entries before the page are read (keys and their
- * small values, no record), then the page's; the total is `q.total` when
- * given, the scope's count when nothing filters the scope further, the
- * owner's statistics when they tell (`countFromStats`), and else the count of
- * the remaining entries read to the end.
+ * The ids of one page of `q` (which has neither `ids` nor `search`; with
+ * `types`, only files of those types) and how many files match: the entries
+ * before the page are read (keys and their small values, no record), then
+ * the page's; the total is `q.total` when given, the scope's count when
+ * nothing filters the scope further, the owner's statistics when they tell
+ * (`countFromStats`, not with `types`), and else the count of the remaining
+ * entries read to the end.
  */
 export async function pageIds(
   kv: Deno.Kv,
   q: FileQuery,
+  { types, spread = 1 }: { types?: ReadonlySet<string>; spread?: number } = {},
 ): Promise<{ ids: string[]; total: number }> {
-  const { scope, keep, filtered } = plan(q);
+  const { scope, keep, filtered } = plan(q, types);
   let total = q.total ??
-    (filtered
+    (types
+      ? undefined
+      : filtered
       ? await countFromStats(q, () => readStats(kv, q.userId))
       : await scopeCount(kv, q.userId, scope));
   const ids: string[] = [];
   let seen = 0;
-  const need = () => total === undefined ? Infinity : q.offset + q.limit - seen;
+  const need = () =>
+    total === undefined ? Infinity : Math.ceil((q.offset + q.limit - seen) * spread);
   const base = ["file_index", q.userId, scope, q.sortBy];
   for await (const entry of walkIndex(kv, base, q.order, need)) {
     if (!keep(entry.value)) continue;

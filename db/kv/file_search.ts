@@ -4,23 +4,32 @@
  * the owner. The search stays a case-insensitive substring match
  * (`queryFiles` in `../files.ts`), which the candidates are checked against.
  *
- * - Name and original name: a key per suffix of the lower-cased value,
- *   `["file_sfx", owner, field, suffix, id]` (field `n` or `o`), the suffix cut to
- *   {@link KEY_CHARS} code points. `q` is a substring of `v` exactly when it
- *   is a prefix of one of `v`'s suffixes, so a search is one range read of
- *   the keys starting with the lower-cased query (cut the same way), whatever
- *   its length (one character too). Only the suffixes starting in the first
- *   {@link MAX_START} code points are kept; a longer value also gets
- *   `["file_sfx_long", owner, field, id]`, and those files are always
- *   candidates, so no match is lost.
+ * - Name and original name: a key per suffix of the lower-cased value
+ *   starting at every {@link STEP}th position (in code points),
+ *   `["file_sfx2", owner, field, suffix, id]` (field `n` or `o`), the suffix
+ *   cut to {@link KEY_CHARS} code points, whose value lists the up to
+ *   `STEP - 1` code points before it (one string per position where the
+ *   same cut suffix recurs). A query of `STEP` code points or more found at
+ *   position `s` has, `d < STEP` code points on, a kept position: its tail
+ *   from `d` is a prefix of that suffix and its first `d` code points end
+ *   what precedes it. So a search is `STEP` range reads of the keys starting
+ *   with the lower-cased query's tails (cut the same way), each kept when
+ *   its value ends with the head. Schema 5 kept a suffix at every position,
+ *   `STEP` times as many keys, and an import's cost is mostly keys. Only the
+ *   suffixes starting in the first {@link MAX_START} code points are kept; a
+ *   longer value also gets `["file_sfx_long", owner, field, id]`, and those
+ *   files are always candidates, so no match is lost. A shorter query (in
+ *   most names anyway) is answered from the owner's list.
  * - Type: `["file_by_type", owner, type, id]`. A search reads the owner's
  *   distinct types (one short read each), keeps those containing the query,
- *   and their files are the candidates.
+ *   and their files are the candidates; when they are many, the page is
+ *   read from the list index instead, in its order, its entries holding
+ *   their file's type (`broadTypePage`), the total from the type counters.
  *
  * Files without an owner are not indexed (a list is always one owner's).
  * The keys are written in the same atomic operation as the record
- * ({@link indexFile}); `KV_SCHEMA_VERSION` 5 fills them for the files stored
- * before ({@link backfillSearchIndex}).
+ * ({@link indexFile}); `KV_SCHEMA_VERSION` 6 fills them for the files stored
+ * before ({@link upgradeSearchIndex}).
  */
 import {
   type FilePage,
@@ -30,15 +39,19 @@ import {
   queryFiles,
 } from "../files.ts";
 import { getAll } from "./helpers.ts";
+import { readStats } from "./file_stats.ts";
+import { pageIds } from "./file_index.ts";
 
 /** The fields with a suffix index. */
 const SUFFIX_FIELDS = ["name", "originalName"] as const;
 type SuffixField = typeof SUFFIX_FIELDS[number];
 
-/** Suffixes start in a value's first this many code points. */
+/** Suffixes start in a value's first this many code points (a multiple of {@link STEP}). */
 export const MAX_START = 48;
 /** A suffix key holds at most this many code points of its suffix. */
 export const KEY_CHARS = 16;
+/** Every how many code points a suffix is kept. */
+const STEP = 2;
 
 /**
  * The most candidates a search reads through the index. A broader search
@@ -53,15 +66,18 @@ const END = "\u{10FFFF}";
 /** A field's code in the keys (short: a file has a few dozen of them). */
 const CODE: Record<SuffixField, string> = { name: "n", originalName: "o" };
 
+/** The prefix of schema 5's suffix keys (one per position), which schema 6 removes. */
+const OLD_SUFFIXES: Deno.KvKey = ["file_sfx"];
+
 const K = {
   suffix: (owner: string, field: SuffixField, suffix: string, id: string) => [
-    "file_sfx",
+    "file_sfx2",
     owner,
     CODE[field],
     suffix,
     id,
   ],
-  suffixes: (owner: string, field: SuffixField) => ["file_sfx", owner, CODE[field]],
+  suffixes: (owner: string, field: SuffixField) => ["file_sfx2", owner, CODE[field]],
   long: (
     owner: string,
     field: SuffixField,
@@ -73,38 +89,55 @@ const K = {
   file: (id: string) => ["file", id],
 };
 
-/** The distinct suffixes, cut to {@link KEY_CHARS}, of the first {@link MAX_START} positions. */
-function suffixes(value: string): { cut: Set<string>; long: boolean } {
+/**
+ * The suffixes of `value` lower-cased, cut to {@link KEY_CHARS}, at the
+ * positions below {@link MAX_START} that are a multiple of {@link STEP},
+ * each with the code points before it (up to `STEP - 1` of them; one string
+ * per position where the same cut suffix recurs).
+ */
+function suffixes(value: string): { cut: Map<string, string[]>; long: boolean } {
   const points = Array.from(value.toLowerCase());
-  const cut = new Set<string>();
-  for (let i = 0; i < Math.min(points.length, MAX_START); i++) {
-    cut.add(points.slice(i, i + KEY_CHARS).join(""));
+  const cut = new Map<string, string[]>();
+  for (let i = 0; i < Math.min(points.length, MAX_START); i += STEP) {
+    const suffix = points.slice(i, i + KEY_CHARS).join("");
+    const before = points.slice(Math.max(0, i - STEP + 1), i).join("");
+    const seen = cut.get(suffix);
+    if (seen === undefined) cut.set(suffix, [before]);
+    else if (!seen.includes(before)) seen.push(before);
   }
   return { cut, long: points.length > MAX_START };
 }
 
+/** One search key and its value. */
+export interface SearchKey {
+  key: Deno.KvKey;
+  value: string[] | true;
+}
+
 /** Every search key of `file` (none for a file without an owner). */
-export function searchKeys(file: FileRecord): Deno.KvKey[] {
+export function searchKeys(file: FileRecord): SearchKey[] {
   const owner = file.userId;
   if (owner === null) return [];
-  const keys: Deno.KvKey[] = [K.type(owner, file.type, file.id)];
+  const keys: SearchKey[] = [{ key: K.type(owner, file.type, file.id), value: true }];
   for (const field of SUFFIX_FIELDS) {
     const value = file[field];
     if (value === null || value === "") continue;
     const { cut, long } = suffixes(value);
-    for (const suffix of cut) keys.push(K.suffix(owner, field, suffix, file.id));
-    if (long) keys.push(K.long(owner, field, file.id));
+    for (const [suffix, before] of cut) {
+      keys.push({ key: K.suffix(owner, field, suffix, file.id), value: before });
+    }
+    if (long) keys.push({ key: K.long(owner, field, file.id), value: true });
   }
   return keys;
 }
 
 /**
  * The most keys {@link searchKeys} gives one file: two fields' suffixes and
- * long marks, and the type (99; a rename that changes both fields deletes
+ * long marks, and the type (51 with a {@link STEP} of 2; a rename that changes both fields deletes
  * and sets at most twice that; at most 140 bytes a key, well within an atomic
  * operation's 1000 mutations and 80 KiB of keys).
  */
-export const MAX_SEARCH_KEYS = SUFFIX_FIELDS.length * (MAX_START + 1) + 1;
+export const MAX_SEARCH_KEYS = SUFFIX_FIELDS.length * (MAX_START / STEP + 1) + 1;
 
 /**
  * Adds to `op` the search keys' changes of a write of one file: `before` it
@@ -121,11 +154,15 @@ export function indexFile<Op extends Deno.AtomicOperation>(
     before && after && before.userId === after.userId && before.name === after.name &&
     before.originalName === after.originalName && before.type === after.type
   ) return op;
-  const old = new Map((before ? searchKeys(before) : []).map((k) => [JSON.stringify(k), k]));
-  for (const key of after ? searchKeys(after) : []) {
-    if (!old.delete(JSON.stringify(key))) op.set(key, true);
+  const old = new Map(
+    (before ? searchKeys(before) : []).map((k) => [JSON.stringify(k.key), k]),
+  );
+  for (const { key, value } of after ? searchKeys(after) : []) {
+    const id = JSON.stringify(key);
+    if (JSON.stringify(old.get(id)?.value) !== JSON.stringify(value)) op.set(key, value);
+    old.delete(id);
   }
-  for (const key of old.values()) op.delete(key);
+  for (const { key } of old.values()) op.delete(key);
   return op;
 }
 
@@ -159,7 +196,10 @@ async function typeCandidates(
 
 /**
  * The ids of the owner's files whose `field` may contain `needle`
- * (lower-cased); `null` past {@link MAX_CANDIDATES}.
+ * (lower-cased, well-formed, of {@link STEP} code points or more): found at
+ * a kept position, or `d` code points before one (`d` < `STEP`), where its
+ * tail after `d` code points starts the suffix and its head ends what
+ * precedes it; and the long values. `null` past {@link MAX_CANDIDATES}.
  */
 async function suffixCandidates(
   kv: Deno.Kv,
@@ -168,16 +208,53 @@ async function suffixCandidates(
   needle: string,
 ): Promise<Set<string> | null> {
   const ids = new Set<string>();
-  const prefix = Array.from(needle).slice(0, KEY_CHARS).join("");
+  const points = Array.from(needle);
   const within = K.suffixes(owner, field);
-  const range = { start: [...within, prefix], end: [...within, prefix + END] };
-  for (const [selector, at] of [[range, 4], [{ prefix: K.longs(owner, field) }, 3]] as const) {
-    for await (const { key } of kv.list(selector, { batchSize: 1000 })) {
-      ids.add(key[at] as string);
+  for (let d = 0; d < STEP; d++) {
+    const prefix = points.slice(d, d + KEY_CHARS).join("");
+    const head = points.slice(0, d).join("");
+    const range = { start: [...within, prefix], end: [...within, prefix + END] };
+    for await (const { key, value } of kv.list<string[]>(range, { batchSize: 1000 })) {
+      if (d > 0 && !value.some((before) => before.endsWith(head))) continue;
+      ids.add(key[4] as string);
       if (ids.size > MAX_CANDIDATES) return null;
     }
   }
+  for await (const { key } of kv.list({ prefix: K.longs(owner, field) }, { batchSize: 1000 })) {
+    ids.add(key[3] as string);
+    if (ids.size > MAX_CANDIDATES) return null;
+  }
   return ids;
+}
+
+/**
+ * A search by type matching many files (`needle`, lower-cased), paged from
+ * the list index in `q`'s order (each entry holds its file's type) rather
+ * than read whole, its total from the owner's counters of each type; `null`
+ * when something else narrows it (favourite, private, folder: the counters
+ * cannot tell its total), or when few files match, fewer than the entries
+ * the list index would skip to reach the page (their records are read
+ * instead).
+ */
+async function broadTypePage(kv: Deno.Kv, q: FileQuery, needle: string): Promise<FilePage | null> {
+  if (q.favorite !== undefined || q.private !== undefined || q.folderId !== undefined) return null;
+  const stats = await readStats(kv, q.userId);
+  const types = new Set(
+    Object.keys(stats.types).filter((type) =>
+      type.toLowerCase().includes(needle) &&
+      (!q.typePrefixes || q.typePrefixes.some((p) => type.startsWith(p)))
+    ),
+  );
+  const matches = [...types].reduce((sum, type) => sum + stats.types[type], 0);
+  // Entries read to the page: (offset + limit) × files / matches; records otherwise: matches.
+  if (matches === 0 || matches * matches < (q.offset + q.limit) * stats.files) return null;
+  const { ids } = await pageIds(
+    kv,
+    { ...q, search: undefined, total: matches },
+    { types, spread: Math.max(1, stats.files / matches) },
+  );
+  const records = await getAll<FileRecord>(kv, ids.map(K.file));
+  return { files: records.flatMap((e) => e.value ?? []), total: matches };
 }
 
 /**
@@ -193,6 +270,14 @@ export async function searchFiles(kv: Deno.Kv, q: FileQuery): Promise<FilePage |
   let ids: Set<string> | null = null;
   if (q.search && q.search.field !== "id" && q.search.query !== "") {
     const needle = q.search.query.toLowerCase();
+    // One code point, or a lone surrogate: not in the index's terms; the owner's list answers.
+    const indexed = q.search.field === "type" ||
+      (needle.isWellFormed() && Array.from(needle).length >= STEP);
+    if (!indexed) return null;
+    if (q.search.field === "type" && !q.ids) {
+      const page = await broadTypePage(kv, q, needle);
+      if (page) return page;
+    }
     ids = q.search.field === "type"
       ? await typeCandidates(kv, q.userId, needle)
       : await suffixCandidates(kv, q.userId, q.search.field, needle);
@@ -207,22 +292,26 @@ export async function searchFiles(kv: Deno.Kv, q: FileQuery): Promise<FilePage |
   return queryFiles(records.flatMap((e) => e.value ?? []), q);
 }
 
-/** Where {@link backfillSearchIndex} keeps its progress: the last owner copy indexed. */
-const BACKFILL_CURSOR: Deno.KvKey = ["meta", "search_backfill"];
+/** Where schema 5's backfill kept its progress (a stopped one's is dropped by schema 6's). */
+const OLD_CURSOR: Deno.KvKey = ["meta", "search_backfill"];
+/** Where {@link upgradeSearchIndex} keeps its progress: the last owner copy indexed. */
+const BACKFILL_CURSOR: Deno.KvKey = ["meta", "search_backfill_6"];
 
 /** Search keys one atomic operation of the backfill writes, about (a file's are never split). */
 const BACKFILL_KEYS = 400;
 
 /**
- * Writes the search keys of every owned file stored before the index (KV
- * schema 5), reading the owners' copies under `copies` in key order a page at
- * a time (never a whole list) and keeping the last one done under
- * {@link BACKFILL_CURSOR}, in the same atomic operation as the keys, so that
- * an upgrade that stopped resumes where it was. Setting a key twice is
- * harmless. Removes the cursor when done.
+ * KV schema 6's upgrade (from any earlier schema): removes schema 5's suffix
+ * keys, then writes the search keys of every owned file, reading the owners'
+ * copies under `copies` in key order a page at a time (never a whole list)
+ * and keeping the last one done under {@link BACKFILL_CURSOR}, in the same
+ * atomic operation as the keys, so that an upgrade that stopped resumes
+ * where it was (the removal resumes by itself: what it removed is gone).
+ * Setting a key twice is harmless. Removes the cursors when done.
  */
-export async function backfillSearchIndex(kv: Deno.Kv, copies: Deno.KvKey): Promise<void> {
+export async function upgradeSearchIndex(kv: Deno.Kv, copies: Deno.KvKey): Promise<void> {
   const cursor = (await kv.get<Deno.KvKey>(BACKFILL_CURSOR)).value;
+  if (cursor === null) await removeAll(kv, OLD_SUFFIXES);
   const selector = cursor ? { prefix: copies, start: cursor } : { prefix: copies };
   let op = kv.atomic();
   let keys = 0;
@@ -238,10 +327,24 @@ export async function backfillSearchIndex(kv: Deno.Kv, copies: Deno.KvKey): Prom
   for await (const entry of kv.list<FileRecord>(selector, { batchSize: 500 })) {
     const written = searchKeys(entry.value);
     if (keys + written.length > BACKFILL_KEYS) await flush();
-    for (const key of written) op.set(key, true);
+    for (const { key, value } of written) op.set(key, value);
     keys += written.length;
     last = entry.key;
   }
   await flush();
-  await kv.delete(BACKFILL_CURSOR);
+  await kv.atomic().delete(BACKFILL_CURSOR).delete(OLD_CURSOR).commit();
+}
+
+/** Keys one atomic operation of {@link removeAll} deletes (within KV's 80 KiB of keys). */
+const REMOVE_KEYS = 400;
+
+/** Deletes every key under `prefix`, {@link REMOVE_KEYS} an atomic operation. */
+async function removeAll(kv: Deno.Kv, prefix: Deno.KvKey): Promise<void> {
+  while (true) {
+    const batch = await Array.fromAsync(kv.list({ prefix }, { limit: REMOVE_KEYS }));
+    if (batch.length === 0) return;
+    const op = kv.atomic();
+    for (const { key } of batch) op.delete(key);
+    await op.commit();
+  }
 }

@@ -30,11 +30,12 @@ import {
 import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
-import { writeInRuns } from "./many.ts";
+import { keyBytes, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import { IndexChange, indexChange, pageIds } from "./file_index.ts";
 import { indexFile, searchFiles, searchKeys } from "./file_search.ts";
+import { knownAbsent } from "./journal.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -54,7 +55,7 @@ const K = {
 const MAX_GROUP = 12;
 
 /** The most search keys (`./file_search.ts`) a group commit may write; more go alone. */
-const MAX_GROUP_SEARCH_KEYS = 600;
+const MAX_GROUP_SEARCH_KEYS = 500;
 
 /** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
 type UploadWrite =
@@ -117,29 +118,48 @@ export class KvFiles implements FileStore {
   }
 
   async createMany(files: FileRecord[]) {
+    // Each file's search keys, computed once (its runs' costs and writes need them).
+    const search = new Map(files.map((f) => [f, searchKeys(f)]));
+    const bytes = (f: FileRecord) => {
+      const index = new IndexChange().created(f).setKeys();
+      const keys = [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id)];
+      return [...keys, ...index, ...search.get(f)!.map((k) => k.key)]
+        .reduce((n, key) => n + keyBytes(key), 0);
+    };
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
       // 3 writes, its index entries, its search keys, and a share of the run's statistics' sums
       // (gathered: a few per owner).
       cost: (f) => ({
         checks: 1,
-        mutations: 4 + new IndexChange().file(null, f).size + searchKeys(f).length,
+        mutations: 4 + new IndexChange().created(f).size + search.get(f)!.length,
+        keyBytes: bytes(f),
       }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
         bytes: (usage ?? NO_USAGE).bytes + owned.reduce((sum, f) => sum + f.size, 0),
       }),
-      write: (op, f) =>
-        indexFile(this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f), null, f),
+      write: (op, f) => {
+        this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f);
+        for (const { key, value } of search.get(f)!) op.set(key, value);
+        // New ids, and a name checked free: an import's journal need not read what they held.
+        knownAbsent(op, () => [
+          K.file(f.id),
+          K.byName(f.name),
+          K.byUser(f.userId, f.id),
+          ...search.get(f)!.map((k) => k.key),
+        ]);
+      },
       after: (op, run) => {
         const change = new StatsChange();
         const index = new IndexChange();
         for (const f of run) {
           change.file(null, f);
-          index.file(null, f);
+          index.created(f);
         }
         index.apply(change.apply(op));
+        knownAbsent(op, () => index.setKeys());
       },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,

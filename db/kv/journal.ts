@@ -51,6 +51,8 @@ type Mutation =
 class JournaledAtomic {
   private readonly checks: Deno.AtomicCheck[] = [];
   private readonly mutations: Mutation[] = [];
+  /** Keys known to hold nothing before this operation (serialized): not read. */
+  readonly absent = new Set<string>();
 
   constructor(private readonly kv: Deno.Kv, private readonly journal: Journal) {}
 
@@ -76,7 +78,10 @@ class JournaledAtomic {
 
   async commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
     const op = this.kv.atomic().check(...this.checks);
-    const priors = (await getAll(this.kv, this.mutations.map((m) => m.key))).map(priorOf);
+    const known = (m: Mutation) => this.absent.size > 0 && this.absent.has(JSON.stringify(m.key));
+    const read = this.mutations.filter((m) => !known(m));
+    const priors = (await getAll(this.kv, read.map((m) => m.key))).map(priorOf);
+    for (const m of this.mutations) if (known(m)) priors.push({ key: m.key, existed: false });
     for (const entry of packed(priors)) op.set(this.journal.nextKey(), entry);
     for (const m of this.mutations) {
       if (m.type === "set") op.set(m.key, m.value, { expireIn: m.expireIn });
@@ -85,6 +90,17 @@ class JournaledAtomic {
     }
     return await op.commit();
   }
+}
+
+/**
+ * Tells `op`, when it is journaled, that `keys` hold nothing before it (keys
+ * that name a record it creates, or that it checks are absent), so that it
+ * records their absence without reading each (an import's index keys);
+ * `keys` is only called for a journaled one.
+ */
+export function knownAbsent(op: Deno.AtomicOperation, keys: () => Iterable<Deno.KvKey>): void {
+  if (!(op instanceof JournaledAtomic)) return;
+  for (const key of keys()) op.absent.add(JSON.stringify(key));
 }
 
 function priorOf(entry: Deno.KvEntryMaybe<unknown>): PriorValue {

@@ -8,15 +8,47 @@ import { commitChecked, getAll } from "./helpers.ts";
 /** Checks one atomic operation may hold. */
 const MAX_CHECKS = 100;
 /**
- * Mutations one bulk atomic operation is given: half of KV's 1000, so that a
- * journaled view (`journal.ts`), which adds one write per mutation, still fits.
+ * Mutations one bulk atomic operation is given: nearly KV's 1000; half of
+ * them when it is journaled (`journal.ts`), which may add one write per
+ * mutation. A commit costs far more than a key on a busy disk, so an import
+ * writes as few as it can.
  */
-const MAX_MUTATIONS = 450;
+const MAX_MUTATIONS = { plain: 900, journaled: 450 };
+/** Bytes of keys one bulk atomic operation is given, of KV's 80 KiB (checks' included). */
+const MAX_KEY_BYTES = 64 * 1024;
 
 /** What one item of a bulk write adds to an atomic operation, its owner's counter aside. */
 interface AtomicCost {
   checks: number;
   mutations: number;
+  /** The bytes of the keys it checks and writes (see {@link keyBytes}); 0 when small. */
+  keyBytes?: number;
+}
+
+/** At least the bytes of `s` in UTF-8 (each half of a surrogate pair counted 3). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+  }
+  return n;
+}
+
+/**
+ * At least the size of `key` as KV encodes it: a type byte, the part (a
+ * string in UTF-8, bytes doubled for their escapes), a terminator.
+ */
+export function keyBytes(key: Deno.KvKey): number {
+  let n = 0;
+  for (const part of key) {
+    n += typeof part === "string"
+      ? 2 + utf8Length(part)
+      : part instanceof Uint8Array
+      ? 2 + part.length * 2
+      : 10;
+  }
+  return n;
 }
 
 /**
@@ -28,6 +60,7 @@ function atomicRuns<T>(
   items: T[],
   owner: (item: T) => string | null,
   cost: (item: T) => AtomicCost,
+  maxMutations: number,
 ): T[][] {
   const sorted = [...items].sort((a, b) => {
     const x = owner(a) ?? "";
@@ -39,18 +72,21 @@ function atomicRuns<T>(
   let owners = new Set<string>();
   let checks = 0;
   let mutations = 0;
+  let bytes = 0;
   for (const item of sorted) {
     const c = cost(item);
     const who = owner(item);
     const extra = who !== null && !owners.has(who) ? 1 : 0;
+    const size = c.keyBytes ?? 0;
     if (
       run.length > 0 &&
-      (checks + c.checks + extra > MAX_CHECKS || mutations + c.mutations + extra > MAX_MUTATIONS)
+      (checks + c.checks + extra > MAX_CHECKS || mutations + c.mutations + extra > maxMutations ||
+        bytes + size > MAX_KEY_BYTES)
     ) {
       runs.push(run);
       run = [];
       owners = new Set();
-      checks = mutations = 0;
+      checks = mutations = bytes = 0;
     }
     if (who !== null && !owners.has(who)) {
       owners.add(who);
@@ -59,6 +95,7 @@ function atomicRuns<T>(
     }
     checks += c.checks;
     mutations += c.mutations;
+    bytes += size;
     run.push(item);
   }
   if (run.length > 0) runs.push(run);
@@ -92,7 +129,10 @@ export async function writeInRuns<T, C>(
   items: T[],
   w: BulkWrite<T, C>,
 ): Promise<void> {
-  for (const run of atomicRuns(items, w.owner, w.cost)) {
+  // A journaled view's operations are its own class, not KV's.
+  const journaled = !(kv.atomic() instanceof Deno.AtomicOperation);
+  const most = journaled ? MAX_MUTATIONS.journaled : MAX_MUTATIONS.plain;
+  for (const run of atomicRuns(items, w.owner, w.cost, most)) {
     const owners = [...new Set(run.flatMap((item) => w.owner(item) ?? []))];
     await commitChecked(async () => {
       const counters = await getAll<C>(kv, owners.map(w.counter));

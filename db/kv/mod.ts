@@ -12,7 +12,7 @@ import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
 import { backfillFileIndex } from "./file_index.ts";
-import { backfillSearchIndex } from "./file_search.ts";
+import { upgradeSearchIndex } from "./file_search.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -37,9 +37,12 @@ import { KvWebhooks } from "./webhooks.ts";
  * list offers (`./file_index.ts`) and each owner's URLs oldest first
  * (`./urls.ts`), filled from the files and URLs already stored. 5: the search
  * index of names, original names and types (`./file_search.ts`), filled from
- * the files already stored. Each upgrade resumes where a stopped one left off.
+ * the files already stored. 6: the search index keeps a name's suffixes at
+ * even positions only, half the keys (schema 5's removed, the new ones filled
+ * from the files stored; schema 5's own fill is skipped from older schemas).
+ * Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 5;
+export const KV_SCHEMA_VERSION = 6;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -58,7 +61,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await backfillFileIndex(kv);
       await backfillUrlAges(kv);
     }
-    if (version.value < 5) await backfillSearchIndex(kv, OWNER_COPIES);
+    if (version.value < 6) await upgradeSearchIndex(kv, OWNER_COPIES);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

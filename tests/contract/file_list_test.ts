@@ -4,7 +4,8 @@
  * changes, views, resizes, a disowned user and concurrent writes, every
  * page of every sort key, both ways, with each filter, is what the records
  * sorted in memory give (`queryFiles`, PostgreSQL's order). On Deno KV that
- * holds the index of `db/kv/file_index.ts` to every write (issue #32).
+ * holds the index of `db/kv/file_index.ts` to every write (issue #32), and
+ * its searches by type, name and original name, broad and narrow.
  */
 import assert from "node:assert/strict";
 import {
@@ -58,6 +59,13 @@ async function assertPages(store: Backend, userId: string, folders: string[], ta
     { folderId: folders[1], private: false },
     { folderId: folders[0], favorite: false },
     { ids: tagged },
+    // Searches by type: broad ones are paged from the index on Deno KV, narrow ones read.
+    { search: { field: "type", query: "/" } },
+    { search: { field: "type", query: "IMAGE" } },
+    { search: { field: "type", query: "p" }, typePrefixes: ["image/", "application/"] },
+    { search: { field: "type", query: "/" }, favorite: true },
+    { search: { field: "name", query: "-1" } },
+    { search: { field: "originalName", query: "ORIG 3" } },
   ];
   const pages = [{ offset: 0, limit: 4 }, { offset: 5, limit: 7 }, { offset: 0, limit: 1000 }];
   for (const sortBy of FILE_SORT_KEYS) {

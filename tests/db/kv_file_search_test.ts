@@ -1,8 +1,10 @@
 /**
- * The Deno KV search index (`db/kv/file_search.ts`): KV schema 5 fills it
- * for the files a store of schema 3 or 4 holds, also when an upgrade stopped
- * half way resumes; the longest names stay within an atomic operation's
- * limits, in an upload, an import and a rename.
+ * The Deno KV search index (`db/kv/file_search.ts`): KV schema 6 fills it
+ * for the files a store of schema 3, 4 or 5 holds (removing schema 5's
+ * suffix keys), also when an upgrade stopped half way resumes; the longest
+ * names stay within an atomic operation's limits, in an upload, an import
+ * and a rename; a query found at an odd position, at the last even one, in
+ * a suffix that recurs, or of one code point is found.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,7 +14,7 @@ import { KV_SCHEMA_VERSION, openKvStore } from "../../db/kv/mod.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
-const INDEX_PREFIXES = [["file_sfx"], ["file_sfx_long"], ["file_by_type"]];
+const INDEX_PREFIXES = [["file_sfx2"], ["file_sfx_long"], ["file_by_type"]];
 
 /** Every key of the search index, in key order. */
 async function indexKeys(kv: Deno.Kv): Promise<Deno.KvKey[]> {
@@ -34,8 +36,8 @@ const searchOf = (userId: string, field: "name" | "originalName" | "type", query
     search: { field, query },
   }) satisfies FileQuery;
 
-for (const from of [3, 4]) {
-  Deno.test(`kv schema ${from} → 5: the search index is filled for the files stored, also when an upgrade stopped half way`, async () => {
+for (const from of [3, 4, 5]) {
+  Deno.test(`kv schema ${from} → 6: the search index is filled for the files stored, also when an upgrade stopped half way`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "ferry-kv-search-" });
     const path = join(dir, "ferry.kv");
     try {
@@ -55,17 +57,21 @@ for (const from of [3, 4]) {
       const kv = await Deno.openKv(path);
       const want = await indexKeys(kv);
       assert.ok(want.length > 0);
-      // What schema 3 or 4 held: no index. From 4, an upgrade had indexed the first copy and
-      // stopped.
+      // What schema 3 or 4 held: no index; schema 5: a suffix key at every position, and a
+      // stopped backfill's cursor. From 4, an upgrade to 6 had indexed the first copy and stopped.
       for (const key of want) await kv.delete(key);
       await kv.set(["meta", "schema_version"], from);
+      if (from === 5) {
+        await kv.set(["file_sfx", ann.id, "n", "lpha.png", files[0].id], true);
+        await kv.set(["meta", "search_backfill"], ["file_by_user", ann.id]);
+      }
       if (from === 4) {
         const [first] = await Array.fromAsync(
           kv.list<FileRecord>({ prefix: ["file_by_user"] }, { limit: 1 }),
         );
         const op = kv.atomic();
-        for (const key of searchKeys(first.value)) op.set(key, true);
-        await op.set(["meta", "search_backfill"], [...first.key, ""]).commit();
+        for (const { key, value } of searchKeys(first.value)) op.set(key, value);
+        await op.set(["meta", "search_backfill_6"], [...first.key, ""]).commit();
       }
       kv.close();
 
@@ -73,6 +79,7 @@ for (const from of [3, 4]) {
       assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
       const ids = async (q: FileQuery) => (await upgraded.files.list(q)).files.map((f) => f.id);
       assert.deepEqual(await ids(searchOf(ann.id, "name", "ALPHA")), [files[0].id]);
+      assert.deepEqual(await ids(searchOf(ann.id, "name", "LPHA")), [files[0].id]);
       assert.deepEqual(await ids(searchOf(ann.id, "originalName", "day.p")), [files[0].id]);
       assert.deepEqual(await ids(searchOf(ann.id, "name", "TAIL")), [files[2].id]);
       assert.deepEqual(await ids(searchOf(ann.id, "type", "text")), [files[2].id, files[1].id]);
@@ -81,13 +88,58 @@ for (const from of [3, 4]) {
 
       const raw = await Deno.openKv(path);
       assert.deepEqual(await indexKeys(raw), want, "the keys a write makes, no more");
-      assert.equal((await raw.get(["meta", "search_backfill"])).value, null, "the cursor is gone");
+      for (const key of [["meta", "search_backfill"], ["meta", "search_backfill_6"]]) {
+        assert.equal((await raw.get(key)).value, null, "the cursors are gone");
+      }
+      const old = await Array.fromAsync(raw.list({ prefix: ["file_sfx"] }));
+      assert.deepEqual(old, [], "schema 5's keys are gone");
       raw.close();
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
   });
 }
+
+Deno.test("kv search index: a query at an odd or even position, at the edge of the suffixes kept, or in a recurring suffix", async () => {
+  const store = await openKvStore(":memory:");
+  try {
+    const user = await storedUser(store);
+    const edge = `${"x".repeat(47)}ab${"y".repeat(10)}`; // "ab" at 47: odd, its tail at 48
+    const files = [
+      fileRecord(user.id, { name: "abcdef.txt" }),
+      fileRecord(user.id, { name: "xabcde.txt" }),
+      fileRecord(user.id, { name: "zQzQzR.txt" }),
+      fileRecord(user.id, { name: "qzqzrz.txt" }),
+      fileRecord(user.id, { name: edge }),
+      fileRecord(user.id, { name: "😀😁😂😃.bin" }),
+      // The suffixes at 0, 2, … 8 cut to 16 are one key, after "" and after "d".
+      fileRecord(user.id, { name: `${"cd".repeat(12)}.x` }),
+    ];
+    for (const f of files) await store.files.create(f, NO_LIMITS);
+    const ids = async (query: string) =>
+      (await store.files.list(searchOf(user.id, "name", query))).files.map((f) => f.id).sort();
+    const of = (...i: number[]) => i.map((n) => files[n].id).sort();
+    assert.deepEqual(await ids("ab"), of(0, 1, 4));
+    assert.deepEqual(await ids("BCD"), of(0, 1));
+    assert.deepEqual(await ids("cde.t"), of(1));
+    assert.deepEqual(await ids("qzr"), of(2, 3));
+    assert.deepEqual(await ids("zqzr"), of(2, 3));
+    assert.deepEqual(await ids("DCDC"), of(6));
+    assert.deepEqual(await ids("cdcd"), of(6));
+    assert.deepEqual(await ids("xab"), of(1, 4));
+    assert.deepEqual(await ids("by"), of(4));
+    assert.deepEqual(await ids("😁😂"), of(5));
+    assert.deepEqual(await ids("😂"), of(5));
+    assert.deepEqual(
+      await ids("\ud83d"),
+      of(5),
+      "a lone surrogate still finds what includes() finds",
+    );
+    assert.deepEqual(await ids("e"), of(0, 1));
+  } finally {
+    await store.close();
+  }
+});
 
 Deno.test("kv search index: the longest names fit one atomic operation, uploaded, imported and renamed", async () => {
   const store = await openKvStore(":memory:");
@@ -99,6 +151,7 @@ Deno.test("kv search index: the longest names fit one atomic operation, uploaded
         .join("");
     const uploaded = fileRecord(user.id, { name: long(1), originalName: long(3) });
     assert.equal(searchKeys(uploaded).length, MAX_SEARCH_KEYS);
+    assert.equal(MAX_SEARCH_KEYS, 51, "half of schema 5's 99");
     await store.files.create(uploaded, NO_LIMITS);
     const imported = Array.from(
       { length: 12 },
