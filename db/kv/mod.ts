@@ -13,6 +13,7 @@ import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
 import { backfillFileIndex } from "./file_index.ts";
 import { backfillSearchIndex } from "./file_search.ts";
+import { backfillTaskIndex } from "./file_tasks.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -37,9 +38,12 @@ import { KvWebhooks } from "./webhooks.ts";
  * list offers (`./file_index.ts`) and each owner's URLs oldest first
  * (`./urls.ts`), filled from the files and URLs already stored. 5: the search
  * index of names, original names and types (`./file_search.ts`), filled from
- * the files already stored. Each upgrade resumes where a stopped one left off.
+ * the files already stored. 7: the cleaning tasks' index of files
+ * (`./file_tasks.ts`: expiry, exhausted views, pending, thumbnails), filled
+ * from the files already stored. Each upgrade resumes where a stopped one
+ * left off.
  */
-export const KV_SCHEMA_VERSION = 5;
+export const KV_SCHEMA_VERSION = 7;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -59,6 +63,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await backfillUrlAges(kv);
     }
     if (version.value < 5) await backfillSearchIndex(kv, OWNER_COPIES);
+    if (version.value < 7) await backfillTaskIndex(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);
