@@ -168,8 +168,10 @@ export async function adminDeleteUser(
   await s.store.shares.deleteByUser(id);
   await deleteUserRequests(s, id);
   await s.store.tags.deleteByUser(id);
+  // Files deleted first, a page at a time: the folders' release then has none to move.
+  if (deleteContent) await releaseUserFiles(s, id, true);
   await releaseUserFolders(s, id);
-  await releaseUserFiles(s, id, deleteContent);
+  if (!deleteContent) await releaseUserFiles(s, id, false);
   await removeUserExports(s, id);
   await dropUserUploads(s, user);
   await s.store.visits.deleteOwner(id);

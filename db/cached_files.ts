@@ -16,6 +16,7 @@
 import type { Clock } from "../core/clock.ts";
 import { forgetAround, FreshCache } from "./fresh_cache.ts";
 import {
+  type FileCandidates,
   type FileLimits,
   type FilePage,
   type FilePatch,
@@ -106,6 +107,18 @@ export class CachedFiles implements ServingFileStore {
 
   delete(id: string) {
     return this.#written(() => this.files.delete(id));
+  }
+
+  deleteMany(ids: string[]) {
+    return this.#written(() => this.files.deleteMany(ids));
+  }
+
+  getMany(ids: string[]) {
+    return this.files.getMany(ids);
+  }
+
+  candidates(which: FileCandidates, limit: number) {
+    return this.files.candidates(which, limit);
   }
 
   disown(userId: string) {

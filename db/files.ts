@@ -188,6 +188,42 @@ export interface FilePage {
   total: number;
 }
 
+/**
+ * The files a background job or a bulk delete goes through (issue #32), each
+ * read from an index of those files alone, never from a pass over every file:
+ * - `expired`: complete files whose `deletesAt` is at or before `by`, soonest first;
+ * - `exhausted`: complete files whose views reached their `maxViews`;
+ * - `abandoned`: pending files last updated before `by`, oldest first;
+ * - `thumbnailed`: files with a thumbnail recorded, in id order (code points);
+ * - `owned`: files of `userId`, pending ones included, in no set order.
+ *
+ * A page of all but `thumbnailed` starts over at each call (the caller
+ * deletes what it read); `thumbnailed` goes on after the id `after`.
+ */
+export type FileCandidates =
+  | { kind: "expired"; by: Date }
+  | { kind: "exhausted" }
+  | { kind: "abandoned"; by: Date }
+  | { kind: "thumbnailed"; after?: string }
+  | { kind: "owned"; userId: string };
+
+/** Whether `file` is one of the `which` candidates (the indexes' rule, for checks and tests). */
+export function isCandidate(file: FileRecord, which: FileCandidates): boolean {
+  switch (which.kind) {
+    case "expired":
+      return !file.pending && file.deletesAt !== null &&
+        file.deletesAt.getTime() <= which.by.getTime();
+    case "exhausted":
+      return !file.pending && file.maxViews !== null && file.views >= file.maxViews;
+    case "abandoned":
+      return file.pending && file.updatedAt.getTime() < which.by.getTime();
+    case "thumbnailed":
+      return !!file.thumbnail && (which.after === undefined || file.id > which.after);
+    case "owned":
+      return file.userId === which.userId;
+  }
+}
+
 /** What {@link FileStore.addView} found. */
 export type ViewResult = "counted" | "exhausted" | "missing";
 
@@ -235,6 +271,18 @@ export interface FileStore {
   update(id: string, patch: FilePatch, now: Date): Promise<FileRecord | null>;
   /** Removes the record and uncounts it; returns it, or `null` when missing. */
   delete(id: string): Promise<FileRecord | null>;
+  /**
+   * Removes the records of `ids` (missing ones passed over) and uncounts
+   * them, a few hundred at most per atomic step (a transaction on
+   * PostgreSQL; on Deno KV as many as one atomic operation holds), so a bulk
+   * delete costs a few writes per batch rather than per file; returns the
+   * records removed, for their bytes.
+   */
+  deleteMany(ids: string[]): Promise<FileRecord[]>;
+  /** The records of those of `ids` that exist (pending ones included), in no set order. */
+  getMany(ids: string[]): Promise<FileRecord[]>;
+  /** Up to `limit` of the files `which` names ({@link FileCandidates}), from their index. */
+  candidates(which: FileCandidates, limit: number): Promise<FileRecord[]>;
   /** One page of a user's complete files. */
   list(query: FileQuery): Promise<FilePage>;
   /** Every file of a user (pending ones included), oldest first. */

@@ -45,6 +45,8 @@ export interface ShareStore {
   delete(id: string): Promise<ShareRecord | null>;
   /** Removes every link to `target`; how many there were. */
   deleteByTarget(target: ShareTarget): Promise<number>;
+  /** Removes every link to the files `fileIds` (a bulk delete); how many there were. */
+  deleteByFiles(fileIds: string[]): Promise<number>;
   /** Removes every link of the user; how many there were. */
   deleteByUser(userId: string): Promise<number>;
   /** Every link of the instance, read a page at a time (exports). */

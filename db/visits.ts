@@ -102,6 +102,14 @@ export interface VisitStore {
    * Returns how many raw visits went.
    */
   deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number>;
+  /**
+   * {@link deleteTarget} of many targets of one kind at once (a bulk delete of
+   * files), in a few statements a batch where the store allows.
+   */
+  deleteTargets(
+    kind: VisitTargetKind,
+    targets: { id: string; ownerId: string | null }[],
+  ): Promise<number>;
   /** Deletes one owner's roll-up (the user is gone). */
   deleteOwner(ownerId: string): Promise<void>;
   /**

@@ -25,9 +25,9 @@ import { linkedName } from "./extensionless.ts";
 import { normalizeType, storedType } from "./media_type.ts";
 import { sanitizeFilename } from "./naming.ts";
 import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
+import { DELETE_BATCH, removeFilesById, yieldTurn } from "./bulk_delete.ts";
 import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
 import { parseThumbnailName } from "./thumbnails.ts";
-import { dropVisits } from "../visits/record.ts";
 
 /**
  * The fields of a file record that the API's view and the export both show
@@ -259,12 +259,24 @@ export async function deleteFile(
   return file;
 }
 
-/** The files among `ids` the caller may act on; the others are passed over as missing. */
+/** Records one read of {@link actionable} asks for. */
+const READ_BATCH = 500;
+
+/**
+ * The files among `ids` the caller may act on, read a batch at a time (each
+ * owner asked about once); the others are passed over as missing.
+ */
 async function actionable(s: Services, caller: UserRecord, ids: string[]) {
+  const wanted = [...new Set(ids)];
   const files: FileRecord[] = [];
-  for (const id of new Set(ids)) {
-    const file = await s.store.files.get(id);
-    if (file && await mayActOn(s, caller, file)) files.push(file);
+  const mayActOnOwner = new Map<string | null, boolean>();
+  for (let i = 0; i < wanted.length; i += READ_BATCH) {
+    for (const file of await s.store.files.getMany(wanted.slice(i, i + READ_BATCH))) {
+      if (file.pending) continue;
+      let may = mayActOnOwner.get(file.userId);
+      if (may === undefined) mayActOnOwner.set(file.userId, may = await mayActOn(s, caller, file));
+      if (may) files.push(file);
+    }
   }
   return files;
 }
@@ -297,17 +309,8 @@ export async function deleteFiles(
   ids: string[],
   deleteBytes: boolean,
 ): Promise<number> {
-  let count = 0;
-  for (const file of await actionable(s, caller, ids)) {
-    if (deleteBytes) await removeFile(s, file);
-    else if (!await s.store.files.delete(file.id)) continue;
-    else {
-      await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
-      await dropVisits(s, { kind: "file", id: file.id, ownerId: file.userId });
-    }
-    count++;
-  }
-  return count;
+  const files = await actionable(s, caller, ids);
+  return (await removeFilesById(s, files.map((f) => f.id), { bytes: deleteBytes })).length;
 }
 
 /**
@@ -320,5 +323,12 @@ export async function releaseUserFiles(
   deleteContent: boolean,
 ): Promise<void> {
   if (!deleteContent) return await s.store.files.disown(userId);
-  for (const file of await s.store.files.listByUser(userId)) await removeFile(s, file);
+  // A page at a time, never the whole list: what a page removes leaves the next.
+  while (true) {
+    const page = await s.store.files.candidates({ kind: "owned", userId }, DELETE_BATCH);
+    if (page.length === 0) return;
+    const removed = await removeFilesById(s, page.map((f) => f.id));
+    if (removed.length === 0) return;
+    await yieldTurn();
+  }
 }

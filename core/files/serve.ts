@@ -26,7 +26,8 @@ import {
   parseRange,
   rangeStillValid,
 } from "./http.ts";
-import { parseThumbnailName, removeThumbnail, thumbnailRecord } from "./thumbnails.ts";
+import { parseThumbnailName, thumbnailRecord } from "./thumbnails.ts";
+import { removeBytes } from "./bulk_delete.ts";
 import { firstViewIn } from "./views.ts";
 import { fileByLinkName } from "./extensionless.ts";
 import { refusePrivate, type Viewer } from "./private.ts";
@@ -390,10 +391,5 @@ export async function removeFile(s: Services, file: FileRecord): Promise<void> {
   await s.store.files.delete(file.id);
   await dropVisits(s, { kind: "file", id: file.id, ownerId: file.userId });
   await s.store.shares.deleteByTarget({ kind: "file", id: file.id });
-  await removeThumbnail(s, file);
-  try {
-    await s.datasource.delete(file.name);
-  } catch (error) {
-    s.logger.error("could not delete file bytes", { name: file.name, error });
-  }
+  await removeBytes(s, file);
 }

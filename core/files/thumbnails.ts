@@ -15,7 +15,7 @@ import { MAX_DECODED_BYTES, movable, thumbnailInWorkers } from "./image_pool.ts"
 import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
 import { notFound } from "../errors.ts";
 import { THUMBNAIL_PREFIX } from "./naming.ts";
-import type { Services } from "../services.ts";
+import { perServices, type Services } from "../services.ts";
 
 /** The MIME type of each thumbnail extension. */
 const THUMBNAIL_TYPES: Record<string, string> = {
@@ -207,30 +207,73 @@ export async function thumbnailUploads(s: Services, files: FileRecord[]): Promis
   }
 }
 
+/** Thumbnail names one read of their files takes, and files with a thumbnail one page holds. */
+const CLEAN_PAGE = 200;
+/** Files with a thumbnail one `cleanthumbnails` pass checks at most; the next goes on from there. */
+export const THUMBNAIL_CHECKS = 5_000;
+/** Where this process's `cleanthumbnails` passes stand: the last file id checked. */
+const cleanedUpTo = perServices((_: Services) => ({ after: undefined as string | undefined }));
+
 /**
  * The `cleanthumbnails` task: deletes the thumbnail objects no file records
- * and forgets the thumbnails whose object is gone; returns how many of both.
- * Each is checked again before it goes, so a thumbnail made meanwhile stays.
+ * (their files read by id, a page of names at a time) and forgets the
+ * thumbnails whose object is gone, checking at most {@link THUMBNAIL_CHECKS}
+ * files with a thumbnail a pass (read from the store's index of them, going
+ * on where the last pass stopped); returns how many of both. Each is checked
+ * again before it goes, so a thumbnail made meanwhile stays.
  */
 export async function cleanThumbnails(s: Services, signal?: AbortSignal): Promise<number> {
-  const stored = new Set<string>();
-  for await (const name of s.datasource.list(THUMBNAIL_PREFIX)) stored.add(name);
   let cleaned = 0;
-  for await (const file of s.store.files.iterate()) {
-    if (signal?.aborted) return cleaned; // the thumbnails left are not known to be orphans
-    if (!file.thumbnail || stored.delete(file.thumbnail)) continue;
-    if (await s.datasource.size(file.thumbnail) !== null) continue;
-    await s.store.files.update(file.id, { thumbnail: null }, new Date(s.clock.now()));
-    cleaned++;
+  let names: string[] = [];
+  const sweep = async () => {
+    cleaned += await removeOrphans(s, names);
+    names = [];
+  };
+  for await (const name of s.datasource.list(THUMBNAIL_PREFIX)) {
+    if (signal?.aborted) return cleaned;
+    names.push(name);
+    if (names.length >= CLEAN_PAGE) await sweep();
   }
-  for (const name of stored) {
-    const parsed = parseThumbnailName(name);
-    const file = parsed && await s.store.files.get(parsed.fileId);
-    if (file?.thumbnail === name) continue;
-    await s.datasource.delete(name);
-    cleaned++;
+  await sweep();
+  const at = cleanedUpTo(s);
+  for (let checks = 0; checks < THUMBNAIL_CHECKS && !signal?.aborted;) {
+    const page = await s.store.files.candidates(
+      { kind: "thumbnailed", after: at.after },
+      CLEAN_PAGE,
+    );
+    for (const file of page) {
+      if (signal?.aborted) break;
+      at.after = file.id;
+      checks++;
+      if (await s.datasource.size(file.thumbnail!) !== null) continue;
+      const now = new Date(s.clock.now());
+      const fresh = await s.store.files.get(file.id);
+      if (fresh?.thumbnail !== file.thumbnail) continue;
+      await s.store.files.update(file.id, { thumbnail: null }, now);
+      cleaned++;
+    }
+    if (page.length < CLEAN_PAGE) {
+      at.after = undefined; // all checked: the next pass starts over
+      break;
+    }
   }
   return cleaned;
+}
+
+/** Deletes those of the thumbnail objects `names` whose file is gone or records another. */
+async function removeOrphans(s: Services, names: string[]): Promise<number> {
+  const ids = names.flatMap((name) => parseThumbnailName(name)?.fileId ?? []);
+  const files = new Map((await s.store.files.getMany(ids)).map((f) => [f.id, f]));
+  let removed = 0;
+  for (const name of names) {
+    const fileId = parseThumbnailName(name)?.fileId;
+    if (fileId !== undefined && files.get(fileId)?.thumbnail === name) continue;
+    // Read again: a thumbnail made since the page was read stays.
+    if (fileId !== undefined && (await s.store.files.get(fileId))?.thumbnail === name) continue;
+    await s.datasource.delete(name);
+    removed++;
+  }
+  return removed;
 }
 
 /** Deletes `file`'s thumbnail bytes, if it has any (the record goes with the file). */

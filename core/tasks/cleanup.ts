@@ -6,10 +6,13 @@
  * never finished (a crash mid-stream), staged bytes of small uploads
  * (`settleStagedUploads`), user exports whose build stopped
  * (a restart) and those complete for a day. Each returns how many things it
- * removed and is safe to run on any instance, as often as wanted.
+ * removed and is safe to run on any instance, as often as wanted. The files'
+ * tasks read their candidates from the store's indexes of them
+ * (`FileStore.candidates`), a page at a time, and never the whole catalogue;
+ * each stops between pages once its `signal` is aborted.
  */
-import type { FileRecord } from "../../db/files.ts";
-import { removeFile } from "../files/serve.ts";
+import type { FileCandidates, FileRecord } from "../../db/files.ts";
+import { DELETE_BATCH, removeFilesById, yieldTurn } from "../files/bulk_delete.ts";
 import { abandonUpload } from "../files/chunked.ts";
 import { settleStagedUploads } from "../files/staged_uploads.ts";
 import { removeOldExports } from "../files/user_export.ts";
@@ -21,31 +24,49 @@ import { removeUrl } from "../urls.ts";
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Removes every file, record and bytes, that `doomed` picks; returns how many.
- * Stops, what it picked so far removed, once `signal` is aborted.
+ * Removes every file, record and bytes, that `doomed` picks, reading every
+ * file (an administrator's maintenance, not a task); returns how many. Stops,
+ * what it picked so far removed, once `signal` is aborted.
  */
 export async function removeFiles(
   s: Services,
   doomed: (file: FileRecord) => boolean,
   signal?: AbortSignal,
 ): Promise<number> {
-  const picked: FileRecord[] = [];
+  const picked: string[] = [];
   for await (const file of s.store.files.iterate()) {
     if (signal?.aborted) break;
-    if (doomed(file)) picked.push(file);
+    if (doomed(file)) picked.push(file.id);
   }
-  for (const file of picked) await removeFile(s, file);
-  return picked.length;
+  return (await removeFilesById(s, picked)).length;
+}
+
+/**
+ * Removes the files `which` names, read from the store's index a page of
+ * {@link DELETE_BATCH} at a time, until none is left or `signal` is aborted;
+ * returns how many went.
+ */
+export async function removeCandidates(
+  s: Services,
+  which: FileCandidates,
+  signal?: AbortSignal,
+): Promise<number> {
+  let removed = 0;
+  while (!signal?.aborted) {
+    const page = await s.store.files.candidates(which, DELETE_BATCH);
+    if (page.length === 0) break;
+    const gone = await removeFilesById(s, page.map((f) => f.id), { signal });
+    removed += gone.length;
+    // A short page is the last; a page of which nothing went (another pass took it) too.
+    if (page.length < DELETE_BATCH || gone.length === 0) break;
+    await yieldTurn();
+  }
+  return removed;
 }
 
 /** Deletes the files whose `deletesAt` has come. */
 export async function deleteExpiredFiles(s: Services, signal?: AbortSignal): Promise<number> {
-  const now = s.clock.now();
-  return await removeFiles(
-    s,
-    (f) => !f.pending && f.deletesAt !== null && f.deletesAt.getTime() <= now,
-    signal,
-  );
+  return await removeCandidates(s, { kind: "expired", by: new Date(s.clock.now()) }, signal);
 }
 
 /** Short URLs one pass of {@link deleteExpiredUrls} reads at a time. */
@@ -76,11 +97,7 @@ export async function deleteExpiredUrls(s: Services): Promise<number> {
  */
 export async function deleteMaxViews(s: Services, signal?: AbortSignal): Promise<number> {
   if (!s.settings.get("featuresDeleteOnMaxViews")) return 0;
-  const files = await removeFiles(
-    s,
-    (f) => !f.pending && f.maxViews !== null && f.views >= f.maxViews,
-    signal,
-  );
+  const files = await removeCandidates(s, { kind: "exhausted" }, signal);
   const urls: string[] = [];
   for await (const url of s.store.urls.iterate()) {
     if (signal?.aborted) break;
@@ -112,11 +129,7 @@ export async function cleanAbandonedUploads(s: Services, signal?: AbortSignal): 
   const before = s.clock.now() - ABANDONED_AFTER_MS;
   const idle = await s.store.chunks.listIdle(new Date(before));
   for (const upload of idle) await abandonUpload(s, upload);
-  const pending = await removeFiles(
-    s,
-    (f) => f.pending && f.updatedAt.getTime() < before,
-    signal,
-  );
+  const pending = await removeCandidates(s, { kind: "abandoned", by: new Date(before) }, signal);
   const staged = await settleStagedUploads(s);
   return idle.length + pending + staged + await removeOldExports(s);
 }

@@ -60,6 +60,14 @@ export const TASKS: Task[] = [
 /** How often a runner looks for due tasks. */
 export const TICK_MS = 30_000;
 
+/**
+ * How long {@link TaskRunner.stop} waits for the pass under way: each task
+ * stops at its next page once aborted, but one store call (a PostgreSQL
+ * statement) runs to its end; past this the process goes on stopping, and
+ * closing the store ends that call.
+ */
+export const STOP_WAIT_MS = 1_500;
+
 /** One process's task runner. */
 export class TaskRunner {
   private timer?: ReturnType<typeof setInterval>;
@@ -99,6 +107,8 @@ export class TaskRunner {
         const handled = await task.run(this.s, this.stopping.signal);
         if (handled > 0) this.s.logger.info("task ran", { task: task.name, handled });
       } catch (error) {
+        // A call cut short by the store's closing, once stopped, is no failure.
+        if (this.stopping.signal.aborted) break;
         this.s.logger.error("task failed", { task: task.name, error });
       }
     }
@@ -114,11 +124,18 @@ export class TaskRunner {
     this.timer = setInterval(tick, TICK_MS);
   }
 
-  /** Stops ticking, aborts the pass under way and waits for it to stop. */
+  /**
+   * Stops ticking, aborts the pass under way and waits for it to stop, at
+   * most {@link STOP_WAIT_MS}.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     this.stopping.abort();
-    await this.running;
+    if (this.running === undefined) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, STOP_WAIT_MS));
+    await Promise.race([this.running.catch(() => {}), waited]);
+    clearTimeout(timer);
   }
 }

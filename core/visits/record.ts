@@ -82,3 +82,14 @@ export async function dropVisits(s: Services, target: VisitTarget): Promise<void
   recorder.forget(target.kind, target.id);
   await s.store.visits.deleteTarget(target.kind, target.id, target.ownerId);
 }
+
+/** {@link dropVisits} of many files at once (a bulk delete): a few statements a batch. */
+export async function dropFileVisits(
+  s: Services,
+  files: { id: string; userId: string | null }[],
+): Promise<void> {
+  const recorder: VisitRecorder = visitRecorder(s);
+  for (const f of files) recorder.forget("file", f.id);
+  const targets = files.map((f) => ({ id: f.id, ownerId: f.userId }));
+  await s.store.visits.deleteTargets("file", targets);
+}

@@ -16,6 +16,7 @@
  * process, a taken name), each write is done again alone, as before.
  */
 import {
+  type FileCandidates,
   type FileLimits,
   type FilePatch,
   type FileQuery,
@@ -35,7 +36,9 @@ import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import { IndexChange, indexChange, pageIds } from "./file_index.ts";
 import { indexFile, searchFiles, searchKeys } from "./file_search.ts";
+import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
+import { OpBuffer } from "./op_buffer.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -53,6 +56,15 @@ const K = {
  * mutations (a journaled view doubles the writes).
  */
 const MAX_GROUP = 12;
+
+/** Files one try of {@link KvFiles.deleteMany} reads; as many of them as fit are removed. */
+const REMOVAL_READ = 16;
+
+/**
+ * Checks and mutations one removal may hold: KV's 100 checks, and half of
+ * its 1000 mutations, so that a journaled view (`journal.ts`) still fits.
+ */
+const REMOVAL_LIMITS = { checks: 100, mutations: 450 };
 
 /** The most search keys (`./file_search.ts`) a group commit may write; more go alone. */
 const MAX_GROUP_SEARCH_KEYS = 500;
@@ -123,16 +135,17 @@ export class KvFiles implements FileStore {
     const bytes = (f: FileRecord) => {
       const index = new IndexChange().created(f).setKeys();
       const keys = [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id)];
-      return [...keys, ...index, ...search.get(f)!.map((k) => k.key)]
+      return [...keys, ...index, ...search.get(f)!.map((k) => k.key), ...taskKeys(f)]
         .reduce((n, key) => n + keyBytes(key), 0);
     };
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, its index entries, its search keys, and a share of the run's statistics' sums
+      // 3 writes, its index entries, its search and task keys, and a share of the run's statistics' sums
       // (gathered: a few per owner).
       cost: (f) => ({
         checks: 1,
-        mutations: 4 + new IndexChange().created(f).size + search.get(f)!.length,
+        mutations: 4 + new IndexChange().created(f).size + search.get(f)!.length +
+          taskKeys(f).length,
         keyBytes: bytes(f),
       }),
       counter: K.usage,
@@ -143,12 +156,14 @@ export class KvFiles implements FileStore {
       write: (op, f) => {
         this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f);
         for (const { key, value } of search.get(f)!) op.set(key, value);
+        taskIndex(op, null, f);
         // New ids, and a name checked free: an import's journal need not read what they held.
         knownAbsent(op, () => [
           K.file(f.id),
           K.byName(f.name),
           K.byUser(f.userId, f.id),
           ...search.get(f)!.map((k) => k.key),
+          ...taskKeys(f),
         ]);
       },
       after: (op, run) => {
@@ -288,6 +303,7 @@ export class KvFiles implements FileStore {
       change.file(before, file);
       index.file(before, file);
       indexFile(op, before, file);
+      taskIndex(op, before, file);
       if (w.kind === "create") searchKeyCount += searchKeys(file).length;
       return { value: w.kind === "create" ? undefined : file };
     });
@@ -354,28 +370,102 @@ export class KvFiles implements FileStore {
   }
 
   async delete(id: string) {
-    return await commitChecked<FileRecord | null>(async () => {
-      const current = await this.kv.get<FileRecord>(K.file(id));
-      if (current.value === null) return { result: null };
-      const file = current.value;
-      const tagged = await this.kv.get<string[]>(fileTagIdsKey(id));
-      const op = this.kv.atomic().check(current, tagged)
-        .delete(K.file(id))
-        .delete(K.byName(file.name))
-        .delete(K.byUser(file.userId, id))
-        .delete(tagged.key);
-      for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, id));
-      changed(op, file, null);
-      if (file.userId !== null) {
-        const usage = await this.kv.get<FileUsage>(K.usage(file.userId));
-        const left = usage.value ?? NO_USAGE;
-        op.check(usage).set(K.usage(file.userId), {
-          bytes: Math.max(0, left.bytes - file.size),
-          files: Math.max(0, left.files - 1),
-        });
+    return (await this.deleteMany([id]))[0] ?? null;
+  }
+
+  /**
+   * Removes the files a few at a time: each try reads up to
+   * {@link REMOVAL_READ} records, their tag lists and their owners' usage,
+   * and removes, in one atomic operation checked against what it read, as
+   * many of them (in order) as fit {@link REMOVAL_LIMITS}; each file's writes
+   * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`).
+   */
+  async deleteMany(ids: string[]) {
+    const removed: FileRecord[] = [];
+    let left = [...new Set(ids)];
+    while (left.length > 0) {
+      const run = await commitChecked(() => this.removeSome(left.slice(0, REMOVAL_READ)));
+      removed.push(...run.gone);
+      left = left.slice(run.done);
+    }
+    return removed;
+  }
+
+  /** One try of {@link deleteMany}: how many of `ids` it dealt with, and the records it removed. */
+  private async removeSome(ids: string[]) {
+    const [records, tagLists] = await Promise.all([
+      getAll<FileRecord>(this.kv, ids.map(K.file)),
+      getAll<string[]>(this.kv, ids.map(fileTagIdsKey)),
+    ]);
+    const owners = [...new Set(records.flatMap((e) => e.value?.userId ?? []))];
+    const usages = new Map(
+      (await getAll<FileUsage>(this.kv, owners.map(K.usage))).map((e) => [e.key[1] as string, e]),
+    );
+    const all = new OpBuffer();
+    const counted = new Map<string, FileUsage>();
+    const gone: FileRecord[] = [];
+    let done = 0;
+    for (const [i, entry] of records.entries()) {
+      const file = entry.value;
+      if (file !== null) {
+        const one = this.removal(new OpBuffer(), file, entry, tagLists[i]);
+        const owner = file.userId;
+        const usage = owner === null ? undefined : usages.get(owner)!;
+        if (usage) one.check(usage).set(usage.key, null);
+        const size = all.sizeWith(one);
+        if (
+          gone.length > 0 &&
+          (size.checks > REMOVAL_LIMITS.checks || size.mutations > REMOVAL_LIMITS.mutations)
+        ) break;
+        all.merge(one);
+        if (owner !== null) {
+          const left = counted.get(owner) ?? usages.get(owner)!.value ?? NO_USAGE;
+          counted.set(owner, {
+            bytes: Math.max(0, left.bytes - file.size),
+            files: Math.max(0, left.files - 1),
+          });
+        }
+        gone.push(file);
       }
-      return { op, result: file };
-    });
+      done = i + 1;
+    }
+    if (gone.length === 0) return { result: { gone, done } };
+    for (const [owner, usage] of counted) all.set(K.usage(owner), usage);
+    return { op: all.applyTo(this.kv.atomic()), result: { gone, done } };
+  }
+
+  /** Adds to `op` the removal of `file` (read as `entry`, its tag list as `tagged`). */
+  private removal(
+    op: OpBuffer,
+    file: FileRecord,
+    entry: Deno.KvEntryMaybe<FileRecord>,
+    tagged: Deno.KvEntryMaybe<string[]>,
+  ): OpBuffer {
+    op.check(entry, tagged)
+      .delete(K.file(file.id))
+      .delete(K.byName(file.name))
+      .delete(K.byUser(file.userId, file.id))
+      .delete(tagged.key);
+    for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, file.id));
+    changed(op.op, file, null);
+    return op;
+  }
+
+  async getMany(ids: string[]) {
+    const records = await getAll<FileRecord>(this.kv, ids.map(K.file));
+    return records.flatMap((e) => e.value === null ? [] : [e.value]);
+  }
+
+  /** From the cleaning tasks' index (`./file_tasks.ts`), or a user's copies. */
+  async candidates(which: FileCandidates, limit: number) {
+    if (which.kind !== "owned") return await taskCandidates(this.kv, which, limit);
+    const files: FileRecord[] = [];
+    for await (
+      const e of this.kv.list<FileRecord>({ prefix: K.userFiles(which.userId) }, { limit })
+    ) {
+      files.push(e.value);
+    }
+    return files;
   }
 
   /**
@@ -480,5 +570,10 @@ function changed(
   before: FileRecord | null,
   after: FileRecord | null,
 ): Deno.AtomicOperation {
-  return indexFile(indexChange(countFile(op, before, after), before, after), before, after);
+  const indexed = indexFile(
+    indexChange(countFile(op, before, after), before, after),
+    before,
+    after,
+  );
+  return taskIndex(indexed, before, after);
 }

@@ -13,6 +13,7 @@ import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
 import { backfillFileIndex } from "./file_index.ts";
 import { upgradeSearchIndex } from "./file_search.ts";
+import { backfillTaskIndex } from "./file_tasks.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -40,9 +41,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * the files already stored. 6: the search index keeps a name's suffixes at
  * even positions only, half the keys (schema 5's removed, the new ones filled
  * from the files stored; schema 5's own fill is skipped from older schemas).
- * Each upgrade resumes where a stopped one left off.
+ * 7: the cleaning tasks' index of files (`./file_tasks.ts`: expiry, exhausted
+ * views, pending, thumbnails), filled from the files already stored. Each
+ * upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 6;
+export const KV_SCHEMA_VERSION = 7;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -62,6 +65,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await backfillUrlAges(kv);
     }
     if (version.value < 6) await upgradeSearchIndex(kv, OWNER_COPIES);
+    if (version.value < 7) await backfillTaskIndex(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

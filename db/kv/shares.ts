@@ -71,6 +71,12 @@ export class KvShares implements ShareStore {
     return await this.removeAll(await this.listIndexed(K.byTarget(target)));
   }
 
+  async deleteByFiles(fileIds: string[]): Promise<number> {
+    let removed = 0;
+    for (const id of fileIds) removed += await this.deleteByTarget({ kind: "file", id });
+    return removed;
+  }
+
   async deleteByUser(userId: string): Promise<number> {
     return await this.removeAll(await this.listIndexed(K.byUser(userId)));
   }

@@ -216,6 +216,16 @@ export class KvVisits implements VisitStore {
     }
   }
 
+  /** One target after the other: each is two prefix reads when it has no visits. */
+  async deleteTargets(
+    kind: VisitTargetKind,
+    targets: { id: string; ownerId: string | null }[],
+  ): Promise<number> {
+    let removed = 0;
+    for (const t of targets) removed += await this.deleteTarget(kind, t.id, t.ownerId);
+    return removed;
+  }
+
   async deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number> {
     let removed = 0;
     let op = this.kv.atomic();

@@ -6,6 +6,7 @@
 import type { Sql, TransactionSql } from "postgres";
 import {
   countFromStats,
+  type FileCandidates,
   type FileLimits,
   type FilePatch,
   type FileQuery,
@@ -96,6 +97,9 @@ const toRow = (file: FileRecord) => ({
   updated_at: file.updatedAt,
 });
 
+/** Files one statement of {@link PostgresFiles.deleteMany} removes. */
+const DELETE_BATCH = 500;
+
 /** Rows one multi-row INSERT carries (18 columns: well under PostgreSQL's 65535 parameters). */
 const ROWS_PER_INSERT = 1000;
 
@@ -142,6 +146,34 @@ export function searchCondition(sql: Sql, search: { field: FileSearchField; quer
   const needle = sql`replace(replace(replace(lower(${search.query}), '^', '^^'), '%', '^%'),
     '_', '^_')`;
   return sql`lower(${column}) LIKE ('%' || ${needle} || '%') ESCAPE '^'`;
+}
+
+/**
+ * The query of `FileStore.candidates`: each kind reads its own index, and no
+ * other file (partial indexes of migrations 005 and 033; a user's files,
+ * `files_user_id_created_at`).
+ */
+export function candidatesQuery(sql: Sql, which: FileCandidates, limit: number) {
+  switch (which.kind) {
+    case "expired":
+      return sql<FileRow[]>`SELECT * FROM files
+        WHERE deletes_at IS NOT NULL AND deletes_at <= ${which.by} AND NOT pending
+        ORDER BY deletes_at LIMIT ${limit}`;
+    case "exhausted":
+      return sql<FileRow[]>`SELECT * FROM files
+        WHERE max_views IS NOT NULL AND views >= max_views AND NOT pending
+        ORDER BY id COLLATE "C" LIMIT ${limit}`;
+    case "abandoned":
+      return sql<FileRow[]>`SELECT * FROM files
+        WHERE pending AND updated_at < ${which.by} ORDER BY updated_at LIMIT ${limit}`;
+    case "thumbnailed":
+      return sql<FileRow[]>`SELECT * FROM files
+        WHERE thumbnail IS NOT NULL AND id COLLATE "C" > ${which.after ?? ""}
+        ORDER BY id COLLATE "C" LIMIT ${limit}`;
+    case "owned":
+      return sql<FileRow[]>`SELECT * FROM files WHERE user_id = ${which.userId}
+        ORDER BY created_at LIMIT ${limit}`;
+  }
 }
 
 /** The field a violated unique constraint of `files` guards: its name, or else its id. */
@@ -318,6 +350,45 @@ export class PostgresFiles implements FileStore {
       }
       return toFile(row);
     });
+  }
+
+  /**
+   * One statement a batch of {@link DELETE_BATCH}: the rows go and their
+   * owners' usage rows are moved by their sums (the statistics' counters by
+   * the triggers of migration 027, once for the statement), in the
+   * statement's own transaction.
+   */
+  async deleteMany(ids: string[]) {
+    const removed: FileRecord[] = [];
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += DELETE_BATCH) {
+      const batch = unique.slice(i, i + DELETE_BATCH);
+      const rows = await this.sql<FileRow[]>`
+        WITH gone AS (
+          DELETE FROM files WHERE id = ANY(${batch}) RETURNING *
+        ), uncounted AS (
+          UPDATE file_usage AS u
+          SET bytes = greatest(0, u.bytes - g.bytes), files = greatest(0, u.files - g.files)
+          FROM (SELECT user_id, sum(size) AS bytes, count(*) AS files FROM gone
+            WHERE user_id IS NOT NULL GROUP BY user_id) AS g
+          WHERE u.user_id = g.user_id
+          RETURNING 1
+        )
+        SELECT * FROM gone`;
+      removed.push(...rows.map(toFile));
+    }
+    return removed;
+  }
+
+  async getMany(ids: string[]) {
+    if (ids.length === 0) return [];
+    const rows = await this.sql<FileRow[]>`SELECT * FROM files WHERE id = ANY(${ids})`;
+    return rows.map(toFile);
+  }
+
+  /** Each kind read through its index ({@link candidatesQuery}). */
+  async candidates(which: FileCandidates, limit: number) {
+    return (await candidatesQuery(this.sql, which, limit)).map(toFile);
   }
 
   async list(q: FileQuery) {

@@ -94,6 +94,12 @@ export class PostgresShares implements ShareStore {
     return rows.length;
   }
 
+  async deleteByFiles(fileIds: string[]): Promise<number> {
+    if (fileIds.length === 0) return 0;
+    const rows = await this.sql`DELETE FROM shares WHERE file_id = ANY(${fileIds}) RETURNING id`;
+    return rows.length;
+  }
+
   async deleteByUser(userId: string): Promise<number> {
     const rows = await this.sql`DELETE FROM shares WHERE user_id = ${userId} RETURNING id`;
     return rows.length;

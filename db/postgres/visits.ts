@@ -111,9 +111,31 @@ export class PostgresVisits implements VisitStore {
     }
   }
 
-  async deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number> {
+  deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number> {
+    return this.deleteTargets(kind, [{ id, ownerId }]);
+  }
+
+  /**
+   * One transaction per owner among `targets`, whose statements each take
+   * all of that owner's targets (`= ANY`): the roll-ups' hours are summed over
+   * the targets before they are taken out of the owner's and the server's.
+   */
+  async deleteTargets(
+    kind: VisitTargetKind,
+    targets: { id: string; ownerId: string | null }[],
+  ): Promise<number> {
+    const owners = new Map<string | null, string[]>();
+    for (const t of targets) owners.set(t.ownerId, [...owners.get(t.ownerId) ?? [], t.id]);
+    let removed = 0;
+    for (const [ownerId, ids] of owners) removed += await this.#deleteOwned(kind, ids, ownerId);
+    return removed;
+  }
+
+  /** {@link deleteTargets} of targets of one owner. */
+  async #deleteOwned(kind: VisitTargetKind, ids: string[], ownerId: string | null) {
     return await this.sql.begin(async (tx) => {
-      const raw = await tx`DELETE FROM visits WHERE target_kind = ${kind} AND target_id = ${id}`;
+      const raw =
+        await tx`DELETE FROM visits WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       const scopes = ownerId === null
         ? [SERVER_SCOPE]
         : [{ kind: "owner", id: ownerId }, SERVER_SCOPE];
@@ -123,19 +145,23 @@ export class PostgresVisits implements VisitStore {
             visits = GREATEST(o.visits - t.visits, 0),
             hour_uniques = GREATEST(o.hour_uniques - t.hour_uniques, 0),
             day_uniques = GREATEST(o.day_uniques - t.day_uniques, 0)
-          FROM visits_hourly t
-          WHERE t.target_kind = ${kind} AND t.target_id = ${id}
-            AND o.target_kind = ${scope.kind} AND o.target_id = ${scope.id} AND o.hour = t.hour`;
+          FROM (SELECT hour, sum(visits) AS visits, sum(hour_uniques) AS hour_uniques,
+              sum(day_uniques) AS day_uniques
+            FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ANY(${ids})
+            GROUP BY hour) AS t
+          WHERE o.target_kind = ${scope.kind} AND o.target_id = ${scope.id} AND o.hour = t.hour`;
         await tx`
           UPDATE visits_hourly_dims AS o SET count = GREATEST(o.count - t.count, 0)
-          FROM visits_hourly_dims t
-          WHERE t.target_kind = ${kind} AND t.target_id = ${id}
-            AND o.target_kind = ${scope.kind} AND o.target_id = ${scope.id} AND o.hour = t.hour
+          FROM (SELECT hour, dimension, value, sum(count) AS count
+            FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ANY(${ids})
+            GROUP BY hour, dimension, value) AS t
+          WHERE o.target_kind = ${scope.kind} AND o.target_id = ${scope.id} AND o.hour = t.hour
             AND o.dimension = t.dimension AND o.value = t.value`;
       }
-      await tx`DELETE FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ${id}`;
-      await tx`DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ${id}`;
-      await tx`DELETE FROM visits_seen WHERE target_kind = ${kind} AND target_id = ${id}`;
+      await tx`DELETE FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
+      await tx`
+        DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
+      await tx`DELETE FROM visits_seen WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       return raw.count;
     });
   }

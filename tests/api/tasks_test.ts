@@ -17,6 +17,8 @@ import { TaskRunner, TASKS } from "../../core/tasks/runner.ts";
 import { URL_RULE_DEFAULTS, type UrlRecord } from "../../db/urls.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadOne } from "../helpers/files.ts";
+import { seedFiles, watchReads } from "../helpers/file_reads.ts";
+import { DELETE_BATCH } from "../../core/files/bulk_delete.ts";
 import { actor } from "../helpers/users.ts";
 
 const HOUR = 60 * 60 * 1000;
@@ -223,4 +225,65 @@ apiTest("task metrics: records nothing while featuresMetricsEnabled is off", asy
   await settings(app, { featuresMetricsEnabled: true });
   assert.equal(await recordMetrics(app.services), 1);
   assert.equal(await app.services.store.metrics.count(), 1);
+});
+
+apiTest(
+  "tasks deletefiles, maxviews, cleanuploads: each reads its candidates only, never every file",
+  async (app) => {
+    const a = await actor(app, "USER");
+    await settings(app, { featuresDeleteOnMaxViews: true });
+    const now = app.clock.now();
+    const plain = await seedFiles(app, a.user.id, 40, (i) => ({
+      deletesAt: i % 2 ? new Date(now + 2 * HOUR) : null,
+      maxViews: i % 3 ? null : 5,
+      views: 4,
+    }));
+    const expired = await seedFiles(app, a.user.id, 3, () => ({ deletesAt: new Date(now + HOUR) }));
+    const exhausted = await seedFiles(app, a.user.id, 2, () => ({ maxViews: 3, views: 3 }));
+    const stale = await seedFiles(app, a.user.id, 2, () => ({
+      pending: true,
+      updatedAt: new Date(now),
+    }));
+    const reads = watchReads(app);
+    app.clock.advance(HOUR);
+    assert.equal(await deleteExpiredFiles(app.services), 3);
+    assert.equal(reads.candidates, 3);
+    assert.equal(await deleteMaxViews(app.services), 2);
+    assert.equal(reads.candidates, 5);
+    app.clock.advance(ABANDONED_AFTER_MS);
+    assert.equal(await cleanAbandonedUploads(app.services), 2);
+    assert.equal(reads.candidates, 7);
+    const files = app.services.store.files;
+    assert.deepEqual(
+      await files.getMany([...expired, ...exhausted, ...stale].map((f) => f.id)),
+      [],
+    );
+    assert.equal((await files.getMany(plain.map((f) => f.id))).length, 40);
+    assert.deepEqual(
+      (await app.storedObjects()).sort(),
+      plain.map((f) => f.name).sort(),
+    );
+    assert.deepEqual(await files.usage(a.user.id), { files: 40, bytes: 120 });
+    assert.equal((await files.stats(a.user.id)).files, 40);
+  },
+);
+
+apiTest("task deletefiles: stops between batches once its signal is aborted", async (app) => {
+  const a = await actor(app, "USER");
+  const at = new Date(app.clock.now());
+  const n = 2 * DELETE_BATCH + 50;
+  await seedFiles(app, a.user.id, n, () => ({ deletesAt: at }));
+  const files = app.services.store.files;
+  const stop = new AbortController();
+  const deleteMany = files.deleteMany.bind(files);
+  files.deleteMany = async (ids) => {
+    const gone = await deleteMany(ids);
+    stop.abort(); // the server is told to stop while the first batch is under way
+    return gone;
+  };
+  assert.equal(await deleteExpiredFiles(app.services, stop.signal), DELETE_BATCH);
+  assert.equal((await files.usage(a.user.id)).files, n - DELETE_BATCH);
+  files.deleteMany = deleteMany;
+  assert.equal(await deleteExpiredFiles(app.services), n - DELETE_BATCH);
+  assert.deepEqual(await files.usage(a.user.id), { files: 0, bytes: 0 });
 });

@@ -10,6 +10,7 @@ import { GifWriter } from "omggif";
 import { encodeImage, type Pixels } from "../../core/files/images.ts";
 import { decodePixels } from "../../core/files/codecs.ts";
 import { cleanThumbnails, generateThumbnails } from "../../core/files/thumbnails.ts";
+import { watchReads } from "../helpers/file_reads.ts";
 import { FFMPEG_AT_ONCE } from "../../core/files/video.ts";
 import { MemoryLogger } from "../../core/log.ts";
 import { findFfmpeg } from "../../cli/services.ts";
@@ -276,7 +277,9 @@ for (const datasource of ["local", "s3"] as const) {
         await app.services.datasource.put(name, ReadableStream.from([new Uint8Array(3)]));
       }
 
+      const reads = watchReads(app); // no pass over every file
       assert.equal(await cleanThumbnails(app.services), 3);
+      assert.equal(reads.candidates, 2, "the two files with a thumbnail recorded");
       assert.deepEqual((await fileOf(app, admin, kept.id)).thumbnail, { path: keptPath });
       assert.equal((await fileOf(app, admin, lost.id)).thumbnail, null);
       assert.deepEqual(

@@ -411,6 +411,152 @@ const steps: ContractSteps = {
     await stored(store, user.id, { type: "audio/ogg", size: 1 });
     assert.deepEqual(await store.files.stats(user.id), await recounted(store, user.id));
   },
+
+  async "deleteMany: removes the files given (missing ones passed over) with their counters, list entries and tag links"(
+    store,
+  ) {
+    const [ann, bob] = [await storedUser(store), await storedUser(store)];
+    const tag = {
+      id: crypto.randomUUID(),
+      name: "t",
+      color: "#123456",
+      userId: ann.id,
+      createdAt: next(),
+      updatedAt: next(),
+    };
+    await store.tags.create(tag);
+    const files: FileRecord[] = [];
+    for (let i = 0; i < 60; i++) {
+      files.push(fileRecord(i % 3 === 2 ? bob.id : ann.id, {
+        size: i + 1,
+        favorite: i % 5 === 0,
+        views: i % 4,
+        type: i % 2 ? "image/png" : "text/plain",
+        originalName: `holiday ${i}.png`,
+        deletesAt: i % 7 === 0 ? next() : null,
+      }));
+    }
+    files.push(fileRecord(null, { size: 3 }), fileRecord(ann.id, { pending: true, size: 0 }));
+    await store.files.createMany(files);
+    for (const f of files.slice(0, 10)) {
+      if (f.userId === ann.id) {
+        await store.files.update(f.id, { thumbnail: `.thumbnail.${f.id}.jpg` }, next());
+      }
+    }
+    await store.files.update(files[2].id, { maxViews: 1 }, next());
+    for (const f of files.filter((f) => f.userId === ann.id).slice(0, 6)) {
+      await store.tags.setFileTags(f.id, [tag.id]);
+    }
+    const doomed = files.filter((_, i) => i % 2 === 0 || i >= 60);
+    const removed = await store.files.deleteMany([...ids(doomed), "missing", doomed[0].id]);
+    assert.deepEqual(ids(removed).sort(), ids(doomed).sort());
+    assert.deepEqual(await store.files.deleteMany(ids(doomed)), [], "gone already");
+    const left = files.filter((f) => !doomed.includes(f));
+    assert.deepEqual(
+      ids(await store.files.getMany([...ids(files), "missing"])).sort(),
+      ids(left).sort(),
+    );
+    for (const user of [ann, bob]) {
+      const own = left.filter((f) => f.userId === user.id);
+      assert.deepEqual(await store.files.usage(user.id), {
+        files: own.length,
+        bytes: own.reduce((sum, f) => sum + f.size, 0),
+      });
+      assert.deepEqual(await store.files.stats(user.id), await recounted(store, user.id));
+      const page = await store.files.list({ ...newest(user.id), limit: 100 });
+      assert.deepEqual(ids(page.files).sort(), ids(own).sort());
+      assert.equal(page.total, own.length);
+      const search = await store.files.list({
+        ...newest(user.id),
+        limit: 100,
+        search: { field: "originalName", query: "holiday" },
+      });
+      assert.deepEqual(ids(search.files).sort(), ids(own).sort(), "search index");
+    }
+    assert.deepEqual(await store.files.stats(null), EMPTY);
+    const tagged = await store.tags.tagsOfFiles(ids(files));
+    assert.deepEqual([...tagged.keys()].sort(), ids(left.filter((f) => tagged.has(f.id))).sort());
+    assert.ok([...tagged.keys()].every((id) => !ids(doomed).includes(id)));
+    // The cleaning tasks' indexes forget them too.
+    const by = new Date(tick + 1e9);
+    const expired = await store.files.candidates({ kind: "expired", by }, 100);
+    assert.deepEqual(
+      ids(expired).sort(),
+      ids(left.filter((f) => f.deletesAt !== null)).sort(),
+    );
+    assert.deepEqual(await store.files.candidates({ kind: "abandoned", by }, 100), []);
+    assert.deepEqual(await store.files.candidates({ kind: "exhausted" }, 100), []);
+    const thumbnailed = await store.files.candidates({ kind: "thumbnailed" }, 100);
+    assert.ok(thumbnailed.every((f) => left.some((l) => l.id === f.id)));
+    assert.equal(
+      thumbnailed.length,
+      left.filter((f) => f.userId === ann.id && files.indexOf(f) < 10).length,
+    );
+  },
+
+  async "candidates: each kind names exactly its files, following every write"(store) {
+    const user = await storedUser(store);
+    const at = next();
+    const soon = new Date(at.getTime() + 60_000);
+    const expired = await stored(store, user.id, { deletesAt: at });
+    const later = await stored(store, user.id, { deletesAt: soon });
+    const exhausted = await stored(store, user.id, { maxViews: 2, views: 2 });
+    const viewable = await stored(store, user.id, { maxViews: 2, views: 1 });
+    const early = new Date(at.getTime() - 1000);
+    const stale = await stored(store, user.id, { pending: true, size: 0, updatedAt: early });
+    const fresh = await stored(store, user.id, { pending: true, size: 0, updatedAt: soon });
+    const pendingExpiry = await stored(store, user.id, {
+      pending: true,
+      deletesAt: at,
+      updatedAt: soon,
+    });
+    const plain = await stored(store, user.id);
+    const other = await storedUser(store);
+    const others = await stored(store, other.id, { deletesAt: at });
+    const kinds = async () => ({
+      expired: ids(await store.files.candidates({ kind: "expired", by: at }, 100)).sort(),
+      exhausted: ids(await store.files.candidates({ kind: "exhausted" }, 100)).sort(),
+      abandoned: ids(await store.files.candidates({ kind: "abandoned", by: at }, 100)).sort(),
+      thumbnailed: ids(await store.files.candidates({ kind: "thumbnailed" }, 100)).sort(),
+      owned: ids(await store.files.candidates({ kind: "owned", userId: other.id }, 100)).sort(),
+    });
+    const sorted = (...files: FileRecord[]) => ids(files).sort();
+    assert.deepEqual(await kinds(), {
+      expired: sorted(expired, others),
+      exhausted: sorted(exhausted),
+      abandoned: sorted(stale),
+      thumbnailed: [],
+      owned: sorted(others),
+    });
+    assert.equal((await store.files.candidates({ kind: "expired", by: at }, 1)).length, 1, "limit");
+    // Writes move files in and out of each index.
+    assert.equal(await store.files.addView(viewable.id), "counted");
+    await store.files.update(expired.id, { deletesAt: null }, next());
+    await store.files.update(later.id, { deletesAt: at }, next());
+    await store.files.update(exhausted.id, { maxViews: 5 }, next());
+    await store.files.complete(stale.id, 4, NO_LIMITS, next());
+    await store.files.update(plain.id, { thumbnail: `.thumbnail.${plain.id}.jpg` }, next());
+    await store.files.update(fresh.id, { thumbnail: `.thumbnail.${fresh.id}.png` }, next());
+    await store.files.delete(others.id);
+    assert.deepEqual(await kinds(), {
+      expired: sorted(later),
+      exhausted: sorted(viewable),
+      abandoned: [],
+      thumbnailed: sorted(plain, fresh),
+      owned: [],
+    });
+    const completed = await store.files.complete(pendingExpiry.id, 1, NO_LIMITS, next());
+    assert.ok(completed);
+    assert.deepEqual(
+      (await kinds()).expired,
+      sorted(later, pendingExpiry),
+      "completed: now counts",
+    );
+    const [first] = await store.files.candidates({ kind: "thumbnailed" }, 1);
+    const after = await store.files.candidates({ kind: "thumbnailed", after: first.id }, 10);
+    assert.deepEqual(ids([first, ...after]).sort(), sorted(plain, fresh));
+    assert.equal(after.length, 1);
+  },
 };
 
 const EMPTY: FileStats = { files: 0, favorites: 0, views: 0, bytes: 0, types: {} };

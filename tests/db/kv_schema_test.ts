@@ -5,12 +5,14 @@
  * keys left, also when an earlier upgrade stopped half way; under schema 3
  * the files already stored are counted into their owners' statistics; under
  * schema 4 they are indexed for the files list (`db/kv/file_index.ts`) and
- * the URLs are given their place in their owner's oldest-first order.
+ * the URLs are given their place in their owner's oldest-first order; under
+ * schema 7 they get the cleaning tasks' index (`db/kv/file_tasks.ts`).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type FileLimits, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { IndexChange } from "../../db/kv/file_index.ts";
+import { TASK_INDEX, taskKeys } from "../../db/kv/file_tasks.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import { fileRecord, storedUser, urlRecord } from "../helpers/stores.ts";
@@ -197,3 +199,58 @@ Deno.test("kv schema 3 → 4: the files stored are indexed for the files list, o
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("kv schema 6 → 7: the files stored get the cleaning tasks' index, once, also when an upgrade stopped half way", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-schema-" });
+  const path = join(dir, "ferry.kv");
+  try {
+    const store = await openKvStore(path);
+    const ann = await storedUser(store);
+    const at = new Date(Date.UTC(2026, 0, 2));
+    const files = Array.from({ length: 250 }, (_, i) =>
+      fileRecord(i % 10 === 9 ? null : ann.id, {
+        deletesAt: i % 3 === 0 ? at : null,
+        maxViews: i % 4 === 0 ? 1 : null,
+        views: i % 8 === 0 ? 1 : 0,
+        pending: i % 25 === 0,
+        updatedAt: at,
+        thumbnail: i % 5 === 0 ? `.thumbnail.${i}.jpg` : null,
+      }));
+    await store.files.createMany(files);
+    const want = await taskIndexOf(path);
+    assert.ok(want.length > 100, `${want.length} keys`);
+    // Schema 6 kept no such index; an upgrade stopped after its first page.
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 6);
+    for await (const { key } of kv.list({ prefix: TASK_INDEX })) await kv.delete(key);
+    const page = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file"] }, { limit: 90 }));
+    const op = kv.atomic();
+    for (const e of page) for (const key of taskKeys(e.value)) op.set(key, true);
+    await op.set(["meta", "file_task_backfill"], page.at(-1)!.key).commit();
+    kv.close();
+    await store.close();
+
+    const upgraded = await openKvStore(path);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
+    const by = new Date(at.getTime() + 1);
+    const expired = await upgraded.files.candidates({ kind: "expired", by }, 1000);
+    assert.deepEqual(
+      expired.map((f) => f.id).sort(),
+      files.filter((f) => !f.pending && f.deletesAt).map((f) => f.id).sort(),
+    );
+    await upgraded.close();
+    assert.deepEqual(await taskIndexOf(path), want);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Every key of the cleaning tasks' index in the database at `path`. */
+async function taskIndexOf(path: string): Promise<Deno.KvKey[]> {
+  const kv = await Deno.openKv(path);
+  try {
+    return (await Array.fromAsync(kv.list({ prefix: TASK_INDEX }))).map((e) => e.key);
+  } finally {
+    kv.close();
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The cleaning tasks' index of files on Deno KV (issue #32): one key per
+ * file that a task looks at, written in the same atomic operation as the
+ * record (`./files.ts`), so that a pass reads its candidates and no other
+ * file:
+ *
+ *     ["file_task", "expires", deletesAt ms, id]    complete files with a `deletesAt`
+ *     ["file_task", "exhausted", id]                complete files whose views reached `maxViews`
+ *     ["file_task", "pending", updatedAt ms, id]    pending files (`cleanuploads`)
+ *     ["file_task", "thumbnail", id]                files with a thumbnail recorded
+ *
+ * A key's value is `true`; the record is read by id. {@link backfillTaskIndex}
+ * fills it for the files stored before it (KV schema 7).
+ */
+import { type FileCandidates, type FileRecord, isCandidate } from "../files.ts";
+import { getAll } from "./helpers.ts";
+
+/** The prefix of every key of the index. */
+export const TASK_INDEX: Deno.KvKey = ["file_task"];
+
+/** The keys `file` has in the index (none for `null`). */
+export function taskKeys(file: FileRecord | null): Deno.KvKey[] {
+  if (!file) return [];
+  const keys: Deno.KvKey[] = [];
+  if (file.pending) keys.push(["file_task", "pending", file.updatedAt.getTime(), file.id]);
+  else {
+    if (file.deletesAt !== null) {
+      keys.push(["file_task", "expires", file.deletesAt.getTime(), file.id]);
+    }
+    if (file.maxViews !== null && file.views >= file.maxViews) {
+      keys.push(["file_task", "exhausted", file.id]);
+    }
+  }
+  if (file.thumbnail) keys.push(["file_task", "thumbnail", file.id]);
+  return keys;
+}
+
+/**
+ * Adds to `op` the index changes of a write of one file (`before` → `after`;
+ * `null`: new, removed): only the keys that differ (most writes, a view
+ * among them, change none).
+ */
+export function taskIndex<Op extends Deno.AtomicOperation>(
+  op: Op,
+  before: FileRecord | null,
+  after: FileRecord | null,
+): Op {
+  const old = new Map(taskKeys(before).map((k) => [JSON.stringify(k), k]));
+  const next = new Map(taskKeys(after).map((k) => [JSON.stringify(k), k]));
+  for (const [id, key] of old) if (!next.has(id)) op.delete(key);
+  for (const [id, key] of next) if (!old.has(id)) op.set(key, true);
+  return op;
+}
+
+/** The key range (or prefix) of the index that holds `which`'s candidates. */
+function range(which: FileCandidates): Deno.KvListSelector {
+  switch (which.kind) {
+    case "expired":
+      // deletesAt ≤ by: every key below the next millisecond.
+      return {
+        start: ["file_task", "expires"],
+        end: ["file_task", "expires", which.by.getTime() + 1],
+      };
+    case "abandoned":
+      return { start: ["file_task", "pending"], end: ["file_task", "pending", which.by.getTime()] };
+    case "exhausted":
+      return { prefix: ["file_task", "exhausted"] };
+    case "thumbnailed":
+      return which.after === undefined ? { prefix: ["file_task", "thumbnail"] } : {
+        prefix: ["file_task", "thumbnail"],
+        start: ["file_task", "thumbnail", which.after, ""],
+      };
+    case "owned":
+      throw new Error("a user's files are listed from its copies");
+  }
+}
+
+/**
+ * Up to `limit` records of `which`'s candidates, read from the index: the
+ * keys, then their records (each checked against the rule once more).
+ */
+export async function taskCandidates(
+  kv: Deno.Kv,
+  which: Exclude<FileCandidates, { kind: "owned" }>,
+  limit: number,
+): Promise<FileRecord[]> {
+  const ids: string[] = [];
+  for await (const entry of kv.list(range(which), { limit, batchSize: Math.min(limit, 500) })) {
+    ids.push(entry.key.at(-1) as string);
+  }
+  const records = await getAll<FileRecord>(kv, ids.map((id) => ["file", id]));
+  return records.flatMap((e) => e.value && isCandidate(e.value, which) ? [e.value] : []);
+}
+
+/** Where {@link backfillTaskIndex} stands: the last record key done (`[]`: done). */
+const BACKFILL: Deno.KvKey = ["meta", "file_task_backfill"];
+/** Records one backfill commit reads and checks (an atomic operation holds 100 checks). */
+const BACKFILL_PAGE = 90;
+
+/**
+ * KV schema 7's upgrade: indexes every file already stored, reading the
+ * records (`["file", id]`) in key order a page at a time. Each page's keys
+ * commit with the position reached, checked along with the records read, so a
+ * stopped upgrade resumes where it stopped, two processes upgrading at once
+ * never write a page twice, and a file changed meanwhile is read again (its
+ * writer, already at this schema, indexed it). Only one page is in memory.
+ */
+export async function backfillTaskIndex(kv: Deno.Kv): Promise<void> {
+  const prefix = ["file"];
+  while (true) {
+    const at = await kv.get<Deno.KvKey>(BACKFILL);
+    if (at.value?.length === 0) return; // done
+    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
+    const page = await Array.fromAsync(kv.list<FileRecord>(selector, { limit: BACKFILL_PAGE }));
+    const op = kv.atomic().check(at, ...page);
+    for (const entry of page) for (const key of taskKeys(entry.value)) op.set(key, true);
+    // A failed check: another process did this page, or a file of it changed; read again.
+    await op.set(BACKFILL, page.at(-1)?.key ?? []).commit();
+  }
+}
