@@ -4,9 +4,9 @@
  * loads first (the bundle's entry, the chunks it imports statically, the
  * frame's script), then each page's own chunks (`client/main.tsx` imports
  * every page dynamically), then what loads only when a page asks
- * (highlight.js, marked, DOMPurify). Checks the first load against the budget
- * of issue #33 (at most 120 KB of compressed script). No server, no browser:
- * a second.
+ * (highlight.js, marked, DOMPurify, KaTeX, asciinema's player). Checks the
+ * first load against the budget of issue #33 (at most 120 KB of compressed
+ * script). No server, no browser: a second.
  *
  * `deno run -A --unstable-kv bench/dashboard_size.ts` writes
  * `bench/results/dashboard_size.md`; also `deno task bench dashboard_size`.
@@ -56,7 +56,7 @@ function pageChunks(entry: string, source: string, first: Set<string>): string[]
   return [own, ...staticChunks(own)].filter((c) => !first.has(c));
 }
 
-/** Every chunk loaded on demand below the pages (code, Markdown), not counted above. */
+/** Every chunk loaded on demand below the pages (code, Markdown, TeX, recordings), not counted above. */
 function onDemand(pages: string[], counted: Set<string>): string[] {
   const all = new Set<string>();
   const walk = (file: string) => {
@@ -115,8 +115,8 @@ export async function dashboardSizes(): Promise<string> {
     "|---|---|---:|---:|",
     ...pageRows,
     "",
-    "Loaded on demand, when a page shows code or Markdown (highlight.js, marked, DOMPurify), and",
-    "the text file page's own entry:",
+    "Loaded on demand, when a page shows code, Markdown, TeX or a terminal recording (highlight.js,",
+    "marked, DOMPurify, KaTeX, asciinema's player), and the file page's own entry:",
     "",
     "| file | kind | size | gzip |",
     "|---|---|---:|---:|",

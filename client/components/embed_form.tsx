@@ -3,23 +3,14 @@
 /// <reference lib="dom" />
 /**
  * The view and embed settings of `PATCH /api/user {view}`: whether files get
- * a public page, and the card a chat shows for a link to one (title,
- * description, site name, colour), with a live preview of that card.
+ * a public page, what that page shows around the file (`view_page_fields.tsx`),
+ * and the card a chat shows for a link to one (title, description, site name,
+ * colour), with a live preview of that card.
  */
 import { useState } from "preact/hooks";
 import { updateMe } from "../api/account.ts";
 import { Notice } from "./feedback.tsx";
-
-/** The embed settings the form edits. */
-export interface ViewSettings {
-  enabled?: boolean;
-  embed?: boolean;
-  embedMediaOnly?: boolean;
-  embedTitle?: string | null;
-  embedDescription?: string | null;
-  embedSiteName?: string | null;
-  embedColor?: string | null;
-}
+import { PAGE_PLACEHOLDERS, ViewPageFields, type ViewSettings } from "./view_page_fields.tsx";
 
 /** `{file.name}` and the like filled in with an example, as the server will. */
 function example(text: string | null | undefined, username: string): string {
@@ -88,6 +79,7 @@ export function EmbedForm({ initial, username }: { initial: ViewSettings; userna
     <form class="card" onSubmit={save} aria-labelledby="embed-title">
       <h2 id="embed-title">File pages and embeds</h2>
       {flag("enabled", "Links open a page for the file rather than the file itself")}
+      <ViewPageFields view={view} onChange={setView} />
       {flag("embed", "Show a card when a link is pasted in a chat")}
       <div class="embed-grid">
         <div class="options-grid">
@@ -106,11 +98,7 @@ export function EmbedForm({ initial, username }: { initial: ViewSettings; userna
         </div>
         <Preview view={view} username={username} />
       </div>
-      <p class="muted">
-        Placeholders: {"{file.name}"}, {"{file.originalName}"}, {"{file.size}"}, {"{file.type}"},
-        {" "}
-        {"{file.views}"}, {"{user.username}"}.
-      </p>
+      <p class="muted">Placeholders: {PAGE_PLACEHOLDERS.join(", ")}.</p>
       <Notice message={message} />
       <button type="submit" class="primary">Save</button>
     </form>

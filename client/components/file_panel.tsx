@@ -3,12 +3,13 @@
 /// <reference lib="dom" />
 /**
  * One file's panel, a modal dialog: a preview (image, video, audio, PDF,
- * text highlighted, Markdown rendered), its link and its raw link to copy,
+ * text highlighted, Markdown rendered, TeX typeset by KaTeX, an asciinema
+ * recording played), its link and its raw link to copy,
  * and what its owner may change: favourite, name, original name, type,
  * password, max views, tags, folder (a new one made in place); its visits
  * (a dialog, loaded on demand); and delete.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import {
   type ApiFile,
   changeFile,
@@ -26,6 +27,8 @@ import { CopyButton } from "./copy_button.tsx";
 import { FolderPicker } from "./folder_picker.tsx";
 import { LinkTools } from "./link_tools.tsx";
 import { TextView } from "./text_view.tsx";
+import { showCast } from "../text/asciicast.ts";
+import { isAsciicast, isTex } from "../text/kind.ts";
 import { confirmAction, withToast } from "./feedback.tsx";
 import { PanelDialog } from "./panel_dialog.tsx";
 import { ShareDialog } from "./share_dialog.tsx";
@@ -50,6 +53,35 @@ function TextPreview({ file }: { file: ApiFile }) {
   );
 }
 
+/** The largest recording the panel plays (it is read whole); a larger one is downloaded. */
+const CAST_LIMIT = 8 * 1024 * 1024;
+
+/** An asciinema recording, read whole from the owner's raw route and played. */
+function CastPreview({ file }: { file: ApiFile }) {
+  const target = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<"loading" | "playing" | string>("loading");
+  const tooLarge = file.size > CAST_LIMIT;
+  useEffect(() => {
+    const element = target.current;
+    if (!element || tooLarge) return;
+    fetch(rawPath(file), { credentials: "same-origin" })
+      .then((res) =>
+        res.ok ? res.text() : Promise.reject(new Error(`The server answered ${res.status}`))
+      )
+      .then((text) => showCast(element, text))
+      .then(() => setState("playing"), (error: Error) => setState(error.message));
+  }, [file.id]);
+  if (tooLarge) return <p class="muted">This recording is too large to play here; download it.</p>;
+  return (
+    <div class="cast-frame" role="region" aria-label={`Recording ${file.name}`}>
+      {state === "loading" && <p class="muted">Loading the recording…</p>}
+      {state !== "loading" && state !== "playing" && <p role="alert">{state}</p>}
+      {/* The player owns this element's children; Preact renders none in it. */}
+      <div ref={target} class="cast-view" />
+    </div>
+  );
+}
+
 function Preview({ file }: { file: ApiFile }) {
   const type = file.type;
   if (file.password) {
@@ -71,7 +103,10 @@ function Preview({ file }: { file: ApiFile }) {
   if (type === "application/pdf") {
     return <iframe class="preview pdf" src={rawPath(file)} title={`Preview of ${file.name}`} />;
   }
-  if (type.startsWith("text/") || type === "application/json") return <TextPreview file={file} />;
+  if (isAsciicast(file.name, type)) return <CastPreview file={file} />;
+  if (type.startsWith("text/") || type === "application/json" || isTex(file.name, type)) {
+    return <TextPreview file={file} />;
+  }
   return (
     <div class="thumb icon-thumb">
       <Icon name="file" size={48} />

@@ -2,11 +2,14 @@
 /**
  * A text shown as a reader expects it, without a framework (the public file
  * page loads this alone): code highlighted with a gutter of line numbers,
- * Markdown rendered, anything else as plain text with line numbers.
+ * Markdown rendered, TeX typeset by KaTeX (or, when KaTeX cannot read it,
+ * highlighted under a note saying why), anything else as plain text with
+ * line numbers.
  */
 import { highlight } from "./highlight.ts";
-import { isMarkdown, languageOf } from "./kind.ts";
+import { isMarkdown, isTex, languageOf } from "./kind.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { showTex } from "./tex.ts";
 
 /** `text` with `&`, `<`, `>` escaped. */
 export function escapeHtml(text: string): string {
@@ -44,10 +47,27 @@ export async function showMarkdown(target: HTMLElement, markdown: string): Promi
   target.innerHTML = await renderMarkdown(markdown);
 }
 
-/** Fills `target` as the text's kind asks: Markdown rendered, anything else as code. */
+/** Fills `target` with `source` typeset by KaTeX, or as LaTeX code under the reason it is not. */
+export async function showTexOrCode(target: HTMLElement, source: TextSource): Promise<void> {
+  try {
+    await showTex(target, source.text);
+  } catch (error) {
+    const note = document.createElement("p");
+    note.className = "tex-error";
+    note.textContent = `KaTeX could not typeset this file: ${(error as Error).message}`;
+    const code = document.createElement("div");
+    await showCode(code, { ...source, language: "latex" });
+    target.className = "tex-fallback";
+    target.replaceChildren(note, code);
+  }
+}
+
+/** Fills `target` as the text's kind asks: Markdown rendered, TeX typeset, anything else as code. */
 export async function showText(target: HTMLElement, source: TextSource): Promise<void> {
-  const markdown = source.language === "markdown" ||
-    (source.language === undefined && isMarkdown(source.name, source.type));
-  if (markdown) await showMarkdown(target, source.text);
+  const is = (language: string, test: (name: string, type: string) => boolean) =>
+    source.language === language ||
+    (source.language === undefined && test(source.name, source.type));
+  if (is("markdown", isMarkdown)) await showMarkdown(target, source.text);
+  else if (is("latex", isTex)) await showTexOrCode(target, source);
   else await showCode(target, source);
 }

@@ -51,3 +51,16 @@ export function inCommonBuild(language: string): boolean {
 export function isMarkdown(name: string, type: string): boolean {
   return /\.(md|markdown|mdown|mkd)$/i.test(name) || /^text\/(x-)?markdown\b/.test(type);
 }
+
+/** The types of TeX sources (besides a `text/*` file named `.tex`). */
+const TEX_TYPES = /^application\/x-(la)?tex\b/;
+
+/** Whether a file called `name` of `type` is TeX, typeset by KaTeX (Zipline: a `.tex` text). */
+export function isTex(name: string, type: string): boolean {
+  return /\.tex$/i.test(name) || TEX_TYPES.test(type);
+}
+
+/** Whether a file called `name` of `type` is an asciinema recording (asciicast), as Zipline tells. */
+export function isAsciicast(name: string, type: string): boolean {
+  return /^application\/x-asciicast\b/.test(type) || /\.cast$/i.test(name);
+}

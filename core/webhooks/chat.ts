@@ -3,6 +3,7 @@
  * configuration of its own; to the event's URL, else the global one; text
  * with template variables substituted, unknown ones left as they are.
  */
+import { fillPlaceholders } from "../placeholders.ts";
 import type { Settings } from "../settings/registry.ts";
 import type { RequestUploadEvent, ShortenEvent, UploadEvent } from "./payloads.ts";
 
@@ -66,14 +67,6 @@ function configOf(settings: Settings, type: ChatEvent["type"]) {
   }
 }
 
-/** Replaces `{name}` with its value; unknown names stay visible, never an error. */
-export function fillTemplate(text: string, values: Record<string, string>): string {
-  return text.replace(
-    /\{([a-zA-Z]+\.[a-zA-Z]+)\}/g,
-    (whole, name: string) => values[name] ?? whole,
-  );
-}
-
 /** `#rgb` or `#rrggbb` (the `#` optional) as the integer chat platforms take. */
 export function colourNumber(hex: string): number {
   const digits = hex.replace("#", "");
@@ -99,7 +92,7 @@ export function chatMessage(settings: Settings, e: ChatEvent): ChatMessage | nul
   const url = on.url ?? settings.chatWebhookUrl;
   if (!url) return null;
   const values = variables(e);
-  const fill = (text: string | null) => text === null ? null : fillTemplate(text, values);
+  const fill = (text: string | null) => text === null ? null : fillPlaceholders(text, values);
   const embeds: Record<string, unknown>[] = [];
   if (on.embed) {
     const embed: Record<string, unknown> = {};

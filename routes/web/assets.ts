@@ -34,11 +34,17 @@ const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
 
 /**
- * The asset `name` of `text`; `named` when its name already carries a hash of
- * its content (the bundle's chunks, which the entries import by that name).
+ * The asset `name` of `content` (text, or bytes); `named` when its name
+ * already carries a hash of its content (the bundle's chunks, which the
+ * entries import by that name).
  */
-function asset(name: string, type: string, text: string, named = false): [string, Asset] {
-  const body = new TextEncoder().encode(text);
+export function asset(
+  name: string,
+  type: string,
+  content: string | Uint8Array<ArrayBuffer>,
+  named = false,
+): [string, Asset] {
+  const body = typeof content === "string" ? new TextEncoder().encode(content) : content;
   const hash = createHash("sha256").update(body).digest("hex").slice(0, 12);
   const dot = name.lastIndexOf(".");
   const hashedName = named ? name : `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;

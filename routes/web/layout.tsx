@@ -12,6 +12,7 @@
  * Content-Security-Policy lets run.
  */
 import { type Child, createContext, useContext } from "hono/jsx";
+import { raw } from "hono/html";
 import { assetPath } from "./assets.ts";
 import type { NavGroup, NavLink } from "./admin_pages.ts";
 import { Icon } from "./icons.tsx";
@@ -169,80 +170,85 @@ export function Layout({ site, title, current, app, head, children }: LayoutProp
       <span>{site}</span>
     </a>
   );
+  // The doctype puts the page in standards mode (without it, browsers lay it out in quirks
+  // mode, where KaTeX refuses to typeset).
   return (
-    <html lang="en" {...look.theme}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · ${site}`}</title>
-        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        {look.installable && <link rel="manifest" href="/manifest.json" />}
-        {head}
-        <link rel="stylesheet" href={assetPath("ferry.css")} />
-        {look.themesCss && <link rel="stylesheet" href={look.themesCss} />}
-        {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
-        <script src={assetPath("ferry.js")} nonce={nonce} defer />
-        {app && <script type="module" src={assetPath("dashboard.js")} nonce={nonce} />}
-      </head>
-      {frame
-        ? (
-          <body class="signed-in">
-            <a class="skip-link" href="#main">Skip to the content</a>
-            <header class="topbar">
-              <button
-                type="button"
-                id="menu-toggle"
-                class="icon-button menu-toggle"
-                aria-expanded="false"
-                aria-controls="sidebar"
-                aria-label="Menu"
-              >
-                <Icon name="menu" />
-              </button>
-              {brand}
-              <UserMenu frame={frame} />
-            </header>
-            <div class="shell">
-              <Sidebar frame={frame} current={current} />
-              <main id="main" tabindex={-1}>
+    <>
+      {raw("<!DOCTYPE html>")}
+      <html lang="en" {...look.theme}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${title} · ${site}`}</title>
+          <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+          {look.installable && <link rel="manifest" href="/manifest.json" />}
+          {head}
+          <link rel="stylesheet" href={assetPath("ferry.css")} />
+          {look.themesCss && <link rel="stylesheet" href={look.themesCss} />}
+          {app && <link rel="stylesheet" href={assetPath("dashboard.css")} />}
+          <script src={assetPath("ferry.js")} nonce={nonce} defer />
+          {app && <script type="module" src={assetPath("dashboard.js")} nonce={nonce} />}
+        </head>
+        {frame
+          ? (
+            <body class="signed-in">
+              <a class="skip-link" href="#main">Skip to the content</a>
+              <header class="topbar">
+                <button
+                  type="button"
+                  id="menu-toggle"
+                  class="icon-button menu-toggle"
+                  aria-expanded="false"
+                  aria-controls="sidebar"
+                  aria-label="Menu"
+                >
+                  <Icon name="menu" />
+                </button>
+                {brand}
+                <UserMenu frame={frame} />
+              </header>
+              <div class="shell">
+                <Sidebar frame={frame} current={current} />
+                <main id="main" tabindex={-1}>
+                  {children}
+                  <p id="message" role="status" aria-live="polite"></p>
+                </main>
+              </div>
+              <div id="toasts" class="toasts"></div>
+            </body>
+          )
+          : (
+            <body>
+              <header class="site">
+                {brand}
+                <button
+                  type="button"
+                  id="theme-switch"
+                  class="link"
+                  aria-label="Theme"
+                  data-light={look.switchThemes.light}
+                  data-dark={look.switchThemes.dark}
+                >
+                  Theme
+                </button>
+              </header>
+              <main id="main">
                 {children}
                 <p id="message" role="status" aria-live="polite"></p>
               </main>
-            </div>
-            <div id="toasts" class="toasts"></div>
-          </body>
-        )
-        : (
-          <body>
-            <header class="site">
-              {brand}
-              <button
-                type="button"
-                id="theme-switch"
-                class="link"
-                aria-label="Theme"
-                data-light={look.switchThemes.light}
-                data-dark={look.switchThemes.dark}
-              >
-                Theme
-              </button>
-            </header>
-            <main id="main">
-              {children}
-              <p id="message" role="status" aria-live="polite"></p>
-            </main>
-            {look.links.length > 0 && (
-              <footer class="site">
-                <nav aria-label="Links">
-                  {look.links.map((link) => (
-                    <a key={link.url} href={link.url} rel="noopener">{link.name}</a>
-                  ))}
-                </nav>
-              </footer>
-            )}
-            <div id="toasts" class="toasts"></div>
-          </body>
-        )}
-    </html>
+              {look.links.length > 0 && (
+                <footer class="site">
+                  <nav aria-label="Links">
+                    {look.links.map((link) => (
+                      <a key={link.url} href={link.url} rel="noopener">{link.name}</a>
+                    ))}
+                  </nav>
+                </footer>
+              )}
+              <div id="toasts" class="toasts"></div>
+            </body>
+          )}
+      </html>
+    </>
   );
 }

@@ -18,7 +18,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getCookie } from "hono/cookie";
 import { ApiError, notFound } from "../../core/errors.ts";
-import { fileEmbed } from "../../core/files/embed.ts";
+import { viewPageOf } from "../../core/files/view_page.ts";
 import { fileOnView } from "../../core/files/serve.ts";
 import { storable } from "../../core/links.ts";
 import { accessCookieName } from "../../core/files/passwords.ts";
@@ -54,7 +54,8 @@ import { SetupPage } from "./setup.tsx";
 import { themeAsset } from "./theme_css.ts";
 import { LoginPage } from "./login.tsx";
 import { RegisterPage } from "./register.tsx";
-import { FileNotFoundPage, ViewPage } from "./view.tsx";
+import { FileNotFoundPage, scriptedKind, ViewPage } from "./view.tsx";
+import { findVendorAsset } from "./vendor_assets.ts";
 import { UrlPasswordPage } from "./url_password.tsx";
 import { SharePage } from "./shared.tsx";
 import { visitShare } from "../../core/shared.ts";
@@ -65,15 +66,18 @@ import { describeRequest } from "../../core/upload_requests.ts";
 /**
  * Scripts only from the page's own tags, by the response's `nonce` (and what
  * they load, `'strict-dynamic'`): never another script of this origin, such as
- * an uploaded file. Styles, media, frames (a PDF's preview) and requests from
- * this origin only; images also as `data:` (QR codes) and from the origins of
- * the website's logo and login background.
+ * an uploaded file; `wasm` lets them compile WebAssembly too (asciinema's
+ * player, on the pages that may play a recording), which runs no script of
+ * its own. Styles, fonts (KaTeX's), media, frames (a PDF's preview) and
+ * requests from this origin only; images also as `data:` (QR codes) and from
+ * the origins of the website's logo and login background.
  */
-function contentSecurityPolicy(look: Look, nonce: string, more: string[]): string {
+function contentSecurityPolicy(look: Look, nonce: string, more: string[], wasm: boolean): string {
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
+    `script-src 'nonce-${nonce}' 'strict-dynamic'${wasm ? " 'wasm-unsafe-eval'" : ""}`,
     "style-src 'self'",
+    "font-src 'self'",
     ["img-src 'self' data:", ...new Set([...imageOrigins(look), ...more])].join(" "),
     "media-src 'self'",
     "frame-src 'self'",
@@ -105,13 +109,15 @@ export function scriptNonce(c: Context<AppEnv>): string {
 /**
  * Sends a rendered page, in the website's look, with the security headers
  * every page gets and a nonce of its own for its script tags; with `user`, in the
- * signed-in shell and the user's theme.
+ * signed-in shell and the user's theme; `wasm` for a page that may play an
+ * asciinema recording (its terminal is WebAssembly).
  */
 export function page(
   c: Context<AppEnv>,
   body: ReturnType<typeof LoginPage>,
   status: ContentfulStatusCode = 200,
   user?: UserRecord | null,
+  wasm = false,
 ) {
   const s = c.var.services;
   const settings = s.settings.all();
@@ -127,7 +133,7 @@ export function page(
     : null;
   const nonce = scriptNonce(c);
   const avatarOrigin = avatar?.startsWith("http") ? [new URL(avatar).origin] : [];
-  c.header("content-security-policy", contentSecurityPolicy(look, nonce, avatarOrigin));
+  c.header("content-security-policy", contentSecurityPolicy(look, nonce, avatarOrigin, wasm));
   c.header("x-content-type-options", "nosniff");
   c.header("referrer-policy", "same-origin");
   c.header("cache-control", "no-store");
@@ -181,6 +187,9 @@ function pageConfig(c: Context<AppEnv>) {
   };
 }
 
+/** The dashboard pages that may play an asciinema recording (the file panel's preview). */
+const PLAYS_RECORDINGS = new Set(["files"]);
+
 /**
  * A signed-in dashboard page whose content is the client component `page`;
  * with `role`, a 404 for users below it.
@@ -215,6 +224,7 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
     />,
     200,
     user,
+    PLAYS_RECORDINGS.has(name),
   );
 }
 
@@ -376,7 +386,8 @@ export const webRoutes = new Hono<AppEnv>()
     try {
       if (code === null) throw notFound();
       const visit = await visitShare(s, code, shareProof(c));
-      return page(c, <SharePage site={site} code={code} visit={visit} />);
+      const wasm = visit.kind === "file" && scriptedKind(visit.file) === "cast";
+      return page(c, <SharePage site={site} code={code} visit={visit} />, 200, undefined, wasm);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         return wantsPage(c) ? page(c, <FileNotFoundPage site={site} />, 404) : c.notFound();
@@ -396,8 +407,11 @@ export const webRoutes = new Hono<AppEnv>()
         visit: visitor(c),
         ...attempter(c),
       });
-      const embed = await fileEmbed(s, shown.file, new URL(c.req.url).origin);
-      return page(c, <ViewPage site={site} {...shown} embed={embed} />);
+      const around = shown.locked
+        ? { embed: null, extras: null }
+        : await viewPageOf(s, shown.file, new URL(c.req.url).origin);
+      const wasm = !shown.locked && scriptedKind(shown.file) === "cast";
+      return page(c, <ViewPage site={site} {...shown} {...around} />, 200, undefined, wasm);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         return page(c, <FileNotFoundPage site={site} />, 404);
@@ -405,12 +419,12 @@ export const webRoutes = new Hono<AppEnv>()
       throw error;
     }
   })
-  .get("/assets/:file", (c) => {
+  .get("/assets/:file", async (c) => {
     const file = c.req.param("file");
     const themes = themeAsset(c.var.services.themes);
     const found = file === themes.hashedName
       ? { asset: { ...themes, type: "text/css; charset=utf-8" }, immutable: true }
-      : findAsset(file);
+      : findAsset(file) ?? await findVendorAsset(file);
     if (!found) return c.notFound();
     const { asset, immutable } = found;
     const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");

@@ -183,3 +183,127 @@ apiTest(
     assert.doesNotMatch(locked, /og:/, "a protected file shows nothing in a card");
   },
 );
+
+apiTest(
+  "view: the owner's view settings draw the type, tags, folder and their own text, aligned",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const named = { ...a.headers, "x-service-original-name": "true" };
+    const file = await uploadOne(app, named, new Uint8Array(8), "*big* [day].png", "image/png");
+    const page = async () => await (await get(app, `/view/${file.name}`)).text();
+
+    // Nothing chosen: neither the type nor labels nor a text (Zipline shows none by default).
+    const plain = await page();
+    assert.doesNotMatch(plain, /id="file-type"|id="file-labels"|id="view-content"/);
+
+    const tag = await app.json("POST", "/api/user/tags", { name: "trip", color: "#ff0000" }, {
+      ...a.headers,
+    });
+    assert.equal(tag.status, 200, JSON.stringify(tag.body));
+    await app.json("PATCH", `/api/user/files/${file.id}`, { tags: [tag.body.id] }, a.headers);
+    const folder = await app.json(
+      "POST",
+      "/api/user/folders",
+      { name: "holidays", isPublic: true },
+      {
+        ...a.headers,
+      },
+    );
+    await app.json("PUT", `/api/user/folders/${folder.body.id}`, { id: file.id }, a.headers);
+    const content = [
+      "**{file.originalName}** by {user.username}, {file.size}",
+      "",
+      "[raw]({link.raw}) [page]({link.returned}) {file.nothing}",
+      "<script>window.pwned = 1</script>",
+    ].join("\n");
+    const patched = await app.json("PATCH", "/api/user", {
+      view: { showMimetype: true, showTags: true, showFolder: true, align: "center", content },
+    }, a.headers);
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+
+    const html = await page();
+    assert.match(html, /<dd id="file-type">image\/png<\/dd>/);
+    assert.match(html, /<ul id="file-labels" class="file-labels" aria-label="Tags and folder">/);
+    assert.match(html, /<circle cx="5" cy="5" r="5" fill="#ff0000"[^>]*>(<\/circle>)?<\/svg>trip</);
+    assert.match(html, new RegExp(`Folder: <a href="/folder/${folder.body.id}">holidays</a>`));
+    const shown =
+      /<div id="view-content" class="view-content markdown align-center">([\s\S]*?)<\/div>/
+        .exec(html)?.[1] ?? "";
+    assert.match(
+      shown,
+      new RegExp(`<strong>\\*big\\* \\[day\\]\\.png</strong> by ${a.user.username}, 8 B`),
+      "the name's Markdown is escaped",
+    );
+    assert.match(shown, new RegExp(`<a href="http://ferry.test/raw/${file.name}"[^>]*>raw</a>`));
+    assert.match(shown, new RegExp(`<a href="http://ferry.test/u/${file.name}"[^>]*>page</a>`));
+    assert.match(shown, /\{file\.nothing\}/, "an unknown placeholder stays as written");
+    assert.match(shown, /&#60;script&#62;window/, "raw HTML is shown as text");
+    assert.doesNotMatch(html, /<script>window/);
+
+    // A folder whose page is not public is named, not linked; settings off hide it all again.
+    await app.json("PATCH", `/api/user/folders/${folder.body.id}`, { isPublic: false }, a.headers);
+    assert.match(await page(), /Folder: holidays<\/li>/);
+    await app.json("PATCH", "/api/user", {
+      view: { showMimetype: false, showTags: false, showFolder: false, content: "" },
+    }, a.headers);
+    assert.doesNotMatch(await page(), /id="file-type"|id="file-labels"|id="view-content"/);
+  },
+);
+
+apiTest("view: a TeX file and an asciinema recording get the page's script", async (app) => {
+  const a = await actor(app, "USER");
+  const res = await uploadFiles(app, [
+    { name: "sum.tex", content: "\\sum_{i=1}^n i", type: "text/x-tex" },
+    {
+      name: "demo.cast",
+      content: '{"version": 2, "width": 80, "height": 24}\n',
+      type: "application/x-asciicast",
+    },
+  ], a.headers);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const [tex, cast] = res.body.files;
+
+  const texPage = await get(app, `/view/${tex.name}`);
+  const texHtml = await texPage.text();
+  assert.match(texHtml, /<div id="text-preview" data-src="\/raw\/[^"]+" data-limit="262144"/);
+  assert.match(texHtml, /<script type="module" src="\/assets\/text_view\.[0-9a-f]{12}\.js"/);
+  assert.match(texPage.headers.get("content-security-policy")!, /font-src 'self'/);
+  assert.match(
+    texPage.headers.get("content-security-policy")!,
+    /script-src 'nonce-[\w-]{22}' 'strict-dynamic'(;|$)/,
+    "no WebAssembly where no recording plays",
+  );
+
+  const castPage = await get(app, `/view/${cast.name}`);
+  const castHtml = await castPage.text();
+  assert.match(castHtml, /<div id="cast-player" class="cast-view" data-src="\/raw\/[^"]+"/);
+  assert.match(castHtml, /text_view\.[0-9a-f]{12}\.js/);
+  assert.doesNotMatch(castHtml, /id="file-raw"/);
+  assert.match(
+    castPage.headers.get("content-security-policy")!,
+    /script-src 'nonce-[\w-]{22}' 'strict-dynamic' 'wasm-unsafe-eval'(;|$)/,
+    "the player's terminal is WebAssembly",
+  );
+});
+
+apiTest(
+  "view: KaTeX's stylesheet and fonts and the player's stylesheet come from Ferry",
+  async (app) => {
+    const css = await app.request("/assets/katex.css");
+    assert.equal(css.status, 200);
+    assert.match(css.headers.get("content-type")!, /^text\/css/);
+    const text = await css.text();
+    const fonts = [...text.matchAll(/url\(([^)]+)\)/g)].map((m) => m[1]);
+    assert.equal(fonts.length, 20, "one WOFF2 file per font, nothing else");
+    for (const font of fonts) assert.match(font, /^\/assets\/KaTeX_[\w-]+\.[0-9a-f]{12}\.woff2$/);
+    const font = await app.request(fonts[0]);
+    assert.equal(font.status, 200);
+    assert.equal(font.headers.get("content-type"), "font/woff2");
+    assert.match(font.headers.get("cache-control")!, /immutable/);
+    assert.equal(new TextDecoder().decode((await font.bytes()).slice(0, 4)), "wOF2");
+    const player = await app.request("/assets/asciinema-player.css");
+    assert.equal(player.status, 200);
+    assert.match(await player.text(), /\.ap-wrapper/);
+    assert.equal((await app.request("/assets/KaTeX_Nothing.0123456789ab.woff2")).status, 404);
+  },
+);

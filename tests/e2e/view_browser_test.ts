@@ -2,14 +2,22 @@
  * A file's page in a real browser against the real server process: an image
  * shown under the page's strict CSP, and a password-protected file reached
  * through the files route, its password refused then accepted, the file shown
- * after the page reloads with its cookie. Debian's chromium, playwright-core.
+ * after the page reloads with its cookie. On both stores: the owner's view
+ * settings edited on the Account page and drawn on the page (type, tags,
+ * folder, their own Markdown, centred); TeX typeset by KaTeX and an
+ * asciinema recording played, on the page and in the dashboard's file panel,
+ * their styles and fonts from Ferry. Debian's chromium, playwright-core.
  */
 import assert from "node:assert/strict";
 import {
+  browserTestOnStores,
+  checkAccessibility,
   launchChromium,
   NO_BROWSER,
   screenshot,
+  screenshots,
   setupAdmin,
+  signIn,
   watchProblems,
 } from "../helpers/browser.ts";
 import { redSquare } from "../helpers/images.ts";
@@ -96,3 +104,165 @@ Deno.test({
     }
   },
 });
+
+/** A short asciinema recording (asciicast v2): a prompt, a command and its output. */
+const RECORDING = [
+  JSON.stringify({ version: 2, width: 40, height: 8, title: "demo" }),
+  JSON.stringify([0.2, "o", "$ "]),
+  JSON.stringify([0.6, "o", "echo hello ferry\r\n"]),
+  JSON.stringify([0.9, "o", "hello ferry\r\n$ "]),
+  "",
+].join("\n");
+
+/** Two formulas, typeset one under the other. */
+const FORMULAS = "\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n\ne^{i\\pi} + 1 = 0\n";
+
+browserTestOnStores(
+  "the file page: the owner's view settings, KaTeX and asciinema, on the page and in the panel",
+  {},
+  async ({ browser, origin, kind }) => {
+    const cookie = await setupAdmin(origin);
+    const send = async (name: string, type: string, content: BlobPart) => {
+      const form = new FormData();
+      form.append("file", new Blob([content], { type }), name);
+      const res = await fetch(`${origin}/api/upload`, {
+        method: "POST",
+        body: form,
+        headers: { cookie, "x-service-original-name": "true" },
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()).files[0] as { id: string; name: string };
+    };
+    const api = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        body: JSON.stringify(body),
+        headers: { cookie, "content-type": "application/json", origin },
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      return await res.json();
+    };
+    const photo = await send("harbour.png", "image/png", redSquare(8) as BlobPart);
+    const tex = await send("euler.tex", "text/x-tex", FORMULAS);
+    const broken = await send(
+      "paper.tex",
+      "text/x-tex",
+      "\\documentclass{article}\n\\begin{document}",
+    );
+    const cast = await send("demo.cast", "application/x-asciicast", RECORDING);
+    const tag = await api("POST", "/api/user/tags", { name: "seaside", color: "#1b6e3a" });
+    await api("PATCH", `/api/user/files/${photo.id}`, { tags: [tag.id] });
+    const folder = await api("POST", "/api/user/folders", { name: "Holidays", isPublic: true });
+    await api("PUT", `/api/user/folders/${folder.id}`, { id: photo.id });
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const elsewhere: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).origin !== origin) elsewhere.push(request.url());
+    });
+    await signIn(page, origin);
+
+    // The Account page: what the file's page shows, with visible labels, saved and kept.
+    await page.goto(`${origin}/dashboard/settings`);
+    const form = page.getByRole("form", { name: "File pages and embeds" });
+    await form.getByLabel("Show the file's type").check();
+    await form.getByLabel("Show the file's tags").check();
+    await form.getByLabel("Show the file's folder").check();
+    await form.getByLabel("Text under the file (Markdown)").fill(
+      "**Shared by {user.username}**: [the raw file]({link.raw})",
+    );
+    await form.getByLabel("Alignment of the text").selectOption("center");
+    await form.getByRole("group", { name: "The file's page" }).scrollIntoViewIfNeeded();
+    await checkAccessibility(page, "the account page's file page settings");
+    await screenshots(page, "account-view-settings", kind);
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").getByText("Saved.").waitFor();
+    await page.reload();
+    const again = page.getByRole("form", { name: "File pages and embeds" });
+    assert.equal(await again.getByLabel("Show the file's tags").isChecked(), true, "kept");
+    assert.equal(await again.getByLabel("Alignment of the text").inputValue(), "center");
+    const me = await (await fetch(`${origin}/api/user`, { headers: { cookie } })).json();
+    assert.equal(me.user.view.showFolder, true);
+    assert.equal(me.user.view.align, "center");
+
+    // The page draws them: type, tag, folder (a link to its public page), the text centred.
+    await page.goto(`${origin}/view/${photo.name}`);
+    assert.equal(await page.locator("#file-type").textContent(), "image/png");
+    const labels = page.getByRole("list", { name: "Tags and folder" });
+    await labels.getByText("seaside").waitFor();
+    assert.equal(
+      await labels.getByRole("link", { name: "Holidays" }).getAttribute("href"),
+      `/folder/${folder.id}`,
+    );
+    const text = page.locator("#view-content");
+    assert.equal(await text.locator("strong").textContent(), "Shared by admin");
+    assert.equal(
+      await text.getByRole("link", { name: "the raw file" }).getAttribute("href"),
+      `${origin}/raw/${photo.name}`,
+    );
+    assert.equal(
+      await page.evaluate("getComputedStyle(document.getElementById('view-content')).textAlign"),
+      "center",
+    );
+    await checkAccessibility(page, "a file page with the owner's settings");
+    await screenshots(page, "view-settings-page", kind);
+
+    // TeX: typeset by KaTeX, each paragraph a formula, its fonts from Ferry.
+    await page.goto(`${origin}/view/${tex.name}`);
+    const typeset = page.locator("#text-preview.tex-view");
+    await typeset.locator(".katex-display").nth(1).waitFor();
+    assert.equal(await typeset.locator(".katex-display").count(), 2);
+    assert.match(
+      await typeset.locator("annotation").first().textContent() ?? "",
+      /\\frac\{1\}\{3\}/,
+    );
+    await page.waitForFunction("document.fonts.check('16px KaTeX_Main')");
+    assert.equal(
+      await page.evaluate(
+        "[...document.fonts].some((f) => f.family === 'KaTeX_Main' && f.status === 'loaded')",
+      ),
+      true,
+      "KaTeX's font loaded from /assets under the CSP",
+    );
+    await checkAccessibility(page, "a TeX file's page");
+    await screenshots(page, "view-katex", kind);
+
+    // TeX KaTeX cannot read: the reason, then the source highlighted.
+    await page.goto(`${origin}/view/${broken.name}`);
+    await page.locator(".tex-error").getByText(/KaTeX could not typeset this file/).waitFor();
+    await page.locator("#text-preview .code-view .hljs-keyword").first().waitFor();
+
+    // A recording: asciinema's player, fed the bytes the page read.
+    await page.goto(`${origin}/view/${cast.name}`);
+    const player = page.locator("#cast-player .ap-wrapper");
+    await player.waitFor();
+    await player.locator(".ap-term").waitFor();
+    await page.locator("#cast-player").click();
+    await page.waitForFunction(
+      "document.querySelector('#cast-player .ap-term')?.textContent.includes('hello ferry')",
+    );
+    await checkAccessibility(page, "a recording's page");
+    await screenshots(page, "view-asciinema", kind);
+
+    // The dashboard's file panel: the same two.
+    await page.goto(`${origin}/dashboard/files`);
+    await page.getByRole("button", { name: `Details of ${tex.name}` }).first().click();
+    const texPanel = page.getByRole("dialog", { name: tex.name });
+    await texPanel.locator(".tex-view .katex-display").nth(1).waitFor();
+    await checkAccessibility(page, "a TeX file's panel");
+    await screenshots(page, "files-panel-katex", kind);
+    await page.keyboard.press("Escape");
+    await texPanel.waitFor({ state: "detached" });
+    await page.getByRole("button", { name: `Details of ${cast.name}` }).first().click();
+    const castPanel = page.getByRole("dialog", { name: cast.name });
+    await castPanel.getByRole("region", { name: `Recording ${cast.name}` }).locator(".ap-wrapper")
+      .waitFor();
+    await checkAccessibility(page, "a recording's panel");
+    await screenshots(page, "files-panel-asciinema", kind);
+
+    assert.deepEqual(elsewhere, [], "nothing from another host");
+    assert.deepEqual(problems, []);
+  },
+);
