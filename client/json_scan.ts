@@ -65,6 +65,24 @@ function joined(parts: Uint8Array[]): Uint8Array {
   return all;
 }
 
+/** Whether `text` (ASCII) is the bytes `bytes[from..to)`. */
+function sameAscii(text: string, bytes: Uint8Array, from: number, to: number): boolean {
+  if (text.length !== to - from) return false;
+  for (let k = from; k < to; k++) if (text.charCodeAt(k - from) !== bytes[k]) return false;
+  return true;
+}
+
+/** `bytes` as text when they are a few plain ASCII ones (a number, a name), else `null`. */
+function shortAscii(bytes: Uint8Array): string | null {
+  if (bytes.length > 32) return null;
+  let text = "";
+  for (const b of bytes) {
+    if (b >= 0x80) return null;
+    text += String.fromCharCode(b);
+  }
+  return text;
+}
+
 /** Whether `b` is JSON whitespace. */
 function blank(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -90,6 +108,8 @@ export class JsonScanner {
   #wantsKey = false;
   /** The key being read (in a followed object): its bytes so far, and where they go on. */
   #key: { parts: Uint8Array[]; from: number } | null = null;
+  /** Short plain keys already read, by a hash of their bytes. */
+  readonly #keys = new Map<number, string>();
   /** The last key read: the name of the member whose value comes next. */
   #member = "";
   /** The value being kept: its depth, path, and its bytes so far. */
@@ -182,21 +202,39 @@ export class JsonScanner {
     }
     const key = this.#key;
     this.#key = null;
-    if (!key) {
-      this.#member = "";
-      return;
+    if (!key) this.#member = "";
+    else if (key.parts.length === 0) this.#member = this.#keyText(chunk, key.from, quote);
+    else {
+      key.parts.push(chunk.subarray(key.from, quote));
+      const bytes = joined(key.parts);
+      this.#member = this.#keyText(bytes, 0, bytes.length);
     }
-    key.parts.push(chunk.subarray(key.from, quote));
-    this.#member = this.#keyText(key.parts);
   }
 
-  /** A key's bytes as text: short plain ASCII directly (most keys), else decoded and unescaped. */
-  #keyText(parts: Uint8Array[]): string {
-    const bytes = parts.length === 1 ? parts[0] : joined(parts);
-    if (bytes.length <= 64 && bytes.every((b) => b < 0x80 && b !== BACKSLASH)) {
-      return String.fromCharCode(...bytes);
+  /**
+   * The key in `bytes[from..to)` as text. A short plain ASCII one (most keys,
+   * the same few again and again) comes from the keys seen before, else it is
+   * decoded and unescaped.
+   */
+  #keyText(bytes: Uint8Array, from: number, to: number): string {
+    if (to - from <= 32) {
+      let hash = to - from;
+      let k = from;
+      for (; k < to; k++) {
+        const b = bytes[k];
+        if (b >= 0x80 || b === BACKSLASH) break;
+        hash = (Math.imul(hash, 31) + b) | 0;
+      }
+      if (k === to) {
+        const known = this.#keys.get(hash);
+        if (known !== undefined && sameAscii(known, bytes, from, to)) return known;
+        let text = "";
+        for (let m = from; m < to; m++) text += String.fromCharCode(bytes[m]);
+        if (this.#keys.size < 4096) this.#keys.set(hash, text);
+        return text;
+      }
     }
-    const text = this.#decoder.decode(bytes);
+    const text = this.#decoder.decode(bytes.subarray(from, to));
     return text.includes("\\") ? JSON.parse(`"${text}"`) : text;
   }
 
@@ -282,11 +320,12 @@ export class JsonScanner {
   #ended(chunk: Uint8Array, i: number, inclusive: boolean) {
     const capture = this.#capture;
     if (capture && capture.depth === this.#stack.length) {
-      capture.parts.push(chunk.slice(capture.from, inclusive ? i + 1 : i));
+      const last = chunk.subarray(capture.from, inclusive ? i + 1 : i);
+      const bytes = capture.parts.length === 0 ? last : joined([...capture.parts, last]);
       this.#capture = null;
       let value: unknown;
       try {
-        value = JSON.parse(this.#decoder.decode(joined(capture.parts)));
+        value = JSON.parse(shortAscii(bytes) ?? this.#decoder.decode(bytes));
       } catch {
         throw new JsonScanError("A value that is not JSON");
       }
@@ -300,6 +339,22 @@ export class JsonScanner {
     if (frame.path !== null) this.#handlers.closed?.(frame.path, frame.members);
     this.#ended(chunk, i, true);
   }
+}
+
+/**
+ * Resolves in a task of its own, after what the page has waiting (input,
+ * drawing): a message to itself, which, unlike a timer, no browser delays.
+ */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      port2.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
 }
 
 /**
@@ -324,7 +379,7 @@ export async function scanStream(
       scanner.push(value);
       options.progress?.(scanner.bytes);
       if (performance.now() - since > 30) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await nextTask();
         since = performance.now();
       }
     }
