@@ -341,6 +341,9 @@ export class JsonScanner {
   }
 }
 
+/** The most bytes read between two looks at the clock. */
+const SLICE = 64 * 1024;
+
 /**
  * Resolves in a task of its own, after what the page has waiting (input,
  * drawing): a message to itself, which, unlike a timer, no browser delays.
@@ -376,11 +379,14 @@ export async function scanStream(
       options.signal?.throwIfAborted();
       const { done, value } = await reader.read();
       if (done) break;
-      scanner.push(value);
-      options.progress?.(scanner.bytes);
-      if (performance.now() - since > 30) {
-        await nextTask();
-        since = performance.now();
+      // A stream's chunk may be megabytes: read in slices, with the page's turn between them.
+      for (let at = 0; at < value.length; at += SLICE) {
+        scanner.push(value.subarray(at, at + SLICE));
+        options.progress?.(scanner.bytes);
+        if (performance.now() - since > 30) {
+          await nextTask();
+          since = performance.now();
+        }
       }
     }
     scanner.end();

@@ -106,7 +106,7 @@ function InviteRow({ invite, onDeleted }: { invite: Invite; onDeleted: () => voi
       <div class="url-head">
         <strong>{invite.code}</strong>
         {spent && <span class="badge danger">{spent}</span>}
-        <span class="muted url-destination">
+        <span class="muted invite-facts">
           used {invite.uses}
           {invite.maxUses !== null ? ` of ${invite.maxUses}` : " (no limit)"} ·{" "}
           {invite.expiresAt ? `expires ${formatDate(invite.expiresAt)}` : "never expires"}

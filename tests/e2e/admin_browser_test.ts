@@ -535,7 +535,9 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
       `a ${(large.size / 1e6).toFixed(0)} MB export read in ${took.toFixed(0)} ms; ` +
         `longest task ${longest.toFixed(0)} ms`,
     );
-    assert.ok(longest < 500, `the page stayed responsive: longest task ${longest} ms`);
+    // Parsed whole, such a file holds the page for seconds; read in slices, no task is long.
+    // (The bound allows for a machine shared by many tests.)
+    assert.ok(longest < 1000, `the page stayed responsive: longest task ${longest} ms`);
     assert.equal((await records()).files, 300_000);
   } finally {
     await Deno.remove(large.path);

@@ -4,7 +4,7 @@ import c0 from "./account-AX3YPTWT.js" with { type: "text" };
 import c1 from "./admin_audit-WSUICHXJ.js" with { type: "text" };
 import c2 from "./admin_maintenance-7QCBSATE.js" with { type: "text" };
 import c3 from "./admin_settings-JMZEQRFL.js" with { type: "text" };
-import c4 from "./admin_transfer-D33PE5Q4.js" with { type: "text" };
+import c4 from "./admin_transfer-DWDVNCOP.js" with { type: "text" };
 import c5 from "./admin_users-UJRIPWS3.js" with { type: "text" };
 import c6 from "./admin_webhooks-4KNKHTDU.js" with { type: "text" };
 import c7 from "./browser-FZI3TYIR.js" with { type: "text" };
@@ -39,7 +39,7 @@ import c35 from "./common-D42W3OYW.js" with { type: "text" };
 import c36 from "./es-7QAD5NVP.js" with { type: "text" };
 import c37 from "./folders-V4FYAWXF.js" with { type: "text" };
 import c38 from "./home-ETJDR7R5.js" with { type: "text" };
-import c39 from "./invites-TVLGCD4X.js" with { type: "text" };
+import c39 from "./invites-ZC63YYRG.js" with { type: "text" };
 import c40 from "./marked.esm-4KFRUSVP.js" with { type: "text" };
 import c41 from "./page-UYNLC73N.js" with { type: "text" };
 import c42 from "./public_folder-D564I7CA.js" with { type: "text" };
@@ -53,4 +53,4 @@ import c49 from "./upload-IGDNP2PO.js" with { type: "text" };
 import c50 from "./urls-O6U6LNFQ.js" with { type: "text" };
 
 /** Each chunk's file name and text. */
-export const CHUNKS: [string, string][] = [["account-AX3YPTWT.js", c0], ["admin_audit-WSUICHXJ.js", c1], ["admin_maintenance-7QCBSATE.js", c2], ["admin_settings-JMZEQRFL.js", c3], ["admin_transfer-D33PE5Q4.js", c4], ["admin_users-UJRIPWS3.js", c5], ["admin_webhooks-4KNKHTDU.js", c6], ["browser-FZI3TYIR.js", c7], ["chunk-235OCFOF.js", c8], ["chunk-2ACMW5KR.js", c9], ["chunk-4GR6M55U.js", c10], ["chunk-4ZKR6HTJ.js", c11], ["chunk-5CZNKRMO.js", c12], ["chunk-BKROEC5J.js", c13], ["chunk-DDD7SUCB.js", c14], ["chunk-EDJ76FRB.js", c15], ["chunk-EK7ODJWE.js", c16], ["chunk-GXBQHKAW.js", c17], ["chunk-HC4WW62N.js", c18], ["chunk-JM4CEILT.js", c19], ["chunk-JXAYM5LT.js", c20], ["chunk-KKGAGP44.js", c21], ["chunk-ND6LXZDY.js", c22], ["chunk-NX4P3YMH.js", c23], ["chunk-P5TNPGZX.js", c24], ["chunk-RKNHTRHT.js", c25], ["chunk-S6MAPWXE.js", c26], ["chunk-SERHW4HN.js", c27], ["chunk-SJ2GB4SM.js", c28], ["chunk-SX6USYTY.js", c29], ["chunk-URJUDSB6.js", c30], ["chunk-VLJBLJM2.js", c31], ["chunk-VNT2NEMP.js", c32], ["chunk-WMPR7V6Y.js", c33], ["chunk-XNWUC4AS.js", c34], ["common-D42W3OYW.js", c35], ["es-7QAD5NVP.js", c36], ["folders-V4FYAWXF.js", c37], ["home-ETJDR7R5.js", c38], ["invites-TVLGCD4X.js", c39], ["marked.esm-4KFRUSVP.js", c40], ["page-UYNLC73N.js", c41], ["public_folder-D564I7CA.js", c42], ["purify.es-UGPMMQK7.js", c43], ["request-CB5YN7V7.js", c44], ["requests-KMYI3KAC.js", c45], ["security-2BAWU7JL.js", c46], ["stats-ABPWBZOD.js", c47], ["tags-LXAQKVDG.js", c48], ["upload-IGDNP2PO.js", c49], ["urls-O6U6LNFQ.js", c50]];
+export const CHUNKS: [string, string][] = [["account-AX3YPTWT.js", c0], ["admin_audit-WSUICHXJ.js", c1], ["admin_maintenance-7QCBSATE.js", c2], ["admin_settings-JMZEQRFL.js", c3], ["admin_transfer-DWDVNCOP.js", c4], ["admin_users-UJRIPWS3.js", c5], ["admin_webhooks-4KNKHTDU.js", c6], ["browser-FZI3TYIR.js", c7], ["chunk-235OCFOF.js", c8], ["chunk-2ACMW5KR.js", c9], ["chunk-4GR6M55U.js", c10], ["chunk-4ZKR6HTJ.js", c11], ["chunk-5CZNKRMO.js", c12], ["chunk-BKROEC5J.js", c13], ["chunk-DDD7SUCB.js", c14], ["chunk-EDJ76FRB.js", c15], ["chunk-EK7ODJWE.js", c16], ["chunk-GXBQHKAW.js", c17], ["chunk-HC4WW62N.js", c18], ["chunk-JM4CEILT.js", c19], ["chunk-JXAYM5LT.js", c20], ["chunk-KKGAGP44.js", c21], ["chunk-ND6LXZDY.js", c22], ["chunk-NX4P3YMH.js", c23], ["chunk-P5TNPGZX.js", c24], ["chunk-RKNHTRHT.js", c25], ["chunk-S6MAPWXE.js", c26], ["chunk-SERHW4HN.js", c27], ["chunk-SJ2GB4SM.js", c28], ["chunk-SX6USYTY.js", c29], ["chunk-URJUDSB6.js", c30], ["chunk-VLJBLJM2.js", c31], ["chunk-VNT2NEMP.js", c32], ["chunk-WMPR7V6Y.js", c33], ["chunk-XNWUC4AS.js", c34], ["common-D42W3OYW.js", c35], ["es-7QAD5NVP.js", c36], ["folders-V4FYAWXF.js", c37], ["home-ETJDR7R5.js", c38], ["invites-ZC63YYRG.js", c39], ["marked.esm-4KFRUSVP.js", c40], ["page-UYNLC73N.js", c41], ["public_folder-D564I7CA.js", c42], ["purify.es-UGPMMQK7.js", c43], ["request-CB5YN7V7.js", c44], ["requests-KMYI3KAC.js", c45], ["security-2BAWU7JL.js", c46], ["stats-ABPWBZOD.js", c47], ["tags-LXAQKVDG.js", c48], ["upload-IGDNP2PO.js", c49], ["urls-O6U6LNFQ.js", c50]];
