@@ -15,8 +15,6 @@ export interface PageConfig {
   site: string;
   /** `filesMaxExpiration` in ms: the longest expiry an upload may ask for (`null`: none). */
   maxExpirationMs?: number | null;
-  /** Whether the signed-in user may manage invites (an administrator, with invites on). */
-  invites?: boolean;
   /** What the page is about, where its address names it (a public folder's id). */
   id?: string;
   /** The signed-in user (dashboard pages). */

@@ -34,7 +34,8 @@ if (root) {
       )),
     security: () => import("./pages/security.tsx").then((m) => <m.SecurityPage config={config} />),
     folders: () => import("./pages/folders.tsx").then((m) => <m.FoldersPage />),
-    tags: () => import("./pages/tags.tsx").then((m) => <m.TagsPage config={config} />),
+    tags: () => import("./pages/tags.tsx").then((m) => <m.TagsPage />),
+    invites: () => import("./pages/invites.tsx").then((m) => <m.InvitesPage />),
     folder: () =>
       import("./pages/public_folder.tsx").then((m) => (
         <m.PublicFolderPage config={config} id={config.id ?? ""} />
@@ -48,7 +49,8 @@ if (root) {
       import("./pages/admin_settings.tsx").then((m) => <m.AdminSettingsPage />),
     audit: () => import("./pages/admin_audit.tsx").then((m) => <m.AdminAuditPage />),
     stats: () => import("./pages/stats.tsx").then((m) => <m.StatsPage config={config} />),
-    transfer: () => import("./pages/admin_transfer.tsx").then((m) => <m.AdminTransferPage />),
+    transfer: () =>
+      import("./pages/admin_transfer.tsx").then((m) => <m.AdminTransferPage config={config} />),
     maintenance: () =>
       import("./pages/admin_maintenance.tsx").then((m) => <m.AdminMaintenancePage />),
     webhooks: () => import("./pages/admin_webhooks.tsx").then((m) => <m.AdminWebhooksPage />),

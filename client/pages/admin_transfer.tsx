@@ -4,12 +4,19 @@
 /**
  * `/dashboard/admin/transfer` (SUPERADMIN): the instance export as a download
  * (`GET /api/server/export`, with its counts first), and the import of a
- * Zipline v3 or v4 document chosen from disk, sent with a progress bar and
- * wrapped with the chosen options without reading the file into memory;
- * then the counts and the skipped records as the API answers them.
+ * Zipline v3 or v4 document chosen from disk. Once chosen, the file is read
+ * in the browser as a stream (`client/export_summary.ts`): its format (which
+ * sets the import's), where and when it was made, its records of each kind
+ * and its users, of whom one may be picked, by name, to merge into the
+ * importing account. It is sent with a progress bar and wrapped with the
+ * chosen options without reading it into memory; then the counts and the
+ * skipped records as the API answers them.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { useLoad } from "../hooks.ts";
+import type { PageConfig } from "../config.ts";
+import { type ExportSummary, type ExportUser, summarizeExport } from "../export_summary.ts";
+import { listUsers } from "../api/users.ts";
 import {
   type ExportCounts,
   exportCounts,
@@ -17,7 +24,7 @@ import {
   type ImportResult,
   sendImport,
 } from "../api/transfer.ts";
-import { formatBytes } from "../format.ts";
+import { formatBytes, formatDate } from "../format.ts";
 import { SelectField } from "../components/field.tsx";
 
 function Export(
@@ -113,21 +120,194 @@ function Result({ result }: { result: ImportResult }) {
   );
 }
 
-function Import({ onImported }: { onImported: () => void }) {
+/** How the export's users are listed: those of `summary` matching `search`, at most this many. */
+const SHOWN_USERS = 12;
+
+/** What the chosen export holds: format, origin, counts, and its files' total size. */
+function ExportDetails({ summary, file }: { summary: ExportSummary; file: File }) {
+  return (
+    <section class="export-details" aria-labelledby="export-details-title">
+      <h3 id="export-details-title">In this file</h3>
+      {summary.format === null
+        ? (
+          <p class="error" role="alert">
+            This JSON file ({formatBytes(file.size)}) is not a Zipline export: it has no export
+            version.
+          </p>
+        )
+        : (
+          <p>
+            A Zipline v{summary.format} export
+            {summary.zipline && ` from Zipline ${summary.zipline}`}
+            {summary.exportedAt && `, made ${formatDate(summary.exportedAt)}`}
+            {summary.exportedBy && ` by ${summary.exportedBy}`}
+            {` (${formatBytes(file.size)}).`}
+          </p>
+        )}
+      {summary.counts.length > 0 && (
+        <dl class="counts" aria-label="Records in the file">
+          {summary.counts.map(({ kind, count }) => (
+            <div key={kind}>
+              <dt>{kind}</dt>
+              <dd>{count.toLocaleString()}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {summary.counts.some((c) => c.kind === "files" && c.count > 0) && (
+        <p class="muted">
+          Its files add up to{" "}
+          {formatBytes(summary.fileBytes)}. An export holds their records only: copy the bytes into
+          this server's storage yourself.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The user of the export to merge into the importing account (Zipline's
+ * "merge user"), chosen from the export's own users, searchable by name;
+ * each marked when this server already has a user of that name (imported
+ * only if merged) or when it is the importing account itself.
+ */
+function MergePicker(
+  { users, taken, me, value, onValue }: {
+    users: ExportUser[];
+    taken: Set<string>;
+    me: string | undefined;
+    value: string;
+    onValue: (id: string) => void;
+  },
+) {
+  const [search, setSearch] = useState("");
+  const wanted = search.trim().toLowerCase();
+  const matching = users.filter((u) => u.username.toLowerCase().includes(wanted));
+  const shown = matching.slice(0, SHOWN_USERS);
+  const chosen = users.find((u) => u.id === value);
+  if (chosen && !shown.includes(chosen)) shown.unshift(chosen);
+  return (
+    <fieldset class="merge-picker">
+      <legend>Merge an exported user into my account</legend>
+      <p class="muted" id="merge-help">
+        That user's files, folders and links become yours; the others are imported as their own
+        accounts.
+      </p>
+      <label class="field">
+        <span>Find a user of the export</span>
+        <input
+          type="search"
+          value={search}
+          aria-describedby="merge-help"
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
+      </label>
+      <div class="merge-choices">
+        <label class="check">
+          <input
+            type="radio"
+            name="merge"
+            checked={value === ""}
+            onChange={() => onValue("")}
+          />
+          No one: import every user as their own account
+        </label>
+        {shown.map((u) => (
+          <label class="check" key={u.id}>
+            <input
+              type="radio"
+              name="merge"
+              value={u.id}
+              checked={value === u.id}
+              onChange={() => onValue(u.id)}
+            />
+            <span>
+              {u.username} <span class="badge">{u.role}</span>
+              {u.id === me && (
+                <>
+                  {" "}
+                  <span class="badge">you (this server's export)</span>
+                </>
+              )}
+              {u.id !== me && taken.has(u.username) && (
+                <>
+                  {" "}
+                  <span class="badge">a user of this name is here</span>
+                </>
+              )}
+            </span>
+          </label>
+        ))}
+      </div>
+      <p class="muted" role="status">
+        {matching.length === 0
+          ? "No user of the export matches."
+          : matching.length > shown.length
+          ? `${matching.length} users match; ${shown.length} shown: narrow the search.`
+          : `${users.length} ${users.length === 1 ? "user" : "users"} in the export.`}
+      </p>
+    </fieldset>
+  );
+}
+
+/** The export being read: bytes read so far, the summary once read, or why it failed. */
+interface Reading {
+  read: number;
+  summary: ExportSummary | null;
+  error: string | null;
+}
+
+function Import({ onImported, me }: { onImported: () => void; me: string | undefined }) {
   const [file, setFile] = useState<File | null>(null);
+  const [reading, setReading] = useState<Reading | null>(null);
   const [version, setVersion] = useState<"3" | "4">("4");
   const [settings, setSettings] = useState(false);
   const [merge, setMerge] = useState("");
   const [sent, setSent] = useState<number | null>(null);
   const [result, setResult] = useState<ImportResult | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [serverUsers] = useLoad(listUsers);
+  const taken = useMemo(() => new Set((serverUsers ?? []).map((u) => u.username)), [serverUsers]);
+  const scan = useRef<AbortController | null>(null);
+  useEffect(() => () => scan.current?.abort(), []);
+  const choose = async (chosen: File | null) => {
+    scan.current?.abort();
+    setFile(chosen);
+    setMerge("");
+    setResult(null);
+    setError(null);
+    setReading(null);
+    if (!chosen) return;
+    const controller = new AbortController();
+    scan.current = controller;
+    setReading({ read: 0, summary: null, error: null });
+    let shown = 0;
+    try {
+      const summary = await summarizeExport(chosen, {
+        signal: controller.signal,
+        progress: (read) => {
+          // Redrawn at each hundredth of the file, not at each of its chunks.
+          if (read - shown < chosen.size / 100) return;
+          shown = read;
+          setReading({ read, summary: null, error: null });
+        },
+      });
+      if (controller.signal.aborted) return;
+      if (summary.format) setVersion(summary.format);
+      setReading({ read: chosen.size, summary, error: null });
+    } catch (e) {
+      if (controller.signal.aborted) return;
+      setReading({ read: 0, summary: null, error: (e as Error).message });
+    }
+  };
+  const summary = reading?.summary ?? null;
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!file) return;
     const options: Record<string, unknown> = version === "4"
-      ? { config: { settings, ...(merge.trim() ? { mergeCurrentUser: merge.trim() } : {}) } }
-      : merge.trim()
-      ? { importFromUser: merge.trim() }
+      ? { config: { settings, ...(merge ? { mergeCurrentUser: merge } : {}) } }
+      : merge
+      ? { importFromUser: merge }
       : {};
     setResult(null);
     setError(null);
@@ -150,6 +330,7 @@ function Import({ onImported }: { onImported: () => void }) {
       setSent(null);
     }
   };
+  const mismatch = summary?.format && summary.format !== version;
   return (
     <section class="card" aria-labelledby="import-title">
       <h2 id="import-title">Import</h2>
@@ -160,7 +341,7 @@ function Import({ onImported }: { onImported: () => void }) {
             type="file"
             accept="application/json,.json"
             required
-            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+            onChange={(e) => choose(e.currentTarget.files?.[0] ?? null)}
           />
         </label>
         <SelectField
@@ -169,14 +350,37 @@ function Import({ onImported }: { onImported: () => void }) {
           onValue={(v) => setVersion(v as "3" | "4")}
           options={[["4", "Zipline v4 or Ferry"], ["3", "Zipline v3"]]}
         />
-        <label class="field">
-          <span>
-            {version === "4"
-              ? "Merge this exported user into my account (id)"
-              : "Merge this v3 user into my account (id)"}
-          </span>
-          <input type="text" value={merge} onInput={(e) => setMerge(e.currentTarget.value)} />
-        </label>
+        {file && reading && !summary && !reading.error && (
+          <div class="field wide-field">
+            <span id="reading-label">Reading {file.name}…</span>
+            <progress
+              max={file.size}
+              value={reading.read}
+              aria-labelledby="reading-label"
+              class="wide"
+            />
+          </div>
+        )}
+        {reading?.error && (
+          <p class="error wide-field" role="alert">
+            This file cannot be read as an export: {reading.error}.
+          </p>
+        )}
+        {file && summary && <ExportDetails summary={summary} file={file} />}
+        {mismatch && (
+          <p class="error wide-field" role="alert">
+            The file is a v{summary.format} export: import it as Zipline v{summary.format}.
+          </p>
+        )}
+        {summary && summary.users.length > 0 && (
+          <MergePicker
+            users={summary.users}
+            taken={taken}
+            me={me}
+            value={merge}
+            onValue={setMerge}
+          />
+        )}
         {version === "4" && (
           <label class="check">
             <input
@@ -188,7 +392,11 @@ function Import({ onImported }: { onImported: () => void }) {
           </label>
         )}
         <div class="button-row">
-          <button type="submit" class="primary" disabled={!file || sent !== null}>
+          <button
+            type="submit"
+            class="primary"
+            disabled={!file || sent !== null || !summary?.format || !!mismatch}
+          >
             Import
           </button>
           {file && <span class="muted">{file.name}, {formatBytes(file.size)}</span>}
@@ -204,13 +412,13 @@ function Import({ onImported }: { onImported: () => void }) {
 }
 
 /** The import and export page. */
-export function AdminTransferPage() {
+export function AdminTransferPage({ config }: { config: PageConfig }) {
   const [counts, reload, error] = useLoad(exportCounts);
   return (
     <>
       <h1>Import and export</h1>
       <Export counts={counts} error={error} />
-      <Import onImported={reload} />
+      <Import onImported={reload} me={config.user?.id} />
     </>
   );
 }

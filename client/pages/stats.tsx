@@ -3,10 +3,12 @@
 /// <reference lib="dom" />
 /**
  * `/dashboard/stats`: the instance's metrics from `GET /api/stats` over a day,
- * a week, a month or all time: files, storage, URLs and views as line charts,
- * files by type and (with `featuresMetricsShowUserSpecific`) storage and
- * uploads by user as bars, the most viewed files for administrators, and
- * every number as a table too.
+ * a week, a month, a year, all time or the dates chosen: the latest totals,
+ * each with its change against the period of the same length just before;
+ * files, storage, URLs and views as line charts; files by type as a donut
+ * (SVG, with its legend as a table) and (with
+ * `featuresMetricsShowUserSpecific`) storage and uploads by user as bars; the
+ * most viewed files for administrators, and every number as a table too.
  */
 import { useMemo, useState } from "preact/hooks";
 import { getMetrics, type Metric, topFiles } from "../api/stats.ts";
@@ -14,6 +16,17 @@ import type { PageConfig } from "../config.ts";
 import { formatBytes, formatDate } from "../format.ts";
 import { useLoad } from "../hooks.ts";
 import { type Line, type Span, TimeChart } from "../components/time_chart.tsx";
+import { DonutChart } from "../components/donut_chart.tsx";
+import {
+  ask,
+  askDates,
+  type Asked,
+  change,
+  dayInput,
+  type Period,
+  previousOf,
+  RANGES,
+} from "../stats_range.ts";
 
 /** The totals of a snapshot (`GET /api/stats` fills the lists of the newest only). */
 type Totals = Omit<Metric["data"], "filesUsers" | "urlsUsers" | "types">;
@@ -31,31 +44,6 @@ function statsOf(metrics: Metric[]): Stats {
   };
 }
 
-const DAY = 86_400_000;
-
-const RANGES = [
-  ["day", "Day", DAY],
-  ["week", "Week", 7 * DAY],
-  ["month", "Month", 30 * DAY],
-  ["year", "Year", 365 * DAY],
-  ["all", "All", 0],
-] as const;
-type Range = typeof RANGES[number][0];
-
-/** The time asked for: `from` (`null`: all time) and `to`, in ms. */
-interface Asked {
-  range: Range;
-  from: number | null;
-  to: number;
-}
-
-/** The range ending now. */
-function ask(range: Range): Asked {
-  const to = Date.now();
-  const length = RANGES.find(([r]) => r === range)![2];
-  return { range, from: range === "all" ? null : to - length, to };
-}
-
 /**
  * The span the charts' time axis covers: the range asked for; for all time,
  * from the first snapshot (a day before it when there is only one) to now.
@@ -63,7 +51,7 @@ function ask(range: Range): Asked {
 function spanOf(asked: Asked, times: number[]): Span {
   if (asked.from !== null) return [asked.from, asked.to];
   const first = Math.min(...times, asked.to);
-  return [Math.min(first, asked.to - DAY), asked.to];
+  return [Math.min(first, asked.to - 86_400_000), asked.to];
 }
 
 /** `n` with its unit, singular or plural (`1 file`, `3 files`). */
@@ -217,29 +205,141 @@ function NumbersTable({ points }: { points: Stats["points"] }) {
   );
 }
 
+/** The headline numbers: what each is called, its value in a snapshot, and how it is written. */
+const HEADLINES: [string, keyof Totals, (n: number) => string][] = [
+  ["Files", "files", (n) => n.toLocaleString()],
+  ["Storage", "storage", formatBytes],
+  ["URLs", "urls", (n) => n.toLocaleString()],
+  ["File views", "fileViews", (n) => n.toLocaleString()],
+  ["URL views", "urlViews", (n) => n.toLocaleString()],
+  ["Users", "users", (n) => n.toLocaleString()],
+];
+
+/**
+ * The latest totals, each with its change since the end of `period` (the
+ * period of the same length before the range: its newest snapshot), when
+ * there is one.
+ */
+function Headline(
+  { latest, earlier, period }: {
+    latest: Totals;
+    earlier: Totals | null;
+    period: Period | null;
+  },
+) {
+  return (
+    <dl class="counts headline" aria-label="Latest totals">
+      {HEADLINES.map(([label, key, format]) => {
+        const moved = earlier && change(earlier[key], latest[key]);
+        return (
+          <div key={key}>
+            <dt>{label}</dt>
+            <dd>{format(latest[key])}</dd>
+            {moved && period && (
+              <dd class={`change ${moved.trend}`}>
+                <span aria-hidden="true">
+                  {moved.trend === "up" ? "▲ " : moved.trend === "down" ? "▼ " : ""}
+                </span>
+                {moved.text}
+                <span class="visually-hidden">
+                  {` from ${format(earlier[key])} at the end of ${period.name}`}
+                </span>
+                <span class="change-since" aria-hidden="true">vs {period.name}</span>
+              </dd>
+            )}
+          </div>
+        );
+      })}
+    </dl>
+  );
+}
+
+/** The presets and two date inputs for a range of days of one's own. */
+function RangePicker({ asked, onAsk }: { asked: Asked; onAsk: (asked: Asked) => void }) {
+  const [from, setFrom] = useState(asked.from === null ? "" : dayInput(asked.from));
+  const [to, setTo] = useState(dayInput(asked.to));
+  const [problem, setProblem] = useState<string | null>(null);
+  const preset = (range: typeof RANGES[number][0]) => {
+    const next = ask(range);
+    setFrom(next.from === null ? "" : dayInput(next.from));
+    setTo(dayInput(next.to));
+    setProblem(null);
+    onAsk(next);
+  };
+  const dates = (first: string, last: string) => {
+    setFrom(first);
+    setTo(last);
+    const next = askDates(first, last);
+    if (typeof next === "string") setProblem(next);
+    else {
+      setProblem(null);
+      onAsk(next);
+    }
+  };
+  const today = dayInput(Date.now());
+  return (
+    <div class="range-picker">
+      <div class="segmented" role="group" aria-label="Range">
+        {RANGES.map(([key, label]) => (
+          <button
+            key={key}
+            type="button"
+            aria-pressed={asked.range === key}
+            onClick={() => preset(key)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <div class="range-dates" role="group" aria-label="Custom range">
+        <label class="field">
+          <span>From</span>
+          <input
+            type="date"
+            value={from}
+            max={to || today}
+            onChange={(e) => dates(e.currentTarget.value, to)}
+          />
+        </label>
+        <label class="field">
+          <span>To</span>
+          <input
+            type="date"
+            value={to}
+            min={from || undefined}
+            max={today}
+            onChange={(e) => dates(from, e.currentTarget.value)}
+          />
+        </label>
+      </div>
+      {problem && <p class="error" role="alert">{problem}</p>}
+    </div>
+  );
+}
+
+/** What the page shows of `asked`: its snapshots, and the newest of the period before it. */
+async function load(asked: Asked) {
+  const period = previousOf(asked);
+  const [metrics, before] = await Promise.all([
+    getMetrics(asked.from, asked.to),
+    period ? getMetrics(period.from, period.to) : Promise.resolve([]),
+  ]);
+  return { asked, period, metrics, earlier: before[0]?.data ?? null };
+}
+
 /** The statistics page. */
 export function StatsPage({ config }: { config: PageConfig }) {
-  const [asked, setAsked] = useState<Asked>(() => ask("week"));
-  const [metrics, , error] = useLoad(() => getMetrics(asked.from, asked.to), [asked]);
-  const stats = useMemo(() => metrics && statsOf(metrics), [metrics]);
+  const [asking, setAsking] = useState<Asked>(() => ask("week"));
+  const [loaded, , error] = useLoad(() => load(asking), [asking]);
+  const stats = useMemo(() => loaded && statsOf(loaded.metrics), [loaded]);
+  const asked = loaded?.asked ?? asking;
   const latest = stats?.latest?.data;
   const users = (latest?.filesUsers ?? []).map((u) => ({ ...u, label: u.username ?? "(deleted)" }));
   return (
     <>
       <h1>Statistics</h1>
       <div class="toolbar">
-        <div class="segmented" role="group" aria-label="Range">
-          {RANGES.map(([key, label]) => (
-            <button
-              key={key}
-              type="button"
-              aria-pressed={asked.range === key}
-              onClick={() => setAsked(ask(key))}
-            >
-              {label}
-            </button>
-          ))}
-        </div>
+        <RangePicker asked={asking} onAsk={setAsking} />
         {stats?.latest && (
           <span class="muted">Last recorded {formatDate(stats.latest.createdAt)}</span>
         )}
@@ -256,41 +356,24 @@ export function StatsPage({ config }: { config: PageConfig }) {
               `and ${formatDate(new Date(asked.to).toISOString())}. Choose a longer range.`}
         </p>
       )}
-      {latest && (
-        <dl class="counts" aria-label="Latest totals">
-          <div>
-            <dt>Files</dt>
-            <dd>{latest.files}</dd>
-          </div>
-          <div>
-            <dt>Storage</dt>
-            <dd>{formatBytes(latest.storage)}</dd>
-          </div>
-          <div>
-            <dt>URLs</dt>
-            <dd>{latest.urls}</dd>
-          </div>
-          <div>
-            <dt>File views</dt>
-            <dd>{latest.fileViews}</dd>
-          </div>
-          <div>
-            <dt>URL views</dt>
-            <dd>{latest.urlViews}</dd>
-          </div>
-          <div>
-            <dt>Users</dt>
-            <dd>{latest.users}</dd>
-          </div>
-        </dl>
+      {latest && loaded && (
+        <Headline latest={latest} earlier={loaded.earlier} period={loaded.period} />
       )}
       {stats && stats.points.length > 0 && <Charts points={stats.points} asked={asked} />}
       {latest && (
         <div class="chart-grid">
-          <Bars
-            title="Files by type"
-            rows={latest.types.map((t) => ({ label: t.type, value: t.sum }))}
-          />
+          <section class="card" aria-labelledby="types-title">
+            <h2 id="types-title">Files by type</h2>
+            {latest.types.length === 0 ? <p class="muted">No files yet.</p> : (
+              <DonutChart
+                title="Files by type"
+                name="Type"
+                column="Files"
+                slices={latest.types.map((t) => ({ label: t.type, value: t.sum }))}
+                unit={counted("file", "files")}
+              />
+            )}
+          </section>
           {config.metricsPerUser && (
             <Bars
               title="Storage by user"

@@ -3,8 +3,8 @@
 /// <reference lib="dom" />
 /**
  * `/dashboard/tags`: the caller's tags with their colours (create, rename,
- * recolour, delete) and, for administrators where invites are on, the
- * invites (create with expiry and max uses, copy the link, delete).
+ * recolour, delete). (Invites have a page of their own,
+ * `/dashboard/admin/invites`.)
  */
 import { useState } from "preact/hooks";
 import {
@@ -15,13 +15,8 @@ import {
   type Tag,
   type TagChange,
 } from "../api/files.ts";
-import { createInvite, deleteInvite, type Invite, listInvites } from "../api/invites.ts";
 import { useLoad } from "../hooks.ts";
-import type { PageConfig } from "../config.ts";
-import { formatDate } from "../format.ts";
-import { Icon, IconButton } from "../icons.tsx";
-import { LinkTools } from "../components/link_tools.tsx";
-import { TextField } from "../components/field.tsx";
+import { IconButton } from "../icons.tsx";
 import { confirmAction, withToast } from "../components/feedback.tsx";
 
 function TagRow({ tag, onChange }: { tag: Tag; onChange: (error?: string) => void }) {
@@ -148,102 +143,12 @@ function Tags() {
   );
 }
 
-function Invites() {
-  const [invites, reload, loadError] = useLoad(listInvites);
-  const [expiresAt, setExpiresAt] = useState("7d");
-  const [maxUses, setMaxUses] = useState("1");
-  const [error, setError] = useState<string | null>(null);
-  const create = async (event: Event) => {
-    event.preventDefault();
-    try {
-      await createInvite({
-        expiresAt,
-        maxUses: maxUses === "" ? null : Number(maxUses),
-      });
-      setError(null);
-      reload();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
-  const remove = async (invite: Invite) => {
-    const sure = await confirmAction({
-      title: "Delete this invite?",
-      message: `The invite ${invite.code} stops working.`,
-      confirm: "Delete",
-      deletion: true,
-    });
-    if (
-      sure &&
-      await withToast(
-        `Deleted the invite ${invite.code}.`,
-        () => deleteInvite(invite.id),
-      )
-    ) reload();
-  };
-  return (
-    <section class="card" aria-labelledby="invites-title">
-      <h2 id="invites-title">Invites</h2>
-      <form class="inline-form" onSubmit={create} aria-label="New invite">
-        <TextField
-          label="Expires after"
-          type="text"
-          placeholder="never, 1d, 7d…"
-          value={expiresAt}
-          onValue={setExpiresAt}
-        />
-        <TextField
-          label="Max uses"
-          type="number"
-          min={1}
-          value={maxUses}
-          onValue={setMaxUses}
-        />
-        <button type="submit" class="primary">Create invite</button>
-      </form>
-      {(error ?? loadError) && <p class="error" role="alert">{error ?? loadError}</p>}
-      {invites && invites.length === 0 && <p class="muted">No invites.</p>}
-      {invites && invites.length > 0 && (
-        <ul class="url-list" aria-label="Invites">
-          {invites.map((invite) => (
-            <li key={invite.id} class="invite-row">
-              <div class="url-head">
-                <strong>{invite.code}</strong>
-                <span class="muted">
-                  used {invite.uses}
-                  {invite.maxUses !== null && ` of ${invite.maxUses}`} ·{" "}
-                  {invite.expiresAt ? `expires ${formatDate(invite.expiresAt)}` : "never expires"}
-                  {invite.inviter && ` · by ${invite.inviter.username}`}
-                </span>
-                <button
-                  type="button"
-                  class="icon-button danger"
-                  aria-label={`Delete the invite ${invite.code}`}
-                  title="Delete"
-                  onClick={() => remove(invite)}
-                >
-                  <Icon name="trash" />
-                </button>
-              </div>
-              <LinkTools
-                href={`${location.origin}/invite/${encodeURIComponent(invite.code)}`}
-                name={`the invite ${invite.code}`}
-              />
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
-  );
-}
-
-/** The tags and invites page. */
-export function TagsPage({ config }: { config: PageConfig }) {
+/** The tags page. */
+export function TagsPage() {
   return (
     <>
-      <h1>{config.invites ? "Tags and invites" : "Tags"}</h1>
+      <h1>Tags</h1>
       <Tags />
-      {config.invites && <Invites />}
     </>
   );
 }

@@ -1,8 +1,10 @@
 /**
  * The dashboard's navigation: every page a signed-in user reaches from the
  * sidebar, and the administrators' pages and the statistics page with the
- * role each needs. The server refuses the API calls behind them anyway; this
- * keeps people from pages that would only fail.
+ * role each needs (and, for a page of a feature that can be off, the setting
+ * that shows it: Invites with `invitesEnabled`, as Zipline's sidebar does).
+ * The server refuses the API calls behind them anyway; this keeps people from
+ * pages that would only fail.
  */
 import { statsRefusal } from "../../core/metrics.ts";
 import { hasRole } from "../../core/roles.ts";
@@ -18,6 +20,8 @@ export interface AdminPage {
   page: string;
   title: string;
   role: Role;
+  /** Whether the page exists under these settings (absent: always); hidden, it is a 404. */
+  shown?: (settings: Settings) => boolean;
 }
 
 /** The pages, in navigation order. */
@@ -29,6 +33,15 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
     page: "users",
     title: "Users",
     role: "ADMIN",
+  },
+  {
+    path: "/dashboard/admin/invites",
+    icon: "invites",
+    label: "Invites",
+    page: "invites",
+    title: "Invites",
+    role: "ADMIN",
+    shown: (settings) => settings.invitesEnabled,
   },
   {
     path: "/dashboard/admin/settings",
@@ -106,6 +119,11 @@ const USER_NAV: readonly NavGroup[] = [
   },
 ];
 
+/** Whether the administration page `page` exists under `settings` (Invites: while invites are on). */
+export function pageShown(page: AdminPage, settings: Settings): boolean {
+  return page.shown?.(settings) ?? true;
+}
+
 /** The sidebar of a user of `role`: its own pages, statistics where allowed, and its administration. */
 export function navigationOf(
   role: Role,
@@ -115,7 +133,7 @@ export function navigationOf(
   if (statsRefusal(settings, role) === null) {
     main[2].links.push({ href: "/dashboard/stats", label: "Statistics", icon: "stats" });
   }
-  const admin = ADMIN_PAGES.filter((p) => hasRole(role, p.role))
+  const admin = ADMIN_PAGES.filter((p) => hasRole(role, p.role) && pageShown(p, settings))
     .map((p) => ({ href: p.path, label: p.label, icon: p.icon }));
   return { main, admin };
 }

@@ -29,7 +29,7 @@ import { visitOf } from "../../core/url_rules.ts";
 import { urlPasswordCookie } from "../../core/url_passwords.ts";
 import { type Role, ROLES, type UserRecord } from "../../db/users.ts";
 import { NAME_FORMATS } from "../../core/files/naming.ts";
-import { canAssign, canManage, hasRole, isAdministrator } from "../../core/roles.ts";
+import { canAssign, canManage, hasRole } from "../../core/roles.ts";
 import { showsPerUser, statsRefusal } from "../../core/metrics.ts";
 import { termsOfService } from "../../core/server_info.ts";
 import { preferencesOf } from "../../core/preferences.ts";
@@ -40,7 +40,7 @@ import { parseDuration } from "../../core/units/duration.ts";
 import { Buffer } from "node:buffer";
 import { type AppEnv, attempter, clientIp, visitor } from "../env.ts";
 import { sessionUser, sessionViewer } from "../session_cookie.ts";
-import { ADMIN_PAGES, navigationOf } from "./admin_pages.ts";
+import { ADMIN_PAGES, navigationOf, pageShown } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
 import { ScriptNonce } from "./layout.tsx";
 import { base64url } from "../../core/secrets.ts";
@@ -209,7 +209,6 @@ async function appPage(c: Context<AppEnv>, name: string, title: string, role?: R
       page={name}
       config={{
         ...pageConfig(c),
-        invites: isAdministrator(user.role) && settings.invitesEnabled,
         user: {
           id: user.id,
           role: user.role,
@@ -241,9 +240,19 @@ async function statsPage(c: Context<AppEnv>) {
   return appPage(c, "stats", "Statistics");
 }
 
-/** The administrators' pages, each for its role and above. */
+/**
+ * The administrators' pages, each for its role and above; a page of a
+ * feature that is off (Invites without `invitesEnabled`) is not there (404).
+ */
 const adminRoutes = ADMIN_PAGES.reduce(
-  (app, p) => app.get(p.path, (c) => appPage(c, p.page, p.title, p.role)),
+  (app, p) =>
+    app.get(
+      p.path,
+      (c) =>
+        pageShown(p, c.var.services.settings.all())
+          ? appPage(c, p.page, p.title, p.role)
+          : problemPage(c, "not-found", 404),
+    ),
   new Hono<AppEnv>(),
 );
 

@@ -92,6 +92,47 @@ apiTest(
 );
 
 apiTest(
+  "dashboard row 81: Invites are an Administration item and page of their own while invites " +
+    "are on; a USER is not allowed there, and with invites off it is no page",
+  async (app) => {
+    await actor(app, "USER", "ursula");
+    await actor(app, "ADMIN", "ada");
+    const admin = await signIn(app, "ada");
+    const item =
+      /<a href="\/dashboard\/admin\/invites"[^>]*><svg[^>]*class="icon"[^>]*>.*?<\/svg><span>Invites<\/span>/;
+    const home = await (await app.request("/dashboard", { headers: { cookie: admin } })).text();
+    assert.match(home, item);
+    assert.ok(
+      home.indexOf("<span>Invites</span>") > home.indexOf('aria-label="Administration"'),
+      "in the Administration group",
+    );
+    const invites = await app.request("/dashboard/admin/invites", { headers: { cookie: admin } });
+    assert.equal(invites.status, 200);
+    const html = await invites.text();
+    assert.match(html, /data-page="invites"/);
+    assert.match(html, /<a href="\/dashboard\/admin\/invites" aria-current="page">/);
+    const tags = await (await app.request("/dashboard/tags", { headers: { cookie: admin } }))
+      .text();
+    assert.match(tags, /data-page="tags"/);
+
+    const user = await signIn(app, "ursula");
+    const userHome = await (await app.request("/dashboard", { headers: { cookie: user } })).text();
+    assert.doesNotMatch(userHome, /\/dashboard\/admin\/invites/);
+    const refused = await app.request("/dashboard/admin/invites", { headers: { cookie: user } });
+    assert.equal(refused.status, 403);
+    await refused.body?.cancel();
+
+    await settings(app, { invitesEnabled: false });
+    const off = await (await app.request("/dashboard", { headers: { cookie: admin } })).text();
+    assert.doesNotMatch(off, /\/dashboard\/admin\/invites/);
+    assert.match(off, /<span>Users<\/span>/);
+    const gone = await app.request("/dashboard/admin/invites", { headers: { cookie: admin } });
+    assert.equal(gone.status, 404);
+    assert.match(await gone.text(), /Page not found/);
+  },
+);
+
+apiTest(
   "dashboard #33.2: an unknown dashboard page, an administrator's page opened by a USER and " +
     "a failing page are pages in the frame, never a JSON body",
   async (app) => {

@@ -35,6 +35,7 @@ const UNDOCUMENTED = new Set([
   "GET /dashboard/requests",
   "GET /dashboard/stats",
   "GET /dashboard/admin/users",
+  "GET /dashboard/admin/invites",
   "GET /dashboard/admin/settings",
   "GET /dashboard/admin/audit",
   "GET /dashboard/admin/webhooks",

@@ -2,8 +2,11 @@
  * The administrators' dashboard in a real browser against the real server,
  * on both stores: an ADMIN creates a USER with a quota and the USER's upload
  * beyond it is refused; the ADMIN's controls for users it may not manage are
- * disabled and the server refuses the forged requests. Screenshots of each
- * page in light, dark and phone width.
+ * disabled and the server refuses the forged requests; the settings; the
+ * statistics; the invites on their own page; the import, which reads the
+ * chosen export before sending it (its records, and its users to merge one by
+ * name), and the export. Screenshots of each page in light, dark and phone
+ * width.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -11,6 +14,7 @@ import { createHmac } from "node:crypto";
 import type { BrowserContext } from "playwright-core";
 import {
   browserTestOnStores,
+  checkAccessibility,
   type JourneyContext,
   screenshot,
   screenshots,
@@ -269,8 +273,116 @@ browserTestOnStores(
   settingsJourney,
 );
 
+const DAY = 86_400_000;
+
+/** An invite as `GET /api/auth/invites` lists it. */
+interface ListedInvite {
+  id: string;
+  code: string;
+  maxUses: number | null;
+  uses: number;
+  expiresAt: string | null;
+}
+
+async function invitesJourney({ browser, origin, kind }: JourneyContext) {
+  const cookie = await setupAdmin(origin);
+  const listed = async () =>
+    await (await fetch(`${origin}/api/auth/invites`, { headers: { cookie } }))
+      .json() as ListedInvite[];
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page, false);
+  await signIn(page, origin);
+
+  // Invites are an item of the Administration group, with a page of their own.
+  const admin = page.getByRole("navigation", { name: "Administration" });
+  await admin.getByRole("link", { name: "Invites" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/invites`);
+  assert.equal(
+    await admin.getByRole("link", { name: "Invites" }).getAttribute("aria-current"),
+    "page",
+  );
+  await page.getByRole("heading", { name: "Invites", level: 1 }).waitFor();
+  await page.getByText("No invites yet.").waitFor();
+
+  // One for a day with no limit of uses, from the presets.
+  await page.getByLabel("Expires after").selectOption({ label: "1 day" });
+  await page.getByLabel("Max uses").fill("");
+  await page.getByRole("button", { name: "Create invite" }).click();
+  await page.getByRole("status").filter({ hasText: /^Created the invite \w+\.$/ }).waitFor();
+  const list = page.getByRole("list", { name: "Invites" });
+  await list.getByText("used 0 (no limit)").waitFor();
+  const [open] = await listed();
+  assert.equal(open.maxUses, null);
+  const left = Date.parse(open.expiresAt!) - Date.now();
+  assert.ok(Math.abs(left - DAY) < 5 * 60_000, `expires in a day: ${open.expiresAt}`);
+
+  // One that never expires, for one use: its link registers someone, then it is used up.
+  await page.getByLabel("Expires after").selectOption({ label: "Never" });
+  await page.getByLabel("Max uses").fill("1");
+  await page.getByRole("button", { name: "Create invite" }).click();
+  await list.getByRole("listitem").nth(1).waitFor();
+  const single = (await listed()).find((i) => i.maxUses === 1)!;
+  assert.equal(single.expiresAt, null);
+  const link = await list.getByRole("textbox", { name: `Link to the invite ${single.code}` })
+    .inputValue();
+  assert.equal(link, `${origin}/invite/${single.code}`);
+  const registered = await fetch(`${origin}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "guest", password: "guest-password", code: single.code }),
+  });
+  assert.equal(registered.status, 200, await registered.clone().text());
+  await registered.body?.cancel();
+  await page.reload();
+  const usedUp = list.getByRole("listitem").filter({ hasText: single.code });
+  await usedUp.getByText("used up").waitFor();
+  await usedUp.getByText("used 1 of 1 · never expires").waitFor();
+  await checkAccessibility(page, "the invites page");
+  await screenshots(page, "admin-invites", kind);
+
+  // Deleted after the dashboard's confirmation.
+  await usedUp.getByRole("button", { name: `Delete the invite ${single.code}` }).click();
+  await page.getByRole("dialog", { name: "Delete this invite?" })
+    .getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("status").filter({ hasText: `Deleted the invite ${single.code}.` })
+    .waitFor();
+  await eventually("one invite listed", async () => await list.getByRole("listitem").count() === 1);
+  assert.deepEqual((await listed()).map((i) => i.id), [open.id]);
+
+  // The Tags page is the tags' alone.
+  await page.getByRole("link", { name: "Tags", exact: true }).click();
+  await page.getByRole("heading", { name: "Tags", level: 1 }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Create invite" }).count(), 0);
+
+  // With invites off, neither the item nor the page is there.
+  const off = await asUser(context, origin, "PATCH", "/api/server/settings", {
+    invitesEnabled: false,
+  });
+  assert.equal(off.status, 200, await off.clone().text());
+  await page.reload();
+  await admin.getByRole("link", { name: "Users" }).waitFor();
+  assert.equal(await admin.getByRole("link", { name: "Invites" }).count(), 0);
+  const gone = await page.goto(`${origin}/dashboard/admin/invites`);
+  assert.equal(gone?.status(), 404);
+  await page.getByRole("heading", { name: "Page not found" }).waitFor();
+
+  assert.deepEqual(problems.filter((p) => !p.includes("404")), []);
+  await context.close();
+}
+
+browserTestOnStores(
+  "invites: their own page in the Administration group; created from the expiry presets with " +
+    "or without a limit of uses, the link used to register until used up, deleted after a " +
+    "confirmation; gone from the sidebar and a 404 once invites are off",
+  { SERVICE_RATELIMIT_ENABLED: "false" },
+  invitesJourney,
+);
+
 /** The v4 export fixture: four users, nine files, three metrics snapshots. */
 const V4_FIXTURE = new URL("../fixtures/zipline-v4-export.sample.json", import.meta.url);
+/** The v3 export fixture: four users, eight files. */
+const V3_FIXTURE = new URL("../fixtures/zipline-v3-export.sample.json", import.meta.url);
 
 async function statsJourney({ browser, origin, kind }: JourneyContext) {
   const cookie = await setupAdmin(origin);
@@ -309,9 +421,18 @@ async function statsJourney({ browser, origin, kind }: JourneyContext) {
   // Bars from the newest snapshot (the metrics task's, taken at start), and every
   // snapshot as a row of the table: what the API answers.
   const api = await (await fetch(`${origin}/api/stats?all=true`, { headers: { cookie } })).json();
-  for (const t of api[0].data.types as { type: string; sum: number }[]) {
-    await page.getByRole("region", { name: "Files by type" })
-      .getByRole("progressbar", { name: `${t.type}: ${t.sum}` }).waitFor();
+  const types = api[0].data.types as { type: string; sum: number }[];
+  if (types.length > 0) {
+    const legend = page.getByRole("table", { name: "Files by type" });
+    await legend.waitFor();
+    assert.deepEqual(
+      await legend.locator("tbody tr").evaluateAll((rows) =>
+        rows.map((r) => [r.querySelector("th")?.textContent, r.querySelector("td")?.textContent])
+      ),
+      types.toSorted((a, b) => b.sum - a.sum || a.type.localeCompare(b.type))
+        .map((t) => [t.type, String(t.sum)]),
+      "the donut's legend: each type and its files, largest first",
+    );
   }
   await page.getByRole("region", { name: "Storage by user" }).waitFor();
   await page.getByRole("region", { name: "Uploads by user" }).waitFor();
@@ -334,12 +455,41 @@ async function statsJourney({ browser, origin, kind }: JourneyContext) {
 
 browserTestOnStores(
   "the statistics page draws its charts from imported metrics (checked on the canvas and " +
-    "by screenshot), bars of the newest snapshot, and the numbers as a table",
+    "by screenshot), the newest snapshot's types as a donut and its bars by user, and the numbers " +
+    "as a table",
   { SERVICE_RATELIMIT_ENABLED: "false" },
   statsJourney,
 );
 
-/** The set-up admin's id in the v4 fixture, to merge into the signed-in SUPERADMIN. */
+/** A v4 export of `files` file records (tens of MB), written to a temporary file. */
+async function largeExport(files: number): Promise<{ path: string; size: number }> {
+  const path = await Deno.makeTempFile({ prefix: "ferry-large-export-", suffix: ".json" });
+  const file = await Deno.open(path, { write: true });
+  const writer = file.writable.getWriter();
+  const encoder = new TextEncoder();
+  await writer.write(encoder.encode(
+    '{"versions":{"zipline":"4.6.2","node":"v22.16.0","export":"4"},"request":{"user":' +
+      '"u0:owner","date":"2026-01-01T00:00:00.000Z","os":{},"env":{}},"data":{"settings":{},' +
+      '"users":[{"id":"u0","username":"owner","role":"SUPERADMIN"}],"files":[',
+  ));
+  for (let at = 0; at < files; at += 10_000) {
+    const batch: string[] = [];
+    for (let i = at; i < Math.min(files, at + 10_000); i++) {
+      batch.push(
+        `${i ? "," : ""}{"id":"f${i}","createdAt":"2026-01-01T00:00:00.000Z","deletesAt":null,` +
+          `"name":"file-${i}.png","originalName":"holiday photo ${i}.png","size":${i},` +
+          `"type":"image/png","views":${i % 50},"maxViews":null,"favorite":false,` +
+          `"password":null,"userId":"u0","folderId":null}`,
+      );
+    }
+    await writer.write(encoder.encode(batch.join("")));
+  }
+  await writer.write(encoder.encode('],"urls":[],"metrics":[]}}'));
+  await writer.close();
+  return { path, size: (await Deno.stat(path)).size };
+}
+
+/** The set-up admin's id in the v4 fixture, merged into the signed-in SUPERADMIN. */
 const FIXTURE_ADMIN_ID = "cm5jdtpc000rtz1plsgu23tlb";
 
 async function transferJourney({ browser, origin, kind }: JourneyContext) {
@@ -354,13 +504,93 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   await page.getByRole("link", { name: "Import and export" }).click();
   await page.waitForURL(`${origin}/dashboard/admin/transfer`);
 
-  // Import the v4 fixture from the picker, merged into this account.
+  // A v3 export, read in the browser once chosen: the format follows the file, and its
+  // records and users are listed before anything is sent.
   const form = page.getByRole("form", { name: "Import" });
+  const details = form.getByRole("region", { name: "In this file" });
+  const records = async () =>
+    Object.fromEntries(
+      await details.getByRole("term").evaluateAll((terms) =>
+        terms.map((t) => [
+          t.textContent,
+          Number(t.nextElementSibling?.textContent?.replace(/\D/g, "")),
+        ])
+      ),
+    );
+  // A large export is read without freezing the page: no task on its main thread is long.
+  const large = await largeExport(300_000);
+  try {
+    await page.evaluate(`window.longestTask = 0;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          window.longestTask = Math.max(window.longestTask, e.duration);
+        }
+      }).observe({ type: "longtask" });`);
+    const started = performance.now();
+    await form.getByLabel("Export document").setInputFiles(large.path);
+    await details.getByText("A Zipline v4 export from Zipline 4.6.2").waitFor({ timeout: 120_000 });
+    const took = performance.now() - started;
+    const longest = await page.evaluate("window.longestTask") as number;
+    console.log(
+      `a ${(large.size / 1e6).toFixed(0)} MB export read in ${took.toFixed(0)} ms; ` +
+        `longest task ${longest.toFixed(0)} ms`,
+    );
+    // Parsed whole, such a file holds the page for seconds; read in slices, no task is long.
+    // (The bound allows for a machine shared by many tests.)
+    assert.ok(longest < 1000, `the page stayed responsive: longest task ${longest} ms`);
+    assert.equal((await records()).files, 300_000);
+  } finally {
+    await Deno.remove(large.path);
+  }
+
+  await form.getByLabel("Export document").setInputFiles(V3_FIXTURE.pathname);
+  await details.getByText("A Zipline v3 export from Zipline 3.7.12").waitFor();
+  assert.equal(await form.getByLabel("Format").inputValue(), "3");
+  assert.deepEqual(await records(), {
+    users: 4,
+    folders: 3,
+    files: 8,
+    URLs: 4,
+    invites: 2,
+    thumbnails: 1,
+  });
+
+  // The v4 fixture: its details, and the user to merge picked by name from the file's users.
   await form.getByLabel("Export document").setInputFiles(V4_FIXTURE.pathname);
-  await form.getByLabel("Merge this exported user into my account (id)").fill(FIXTURE_ADMIN_ID);
+  await details.getByText(/A Zipline v4 export from Zipline 4\.6\.2, made .+ by admin/).waitFor();
+  assert.equal(await form.getByLabel("Format").inputValue(), "4");
+  assert.deepEqual(await records(), {
+    users: 4,
+    "OAuth links": 3,
+    quotas: 2,
+    passkeys: 1,
+    folders: 5,
+    files: 9,
+    tags: 2,
+    URLs: 4,
+    invites: 2,
+    thumbnails: 1,
+    metrics: 3,
+  });
+  const picker = form.getByRole("group", { name: "Merge an exported user into my account" });
+  const choices = picker.getByRole("radio");
+  assert.equal(await choices.count(), 5, "no one, and the export's four users");
+  await picker.getByText("a user of this name is here").waitFor();
+  await picker.getByLabel("Find a user of the export").fill("ADM");
+  assert.equal(await choices.count(), 2, "no one, and admin");
+  const admin = picker.getByRole("radio", { name: /^admin SUPERADMIN/ });
+  assert.equal(await admin.getAttribute("value"), FIXTURE_ADMIN_ID, "merged by exported id");
+  await admin.check();
+  await picker.getByLabel("Find a user of the export").fill("zzz");
+  await picker.getByText("No user of the export matches.").waitFor();
+  assert.ok(await picker.getByRole("radio", { name: /^admin/ }).isChecked(), "the choice stays");
+  await picker.getByLabel("Find a user of the export").fill("");
+  await checkAccessibility(page, "the import with a v4 export read");
+  await screenshots(page, "admin-transfer-read", kind);
   const answered = page.waitForResponse((r) => r.url().endsWith("/api/server/import/v4"));
   await form.getByRole("button", { name: "Import" }).click();
   const reply = await (await answered).json();
+
   const counts = page.getByRole("definition");
   const result = page.getByRole("region", { name: "Import result" });
   await result.waitFor();
@@ -373,7 +603,8 @@ async function transferJourney({ browser, origin, kind }: JourneyContext) {
   assert.deepEqual(
     [shown.users, shown.oauthProviders, shown.quotas, shown.passkeys, shown.folders, shown.files],
     [4, 3, 2, 1, 5, 8],
-    "the reference's counts",
+    "the reference's counts (the exported admin merged into this one, not skipped as a name " +
+      "taken)",
   );
   for (const s of reply.skipped as { kind: string; reason: string; count: number }[]) {
     await result.getByText(`${s.count} ${s.kind}: ${s.reason}`).waitFor();

@@ -262,17 +262,23 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
     .then((r) => r.json()).then((b) => b.page.map((f) => f.originalName ?? f.name))`);
   assert.equal((inFolder as string[]).length, 1, "the anonymous upload is in the owner's folder");
 
-  // Tags and invites: a coloured tag, and an invite someone uses to register.
+  // Tags: a coloured tag.
   await page.getByRole("link", { name: "Tags", exact: true }).click();
   await page.waitForURL(`${origin}/dashboard/tags`);
   await page.getByLabel("Tag name").fill("work");
   await page.getByRole("button", { name: "Create tag" }).click();
   await page.getByRole("textbox", { name: "Name of work" }).waitFor();
+  await screenshots(page, "tags", kind);
+
+  // Invites, on their own page from the Administration group: one someone uses to register.
+  await page.getByRole("navigation", { name: "Administration" })
+    .getByRole("link", { name: "Invites" }).click();
+  await page.waitForURL(`${origin}/dashboard/admin/invites`);
   await page.getByLabel("Max uses").fill("1");
   await page.getByRole("button", { name: "Create invite" }).click();
   const inviteLink = await page.getByRole("list", { name: "Invites" })
     .getByRole("textbox").first().inputValue();
-  await screenshots(page, "tags", kind);
+  await screenshots(page, "invites", kind);
   const guest = await browser.newContext();
   const newcomer = await guest.newPage();
   await newcomer.goto(inviteLink);

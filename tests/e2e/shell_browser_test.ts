@@ -112,7 +112,15 @@ browserTestOnStores(
     const admin = page.getByRole("navigation", { name: "Administration" });
     assert.deepEqual(
       (await admin.getByRole("link").allInnerTexts()).map((l) => l.trim()),
-      ["Users", "Server settings", "Audit trail", "Webhooks", "Import and export", "Maintenance"],
+      [
+        "Users",
+        "Invites",
+        "Server settings",
+        "Audit trail",
+        "Webhooks",
+        "Import and export",
+        "Maintenance",
+      ],
     );
     assert.match(await page.locator(".version-tag").innerText(), /^v\d+\.\d+\.\d+/);
     await checkAccessibility(page, "the dashboard's home");

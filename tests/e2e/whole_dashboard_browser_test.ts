@@ -36,6 +36,7 @@ const PAGES: [string, string][] = [
   ["/dashboard/settings", "account"],
   ["/dashboard/security", "security"],
   ["/dashboard/admin/users", "admin-users"],
+  ["/dashboard/admin/invites", "admin-invites"],
   ["/dashboard/admin/settings", "admin-settings"],
   ["/dashboard/admin/audit", "admin-audit"],
   ["/dashboard/admin/webhooks", "admin-webhooks"],

@@ -1,0 +1,1 @@
+import{c as r}from"./chunk-ND6LXZDY.js";var n=e=>`/api/users/${encodeURIComponent(e)}`;function u(){return r("GET","/api/users")}function p(){return r("GET","/api/users/usage")}function i(e){return r("POST","/api/users",e)}function a(e,t){return r("PATCH",n(e),t)}function c(e,t){let s={delete:t};return r("DELETE",n(e),s)}export{u as a,p as b,i as c,a as d,c as e};
