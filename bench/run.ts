@@ -34,7 +34,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "api_keys", script: "bench/http_api_keys.ts", timeoutMinutes: 8 },
   { name: "files", script: "bench/http_files.ts", timeoutMinutes: 5 },
   { name: "uploads", script: "bench/http_uploads.ts", timeoutMinutes: 6 },
-  { name: "tus", script: "bench/tus.ts", timeoutMinutes: 20 },
+  { name: "tus", script: "bench/tus.ts", timeoutMinutes: 45 },
   { name: "redirects", script: "bench/http_redirects.ts", timeoutMinutes: 4 },
   { name: "visits", script: "bench/visits.ts", timeoutMinutes: 30 },
   { name: "ratelimit", script: "bench/http_ratelimit.ts", timeoutMinutes: 8 },

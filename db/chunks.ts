@@ -49,11 +49,13 @@ export interface ChunkedUploadRecord {
 }
 
 /**
- * Where a tus upload stands. Its bytes go into the upload's assembly as parts
- * of `partSize`, part `n` holding bytes from `(n - 1) * partSize`; the bytes
- * past the last whole part wait in `tail`, an object of their own, until the
- * next PATCH completes the part. So `offset` is the end of the whole parts
- * plus `tail.size`.
+ * Where a tus upload stands. On a disk its bytes are written in place into
+ * one file (`Datasource.inPlace`): `offset` of them are kept, no part is
+ * recorded and `tail` stays `null`. On S3 they go into the upload's assembly
+ * as parts of `partSize`, part `n` holding bytes from `(n - 1) * partSize`;
+ * the bytes past the last whole part wait in `tail`, an object of their own,
+ * until the next PATCH completes the part. So `offset` is the end of the
+ * whole parts plus `tail.size`.
  */
 export interface TusState {
   /** Bytes received and kept: the `Upload-Offset` a client resumes from. */

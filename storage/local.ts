@@ -5,14 +5,16 @@
 import { statfs } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import {
-  byobReader,
+  type AssemblyWriter,
   type ByteRange,
   checkRange,
   concatenated,
   type Datasource,
   exactly,
+  type InPlaceAssembly,
   NotFoundError,
   type PutOptions,
+  reusedChunks,
   safeName,
   SizeLimitError,
   type StagedObject,
@@ -50,7 +52,8 @@ const LARGEST_WRITE_BUFFER = 1024 * 1024;
  * renames the finished file into place, so a reader never sees a partial object
  * and a failed upload leaves nothing behind; staged uploads wait in
  * `<root>/.tmp/upload-<id>`. `.tmp` itself is not a valid object name.
- * Chunked uploads keep their parts under `.tmp` too, invisible until joined.
+ * Chunked uploads keep their parts under `.tmp` too, invisible until joined,
+ * and tus uploads their one file ({@link LocalDatasource.inPlace}).
  */
 export class LocalDatasource implements Datasource {
   readonly kind = "local";
@@ -77,6 +80,61 @@ export class LocalDatasource implements Datasource {
       await Deno.remove(this.#stagedPath(id)).catch(rethrowUnlessMissing);
     },
     list: () => this.#staged(),
+  };
+
+  /**
+   * A tus upload's bytes go into one file, `<root>/.tmp/parts-<handle>/whole`,
+   * at their offsets, and completing it renames that file into place.
+   */
+  readonly inPlace: InPlaceAssembly = {
+    open: async (name, handle, offset) => {
+      this.#path(name);
+      let file: Deno.FsFile;
+      try {
+        file = await Deno.open(this.#wholePath(handle), { write: true, create: true });
+      } catch (error) {
+        throw diskFull(error) ? new StorageFullError(error) : error;
+      }
+      try {
+        const { size } = await file.stat();
+        if (size < offset) {
+          throw new Error(`assembly ${handle} holds ${size} bytes, fewer than its ${offset}`);
+        }
+        if (size > offset) await file.truncate(offset);
+        await file.seek(offset, Deno.SeekMode.Start);
+      } catch (error) {
+        file.close();
+        throw error;
+      }
+      return assemblyWriter(file);
+    },
+    finish: async (name, handle, size) => {
+      const target = this.#path(name);
+      const whole = this.#wholePath(handle);
+      let file: Deno.FsFile;
+      try {
+        file = await Deno.open(whole, { write: true });
+      } catch (error) {
+        rethrowUnlessMissing(error);
+        // An earlier completion moved it.
+        if (await fileSize(target) === size) return;
+        throw new NotFoundError(name);
+      }
+      try {
+        const stored = (await file.stat()).size;
+        if (stored < size) {
+          throw new Error(`assembly ${handle} holds ${stored} bytes, fewer than its ${size}`);
+        }
+        if (stored > size) {
+          await file.truncate(size);
+          await file.syncData();
+        }
+      } finally {
+        file.close();
+      }
+      await moveInto(whole, target);
+      await Deno.remove(this.#partsDir(handle), { recursive: true }).catch(rethrowUnlessMissing);
+    },
   };
 
   async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
@@ -192,6 +250,11 @@ export class LocalDatasource implements Datasource {
   #partsDir(handle: string): string {
     if (!/^[0-9a-f-]{36}$/.test(handle)) throw new UnsafeNameError(handle);
     return join(this.#root, STAGING, `parts-${handle}`);
+  }
+
+  /** The file an in-place assembly is written into, beside its parts. */
+  #wholePath(handle: string): string {
+    return join(this.#partsDir(handle), "whole");
   }
 
   async get(name: string, range?: ByteRange) {
@@ -336,32 +399,28 @@ async function writeBody(
   limit = Infinity,
 ): Promise<number> {
   let bytes = 0;
-  const write = async (chunk: Uint8Array) => {
+  // Leaving the loop early cancels the body.
+  for await (const chunk of reusedChunks(body, FIRST_WRITE_BUFFER, LARGEST_WRITE_BUFFER)) {
     bytes += chunk.byteLength;
     if (bytes > limit) throw new SizeLimitError(limit);
     await writeAll(file, chunk);
-  };
-  const byob = byobReader(body);
-  if (!byob) {
-    // Leaving the loop early cancels the body.
-    for await (const chunk of body) await write(chunk);
-    return bytes;
   }
-  let buffer = new ArrayBuffer(FIRST_WRITE_BUFFER);
-  try {
-    for (;;) {
-      const { value, done } = await byob.read(new Uint8Array(buffer));
-      if (done) return bytes;
-      await write(value);
-      buffer = value.buffer as ArrayBuffer; // the read took it over: the same memory
-      if (value.byteLength === buffer.byteLength && buffer.byteLength < LARGEST_WRITE_BUFFER) {
-        buffer = new ArrayBuffer(buffer.byteLength * 2);
+  return bytes;
+}
+
+/** Writes `file` from its position on; a full disk is {@link StorageFullError}. */
+function assemblyWriter(file: Deno.FsFile): AssemblyWriter {
+  return {
+    write: async (bytes) => {
+      try {
+        await writeAll(file, bytes);
+      } catch (error) {
+        throw diskFull(error) ? new StorageFullError(error) : error;
       }
-    }
-  } catch (error) {
-    await byob.cancel(error).catch(() => {});
-    throw error;
-  }
+    },
+    sync: () => file.syncData(),
+    close: () => file.close(),
+  };
 }
 
 /** Writes all of `chunk`, looping over short writes. */

@@ -70,6 +70,8 @@ export class S3Datasource implements Datasource {
   readonly kind = "s3";
   /** Publishing would be a copy of the object: uploads write under their final name. */
   readonly staging = null;
+  /** An object is assembled from parts: a multipart upload, or staged parts joined at the end. */
+  readonly inPlace = null;
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
@@ -93,7 +95,8 @@ export class S3Datasource implements Datasource {
   async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
     const key = this.#key(name);
     const counter = new ByteCounter(options.limit);
-    const counted = body.pipeThrough(counter.stream);
+    let bodyError: unknown = null;
+    const counted = watched(body, (error) => bodyError = error).pipeThrough(counter.stream);
     const upload = new Upload({
       client: this.#client,
       params: { Bucket: this.#bucket, Key: key, Body: counted, ContentType: options.contentType },
@@ -105,8 +108,8 @@ export class S3Datasource implements Datasource {
     } catch (error) {
       // Release the caller's body in case the upload stopped reading it early.
       await counted.cancel(error).catch(() => {});
-      // Past the limit the upload's own error may be its failed abort; the cause is the limit.
-      throw counter.exceeded ? new SizeLimitError(counter.limit) : error;
+      // The upload's own error may be its failed abort: the cause is the limit or the body's.
+      throw counter.exceeded ? new SizeLimitError(counter.limit) : bodyError ?? error;
     }
     return counter.bytes;
   }
@@ -388,6 +391,27 @@ function span(skip: number, length: number): TransformStream<Uint8Array, Uint8Ar
       if (length === 0) controller.terminate();
     },
   });
+}
+
+/** `body` as it is, calling `failed` with the error of a read that fails. */
+function watched(
+  body: ReadableStream<Uint8Array>,
+  failed: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        failed(error);
+        throw error;
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
 }
 
 /** Whether an SDK error means the object is absent (a missing bucket is not). */

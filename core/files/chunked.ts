@@ -218,7 +218,10 @@ export async function incompleteUploads(s: Services, user: UserRecord) {
     updatedAt: u.updatedAt.toISOString(),
     status: claimHeld(u, now) ? "PROCESSING" as const : "PENDING" as const,
     chunksTotal: Math.ceil(u.size / u.partSize),
-    chunksComplete: (await s.store.chunks.parts(u.id)).length,
+    // A tus upload on a disk has no parts: its whole parts are those its offset passed.
+    chunksComplete: u.tus
+      ? Math.floor(u.tus.offset / u.partSize)
+      : (await s.store.chunks.parts(u.id)).length,
     userId: user.id,
     metadata: { file: { filename: u.filename, type: u.type, id: u.id } },
   })));

@@ -9,6 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, badRequest } from "../../core/errors.ts";
 import type { AppEnv } from "../env.ts";
+import { byobReader } from "../../storage/datasource.ts";
 
 /** The limit of a declared JSON body unless its route declares another. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -67,14 +68,22 @@ export function bodyLimit(max: number): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** The buffer a default read of {@link streamedBody} is given (as a request body's own reads). */
+const READ_CHUNK = 64 * 1024;
+
 /**
  * The request body to stream (uploads, imports), or `null` without one: a
  * read that fails (the body ended before its `Content-Length`, the client
- * went away) fails with a 400 instead of the connection's error.
+ * went away) fails with a 400 instead of the connection's error. A byte
+ * stream (a request's body) stays one: a reader's own buffer (BYOB) is
+ * read into straight from the connection, so a consumer that uses one
+ * buffer again and again (`reusedChunks`) allocates nothing per chunk.
  */
 export function streamedBody(c: Context<AppEnv>): ReadableStream<Uint8Array> | null {
   const body = c.req.raw.body;
   if (!body) return null;
+  const byob = byobReader(body);
+  if (byob) return forwardedBytes(byob);
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -90,4 +99,31 @@ export function streamedBody(c: Context<AppEnv>): ReadableStream<Uint8Array> | n
     },
     cancel: (reason) => reader.cancel(reason),
   }, { highWaterMark: 0 });
+}
+
+/**
+ * A byte stream reading `byob` into each read's own buffer: the reader's
+ * (BYOB) or one of {@link READ_CHUNK} bytes; a failed read errors it with a 400.
+ */
+function forwardedBytes(byob: ReadableStreamBYOBReader): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    type: "bytes",
+    autoAllocateChunkSize: READ_CHUNK,
+    async pull(controller) {
+      // Always set: a default read is given a buffer of READ_CHUNK bytes.
+      const request = controller.byobRequest!;
+      const view = request.view!;
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await byob.read(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+      } catch {
+        controller.error(truncatedBody());
+        return;
+      }
+      // The read took the buffer over; what it answers is a view of the same memory.
+      if (read.done) controller.close();
+      if (read.value) request.respondWithNewView(read.value);
+    },
+    cancel: (reason) => byob.cancel(reason),
+  });
 }

@@ -455,3 +455,114 @@ apiTest("tus: creations are rate limited; the creator's later requests are not",
   assert.equal((await head(app, path, mallory.headers)).status, 429);
   assert.equal((await patch(app, path, alice.headers, 5, bytes(5))).status, 204);
 }, { rateLimits: true });
+
+/** A body of `bytes` that fails (as a dropped connection does) once `cutAt` bytes went. */
+function cutOff(bytes: Uint8Array, cutAt: number, chunk = 100): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= cutAt) return controller.error(new Error("connection reset"));
+      const end = Math.min(at + chunk, cutAt);
+      controller.enqueue(bytes.slice(at, end));
+      at = end;
+    },
+  });
+}
+
+apiTest(
+  "tus: on a disk, the PATCHes write one file that the last byte moves into place",
+  async (app) => {
+    await settings(app, { chunksSize: "1000b" });
+    const a = await actor(app, "USER");
+    const file = bytes(2500);
+    const { path } = await create(app, a.headers, file.byteLength);
+    const id = path.split("/").at(-1)!;
+    await patch(app, path, a.headers, 0, file.subarray(0, 700));
+    await patch(app, path, a.headers, 700, file.subarray(700, 2200));
+    const upload = await app.services.store.chunks.get(id);
+    // No part and no tail: the bytes so far are the front of one file.
+    assert.deepEqual(await app.services.store.chunks.parts(id), []);
+    assert.equal(upload?.tus?.tail, null);
+    const root = app.processEnv.SERVICE_DATASOURCE_LOCAL_DIRECTORY;
+    const parts = `${root}/.tmp/parts-${upload!.handle}`;
+    assert.deepEqual((await Array.fromAsync(Deno.readDir(parts))).map((e) => e.name), ["whole"]);
+    const whole = await Deno.stat(`${parts}/whole`);
+    assert.equal(whole.size, 2200);
+    const stored = await assertFile(
+      app,
+      await patch(app, path, a.headers, 2200, file.subarray(2200)),
+      file,
+    );
+    // The same file, renamed: nothing was copied.
+    assert.equal((await Deno.stat(`${root}/${stored.name}`)).ino, whole.ino);
+    await assert.rejects(() => Deno.stat(parts), Deno.errors.NotFound);
+  },
+);
+
+for (const datasource of ["local", "s3"] as const) {
+  apiTest(
+    `tus: a PATCH cut off keeps its whole parts; the upload resumes from them [${datasource}]`,
+    async (app) => {
+      // S3's smallest part is 5 MiB: the parts are that long there.
+      const part = datasource === "s3" ? 5 * 1024 * 1024 : 1000;
+      await settings(app, { chunksSize: `${part}b` });
+      const a = await actor(app, "USER");
+      const file = bytes(2 * part + 500);
+      const { path } = await create(app, a.headers, file.byteLength);
+      await patch(app, path, a.headers, 0, file.subarray(0, 300));
+      const cut = await app.request(path, {
+        method: "PATCH",
+        headers: {
+          ...V,
+          ...a.headers,
+          "content-type": OCTETS,
+          "upload-offset": "300",
+          "content-length": String(file.byteLength - 300),
+        },
+        body: cutOff(file.subarray(300), 2 * part + 100 - 300, datasource === "s3" ? 65536 : 100),
+      });
+      assert.equal(cut.status, 400, await cut.clone().text());
+      // The bytes up to the last part boundary passed were kept; the rest of the request not.
+      assert.equal(
+        (await head(app, path, a.headers)).headers.get("upload-offset"),
+        String(2 * part),
+      );
+      await assertFile(
+        app,
+        await patch(app, path, a.headers, 2 * part, file.subarray(2 * part)),
+        file,
+      );
+      assert.equal((await app.storedObjects()).length, 1);
+    },
+    { datasource },
+  );
+}
+
+apiTest(
+  "tus: a body without Content-Length is streamed, up to the upload's length",
+  async (app) => {
+    await settings(app, { chunksSize: "1000b" });
+    const a = await actor(app, "USER");
+    const file = bytes(2500);
+    const { path } = await create(app, a.headers, file.byteLength);
+    /** Sends `chunks` at `from` as a stream, which has no Content-Length. */
+    const streamed = (from: number, ...chunks: Uint8Array[]) =>
+      app.request(path, {
+        method: "PATCH",
+        headers: { ...V, ...a.headers, "content-type": OCTETS, "upload-offset": String(from) },
+        body: ReadableStream.from(chunks),
+      });
+    const first = await streamed(0, file.slice(0, 900), file.slice(900, 1800));
+    assert.equal(first.status, 204);
+    assert.equal(first.headers.get("upload-offset"), "1800");
+    const past = await streamed(1800, file.slice(1800), new Uint8Array(1));
+    assert.equal(past.status, 413);
+    // The whole part its bytes passed (up to 2000) is kept, as of a PATCH cut off.
+    const kept = datasourceKeepsParts(app) ? 2000 : 1800;
+    assert.equal((await head(app, path, a.headers)).headers.get("upload-offset"), String(kept));
+    await assertFile(app, await streamed(kept, file.slice(kept, 2300), file.slice(2300)), file);
+  },
+);
+
+/** Whether a refused body keeps the whole parts it passed: in place on a disk; S3 stages it first. */
+const datasourceKeepsParts = (app: TestApp) => app.services.datasource.inPlace !== null;
