@@ -194,8 +194,9 @@ export function partsOf(
   for (const group of groups) {
     const own = weigh(group);
     if (own + perTime > capacity) throw new Error("a visit outweighs a part");
-    let times = group.times;
-    while (times.length > 0) {
+    const { times } = group;
+    let start = 0;
+    while (start < times.length) {
       const room = Math.floor((capacity - used - own) / perTime);
       if (room < 1) {
         parts.push(part);
@@ -203,10 +204,15 @@ export function partsOf(
         used = 0;
         continue;
       }
-      const taken = times.length <= room ? times : times.slice(0, room);
-      part.push(taken === group.times ? group : { ...group, times: taken });
-      used += own + taken.length * perTime;
-      times = taken === times ? [] : times.slice(room);
+      const end = Math.min(times.length, start + room);
+      part.push(
+        start === 0 && end === times.length ? group : {
+          ...group,
+          times: times.slice(start, end),
+        },
+      );
+      used += own + (end - start) * perTime;
+      start = end;
     }
   }
   if (part.length > 0) parts.push(part);

@@ -1,7 +1,8 @@
 /**
  * Visits recorded off the request path: a request only adds what it saw (the
  * target, the address, the user agent, the `Referer`, the time) to this
- * instance's buffer; the buffer is written in one batch
+ * instance's buffer (a visit alike the one before it, as a busy visitor's are,
+ * only adds its time); the buffer is written in one batch
  * ({@link VisitStore.add}) when it holds {@link FLUSH_SIZE} visits, or once
  * its oldest visit waited {@link FLUSH_DELAY_MS} on the services' clock
  * (looked at every second, and before a read of visits, so that a test moves
@@ -52,24 +53,27 @@ export interface VisitTarget {
   ownerId: string | null;
 }
 
-/** One visit as the request left it: no more than it saw. */
+/**
+ * Visits as requests left them, no more than they saw: one visit, or several
+ * in a row alike (same target, address, agent and `Referer`, on one day),
+ * which then cost the buffer a time each.
+ */
 interface Pending {
   target: VisitTarget;
   ip: string;
   ua: string;
   referer: string | null;
-  at: number;
-}
-
-/** The visits of one batch that share a target, address, agent, `Referer` and day. */
-interface Alike {
-  first: Pending;
+  /** The start of the visits' UTC day (ms). */
+  day: number;
+  /** Each visit's time (ms), oldest first. */
   times: number[];
 }
 
 /** One instance's buffer of visits. */
 export class VisitRecorder {
   #pending: Pending[] = [];
+  /** The visits {@link #pending} holds. */
+  #visits = 0;
   /** Groups the store refused, written with the next batch. */
   #ready: VisitGroup[] = [];
   /** Visits dropped since the last batch: the buffer was full. */
@@ -92,20 +96,30 @@ export class VisitRecorder {
 
   /** Adds one visit, written within {@link FLUSH_DELAY_MS} (at once when the buffer is full). */
   record(target: VisitTarget, ip: string, ua: string, referer: string | null): void {
-    if (this.#pending.length >= this.maxPending) {
+    if (this.#visits >= this.maxPending) {
       this.#dropped++;
       return;
     }
-    this.#pending.push({ target, ip, ua, referer, at: this.s.clock.now() });
+    const at = this.s.clock.now();
+    const day = dayOf(at);
+    const last = this.#pending[this.#pending.length - 1];
+    if (
+      last !== undefined && last.day === day && last.ua === ua && last.ip === ip &&
+      last.referer === referer && last.target.id === target.id &&
+      last.target.kind === target.kind && last.target.ownerId === target.ownerId
+    ) {
+      last.times.push(at);
+    } else this.#pending.push({ target, ip, ua, referer, day, times: [at] });
+    this.#visits++;
     this.#stopTicking ??= this.timer.every(FLUSH_DELAY_MS, () => this.flushDue());
-    if (this.#pending.length >= FLUSH_SIZE && this.#writes === 0) this.#flushLogged();
+    if (this.#visits >= FLUSH_SIZE && this.#writes === 0) this.#flushLogged();
   }
 
   /** Writes the buffer when its oldest visit has waited long enough; waits for a write under way. */
   async flushDue(): Promise<void> {
     await this.#tail;
     const oldest = this.#pending[0] ?? null;
-    const waited = oldest !== null && this.s.clock.now() - oldest.at >= FLUSH_DELAY_MS;
+    const waited = oldest !== null && this.s.clock.now() - oldest.times[0] >= FLUSH_DELAY_MS;
     if (waited || this.#ready.length > 0) await this.#flushLogged();
   }
 
@@ -124,6 +138,7 @@ export class VisitRecorder {
   /** Forgets the waiting visits of a target that is gone. */
   forget(kind: VisitTargetKind, id: string): void {
     this.#pending = this.#pending.filter((v) => v.target.kind !== kind || v.target.id !== id);
+    this.#visits = this.#pending.reduce((n, v) => n + v.times.length, 0);
     this.#ready = this.#ready.filter((v) => v.targetKind !== kind || v.targetId !== id);
   }
 
@@ -141,6 +156,7 @@ export class VisitRecorder {
     if (this.#pending.length === 0 && this.#ready.length === 0) return;
     const taken = this.#pending;
     this.#pending = [];
+    this.#visits = 0;
     const groups = [...this.#ready, ...await this.#groups(taken)];
     this.#ready = [];
     try {
@@ -186,22 +202,21 @@ export class VisitRecorder {
 
   /** The groups of `visits`: bots left out unless counted, each visitor hashed once. */
   async #groups(visits: Pending[]): Promise<VisitGroup[]> {
-    const alike = new Map<string, Alike>();
+    const alike = new Map<string, Pending>();
     for (const visit of visits) {
       const { target } = visit;
-      const key = `${target.kind}\0${target.id}\0${target.ownerId}\0${
-        dayOf(visit.at)
-      }\0${visit.ip}\0${visit.referer}\0${visit.ua}`;
+      const key =
+        `${target.kind}\0${target.id}\0${target.ownerId}\0${visit.day}\0${visit.ip}\0${visit.referer}\0${visit.ua}`;
       const group = alike.get(key);
-      if (group === undefined) alike.set(key, { first: visit, times: [visit.at] });
-      else group.times.push(visit.at);
+      if (group === undefined) alike.set(key, visit);
+      else for (const time of visit.times) group.times.push(time);
     }
     const countBots = this.s.settings.get("analyticsCountBots");
     const groups: VisitGroup[] = [];
-    for (const { first, times } of alike.values()) {
+    for (const first of alike.values()) {
       const facts = agentFacts(first.ua);
       if (facts.bot && !countBots) continue;
-      const hash = await dayHasher(this.s, first.at);
+      const hash = await dayHasher(this.s, first.day);
       groups.push({
         targetKind: first.target.kind,
         targetId: first.target.id,
@@ -213,7 +228,7 @@ export class VisitRecorder {
         device: facts.device,
         bot: facts.bot,
         visitor: hash(first.ip, first.ua),
-        times,
+        times: first.times,
       });
     }
     return groups;
