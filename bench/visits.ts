@@ -3,16 +3,23 @@
  *
  * (a) redirects per second with analytics on against off, paired: the same
  *     server setup started with `SERVICE_ANALYTICS_ENABLED` on and off in
- *     turn, {@link ROUNDS} times each, wrk on loopback (`GET /go/<code>`, every
- *     request from one client, so the batch's work per visit is the same as
- *     for many); goal: on at least 85 % of off;
+ *     turn, {@link ROUNDS} rounds (`helpers/paired.ts`: the first of each
+ *     round alternating, the verdict the median of the rounds' on / off), wrk
+ *     on loopback (`GET /go/<code>`); beside requests per second, the CPU time
+ *     the server (and PostgreSQL) spent per redirect, steadier on a shared
+ *     machine; goal: on at least 85 % of off. Every request comes from one
+ *     client with one user agent, as the recorder groups a batch's visits by
+ *     visitor: the best case for it, as traffic that repeats its visitors is
+ *     (a server's many visitors cost a group each per batch, see
+ *     `docs/scaling.md`);
  * (b) the time `GET /api/user/urls/:id/visits`'s store reads take for a month
  *     by day (the core's `targetVisits` / `ownerVisits` / `serverVisits`),
  *     over hourly roll-ups holding {@link VISITS} visits written in bulk
  *     through the store (`VisitStore.addHours`, no raw visits); goal: under
  *     200 ms on PostgreSQL and 1 s on Deno KV.
  *
- * Writes `bench/results/visits.md`. `--visits=N` changes (b)'s total.
+ * Writes `bench/results/visits.md`. `--visits=N` changes (b)'s total,
+ * `BENCH_VISITS_ROUNDS=<n>` (a)'s rounds.
  * Run: `deno task bench visits`.
  */
 import { join } from "node:path";
@@ -27,14 +34,16 @@ import { HOUR_MS } from "../db/visit_rollup.ts";
 import { SERVER_SCOPE, type VisitHourWrite, type VisitScope } from "../db/visits.ts";
 import { CODE, populate } from "./http_redirects.ts";
 import { benchDatabase, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
+import { treeCpuSeconds } from "./helpers/cpu.ts";
 import { loadAverage, wrkMachineSection } from "./helpers/machine.ts";
+import { alternate, median, type PairedRound, pairedVerdict } from "./helpers/paired.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { kvStore, postgresStore } from "./helpers/stores.ts";
 import { wrk, type WrkResult } from "./helpers/wrk.ts";
 
 const LOAD = { threads: 2, connections: 32, durationSeconds: 8, warmupSeconds: 2 };
-/** Alternations of off and on per store. */
-const ROUNDS = 2;
+/** Rounds of off and on per store. */
+const ROUNDS = Number(Deno.env.get("BENCH_VISITS_ROUNDS") ?? 7);
 /** Visits the roll-ups of (b) hold, by default. */
 const VISITS = 10_000_000;
 /** Links (b) spreads them over, and the days. */
@@ -48,14 +57,27 @@ const ENV = {
   SERVICE_RATELIMIT_ENABLED: "false",
 };
 
-interface Paired {
-  store: string;
-  off: WrkResult[];
-  on: WrkResult[];
+/** One measured run: wrk's report and the CPU time spent per redirect. */
+interface Run {
+  wrk: WrkResult;
+  /** The server process's CPU microseconds per request (every thread). */
+  serverUs: number;
+  /** PostgreSQL's (every backend), `0` on Deno KV. */
+  databaseUs: number;
 }
 
-/** Requests per second of `GET /go/<code>` with analytics `on` or off. */
-async function redirects(env: Record<string, string>, on: boolean): Promise<WrkResult> {
+interface Paired {
+  store: string;
+  /** Side `a`: analytics off; `b`: on. */
+  rounds: PairedRound<Run>[];
+}
+
+/** `GET /go/<code>` under load with analytics `on` or off; `databasePid` the postmaster's. */
+async function redirects(
+  env: Record<string, string>,
+  on: boolean,
+  databasePid: number | null,
+): Promise<Run> {
   const server = await startServer(FERRY_ARGS, {
     ...env,
     SERVICE_ANALYTICS_ENABLED: String(on),
@@ -64,21 +86,38 @@ async function redirects(env: Record<string, string>, on: boolean): Promise<WrkR
   try {
     const url = `${server.origin}/go/${CODE}`;
     await wrk({ url, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+    const cpu = async () => [
+      await treeCpuSeconds(server.pid),
+      databasePid === null ? 0 : await treeCpuSeconds(databasePid),
+    ];
+    const [server0, database0] = await cpu();
     const result = await wrk({ url, ...LOAD });
-    console.log(`  analytics ${on ? "on" : "off"}: ${result.requestsPerSecond.toFixed(0)} req/s`);
-    return result;
+    const [server1, database1] = await cpu();
+    const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
+    const run = {
+      wrk: result,
+      serverUs: perRequest(server1 - server0),
+      databaseUs: perRequest(database1 - database0),
+    };
+    console.log(
+      `  analytics ${on ? "on" : "off"}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
+        `${run.serverUs.toFixed(1)} µs server + ${
+          run.databaseUs.toFixed(1)
+        } µs database CPU a request`,
+    );
+    return run;
   } finally {
     await server.stop();
   }
 }
 
-async function paired(store: string, env: Record<string, string>): Promise<Paired> {
-  const out: Paired = { store, off: [], on: [] };
-  for (let i = 0; i < ROUNDS; i++) {
-    out.off.push(await redirects(env, false));
-    out.on.push(await redirects(env, true));
-  }
-  return out;
+async function paired(
+  store: string,
+  env: Record<string, string>,
+  databasePid: number | null,
+): Promise<Paired> {
+  const rounds = await alternate(ROUNDS, (side) => redirects(env, side === "b", databasePid));
+  return { store, rounds };
 }
 
 /** The roll-up hours of (b): `TARGETS` links of one owner, their owner's and the server's. */
@@ -179,8 +218,6 @@ async function queries(label: string, store: Store, total: number): Promise<Quer
   return rows;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 /** Runs (a) and (b) on both stores and writes `bench/results/visits.md`. */
 export function run(args: string[] = Deno.args): Promise<string> {
   const { values } = parseArgs({ args, options: { visits: { type: "string" } }, strict: false });
@@ -192,9 +229,9 @@ export function run(args: string[] = Deno.args): Promise<string> {
     const kv = await kvStore(join(kvDir, "ferry.kv"));
     await populate(kv).finally(() => kv.close());
     console.log("(a) Deno KV");
-    const kvPaired = await paired("Deno KV", { ...ENV, SERVICE_DATA_DIR: kvDir });
+    const kvPaired = await paired("Deno KV", { ...ENV, SERVICE_DATA_DIR: kvDir }, null);
 
-    const { url, version } = await benchDatabase();
+    const { url, version, pid } = await benchDatabase();
     const pg = await postgresStore(url);
     await populate(pg).finally(() => pg.close());
     const pgDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-pg-" });
@@ -204,7 +241,7 @@ export function run(args: string[] = Deno.args): Promise<string> {
       ...ENV,
       SERVICE_DATA_DIR: pgDir,
       DATABASE_URL: url,
-    });
+    }, pid);
 
     console.log("(b)");
     const kvQueryDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kvq-" });
@@ -216,7 +253,9 @@ export function run(args: string[] = Deno.args): Promise<string> {
     const loadAfter = await loadAverage();
     await cleanUp();
 
-    const rps = (rs: WrkResult[]) => median(rs.map((r) => r.requestsPerSecond));
+    const rps = (run: Run) => run.wrk.requestsPerSecond;
+    const cpuUs = (run: Run) => run.serverUs + run.databaseUs;
+    const pct = (ratio: number) => `${(100 * ratio).toFixed(0)} %`;
     const text = [
       "# Visits: redirects with analytics on and off, and reading a month",
       "",
@@ -227,16 +266,37 @@ export function run(args: string[] = Deno.args): Promise<string> {
       "## (a) Redirects per second, analytics off and on (paired)",
       "",
       `\`GET /go/<code>\` (302, the fast path), wrk ${LOAD.threads} threads, ${LOAD.connections} ` +
-      `connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s of warm-up; off and ` +
-      `on alternated ${ROUNDS} times, a fresh server each run; medians. Goal: on ≥ 85 % of off.`,
+      `connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s of warm-up, every ` +
+      `request from one client; ${ROUNDS} rounds of off and on (the first of each round ` +
+      "alternating), a fresh server each run. The verdict is the median of the rounds' on / off " +
+      "(each round's two runs a minute apart at most). CPU is the time the server process " +
+      "(every thread) and PostgreSQL (every backend) spent per redirect during the run. " +
+      "Goal: on ≥ 85 % of off.",
       "",
-      "| store | off (req/s) | on (req/s) | on / off | runs off | runs on |",
-      "| --- | ---: | ---: | ---: | --- | --- |",
-      ...[kvPaired, pgPaired].map((p) =>
-        `| ${p.store} | ${rps(p.off).toFixed(0)} | ${rps(p.on).toFixed(0)} | ` +
-        `${((100 * rps(p.on)) / rps(p.off)).toFixed(0)} % | ` +
-        `${p.off.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} | ` +
-        `${p.on.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} |`
+      "| store | off (req/s, median) | on (req/s, median) | on / off (median of rounds) | " +
+      "CPU µs a redirect, off → on (medians) |",
+      "| --- | ---: | ---: | ---: | ---: |",
+      ...[kvPaired, pgPaired].map((p) => {
+        const v = pairedVerdict(p.rounds, rps);
+        const cpu = pairedVerdict(p.rounds, cpuUs);
+        return `| ${p.store} | ${v.a.toFixed(0)} | ${v.b.toFixed(0)} | ${pct(v.ratio)} | ` +
+          `${cpu.a.toFixed(1)} → ${cpu.b.toFixed(1)} |`;
+      }),
+      "",
+      "Each round (load average at its start; req/s and server + database CPU µs a redirect):",
+      "",
+      "| store | round | load | off req/s | on req/s | on / off | off CPU µs | on CPU µs |",
+      "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+      ...[kvPaired, pgPaired].flatMap((p) =>
+        p.rounds.map((r, i) =>
+          `| ${p.store} | ${i + 1} | ${r.load} | ${rps(r.a).toFixed(0)} | ${
+            rps(r.b).toFixed(0)
+          } | ` +
+          `${pct(rps(r.b) / rps(r.a))} | ${r.a.serverUs.toFixed(1)} + ${
+            r.a.databaseUs.toFixed(1)
+          } | ` +
+          `${r.b.serverUs.toFixed(1)} + ${r.b.databaseUs.toFixed(1)} |`
+        )
       ),
       "",
       "## (b) A month by day over stored visits",

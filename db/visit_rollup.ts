@@ -1,6 +1,6 @@
 /**
  * How a batch of visits becomes additions to hourly roll-ups, the same on
- * every backend: each visit counts in its target's, its owner's and the
+ * every backend (and how visits become groups and back, `VisitGroup`): each visit counts in its target's, its owner's and the
  * server's hour, with its dimensions; each visitor is a candidate "seen"
  * mark per roll-up, hour and day. A backend stores the marks it did not
  * hold yet and credits those (`credit`), so that a visitor counts once per
@@ -11,6 +11,7 @@ import {
   VISIT_DIMENSIONS,
   type VisitDimension,
   type VisitDimensionCount,
+  type VisitGroup,
   type VisitRecord,
   type VisitScope,
 } from "./visits.ts";
@@ -26,7 +27,9 @@ export const hourOf = (ms: number): number => ms - (((ms % HOUR_MS) + HOUR_MS) %
 export const dayOf = (ms: number): number => ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
 
 /** The roll-ups a visit counts in: its target's, its owner's (when it has one), the server's. */
-export function scopesOf(visit: VisitRecord): VisitScope[] {
+export function scopesOf(
+  visit: Pick<VisitRecord, "targetKind" | "targetId" | "ownerId">,
+): VisitScope[] {
   const scopes: VisitScope[] = [{ kind: visit.targetKind, id: visit.targetId }];
   if (visit.ownerId !== null) scopes.push({ kind: "owner", id: visit.ownerId });
   scopes.push(SERVER_SCOPE);
@@ -67,50 +70,153 @@ export const markKey = (m: Pick<SeenMark, "scope" | "span" | "start" | "visitor"
 /** A delta's key in maps. */
 export const deltaKey = (scope: VisitScope, hour: number): string => `${scopeKey(scope)}\0${hour}`;
 
+/** One group's visits in one hour: counted together. */
+interface HourUnit {
+  group: VisitGroup;
+  hour: number;
+  /** The earliest of these visits (ms). */
+  first: number;
+  count: number;
+}
+
 /**
- * The additions `visits` make to the roll-ups, and the seen marks to try:
+ * The additions `groups` make to the roll-ups, and the seen marks to try:
  * one per roll-up, span and visitor, the earliest visit's hour credited.
+ * The work is per group and hour, not per visit.
  */
 export function rollUp(
-  visits: VisitRecord[],
+  groups: VisitGroup[],
 ): { deltas: Map<string, HourDelta>; marks: SeenMark[] } {
-  // Identical visits (same target, hour, visitor and dimensions) are counted together first:
-  // one key a visit, then the roll-up's work once per group.
-  const groups = new Map<string, { visit: VisitRecord; count: number }>();
-  for (const visit of visits) {
-    const key = `${visit.targetKind}\0${visit.targetId}\0${visit.ownerId}\0${
-      hourOf(visit.at.getTime())
-    }\0${visit.visitor}\0${visit.referrer}\0${visit.country}\0${visit.browser}\0${visit.os}\0${visit.device}`;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, { visit, count: 1 });
-    else {
-      group.count++;
-      if (visit.at < group.visit.at) group.visit = visit;
+  const units: HourUnit[] = [];
+  for (const group of groups) {
+    const own = new Map<number, HourUnit>();
+    let last: HourUnit | undefined;
+    for (const at of group.times) {
+      const hour = hourOf(at);
+      let unit = last !== undefined && last.hour === hour ? last : own.get(hour);
+      if (unit === undefined) {
+        own.set(hour, unit = { group, hour, first: at, count: 0 });
+        units.push(unit);
+      }
+      unit.count++;
+      if (at < unit.first) unit.first = at;
+      last = unit;
     }
   }
+  units.sort((a, b) => a.first - b.first);
   const deltas = new Map<string, HourDelta>();
   const marks = new Map<string, SeenMark>();
-  const sorted = [...groups.values()].sort((a, b) => a.visit.at.getTime() - b.visit.at.getTime());
-  for (const { visit, count } of sorted) {
-    const at = visit.at.getTime();
-    const hour = hourOf(at);
-    for (const scope of scopesOf(visit)) {
+  for (const { group, hour, first, count } of units) {
+    for (const scope of scopesOf(group)) {
       const delta = deltaOf(deltas, scope, hour);
       delta.visits += count;
       for (const dimension of VISIT_DIMENSIONS) {
-        const value = visit[dimension];
+        const value = group[dimension];
         if (value === null || value === "") continue;
         const key = `${dimension}\0${value.slice(0, MAX_VALUE_LENGTH)}`;
         delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);
       }
-      for (const [span, start] of [["h", hour], ["d", dayOf(at)]] as const) {
-        const mark = { scope, span, start, visitor: visit.visitor, hour };
+      for (const [span, start] of [["h", hour], ["d", dayOf(first)]] as const) {
+        const mark = { scope, span, start, visitor: group.visitor, hour };
         const key = markKey(mark);
         if (!marks.has(key)) marks.set(key, mark);
       }
     }
   }
   return { deltas, marks: [...marks.values()] };
+}
+
+/** The fields that make visits alike, as one string. */
+const alikeKey = (v: Omit<VisitRecord, "at">): string =>
+  JSON.stringify([
+    v.targetKind,
+    v.targetId,
+    v.ownerId,
+    v.visitor,
+    v.referrer,
+    v.country,
+    v.browser,
+    v.os,
+    v.device,
+    v.bot,
+  ]);
+
+/** `visits` as groups (imports): those alike in all but their time together. */
+export function groupVisits(visits: VisitRecord[]): VisitGroup[] {
+  const groups = new Map<string, VisitGroup>();
+  for (const visit of visits) {
+    const key = alikeKey(visit);
+    let group = groups.get(key);
+    if (group === undefined) {
+      const { at: _, ...record } = visit;
+      groups.set(key, group = { ...record, times: [] });
+    }
+    group.times.push(visit.at.getTime());
+  }
+  return [...groups.values()];
+}
+
+/** The visits a group stands for, in its times' order. */
+export function visitsOf(g: VisitGroup): VisitRecord[] {
+  return g.times.map((at) => ({
+    targetKind: g.targetKind,
+    targetId: g.targetId,
+    ownerId: g.ownerId,
+    at: new Date(at),
+    referrer: g.referrer,
+    country: g.country,
+    browser: g.browser,
+    os: g.os,
+    device: g.device,
+    bot: g.bot,
+    visitor: g.visitor,
+  }));
+}
+
+/** How many visits `groups` hold. */
+export const visitCount = (groups: VisitGroup[]): number =>
+  groups.reduce((n, g) => n + g.times.length, 0);
+
+/**
+ * `groups` in parts that each weigh at most `capacity`: a group weighs
+ * `weigh(group)` plus `perTime` a visit; a group too heavy for the room
+ * left is split by its times.
+ */
+export function partsOf(
+  groups: VisitGroup[],
+  capacity: number,
+  perTime: number,
+  weigh: (group: VisitGroup) => number = () => 0,
+): VisitGroup[][] {
+  const parts: VisitGroup[][] = [];
+  let part: VisitGroup[] = [];
+  let used = 0;
+  for (const group of groups) {
+    const own = weigh(group);
+    if (own + perTime > capacity) throw new Error("a visit outweighs a part");
+    const { times } = group;
+    let start = 0;
+    while (start < times.length) {
+      const room = Math.floor((capacity - used - own) / perTime);
+      if (room < 1) {
+        parts.push(part);
+        part = [];
+        used = 0;
+        continue;
+      }
+      const end = Math.min(times.length, start + room);
+      part.push(
+        start === 0 && end === times.length ? group : {
+          ...group,
+          times: times.slice(start, end),
+        },
+      );
+      used += own + (end - start) * perTime;
+      start = end;
+    }
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }
 
 /** The delta of `scope`'s `hour` in `deltas`, made empty when missing. */

@@ -57,6 +57,19 @@ export interface VisitRecord {
   visitor: string;
 }
 
+/**
+ * Visits alike in everything but their time (one visitor's visits of one
+ * target with the same referrer host and agent): one record and each visit's
+ * time. Batches are written as groups, so that a busy link's visits cost the
+ * store an entry per visitor and batch rather than one per visit; a group
+ * stands for exactly the {@link VisitRecord}s it expands to
+ * (`visitsOf` in `visit_rollup.ts`).
+ */
+export interface VisitGroup extends Omit<VisitRecord, "at"> {
+  /** Each visit's time (ms since the epoch); at least one. */
+  times: number[];
+}
+
 /** One hour of a roll-up. */
 export interface VisitHour {
   /** The hour's start (UTC). */
@@ -84,11 +97,12 @@ export interface VisitHourWrite extends VisitHour {
 /** Visits in the store. */
 export interface VisitStore {
   /**
-   * Stores `visits` (raw) and adds them to the hourly roll-ups of their
-   * target, owner and the server, counting each visitor once per hour and
-   * once per day of each roll-up, however many instances write at once.
+   * Stores the visits of `groups` (raw) and adds them to the hourly roll-ups
+   * of their target, owner and the server, counting each visitor once per
+   * hour and once per day of each roll-up, however many instances write at
+   * once. (`groupVisits` in `visit_rollup.ts` makes groups of records.)
    */
-  add(visits: VisitRecord[]): Promise<void>;
+  add(groups: VisitGroup[]): Promise<void>;
   /** The hours of `scope` in `[from, to)`, oldest first; hours without visits are absent. */
   hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]>;
   /** Every dimension's counts of `scope` over the hours in `[from, to)`. */

@@ -4,8 +4,8 @@
  * `analyticsHonorDoNotTrack` is on. Called where a view is counted (short
  * URL redirects, fast or not; file bytes at `/u` and `/raw`; the file page
  * `/view/<name>`, whose own requests for its bytes are not counted again;
- * share links' files), it costs a settings read and an array push: the rest
- * happens in the batch (`recorder.ts`).
+ * share links' files), it costs a few header and settings reads and an array
+ * push: the rest happens in the batch (`recorder.ts`).
  */
 import type { Services } from "../services.ts";
 import {
@@ -60,7 +60,7 @@ export function recordVisit(
   const seen = signals();
   if (seen.fromViewPage) return;
   if (seen.optOut && s.settings.get("analyticsHonorDoNotTrack")) return;
-  visitRecorder(s).record(target, { ip: seen.ip, ua: seen.ua, referer: seen.referer });
+  visitRecorder(s).record(target, seen.ip, seen.ua, seen.referer);
 }
 
 /** Writes the visits this instance still holds (shutdown, exports). */

@@ -1,9 +1,10 @@
 /**
  * Visits on Deno KV. Keys:
  *
- * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch (at most
- *   {@link RAW_PER_PACK}, `at` the pack's latest; one key rather than one per visit, which a
- *   busy link would pay per request); `["visits_at", at, kind, id, seq]` → `null`, the
+ * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch, as
+ *   groups (`VisitGroup`: one visitor's alike visits, each visit a time; packs written
+ *   before groups hold single records) of at most {@link PACK_BYTES}, `at` the pack's
+ *   latest; one key rather than one per visit, which a busy link would pay per request; `["visits_at", at, kind, id, seq]` → `null`, the
  *   retention's index (a pack goes when its latest visit is past the retention);
  * - `["visits_hourly", scopeKind, scopeId, hour]` → one roll-up hour (counts and dimensions);
  *   `["visits_hours", hour, scopeKind, scopeId]` → `null`, the retention's index;
@@ -23,12 +24,15 @@ import {
   deltaKey,
   dimensionCounts,
   type HourDelta,
+  partsOf,
   rollUp,
   type SeenMark,
+  visitsOf,
 } from "../visit_rollup.ts";
 import {
   SERVER_SCOPE,
   type VisitDimensionCount,
+  type VisitGroup,
   type VisitHour,
   type VisitHourWrite,
   type VisitRecord,
@@ -39,8 +43,27 @@ import {
 
 /** Seen marks one commit checks and writes. */
 const MARKS_PER_OP = 90;
-/** Raw visits one pack holds (about 200 bytes each, within KV's 64 KiB a value). */
-export const RAW_PER_PACK = 200;
+/**
+ * The most a pack of raw visits may weigh, estimated by {@link groupBytes}
+ * and {@link TIME_BYTES} (within KV's 64 KiB a value).
+ */
+export const PACK_BYTES = 48 * 1024;
+/** What one visit's time adds to a pack: a double in V8's serialization. */
+const TIME_BYTES = 9;
+
+/** A generous estimate of what a group's fields weigh in a pack, its times aside. */
+const groupBytes = (g: VisitGroup): number =>
+  160 + [g.targetId, g.ownerId, g.referrer, g.country, g.browser, g.os, g.device, g.visitor]
+    .reduce((n, value) => n + 3 * (value?.length ?? 0) + 4, 0);
+
+/**
+ * What a pack holds: groups, or single records as packs written before
+ * groups held them (read alike).
+ */
+type PackEntry = VisitGroup | VisitRecord;
+
+/** The records of one pack entry. */
+const recordsOf = (entry: PackEntry): VisitRecord[] => "times" in entry ? visitsOf(entry) : [entry];
 /** Packs one commit writes (two keys each), within KV's 800 KiB a commit. */
 const PACKS_PER_OP = 8;
 /** Dimension values one roll-up hour keeps. */
@@ -117,33 +140,32 @@ const asValue = (d: HourDelta): HourValue => ({
 export class KvVisits implements VisitStore {
   constructor(private readonly kv: Deno.Kv) {}
 
-  async add(visits: VisitRecord[]): Promise<void> {
-    if (visits.length === 0) return;
-    const byTarget = new Map<string, VisitRecord[]>();
-    for (const visit of visits) {
-      const key = `${visit.targetKind}\0${visit.targetId}`;
+  async add(groups: VisitGroup[]): Promise<void> {
+    if (groups.length === 0) return;
+    const byTarget = new Map<string, VisitGroup[]>();
+    for (const group of groups) {
+      const key = `${group.targetKind}\0${group.targetId}`;
       const list = byTarget.get(key);
-      if (list) list.push(visit);
-      else byTarget.set(key, [visit]);
+      if (list) list.push(group);
+      else byTarget.set(key, [group]);
     }
-    const packs: VisitRecord[][] = [];
+    const packs: VisitGroup[][] = [];
     for (const list of byTarget.values()) {
-      for (let i = 0; i < list.length; i += RAW_PER_PACK) {
-        packs.push(list.slice(i, i + RAW_PER_PACK));
-      }
+      packs.push(...partsOf(list, PACK_BYTES, TIME_BYTES, groupBytes));
     }
     for (let i = 0; i < packs.length; i += PACKS_PER_OP) {
       const op = this.kv.atomic();
       for (const pack of packs.slice(i, i + PACKS_PER_OP)) {
         const seq = crypto.randomUUID();
         const { targetKind: kind, targetId: id } = pack[0];
-        const at = Math.max(...pack.map((v) => v.at.getTime()));
+        let at = -Infinity;
+        for (const group of pack) for (const time of group.times) if (time > at) at = time;
         op.set(["visits", kind, id, at, seq], pack);
         op.set(["visits_at", at, kind, id, seq], null);
       }
       await op.commit();
     }
-    const { deltas, marks } = rollUp(visits);
+    const { deltas, marks } = rollUp(groups);
     const marksOf = new Map<string, SeenMark[]>();
     for (const mark of marks) {
       const key = deltaKey(mark.scope, mark.hour);
@@ -211,8 +233,8 @@ export class KvVisits implements VisitStore {
   }
 
   async *list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord> {
-    for await (const entry of this.kv.list<VisitRecord[]>({ prefix: ["visits", kind, id] })) {
-      yield* [...entry.value].sort((a, b) => a.at.getTime() - b.at.getTime());
+    for await (const entry of this.kv.list<PackEntry[]>({ prefix: ["visits", kind, id] })) {
+      yield* entry.value.flatMap(recordsOf).sort((a, b) => a.at.getTime() - b.at.getTime());
     }
   }
 
@@ -235,10 +257,10 @@ export class KvVisits implements VisitStore {
       op = this.kv.atomic();
       pending = 0;
     };
-    for await (const entry of this.kv.list<VisitRecord[]>({ prefix: ["visits", kind, id] })) {
+    for await (const entry of this.kv.list<PackEntry[]>({ prefix: ["visits", kind, id] })) {
       const [, , , at, seq] = entry.key;
       op.delete(entry.key).delete(["visits_at", at, kind, id, seq]);
-      removed += entry.value.length;
+      for (const packed of entry.value) removed += "times" in packed ? packed.times.length : 1;
       if (++pending >= DELETES_PER_OP) await flush();
     }
     await flush();

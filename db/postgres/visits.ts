@@ -1,6 +1,6 @@
 /**
  * Visits on PostgreSQL: a batch is one transaction of four statements (the
- * raw visits, the seen marks `ON CONFLICT DO NOTHING RETURNING` the new
+ * raw visits, a row per group of alike visits with their times (032), the seen marks `ON CONFLICT DO NOTHING RETURNING` the new
  * ones, the hours and their dimensions upserted by addition), each over
  * arrays with `unnest` and in key order, so that concurrent batches of
  * several instances add up exactly and never deadlock.
@@ -12,12 +12,15 @@ import {
   dimensionCounts,
   type HourDelta,
   markKey,
+  partsOf,
   rollUp,
   type SeenMark,
+  visitsOf,
 } from "../visit_rollup.ts";
 import type {
   VisitDimension,
   VisitDimensionCount,
+  VisitGroup,
   VisitHour,
   VisitHourWrite,
   VisitRecord,
@@ -27,10 +30,14 @@ import type {
 } from "../visits.ts";
 import { SERVER_SCOPE } from "../visits.ts";
 
-/** Raw visits written per statement. */
+/** Rows written per statement. */
 const ROWS_PER_STATEMENT = 5000;
+/** Visit times one raw row holds at most. */
+const TIMES_PER_ROW = 5000;
 
 interface VisitRow {
+  /** Each visit's time (ms) when the row holds several; `null`: one visit, at `at`. */
+  times: string[] | null;
   target_kind: VisitTargetKind;
   target_id: string;
   owner_id: string | null;
@@ -44,30 +51,33 @@ interface VisitRow {
   visitor: string;
 }
 
-const toVisit = (r: VisitRow): VisitRecord => ({
-  targetKind: r.target_kind,
-  targetId: r.target_id,
-  ownerId: r.owner_id,
-  at: r.at,
-  referrer: r.referrer,
-  country: r.country,
-  browser: r.browser,
-  os: r.os,
-  device: r.device,
-  bot: r.bot,
-  visitor: r.visitor,
-});
+/** The visits of one raw row. */
+const visitsOfRow = (r: VisitRow): VisitRecord[] =>
+  visitsOf({
+    targetKind: r.target_kind,
+    targetId: r.target_id,
+    ownerId: r.owner_id,
+    referrer: r.referrer,
+    country: r.country,
+    browser: r.browser,
+    os: r.os,
+    device: r.device,
+    bot: r.bot,
+    visitor: r.visitor,
+    times: r.times === null ? [r.at.getTime()] : r.times.map(Number),
+  });
 
 /** {@link VisitStore} on PostgreSQL. */
 export class PostgresVisits implements VisitStore {
   constructor(private readonly sql: Sql) {}
 
-  async add(visits: VisitRecord[]): Promise<void> {
-    if (visits.length === 0) return;
-    const { deltas, marks } = rollUp(visits);
+  async add(groups: VisitGroup[]): Promise<void> {
+    if (groups.length === 0) return;
+    const { deltas, marks } = rollUp(groups);
     await this.sql.begin(async (tx) => {
-      for (let i = 0; i < visits.length; i += ROWS_PER_STATEMENT) {
-        await insertRaw(tx as unknown as Sql, visits.slice(i, i + ROWS_PER_STATEMENT));
+      // A statement of at most 50,000 times and 5,000 rows, a row of at most TIMES_PER_ROW.
+      for (const part of partsOf(groups, 10 * ROWS_PER_STATEMENT, 1, () => 10)) {
+        await insertRaw(tx as unknown as Sql, partsOf(part, TIMES_PER_ROW, 1).flat());
       }
       credit(deltas, await newMarks(tx as unknown as Sql, marks));
       await addDeltas(tx as unknown as Sql, [...deltas.values()]);
@@ -105,7 +115,7 @@ export class PostgresVisits implements VisitStore {
       const rows = await this.sql<(VisitRow & { id: string })[]>`
         SELECT * FROM visits WHERE target_kind = ${kind} AND target_id = ${id} AND id > ${after}::bigint
         ORDER BY id LIMIT 1000`;
-      for (const row of rows) yield toVisit(row);
+      for (const row of rows) yield* visitsOfRow(row);
       if (rows.length < 1000) return;
       after = String(rows[rows.length - 1].id);
     }
@@ -134,8 +144,12 @@ export class PostgresVisits implements VisitStore {
   /** {@link deleteTargets} of targets of one owner. */
   async #deleteOwned(kind: VisitTargetKind, ids: string[], ownerId: string | null) {
     return await this.sql.begin(async (tx) => {
-      const raw =
-        await tx`DELETE FROM visits WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
+      const [raw] = await tx<{ n: string }[]>`
+        WITH gone AS (
+          DELETE FROM visits WHERE target_kind = ${kind} AND target_id = ANY(${ids})
+          RETURNING coalesce(cardinality(times), 1) AS n
+        )
+        SELECT coalesce(sum(n), 0) AS n FROM gone`;
       const scopes = ownerId === null
         ? [SERVER_SCOPE]
         : [{ kind: "owner", id: ownerId }, SERVER_SCOPE];
@@ -162,7 +176,7 @@ export class PostgresVisits implements VisitStore {
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       await tx`DELETE FROM visits_seen WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
-      return raw.count;
+      return Number(raw.n);
     });
   }
 
@@ -220,24 +234,52 @@ export class PostgresVisits implements VisitStore {
   }
 }
 
-/** Inserts raw visits in one statement. */
-async function insertRaw(sql: Sql, visits: VisitRecord[]): Promise<void> {
+/**
+ * Inserts the raw visits of `groups` in one statement, a row per group (its
+ * times sorted, the latest its `at`; one visit: no `times`), the times sent
+ * as one array that each row takes its slice of.
+ */
+async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
+  const all: number[] = [];
+  const starts: number[] = [];
+  const counts: number[] = [];
+  const latest: number[] = [];
+  for (const group of groups) {
+    const times = sorted(group.times);
+    starts.push(all.length);
+    counts.push(times.length);
+    latest.push(times[times.length - 1]);
+    for (const time of times) all.push(time);
+  }
   await sql`
     INSERT INTO visits (target_kind, target_id, owner_id, at, referrer, country, browser, os,
-      device, bot, visitor)
-    SELECT k, i, o, to_timestamp(a / 1000.0), r, c, b, s, d, t::boolean, v FROM unnest(
-      ${visits.map((v) => v.targetKind)}::text[],
-      ${visits.map((v) => v.targetId)}::text[],
-      ${visits.map((v) => v.ownerId)}::text[],
-      ${visits.map((v) => v.at.getTime())}::bigint[],
-      ${visits.map((v) => v.referrer)}::text[],
-      ${visits.map((v) => v.country)}::text[],
-      ${visits.map((v) => v.browser)}::text[],
-      ${visits.map((v) => v.os)}::text[],
-      ${visits.map((v) => v.device)}::text[],
-      ${visits.map((v) => (v.bot ? "t" : "f"))}::text[],
-      ${visits.map((v) => v.visitor)}::text[]
-    ) AS t(k, i, o, a, r, c, b, s, d, t, v)`;
+      device, bot, visitor, times)
+    SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t::boolean, g.v,
+      CASE WHEN g.n = 1 THEN NULL ELSE x.ts[g.f + 1 : g.f + g.n] END
+    FROM (SELECT ${all}::bigint[] AS ts) AS x, unnest(
+      ${groups.map((v) => v.targetKind)}::text[],
+      ${groups.map((v) => v.targetId)}::text[],
+      ${groups.map((v) => v.ownerId)}::text[],
+      ${latest}::bigint[],
+      ${groups.map((v) => v.referrer)}::text[],
+      ${groups.map((v) => v.country)}::text[],
+      ${groups.map((v) => v.browser)}::text[],
+      ${groups.map((v) => v.os)}::text[],
+      ${groups.map((v) => v.device)}::text[],
+      ${groups.map((v) => (v.bot ? "t" : "f"))}::text[],
+      ${groups.map((v) => v.visitor)}::text[],
+      ${starts}::int[],
+      ${counts}::int[]
+    ) AS g(k, i, o, a, r, c, b, s, d, t, v, f, n)
+    ORDER BY g.a`;
+}
+
+/** `times` in ascending order (as given when they already are). */
+function sorted(times: number[]): number[] {
+  for (let i = 1; i < times.length; i++) {
+    if (times[i] < times[i - 1]) return [...times].sort((x, y) => x - y);
+  }
+  return times;
 }
 
 /** Stores `marks`; returns those that were not stored yet. */

@@ -13,7 +13,7 @@ import { pruneVisits } from "../../core/tasks/visits.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { countryMmdb } from "../helpers/mmdb.ts";
 import { type Actor, actor } from "../helpers/users.ts";
-import { FLUSH_DELAY_MS } from "../../core/visits/recorder.ts";
+import { FLUSH_DELAY_MS, VisitRecorder } from "../../core/visits/recorder.ts";
 import type { Settings } from "../../core/settings/registry.ts";
 
 /** A fixed start, ahead of the test app's clock, at the top of an hour. */
@@ -538,5 +538,32 @@ visitsTest(
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  },
+);
+
+visitsTest(
+  "visits: a full buffer drops later visits, counts them and logs how many",
+  async (app) => {
+    app.clock.set(START);
+    const alice = await actor(app, "USER");
+    const url = await shorten(app, alice);
+    const idle = {
+      now: () => app.clock.now(),
+      every: () => () => {},
+      sleep: () => Promise.resolve(),
+    };
+    const recorder = new VisitRecorder(app.services, idle, 3);
+    const target = { kind: "url" as const, id: url.id, ownerId: alice.user.id };
+    for (let i = 0; i < 5; i++) recorder.record(target, "192.0.2.1", CHROME_WINDOWS, null);
+    await recorder.flush();
+    const raw = await Array.fromAsync(app.services.store.visits.list("url", url.id));
+    assert.equal(raw.length, 3, "the buffer held three");
+    const dropped = app.logger.lines.filter((l) => l.message.startsWith("visits dropped"));
+    assert.equal(dropped.length, 1);
+    assert.deepEqual(dropped[0].fields, { visits: 2 });
+    recorder.record(target, "192.0.2.1", CHROME_WINDOWS, null);
+    await recorder.flush();
+    assert.equal(app.logger.lines.filter((l) => l.message.startsWith("visits dropped")).length, 1);
+    assert.equal(total(await report(app, alice, `/api/user/urls/${url.id}/visits`)), 4);
   },
 );

@@ -15,6 +15,7 @@ import {
   type VisitRecord,
   type VisitScope,
 } from "../../db/visits.ts";
+import { groupVisits } from "../../db/visit_rollup.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
 
 /** The top of an hour, ahead of any test clock. */
@@ -62,8 +63,8 @@ const D = visit(F1, 20, "v1", { browser: "Firefox", os: "Linux" });
 const E = visit(U2, 30, "v3", { ownerId: null, browser: "Chrome" });
 
 async function seed(store: Backend) {
-  await store.visits.add([A, B, D, E]);
-  await store.visits.add([C]);
+  await store.visits.add(groupVisits([A, B, D, E]));
+  await store.visits.add(groupVisits([C]));
 }
 
 /** `[hour offset from START in hours, visits, hourUniques, dayUniques]` of each hour. */
@@ -161,7 +162,7 @@ const steps: ContractSteps = {
   },
   "concurrent batches of one visitor count it once": async (store) => {
     await Promise.all(
-      [0, 1, 2, 3, 4].map((i) => store.visits.add([visit(U1, 10 + i, "v1", CHROME)])),
+      [0, 1, 2, 3, 4].map((i) => store.visits.add(groupVisits([visit(U1, 10 + i, "v1", CHROME)]))),
     );
     assert.deepEqual(await hoursOf(store, U1), [[0, 5, 1, 1]]);
     assert.deepEqual(await hoursOf(store, SERVER_SCOPE), [[0, 5, 1, 1]]);
@@ -170,8 +171,8 @@ const steps: ContractSteps = {
     assert.equal((await Array.fromAsync(store.visits.list("url", "u1"))).length, 5);
   },
   "the next day's visit of the same hash is a new day's visitor": async (store) => {
-    await store.visits.add([visit(U1, 0, "v1")]);
-    await store.visits.add([visit(U1, 24 * 60, "v1")]);
+    await store.visits.add(groupVisits([visit(U1, 0, "v1")]));
+    await store.visits.add(groupVisits([visit(U1, 24 * 60, "v1")]));
     const hours = await store.visits.hours(U1, new Date(START), new Date(START + 2 * DAY));
     assert.deepEqual(shape(hours), [[0, 1, 1, 1], [24, 1, 1, 1]]);
   },
@@ -184,7 +185,7 @@ const steps: ContractSteps = {
       dayUniques: 3,
       dimensions: [{ dimension: "browser", value: "Chrome", count: 10 }],
     }]);
-    await store.visits.add([visit(U1, 15, "new", { browser: "Chrome" })]);
+    await store.visits.add(groupVisits([visit(U1, 15, "new", { browser: "Chrome" })]));
     assert.deepEqual(await hoursOf(store, U1), [[0, 11, 5, 4]]);
     assert.deepEqual(
       counts(await store.visits.dimensions(U1, new Date(START), new Date(START + HOUR))),
@@ -237,7 +238,7 @@ const steps: ContractSteps = {
   "the retention removes what is older, a limit at a time, and keeps the rest": async (store) => {
     await seed(store);
     const later = visit(U1, 20 * 24 * 60, "v9", IPHONE); // 20 days on
-    await store.visits.add([later]);
+    await store.visits.add(groupVisits([later]));
     const cutoff = new Date(START + 10 * DAY);
     assert.equal(await store.visits.deleteBefore(cutoff, cutoff, 1), 1, "one at most");
     let removed = 1;
@@ -258,7 +259,7 @@ const steps: ContractSteps = {
       "old hours' dimensions went with them",
     );
     // The later hour's marks were kept: the same visitor there is still counted once.
-    await store.visits.add([visit(U1, 20 * 24 * 60 + 5, "v9", IPHONE)]);
+    await store.visits.add(groupVisits([visit(U1, 20 * 24 * 60 + 5, "v9", IPHONE)]));
     const after = await store.visits.hours(U1, new Date(cutoff), new Date(START + 30 * DAY));
     assert.deepEqual(shape(after), [[20 * 24, 2, 1, 1]]);
   },

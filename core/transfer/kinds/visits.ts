@@ -7,6 +7,7 @@
  * skipped; one whose owner was not imported keeps no owner.
  */
 import { z } from "zod";
+import { groupVisits } from "../../../db/visit_rollup.ts";
 import type { VisitRecord } from "../../../db/visits.ts";
 import { flushVisits } from "../../visits/record.ts";
 import { Batches } from "../batch.ts";
@@ -30,7 +31,7 @@ const VisitV4 = z.object({
 type VisitV4 = z.infer<typeof VisitV4>;
 
 const batches = new Batches<VisitRecord>(2000, async (ctx, batch) => {
-  await ctx.store.visits.add(batch);
+  await ctx.store.visits.add(groupVisits(batch));
 });
 
 /** `data.ferryVisits`. */

@@ -34,6 +34,7 @@ import { sql as fileListOrders } from "./028_file_list_orders.ts";
 import { sql as fileSearch } from "./029_file_search.ts";
 import { sql as urlRules } from "./030_url_rules.ts";
 import { sql as visits } from "./031_visits.ts";
+import { sql as visitGroups } from "./032_visit_groups.ts";
 import { sql as fileTaskIndexes } from "./033_file_task_indexes.ts";
 
 /** One versioned migration. */
@@ -76,5 +77,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 29, name: "file_search", sql: fileSearch },
   { version: 30, name: "url_rules", sql: urlRules },
   { version: 31, name: "visits", sql: visits },
+  { version: 32, name: "visit_groups", sql: visitGroups },
   { version: 33, name: "file_task_indexes", sql: fileTaskIndexes },
 ];

@@ -1,0 +1,96 @@
+/**
+ * Visits as groups (`db/visit_rollup.ts`): records become groups of visits
+ * alike in all but their time and back, unchanged; a batch of groups rolls up
+ * into the same hours, dimensions and seen marks as its visits one by one
+ * would (each visitor credited to the hour of its earliest visit); parts
+ * keep within their weight, splitting a heavy group by its times.
+ */
+import assert from "node:assert/strict";
+import {
+  groupVisits,
+  HOUR_MS,
+  partsOf,
+  rollUp,
+  visitCount,
+  visitsOf,
+} from "../../db/visit_rollup.ts";
+import type { VisitGroup, VisitRecord } from "../../db/visits.ts";
+
+const T = Date.UTC(2027, 2, 10, 10, 0, 0);
+
+/** A visit of link `id` by `visitor` at `at`, from Chrome unless `browser` says. */
+function visit(id: string, visitor: string, at: number, browser = "Chrome"): VisitRecord {
+  return {
+    targetKind: "url",
+    targetId: id,
+    ownerId: "alice",
+    at: new Date(at),
+    referrer: null,
+    country: null,
+    browser,
+    os: "Windows",
+    device: "desktop",
+    bot: false,
+    visitor,
+  };
+}
+
+Deno.test("visit groups: records become groups and back unchanged", () => {
+  const visits = [
+    visit("a", "v1", T + 5),
+    visit("a", "v1", T + 1),
+    visit("a", "v2", T + 2),
+    visit("a", "v1", T + 3, "Firefox"),
+    visit("b", "v1", T + 4),
+  ];
+  const groups = groupVisits(visits);
+  assert.equal(groups.length, 4);
+  assert.deepEqual(groups[0].times, [T + 5, T + 1]);
+  assert.equal(visitCount(groups), 5);
+  const back = groups.flatMap(visitsOf).sort((x, y) => x.at.getTime() - y.at.getTime());
+  assert.deepEqual(back, [...visits].sort((x, y) => x.at.getTime() - y.at.getTime()));
+});
+
+Deno.test("visit groups: a batch rolls up per hour, each visitor credited to its first hour", () => {
+  const visits = [
+    visit("a", "v1", T + HOUR_MS + 10), // v1's second hour
+    visit("a", "v1", T + 10), // v1's first visit: its day's unique in this hour
+    visit("a", "v1", T + 20),
+    visit("a", "v2", T + HOUR_MS + 5, "Firefox"),
+  ];
+  const { deltas, marks } = rollUp(groupVisits(visits));
+  const link = (hour: number) => deltas.get(`url\0a\0${hour}`);
+  assert.equal(link(T)?.visits, 2);
+  assert.equal(link(T + HOUR_MS)?.visits, 2);
+  assert.deepEqual([...link(T + HOUR_MS)!.dimensions].sort(), [
+    ["browser\0Chrome", 1],
+    ["browser\0Firefox", 1],
+    ["device\0desktop", 2],
+    ["os\0Windows", 2],
+  ]);
+  assert.equal(deltas.get(`server\0*\0${T}`)?.visits, 2);
+  assert.equal(deltas.get(`owner\0alice\0${T + HOUR_MS}`)?.visits, 2);
+  const linkMarks = marks.filter((m) => m.scope.kind === "url");
+  const day = linkMarks.filter((m) => m.span === "d").map((m) => [m.visitor, m.hour]);
+  assert.deepEqual(day.sort(), [["v1", T], ["v2", T + HOUR_MS]]);
+  assert.equal(linkMarks.filter((m) => m.span === "h").length, 3, "v1 twice, v2 once");
+});
+
+Deno.test("visit groups: parts keep within their weight, a heavy group split by its times", () => {
+  const group = (id: string, times: number): VisitGroup => {
+    const { at: _, ...record } = visit(id, "v", T);
+    return { ...record, times: Array.from({ length: times }, (_, i) => T + i) };
+  };
+  const parts = partsOf([group("a", 3), group("b", 25), group("c", 1)], 10, 1, () => 2);
+  assert.deepEqual(parts.map((p) => p.map((g) => [g.targetId, g.times.length])), [
+    [["a", 3], ["b", 3]],
+    [["b", 8]],
+    [["b", 8]],
+    [["b", 6]],
+    [["c", 1]],
+  ]);
+  assert.deepEqual(parts.flat().filter((g) => g.targetId === "b").flatMap((g) => g.times), [
+    ...group("b", 25).times,
+  ]);
+  assert.throws(() => partsOf([group("a", 1)], 2, 1, () => 2), /outweighs/);
+});
