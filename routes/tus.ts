@@ -303,7 +303,11 @@ function bytesOf(c: Context<AppEnv>) {
   const body = streamedBody(c);
   const type = c.req.header("content-type")?.split(";")[0].trim().toLowerCase();
   if (type !== OFFSET_STREAM) {
-    if (c.req.method === "POST" && (!body || c.req.header("content-length") === "0")) return null;
+    // No body: none declared, or neither a length nor a chunked one (`curl -X POST`).
+    const declared = c.req.header("content-length");
+    const none = !body ||
+      (declared === undefined ? !c.req.header("transfer-encoding") : declared === "0");
+    if (c.req.method === "POST" && none) return null;
     throw new ApiError(415, `The body must be ${OFFSET_STREAM}`);
   }
   return {

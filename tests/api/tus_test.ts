@@ -12,6 +12,7 @@ import { ABANDONED_AFTER_MS, cleanAbandonedUploads } from "../../core/tasks/clea
 import { createApp } from "../../routes/mod.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { bytes as someBytes } from "../helpers/chunks.ts";
+import { bodilessRequest, withServer } from "../helpers/raw_http.ts";
 import { actor } from "../helpers/users.ts";
 
 /** `length` bytes of a pattern. */
@@ -566,3 +567,20 @@ apiTest(
 
 /** Whether a refused body keeps the whole parts it passed: in place on a disk; S3 stages it first. */
 const datasourceKeepsParts = (app: TestApp) => app.services.datasource.inPlace !== null;
+
+apiTest("tus: a creation sent with no body at all (no Content-Length) is created", async (app) => {
+  const a = await actor(app, "USER");
+  const reply = await withServer(
+    app,
+    (port) =>
+      bodilessRequest(port, "POST", "/api/upload/tus", {
+        ...V,
+        ...a.headers,
+        "upload-length": "10",
+        "upload-metadata": metadata({ filename: "note.txt" }),
+      }),
+  );
+  assert.equal(reply.status, 201, JSON.stringify(reply.body));
+  // Created: its length and one file are reserved in the owner's usage.
+  assert.deepEqual(await app.services.store.files.usage(a.user.id), { bytes: 10, files: 1 });
+});

@@ -71,6 +71,21 @@ export async function chunkedRequest(
   });
 }
 
+/**
+ * Sends `method path` with `headers` and no body: neither `Content-Length`
+ * nor `Transfer-Encoding` (as `curl -X POST` sends it); reads the reply.
+ */
+export async function bodilessRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<RawReply> {
+  return await exchange(port, async (conn) => {
+    await conn.write(head(method, path, headers));
+  });
+}
+
 /** A request head of `headers` that asks the server to close after answering. */
 function head(method: string, path: string, headers: Record<string, string>): Uint8Array {
   const lines = [
