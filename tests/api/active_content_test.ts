@@ -103,12 +103,20 @@ apiTest(
   },
 );
 
-/** The nonce of a page's `script-src`, asserting the policy runs nothing else. */
+/** The pages that may play an asciinema recording, whose player compiles WebAssembly. */
+const WASM_PAGES = ["/dashboard/files"];
+
+/**
+ * The nonce of a page's `script-src`, asserting the policy runs nothing else
+ * (compiling WebAssembly, not running script, only where a recording may play).
+ */
 function nonceOf(res: Response, what: string): string {
   const csp = res.headers.get("content-security-policy") ?? "";
   const scripts = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src"));
-  const match = /^script-src 'nonce-([A-Za-z0-9_-]{22})' 'strict-dynamic'$/.exec(scripts ?? "");
+  const match = /^script-src 'nonce-([A-Za-z0-9_-]{22})' 'strict-dynamic'( 'wasm-unsafe-eval')?$/
+    .exec(scripts ?? "");
   assert.ok(match, `${what}: only the nonce runs scripts, not 'self': ${csp}`);
+  assert.ok(!match[2] || WASM_PAGES.includes(what), `${what}: compiles WebAssembly: ${csp}`);
   return match[1];
 }
 
