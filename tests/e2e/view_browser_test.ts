@@ -240,9 +240,8 @@ browserTestOnStores(
     await player.waitFor();
     await player.locator(".ap-term").waitFor();
     await page.locator("#cast-player").click();
-    await page.waitForFunction(
-      "document.querySelector('#cast-player .ap-term')?.textContent.includes('hello ferry')",
-    );
+    // A locator, not a string predicate: the page's policy refuses evaluating strings.
+    await page.locator("#cast-player .ap-term", { hasText: "hello ferry" }).waitFor();
     await checkAccessibility(page, "a recording's page");
     await screenshots(page, "view-asciinema", kind);
 
