@@ -27,7 +27,7 @@ import {
   type FileSortKey,
 } from "../files.ts";
 import { readStats } from "./file_stats.ts";
-import { getAll } from "./helpers.ts";
+import { getAll, upgradeFilePages } from "./helpers.ts";
 
 /** An index entry's value: bit 1 favourite, bit 2 private; and the file's type. */
 export type IndexValue = [number, string];
@@ -334,32 +334,22 @@ const probeKey = (file: FileRecord): Deno.KvKey => [
 ];
 
 /**
- * Schema 4's upgrade: indexes every file already stored, reading the
- * records (`["file", id]`) in key order a page at a time. Each page's index
- * writes commit with the position reached, checked along with the records
- * read and the absence of their entries, so a stopped upgrade resumes where
- * it stopped, two processes upgrading at once never index a page twice, and
- * a file written meanwhile by a process that already indexes is left as
- * that process indexed it. Only one page is held in memory.
+ * Schema 4's upgrade: every file already stored indexed
+ * ({@link upgradeFilePages}), checking the absence of each file's entries so
+ * that a file written meanwhile by a process that already indexes is left as
+ * that process indexed it.
  */
 export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {
-  const prefix = ["file"];
-  while (true) {
-    const at = await kv.get<Deno.KvKey>(BACKFILL);
-    if (at.value?.length === 0) return; // done
-    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
-    const page = await Array.fromAsync(kv.list<FileRecord>(selector, { limit: BACKFILL_PAGE }));
+  await upgradeFilePages(kv, BACKFILL, BACKFILL_PAGE, async (op, page) => {
     const indexed = indexable(page.map((e) => e.value));
     const probes = await getAll(kv, indexed.map(probeKey));
-    const op = kv.atomic().check(at, ...page, ...probes);
+    op.check(...probes);
     const change = new IndexChange();
     for (const file of indexed) {
       if (probes.find((p) => p.key.at(-1) === file.id)?.value === null) change.file(null, file);
     }
-    const last = page.at(-1)?.key ?? [];
-    // A failed check: another process did this page, or wrote one of its files; read again.
-    await change.apply(op).set(BACKFILL, last).commit();
-  }
+    change.apply(op);
+  });
 }
 
 /** Those of `files` that the index lists (complete and owned). */

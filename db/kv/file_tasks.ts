@@ -13,7 +13,7 @@
  * fills it for the files stored before it (KV schema 7).
  */
 import { type FileCandidates, type FileRecord, isCandidate } from "../files.ts";
-import { getAll } from "./helpers.ts";
+import { getAll, upgradeFilePages } from "./helpers.ts";
 
 /** The prefix of every key of the index. */
 export const TASK_INDEX: Deno.KvKey = ["file_task"];
@@ -97,24 +97,9 @@ const BACKFILL: Deno.KvKey = ["meta", "file_task_backfill"];
 /** Records one backfill commit reads and checks (an atomic operation holds 100 checks). */
 const BACKFILL_PAGE = 90;
 
-/**
- * KV schema 7's upgrade: indexes every file already stored, reading the
- * records (`["file", id]`) in key order a page at a time. Each page's keys
- * commit with the position reached, checked along with the records read, so a
- * stopped upgrade resumes where it stopped, two processes upgrading at once
- * never write a page twice, and a file changed meanwhile is read again (its
- * writer, already at this schema, indexed it). Only one page is in memory.
- */
+/** KV schema 7's upgrade: every file already stored indexed ({@link upgradeFilePages}). */
 export async function backfillTaskIndex(kv: Deno.Kv): Promise<void> {
-  const prefix = ["file"];
-  while (true) {
-    const at = await kv.get<Deno.KvKey>(BACKFILL);
-    if (at.value?.length === 0) return; // done
-    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
-    const page = await Array.fromAsync(kv.list<FileRecord>(selector, { limit: BACKFILL_PAGE }));
-    const op = kv.atomic().check(at, ...page);
+  await upgradeFilePages(kv, BACKFILL, BACKFILL_PAGE, (op, page) => {
     for (const entry of page) for (const key of taskKeys(entry.value)) op.set(key, true);
-    // A failed check: another process did this page, or a file of it changed; read again.
-    await op.set(BACKFILL, page.at(-1)?.key ?? []).commit();
-  }
+  });
 }

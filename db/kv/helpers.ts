@@ -1,8 +1,10 @@
 /**
  * The small helpers every Deno KV sub-store uses: a patch without its unset
- * fields, `getMany` over any number of keys, and the check-and-retry loop of
- * a read-then-write atomic operation.
+ * fields, `getMany` over any number of keys, the check-and-retry loop of
+ * a read-then-write atomic operation, and a schema upgrade's walk over the
+ * stored files.
  */
+import type { FileRecord } from "../files.ts";
 
 /** Keys one `kv.getMany` may read. */
 const GET_MANY_KEYS = 10;
@@ -45,5 +47,34 @@ export async function commitChecked<T>(attempt: () => Promise<Attempt<T>>): Prom
     if (!tried.op || (await tried.op.commit()).ok) return tried.result;
     const lost = await tried.lost?.();
     if (lost) throw lost;
+  }
+}
+
+/**
+ * A schema upgrade over every stored file record (`["file", id]`), in key
+ * order, `pageSize` at a time: `write` adds a page's writes (and any checks of
+ * its own) to an operation already checked on the position reached and on the
+ * page's records, which commits with the new position under `cursor`. So a
+ * stopped upgrade resumes where it stopped, two processes upgrading at once
+ * never write a page twice, and a page whose files changed meanwhile is read
+ * again (its writer, already at the new schema, wrote its keys). Only one page
+ * is in memory.
+ */
+export async function upgradeFilePages(
+  kv: Deno.Kv,
+  cursor: Deno.KvKey,
+  pageSize: number,
+  write: (op: Deno.AtomicOperation, page: Deno.KvEntry<FileRecord>[]) => Promise<void> | void,
+): Promise<void> {
+  const prefix = ["file"];
+  while (true) {
+    const at = await kv.get<Deno.KvKey>(cursor);
+    if (at.value?.length === 0) return; // done
+    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
+    const page = await Array.fromAsync(kv.list<FileRecord>(selector, { limit: pageSize }));
+    const op = kv.atomic().check(at, ...page);
+    await write(op, page);
+    // A failed check: another process did this page, or a file of it changed; read again.
+    await op.set(cursor, page.at(-1)?.key ?? []).commit();
   }
 }
