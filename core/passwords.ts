@@ -11,8 +11,9 @@
  * its size (19 MiB, Zipline's 64 MiB) for a garbage collection that may come
  * late, which piled up to hundreds of MiB under a burst of logins
  * (bench/results/soak.md). The pool runs {@link PASSWORD_WORKERS} hashes at
- * once, queues the rest, and ends a worker once it has hashed
- * {@link WORKER_HASH_MEMORY} worth, so that memory is given back.
+ * once within {@link POOL_HASH_MEMORY}, queues the rest, and each worker
+ * collects its garbage after every hash (`serveJobs`), so that memory is given
+ * back at once and a worker lives on for the next hash.
  */
 import type { Random } from "./clock.ts";
 import { ApiError } from "./errors.ts";
@@ -50,8 +51,8 @@ export const DECOY_PARAMS = HASH_PARAMS;
 /** Hashes at once: a login burst queues rather than taking every core. */
 export const PASSWORD_WORKERS = 2;
 
-/** KiB of argon2 memory a worker hashes through before it ends: two of Ferry's hashes. */
-export const WORKER_HASH_MEMORY = 2 * HASH_PARAMS.memorySize;
+/** KiB of argon2 memory the running hashes may hold together: two of Ferry's (a Zipline hash runs alone). */
+export const POOL_HASH_MEMORY = 2 * HASH_PARAMS.memorySize;
 
 /** The largest argon2 memory (KiB) a stored hash may ask for; a larger one never verifies. */
 export const MAX_VERIFY_MEMORY = 4 * ZIPLINE_HASH_PARAMS.memorySize;
@@ -66,11 +67,12 @@ async function onWorker(job: PasswordJob, memorySize: number): Promise<unknown> 
     size: PASSWORD_WORKERS,
     maxQueue: 1024,
     timeoutMs: 60_000,
-    recycleWeight: 1,
+    // Each hash's memory is collected after it, so a worker need not end to give it back.
+    recycleWeight: Number.POSITIVE_INFINITY,
     idleMs: 5_000,
   });
   try {
-    return await pool.run(memorySize / WORKER_HASH_MEMORY, (step) => step(job));
+    return await pool.run(memorySize / POOL_HASH_MEMORY, (step) => step(job));
   } catch (error) {
     if (error instanceof PoolBusyError) {
       throw new ApiError(503, "too many password checks at once; try again shortly");
