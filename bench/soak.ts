@@ -9,7 +9,9 @@
  * `SOAK_LOG_DIR=<dir>` keeps each instance's stderr (its warnings and errors) there;
  * `SOAK_V8_FLAGS=<flags>` starts the instances with `--v8-flags=<flags>`;
  * `SOAK_HEAP_DIR=<dir>` lets `kill -USR2 <instance pid>` write a V8 heap snapshot
- * there (`tests/helpers/soak/memory_probe.ts`). The section from "What holds the
+ * there (`tests/helpers/soak/memory_probe.ts`); `SOAK_MALLINFO=1` writes glibc's
+ * allocator counts each second into those logs; `MALLOC_*` variables reach the
+ * instances (over `deno task start`'s own). The section from "What holds the
  * memory" on is written by hand and kept when the file is rewritten.
  */
 import { parseArgs } from "node:util";

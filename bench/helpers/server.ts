@@ -25,6 +25,13 @@ export const FERRY_ARGS = [
   "serve",
 ];
 
+/**
+ * The environment `deno task start` sets (deno.json) and the Dockerfile too:
+ * glibc's allocator maps buffers of 128 KiB and more on their own, so that
+ * freeing one gives its memory back (docs/scaling.md, "Memory").
+ */
+export const FERRY_ENV = { MALLOC_MMAP_THRESHOLD_: "131072" };
+
 /** The `deno` arguments of the hello-world reference server. */
 export const HELLO_ARGS = ["run", "--allow-net", "--allow-env", "bench/helpers/hello_server.ts"];
 
@@ -48,7 +55,7 @@ export interface BenchServer {
 
 /**
  * Starts `deno <args>` in `cwd` (the repository root unless another checkout
- * is measured) with only `env` (plus PATH/HOME/DENO_DIR) and a free port in
+ * is measured) with only `env` (plus PATH/HOME/DENO_DIR and {@link FERRY_ENV}) and a free port in
  * `SERVICE_PORT`, and waits until `readyPath` answers 2xx. Throws with the
  * server's stderr when it exits or is not ready within a minute.
  */
@@ -60,7 +67,7 @@ export async function startServer(
 ): Promise<BenchServer> {
   const port = freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const fullEnv = { NO_COLOR: "1", SERVICE_PORT: String(port), ...env };
+  const fullEnv = { ...FERRY_ENV, NO_COLOR: "1", SERVICE_PORT: String(port), ...env };
   const passed: Record<string, string> = {};
   for (const name of PASSED_THROUGH) {
     const value = Deno.env.get(name);

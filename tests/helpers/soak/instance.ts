@@ -6,7 +6,7 @@
  * `memory_probe.ts`, which reports `Deno.memoryUsage()` once a second: the
  * samples are kept by the phase of the run they fall in ({@link Instance.phase}).
  */
-import { FERRY_ARGS, REPO_ROOT } from "../../../bench/helpers/server.ts";
+import { FERRY_ARGS, FERRY_ENV, REPO_ROOT } from "../../../bench/helpers/server.ts";
 import { freePort } from "../postgres_cluster.ts";
 import { healthy } from "../process.ts";
 import { MEMORY_LINE } from "./memory_probe.ts";
@@ -24,12 +24,13 @@ export const V8_FLAGS = Deno.env.get("SOAK_V8_FLAGS") ?? "";
 const ARGS = [
   FERRY_ARGS[0],
   ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []),
+  ...(Deno.env.get("SOAK_MALLINFO") ? ["--allow-ffi"] : []),
   ...FERRY_ARGS.slice(1).map((arg) =>
     arg === "main.ts" ? "tests/helpers/soak/memory_probe.ts" : arg
   ),
 ];
-/** Our variables passed through when set: where a heap snapshot goes on SIGUSR2. */
-const PROBE_VARIABLES = ["SOAK_HEAP_DIR"];
+/** Our variables passed through when set: where a heap snapshot goes on SIGUSR2, the allocator's counts. */
+const PROBE_VARIABLES = ["SOAK_HEAP_DIR", "SOAK_MALLINFO"];
 
 /** The most of each figure of `Deno.memoryUsage()` an instance reported in one phase, in bytes. */
 export interface PhaseMemory {
@@ -65,7 +66,17 @@ export class Instance {
       const value = Deno.env.get(key);
       if (value !== undefined) passed[key] = value;
     }
-    this.#env = { ...passed, NO_COLOR: "1", ...env, SERVICE_PORT: String(this.#port) };
+    // The C allocator's tunables (glibc's `MALLOC_*`), for memory experiments.
+    for (const [key, value] of Object.entries(Deno.env.toObject())) {
+      if (key.startsWith("MALLOC_")) passed[key] = value;
+    }
+    this.#env = {
+      ...FERRY_ENV,
+      ...passed,
+      NO_COLOR: "1",
+      ...env,
+      SERVICE_PORT: String(this.#port),
+    };
   }
 
   /** The highest resident set size seen, in MiB. */
