@@ -13,12 +13,18 @@
  * and under 150 MB of server memory. Writes `bench/results/tus.md`. Run:
  * `deno task bench tus`.
  */
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { join } from "node:path";
 import { loadAverage, machineSection } from "./helpers/machine.ts";
-import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { type BenchServer, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { type S3rver, startS3rver } from "../tests/helpers/s3rver.ts";
-import { S3RVER_CREDENTIALS } from "../tests/helpers/services.ts";
+import { s3BucketEnv } from "./helpers/s3.ts";
+import {
+  type HeapSample,
+  heapSamples,
+  PROBED_FERRY_ARGS,
+  procMib,
+  rssSampler,
+} from "./helpers/memory.ts";
 
 const MIB = 1024 * 1024;
 const TOTAL_MIB = Number(Deno.env.get("BENCH_TUS_MIB") ?? 1024);
@@ -50,35 +56,16 @@ interface Run {
   uploadPeakMib: number;
   /** VmHWM after the upload: the peak since the server started. */
   hwmMib: number;
+  /** `Deno.memoryUsage()` at rest: the V8 heap used, and external (ArrayBuffers). */
+  restHeap: HeapSample;
+  /** The highest heap used and external among the probe's samples during the upload. */
+  peakHeapUsed: number;
+  peakExternal: number;
   load: string;
 }
 
 /** A 25 MiB chunk of a pattern; every chunk the same (the server never looks). */
 const CHUNK_BYTES = new Uint8Array(CHUNK).map((_, i) => (i * 7) % 251);
-
-/** A memory figure of `pid` from /proc (`VmRSS`, `VmHWM`) in MiB, 0 once it is gone. */
-function memoryMib(pid: number, field: "VmRSS" | "VmHWM"): number {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    return Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** Samples the RSS of `pid` every 50 ms until `stop`; answers the highest. */
-function rssSampler(pid: number): { stop(): number } {
-  let peak = memoryMib(pid, "VmRSS");
-  const timer = setInterval(() => {
-    peak = Math.max(peak, memoryMib(pid, "VmRSS"));
-  }, 50);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, memoryMib(pid, "VmRSS"));
-    },
-  };
-}
 
 /** Sets the admin up and returns its API token. */
 async function adminToken(origin: string): Promise<string> {
@@ -152,24 +139,7 @@ async function viaTus(origin: string, token: string, total: number): Promise<voi
 
 /** The server's environment for `storage`: a fresh bucket on `s3` for S3. */
 async function storageEnv(storage: Storage, s3: S3rver | null): Promise<Record<string, string>> {
-  if (storage === "local") return {};
-  const bucket = `ferry-bench-tus-${crypto.randomUUID()}`;
-  const client = new S3Client({
-    endpoint: s3!.endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: S3RVER_CREDENTIALS,
-  });
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  client.destroy();
-  return {
-    SERVICE_DATASOURCE_TYPE: "s3",
-    SERVICE_DATASOURCE_S3_ENDPOINT: s3!.endpoint,
-    SERVICE_DATASOURCE_S3_BUCKET: bucket,
-    SERVICE_DATASOURCE_S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-    SERVICE_DATASOURCE_S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-    SERVICE_DATASOURCE_S3_FORCE_PATH_STYLE: "true",
-  };
+  return storage === "local" ? {} : await s3BucketEnv(s3!, "ferry-bench-tus");
 }
 
 /** One upload of `route` on a fresh server. */
@@ -177,7 +147,8 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
   const dir = await Deno.makeTempDir({ prefix: "ferry-bench-tus-" });
   let server: BenchServer | null = null;
   try {
-    server = await startServer(FERRY_ARGS, {
+    // Through the soak's probe: `Deno.memoryUsage()` once a second on its stderr.
+    server = await startServer(PROBED_FERRY_ARGS, {
       SERVICE_SECRET: SECRET,
       SERVICE_DATA_DIR: dir,
       SERVICE_CHUNKS_MAX: "4gb",
@@ -186,11 +157,12 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
       SERVICE_RATELIMIT_ENABLED: "false",
       ...await storageEnv(storage, s3),
     }, "/api/healthcheck");
-    const startedMib = memoryMib(server.pid, "VmRSS");
+    const startedMib = procMib(server.pid, "VmRSS");
     const token = await adminToken(server.origin);
-    const setUpMib = memoryMib(server.pid, "VmRSS");
+    const setUpMib = procMib(server.pid, "VmRSS");
     await new Promise((resolve) => setTimeout(resolve, WORKER_IDLE_MS));
-    const restMib = memoryMib(server.pid, "VmRSS");
+    const restMib = procMib(server.pid, "VmRSS");
+    const before = heapSamples(server.stderr());
     const total = TOTAL_MIB * MIB;
     const sampler = rssSampler(server.pid);
     const began = performance.now();
@@ -200,6 +172,7 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
       sampler.stop();
     }
     const seconds = (performance.now() - began) / 1000;
+    const during = heapSamples(server.stderr()).slice(before.length);
     return {
       storage,
       route,
@@ -209,7 +182,10 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
       setUpMib,
       restMib,
       uploadPeakMib: sampler.stop(),
-      hwmMib: memoryMib(server.pid, "VmHWM"),
+      hwmMib: procMib(server.pid, "VmHWM"),
+      restHeap: before.at(-1)!,
+      peakHeapUsed: Math.max(...during.map((h) => h.heapUsed)),
+      peakExternal: Math.max(...during.map((h) => h.external)),
       load: await loadAverage(),
     };
   } finally {
@@ -315,14 +291,16 @@ async function run(): Promise<void> {
     "cores at the same time (see the load averages), so the throughputs move from run to run; " +
     "the routes are alternated and the ratio is of medians. Memory moves far less with the load.",
     "",
-    "| storage | round | route | seconds | MiB/s | started (MiB) | set up (MiB) | at rest (MiB) | upload peak (MiB) | VmHWM (MiB) | load (1, 5, 15 min) |",
-    "| ------- | ----- | ----- | ------: | ----: | ------------: | -----------: | ------------: | ----------------: | ----------: | ------------------- |",
+    "| storage | round | route | seconds | MiB/s | started (MiB) | set up (MiB) | at rest (MiB) | upload peak (MiB) | VmHWM (MiB) | heap used / external at rest (MiB) | heap used / external, upload's highest (MiB) | load (1, 5, 15 min) |",
+    "| ------- | ----- | ----- | ------: | ----: | ------------: | -----------: | ------------: | ----------------: | ----------: | ---------------------------------: | -------------------------------------------: | ------------------- |",
     ...runs.map((r, i) =>
       `| ${r.storage} | ${Math.floor((i % (2 * ROUNDS)) / 2) + 1} | ${r.route} | ${
         r.seconds.toFixed(1)
       } | ${r.mibPerSecond.toFixed(1)} | ${mib(r.startedMib)} | ${mib(r.setUpMib)} | ${
         mib(r.restMib)
-      } | ${mib(r.uploadPeakMib)} | ${mib(r.hwmMib)} | ${r.load} |`
+      } | ${mib(r.uploadPeakMib)} | ${mib(r.hwmMib)} | ${mib(r.restHeap.heapUsed)} / ${
+        mib(r.restHeap.external)
+      } | ${mib(r.peakHeapUsed)} / ${mib(r.peakExternal)} | ${r.load} |`
     ),
     "",
     ...STORAGES.flatMap((storage) => summary(storage, runs)),
