@@ -217,7 +217,30 @@ of them:
 - The image codecs (the @jsquash WebAssembly bytes, \`jpeg-js\`, \`pngjs\`, \`omggif\`): in the
   codec workers only (\`core/files/image_worker.ts\` loads them with a job); the server's
   thread reads only \`core/files/image_facts.ts\`.
-- The image pool's worker: started by the first image task instead of at boot.`;
+- The image pool's worker: started by the first image task instead of at boot.
+- lucide: the frame's icons are imported one module per icon (\`routes/web/icons.tsx\`); the
+  package's index, with every icon, was some 16 MiB.
+
+Still loaded at rest: hono, @hono/zod-openapi and zod (the app), oauth4webapi and otpauth (small),
+marked (the markdown view, some 5 MiB) and the dashboard's code-split chunks, imported as text so
+bundles carry them (\`routes/web/assets.ts\`, some 8 MiB with their hashes: loading them on
+first ask needs an asynchronous \`findAsset\`).
+
+## The S3 put's buffers
+
+\`storage/s3.ts\` streams a \`put\` through the SDK's \`Upload\`, which holds up to its part
+size times its queue in memory. \`bench/s3_parts.ts\`: 256 MiB put to s3rver in 64 KiB chunks
+(each a new buffer, as a request body's), each setting in its own process, 3 alternated rounds,
+load 5–10 on the shared machine (2026-11-27); the RSS added counts the chunks' garbage too:
+
+| parts × queue | MiB/s (median) | RSS added (MiB, median) | RSS added (MiB, highest) |
+| ------------- | -------------: | ----------------------: | -----------------------: |
+| 8 MiB × 2     |           24.0 |                     128 |                      135 |
+| 5 MiB × 2     |           27.8 |                     114 |                      119 |
+| 5 MiB × 1     |           30.4 |                     106 |                      107 |
+
+The put now uses 5 MiB parts (S3's smallest), two at a time: as fast here, 14 MiB less; the
+queue of two stays so that a remote service's latency overlaps.`;
 
 if (import.meta.main) {
   try {
