@@ -188,7 +188,9 @@ async function run(): Promise<void> {
     "first image task. What that costs the first task, a 16 × 16 PNG's thumbnail from a closed " +
     "pool (its codec worker starts with the task either way), median of 5 alternated: " +
     `**${wait.cold.toFixed(0)} ms** with the pool's worker starting with it, ` +
-    `${wait.started.toFixed(0)} ms with it started a second before.`,
+    `${wait.started.toFixed(0)} ms with it started a second before. So it starts with the ` +
+    "first task: that task waits some tens of milliseconds once, where every server, making " +
+    "thumbnails or not, held the worker's memory (some 12 MiB) from boot.",
     "",
     NOTES,
     "",

@@ -197,28 +197,34 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
 /** Where the memory goes: measured beside this benchmark (2026-11-27), kept with its results. */
 const NOTES = `## Where the memory goes
 
-Measured on this build with /proc (RssAnon, RssFile) and \`Deno.memoryUsage()\` in a copy of
-\`serve\`, an upload sent by curl:
+The heap and external columns are \`Deno.memoryUsage()\` from the soak's probe
+(\`tests/helpers/soak/memory_probe.ts\`, which the server is started through), sampled once a
+second: "heap used" is the V8 heap's live and not yet collected objects, "external" the memory
+held outside it by ArrayBuffers (request bodies' chunks). RSS also counts the code and the
+deno binary's pages (bench/results/memory.md splits it into anonymous and file-backed memory).
 
-- A bare \`Deno.serve\` takes 39 MiB (12 anonymous, 27 file-backed: the deno binary's pages).
-  Ferry, once it listens, takes 127–143 MiB: the module graph it loads (importing
-  \`cli/services.ts\` adds 24 MiB of anonymous memory, \`routes/mod.ts\` 33 MiB more; the V8 heap
-  is then 46 MiB, 37 used), 45–48 MiB file-backed, and the image pool's worker, started with the
-  server (\`cli/serve.ts\`), 7–9 MiB. This is the server at rest before any request: the
-  upload's budget cannot be met while it is above 143 MiB (150 MB) by itself.
-- Setting the admin up hashes a password (argon2id, 19 MiB) on a password worker: 35–40 MiB more
-  while that worker lives (the VmHWM column), about 10 MiB of which stay after it ended (the
-  "at rest" column). A collection some time later gives 20–25 MiB of the heap back (anonymous
-  memory 94 → 70 MiB after an upload).
-- What a tus upload adds is now its request's buffer: the PATCH body is read (BYOB) into one
-  buffer per request (64 KiB, growing to 256 KiB) and written at its offset into the file the
-  upload becomes. Before, each 64 KiB read of the body was a new buffer (a default read of the
-  request's byte stream, through \`streamedBody\`): a GiB of them, garbage that V8 collects
-  only once its external memory grew by about 64 MiB (66 MiB added, the first run of this
-  benchmark). \`streamedBody\` now forwards BYOB reads, so the chunked route's multipart reader
-  (\`routes/multipart.ts\`) reads the body into its own buffer too.
-- On S3 a PATCH's bytes still pass as the body's chunks into the SDK's UploadPart request, each
-  chunk a new buffer until the request has sent it.
+- **At rest** (123–126 MiB on a disk, 134–135 MiB on S3, before the upload): the server as
+  \`deno task bench memory\` measures it, plus what the admin's set-up left: its password was
+  hashed on a password worker (argon2id, 19 MiB), 35–40 MiB more while that worker lives (the
+  set-up column; VmHWM's peak, 149 MiB, is that worker, not the upload), about 13–15 MiB of which
+  stay until a later collection. The heavy libraries are loaded on first use
+  (bench/results/memory.md): on S3 the AWS SDK is loaded (10 MiB more than on a disk).
+- **tus on a disk** adds 8 MiB: the heap grows by 6–7 MiB and external memory by 2–3, since a
+  PATCH's body is read (BYOB) into one buffer per request (64 KiB, growing to 256 KiB) and
+  written at its offset into the file the upload becomes. The budget is met: 133 MiB at most
+  during the upload, 139 MB.
+- **tus on S3** adds 80–88 MiB, nearly all of it external: 65–73 MiB of ArrayBuffers at the
+  upload's highest, against 2 MiB at rest, while the heap grows by 5–8 MiB. Each PATCH's body goes
+  into the SDK's UploadPart request as its chunks (\`storage/s3.ts\` putPart: a Node stream
+  over the body, piped into the SDK's HTTP request), each a new 64 KiB buffer that is garbage
+  once sent; V8 collects them only when external memory has grown by its soft limit (64 MiB)
+  since the last full collection, so up to that much garbage is held whatever the chunk size.
+  The budget is not met on S3 (223 MiB). Meeting it needs the part's body sent from buffers used
+  again (as on a disk), which needs to know when the SDK's HTTP handler has written each chunk
+  (or an UploadPart sent with \`fetch\`, whose body is pulled one chunk at a time).
+- **The chunked route** adds 90–156 MiB on either storage: its multipart reader reads each
+  request into its own buffer, but every 25 MiB chunk is a part file (disk) or an UploadPart
+  (S3) written through a stream of new buffers, 60–90 MiB of external garbage at its highest.
 - On a disk, completing a tus upload is a rename: its bytes are written once. The chunked route
   writes each chunk as a part file and joins them into the file at the end (the bytes written
   twice); on S3 both complete a multipart upload and nothing is copied.`;
