@@ -43,6 +43,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "dashboard_size", script: "bench/dashboard_size.ts", timeoutMinutes: 1 },
   { name: "images", script: "bench/images.ts", timeoutMinutes: 20 },
   { name: "soak", script: "bench/soak.ts", timeoutMinutes: 12 },
+  { name: "memory", script: "bench/memory.ts", timeoutMinutes: 15 },
   { name: "paired", script: "bench/paired.ts", timeoutMinutes: 30 },
   { name: "scale", script: "bench/scale.ts", timeoutMinutes: 120 },
 ];

@@ -13,12 +13,18 @@
  * and under 150 MB of server memory. Writes `bench/results/tus.md`. Run:
  * `deno task bench tus`.
  */
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { join } from "node:path";
 import { loadAverage, machineSection } from "./helpers/machine.ts";
-import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
+import { type BenchServer, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { type S3rver, startS3rver } from "../tests/helpers/s3rver.ts";
-import { S3RVER_CREDENTIALS } from "../tests/helpers/services.ts";
+import { s3BucketEnv } from "./helpers/s3.ts";
+import {
+  type HeapSample,
+  heapSamples,
+  PROBED_FERRY_ARGS,
+  procMib,
+  rssSampler,
+} from "./helpers/memory.ts";
 
 const MIB = 1024 * 1024;
 const TOTAL_MIB = Number(Deno.env.get("BENCH_TUS_MIB") ?? 1024);
@@ -50,35 +56,16 @@ interface Run {
   uploadPeakMib: number;
   /** VmHWM after the upload: the peak since the server started. */
   hwmMib: number;
+  /** `Deno.memoryUsage()` at rest: the V8 heap used, and external (ArrayBuffers). */
+  restHeap: HeapSample;
+  /** The highest heap used and external among the probe's samples during the upload. */
+  peakHeapUsed: number;
+  peakExternal: number;
   load: string;
 }
 
 /** A 25 MiB chunk of a pattern; every chunk the same (the server never looks). */
 const CHUNK_BYTES = new Uint8Array(CHUNK).map((_, i) => (i * 7) % 251);
-
-/** A memory figure of `pid` from /proc (`VmRSS`, `VmHWM`) in MiB, 0 once it is gone. */
-function memoryMib(pid: number, field: "VmRSS" | "VmHWM"): number {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    return Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** Samples the RSS of `pid` every 50 ms until `stop`; answers the highest. */
-function rssSampler(pid: number): { stop(): number } {
-  let peak = memoryMib(pid, "VmRSS");
-  const timer = setInterval(() => {
-    peak = Math.max(peak, memoryMib(pid, "VmRSS"));
-  }, 50);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, memoryMib(pid, "VmRSS"));
-    },
-  };
-}
 
 /** Sets the admin up and returns its API token. */
 async function adminToken(origin: string): Promise<string> {
@@ -152,24 +139,7 @@ async function viaTus(origin: string, token: string, total: number): Promise<voi
 
 /** The server's environment for `storage`: a fresh bucket on `s3` for S3. */
 async function storageEnv(storage: Storage, s3: S3rver | null): Promise<Record<string, string>> {
-  if (storage === "local") return {};
-  const bucket = `ferry-bench-tus-${crypto.randomUUID()}`;
-  const client = new S3Client({
-    endpoint: s3!.endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: S3RVER_CREDENTIALS,
-  });
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  client.destroy();
-  return {
-    SERVICE_DATASOURCE_TYPE: "s3",
-    SERVICE_DATASOURCE_S3_ENDPOINT: s3!.endpoint,
-    SERVICE_DATASOURCE_S3_BUCKET: bucket,
-    SERVICE_DATASOURCE_S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-    SERVICE_DATASOURCE_S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-    SERVICE_DATASOURCE_S3_FORCE_PATH_STYLE: "true",
-  };
+  return storage === "local" ? {} : await s3BucketEnv(s3!, "ferry-bench-tus");
 }
 
 /** One upload of `route` on a fresh server. */
@@ -177,7 +147,8 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
   const dir = await Deno.makeTempDir({ prefix: "ferry-bench-tus-" });
   let server: BenchServer | null = null;
   try {
-    server = await startServer(FERRY_ARGS, {
+    // Through the soak's probe: `Deno.memoryUsage()` once a second on its stderr.
+    server = await startServer(PROBED_FERRY_ARGS, {
       SERVICE_SECRET: SECRET,
       SERVICE_DATA_DIR: dir,
       SERVICE_CHUNKS_MAX: "4gb",
@@ -186,11 +157,12 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
       SERVICE_RATELIMIT_ENABLED: "false",
       ...await storageEnv(storage, s3),
     }, "/api/healthcheck");
-    const startedMib = memoryMib(server.pid, "VmRSS");
+    const startedMib = procMib(server.pid, "VmRSS");
     const token = await adminToken(server.origin);
-    const setUpMib = memoryMib(server.pid, "VmRSS");
+    const setUpMib = procMib(server.pid, "VmRSS");
     await new Promise((resolve) => setTimeout(resolve, WORKER_IDLE_MS));
-    const restMib = memoryMib(server.pid, "VmRSS");
+    const restMib = procMib(server.pid, "VmRSS");
+    const before = heapSamples(server.stderr());
     const total = TOTAL_MIB * MIB;
     const sampler = rssSampler(server.pid);
     const began = performance.now();
@@ -200,6 +172,7 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
       sampler.stop();
     }
     const seconds = (performance.now() - began) / 1000;
+    const during = heapSamples(server.stderr()).slice(before.length);
     return {
       storage,
       route,
@@ -209,7 +182,10 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
       setUpMib,
       restMib,
       uploadPeakMib: sampler.stop(),
-      hwmMib: memoryMib(server.pid, "VmHWM"),
+      hwmMib: procMib(server.pid, "VmHWM"),
+      restHeap: before.at(-1)!,
+      peakHeapUsed: Math.max(...during.map((h) => h.heapUsed)),
+      peakExternal: Math.max(...during.map((h) => h.external)),
       load: await loadAverage(),
     };
   } finally {
@@ -221,28 +197,34 @@ async function measure(storage: Storage, route: Route, s3: S3rver | null): Promi
 /** Where the memory goes: measured beside this benchmark (2026-11-27), kept with its results. */
 const NOTES = `## Where the memory goes
 
-Measured on this build with /proc (RssAnon, RssFile) and \`Deno.memoryUsage()\` in a copy of
-\`serve\`, an upload sent by curl:
+The heap and external columns are \`Deno.memoryUsage()\` from the soak's probe
+(\`tests/helpers/soak/memory_probe.ts\`, which the server is started through), sampled once a
+second: "heap used" is the V8 heap's live and not yet collected objects, "external" the memory
+held outside it by ArrayBuffers (request bodies' chunks). RSS also counts the code and the
+deno binary's pages (bench/results/memory.md splits it into anonymous and file-backed memory).
 
-- A bare \`Deno.serve\` takes 39 MiB (12 anonymous, 27 file-backed: the deno binary's pages).
-  Ferry, once it listens, takes 127–143 MiB: the module graph it loads (importing
-  \`cli/services.ts\` adds 24 MiB of anonymous memory, \`routes/mod.ts\` 33 MiB more; the V8 heap
-  is then 46 MiB, 37 used), 45–48 MiB file-backed, and the image pool's worker, started with the
-  server (\`cli/serve.ts\`), 7–9 MiB. This is the server at rest before any request: the
-  upload's budget cannot be met while it is above 143 MiB (150 MB) by itself.
-- Setting the admin up hashes a password (argon2id, 19 MiB) on a password worker: 35–40 MiB more
-  while that worker lives (the VmHWM column), about 10 MiB of which stay after it ended (the
-  "at rest" column). A collection some time later gives 20–25 MiB of the heap back (anonymous
-  memory 94 → 70 MiB after an upload).
-- What a tus upload adds is now its request's buffer: the PATCH body is read (BYOB) into one
-  buffer per request (64 KiB, growing to 256 KiB) and written at its offset into the file the
-  upload becomes. Before, each 64 KiB read of the body was a new buffer (a default read of the
-  request's byte stream, through \`streamedBody\`): a GiB of them, garbage that V8 collects
-  only once its external memory grew by about 64 MiB (66 MiB added, the first run of this
-  benchmark). \`streamedBody\` now forwards BYOB reads, so the chunked route's multipart reader
-  (\`routes/multipart.ts\`) reads the body into its own buffer too.
-- On S3 a PATCH's bytes still pass as the body's chunks into the SDK's UploadPart request, each
-  chunk a new buffer until the request has sent it.
+- **At rest** (123–126 MiB on a disk, 134–135 MiB on S3, before the upload): the server as
+  \`deno task bench memory\` measures it, plus what the admin's set-up left: its password was
+  hashed on a password worker (argon2id, 19 MiB), 35–40 MiB more while that worker lives (the
+  set-up column; VmHWM's peak, 149 MiB, is that worker, not the upload), about 13–15 MiB of which
+  stay until a later collection. The heavy libraries are loaded on first use
+  (bench/results/memory.md): on S3 the AWS SDK is loaded (10 MiB more than on a disk).
+- **tus on a disk** adds 8 MiB: the heap grows by 6–7 MiB and external memory by 2–3, since a
+  PATCH's body is read (BYOB) into one buffer per request (64 KiB, growing to 256 KiB) and
+  written at its offset into the file the upload becomes. The budget is met: 133 MiB at most
+  during the upload, 139 MB.
+- **tus on S3** adds 80–88 MiB, nearly all of it external: 65–73 MiB of ArrayBuffers at the
+  upload's highest, against 2 MiB at rest, while the heap grows by 5–8 MiB. Each PATCH's body goes
+  into the SDK's UploadPart request as its chunks (\`storage/s3.ts\` putPart: a Node stream
+  over the body, piped into the SDK's HTTP request), each a new 64 KiB buffer that is garbage
+  once sent; V8 collects them only when external memory has grown by its soft limit (64 MiB)
+  since the last full collection, so up to that much garbage is held whatever the chunk size.
+  The budget is not met on S3 (223 MiB). Meeting it needs the part's body sent from buffers used
+  again (as on a disk), which needs to know when the SDK's HTTP handler has written each chunk
+  (or an UploadPart sent with \`fetch\`, whose body is pulled one chunk at a time).
+- **The chunked route** adds 90–156 MiB on either storage: its multipart reader reads each
+  request into its own buffer, but every 25 MiB chunk is a part file (disk) or an UploadPart
+  (S3) written through a stream of new buffers, 60–90 MiB of external garbage at its highest.
 - On a disk, completing a tus upload is a rename: its bytes are written once. The chunked route
   writes each chunk as a part file and joins them into the file at the end (the bytes written
   twice); on S3 both complete a multipart upload and nothing is copied.`;
@@ -315,14 +297,16 @@ async function run(): Promise<void> {
     "cores at the same time (see the load averages), so the throughputs move from run to run; " +
     "the routes are alternated and the ratio is of medians. Memory moves far less with the load.",
     "",
-    "| storage | round | route | seconds | MiB/s | started (MiB) | set up (MiB) | at rest (MiB) | upload peak (MiB) | VmHWM (MiB) | load (1, 5, 15 min) |",
-    "| ------- | ----- | ----- | ------: | ----: | ------------: | -----------: | ------------: | ----------------: | ----------: | ------------------- |",
+    "| storage | round | route | seconds | MiB/s | started (MiB) | set up (MiB) | at rest (MiB) | upload peak (MiB) | VmHWM (MiB) | heap used / external at rest (MiB) | heap used / external, upload's highest (MiB) | load (1, 5, 15 min) |",
+    "| ------- | ----- | ----- | ------: | ----: | ------------: | -----------: | ------------: | ----------------: | ----------: | ---------------------------------: | -------------------------------------------: | ------------------- |",
     ...runs.map((r, i) =>
       `| ${r.storage} | ${Math.floor((i % (2 * ROUNDS)) / 2) + 1} | ${r.route} | ${
         r.seconds.toFixed(1)
       } | ${r.mibPerSecond.toFixed(1)} | ${mib(r.startedMib)} | ${mib(r.setUpMib)} | ${
         mib(r.restMib)
-      } | ${mib(r.uploadPeakMib)} | ${mib(r.hwmMib)} | ${r.load} |`
+      } | ${mib(r.uploadPeakMib)} | ${mib(r.hwmMib)} | ${mib(r.restHeap.heapUsed)} / ${
+        mib(r.restHeap.external)
+      } | ${mib(r.peakHeapUsed)} / ${mib(r.peakExternal)} | ${r.load} |`
     ),
     "",
     ...STORAGES.flatMap((storage) => summary(storage, runs)),

@@ -4,7 +4,6 @@ import { WebhookWorker } from "../core/webhooks/worker.ts";
 import { settleStagedUploads } from "../core/files/staged_uploads.ts";
 import { TaskRunner } from "../core/tasks/runner.ts";
 import { createHandler } from "../routes/mod.ts";
-import { imagePool } from "../core/files/image_pool.ts";
 import { closeServices, openServices } from "./services.ts";
 
 /** Runs the server until a signal asks it to stop. */
@@ -15,8 +14,9 @@ export async function serve(config: Config): Promise<void> {
     services.logger.error("could not settle staged uploads", { error: String(error) })
   );
   services.settings.start();
-  // Started now, so that no request waits while the server's thread starts the pool's worker.
-  imagePool().start();
+  // The image pool's worker is not started here: it starts with the first image task, which
+  // waits some milliseconds more for it (bench/results/memory.md), where a server that never
+  // makes a thumbnail would hold its memory from boot.
   const webhooks = new WebhookWorker(services);
   webhooks.start();
   const tasks = new TaskRunner(services);

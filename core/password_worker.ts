@@ -5,8 +5,14 @@
  * back, so the pool ends this worker after a bounded amount of hashing
  * instead of letting those memories pile up in the server's own heap.
  */
-import { argon2id, argon2Verify } from "hash-wasm";
 import { inWorkerNamed, serveJobs } from "./worker_pool.ts";
+
+/**
+ * hash-wasm, loaded by a worker's first job: the server's thread imports this
+ * module (for its names and types, and so that bundles carry it) but never
+ * hashes, so it never holds the library (bench/results/memory.md).
+ */
+const hashWasm = () => import("hash-wasm");
 
 /** The name the password workers are started under. */
 export const PASSWORD_WORKER_NAME = "ferry-passwords";
@@ -27,6 +33,7 @@ export type PasswordJob =
 
 /** Runs one {@link PasswordJob}: the PHC string, or whether the password matched. */
 async function runPasswordJob(job: PasswordJob): Promise<string | boolean> {
+  const { argon2id, argon2Verify } = await hashWasm();
   if (job.kind === "hash") {
     return await argon2id({
       password: job.password,

@@ -75,7 +75,8 @@ export interface InPlaceAssembly {
    * Opens assembly `handle` of the object `name` for writing from byte
    * `offset`, dropping the bytes stored past it first (those of a write
    * whose progress was never saved). Rejects when fewer than `offset` bytes
-   * are stored.
+   * are stored. An assembly an older Ferry wrote as numbered parts
+   * ({@link Datasource.putPart}) is joined into the one file first.
    */
   open(name: string, handle: string, offset: number): Promise<AssemblyWriter>;
   /**

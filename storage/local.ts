@@ -84,11 +84,14 @@ export class LocalDatasource implements Datasource {
 
   /**
    * A tus upload's bytes go into one file, `<root>/.tmp/parts-<handle>/whole`,
-   * at their offsets, and completing it renames that file into place.
+   * at their offsets, and completing it renames that file into place. An
+   * upload an older Ferry began as numbered part files has them joined into
+   * that file when it is next opened ({@link #joinOldParts}).
    */
   readonly inPlace: InPlaceAssembly = {
     open: async (name, handle, offset) => {
       this.#path(name);
+      await this.#joinOldParts(handle);
       let file: Deno.FsFile;
       try {
         file = await Deno.open(this.#wholePath(handle), { write: true, create: true });
@@ -250,6 +253,39 @@ export class LocalDatasource implements Datasource {
   #partsDir(handle: string): string {
     if (!/^[0-9a-f-]{36}$/.test(handle)) throw new UnsafeNameError(handle);
     return join(this.#root, STAGING, `parts-${handle}`);
+  }
+
+  /**
+   * Joins the part files `1`, `2`, … of assembly `handle` (as far as they run
+   * without a gap), in order, into its in-place file, then removes every part
+   * file: the layout in which tus uploads on a disk were written before they
+   * were written in place. Nothing happens when the file exists already or
+   * there is no part. A stop while joining leaves the parts as they were.
+   */
+  async #joinOldParts(handle: string): Promise<void> {
+    const dir = this.#partsDir(handle);
+    const whole = this.#wholePath(handle);
+    if (await fileSize(whole) !== null) return;
+    const numbers: number[] = [];
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.isFile && /^[1-9]\d*$/.test(entry.name)) numbers.push(Number(entry.name));
+      }
+    } catch (error) {
+      rethrowUnlessMissing(error);
+    }
+    if (numbers.length === 0) return;
+    numbers.sort((a, b) => a - b);
+    const run = numbers.findIndex((n, i) => n !== i + 1);
+    const joined = run === -1 ? numbers : numbers.slice(0, run);
+    await this.#write(
+      whole,
+      concatenated(
+        joined.length,
+        async (i) => (await Deno.open(join(dir, String(joined[i])))).readable,
+      ),
+    );
+    for (const n of numbers) await Deno.remove(join(dir, String(n))).catch(rethrowUnlessMissing);
   }
 
   /** The file an in-place assembly is written into, beside its parts. */

@@ -37,12 +37,17 @@ import {
   UnsafeNameError,
 } from "./datasource.ts";
 
-/** Bytes per multipart part; an upload buffers at most `PART_SIZE * QUEUE_SIZE` (plus one part being cut). */
-const PART_SIZE = 8 * 1024 * 1024;
-/** Parts uploaded in parallel per `put`. */
-const QUEUE_SIZE = 2;
 /** The smallest part S3 accepts in a multipart upload, except the last. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
+/**
+ * Bytes per multipart part of a `put`: S3's smallest, so that an upload
+ * buffers at most `PART_SIZE * QUEUE_SIZE` (plus one part being cut): 10 MiB
+ * where 8 MiB parts held 16, as fast on s3rver (bench/s3_parts.ts,
+ * bench/results/memory.md).
+ */
+const PART_SIZE = MIN_PART_SIZE;
+/** Parts uploaded in parallel per `put`: two, so a remote service's latency overlaps. */
+const QUEUE_SIZE = 2;
 /** Where staged parts of an assembly with small parts live: `<STAGED>/<handle>/<number>`. */
 const STAGED = STORAGE_FOLDERS.parts;
 

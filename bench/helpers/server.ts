@@ -51,6 +51,8 @@ export interface BenchServer {
   readonly pid: number;
   /** SIGTERM, then SIGKILL after 10 s; safe to call twice. */
   stop(): Promise<void>;
+  /** What it wrote to stderr so far (its first 100 000 characters). */
+  stderr(): string;
 }
 
 /**
@@ -108,6 +110,7 @@ export async function startServer(
       })();
       return stopping;
     },
+    stderr: () => stderr,
   };
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!exited && Date.now() < deadline) {

@@ -26,7 +26,8 @@ import jxlWasm from "@jsquash/jxl/codec/enc/jxl_enc.wasm" with { type: "bytes" }
 import pngDecoderWasm from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm" with { type: "bytes" };
 import webpDecoderWasm from "@jsquash/webp/codec/dec/webp_dec.wasm" with { type: "bytes" };
 import webpWasm from "@jsquash/webp/codec/enc/webp_enc_simd.wasm" with { type: "bytes" };
-import { decodeGif, type Pixels, UnreadableSourceError } from "./images.ts";
+import { type Pixels, UnreadableSourceError } from "./image_facts.ts";
+import { decodeGif } from "./images.ts";
 import { areaOf, type HeaderFormat, imageHeader } from "./image_header.ts";
 
 /** The formats {@link encodePixels} writes. */

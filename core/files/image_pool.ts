@@ -29,7 +29,7 @@ import {
 } from "./image_pool_worker.ts";
 // Imported so that bundles and `deno compile` carry the codec worker's code.
 import "./image_worker.ts";
-import { UnreadableSourceError } from "./images.ts";
+import { UnreadableSourceError } from "./image_facts.ts";
 
 /** The most pixels decoded for a thumbnail. */
 export const THUMBNAIL_PIXEL_CAP = 16_000_000;
@@ -81,7 +81,7 @@ export interface ImagePoolStats {
 
 /**
  * The server thread's side of the pool: one worker (`image_pool_worker.ts`),
- * started on first use (or by {@link start}: `serve` does at once) and kept
+ * started on first use (or by {@link start}) and kept
  * until {@link close}, which starts and ends the codec workers. Tasks are
  * answered as they finish.
  */

@@ -12,7 +12,7 @@
  * imports no codec: it only schedules.
  */
 import type { EncodedFormat } from "./codecs.ts";
-import type { Pixels } from "./images.ts";
+import type { Pixels } from "./image_facts.ts";
 import { inWorkerNamed, transferable, workerModule, WorkerPool } from "../worker_pool.ts";
 
 /** The formats thumbnails are written in. */

@@ -2,7 +2,7 @@
  * Image work in pure JavaScript (no native code, no WASM fetched at run time,
  * so `deno bundle`/`deno compile` keep working): the first frame of a GIF
  * read via `omggif`, pixels scaled down with an area average to at most
- * {@link THUMBNAIL_SIZE} pixels on the long side, thumbnails written as JPEG
+ * a thumbnail's size (`image_facts.ts`) on the long side, thumbnails written as JPEG
  * (`jpeg-js`) or PNG (`pngjs`). PNG, JPEG and WebP are read, and WebP
  * thumbnails written, by the WebAssembly codecs (`codecs.ts`); all of it runs
  * in the image workers (`image_worker.ts`).
@@ -11,30 +11,10 @@ import { Buffer } from "node:buffer";
 import jpeg from "jpeg-js";
 import { GifReader } from "omggif";
 import { PNG } from "pngjs";
-
-/** The longest side of a thumbnail, in pixels. */
-export const THUMBNAIL_SIZE = 320;
-
-/** The image types thumbnails are made of (`thumbnails.ts`). */
-export const THUMBNAIL_SOURCES = ["image/png", "image/jpeg", "image/gif"];
+import { type Pixels, UnreadableSourceError } from "./image_facts.ts";
 
 /** The formats {@link encodeImage} writes in pure JavaScript. */
 export type ThumbnailFormat = "jpg" | "png";
-
-/** RGBA pixels. */
-export interface Pixels {
-  width: number;
-  height: number;
-  data: Uint8Array;
-}
-
-/** The refusal of a source (an image, a video) no thumbnail can be made of. */
-export class UnreadableSourceError extends Error {
-  constructor(readonly reason: string) {
-    super(`no thumbnail: ${reason}`);
-    this.name = "UnreadableSourceError";
-  }
-}
 
 /**
  * The first frame of a GIF, on the transparent canvas of the GIF's size;

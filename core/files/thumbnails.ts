@@ -10,7 +10,7 @@
  * where there is none.
  */
 import type { FileRecord } from "../../db/files.ts";
-import { THUMBNAIL_SOURCES, UnreadableSourceError } from "./images.ts";
+import { THUMBNAIL_SOURCES, UnreadableSourceError } from "./image_facts.ts";
 import { MAX_DECODED_BYTES, movable, thumbnailInWorkers } from "./image_pool.ts";
 import { inFfmpegTurn, videoThumbnail, type VideoThumbnailFormat } from "./video.ts";
 import { notFound } from "../errors.ts";

@@ -463,11 +463,19 @@ async function writeInPlace(
   let synced = pos;
   // Opened at the first byte: an empty body (a completion tried again) touches nothing.
   let writer: AssemblyWriter | null = null;
+  // An upload begun before tus wrote in place on a disk kept its last bytes in a tail object.
+  let oldTail = start.tail;
+  if (oldTail) {
+    writer = await adoptTail(s, assembly, upload);
+    synced = start.offset - oldTail.size;
+  }
   const keep = async () => {
     if (pos !== synced) await writer!.sync();
     synced = pos;
     tus = { ...tus, offset: pos, tail: null };
     await save(s, upload.id, null, tus);
+    if (oldTail) await dropObjects(s, [oldTail.object]);
+    oldTail = null;
   };
   try {
     for await (const chunk of reusedChunks(body ?? ReadableStream.from([]), BUFFER, BUFFER * 4)) {
@@ -497,6 +505,31 @@ async function writeInPlace(
     return tus;
   } finally {
     writer?.close();
+  }
+}
+
+/**
+ * Opens the in-place assembly of an upload an older Ferry began on a disk,
+ * whose whole parts were part files (the datasource joins them when it opens
+ * the assembly) and whose bytes past them wait in a tail object: the tail's
+ * bytes are written after the parts', and the upload goes on from its offset
+ * (the tail object goes once that progress is saved).
+ */
+async function adoptTail(
+  s: Services,
+  assembly: InPlaceAssembly,
+  upload: ChunkedUploadRecord,
+): Promise<AssemblyWriter> {
+  const { offset, tail } = upload.tus!;
+  const writer = await assembly.open(upload.object, upload.handle, offset - tail!.size);
+  try {
+    const bytes = await s.datasource.get(tail!.object);
+    if (!bytes) throw new Error(`tus tail ${tail!.object} is missing`);
+    for await (const chunk of bytes) await writer.write(chunk);
+    return writer;
+  } catch (error) {
+    writer.close();
+    throw error;
   }
 }
 

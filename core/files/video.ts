@@ -17,7 +17,7 @@
  * rather than starting an ffmpeg, a temporary copy and an open read for each.
  */
 import { join } from "node:path";
-import { THUMBNAIL_SIZE, UnreadableSourceError } from "./images.ts";
+import { THUMBNAIL_SIZE, UnreadableSourceError } from "./image_facts.ts";
 
 /** How long one ffmpeg run may take. */
 export const FFMPEG_TIMEOUT_MS = 60_000;

@@ -6,8 +6,11 @@
  * path) and then treated as no setting. The database is opened on first use
  * and again when the setting names another file.
  */
-import maxmind, { type CountryResponse, type Reader } from "maxmind";
+import type { CountryResponse, Reader } from "maxmind";
 import { perServices, type Services } from "../services.ts";
+
+/** MaxMind's reader, loaded once a database is configured (without one it is never needed). */
+const maxmind = async () => (await import("maxmind")).default;
 
 interface Held {
   path: string | null;
@@ -22,8 +25,8 @@ function readerOf(s: Services): Promise<Reader<CountryResponse> | null> {
   const current = held(s);
   if (current.path !== path) {
     current.path = path;
-    current.reader = path === null ? Promise.resolve(null) : maxmind
-      .open<CountryResponse>(path, { watchForUpdates: false })
+    current.reader = path === null ? Promise.resolve(null) : maxmind()
+      .then((reader) => reader.open<CountryResponse>(path, { watchForUpdates: false }))
       .catch((error) => {
         s.logger.warn("the GeoLite2 database could not be read; visits get no country", {
           path,
@@ -38,7 +41,7 @@ function readerOf(s: Services): Promise<Reader<CountryResponse> | null> {
 /** The ISO country code of `ip`, or `null`. */
 export async function countryOf(s: Services, ip: string): Promise<string | null> {
   const reader = await readerOf(s);
-  if (reader === null || !maxmind.validate(ip)) return null;
+  if (reader === null || !(await maxmind()).validate(ip)) return null;
   try {
     return reader.get(ip)?.country?.iso_code ?? null;
   } catch {

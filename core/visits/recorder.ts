@@ -25,9 +25,14 @@ import { dayOf } from "../../db/visit_rollup.ts";
 import type { VisitGroup, VisitTargetKind } from "../../db/visits.ts";
 import { systemTimer, type Timer } from "../clock.ts";
 import { perServices, type Services } from "../services.ts";
-import { agentFacts, referrerHost } from "./agent.ts";
-import { countryOf } from "./geo.ts";
 import { dayHasher } from "./salt.ts";
+
+/**
+ * The user-agent parser and bot list (ua-parser-js, isbot) and the GeoLite2
+ * reader, loaded by the first batch: a server whose links are not visited
+ * with analytics on never holds them (bench/results/memory.md).
+ */
+const enrichment = () => Promise.all([import("./agent.ts"), import("./geo.ts")]);
 
 /** How long a visit may wait before it is written. */
 export const FLUSH_DELAY_MS = 1000;
@@ -212,6 +217,7 @@ export class VisitRecorder {
       else for (const time of visit.times) group.times.push(time);
     }
     const countBots = this.s.settings.get("analyticsCountBots");
+    const [{ agentFacts, referrerHost }, { countryOf }] = await enrichment();
     const groups: VisitGroup[] = [];
     for (const first of alike.values()) {
       const facts = agentFacts(first.ua);

@@ -7,11 +7,14 @@
  * recomputed from an address (and a visitor is not followed from day to day).
  * The address itself is never stored.
  *
- * The HMAC is hash-wasm's, keyed once per day and reused (node:crypto's
- * `createHmac` took about 150 µs a visit, keying included; this takes a few).
+ * The HMAC (RFC 2104) is keyed once per day: the SHA-256 states after the
+ * key's inner and outer pads are kept, and each visitor's hash continues
+ * copies of them (measured: 27 µs a visitor, where node:crypto's
+ * `createHmac`, keyed anew each time, took 44 µs; hash-wasm's 10 µs cost
+ * its WebAssembly module in the server's memory, bench/results/memory.md).
  */
 import { Buffer } from "node:buffer";
-import { createHMAC, createSHA256, type IHasher } from "hash-wasm";
+import { createHash } from "node:crypto";
 import { dayName } from "../../db/visit_rollup.ts";
 import { perServices, type Services } from "../services.ts";
 
@@ -38,8 +41,19 @@ export function dayHasher(s: Services, at: number): Promise<VisitorHasher> {
   return hasher;
 }
 
-/** The visitor hasher under `salt`. */
-export async function visitorHasher(salt: string): Promise<VisitorHasher> {
-  const hmac: IHasher = await createHMAC(createSHA256(), salt);
-  return (ip, userAgent) => hmac.init().update(`${ip}\0${userAgent}`).digest("hex").slice(0, 16);
+/** SHA-256's block, in bytes: an HMAC key is padded (or first hashed) to it. */
+const BLOCK = 64;
+
+/** The visitor hasher under `salt`: HMAC-SHA-256 of `ip\0userAgent`, 16 hex digits. */
+export function visitorHasher(salt: string): VisitorHasher {
+  let key: Uint8Array = Buffer.from(salt, "utf8");
+  if (key.byteLength > BLOCK) key = createHash("sha256").update(key).digest();
+  const padded = new Uint8Array(BLOCK);
+  padded.set(key);
+  const inner = createHash("sha256").update(padded.map((b) => b ^ 0x36));
+  const outer = createHash("sha256").update(padded.map((b) => b ^ 0x5c));
+  return (ip, userAgent) => {
+    const digest = inner.copy().update(`${ip}\0${userAgent}`).digest();
+    return outer.copy().update(digest).digest("hex").slice(0, 16);
+  };
 }

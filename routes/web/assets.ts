@@ -9,7 +9,9 @@
  * (`/assets/dashboard.3f2a9c01.js`), cached for a year, so a new release is
  * fetched at once and an unchanged one never again; the plain name still
  * answers, uncached. A gzip copy is made once at start for clients that
- * accept it.
+ * accept it. The dashboard's code-split chunks (2 MB of text) are imported
+ * on the first ask of one ({@link loadChunks}): a server whose dashboard is
+ * not opened does not hold them (some 8 MiB, bench/results/memory.md).
  */
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
@@ -19,7 +21,6 @@ import dashboardScript from "./assets/dashboard.js" with { type: "text" };
 import dashboardStyle from "./assets/dashboard.css" with { type: "text" };
 import textViewScript from "./assets/text_view.js" with { type: "text" };
 import icon from "./assets/icon.svg" with { type: "text" };
-import { CHUNKS } from "./assets/chunks/mod.ts";
 
 /** One static file, ready to send. */
 export interface Asset {
@@ -56,7 +57,6 @@ const BY_NAME = new Map([
   asset("ferry.css", CSS, baseStyle),
   asset("dashboard.js", JS, dashboardScript),
   asset("text_view.js", JS, textViewScript),
-  ...CHUNKS.map(([name, text]) => asset(name, JS, text, true)),
   asset("dashboard.css", CSS, dashboardStyle),
   asset("icon.svg", "image/svg+xml", icon),
 ]);
@@ -69,10 +69,42 @@ export function assetPath(name: string): string {
   return `/assets/${found.hashedName}`;
 }
 
-/** The asset asked for as `file`, and whether the name was the hashed one (cache it for good). */
+/**
+ * The asset asked for as `file`, and whether the name was the hashed one
+ * (cache it for good); a chunk only once {@link loadChunks} has loaded them.
+ */
 export function findAsset(file: string): { asset: Asset; immutable: boolean } | null {
   const hashed = BY_HASHED_NAME.get(file);
   if (hashed) return { asset: hashed, immutable: true };
   const plain = BY_NAME.get(file);
   return plain ? { asset: plain, immutable: false } : null;
+}
+
+/** A chunk's name: esbuild's `[name]-[hash].js`. */
+const CHUNK_NAME = /^[\w.-]+-[A-Z0-9]{8}\.js$/;
+
+let chunks: Promise<void> | null = null;
+
+/**
+ * Imports the dashboard's chunks (once) and adds them to the assets. Their
+ * names carry their hash already. A literal specifier: bundles and `deno
+ * compile` carry them.
+ */
+export function loadChunks(): Promise<void> {
+  chunks ??= import("./assets/chunks/mod.ts").then(({ CHUNKS }) => {
+    for (const [name, text] of CHUNKS) {
+      const [, loaded] = asset(name, JS, text, true);
+      BY_NAME.set(name, loaded);
+      BY_HASHED_NAME.set(loaded.hashedName, loaded);
+    }
+  });
+  return chunks;
+}
+
+/** {@link findAsset}, the chunks loaded first when `file` is named like one. */
+export async function findAnyAsset(
+  file: string,
+): Promise<{ asset: Asset; immutable: boolean } | null> {
+  if (CHUNK_NAME.test(file)) await loadChunks();
+  return findAsset(file);
 }

@@ -5,43 +5,42 @@
  * (`aria-hidden`): the link or button beside it carries the label. The
  * dashboard's own components draw theirs with `client/icons.tsx`.
  */
-import {
-  ArrowLeftRight,
-  BookOpen,
-  ChartLine,
-  ChevronDown,
-  CircleAlert,
-  CircleCheck,
-  ExternalLink,
-  Files,
-  FileText,
-  FileUp,
-  Folder,
-  House,
-  Inbox,
-  Link,
-  LogIn,
-  LogOut,
-  MailPlus,
-  Menu,
-  Palette,
-  ScrollText,
-  SearchX,
-  Settings,
-  Shield,
-  ShieldX,
-  Tags,
-  TriangleAlert,
-  UserPlus,
-  UserRound,
-  Users,
-  Webhook,
-  Wrench,
-  X,
-} from "lucide";
+// Each icon from its own module: the package's index holds every icon (some 16 MiB of a
+// server's memory, bench/results/memory.md), of which the frame draws these.
+import type { IconNode } from "lucide";
+import ArrowLeftRight from "lucide/dist/esm/icons/arrow-left-right.mjs";
+import BookOpen from "lucide/dist/esm/icons/book-open.mjs";
+import ChartLine from "lucide/dist/esm/icons/chart-line.mjs";
+import ChevronDown from "lucide/dist/esm/icons/chevron-down.mjs";
+import CircleAlert from "lucide/dist/esm/icons/circle-alert.mjs";
+import CircleCheck from "lucide/dist/esm/icons/circle-check.mjs";
+import ExternalLink from "lucide/dist/esm/icons/external-link.mjs";
+import Files from "lucide/dist/esm/icons/files.mjs";
+import FileText from "lucide/dist/esm/icons/file-text.mjs";
+import FileUp from "lucide/dist/esm/icons/file-up.mjs";
+import Folder from "lucide/dist/esm/icons/folder.mjs";
+import House from "lucide/dist/esm/icons/house.mjs";
+import Inbox from "lucide/dist/esm/icons/inbox.mjs";
+import Link from "lucide/dist/esm/icons/link.mjs";
+import LogIn from "lucide/dist/esm/icons/log-in.mjs";
+import LogOut from "lucide/dist/esm/icons/log-out.mjs";
+import MailPlus from "lucide/dist/esm/icons/mail-plus.mjs";
+import Menu from "lucide/dist/esm/icons/menu.mjs";
+import Palette from "lucide/dist/esm/icons/palette.mjs";
+import ScrollText from "lucide/dist/esm/icons/scroll-text.mjs";
+import SearchX from "lucide/dist/esm/icons/search-x.mjs";
+import Settings from "lucide/dist/esm/icons/settings.mjs";
+import Shield from "lucide/dist/esm/icons/shield.mjs";
+import ShieldX from "lucide/dist/esm/icons/shield-x.mjs";
+import Tags from "lucide/dist/esm/icons/tags.mjs";
+import TriangleAlert from "lucide/dist/esm/icons/triangle-alert.mjs";
+import UserPlus from "lucide/dist/esm/icons/user-plus.mjs";
+import UserRound from "lucide/dist/esm/icons/user-round.mjs";
+import Users from "lucide/dist/esm/icons/users.mjs";
+import Webhook from "lucide/dist/esm/icons/webhook.mjs";
+import Wrench from "lucide/dist/esm/icons/wrench.mjs";
+import X from "lucide/dist/esm/icons/x.mjs";
 import { svgAttributes, svgChildren } from "../../client/icon_svg.ts";
-
-type IconNode = typeof House;
 
 /** The icons the frame uses, by name. */
 export const FRAME_ICONS = {

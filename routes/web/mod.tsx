@@ -44,7 +44,7 @@ import { ADMIN_PAGES, navigationOf, pageShown } from "./admin_pages.ts";
 import { AppPage } from "./app_page.tsx";
 import { ScriptNonce } from "./layout.tsx";
 import { base64url } from "../../core/secrets.ts";
-import { findAsset } from "./assets.ts";
+import { findAnyAsset } from "./assets.ts";
 import { siteFileRoutes } from "./site_files.ts";
 import { imageOrigins, type Look, LookContext, lookOf, THEME_COOKIE } from "./look.ts";
 import { type Frame, FrameContext } from "./layout.tsx";
@@ -433,7 +433,7 @@ export const webRoutes = new Hono<AppEnv>()
     const themes = themeAsset(c.var.services.themes);
     const found = file === themes.hashedName
       ? { asset: { ...themes, type: "text/css; charset=utf-8" }, immutable: true }
-      : findAsset(file) ?? await findVendorAsset(file);
+      : await findAnyAsset(file) ?? await findVendorAsset(file);
     if (!found) return c.notFound();
     const { asset, immutable } = found;
     const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");

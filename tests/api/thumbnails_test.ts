@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { GifWriter } from "omggif";
-import { encodeImage, type Pixels } from "../../core/files/images.ts";
+import type { Pixels } from "../../core/files/image_facts.ts";
+import { encodeImage } from "../../core/files/images.ts";
 import { decodePixels } from "../../core/files/codecs.ts";
 import { cleanThumbnails, generateThumbnails } from "../../core/files/thumbnails.ts";
 import { watchReads } from "../helpers/file_reads.ts";

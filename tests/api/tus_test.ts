@@ -540,6 +540,57 @@ for (const datasource of ["local", "s3"] as const) {
 }
 
 apiTest(
+  "tus: an upload an older Ferry began on a disk (part files and a tail object) resumes in place",
+  async (app) => {
+    await settings(app, { chunksSize: "1000b" });
+    const a = await actor(app, "USER");
+    const file = bytes(2500);
+    const { path } = await create(app, a.headers, file.byteLength);
+    const id = path.split("/").at(-1)!;
+    const { chunks } = app.services.store;
+    const upload = (await chunks.get(id))!;
+    // The layout tus wrote on a disk before it wrote in place: each whole part a part file,
+    // the bytes past the last one in a tail object, the parts and the tail in the record.
+    const ds = app.services.datasource;
+    const stream = (b: Uint8Array) => ReadableStream.from([b.slice()]);
+    let tus = upload.tus!;
+    for (const number of [1, 2]) {
+      const [start, end] = [(number - 1) * 1000, number * 1000];
+      const tag = await ds.putPart(
+        upload.object,
+        upload.handle,
+        number,
+        stream(file.subarray(start, end)),
+        1000,
+      );
+      tus = { ...tus, offset: end, tail: null };
+      assert.ok(
+        await chunks.saveTus(
+          id,
+          { number, start, end: end - 1, tag },
+          tus,
+          new Date(app.clock.now()),
+        ),
+      );
+    }
+    const tail = { object: `${upload.object}.tail-older00000`, size: 300 };
+    await ds.put(tail.object, stream(file.subarray(2000, 2300)));
+    assert.ok(
+      await chunks.saveTus(id, null, { ...tus, offset: 2300, tail }, new Date(app.clock.now())),
+    );
+
+    assert.equal((await head(app, path, a.headers)).headers.get("upload-offset"), "2300");
+    const more = await patch(app, path, a.headers, 2300, file.subarray(2300, 2400));
+    assert.equal(more.status, 204, await more.clone().text());
+    assert.equal(more.headers.get("upload-offset"), "2400");
+    // The tail's bytes joined the one file: its object is gone.
+    assert.equal(await ds.size(tail.object), null);
+    await assertFile(app, await patch(app, path, a.headers, 2400, file.subarray(2400)), file);
+    assert.equal((await app.storedObjects()).length, 1);
+  },
+);
+
+apiTest(
   "tus: a body without Content-Length is streamed, up to the upload's length",
   async (app) => {
     await settings(app, { chunksSize: "1000b" });

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
-import { encodeImage, UnreadableSourceError } from "../../core/files/images.ts";
+import { UnreadableSourceError } from "../../core/files/image_facts.ts";
+import { encodeImage } from "../../core/files/images.ts";
 import { decodePixels } from "../../core/files/codecs.ts";
 import { pngDeclaring } from "../helpers/images.ts";
 

@@ -134,6 +134,25 @@ apiTest(
   },
 );
 
+apiTest(
+  "the dashboard's chunks are served by their hashed names, imported on the first ask",
+  async (app) => {
+    const entry = await (await app.request("/assets/dashboard.js")).text();
+    const chunk = entry.match(/import\("\.\/(home-[\w]+\.js)"\)/)?.[1];
+    assert.ok(chunk, "the home page is a chunk dashboard.js imports");
+    const res = await app.request(`/assets/${chunk}`, { headers: { "accept-encoding": "gzip" } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.equal(res.headers.get("content-encoding"), "gzip");
+    assert.ok(
+      new TextDecoder().decode(gunzipSync(new Uint8Array(await res.arrayBuffer()))).length > 0,
+    );
+    // A name shaped like a chunk's that is none is still a 404.
+    assert.equal((await app.request("/assets/home-ZZZZZZZZ.js")).status, 404);
+  },
+);
+
 apiTest("dashboard pages send a signed-out visitor to the login page", async (app) => {
   await actor(app, "SUPERADMIN", "root");
   for (const path of ["/dashboard", "/dashboard/upload", "/dashboard/files"]) {

@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { type ServerProcess, startServer } from "../helpers/process.ts";
-import { encodeImage, type Pixels } from "../../core/files/images.ts";
+import type { Pixels } from "../../core/files/image_facts.ts";
+import { encodeImage } from "../../core/files/images.ts";
 import { imageHeader } from "../../core/files/image_header.ts";
 import { COMPRESSION_PIXEL_CAPS } from "../../core/files/image_pool.ts";
 
