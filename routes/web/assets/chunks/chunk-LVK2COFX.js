@@ -1,0 +1,1 @@
+import{h as t,i as n}from"./chunk-7ZI4MBOH.js";function E(s,o=[]){let[u,a]=t(null),[l,r]=t(null),[i,c]=t(0);return n(()=>{s().then(e=>{a(e),r(null)},e=>r(e.message))},[...o,i]),[u,()=>c(e=>e+1),l]}export{E as a};

@@ -1,1 +1,0 @@
-import{g as i,h as n,i as o}from"./chunk-KKGAGP44.js";var e=null;function l(){let[t,s]=n(null);return o(()=>{e??=import("./visits-C2PXYGND.js"),e.then(s,()=>{e=null})},[]),t}function c(t){let s=l();return s?i(s.VisitsDialog,{...t}):null}function f({server:t}){let s=l();return s?i(s.HomeVisits,{server:t}):null}export{c as a,f as b};

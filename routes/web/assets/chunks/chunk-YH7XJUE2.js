@@ -1,1 +1,0 @@
-import{e as t,f as e}from"./chunk-5AN3JAC7.js";async function n(i,r){if(!t(r))throw new Error("This is not an asciinema recording.");let[{create:o}]=await Promise.all([import("./dist-AFR6JDAZ.js"),e("/assets/asciinema-player.css")]);i.replaceChildren(),o({data:r},i,{fit:"width",idleTimeLimit:2,preload:!0,poster:"npt:0:1",controls:!0})}export{n as a};
