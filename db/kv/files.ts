@@ -35,7 +35,8 @@ import { keyBytes, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import { IndexChange, indexChange, pageIds } from "./file_index.ts";
-import { indexFile, searchFiles, searchKeys } from "./file_search.ts";
+import { indexFile, MAX_CANDIDATES, searchFiles, searchKeys } from "./file_search.ts";
+import { backlogIds, backlogKey, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
@@ -101,7 +102,8 @@ export function checkLimits(usage: FileUsage, limits: FileLimits): void {
 
 /** {@link FileStore} on Deno KV. */
 export class KvFiles implements FileStore {
-  constructor(private readonly kv: Deno.Kv) {}
+  /** `imported` is called after each `createMany` (the store's build of their search keys). */
+  constructor(private readonly kv: Deno.Kv, private readonly imported?: () => void) {}
 
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
     await settle(this.uploads.run({ kind: "create", file, limits }));
@@ -129,23 +131,25 @@ export class KvFiles implements FileStore {
     });
   }
 
+  /**
+   * Writes no search key (`./file_search.ts`): each run lists its files for
+   * the build after it (`./search_backlog.ts`), which the store starts once
+   * the call (or its transaction) ends; searches take them as candidates
+   * meanwhile.
+   */
   async createMany(files: FileRecord[]) {
-    // Each file's search keys, computed once (its runs' costs and writes need them).
-    const search = new Map(files.map((f) => [f, searchKeys(f)]));
     const bytes = (f: FileRecord) => {
       const index = new IndexChange().created(f).setKeys();
       const keys = [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id)];
-      return [...keys, ...index, ...search.get(f)!.map((k) => k.key), ...taskKeys(f)]
-        .reduce((n, key) => n + keyBytes(key), 0);
+      return [...keys, ...index, ...taskKeys(f)].reduce((n, key) => n + keyBytes(key), 0);
     };
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, its index entries, its search and task keys, and a share of the run's statistics' sums
-      // (gathered: a few per owner).
+      // 3 writes, its index entries and task keys, and a share of the run's statistics' sums
+      // and its owner's list of files to index (gathered: a few per owner).
       cost: (f) => ({
         checks: 1,
-        mutations: 4 + new IndexChange().created(f).size + search.get(f)!.length +
-          taskKeys(f).length,
+        mutations: 4 + new IndexChange().created(f).size + taskKeys(f).length,
         keyBytes: bytes(f),
       }),
       counter: K.usage,
@@ -155,30 +159,35 @@ export class KvFiles implements FileStore {
       }),
       write: (op, f) => {
         this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f);
-        for (const { key, value } of search.get(f)!) op.set(key, value);
         taskIndex(op, null, f);
         // New ids, and a name checked free: an import's journal need not read what they held.
         knownAbsent(op, () => [
           K.file(f.id),
           K.byName(f.name),
           K.byUser(f.userId, f.id),
-          ...search.get(f)!.map((k) => k.key),
           ...taskKeys(f),
         ]);
       },
       after: (op, run) => {
         const change = new StatsChange();
         const index = new IndexChange();
+        const owned = new Map<string, string[]>();
         for (const f of run) {
           change.file(null, f);
           index.created(f);
+          if (f.userId !== null) owned.set(f.userId, [...owned.get(f.userId) ?? [], f.id]);
         }
         index.apply(change.apply(op));
-        knownAbsent(op, () => index.setKeys());
+        for (const [owner, ids] of owned) listForBuild(op, owner, ids);
+        knownAbsent(op, () => [
+          ...index.setKeys(),
+          ...[...owned].map(([owner, ids]) => backlogKey(owner, ids[0])),
+        ]);
       },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
     });
+    this.imported?.();
   }
 
   async takenNames(names: string[]) {
@@ -476,7 +485,11 @@ export class KvFiles implements FileStore {
    */
   async list(query: FileQuery) {
     // Search index (issue #32): a search by name, original name or type reads its candidates.
-    const searched = await searchFiles(this.kv, query);
+    const searched = await searchFiles(
+      this.kv,
+      query,
+      (owner) => backlogIds(this.kv, owner, MAX_CANDIDATES),
+    );
     if (searched) return searched;
     if (query.search) return queryFiles(await this.listByUser(query.userId), query);
     if (query.ids) {
