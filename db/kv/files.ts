@@ -31,10 +31,10 @@ import {
 import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
-import { keyBytes, writeInRuns } from "./many.ts";
+import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
-import { IndexChange, indexChange, pageIds } from "./file_index.ts";
+import { IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles, searchKeys } from "./file_search.ts";
 import { backlogIds, backlogKey, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
@@ -132,26 +132,51 @@ export class KvFiles implements FileStore {
   }
 
   /**
+   * Writes first, in key order (`setInOrder`), every list index entry of
+   * `files` (`./file_index.ts`), then the files themselves, as many as fit
+   * an atomic operation each: record, name (checked free), owner copy, task
+   * keys, counters, and the index's counts. Written file by file, the
+   * entries of a sort on names or sizes land at random places of KV's tree,
+   * which cost most of an import. Meanwhile a files list may list fewer
+   * files than it says on a page (an entry whose record is not written yet
+   * is passed over), as an import's files appear one by one anyway. On a
+   * failure, the entries of the files not written are removed (within
+   * `Store.transaction`, whose journal undoes the rest, as callers do).
+   *
    * Writes no search key (`./file_search.ts`): each run lists its files for
    * the build after it (`./search_backlog.ts`), which the store starts once
    * the call (or its transaction) ends; searches take them as candidates
    * meanwhile.
    */
   async createMany(files: FileRecord[]) {
-    const bytes = (f: FileRecord) => {
-      const index = new IndexChange().created(f).setKeys();
-      const keys = [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id)];
-      return [...keys, ...index, ...taskKeys(f)].reduce((n, key) => n + keyBytes(key), 0);
-    };
+    const entries = newEntries(files);
+    await setInOrder(this.kv, entries, { absent: true });
+    try {
+      await this.writeNew(files);
+    } catch (error) {
+      const written = await getAll(this.kv, files.map((f) => K.file(f.id)));
+      const kept = new Set(written.flatMap((e) => e.value === null ? [] : [e.key[1]]));
+      const orphans = newEntries(files.filter((f) => !kept.has(f.id)));
+      for (let i = 0; i < orphans.length; i += REMOVAL_LIMITS.mutations) {
+        const op = this.kv.atomic();
+        for (const { key } of orphans.slice(i, i + REMOVAL_LIMITS.mutations)) op.delete(key);
+        await op.commit();
+      }
+      throw error;
+    }
+    this.imported?.();
+  }
+
+  /** {@link createMany}'s files but their index entries, in runs that fit an atomic operation. */
+  private async writeNew(files: FileRecord[]) {
+    const bytes = (f: FileRecord) =>
+      [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id), ...taskKeys(f)]
+        .reduce((n, key) => n + keyBytes(key), 0);
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, its index entries and task keys, and a share of the run's statistics' sums
-      // and its owner's list of files to index (gathered: a few per owner).
-      cost: (f) => ({
-        checks: 1,
-        mutations: 4 + new IndexChange().created(f).size + taskKeys(f).length,
-        keyBytes: bytes(f),
-      }),
+      // 3 writes and its task keys, and a share of the run's sums (statistics, index counts)
+      // and of its owner's list of files to index (gathered: a few per owner).
+      cost: (f) => ({ checks: 1, mutations: 6 + taskKeys(f).length, keyBytes: bytes(f) }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
@@ -170,24 +195,20 @@ export class KvFiles implements FileStore {
       },
       after: (op, run) => {
         const change = new StatsChange();
-        const index = new IndexChange();
+        const counts = new IndexChange();
         const owned = new Map<string, string[]>();
         for (const f of run) {
           change.file(null, f);
-          index.created(f);
+          counts.counted(f);
           if (f.userId !== null) owned.set(f.userId, [...owned.get(f.userId) ?? [], f.id]);
         }
-        index.apply(change.apply(op));
+        counts.apply(change.apply(op));
         for (const [owner, ids] of owned) listForBuild(op, owner, ids);
-        knownAbsent(op, () => [
-          ...index.setKeys(),
-          ...[...owned].map(([owner, ids]) => backlogKey(owner, ids[0])),
-        ]);
+        knownAbsent(op, () => [...owned].map(([owner, ids]) => backlogKey(owner, ids[0])));
       },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
     });
-    this.imported?.();
   }
 
   async takenNames(names: string[]) {
