@@ -109,6 +109,16 @@ export class IndexChange {
   }
 
   /**
+   * Counts a new file in its scopes without its entries, which its writer
+   * writes apart ({@link newEntries}: an import writes its files' entries
+   * in key order first).
+   */
+  counted(file: FileRecord): this {
+    this.#count(file, 1);
+    return this;
+  }
+
+  /**
    * Records a write of one file: `before` it (`null`: new) and `after` it
    * (`null`: removed). Entries that stay as they were are not written.
    */
@@ -158,6 +168,11 @@ export class IndexChange {
     }
     return op;
   }
+}
+
+/** The index entries of new `files` (none for a pending or unowned one), keys and values. */
+export function newEntries(files: FileRecord[]): { key: Deno.KvKey; value: IndexValue }[] {
+  return files.flatMap(entryList);
 }
 
 /** The index changes of a write of one file added to `op` (see {@link IndexChange.file}). */

@@ -28,8 +28,10 @@
  *
  * Files without an owner are not indexed (a list is always one owner's).
  * The keys are written in the same atomic operation as the record
- * ({@link indexFile}); `KV_SCHEMA_VERSION` 6 fills them for the files stored
- * before ({@link upgradeSearchIndex}).
+ * ({@link indexFile}), but for an import's (`createMany`), which are listed
+ * for a build after it (`./search_backlog.ts`) and meanwhile are candidates
+ * of every search of their owner; `KV_SCHEMA_VERSION` 6 fills them for the
+ * files stored before ({@link upgradeSearchIndex}).
  */
 import {
   type FilePage,
@@ -260,12 +262,17 @@ async function broadTypePage(kv: Deno.Kv, q: FileQuery, needle: string): Promise
 /**
  * The page `q` asks for when it searches an indexed field (name, original
  * name, type) or names its files (`ids`, a tag search), read from those
- * candidates alone; `null` for any other query, and for one with more than
- * {@link MAX_CANDIDATES}. The candidates' records are checked against every
+ * candidates alone (with, in a search, the owner's files `unbuilt` names:
+ * those whose keys are not written yet, `./search_backlog.ts`); `null` for
+ * any other query, and for one with more than {@link MAX_CANDIDATES}. The candidates' records are checked against every
  * condition of `q` (`queryFiles`), so the answer is the one a read of every
  * file gives.
  */
-export async function searchFiles(kv: Deno.Kv, q: FileQuery): Promise<FilePage | null> {
+export async function searchFiles(
+  kv: Deno.Kv,
+  q: FileQuery,
+  unbuilt?: (owner: string) => Promise<string[] | null>,
+): Promise<FilePage | null> {
   if (!isIndexedSearch(q)) return null;
   let ids: Set<string> | null = null;
   if (q.search && q.search.field !== "id" && q.search.query !== "") {
@@ -278,10 +285,16 @@ export async function searchFiles(kv: Deno.Kv, q: FileQuery): Promise<FilePage |
       const page = await broadTypePage(kv, q, needle);
       if (page) return page;
     }
+    // Files whose keys are not written yet (an import's, `./search_backlog.ts`): all
+    // candidates. Read first: a build writes a file's keys before it drops the file's list.
+    const more = unbuilt ? await unbuilt(q.userId) : [];
+    if (more === null) return null;
     ids = q.search.field === "type"
       ? await typeCandidates(kv, q.userId, needle)
       : await suffixCandidates(kv, q.userId, q.search.field, needle);
     if (ids === null) return null;
+    for (const id of more) ids.add(id);
+    if (ids.size > MAX_CANDIDATES) return null;
   }
   if (q.ids) {
     if (q.ids.length > MAX_CANDIDATES) return null;

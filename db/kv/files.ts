@@ -31,11 +31,12 @@ import {
 import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
-import { keyBytes, writeInRuns } from "./many.ts";
+import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
-import { IndexChange, indexChange, pageIds } from "./file_index.ts";
-import { indexFile, searchFiles, searchKeys } from "./file_search.ts";
+import { IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
+import { indexFile, MAX_CANDIDATES, searchFiles, searchKeys } from "./file_search.ts";
+import { backlogIds, backlogKey, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
@@ -101,7 +102,8 @@ export function checkLimits(usage: FileUsage, limits: FileLimits): void {
 
 /** {@link FileStore} on Deno KV. */
 export class KvFiles implements FileStore {
-  constructor(private readonly kv: Deno.Kv) {}
+  /** `imported` is called after each `createMany` (the store's build of their search keys). */
+  constructor(private readonly kv: Deno.Kv, private readonly imported?: () => void) {}
 
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
     await settle(this.uploads.run({ kind: "create", file, limits }));
@@ -129,25 +131,52 @@ export class KvFiles implements FileStore {
     });
   }
 
+  /**
+   * Writes first, in key order (`setInOrder`), every list index entry of
+   * `files` (`./file_index.ts`), then the files themselves, as many as fit
+   * an atomic operation each: record, name (checked free), owner copy, task
+   * keys, counters, and the index's counts. Written file by file, the
+   * entries of a sort on names or sizes land at random places of KV's tree,
+   * which cost most of an import. Meanwhile a files list may list fewer
+   * files than it says on a page (an entry whose record is not written yet
+   * is passed over), as an import's files appear one by one anyway. On a
+   * failure, the entries of the files not written are removed (within
+   * `Store.transaction`, whose journal undoes the rest, as callers do).
+   *
+   * Writes no search key (`./file_search.ts`): each run lists its files for
+   * the build after it (`./search_backlog.ts`), which the store starts once
+   * the call (or its transaction) ends; searches take them as candidates
+   * meanwhile.
+   */
   async createMany(files: FileRecord[]) {
-    // Each file's search keys, computed once (its runs' costs and writes need them).
-    const search = new Map(files.map((f) => [f, searchKeys(f)]));
-    const bytes = (f: FileRecord) => {
-      const index = new IndexChange().created(f).setKeys();
-      const keys = [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id)];
-      return [...keys, ...index, ...search.get(f)!.map((k) => k.key), ...taskKeys(f)]
+    const entries = newEntries(files);
+    await setInOrder(this.kv, entries, { absent: true });
+    try {
+      await this.writeNew(files);
+    } catch (error) {
+      const written = await getAll(this.kv, files.map((f) => K.file(f.id)));
+      const kept = new Set(written.flatMap((e) => e.value === null ? [] : [e.key[1]]));
+      const orphans = newEntries(files.filter((f) => !kept.has(f.id)));
+      for (let i = 0; i < orphans.length; i += REMOVAL_LIMITS.mutations) {
+        const op = this.kv.atomic();
+        for (const { key } of orphans.slice(i, i + REMOVAL_LIMITS.mutations)) op.delete(key);
+        await op.commit();
+      }
+      throw error;
+    }
+    this.imported?.();
+  }
+
+  /** {@link createMany}'s files but their index entries, in runs that fit an atomic operation. */
+  private async writeNew(files: FileRecord[]) {
+    const bytes = (f: FileRecord) =>
+      [K.file(f.id), K.byName(f.name), K.byName(f.name), K.byUser(f.userId, f.id), ...taskKeys(f)]
         .reduce((n, key) => n + keyBytes(key), 0);
-    };
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
-      // 3 writes, its index entries, its search and task keys, and a share of the run's statistics' sums
-      // (gathered: a few per owner).
-      cost: (f) => ({
-        checks: 1,
-        mutations: 4 + new IndexChange().created(f).size + search.get(f)!.length +
-          taskKeys(f).length,
-        keyBytes: bytes(f),
-      }),
+      // 3 writes and its task keys, and a share of the run's sums (statistics, index counts)
+      // and of its owner's list of files to index (gathered: a few per owner).
+      cost: (f) => ({ checks: 1, mutations: 6 + taskKeys(f).length, keyBytes: bytes(f) }),
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
@@ -155,26 +184,27 @@ export class KvFiles implements FileStore {
       }),
       write: (op, f) => {
         this.write(op.check({ key: K.byName(f.name), versionstamp: null }), f);
-        for (const { key, value } of search.get(f)!) op.set(key, value);
         taskIndex(op, null, f);
         // New ids, and a name checked free: an import's journal need not read what they held.
         knownAbsent(op, () => [
           K.file(f.id),
           K.byName(f.name),
           K.byUser(f.userId, f.id),
-          ...search.get(f)!.map((k) => k.key),
           ...taskKeys(f),
         ]);
       },
       after: (op, run) => {
         const change = new StatsChange();
-        const index = new IndexChange();
+        const counts = new IndexChange();
+        const owned = new Map<string, string[]>();
         for (const f of run) {
           change.file(null, f);
-          index.created(f);
+          counts.counted(f);
+          if (f.userId !== null) owned.set(f.userId, [...owned.get(f.userId) ?? [], f.id]);
         }
-        index.apply(change.apply(op));
-        knownAbsent(op, () => index.setKeys());
+        counts.apply(change.apply(op));
+        for (const [owner, ids] of owned) listForBuild(op, owner, ids);
+        knownAbsent(op, () => [...owned].map(([owner, ids]) => backlogKey(owner, ids[0])));
       },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
@@ -476,7 +506,11 @@ export class KvFiles implements FileStore {
    */
   async list(query: FileQuery) {
     // Search index (issue #32): a search by name, original name or type reads its candidates.
-    const searched = await searchFiles(this.kv, query);
+    const searched = await searchFiles(
+      this.kv,
+      query,
+      (owner) => backlogIds(this.kv, owner, MAX_CANDIDATES),
+    );
     if (searched) return searched;
     if (query.search) return queryFiles(await this.listByUser(query.userId), query);
     if (query.ids) {

@@ -78,3 +78,40 @@ export async function upgradeFilePages(
     await op.set(cursor, page.at(-1)?.key ?? []).commit();
   }
 }
+
+/** A key part's rank in KV's order: bytes, strings, bigints, numbers, booleans. */
+function partRank(part: Deno.KvKeyPart): number {
+  if (part instanceof Uint8Array) return 0;
+  switch (typeof part) {
+    case "string":
+      return 1;
+    case "bigint":
+      return 2;
+    case "number":
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+/**
+ * About KV's order of keys, for writing many keys in order (a run of keys
+ * in order rewrites far fewer of KV's B-tree pages than the same keys at
+ * random): part by part, by type, then by value (strings by UTF-16 code
+ * unit, where KV compares UTF-8 bytes: only characters past U+FFFF sort
+ * apart; bytes by length and content, not as KV does).
+ */
+export function compareKeys(a: Deno.KvKey, b: Deno.KvKey): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const [x, y] = [a[i], b[i]];
+    const rank = partRank(x) - partRank(y);
+    if (rank !== 0) return rank;
+    const [p, q] = [
+      x as string | number | bigint | boolean,
+      y as string | number | bigint | boolean,
+    ];
+    if (p < q) return -1;
+    if (p > q) return 1;
+  }
+  return a.length - b.length;
+}

@@ -3,7 +3,8 @@
  * mutations an atomic operation (KV refuses more: "Too many checks (max
  * 100)"). Used by the bulk writes of imports.
  */
-import { commitChecked, getAll } from "./helpers.ts";
+import { commitChecked, compareKeys, getAll } from "./helpers.ts";
+import { knownAbsent } from "./journal.ts";
 
 /** Checks one atomic operation may hold. */
 const MAX_CHECKS = 100;
@@ -146,4 +147,44 @@ export async function writeInRuns<T, C>(
       return { op, result: undefined, lost: () => w.clash(run) };
     });
   }
+}
+
+/** Keys one atomic operation of {@link setInOrder} sets at most (a journal's few entries aside). */
+const IN_ORDER_KEYS = 800;
+
+/**
+ * Sets `writes` in key order (`compareKeys`), {@link IN_ORDER_KEYS} and
+ * {@link MAX_KEY_BYTES} of keys an atomic operation: keys written in order
+ * rewrite far fewer pages of KV's tree than the same keys at random
+ * (measured on 10,000 files' index and search keys: a fifth of the time).
+ * `absent`: the keys hold nothing before (new records' index entries), so a
+ * journaled view need not read them. Stops between two operations once
+ * `stop()` says so; `true` then.
+ */
+export async function setInOrder(
+  kv: Deno.Kv,
+  writes: { key: Deno.KvKey; value: unknown }[],
+  { absent = false, stop = () => false }: { absent?: boolean; stop?: () => boolean } = {},
+): Promise<boolean> {
+  writes.sort((a, b) => compareKeys(a.key, b.key));
+  let at = 0;
+  while (at < writes.length) {
+    const op = kv.atomic();
+    const keys: Deno.KvKey[] = [];
+    let bytes = 0;
+    while (at < writes.length && keys.length < IN_ORDER_KEYS) {
+      const { key, value } = writes[at];
+      const size = keyBytes(key);
+      if (keys.length > 0 && bytes + size > MAX_KEY_BYTES) break;
+      op.set(key, value);
+      keys.push(key);
+      bytes += size;
+      at++;
+    }
+    if (absent) knownAbsent(op, () => keys);
+    const { ok } = await op.commit();
+    if (!ok) throw new Error("a write of keys in order was refused");
+    if (at < writes.length && stop()) return true;
+  }
+  return false;
 }

@@ -17,6 +17,7 @@ import { backfillTaskIndex } from "./file_tasks.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
+import { BacklogBuilder } from "./search_backlog.ts";
 import { KvLeases } from "./leases.ts";
 import { KvMetrics } from "./metrics.ts";
 import { KvMfa } from "./mfa.ts";
@@ -42,10 +43,13 @@ import { KvWebhooks } from "./webhooks.ts";
  * even positions only, half the keys (schema 5's removed, the new ones filled
  * from the files stored; schema 5's own fill is skipped from older schemas).
  * 7: the cleaning tasks' index of files (`./file_tasks.ts`: expiry, exhausted
- * views, pending, thumbnails), filled from the files already stored. Each
- * upgrade resumes where a stopped one left off.
+ * views, pending, thumbnails), filled from the files already stored. 8: an
+ * import's files get their search keys after it (`./search_backlog.ts`),
+ * listed meanwhile (nothing to fill: no store of an earlier schema lists
+ * any; schema 7's code would not see the lists). Each upgrade resumes where
+ * a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 7;
+export const KV_SCHEMA_VERSION = 8;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -69,7 +73,10 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);
-  return new KvStore(kv);
+  const store = new KvStore(kv, new BacklogBuilder(kv));
+  // Search keys an import left to build (a process that stopped before it was done).
+  store.backlog?.poke();
+  return store;
 }
 
 /** {@link Backend} on Deno KV. */
@@ -96,7 +103,11 @@ export class KvStore implements Backend {
   readonly uploadRequests: KvUploadRequests;
   readonly visits: KvVisits;
 
-  constructor(private readonly kv: Deno.Kv) {
+  /**
+   * `backlog` builds imported files' search keys in the background (the
+   * store's own, not a transaction's view of it).
+   */
+  constructor(private readonly kv: Deno.Kv, readonly backlog?: BacklogBuilder) {
     this.sessions = new KvSessions(kv);
     this.settings = new KvSettings(kv);
     this.mfa = new KvMfa(kv);
@@ -104,7 +115,7 @@ export class KvStore implements Backend {
     this.users = new KvUsers(kv, { sessions: this.sessions, mfa: this.mfa, oauth: this.oauth });
     this.leases = new KvLeases(kv);
     this.rateLimits = new KvRateLimits(kv);
-    this.files = new KvFiles(kv);
+    this.files = new KvFiles(kv, () => backlog?.poke());
     this.urls = new KvUrls(kv);
     this.invites = new KvInvites(kv);
     this.webhooks = new KvWebhooks(kv);
@@ -132,14 +143,29 @@ export class KvStore implements Backend {
     return (await this.kv.get<number>(SCHEMA_VERSION)).value ?? 0;
   }
 
-  close(): Promise<void> {
+  /** Stops the build of search keys at its next commit first. */
+  async close(): Promise<void> {
+    await this.backlog?.stop();
     this.kv.close();
-    return Promise.resolve();
   }
 
-  /** First undoes what imports of stopped processes left behind (`recoverJournals`). */
+  /** Writes every search key an import left to build (`./search_backlog.ts`): the bench, tests. */
+  async buildSearchKeys(): Promise<void> {
+    await this.backlog?.drain();
+  }
+
+  /**
+   * First undoes what imports of stopped processes left behind
+   * (`recoverJournals`); the build of search keys takes no list while it
+   * runs (the import's lists are built once committed).
+   */
   async transaction<T>(fn: (view: Backend) => Promise<T>): Promise<T> {
-    await recoverJournals(this.kv);
-    return await journaled(this.kv, (view) => fn(new KvStore(view)));
+    await this.backlog?.hold();
+    try {
+      await recoverJournals(this.kv);
+      return await journaled(this.kv, (view) => fn(new KvStore(view)));
+    } finally {
+      this.backlog?.release();
+    }
   }
 }

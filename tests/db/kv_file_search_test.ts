@@ -52,6 +52,7 @@ for (const from of [3, 4, 5]) {
         fileRecord(null, { name: "orphan-alpha.txt" }),
       ];
       await store.files.createMany(files);
+      await store.buildSearchKeys();
       await store.close();
 
       const kv = await Deno.openKv(path);

@@ -1,15 +1,18 @@
 /**
  * An import on Deno KV (`files.createMany` in `Store.transaction`): its
- * journal takes the index and search keys of the new files as absent
- * without reading them (`knownAbsent`, `db/kv/journal.ts`), and a failed
- * import still leaves every key as it was; a committed one leaves the
- * counters, the list index and the search index right.
+ * journal takes the index keys of the new files and their lists for the
+ * search keys' build as absent without reading them (`knownAbsent`,
+ * `db/kv/journal.ts`), and a failed import still leaves every key as it
+ * was; a committed one leaves the counters, the list index and the search
+ * right; one refused on a taken name outside a transaction leaves no list
+ * entry of the files it did not write (it writes the entries first).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { FileQuery, FileRecord } from "../../db/files.ts";
 import { queryFiles } from "../../db/files.ts";
 import { openKvStore } from "../../db/kv/mod.ts";
+import { UniqueError } from "../../db/errors.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 
 /** Every key and value of the database at `path`, in key order (a counter as its number). */
@@ -44,6 +47,7 @@ Deno.test("kv import: a failed import leaves every key as it was; a committed on
     let store = await openKvStore(path);
     const user = await storedUser(store);
     await store.files.createMany(files(user.id, 20, "old"));
+    await store.buildSearchKeys(); // nothing built in the background while the import fails
     await store.close();
     const before = await everything(path);
 
@@ -91,5 +95,41 @@ Deno.test("kv import: a failed import leaves every key as it was; a committed on
     await store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv import: createMany refused on a taken name leaves no list entry of a file it did not write", async () => {
+  const store = await openKvStore(":memory:");
+  try {
+    const user = await storedUser(store);
+    const taken = fileRecord(user.id, { name: "taken.png" });
+    await store.files.create(taken, { maxBytes: null, maxFiles: null });
+    // A run holds at most 99 files (KV's 100 checks): the clash is in a later run.
+    const batch = files(user.id, 400, "b");
+    batch[350] = { ...batch[350], name: "taken.png" };
+    await assert.rejects(store.files.createMany(batch), UniqueError);
+    const written = await store.files.listByUser(user.id);
+    assert.ok(written.length > 1 && written.length < 401, `${written.length} written`);
+    const kept = new Set(written.map((f) => f.id));
+    // Through the backend's own database: every entry names a file written, each file has its 10.
+    const kv = (store as unknown as { kv: Deno.Kv }).kv;
+    const entries = await Array.fromAsync(kv.list({ prefix: ["file_index", user.id, "all"] }));
+    assert.equal(entries.length, written.length * 10);
+    for (const { key } of entries) assert.ok(kept.has(key.at(-1) as string));
+    const page = await store.files.list({
+      userId: user.id,
+      offset: 0,
+      limit: 500,
+      sortBy: "name",
+      order: "asc",
+    });
+    assert.equal(page.total, written.length);
+    assert.deepEqual(
+      page.files.map((f) => f.id),
+      queryFiles(written, { userId: user.id, offset: 0, limit: 500, sortBy: "name", order: "asc" })
+        .files.map((f) => f.id),
+    );
+  } finally {
+    await store.close();
   }
 });

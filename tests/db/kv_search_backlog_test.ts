@@ -1,0 +1,235 @@
+/**
+ * Imported files' search keys on Deno KV, built after the import
+ * (`db/kv/search_backlog.ts`, KV schema 8): before they are built every
+ * search finds the imported files as a read of every file would; the build
+ * leaves exactly the keys of the records stored, also for files renamed or
+ * deleted while it wrote, and one that stopped half way is finished by the
+ * next (a store opened with files listed builds them by itself); a store of
+ * schema 7 opens at 8.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { FileQuery, FileRecord } from "../../db/files.ts";
+import { queryFiles } from "../../db/files.ts";
+import { searchKeys } from "../../db/kv/file_search.ts";
+import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
+import { BACKLOG, buildBacklog } from "../../db/kv/search_backlog.ts";
+import { fileRecord, storedUser } from "../helpers/stores.ts";
+
+const SEARCH_PREFIXES = [["file_sfx2"], ["file_sfx_long"], ["file_by_type"]];
+
+/** Every search key and its value, serialized, sorted. */
+async function searchIndex(kv: Deno.Kv): Promise<string[]> {
+  const out: string[] = [];
+  for (const prefix of SEARCH_PREFIXES) {
+    for await (const { key, value } of kv.list({ prefix })) out.push(JSON.stringify([key, value]));
+  }
+  return out.sort();
+}
+
+/** The search keys `records` should have, serialized, sorted. */
+const expectedIndex = (records: FileRecord[]) =>
+  records.flatMap((f) => searchKeys(f).map((k) => JSON.stringify([k.key, k.value]))).sort();
+
+/** The lists of files whose keys are not built yet. */
+const listed = async (kv: Deno.Kv) => (await Array.fromAsync(kv.list({ prefix: BACKLOG }))).length;
+
+/** `n` files of `userId` with names, original names and types to search. */
+const varied = (userId: string, n: number, tag: string): FileRecord[] =>
+  Array.from({ length: n }, (_, i) =>
+    fileRecord(userId, {
+      name: `${tag}${i}-${crypto.randomUUID().slice(0, 8)}.png`,
+      originalName: i % 5 ? `Holiday ${tag} ${i}.PNG` : null,
+      type: i % 3 ? "image/png" : "video/mp4",
+      favorite: i % 4 === 0,
+    }));
+
+/** Searches that reach the index, each checked against a read of every file (`all`). */
+async function assertSearches(store: KvStore, userId: string, all: FileRecord[], tag: string) {
+  const queries: [FileQuery["search"] & object, Partial<FileQuery>][] = [
+    [{ field: "name", query: `${tag}1` }, {}],
+    [{ field: "name", query: "PNG" }, { favorite: true }],
+    [{ field: "originalName", query: `holiday ${tag} 2` }, {}],
+    [{ field: "originalName", query: "day" }, { sortBy: "name", order: "asc" }],
+    [{ field: "type", query: "mp4" }, {}],
+    [{ field: "type", query: "image" }, { offset: 20 }],
+  ];
+  for (const [search, extra] of queries) {
+    const q: FileQuery = {
+      userId,
+      offset: 0,
+      limit: 25,
+      sortBy: "createdAt",
+      order: "desc",
+      search,
+      ...extra,
+    };
+    const got = await store.files.list(q);
+    const want = queryFiles(all, q);
+    assert.equal(got.total, want.total, JSON.stringify(search));
+    assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id));
+  }
+}
+
+/** A temporary directory's database, removed after `fn`. */
+async function inTempStore(fn: (path: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-backlog-" });
+  try {
+    await fn(join(dir, "ferry.kv"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("kv search backlog: an import's files are found by every search before their keys are built and after", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      const uploaded = varied(user.id, 10, "up");
+      for (const f of uploaded) await store.files.create(f, { maxBytes: null, maxFiles: null });
+      await store.backlog!.hold(); // no build in the background: the keys stay unbuilt
+      const imported = varied(user.id, 150, "imp");
+      await store.files.createMany(imported);
+      const all = [...uploaded, ...imported];
+      const kv = await Deno.openKv(path);
+      try {
+        assert.deepEqual(
+          await searchIndex(kv),
+          expectedIndex(uploaded),
+          "no key of the import yet",
+        );
+        assert.ok(await listed(kv) > 0);
+        await assertSearches(store, user.id, all, "imp");
+        store.backlog!.release();
+        await store.buildSearchKeys();
+        assert.equal(await listed(kv), 0, "every list built");
+        assert.deepEqual(await searchIndex(kv), expectedIndex(all));
+        await assertSearches(store, user.id, all, "imp");
+      } finally {
+        kv.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv search backlog: files renamed or deleted while the build writes keep exactly their keys", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      await store.backlog!.hold();
+      const imported = varied(user.id, 120, "imp");
+      await store.files.createMany(imported);
+      // Before the build's second commit (of three): one file whose keys it wrote renamed;
+      // one whose keys it has yet to write renamed (it writes the keys of the record it read),
+      // one deleted.
+      const [early, gone, late] = [imported[0], imported[110], imported[119]];
+      let hooked = false;
+      let commits = 0;
+      const kv = await Deno.openKv(path);
+      const meddling = new Proxy(kv, {
+        get(target, prop) {
+          if (prop === "atomic") {
+            return () => {
+              const op = target.atomic();
+              const commit = op.commit.bind(op);
+              op.commit = async () => {
+                if (++commits === 2) {
+                  hooked = true;
+                  await store.files.update(late.id, { name: "late-renamed.png" }, new Date());
+                  await store.files.update(early.id, {
+                    name: "early-renamed.png",
+                    originalName: "Elsewhere.PNG",
+                  }, new Date());
+                  await store.files.delete(gone.id);
+                }
+                return await commit();
+              };
+              return op;
+            };
+          }
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      try {
+        assert.ok(await buildBacklog(meddling) > 0);
+        assert.ok(hooked);
+        while (await buildBacklog(kv) > 0) { /* the rest */ }
+        assert.equal(await listed(kv), 0);
+        const records = await store.files.listByUser(user.id);
+        assert.equal(records.length, 119);
+        assert.deepEqual(await searchIndex(kv), expectedIndex(records));
+        await assertSearches(store, user.id, records, "imp");
+        const renamed = await store.files.list({
+          userId: user.id,
+          offset: 0,
+          limit: 10,
+          sortBy: "createdAt",
+          order: "desc",
+          search: { field: "name", query: "renamed" },
+        });
+        assert.deepEqual(renamed.files.map((f) => f.id).sort(), [early.id, late.id].sort());
+      } finally {
+        kv.close();
+      }
+    } finally {
+      store.backlog!.release();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv search backlog: a build stopped half way is finished by a store opened later, by itself", async () => {
+  await inTempStore(async (path) => {
+    let store = await openKvStore(path);
+    const user = await storedUser(store);
+    await store.backlog!.hold();
+    const imported = varied(user.id, 200, "imp");
+    await store.files.createMany(imported);
+    const kv = await Deno.openKv(path);
+    try {
+      // Stopped after its first commit: its lists stay.
+      let commits = 0;
+      assert.ok(await buildBacklog(kv, 1000, () => ++commits >= 1) > 0);
+      assert.ok(await listed(kv) > 0);
+      assert.notDeepEqual(await searchIndex(kv), expectedIndex(imported));
+      await store.close(); // still held: nothing built in this process
+
+      store = await openKvStore(path);
+      await store.backlog!.idle();
+      assert.equal(await listed(kv), 0);
+      assert.deepEqual(await searchIndex(kv), expectedIndex(imported));
+      await assertSearches(store, user.id, imported, "imp");
+    } finally {
+      kv.close();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv schema 7 → 8: a store of schema 7 opens at 8, its files searched as before", async () => {
+  await inTempStore(async (path) => {
+    let store = await openKvStore(path);
+    const user = await storedUser(store);
+    const files = varied(user.id, 30, "old");
+    await store.files.createMany(files);
+    await store.buildSearchKeys();
+    await store.close();
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 7);
+    kv.close();
+
+    store = await openKvStore(path);
+    try {
+      assert.equal(KV_SCHEMA_VERSION, 8);
+      assert.equal(await store.schemaVersion(), 8);
+      await assertSearches(store, user.id, files, "old");
+    } finally {
+      await store.close();
+    }
+  });
+});
