@@ -26,8 +26,8 @@ import type { VisitGroup, VisitTargetKind } from "../../db/visits.ts";
 import { systemTimer, type Timer } from "../clock.ts";
 import { perServices, type Services } from "../services.ts";
 import { agentFacts, referrerHost } from "./agent.ts";
-import { countryOf } from "./geo.ts";
-import { dayHasher } from "./salt.ts";
+import { countryLookup } from "./geo.ts";
+import { dayHasher, type VisitorHasher } from "./salt.ts";
 
 /** How long a visit may wait before it is written. */
 export const FLUSH_DELAY_MS = 1000;
@@ -212,17 +212,20 @@ export class VisitRecorder {
       else for (const time of visit.times) group.times.push(time);
     }
     const countBots = this.s.settings.get("analyticsCountBots");
+    const countryOf = await countryLookup(this.s);
+    const hashers = new Map<number, VisitorHasher>();
     const groups: VisitGroup[] = [];
     for (const first of alike.values()) {
       const facts = agentFacts(first.ua);
       if (facts.bot && !countBots) continue;
-      const hash = await dayHasher(this.s, first.day);
+      let hash = hashers.get(first.day);
+      if (hash === undefined) hashers.set(first.day, hash = await dayHasher(this.s, first.day));
       groups.push({
         targetKind: first.target.kind,
         targetId: first.target.id,
         ownerId: first.target.ownerId,
         referrer: referrerHost(first.referer),
-        country: await countryOf(this.s, first.ip),
+        country: countryOf(first.ip),
         browser: facts.browser,
         os: facts.os,
         device: facts.device,

@@ -256,7 +256,7 @@ async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
       device, bot, visitor, times)
     SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t::boolean, g.v,
       CASE WHEN g.n = 1 THEN NULL ELSE x.ts[g.f + 1 : g.f + g.n] END
-    FROM (SELECT ${all}::bigint[] AS ts) AS x, unnest(
+    FROM (SELECT ${bigintArray(all)}::bigint[] AS ts) AS x, unnest(
       ${groups.map((v) => v.targetKind)}::text[],
       ${groups.map((v) => v.targetId)}::text[],
       ${groups.map((v) => v.ownerId)}::text[],
@@ -274,6 +274,13 @@ async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
     ORDER BY g.a`;
 }
 
+/**
+ * `numbers` (integers) as PostgreSQL's text form of an array, joined at once:
+ * postgres.js would escape and serialize each element, a busy visitor's many
+ * times a batch.
+ */
+const bigintArray = (numbers: number[]): string => `{${numbers.join(",")}}`;
+
 /** `times` in ascending order (as given when they already are). */
 function sorted(times: number[]): number[] {
   for (let i = 1; i < times.length; i++) {
@@ -285,7 +292,9 @@ function sorted(times: number[]): number[] {
 /** Stores `marks`; returns those that were not stored yet. */
 async function newMarks(sql: Sql, marks: SeenMark[]): Promise<SeenMark[]> {
   if (marks.length === 0) return [];
-  const sorted = [...marks].sort((a, b) => (markKey(a) < markKey(b) ? -1 : 1));
+  // Each key made once (not twice a comparison), for the order and for the answer's lookup.
+  const byKey = new Map(marks.map((m) => [markKey(m), m]));
+  const sorted = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   const rows = await sql<{ k: string; i: string; s: string; st: string; v: string }[]>`
     INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
     SELECT k, i, s, to_timestamp(st / 1000.0), v FROM unnest(
@@ -298,7 +307,6 @@ async function newMarks(sql: Sql, marks: SeenMark[]): Promise<SeenMark[]> {
     ON CONFLICT DO NOTHING
     RETURNING target_kind AS k, target_id AS i, span AS s,
       (extract(epoch FROM start) * 1000)::bigint::text AS st, visitor AS v`;
-  const byKey = new Map(sorted.map((m) => [markKey(m), m]));
   return rows.flatMap((r) => {
     const mark = byKey.get(
       markKey({
