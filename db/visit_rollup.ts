@@ -253,11 +253,18 @@ export function deltaOf(
 
 /** Credits each new mark's unique visitor to its roll-up's hour. */
 export function credit(deltas: Map<string, HourDelta>, fresh: Iterable<SeenMark>): void {
-  for (const mark of fresh) {
-    const delta = deltaOf(deltas, mark.scope, mark.hour);
-    if (mark.span === "h") delta.hourUniques++;
-    else delta.dayUniques++;
-  }
+  for (const mark of fresh) creditMarks(deltas, mark, 1);
+}
+
+/** Credits `count` new marks of one roll-up's span, credited to `hour`. */
+export function creditMarks(
+  deltas: Map<string, HourDelta>,
+  { scope, span, hour }: Pick<SeenMark, "scope" | "span" | "hour">,
+  count: number,
+): void {
+  const delta = deltaOf(deltas, scope, hour);
+  if (span === "h") delta.hourUniques += count;
+  else delta.dayUniques += count;
 }
 
 /** A delta's dimensions as counts. */
