@@ -7,20 +7,25 @@
  *     round alternating, the verdict the median of the rounds' on / off), wrk
  *     on loopback (`GET /go/<code>`); beside requests per second, the CPU time
  *     the server (and PostgreSQL) spent per redirect, steadier on a shared
- *     machine; goal: on at least 85 % of off. Every request comes from one
- *     client with one user agent, as the recorder groups a batch's visits by
- *     visitor: the best case for it, as traffic that repeats its visitors is
- *     (a server's many visitors cost a group each per batch, see
- *     `docs/scaling.md`);
+ *     machine; goal: on at least 85 % of off. Two kinds of traffic
+ *     ({@link TRAFFIC}): every request from one client with one user agent
+ *     (the recorder groups a batch's visits by visitor: its best case, as
+ *     traffic that repeats its visitors is), and every request from a visitor
+ *     of its own (`wrk/many_visitors.lua`: a random `X-Forwarded-For`, the
+ *     server trusting one proxy, and one of five user agents: a group, a hash
+ *     and seen marks a visit, its worst case);
  * (b) the time `GET /api/user/urls/:id/visits`'s store reads take for a month
  *     by day (the core's `targetVisits` / `ownerVisits` / `serverVisits`),
  *     over hourly roll-ups holding {@link VISITS} visits written in bulk
  *     through the store (`VisitStore.addHours`, no raw visits); goal: under
  *     200 ms on PostgreSQL and 1 s on Deno KV.
  *
- * Writes `bench/results/visits.md`. `--visits=N` changes (b)'s total,
+ * Writes `bench/results/visits.md`, a section per part, each with when it was
+ * measured and the load average; `--parts=a` or `--parts=b` runs one part and
+ * keeps the other's section from the file as it was (hand-written notes are
+ * not kept: write them again). `--visits=N` changes (b)'s total,
  * `BENCH_VISITS_ROUNDS=<n>` (a)'s rounds.
- * Run: `deno task bench visits`.
+ * Run: `deno task bench visits [--parts=a|b]`.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -39,10 +44,10 @@ import { loadAverage, wrkMachineSection } from "./helpers/machine.ts";
 import { alternate, median, type PairedRound, pairedVerdict } from "./helpers/paired.ts";
 import { FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { kvStore, postgresStore } from "./helpers/stores.ts";
-import { wrk, type WrkResult } from "./helpers/wrk.ts";
+import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 const LOAD = { threads: 2, connections: 32, durationSeconds: 8, warmupSeconds: 2 };
-/** Rounds of off and on per store. */
+/** Rounds of off and on per store and traffic. */
 const ROUNDS = Number(Deno.env.get("BENCH_VISITS_ROUNDS") ?? 7);
 /** Visits the roll-ups of (b) hold, by default. */
 const VISITS = 10_000_000;
@@ -57,6 +62,20 @@ const ENV = {
   SERVICE_RATELIMIT_ENABLED: "false",
 };
 
+/** (a)'s kinds of traffic: what wrk sends and what the server needs for it. */
+const TRAFFIC = {
+  one: { label: "one visitor", script: undefined, env: {} },
+  many: {
+    label: "many visitors",
+    script: WRK_SCRIPTS.manyVisitors,
+    env: { SERVICE_CORE_TRUST_PROXY: "true" },
+  },
+} as const;
+type Traffic = keyof typeof TRAFFIC;
+
+/** The parts this run measures. */
+type Part = "a" | "b";
+
 /** One measured run: wrk's report and the CPU time spent per redirect. */
 interface Run {
   wrk: WrkResult;
@@ -68,31 +87,36 @@ interface Run {
 
 interface Paired {
   store: string;
+  traffic: Traffic;
   /** Side `a`: analytics off; `b`: on. */
   rounds: PairedRound<Run>[];
 }
 
-/** `GET /go/<code>` under load with analytics `on` or off; `databasePid` the postmaster's. */
+/** `GET /go/<code>` under `traffic` with analytics `on` or off; `databasePid` the postmaster's. */
 async function redirects(
   env: Record<string, string>,
+  traffic: Traffic,
   on: boolean,
   databasePid: number | null,
 ): Promise<Run> {
+  const { script, env: trafficEnv } = TRAFFIC[traffic];
   const server = await startServer(FERRY_ARGS, {
     ...env,
+    ...trafficEnv,
     SERVICE_ANALYTICS_ENABLED: String(on),
   }, "/api/healthcheck");
   cleanups.push(() => server.stop());
   try {
     const url = `${server.origin}/go/${CODE}`;
-    await wrk({ url, ...LOAD, durationSeconds: LOAD.warmupSeconds });
+    await wrk({ url, ...LOAD, script, durationSeconds: LOAD.warmupSeconds });
     const cpu = async () => [
       await treeCpuSeconds(server.pid),
       databasePid === null ? 0 : await treeCpuSeconds(databasePid),
     ];
     const [server0, database0] = await cpu();
-    const result = await wrk({ url, ...LOAD });
+    const result = await wrk({ url, ...LOAD, script });
     const [server1, database1] = await cpu();
+    if (result.non2xx > 0) throw new Error(`${result.non2xx} answers not 3xx:\n${result.output}`);
     const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
     const run = {
       wrk: result,
@@ -100,7 +124,9 @@ async function redirects(
       databaseUs: perRequest(database1 - database0),
     };
     console.log(
-      `  analytics ${on ? "on" : "off"}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
+      `  ${traffic}, analytics ${on ? "on" : "off"}: ${
+        result.requestsPerSecond.toFixed(0)
+      } req/s, ` +
         `${run.serverUs.toFixed(1)} µs server + ${
           run.databaseUs.toFixed(1)
         } µs database CPU a request`,
@@ -111,13 +137,21 @@ async function redirects(
   }
 }
 
+/** (a) on one store: {@link ROUNDS} paired rounds of each traffic. */
 async function paired(
   store: string,
   env: Record<string, string>,
   databasePid: number | null,
-): Promise<Paired> {
-  const rounds = await alternate(ROUNDS, (side) => redirects(env, side === "b", databasePid));
-  return { store, rounds };
+): Promise<Paired[]> {
+  const pairs: Paired[] = [];
+  for (const traffic of Object.keys(TRAFFIC) as Traffic[]) {
+    const rounds = await alternate(
+      ROUNDS,
+      (side) => redirects(env, traffic, side === "b", databasePid),
+    );
+    pairs.push({ store, traffic, rounds });
+  }
+  return pairs;
 }
 
 /** The roll-up hours of (b): `TARGETS` links of one owner, their owner's and the server's. */
@@ -218,103 +252,196 @@ async function queries(label: string, store: Store, total: number): Promise<Quer
   return rows;
 }
 
-/** Runs (a) and (b) on both stores and writes `bench/results/visits.md`. */
+/** The parts `--parts` names (`a`, `b` or `a,b`; both when absent). */
+function partsOf(value: string | undefined): Set<Part> {
+  const parts = new Set((value ?? "a,b").split(",").map((p) => p.trim()));
+  for (const part of parts) {
+    if (part !== "a" && part !== "b") throw new Error(`--parts: no part ${part} (a, b)`);
+  }
+  return parts as Set<Part>;
+}
+
+/**
+ * The section of the Markdown `text` whose heading starts with `heading`
+ * (`## (b)`), up to the next heading of its level; `null` when it has none.
+ */
+function sectionOf(text: string, heading: string): string | null {
+  const lines = text.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(heading));
+  if (start < 0) return null;
+  const end = lines.findIndex((line, i) => i > start && line.startsWith("## "));
+  return `${lines.slice(start, end < 0 ? undefined : end).join("\n").trimEnd()}\n`;
+}
+
+/** When a part was measured, for its section. */
+interface Measured {
+  date: string;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+/** Runs `body`, noting when and at which load. */
+async function measured<T>(body: () => Promise<T>): Promise<{ result: T; when: Measured }> {
+  const date = new Date().toISOString();
+  const loadBefore = await loadAverage();
+  const result = await body();
+  return { result, when: { date, loadBefore, loadAfter: await loadAverage() } };
+}
+
+const measuredLine = (m: Measured) =>
+  `Measured ${m.date}, load average ${m.loadBefore} before, ${m.loadAfter} after.`;
+const rps = (run: Run) => run.wrk.requestsPerSecond;
+const cpuUs = (run: Run) => run.serverUs + run.databaseUs;
+const pct = (ratio: number) => `${(100 * ratio).toFixed(0)} %`;
+
+/** (a)'s section of the results. */
+function redirectSection(pairs: Paired[], when: Measured): string {
+  return [
+    "## (a) Redirects per second, analytics off and on (paired)",
+    "",
+    measuredLine(when),
+    "",
+    `\`GET /go/<code>\` (302, the fast path), wrk ${LOAD.threads} threads, ${LOAD.connections} ` +
+    `connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s of warm-up; ${ROUNDS} ` +
+    "rounds of off and on (the first of each round alternating) per store and traffic, a fresh " +
+    "server each run. Traffic: *one visitor* (every request from one client, one user agent: " +
+    "the batch's best case) or *many visitors* (`bench/wrk/many_visitors.lua`: each request " +
+    "from an address of its own out of 16 million through a trusted proxy's " +
+    "`X-Forwarded-For`, one of five user agents: a group, a hash and seen marks a visit, the " +
+    "batch's worst case; the server trusts the proxy with analytics off too). The verdict is " +
+    "the median of the rounds' on / off (each round's two runs a minute apart at most). CPU " +
+    "is the time the server process (every thread) and PostgreSQL (every backend) spent per " +
+    "redirect during the run; on / off of CPU is the median of the rounds' off CPU / on CPU " +
+    "(the throughput the CPU alone would allow). Goal: on ≥ 85 % of off.",
+    "",
+    "| store | traffic | off (req/s, median) | on (req/s, median) | on / off (median of rounds) " +
+    "| CPU µs a redirect, off → on (medians) | on / off by CPU (median of rounds) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ...pairs.map((p) => {
+      const v = pairedVerdict(p.rounds, rps);
+      const cpu = pairedVerdict(p.rounds, cpuUs);
+      const byCpu = pairedVerdict(p.rounds, (run) => 1 / cpuUs(run));
+      return `| ${p.store} | ${TRAFFIC[p.traffic].label} | ${v.a.toFixed(0)} | ` +
+        `${v.b.toFixed(0)} | ${pct(v.ratio)} | ${cpu.a.toFixed(1)} → ${cpu.b.toFixed(1)} | ` +
+        `${pct(byCpu.ratio)} |`;
+    }),
+    "",
+    "Each round (load average at its start; req/s and server + database CPU µs a redirect):",
+    "",
+    "| store | traffic | round | load | off req/s | on req/s | on / off | off CPU µs | " +
+    "on CPU µs |",
+    "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+    ...pairs.flatMap((p) =>
+      p.rounds.map((r, i) =>
+        `| ${p.store} | ${TRAFFIC[p.traffic].label} | ${i + 1} | ${r.load} | ` +
+        `${rps(r.a).toFixed(0)} | ${rps(r.b).toFixed(0)} | ${pct(rps(r.b) / rps(r.a))} | ` +
+        `${r.a.serverUs.toFixed(1)} + ${r.a.databaseUs.toFixed(1)} | ` +
+        `${r.b.serverUs.toFixed(1)} + ${r.b.databaseUs.toFixed(1)} |`
+      )
+    ),
+    "",
+  ].join("\n");
+}
+
+/** (b)'s section of the results. */
+function querySection(rows: QueryRow[], total: number, when: Measured): string {
+  return [
+    "## (b) A month by day over stored visits",
+    "",
+    measuredLine(when),
+    "",
+    `${total.toLocaleString("en")} visits as hourly roll-ups written in bulk through the store ` +
+    `(\`VisitStore.addHours\`): ${TARGETS} links of one owner over ${DAYS} days (one row per ` +
+    "link and hour, five dimension values each), with the owner's and the server's roll-ups; " +
+    "no raw visits (the reads never touch them). Each read is the core's report (the hours " +
+    "of 30 days, the dimensions' sums, the buckets), timed five times. Goal: < 200 ms on " +
+    "PostgreSQL, < 1 s on Deno KV.",
+    "",
+    "| store | read | median ms | runs (ms) | visits in the month |",
+    "| --- | --- | ---: | --- | ---: |",
+    ...rows.map((r) =>
+      `| ${r.store} | ${r.what} | ${median(r.ms).toFixed(1)} | ` +
+      `${r.ms.map((m) => m.toFixed(1)).join(", ")} | ${r.visits.toLocaleString("en")} |`
+    ),
+    "",
+  ].join("\n");
+}
+
+/** (a) on both stores: the stores filled with the redirect's link, then the paired rounds. */
+async function partA(url: string, pid: number): Promise<Paired[]> {
+  const kvDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kv-" });
+  cleanups.push(() => Deno.remove(kvDir, { recursive: true }));
+  const kv = await kvStore(join(kvDir, "ferry.kv"));
+  await populate(kv).finally(() => kv.close());
+  console.log("(a) Deno KV");
+  const kvPairs = await paired("Deno KV", { ...ENV, SERVICE_DATA_DIR: kvDir }, null);
+
+  const pg = await postgresStore(url);
+  await populate(pg).finally(() => pg.close());
+  const pgDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-pg-" });
+  cleanups.push(() => Deno.remove(pgDir, { recursive: true }));
+  console.log("(a) PostgreSQL");
+  const pgPairs = await paired("PostgreSQL", {
+    ...ENV,
+    SERVICE_DATA_DIR: pgDir,
+    DATABASE_URL: url,
+  }, pid);
+  return [...kvPairs, ...pgPairs];
+}
+
+/** (b) on both stores, each filled with `total` visits. */
+async function partB(url: string, total: number): Promise<QueryRow[]> {
+  console.log("(b)");
+  const kvQueryDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kvq-" });
+  cleanups.push(() => Deno.remove(kvQueryDir, { recursive: true }));
+  const kvq = await kvStore(join(kvQueryDir, "ferry.kv"));
+  const kvRows = await queries("Deno KV", kvq, total).finally(() => kvq.close());
+  const pgq = await postgresStore(url);
+  const pgRows = await queries("PostgreSQL", pgq, total).finally(() => pgq.close());
+  return [...kvRows, ...pgRows];
+}
+
+/**
+ * Runs the parts `--parts` names (both by default) on both stores and writes
+ * `bench/results/visits.md`, a part not run keeping its section as it was.
+ */
 export function run(args: string[] = Deno.args): Promise<string> {
-  const { values } = parseArgs({ args, options: { visits: { type: "string" } }, strict: false });
+  const { values } = parseArgs({
+    args,
+    options: { visits: { type: "string" }, parts: { type: "string" } },
+    strict: false,
+  });
   const total = Number(values.visits ?? VISITS);
+  const parts = partsOf(values.parts as string | undefined);
   return wrkBench(async () => {
-    const loadBefore = await loadAverage();
-    const kvDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kv-" });
-    cleanups.push(() => Deno.remove(kvDir, { recursive: true }));
-    const kv = await kvStore(join(kvDir, "ferry.kv"));
-    await populate(kv).finally(() => kv.close());
-    console.log("(a) Deno KV");
-    const kvPaired = await paired("Deno KV", { ...ENV, SERVICE_DATA_DIR: kvDir }, null);
-
+    const previous = await Deno.readTextFile(RESULTS).catch(() => "");
+    const kept = (heading: string) =>
+      sectionOf(previous, heading) ?? `${heading} …\n\nNot measured yet.\n`;
     const { url, version, pid } = await benchDatabase();
-    const pg = await postgresStore(url);
-    await populate(pg).finally(() => pg.close());
-    const pgDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-pg-" });
-    cleanups.push(() => Deno.remove(pgDir, { recursive: true }));
-    console.log("(a) PostgreSQL");
-    const pgPaired = await paired("PostgreSQL", {
-      ...ENV,
-      SERVICE_DATA_DIR: pgDir,
-      DATABASE_URL: url,
-    }, pid);
-
-    console.log("(b)");
-    const kvQueryDir = await Deno.makeTempDir({ prefix: "ferry-bench-visits-kvq-" });
-    cleanups.push(() => Deno.remove(kvQueryDir, { recursive: true }));
-    const kvq = await kvStore(join(kvQueryDir, "ferry.kv"));
-    const kvRows = await queries("Deno KV", kvq, total).finally(() => kvq.close());
-    const pgq = await postgresStore(url);
-    const pgRows = await queries("PostgreSQL", pgq, total).finally(() => pgq.close());
-    const loadAfter = await loadAverage();
+    let a = kept("## (a)");
+    if (parts.has("a")) {
+      const { result, when } = await measured(() => partA(url, pid));
+      a = redirectSection(result, when);
+    }
+    let b = kept("## (b)");
+    if (parts.has("b")) {
+      const { result, when } = await measured(() => partB(url, total));
+      b = querySection(result, total, when);
+    }
+    const machine = await wrkMachineSection(version);
     await cleanUp();
 
-    const rps = (run: Run) => run.wrk.requestsPerSecond;
-    const cpuUs = (run: Run) => run.serverUs + run.databaseUs;
-    const pct = (ratio: number) => `${(100 * ratio).toFixed(0)} %`;
     const text = [
       "# Visits: redirects with analytics on and off, and reading a month",
       "",
-      "Written by `bench/visits.ts` (`deno task bench visits`). The machine is shared with other " +
-      `work: load average ${loadBefore} before, ${loadAfter} after.`,
+      "Written by `bench/visits.ts` (`deno task bench visits`; `--parts=a` or `--parts=b` " +
+      "measures one part and keeps the other's section as it was). Each part says when it was " +
+      "measured and the load average then: the machine is shared with other work. The machine " +
+      `below is the latest run's (parts: ${[...parts].join(", ")}).`,
       "",
-      await wrkMachineSection(version),
-      "## (a) Redirects per second, analytics off and on (paired)",
-      "",
-      `\`GET /go/<code>\` (302, the fast path), wrk ${LOAD.threads} threads, ${LOAD.connections} ` +
-      `connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s of warm-up, every ` +
-      `request from one client; ${ROUNDS} rounds of off and on (the first of each round ` +
-      "alternating), a fresh server each run. The verdict is the median of the rounds' on / off " +
-      "(each round's two runs a minute apart at most). CPU is the time the server process " +
-      "(every thread) and PostgreSQL (every backend) spent per redirect during the run. " +
-      "Goal: on ≥ 85 % of off.",
-      "",
-      "| store | off (req/s, median) | on (req/s, median) | on / off (median of rounds) | " +
-      "CPU µs a redirect, off → on (medians) |",
-      "| --- | ---: | ---: | ---: | ---: |",
-      ...[kvPaired, pgPaired].map((p) => {
-        const v = pairedVerdict(p.rounds, rps);
-        const cpu = pairedVerdict(p.rounds, cpuUs);
-        return `| ${p.store} | ${v.a.toFixed(0)} | ${v.b.toFixed(0)} | ${pct(v.ratio)} | ` +
-          `${cpu.a.toFixed(1)} → ${cpu.b.toFixed(1)} |`;
-      }),
-      "",
-      "Each round (load average at its start; req/s and server + database CPU µs a redirect):",
-      "",
-      "| store | round | load | off req/s | on req/s | on / off | off CPU µs | on CPU µs |",
-      "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
-      ...[kvPaired, pgPaired].flatMap((p) =>
-        p.rounds.map((r, i) =>
-          `| ${p.store} | ${i + 1} | ${r.load} | ${rps(r.a).toFixed(0)} | ${
-            rps(r.b).toFixed(0)
-          } | ` +
-          `${pct(rps(r.b) / rps(r.a))} | ${r.a.serverUs.toFixed(1)} + ${
-            r.a.databaseUs.toFixed(1)
-          } | ` +
-          `${r.b.serverUs.toFixed(1)} + ${r.b.databaseUs.toFixed(1)} |`
-        )
-      ),
-      "",
-      "## (b) A month by day over stored visits",
-      "",
-      `${total.toLocaleString("en")} visits as hourly roll-ups written in bulk through the store ` +
-      `(\`VisitStore.addHours\`): ${TARGETS} links of one owner over ${DAYS} days (one row per ` +
-      "link and hour, five dimension values each), with the owner's and the server's roll-ups; " +
-      "no raw visits (the reads never touch them). Each read is the core's report (the hours " +
-      "of 30 days, the dimensions' sums, the buckets), timed five times. Goal: < 200 ms on " +
-      "PostgreSQL, < 1 s on Deno KV.",
-      "",
-      "| store | read | median ms | runs (ms) | visits in the month |",
-      "| --- | --- | ---: | --- | ---: |",
-      ...[...kvRows, ...pgRows].map((r) =>
-        `| ${r.store} | ${r.what} | ${median(r.ms).toFixed(1)} | ` +
-        `${r.ms.map((m) => m.toFixed(1)).join(", ")} | ${r.visits.toLocaleString("en")} |`
-      ),
-      "",
+      machine,
+      a,
+      b,
     ].join("\n");
     await Deno.writeTextFile(RESULTS, text);
     console.log(text);

@@ -9,7 +9,10 @@
  * A load in flight is shared by every caller of its key, whatever the time;
  * a failed load is not kept. With `staleWhileRefresh`, an answer past its
  * time is still given while one new load replaces it (a list that takes a
- * while to read). Each cache is bounded in entries and in bytes (an
+ * while to read). With `refreshAheadMs`, an answer asked for in the last
+ * moments of its time starts one new load that replaces it when it arrives,
+ * so that a busy key is never missing while its next load runs, and no
+ * answer is used past its time (a busy redirect's name). Each cache is bounded in entries and in bytes (an
  * estimate, {@link approxBytes}), the oldest answers going first.
  */
 
@@ -25,6 +28,13 @@ export interface FreshOptions<V> {
   sizeOf?: (value: V) => number;
   /** Past its time, an answer is still given while one new load replaces it. */
   staleWhileRefresh?: boolean;
+  /**
+   * An answer asked for (by `get`, or by `peek` given a load) this many ms or
+   * less before its time is up starts one new load, which replaces it when
+   * it arrives (fresh from that load's start); meanwhile it is still given,
+   * never past its time.
+   */
+  refreshAheadMs?: number;
 }
 
 /** One cached answer. */
@@ -57,10 +67,16 @@ export class FreshCache<V> {
     return { entries: this.#entries.size, bytes: this.#bytes };
   }
 
-  /** The answer for `key` once it has arrived and while it is fresh at `now`; else `undefined`. */
-  peek(key: string, now: number): { value: V } | undefined {
+  /**
+   * The answer for `key` once it has arrived and while it is fresh at `now`;
+   * else `undefined`. Given a `load`, a fresh answer near its end
+   * (`refreshAheadMs`) starts its replacement; a missing one starts nothing.
+   */
+  peek(key: string, now: number, load?: () => Promise<V>): { value: V } | undefined {
     const hit = this.#entries.get(key);
-    return hit && hit.until > now ? hit.settled : undefined;
+    if (hit === undefined || hit.until <= now) return undefined;
+    if (load !== undefined) this.#refreshAhead(key, hit, now, load);
+    return hit.settled;
   }
 
   /**
@@ -70,7 +86,10 @@ export class FreshCache<V> {
   get(key: string, now: number, load: () => Promise<V>): Promise<V> {
     const hit = this.#entries.get(key);
     if (hit) {
-      if (hit.until > now) return hit.value;
+      if (hit.until > now) {
+        this.#refreshAhead(key, hit, now, load);
+        return hit.value;
+      }
       if (this.#options.staleWhileRefresh) {
         this.#refresh(key, hit, now, load);
         return hit.value;
@@ -118,6 +137,12 @@ export class FreshCache<V> {
       },
     );
     return entry;
+  }
+
+  /** Starts the replacement of the fresh `hit` when its time ends within `refreshAheadMs`. */
+  #refreshAhead(key: string, hit: Entry<V>, now: number, load: () => Promise<V>): void {
+    const ahead = this.#options.refreshAheadMs;
+    if (ahead !== undefined && hit.until - now <= ahead) this.#refresh(key, hit, now, load);
   }
 
   /** Starts the load that replaces `stale` when it arrives, unless `stale` is forgotten first. */

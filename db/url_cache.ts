@@ -1,7 +1,8 @@
 /**
  * The public redirect's shortcuts around a backend's {@link UrlStore}, as the
  * serving store (`serving.ts`) wraps it once where the store opens: names
- * resolved through a one-second cache ({@link FreshCache}) and views of URLs
+ * resolved through a one-second cache ({@link FreshCache}, a busy name loaded
+ * again in its last half second) and views of URLs
  * without `maxViews` counted in batches ({@link ViewBatch}). A transaction's
  * view is the plain backend: it reads what was written. Every write clears
  * the cache; every read adds the views still waiting, so this process always
@@ -22,6 +23,13 @@ import { ViewBatch } from "./view_batch.ts";
 
 /** How long a name's answer is used. */
 export const URLS_FRESH_MS = 1000;
+/**
+ * A name asked for this close to the end of its answer's time is loaded again
+ * in the background, the answer used meanwhile: a busy name stays on the fast
+ * path instead of sending requests through the app until its reload arrives
+ * (later when the database is busy, say writing a batch of visits).
+ */
+export const URLS_REFRESH_AHEAD_MS = 500;
 
 /** {@link ServingUrlStore} over `store`. */
 export class CachedUrls implements ServingUrlStore {
@@ -30,6 +38,7 @@ export class CachedUrls implements ServingUrlStore {
   readonly #batch: ViewBatch;
   readonly #names = new FreshCache<UrlRecord | null>({
     ttlMs: URLS_FRESH_MS,
+    refreshAheadMs: URLS_REFRESH_AHEAD_MS,
     maxEntries: 10_000,
     maxBytes: 8 * 1024 * 1024,
   });
@@ -45,7 +54,7 @@ export class CachedUrls implements ServingUrlStore {
   }
 
   resolveCached(name: string): UrlRecord | null | undefined {
-    return this.#names.peek(name, this.#clock.now())?.value;
+    return this.#names.peek(name, this.#clock.now(), () => this.getByName(name))?.value;
   }
 
   countView(id: string): void {

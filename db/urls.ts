@@ -146,7 +146,8 @@ export interface ServingUrlStore extends UrlStore {
   resolve(name: string): Promise<UrlRecord | null>;
   /**
    * {@link resolve}'s answer when the cache holds a fresh one, at once;
-   * `undefined` when it would have to ask the store.
+   * `undefined` when it would have to ask the store. A fresh answer near its
+   * end is loaded again in the background, so a busy name stays cached.
    */
   resolveCached(name: string): UrlRecord | null | undefined;
   /**

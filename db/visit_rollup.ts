@@ -89,9 +89,14 @@ export function rollUp(
 ): { deltas: Map<string, HourDelta>; marks: SeenMark[] } {
   const units: HourUnit[] = [];
   for (const group of groups) {
+    const { times } = group;
+    if (times.length === 1) {
+      units.push({ group, hour: hourOf(times[0]), first: times[0], count: 1 });
+      continue;
+    }
     const own = new Map<number, HourUnit>();
     let last: HourUnit | undefined;
-    for (const at of group.times) {
+    for (const at of times) {
       const hour = hourOf(at);
       let unit = last !== undefined && last.hour === hour ? last : own.get(hour);
       if (unit === undefined) {
@@ -106,24 +111,36 @@ export function rollUp(
   units.sort((a, b) => a.first - b.first);
   const deltas = new Map<string, HourDelta>();
   const marks = new Map<string, SeenMark>();
+  const addMark = (mark: SeenMark) => {
+    const key = markKey(mark);
+    if (!marks.has(key)) marks.set(key, mark);
+  };
   for (const { group, hour, first, count } of units) {
+    const dimensions = dimensionKeys(group);
+    const { visitor } = group;
+    const day = dayOf(first);
     for (const scope of scopesOf(group)) {
       const delta = deltaOf(deltas, scope, hour);
       delta.visits += count;
-      for (const dimension of VISIT_DIMENSIONS) {
-        const value = group[dimension];
-        if (value === null || value === "") continue;
-        const key = `${dimension}\0${value.slice(0, MAX_VALUE_LENGTH)}`;
+      for (const key of dimensions) {
         delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);
       }
-      for (const [span, start] of [["h", hour], ["d", dayOf(first)]] as const) {
-        const mark = { scope, span, start, visitor: group.visitor, hour };
-        const key = markKey(mark);
-        if (!marks.has(key)) marks.set(key, mark);
-      }
+      addMark({ scope, span: "h", start: hour, visitor, hour });
+      addMark({ scope, span: "d", start: day, visitor, hour });
     }
   }
   return { deltas, marks: [...marks.values()] };
+}
+
+/** The `dimension\0value` keys of a group's dimensions that have a value. */
+function dimensionKeys(group: VisitGroup): string[] {
+  const keys: string[] = [];
+  for (const dimension of VISIT_DIMENSIONS) {
+    const value = group[dimension];
+    if (value === null || value === "") continue;
+    keys.push(`${dimension}\0${value.slice(0, MAX_VALUE_LENGTH)}`);
+  }
+  return keys;
 }
 
 /** The fields that make visits alike, as one string. */
@@ -236,11 +253,18 @@ export function deltaOf(
 
 /** Credits each new mark's unique visitor to its roll-up's hour. */
 export function credit(deltas: Map<string, HourDelta>, fresh: Iterable<SeenMark>): void {
-  for (const mark of fresh) {
-    const delta = deltaOf(deltas, mark.scope, mark.hour);
-    if (mark.span === "h") delta.hourUniques++;
-    else delta.dayUniques++;
-  }
+  for (const mark of fresh) creditMarks(deltas, mark, 1);
+}
+
+/** Credits `count` new marks of one roll-up's span, credited to `hour`. */
+export function creditMarks(
+  deltas: Map<string, HourDelta>,
+  { scope, span, hour }: Pick<SeenMark, "scope" | "span" | "hour">,
+  count: number,
+): void {
+  const delta = deltaOf(deltas, scope, hour);
+  if (span === "h") delta.hourUniques += count;
+  else delta.dayUniques += count;
 }
 
 /** A delta's dimensions as counts. */

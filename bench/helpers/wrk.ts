@@ -16,6 +16,8 @@ export const WRK_SCRIPTS = {
   rotateAuth: "bench/wrk/rotate_auth.lua",
   /** POSTs the multipart body `WRK_BODY` (boundary `WRK_BOUNDARY`). */
   upload: "bench/wrk/upload.lua",
+  /** Each request from a visitor of its own (`X-Forwarded-For`, one of five user agents). */
+  manyVisitors: "bench/wrk/many_visitors.lua",
 };
 
 /** One wrk run. */

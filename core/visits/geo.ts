@@ -38,13 +38,23 @@ function readerOf(s: Services): Promise<Reader<CountryResponse> | null> {
   return current.reader;
 }
 
-/** The ISO country code of `ip`, or `null`. */
-export async function countryOf(s: Services, ip: string): Promise<string | null> {
+/** The country of an address: its ISO code, or `null`. */
+export type CountryLookup = (ip: string) => string | null;
+
+/**
+ * The lookup of the configured database (`null` for every address without
+ * one), read once for a batch of visits.
+ */
+export async function countryLookup(s: Services): Promise<CountryLookup> {
   const reader = await readerOf(s);
-  if (reader === null || !(await maxmind()).validate(ip)) return null;
-  try {
-    return reader.get(ip)?.country?.iso_code ?? null;
-  } catch {
-    return null;
-  }
+  if (reader === null) return () => null;
+  const { validate } = await maxmind();
+  return (ip) => {
+    if (!validate(ip)) return null;
+    try {
+      return reader.get(ip)?.country?.iso_code ?? null;
+    } catch {
+      return null;
+    }
+  };
 }

@@ -25,7 +25,7 @@ import { dayOf } from "../../db/visit_rollup.ts";
 import type { VisitGroup, VisitTargetKind } from "../../db/visits.ts";
 import { systemTimer, type Timer } from "../clock.ts";
 import { perServices, type Services } from "../services.ts";
-import { dayHasher } from "./salt.ts";
+import { dayHasher, type VisitorHasher } from "./salt.ts";
 
 /**
  * The user-agent parser and bot list (ua-parser-js, isbot) and the GeoLite2
@@ -217,18 +217,21 @@ export class VisitRecorder {
       else for (const time of visit.times) group.times.push(time);
     }
     const countBots = this.s.settings.get("analyticsCountBots");
-    const [{ agentFacts, referrerHost }, { countryOf }] = await enrichment();
+    const [{ agentFacts, referrerHost }, { countryLookup }] = await enrichment();
+    const countryOf = await countryLookup(this.s);
+    const hashers = new Map<number, VisitorHasher>();
     const groups: VisitGroup[] = [];
     for (const first of alike.values()) {
       const facts = agentFacts(first.ua);
       if (facts.bot && !countBots) continue;
-      const hash = await dayHasher(this.s, first.day);
+      let hash = hashers.get(first.day);
+      if (hash === undefined) hashers.set(first.day, hash = await dayHasher(this.s, first.day));
       groups.push({
         targetKind: first.target.kind,
         targetId: first.target.id,
         ownerId: first.target.ownerId,
         referrer: referrerHost(first.referer),
-        country: await countryOf(this.s, first.ip),
+        country: countryOf(first.ip),
         browser: facts.browser,
         os: facts.os,
         device: facts.device,

@@ -1,17 +1,17 @@
 /**
  * Visits on PostgreSQL: a batch is one transaction of four statements (the
- * raw visits, a row per group of alike visits with their times (032), the seen marks `ON CONFLICT DO NOTHING RETURNING` the new
- * ones, the hours and their dimensions upserted by addition), each over
+ * raw visits, a row per group of alike visits with their times (032), the
+ * seen marks `ON CONFLICT DO NOTHING` with the new ones counted per roll-up
+ * hour, the hours and their dimensions upserted by addition), each over
  * arrays with `unnest` and in key order, so that concurrent batches of
  * several instances add up exactly and never deadlock.
  */
 import type { Sql } from "postgres";
 import {
-  credit,
+  creditMarks,
   deltaKey,
   dimensionCounts,
   type HourDelta,
-  markKey,
   partsOf,
   rollUp,
   type SeenMark,
@@ -79,7 +79,7 @@ export class PostgresVisits implements VisitStore {
       for (const part of partsOf(groups, 10 * ROWS_PER_STATEMENT, 1, () => 10)) {
         await insertRaw(tx as unknown as Sql, partsOf(part, TIMES_PER_ROW, 1).flat());
       }
-      credit(deltas, await newMarks(tx as unknown as Sql, marks));
+      await creditNewMarks(tx as unknown as Sql, marks, deltas);
       await addDeltas(tx as unknown as Sql, [...deltas.values()]);
     });
   }
@@ -256,7 +256,7 @@ async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
       device, bot, visitor, times)
     SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t::boolean, g.v,
       CASE WHEN g.n = 1 THEN NULL ELSE x.ts[g.f + 1 : g.f + g.n] END
-    FROM (SELECT ${all}::bigint[] AS ts) AS x, unnest(
+    FROM (SELECT ${bigintArray(all)}::bigint[] AS ts) AS x, unnest(
       ${groups.map((v) => v.targetKind)}::text[],
       ${groups.map((v) => v.targetId)}::text[],
       ${groups.map((v) => v.ownerId)}::text[],
@@ -274,6 +274,13 @@ async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
     ORDER BY g.a`;
 }
 
+/**
+ * `numbers` (integers) as PostgreSQL's text form of an array, joined at once:
+ * postgres.js would escape and serialize each element, a busy visitor's many
+ * times a batch.
+ */
+const bigintArray = (numbers: number[]): string => `{${numbers.join(",")}}`;
+
 /** `times` in ascending order (as given when they already are). */
 function sorted(times: number[]): number[] {
   for (let i = 1; i < times.length; i++) {
@@ -282,34 +289,45 @@ function sorted(times: number[]): number[] {
   return times;
 }
 
-/** Stores `marks`; returns those that were not stored yet. */
-async function newMarks(sql: Sql, marks: SeenMark[]): Promise<SeenMark[]> {
-  if (marks.length === 0) return [];
-  const sorted = [...marks].sort((a, b) => (markKey(a) < markKey(b) ? -1 : 1));
-  const rows = await sql<{ k: string; i: string; s: string; st: string; v: string }[]>`
-    INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
-    SELECT k, i, s, to_timestamp(st / 1000.0), v FROM unnest(
-      ${sorted.map((m) => m.scope.kind)}::text[],
-      ${sorted.map((m) => m.scope.id)}::text[],
-      ${sorted.map((m) => m.span)}::text[],
-      ${sorted.map((m) => m.start)}::bigint[],
-      ${sorted.map((m) => m.visitor)}::text[]
-    ) AS t(k, i, s, st, v)
-    ON CONFLICT DO NOTHING
-    RETURNING target_kind AS k, target_id AS i, span AS s,
-      (extract(epoch FROM start) * 1000)::bigint::text AS st, visitor AS v`;
-  const byKey = new Map(sorted.map((m) => [markKey(m), m]));
-  return rows.flatMap((r) => {
-    const mark = byKey.get(
-      markKey({
-        scope: { kind: r.k as SeenMark["scope"]["kind"], id: r.i },
-        span: r.s as "h" | "d",
-        start: Number(r.st),
-        visitor: r.v,
-      }),
-    );
-    return mark ? [mark] : [];
-  });
+/**
+ * Stores `marks` and credits the new ones to their roll-up's hour in
+ * `deltas`: PostgreSQL joins the rows it inserted back to the marks' hours
+ * and answers a count per roll-up, span and hour, not each new mark (a batch
+ * of many visitors has six marks each). Inserted in key order, so that
+ * concurrent batches never deadlock.
+ */
+async function creditNewMarks(
+  sql: Sql,
+  marks: SeenMark[],
+  deltas: Map<string, HourDelta>,
+): Promise<void> {
+  if (marks.length === 0) return;
+  const rows = await sql<
+    { k: VisitScope["kind"]; i: string; s: SeenMark["span"]; h: string; n: number }[]
+  >`
+    WITH m AS (
+      SELECT k, i, s, to_timestamp(st / 1000.0) AS start, v, h FROM unnest(
+        ${marks.map((m) => m.scope.kind)}::text[],
+        ${marks.map((m) => m.scope.id)}::text[],
+        ${marks.map((m) => m.span)}::text[],
+        ${marks.map((m) => m.start)}::bigint[],
+        ${marks.map((m) => m.visitor)}::text[],
+        ${marks.map((m) => m.hour)}::bigint[]
+      ) AS t(k, i, s, st, v, h)
+    ), put AS (
+      INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
+      SELECT k, i, s, start, v FROM m ORDER BY k, i, s, start, v
+      ON CONFLICT DO NOTHING
+      RETURNING target_kind, target_id, span, start, visitor
+    )
+    SELECT m.k, m.i, m.s, m.h::text AS h, count(*)::int AS n
+    FROM put JOIN m ON m.k = put.target_kind AND m.i = put.target_id AND m.s = put.span
+      AND m.start = put.start AND m.v = put.visitor
+    GROUP BY m.k, m.i, m.s, m.h`;
+  for (const row of rows) {
+    const mark = { scope: { kind: row.k, id: row.i }, span: row.s, hour: Number(row.h) };
+    creditMarks(deltas, mark, row.n);
+  }
 }
 
 /** Adds `deltas` to the hours and their dimensions, in key order. */

@@ -3,7 +3,7 @@
  * number: an answer is used until its time is up and loaded again after; a
  * load in flight is shared and a failed one not kept; past its time a
  * stale-while-refreshing answer is still given while one new load replaces
- * it; the cache keeps within its entries and its bytes.
+ * it; near its end a refreshed-ahead one starts its replacement; the cache keeps within its entries and its bytes.
  */
 import assert from "node:assert/strict";
 import { approxBytes, FreshCache, type FreshOptions } from "../../db/fresh_cache.ts";
@@ -99,6 +99,34 @@ Deno.test("fresh cache: stale while refreshing, one refresh, replaced unless for
   late.resolve("late");
   await late.promise;
   assert.equal(fresh.peek("k", 2000), undefined, "a refresh begun before a forget is dropped");
+});
+
+Deno.test("fresh cache: refreshed ahead near its end, the old answer meanwhile, never past its time", async () => {
+  const { fresh } = cache<string>({ refreshAheadMs: 300 });
+  await fresh.get("k", 0, () => Promise.resolve("old"));
+  const next = Promise.withResolvers<string>();
+  let loads = 0;
+  const load = () => (loads++, next.promise);
+  assert.deepEqual(fresh.peek("k", 699, load), { value: "old" });
+  assert.equal(await fresh.get("k", 699, load), "old");
+  assert.equal(loads, 0, "not yet near its end: nothing loaded");
+  assert.deepEqual(fresh.peek("k", 700, load), { value: "old" }, "near its end: the old answer");
+  assert.equal(await fresh.get("k", 800, load), "old", "and again, one load under way");
+  assert.equal(fresh.peek("k", 1000, load), undefined, "never past its time");
+  assert.equal(loads, 1);
+  next.resolve("new");
+  await next.promise;
+  assert.deepEqual(fresh.peek("k", 1000), { value: "new" }, "replaced by the load");
+  assert.equal(fresh.peek("k", 1700), undefined, "fresh from the load's start (700)");
+  assert.equal(fresh.peek("missing", 0, load), undefined);
+  assert.equal(loads, 1, "peek loads nothing that is not cached");
+
+  const late = Promise.withResolvers<string>();
+  assert.equal(await fresh.get("k", 1500, () => late.promise), "new");
+  fresh.delete("k");
+  late.resolve("late");
+  await late.promise;
+  assert.equal(fresh.peek("k", 1500), undefined, "a load begun before a forget is dropped");
 });
 
 Deno.test("fresh cache: bounded in entries and in bytes, the oldest going first", async () => {

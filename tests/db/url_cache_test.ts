@@ -4,12 +4,14 @@
  * its URL store once as it opens.
  */
 import assert from "node:assert/strict";
+import { URLS_FRESH_MS, URLS_REFRESH_AHEAD_MS } from "../../db/url_cache.ts";
 import {
   type ServingSteps,
   servingSuite,
   storedUser as owner,
   urlRecord as url,
 } from "../helpers/stores.ts";
+import { eventually } from "../helpers/wait.ts";
 
 const steps: ServingSteps = {
   "countView: batched, read at once, written on flushViews, gone with its URL": async (store) => {
@@ -63,6 +65,33 @@ const steps: ServingSteps = {
     await store.urls.update(hot.id, { destination: "https://example.org/" }, new Date());
     assert.equal(store.urls.resolveCached("hot"), undefined);
     assert.equal((await store.urls.resolve("hot"))?.destination, "https://example.org/");
+  },
+
+  "resolveCached: a busy name is loaded again near its end and never leaves the cache": async (
+    store,
+    clock,
+    backend,
+  ) => {
+    const u = await owner(store);
+    const hot = url(u.id, "hot");
+    await store.urls.create(hot, null);
+    await store.urls.resolve("hot");
+    // Another process disables it.
+    await backend.urls.update(hot.id, { enabled: false }, new Date());
+    clock.advance(URLS_FRESH_MS - URLS_REFRESH_AHEAD_MS - 1);
+    assert.equal(store.urls.resolveCached("hot")?.enabled, true, "within its second");
+    clock.advance(1);
+    assert.equal(store.urls.resolveCached("hot")?.enabled, true, "near its end: still given");
+    await eventually(
+      "the name loaded again",
+      () => Promise.resolve(store.urls.resolveCached("hot")?.enabled === false),
+    );
+    clock.advance(URLS_REFRESH_AHEAD_MS);
+    assert.equal(
+      store.urls.resolveCached("hot")?.enabled,
+      false,
+      "past the first answer's second, the reloaded one is cached",
+    );
   },
 };
 
