@@ -15,7 +15,7 @@ import { migrate } from "../../db/postgres/migrate.ts";
 import { listPageQuery } from "../../db/postgres/files.ts";
 import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
 import { PostgresStore } from "../../db/postgres/mod.ts";
-import { freshDatabase, ignoreKind, storedUser } from "../helpers/stores.ts";
+import { fileRecord, freshDatabase, ignoreKind, storedUser } from "../helpers/stores.ts";
 
 /** The plan of `query`, one line a node. */
 // deno-lint-ignore no-explicit-any
@@ -100,6 +100,29 @@ Deno.test({
         done = pass.done;
       }
       assert.deepEqual(passes, [6000, 6000, 6000, 2000]);
+    } finally {
+      await sql.end();
+      await db.drop();
+    }
+  },
+});
+
+Deno.test({
+  name: "postgres: an import's bulk inserts refresh the planner's statistics of files",
+  ignore: ignoreKind("postgres"),
+  fn: async () => {
+    const db = await freshDatabase();
+    const sql = postgres(db.url, { max: 2, onnotice: () => {} });
+    try {
+      await migrate(sql, MIGRATIONS);
+      const store = new PostgresStore(sql);
+      const owner = await storedUser(store);
+      for (let run = 0; run < 12; run++) {
+        await store.files.createMany(Array.from({ length: 1000 }, () => fileRecord(owner.id)));
+      }
+      const [{ counted }] = await sql<{ counted: number }[]>`
+        SELECT reltuples::float8 AS counted FROM pg_class WHERE oid = 'files'::regclass`;
+      assert.ok(counted >= 10_000, `the planner counts ${counted} files`);
     } finally {
       await sql.end();
       await db.drop();
