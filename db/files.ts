@@ -160,22 +160,27 @@ export interface FileQuery {
 
 /**
  * How many files match `q`, from its owner's counters (read by `read`, only
- * when they tell): a query narrowed by nothing, by favourite, or by type prefixes alone;
- * `undefined` otherwise (a folder, a tag, a search, private, or favourite and
- * types together).
+ * when they tell): a query narrowed by nothing, by favourite, or by type
+ * prefixes, a search by type or both (the types' counts summed);
+ * `undefined` otherwise (a folder, a tag, another search, private, or
+ * favourite with types or a search).
  */
 export async function countFromStats(
   q: FileQuery,
   read: () => Promise<FileStats>,
 ): Promise<number | undefined> {
+  const typeSearch = q.search?.field === "type";
   if (
     q.private !== undefined || q.folderId !== undefined || q.ids !== undefined ||
-    q.search !== undefined || (q.typePrefixes && q.favorite !== undefined)
+    (q.search !== undefined && !typeSearch) ||
+    ((q.typePrefixes || typeSearch) && q.favorite !== undefined)
   ) return undefined;
   const stats = await read();
-  if (q.typePrefixes) {
+  if (q.typePrefixes || typeSearch) {
+    const needle = q.search?.query.toLowerCase() ?? "";
     return Object.entries(stats.types)
-      .filter(([type]) => q.typePrefixes!.some((p) => type.startsWith(p)))
+      .filter(([type]) => !q.typePrefixes || q.typePrefixes.some((p) => type.startsWith(p)))
+      .filter(([type]) => type.toLowerCase().includes(needle))
       .reduce((sum, [, n]) => sum + n, 0);
   }
   if (q.favorite === undefined) return stats.files;

@@ -150,6 +150,11 @@ export class CachedUrls implements ServingUrlStore {
     return (await this.#store.expiredBy(at, limit)).map((url) => this.#batch.withWaiting(url));
   }
 
+  async exhausted(limit: number): Promise<UrlRecord[]> {
+    await this.#batch.settled();
+    return (await this.#store.exhausted(limit)).map((url) => this.#batch.withWaiting(url));
+  }
+
   async *iterate(): AsyncIterable<UrlRecord> {
     await this.#batch.settled();
     for await (const url of this.#store.iterate()) yield this.#batch.withWaiting(url);

@@ -129,6 +129,11 @@ export interface UrlStore {
   orphanByUser(userId: string): Promise<number>;
   /** Up to `limit` URLs whose `expiresAt` is at or before `at`, soonest first. */
   expiredBy(at: Date, limit: number): Promise<UrlRecord[]>;
+  /**
+   * Up to `limit` URLs whose views reached their `maxViews`, in id order (the
+   * `maxviews` task; PostgreSQL reads them from an index of those alone).
+   */
+  exhausted(limit: number): Promise<UrlRecord[]>;
   /** Every URL, read a page at a time (exports). */
   iterate(): AsyncIterable<UrlRecord>;
 }

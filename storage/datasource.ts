@@ -144,6 +144,13 @@ export interface Datasource {
    * prefix holding a `/`.
    */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Up to `limit` of {@link list}'s names that come after `after` (all of
+   * them without it), in code-point order: a listing read a bounded page at
+   * a time, each going on where the last stopped (a bucket reads only that
+   * page; a directory is read through, keeping `limit` names).
+   */
+  listAfter(prefix: string, after: string | undefined, limit: number): Promise<string[]>;
   /** Removes the object; removing a missing object is not an error. */
   delete(name: string): Promise<void>;
   /** Renames `from` to `to`; rejects with {@link NotFoundError} when `from` is missing. */

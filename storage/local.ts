@@ -336,7 +336,12 @@ export class LocalDatasource implements Datasource {
     return await fileSize(this.#path(name));
   }
 
-  async *list(prefix: string) {
+  list(prefix: string) {
+    return this.#names(prefix);
+  }
+
+  /** {@link list}'s names (a method of its own, which {@link listAfter} reads too). */
+  async *#names(prefix: string) {
     if (prefix.includes("/")) throw new UnsafeNameError(prefix);
     try {
       for await (const entry of Deno.readDir(this.#root)) {
@@ -345,6 +350,17 @@ export class LocalDatasource implements Datasource {
     } catch (error) {
       rethrowUnlessMissing(error);
     }
+  }
+
+  async listAfter(prefix: string, after: string | undefined, limit: number) {
+    let names: string[] = [];
+    const keep = () => names = names.sort(byCodePoint).slice(0, limit);
+    for await (const name of this.#names(prefix)) {
+      if (after !== undefined && byCodePoint(name, after) <= 0) continue;
+      names.push(name);
+      if (names.length >= 2 * limit) keep();
+    }
+    return keep();
   }
 
   async delete(name: string) {
@@ -397,6 +413,19 @@ export class LocalDatasource implements Datasource {
 }
 
 /** Runs `act`; when it finds something missing, makes `folder` (and its parents) and runs it again. */
+/** Code-point order, a bucket's (UTF-8 bytes); UTF-16's `<` differs past U+FFFF. */
+function byCodePoint(a: string, b: string): number {
+  const x = a[Symbol.iterator]();
+  const y = b[Symbol.iterator]();
+  for (;;) {
+    const p = x.next();
+    const q = y.next();
+    if (p.done || q.done) return p.done ? (q.done ? 0 : -1) : 1;
+    const d = p.value.codePointAt(0)! - q.value.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+}
+
 async function inFolder<T>(folder: string, act: () => Promise<T>): Promise<T> {
   try {
     return await act();

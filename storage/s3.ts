@@ -11,6 +11,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsCommand,
   ListObjectsV2Command,
   S3Client,
   S3ServiceException,
@@ -187,6 +188,34 @@ export class S3Datasource implements Datasource {
       for (const object of page.Contents ?? []) yield object.Key!.slice(this.#prefix.length);
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
+  }
+
+  /**
+   * Pages of ListObjects (version 1) with `Marker`, the last key read: a
+   * version 2 listing cut short answers a continuation token, which the test
+   * task's s3rver cannot make under Deno (DES); keys come in UTF-8 byte
+   * order, which is code-point order.
+   */
+  async listAfter(prefix: string, after: string | undefined, limit: number) {
+    if (prefix.includes("/")) throw new UnsafeNameError(prefix);
+    const names: string[] = [];
+    let marker = after === undefined ? undefined : this.#prefix + after;
+    while (names.length < limit) {
+      const page = await this.#client.send(
+        new ListObjectsCommand({
+          Bucket: this.#bucket,
+          Prefix: this.#prefix + prefix,
+          Delimiter: "/",
+          Marker: marker,
+          MaxKeys: Math.min(1000, limit - names.length),
+        }),
+      );
+      const keys = (page.Contents ?? []).map((object) => object.Key!);
+      names.push(...keys.map((key) => key.slice(this.#prefix.length)));
+      marker = keys.at(-1) ?? page.NextMarker;
+      if (!page.IsTruncated || marker === undefined) break;
+    }
+    return names.slice(0, limit);
   }
 
   async delete(name: string) {

@@ -209,33 +209,40 @@ export async function thumbnailUploads(s: Services, files: FileRecord[]): Promis
 
 /** Thumbnail names one read of their files takes, and files with a thumbnail one page holds. */
 const CLEAN_PAGE = 200;
-/** Files with a thumbnail one `cleanthumbnails` pass checks at most; the next goes on from there. */
+/**
+ * Thumbnail objects, and files with a thumbnail, one `cleanthumbnails` pass
+ * checks at most of each; the next goes on from there.
+ */
 export const THUMBNAIL_CHECKS = 5_000;
-/** Where this process's `cleanthumbnails` passes stand: the last file id checked. */
-const cleanedUpTo = perServices((_: Services) => ({ after: undefined as string | undefined }));
+/**
+ * Where this process's `cleanthumbnails` passes stand: the last thumbnail
+ * object and the last file id checked.
+ */
+const cleanedUpTo = perServices((_: Services) => ({
+  object: undefined as string | undefined,
+  after: undefined as string | undefined,
+}));
 
 /**
  * The `cleanthumbnails` task: deletes the thumbnail objects no file records
- * (their files read by id, a page of names at a time) and forgets the
- * thumbnails whose object is gone, checking at most {@link THUMBNAIL_CHECKS}
- * files with a thumbnail a pass (read from the store's index of them, going
- * on where the last pass stopped); returns how many of both. Each is checked
+ * (listed a page of names at a time, their files read by id) and forgets the
+ * thumbnails whose object is gone (files read from the store's index of
+ * them), checking at most {@link THUMBNAIL_CHECKS} of each a pass, going on
+ * where the last pass stopped; returns how many of both. Each is checked
  * again before it goes, so a thumbnail made meanwhile stays.
  */
 export async function cleanThumbnails(s: Services, signal?: AbortSignal): Promise<number> {
-  let cleaned = 0;
-  let names: string[] = [];
-  const sweep = async () => {
-    cleaned += await removeOrphans(s, names);
-    names = [];
-  };
-  for await (const name of s.datasource.list(THUMBNAIL_PREFIX)) {
-    if (signal?.aborted) return cleaned;
-    names.push(name);
-    if (names.length >= CLEAN_PAGE) await sweep();
-  }
-  await sweep();
   const at = cleanedUpTo(s);
+  let cleaned = 0;
+  // One listing a pass (a directory is read through once), its names checked a page at a time.
+  const names = await s.datasource.listAfter(THUMBNAIL_PREFIX, at.object, THUMBNAIL_CHECKS);
+  for (let i = 0; i < names.length && !signal?.aborted; i += CLEAN_PAGE) {
+    const page = names.slice(i, i + CLEAN_PAGE);
+    cleaned += await removeOrphans(s, page);
+    at.object = page.at(-1);
+  }
+  // All listed and checked: the next pass starts over.
+  if (names.length < THUMBNAIL_CHECKS && !signal?.aborted) at.object = undefined;
   for (let checks = 0; checks < THUMBNAIL_CHECKS && !signal?.aborted;) {
     const page = await s.store.files.candidates(
       { kind: "thumbnailed", after: at.after },

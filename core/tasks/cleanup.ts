@@ -12,6 +12,7 @@
  * each stops between pages once its `signal` is aborted.
  */
 import type { FileCandidates, FileRecord } from "../../db/files.ts";
+import type { UrlRecord } from "../../db/urls.ts";
 import { DELETE_BATCH, removeFilesById, yieldTurn } from "../files/bulk_delete.ts";
 import { abandonUpload } from "../files/chunked.ts";
 import { settleStagedUploads } from "../files/staged_uploads.ts";
@@ -69,42 +70,50 @@ export async function deleteExpiredFiles(s: Services, signal?: AbortSignal): Pro
   return await removeCandidates(s, { kind: "expired", by: new Date(s.clock.now()) }, signal);
 }
 
-/** Short URLs one pass of {@link deleteExpiredUrls} reads at a time. */
-const EXPIRED_URLS_PAGE = 500;
+/** Short URLs one read of a URL task takes at a time. */
+const URLS_PAGE = 500;
+
+/**
+ * Removes the short URLs `read` answers (a page of at most {@link URLS_PAGE}
+ * from an index of those it names), a page at a time, until none is left or
+ * `signal` is aborted: a pass reads only what it removes. Returns how many went.
+ */
+async function removeUrlPages(
+  s: Services,
+  read: (limit: number) => Promise<UrlRecord[]>,
+  signal?: AbortSignal,
+): Promise<number> {
+  let removed = 0;
+  while (!signal?.aborted) {
+    const page = await read(URLS_PAGE);
+    const was = removed;
+    for (const url of page) if (await removeUrl(s, url.id)) removed++;
+    // A short page is the last; a page of which nothing went (another pass took it) too.
+    if (page.length < URLS_PAGE || removed === was) break;
+  }
+  return removed;
+}
 
 /**
  * Deletes the short URLs whose `expiresAt` passed more than
- * `urlsExpiredRetention` ago (none when it is null), a page at a time from
- * the store's expiry index: a pass reads only what it removes.
+ * `urlsExpiredRetention` ago (none when it is null), from the store's expiry index.
  */
 export async function deleteExpiredUrls(s: Services): Promise<number> {
   const retention = s.settings.get("urlsExpiredRetention");
   if (retention === null) return 0;
   const before = new Date(s.clock.now() - (parseDuration(retention) ?? 0));
-  let removed = 0;
-  for (;;) {
-    const page = await s.store.urls.expiredBy(before, EXPIRED_URLS_PAGE);
-    const was = removed;
-    for (const url of page) if (await removeUrl(s, url.id)) removed++;
-    // A short page is the last; a page of which nothing went (another pass took it) too.
-    if (page.length < EXPIRED_URLS_PAGE || removed === was) return removed;
-  }
+  return await removeUrlPages(s, (limit) => s.store.urls.expiredBy(before, limit));
 }
 
 /**
  * Deletes the files and URLs whose views reached their `maxViews`, when
- * `featuresDeleteOnMaxViews` is on (serving already refuses them either way).
+ * `featuresDeleteOnMaxViews` is on (serving already refuses them either way),
+ * each read from the store's index of them.
  */
 export async function deleteMaxViews(s: Services, signal?: AbortSignal): Promise<number> {
   if (!s.settings.get("featuresDeleteOnMaxViews")) return 0;
   const files = await removeCandidates(s, { kind: "exhausted" }, signal);
-  const urls: string[] = [];
-  for await (const url of s.store.urls.iterate()) {
-    if (signal?.aborted) break;
-    if (url.maxViews !== null && url.views >= url.maxViews) urls.push(url.id);
-  }
-  for (const id of urls) await removeUrl(s, id);
-  return files + urls.length;
+  return files + await removeUrlPages(s, (limit) => s.store.urls.exhausted(limit), signal);
 }
 
 /** Deletes invites that expired or were used up. */

@@ -256,6 +256,15 @@ export class KvUrls implements UrlStore {
     return urls.filter((url) => url !== null);
   }
 
+  /** Read by a pass over every URL: Deno KV keeps no index of them (yet). */
+  async exhausted(limit: number): Promise<UrlRecord[]> {
+    const found: UrlRecord[] = [];
+    for await (const url of this.iterate()) {
+      if (url.maxViews !== null && url.views >= url.maxViews) found.push(url);
+    }
+    return found.sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0).slice(0, limit);
+  }
+
   async *iterate(): AsyncIterable<UrlRecord> {
     for await (const entry of this.kv.list<UrlRecord>({ prefix: ["url"] }, { batchSize: 500 })) {
       const views = await this.kv.get<Deno.KvU64>(K.views(entry.value.id));

@@ -3,7 +3,7 @@
  * transaction, which locks it: concurrent uploads of one user queue there, and
  * a limit check that fails rolls the whole change back.
  */
-import type { Sql, TransactionSql } from "postgres";
+import type { PendingQuery, Row, Sql, TransactionSql } from "postgres";
 import {
   countFromStats,
   type FileCandidates,
@@ -100,6 +100,9 @@ const toRow = (file: FileRecord) => ({
 /** Files one statement of {@link PostgresFiles.deleteMany} removes. */
 const DELETE_BATCH = 500;
 
+/** Rows bulk inserts add before {@link PostgresFiles} considers refreshing the planner's statistics. */
+const ANALYZE_AFTER = 10_000;
+
 /** Rows one multi-row INSERT carries (18 columns: well under PostgreSQL's 65535 parameters). */
 const ROWS_PER_INSERT = 1000;
 
@@ -176,12 +179,69 @@ export function candidatesQuery(sql: Sql, which: FileCandidates, limit: number) 
   }
 }
 
+/**
+ * The condition of a {@link FileQuery}: the owner's complete files that its
+ * filters keep. Booleans are literals, not parameters, so that a generic
+ * plan still proves the partial indexes' conditions (`favorite`, migrations
+ * 028 and 034).
+ */
+export function listConditions(sql: Sql, q: FileQuery): PendingQuery<Row[]> {
+  const conditions = [sql`user_id = ${q.userId}`, sql`NOT pending`];
+  if (q.favorite !== undefined) {
+    conditions.push(sql.unsafe(q.favorite ? "favorite" : "NOT favorite"));
+  }
+  if (q.private !== undefined) conditions.push(sql.unsafe(q.private ? "private" : "NOT private"));
+  if (q.folderId !== undefined) conditions.push(sql`folder_id = ${q.folderId}`);
+  if (q.ids !== undefined) conditions.push(sql`id = ANY(${q.ids})`);
+  if (q.typePrefixes) {
+    const patterns = q.typePrefixes.map((p) => p.replace(/[\\%_]/g, "\\$&") + "%");
+    conditions.push(sql`type LIKE ANY(${patterns})`);
+  }
+  if (q.search) conditions.push(searchCondition(sql, q.search));
+  return conditions.reduce((all, c) => sql`${all} AND ${c}`);
+}
+
+/**
+ * The query of `q`'s page (`null`: past the end), `total` matching when
+ * known. A page is an index scan of its order (migrations 019, 028, 034)
+ * that stops at the page, not a sort of every match. Past the first page,
+ * the ids before it are skipped in the index alone (an index-only scan) and
+ * only the page's rows are read; past the middle (`backwards`), the index is
+ * read from the end (the order reversed, nulls and ties included: reverse
+ * the rows), so that no page skips more than half the matches.
+ */
+export function listPageQuery(sql: Sql, q: FileQuery, total: number | undefined) {
+  const where = listConditions(sql, q);
+  const column = SORT_COLUMNS[q.sortBy];
+  const asc = q.order === "asc";
+  const fromEnd = total === undefined ? -1 : total - q.offset - q.limit;
+  const backwards = total !== undefined && q.offset > 0 && fromEnd < q.offset;
+  const order = sql.unsafe(
+    backwards
+      ? `${column} ${asc ? "DESC" : "ASC"} NULLS FIRST, id COLLATE "C" DESC`
+      : `${column} ${asc ? "ASC" : "DESC"} NULLS LAST, id COLLATE "C"`,
+  );
+  const limit = backwards ? q.limit + Math.min(0, fromEnd) : q.limit;
+  const offset = backwards ? Math.max(0, fromEnd) : q.offset;
+  const query = limit <= 0
+    ? null
+    : offset === 0
+    ? sql<FileRow[]>`SELECT * FROM files WHERE ${where} ORDER BY ${order} LIMIT ${limit}`
+    : sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files WHERE ${where}
+        ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) AS page
+      JOIN files USING (id) ORDER BY ${order}`;
+  return { query, backwards };
+}
+
 /** The field a violated unique constraint of `files` guards: its name, or else its id. */
 const fileField = (constraint: string | undefined) =>
   constraint === "files_name_key" ? "name" : "id";
 
 /** {@link FileStore} on PostgreSQL. */
 export class PostgresFiles implements FileStore {
+  /** Rows {@link createMany} added since this store last had `files` analyzed. */
+  private unanalyzed = 0;
+
   constructor(private readonly sql: Sql) {}
 
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
@@ -245,6 +305,35 @@ export class PostgresFiles implements FileStore {
     } catch (error) {
       throw uniqueViolation(error, fileField);
     }
+    await this.analyzeAfter(files.length);
+  }
+
+  /**
+   * Has PostgreSQL take its planner statistics of `files` again (and, out of
+   * a transaction, vacuum it) once bulk inserts (imports) added a fifth of the
+   * rows it last counted, and at least {@link ANALYZE_AFTER}: right after a
+   * large import, before autovacuum's next round, a planner without them
+   * sorts every file for a deep page (665 ms at 100,000 files, measured) or
+   * scans an owner's whole list for a rare name (116 ms). `ANALYZE` reads a
+   * bounded sample (30,000 rows) whatever the size; the vacuum reads the new
+   * pages; an import of a million files runs them a few dozen times, mostly
+   * while small.
+   */
+  private async analyzeAfter(rows: number) {
+    this.unanalyzed += rows;
+    if (this.unanalyzed < ANALYZE_AFTER) return;
+    const [{ counted }] = await this.sql<{ counted: number }[]>`
+      SELECT greatest(reltuples, 0)::float8 AS counted FROM pg_class
+      WHERE oid = 'files'::regclass`;
+    if (this.unanalyzed < counted / 5) return;
+    this.unanalyzed = 0;
+    // Inside a transaction (an import's), statistics only; else VACUUM too, which marks the
+    // new rows' pages all-visible, so that a deep page's index-only scan reads no row (with
+    // statistics but without it, the planner sorts every file for a deep page: 487 ms at
+    // 100,000, measured).
+    const inTransaction = typeof (this.sql as unknown as { savepoint?: unknown }).savepoint ===
+      "function";
+    await this.sql.unsafe(inTransaction ? "ANALYZE files" : "VACUUM (ANALYZE) files");
   }
 
   async takenNames(names: string[]) {
@@ -393,39 +482,19 @@ export class PostgresFiles implements FileStore {
 
   async list(q: FileQuery) {
     const sql = this.sql;
-    const conditions = [sql`user_id = ${q.userId}`, sql`NOT pending`];
-    if (q.favorite !== undefined) conditions.push(sql`favorite = ${q.favorite}`);
-    if (q.private !== undefined) conditions.push(sql`private = ${q.private}`);
-    if (q.folderId !== undefined) conditions.push(sql`folder_id = ${q.folderId}`);
-    if (q.ids !== undefined) conditions.push(sql`id = ANY(${q.ids})`);
-    if (q.typePrefixes) {
-      const patterns = q.typePrefixes.map((p) => p.replace(/[\\%_]/g, "\\$&") + "%");
-      conditions.push(sql`type LIKE ANY(${patterns})`);
-    }
-    if (q.search) conditions.push(searchCondition(sql, q.search));
-    const where = conditions.reduce((all, c) => sql`${all} AND ${c}`);
-    const order = sql.unsafe(
-      `${SORT_COLUMNS[q.sortBy]} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST, id COLLATE "C"`,
-    );
-    // The page and the count apart, side by side: a page is then an index scan of its order
-    // (migrations 019, 028) that stops at the page, not a sort of every match. Past the first
-    // page, the ids before it are skipped in the index alone (an index-only scan), and only the
-    // page's rows are read. The count is the owner's counters' when they tell.
-    const page = q.offset === 0
-      ? sql<FileRow[]>`SELECT * FROM files WHERE ${where}
-        ORDER BY ${order} LIMIT ${q.limit}`
-      : sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files WHERE ${where}
-          ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}) AS page
-        JOIN files USING (id) ORDER BY ${order}`;
+    // The count first when the owner's counters tell it (one small read): a page past the
+    // middle is then read from the end of its order, backwards.
+    const known = q.total ?? await countFromStats(q, () => this.stats(q.userId));
+    const page = listPageQuery(sql, q, known);
     const [rows, total] = await Promise.all([
-      page,
-      (async () =>
-        q.total ?? await countFromStats(q, () => this.stats(q.userId)) ??
-          Number(
-            (await sql<{ n: string }[]>`SELECT count(*) AS n FROM files WHERE ${where}`)[0].n,
-          ))(),
+      page.query ?? [],
+      known ?? (async () => {
+        const [{ n }] = await sql<{ n: string }[]>`
+          SELECT count(*) AS n FROM files WHERE ${listConditions(sql, q)}`;
+        return Number(n);
+      })(),
     ]);
-    return { files: rows.map(toFile), total };
+    return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
   }
 
   async listByUser(userId: string) {
@@ -463,52 +532,76 @@ export class PostgresFiles implements FileStore {
   }
 
   /**
-   * Recounts in one pass, whatever the budget: one aggregate over the owner's
-   * files (an index scan of `files_user_listing`) in a REPEATABLE READ
-   * transaction that first locks the owner's counters, so that no write
-   * moves them between the snapshot and the repair (writes of the owner's
-   * files wait meanwhile); one that moved them before the lock fails the
-   * transaction, and the recount is left to the next pass.
+   * One pass of a recount (migration 036): the first of an owner's recount
+   * copies its counters' `touched` into `file_recount_sums`; each pass adds
+   * up the next `budget` of the owner's complete files in id order (an index
+   * scan of `files_list_id_asc`) into those sums, and moves
+   * `file_recount_progress` past them; the pass that reads fewer ends it:
+   * with the owner's counters locked, it sets right those that disagree with
+   * the sums and whose `touched` is the same as when the recount started (no
+   * write moved them meanwhile, so their sums are exact), and forgets the
+   * recount. A pass locks the owner's progress row, so two processes' passes
+   * take turns.
    */
-  async recountStats(userId: string | null, _budget: number) {
+  async recountStats(userId: string | null, budget: number) {
     const owner = userId ?? "";
     const ownerIs = userId === null ? this.sql`user_id IS NULL` : this.sql`user_id = ${userId}`;
-    try {
-      return await this.sql.begin("ISOLATION LEVEL REPEATABLE READ", async (tx) => {
-        await tx`SELECT 1 FROM file_counts WHERE owner = ${owner} FOR UPDATE`;
-        const [{ repaired, read }] = await tx<{ repaired: number; read: number }[]>`
-          WITH truth AS (
-            SELECT type, count(*) AS files, sum(size) AS bytes,
-              count(*) FILTER (WHERE favorite) AS favorites, sum(views) AS views
-            FROM files WHERE ${ownerIs} AND NOT pending GROUP BY type
-          ), wrong AS (
-            SELECT coalesce(t.type, c.type) AS type, coalesce(t.files, 0) AS files,
-              coalesce(t.bytes, 0) AS bytes, coalesce(t.favorites, 0) AS favorites,
-              coalesce(t.views, 0) AS views
-            FROM truth t FULL JOIN (SELECT * FROM file_counts WHERE owner = ${owner}) c
-              ON c.type = t.type
-            WHERE (t.files, t.bytes, t.favorites, t.views)
-              IS DISTINCT FROM (c.files, c.bytes, c.favorites, c.views)
-              AND NOT (t.type IS NULL AND c.files = 0 AND c.bytes = 0 AND c.favorites = 0
-                AND c.views = 0)
-          ), set AS (
-            INSERT INTO file_counts AS c (owner, type, files, bytes, favorites, views)
-            SELECT ${owner}, type, files, bytes, favorites, views FROM wrong
-            ON CONFLICT (owner, type) DO UPDATE SET files = EXCLUDED.files,
-              bytes = EXCLUDED.bytes, favorites = EXCLUDED.favorites, views = EXCLUDED.views
-            RETURNING 1
-          )
-          SELECT (SELECT count(*) FROM set)::integer AS repaired,
-            (SELECT coalesce(sum(files), 0) FROM truth)::integer AS read`;
-        return { done: true, repaired, read };
-      });
-    } catch (error) {
-      // 40001: a write moved the counters after the snapshot; the next pass recounts.
-      if ((error as { code?: string }).code === "40001") {
-        return { done: true, repaired: 0, read: 0 };
+    const limit = Math.max(1, budget);
+    return await this.sql.begin(async (tx) => {
+      const started = await tx`INSERT INTO file_recount_progress (owner, after)
+        VALUES (${owner}, '') ON CONFLICT (owner) DO NOTHING RETURNING 1`;
+      if (started.length > 0) {
+        await tx`DELETE FROM file_recount_sums WHERE owner = ${owner}`;
+        await tx`INSERT INTO file_recount_sums (owner, type, touched)
+          SELECT owner, type, touched FROM file_counts WHERE owner = ${owner}`;
       }
-      throw error;
-    }
+      const [progress] = await tx<{ after: string }[]>`
+        SELECT after FROM file_recount_progress WHERE owner = ${owner} FOR UPDATE`;
+      // Gone: another process's pass, waited for, ended the recount.
+      if (!progress) return { done: true, repaired: 0, read: 0 };
+      const { after } = progress;
+      const [{ read, last }] = await tx<{ read: number; last: string | null }[]>`
+        WITH chunk AS (
+          SELECT id, type, size, favorite, views FROM files
+          WHERE ${ownerIs} AND NOT pending AND id COLLATE "C" > ${after}
+          ORDER BY id COLLATE "C" LIMIT ${limit}
+        ), added AS (
+          INSERT INTO file_recount_sums AS s (owner, type, files, bytes, favorites, views)
+          SELECT ${owner}, type, count(*), sum(size), count(*) FILTER (WHERE favorite), sum(views)
+          FROM chunk GROUP BY type
+          ON CONFLICT (owner, type) DO UPDATE SET files = s.files + EXCLUDED.files,
+            bytes = s.bytes + EXCLUDED.bytes, favorites = s.favorites + EXCLUDED.favorites,
+            views = s.views + EXCLUDED.views
+          RETURNING 1
+        )
+        SELECT count(*)::integer AS read, max(id COLLATE "C") AS last FROM chunk`;
+      if (read >= limit) {
+        await tx`UPDATE file_recount_progress SET after = ${last!} WHERE owner = ${owner}`;
+        return { done: false, repaired: 0, read };
+      }
+      await tx`SELECT 1 FROM file_counts WHERE owner = ${owner} ORDER BY type FOR UPDATE`;
+      const [{ repaired }] = await tx<{ repaired: number }[]>`
+        WITH wrong AS (
+          SELECT s.type, s.files, s.bytes, s.favorites, s.views
+          FROM file_recount_sums s
+          LEFT JOIN file_counts c ON c.owner = s.owner AND c.type = s.type
+          WHERE s.owner = ${owner} AND c.touched IS NOT DISTINCT FROM s.touched
+            AND (s.files, s.bytes, s.favorites, s.views)
+              IS DISTINCT FROM (c.files, c.bytes, c.favorites, c.views)
+            AND NOT (c.type IS NULL AND s.files = 0 AND s.bytes = 0 AND s.favorites = 0
+              AND s.views = 0)
+        ), set AS (
+          INSERT INTO file_counts AS c (owner, type, files, bytes, favorites, views)
+          SELECT ${owner}, type, files, bytes, favorites, views FROM wrong
+          ON CONFLICT (owner, type) DO UPDATE SET files = EXCLUDED.files,
+            bytes = EXCLUDED.bytes, favorites = EXCLUDED.favorites, views = EXCLUDED.views
+          RETURNING 1
+        )
+        SELECT count(*)::integer AS repaired FROM set`;
+      await tx`DELETE FROM file_recount_sums WHERE owner = ${owner}`;
+      await tx`DELETE FROM file_recount_progress WHERE owner = ${owner}`;
+      return { done: true, repaired, read };
+    });
   }
 
   async addView(id: string): Promise<ViewResult> {

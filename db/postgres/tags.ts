@@ -110,7 +110,12 @@ export class PostgresTags implements TagStore {
       SELECT tag_id AS "tagId", file_id AS "fileId" FROM file_tags
       WHERE tag_id = ANY(${tagIds}) ORDER BY file_id COLLATE "C"`;
     const result = new Map<string, string[]>();
-    for (const { tagId, fileId } of rows) result.set(tagId, [...result.get(tagId) ?? [], fileId]);
+    for (const { tagId, fileId } of rows) {
+      // Pushed, not copied: a tag of many files would cost the square of their number.
+      const files = result.get(tagId) ?? [];
+      files.push(fileId);
+      result.set(tagId, files);
+    }
     return result;
   }
 

@@ -232,6 +232,13 @@ export class PostgresUrls implements UrlStore {
     return rows.map(toUrl);
   }
 
+  /** Read from the partial index `urls_exhausted` (migration 035): no other URL. */
+  async exhausted(limit: number): Promise<UrlRecord[]> {
+    const rows = await this.sql<UrlRow[]>`SELECT * FROM urls
+      WHERE max_views IS NOT NULL AND views >= max_views ORDER BY id COLLATE "C" LIMIT ${limit}`;
+    return rows.map(toUrl);
+  }
+
   async *iterate(): AsyncIterable<UrlRecord> {
     for await (const rows of this.sql<UrlRow[]>`SELECT * FROM urls`.cursor(500)) {
       yield* rows.map(toUrl);

@@ -74,7 +74,13 @@ apiTest("task maxviews: removes files and URLs at their max views when asked", a
   await settings(app, { featuresDeleteOnMaxViews: false });
   assert.equal(await deleteMaxViews(app.services), 0);
   await settings(app, { featuresDeleteOnMaxViews: true });
+  // Candidates only: a pass over every file or every URL fails the task.
+  const reads = watchReads(app);
+  app.services.store.urls.iterate = () => {
+    throw new Error("a pass read every URL");
+  };
   assert.equal(await deleteMaxViews(app.services), 2);
+  assert.equal(reads.candidates, 1, "the one file at its max views");
   assert.equal(await app.services.store.files.get(file.id), null);
   assert.deepEqual(await app.storedObjects(), [other.name]);
   assert.equal(await app.services.store.urls.get(link.id), null);

@@ -206,6 +206,12 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           assert.deepEqual(await listed(".nothing"), []);
           assert.ok((await listed("")).includes("x.thumbnail.c.jpg"));
           await assert.rejects(() => listed("dir/"), UnsafeNameError);
+          // A page at a time, in code-point order, going on after the last name.
+          assert.deepEqual(await ds.listAfter(".thumbnail.", undefined, 1), [names[0]]);
+          assert.deepEqual(await ds.listAfter(".thumbnail.", names[0], 1), [names[1]]);
+          assert.deepEqual(await ds.listAfter(".thumbnail.", names[1], 1), []);
+          assert.deepEqual(await ds.listAfter(".thumbnail.", undefined, 5), names.slice(0, 2));
+          await assert.rejects(() => ds.listAfter("dir/", undefined, 1), UnsafeNameError);
           await ds.abortParts(".thumbnail.f.jpg", handle);
           for (const name of [...names, "dir/.thumbnail.d.jpg", ".thumbnail/e.jpg"]) {
             await ds.delete(name);

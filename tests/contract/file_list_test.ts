@@ -67,7 +67,15 @@ async function assertPages(store: Backend, userId: string, folders: string[], ta
     { search: { field: "name", query: "-1" } },
     { search: { field: "originalName", query: "ORIG 3" } },
   ];
-  const pages = [{ offset: 0, limit: 4 }, { offset: 5, limit: 7 }, { offset: 0, limit: 1000 }];
+  // Pages before the middle, past it (read backwards on PostgreSQL), the last and past the end.
+  const pages = [
+    { offset: 0, limit: 4 },
+    { offset: 5, limit: 7 },
+    { offset: 25, limit: 7 },
+    { offset: 36, limit: 7 },
+    { offset: 60, limit: 4 },
+    { offset: 0, limit: 1000 },
+  ];
   for (const sortBy of FILE_SORT_KEYS) {
     for (const order of ["asc", "desc"] as const) {
       for (const filter of filters) {

@@ -45,6 +45,8 @@ Deno.test({
       });
       await store.files.createMany([fileRecord(bob.id, { type: "text/plain", size: 1 })]);
       assert.equal((await store.files.stats(bob.id)).files, 2, "counted on by the triggers");
+      // The later migrations (036: the recount's `touched`) over these counters: nothing to repair.
+      await migrate(sql);
       assert.deepEqual(await store.files.recountStats(ann.id, 1000), {
         done: true,
         repaired: 0,

@@ -36,6 +36,9 @@ import { sql as urlRules } from "./030_url_rules.ts";
 import { sql as visits } from "./031_visits.ts";
 import { sql as visitGroups } from "./032_visit_groups.ts";
 import { sql as fileTaskIndexes } from "./033_file_task_indexes.ts";
+import { sql as fileListFilters } from "./034_file_list_filters.ts";
+import { sql as urlTaskIndex } from "./035_url_task_index.ts";
+import { sql as fileRecounts } from "./036_file_recounts.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -79,4 +82,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 31, name: "visits", sql: visits },
   { version: 32, name: "visit_groups", sql: visitGroups },
   { version: 33, name: "file_task_indexes", sql: fileTaskIndexes },
+  { version: 34, name: "file_list_filters", sql: fileListFilters },
+  { version: 35, name: "url_task_index", sql: urlTaskIndex },
+  { version: 36, name: "file_recounts", sql: fileRecounts },
 ];
