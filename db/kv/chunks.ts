@@ -95,7 +95,7 @@ export class KvChunks implements ChunkStore {
     });
   }
 
-  /** Writes `change(upload)` unless it is `null`; the upload as it was, or `null` when nothing was written. */
+  /** Writes `change(upload)` unless it is `null`; the upload as it was, or `null` when nothing was stored. */
   private rewrite(
     id: string,
     change: (upload: ChunkedUploadRecord) => ChunkedUploadRecord | null,

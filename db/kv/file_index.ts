@@ -120,7 +120,7 @@ export class IndexChange {
 
   /**
    * Records a write of one file: `before` it (`null`: new) and `after` it
-   * (`null`: removed). Entries that stay as they were are not written.
+   * (`null`: removed). Entries that stay as they were are not stored.
    */
   file(before: FileRecord | null, after: FileRecord | null): this {
     const old = entries(before);
@@ -184,7 +184,7 @@ export function indexChange(
   return new IndexChange().file(before, after).apply(op);
 }
 
-/** The most mutations {@link IndexChange.file} adds for one file written anew. */
+/** The most mutations {@link IndexChange.file} adds for one file stored anew. */
 export const INDEX_WRITES_PER_FILE = 3 * (FILE_SORT_KEYS.length + 1);
 
 /** The count of `owner`'s files in `scope`, kept with the index (a wrapped-around one is 0). */
@@ -351,7 +351,7 @@ const probeKey = (file: FileRecord): Deno.KvKey => [
 /**
  * Schema 4's upgrade: every file already stored indexed
  * ({@link upgradeFilePages}), checking the absence of each file's entries so
- * that a file written meanwhile by a process that already indexes is left as
+ * that a file stored meanwhile by a process that already indexes is left as
  * that process indexed it.
  */
 export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {

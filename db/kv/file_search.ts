@@ -27,7 +27,7 @@
  *   their file's type (`broadTypePage`), the total from the type counters.
  *
  * Files without an owner are not indexed (a list is always one owner's).
- * The keys are written in the same atomic operation as the record
+ * The keys are stored in the same atomic operation as the record
  * ({@link indexFile}), but for an import's (`createMany`), which are listed
  * for a build after it (`./search_backlog.ts`) and meanwhile are candidates
  * of every search of their owner; `KV_SCHEMA_VERSION` 6 fills them for the
@@ -144,7 +144,7 @@ export const MAX_SEARCH_KEYS = SUFFIX_FIELDS.length * (MAX_START / STEP + 1) + 1
 /**
  * Adds to `op` the search keys' changes of a write of one file: `before` it
  * (`null`: new), `after` it (`null`: removed). Only the keys that differ are
- * written, so a write that changes no searched field (a view, a favourite)
+ * stored, so a write that changes no searched field (a view, a favourite)
  * adds nothing.
  */
 export function indexFile<Op extends Deno.AtomicOperation>(
@@ -263,7 +263,7 @@ async function broadTypePage(kv: Deno.Kv, q: FileQuery, needle: string): Promise
  * The page `q` asks for when it searches an indexed field (name, original
  * name, type) or names its files (`ids`, a tag search), read from those
  * candidates alone (with, in a search, the owner's files `unbuilt` names:
- * those whose keys are not written yet, `./search_backlog.ts`); `null` for
+ * those whose keys are not stored yet, `./search_backlog.ts`); `null` for
  * any other query, and for one with more than {@link MAX_CANDIDATES}. The candidates' records are checked against every
  * condition of `q` (`queryFiles`), so the answer is the one a read of every
  * file gives.
@@ -285,7 +285,7 @@ export async function searchFiles(
       const page = await broadTypePage(kv, q, needle);
       if (page) return page;
     }
-    // Files whose keys are not written yet (an import's, `./search_backlog.ts`): all
+    // Files whose keys are not stored yet (an import's, `./search_backlog.ts`): all
     // candidates. Read first: a build writes a file's keys before it drops the file's list.
     const more = unbuilt ? await unbuilt(q.userId) : [];
     if (more === null) return null;
@@ -338,10 +338,10 @@ export async function upgradeSearchIndex(kv: Deno.Kv, copies: Deno.KvKey): Promi
     last = null;
   };
   for await (const entry of kv.list<FileRecord>(selector, { batchSize: 500 })) {
-    const written = searchKeys(entry.value);
-    if (keys + written.length > BACKFILL_KEYS) await flush();
-    for (const { key, value } of written) op.set(key, value);
-    keys += written.length;
+    const fileKeys = searchKeys(entry.value);
+    if (keys + fileKeys.length > BACKFILL_KEYS) await flush();
+    for (const { key, value } of fileKeys) op.set(key, value);
+    keys += fileKeys.length;
     last = entry.key;
   }
   await flush();

@@ -39,7 +39,7 @@ function counted(value: unknown): number {
 export class StatsChange {
   readonly #sums = new Map<string, { key: Deno.KvKey; n: number }>();
 
-  /** Counts `file` (a complete one) `sign` times: +1 when it is written, -1 when removed. */
+  /** Counts `file` (a complete one) `sign` times: +1 when it is stored, -1 when removed. */
   #count(file: FileRecord | null, sign: 1 | -1): void {
     if (!file || file.pending) return;
     const owner = file.userId ?? "";

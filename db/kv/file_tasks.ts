@@ -1,6 +1,6 @@
 /**
  * The cleaning tasks' index of files on Deno KV (issue #32): one key per
- * file that a task looks at, written in the same atomic operation as the
+ * file that a task looks at, stored in the same atomic operation as the
  * record (`./files.ts`), so that a pass reads its candidates and no other
  * file:
  *

@@ -135,12 +135,12 @@ export class KvFiles implements FileStore {
    * Writes first, in key order (`setInOrder`), every list index entry of
    * `files` (`./file_index.ts`), then the files themselves, as many as fit
    * an atomic operation each: record, name (checked free), owner copy, task
-   * keys, counters, and the index's counts. Written file by file, the
+   * keys, counters, and the index's counts. Stored file by file, the
    * entries of a sort on names or sizes land at random places of KV's tree,
    * which cost most of an import. Meanwhile a files list may list fewer
-   * files than it says on a page (an entry whose record is not written yet
+   * files than it says on a page (an entry whose record is not stored yet
    * is passed over), as an import's files appear one by one anyway. On a
-   * failure, the entries of the files not written are removed (within
+   * failure, the entries of the files not stored are removed (within
    * `Store.transaction`, whose journal undoes the rest, as callers do).
    *
    * Writes no search key (`./file_search.ts`): each run lists its files for
@@ -154,8 +154,8 @@ export class KvFiles implements FileStore {
     try {
       await this.writeNew(files);
     } catch (error) {
-      const written = await getAll(this.kv, files.map((f) => K.file(f.id)));
-      const kept = new Set(written.flatMap((e) => e.value === null ? [] : [e.key[1]]));
+      const landed = await getAll(this.kv, files.map((f) => K.file(f.id)));
+      const kept = new Set(landed.flatMap((e) => e.value === null ? [] : [e.key[1]]));
       const orphans = newEntries(files.filter((f) => !kept.has(f.id)));
       for (let i = 0; i < orphans.length; i += REMOVAL_LIMITS.mutations) {
         const op = this.kv.atomic();
@@ -269,7 +269,7 @@ export class KvFiles implements FileStore {
   /**
    * One atomic operation for all of `writes`, applied in order over one read
    * of their records and counters; `null` when its checks fail (nothing was
-   * written) or two of them name the same file.
+   * stored) or two of them name the same file.
    */
   private async tryTogether(writes: UploadWrite[]): Promise<Outcome[] | null> {
     const names = new Set<string>();

@@ -224,7 +224,7 @@ async function undo(kv: Deno.Kv, id: string): Promise<void> {
 }
 
 /**
- * Writes back prior values in order (so for a key written twice the oldest
+ * Writes back prior values in order (so for a key stored twice the oldest
  * wins); one atomic operation, or one per value when together they pass
  * KV's size limit.
  */

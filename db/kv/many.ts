@@ -123,7 +123,7 @@ export interface BulkWrite<T, C> {
 /**
  * Writes `items` in as few atomic operations as KV's limits allow, each with
  * its owners' counters checked and moved; on KV alone a failure leaves the
- * earlier runs written, so callers run inside `Store.transaction`.
+ * earlier runs stored, so callers run inside `Store.transaction`.
  */
 export async function writeInRuns<T, C>(
   kv: Deno.Kv,
@@ -154,7 +154,7 @@ const IN_ORDER_KEYS = 800;
 
 /**
  * Sets `writes` in key order (`compareKeys`), {@link IN_ORDER_KEYS} and
- * {@link MAX_KEY_BYTES} of keys an atomic operation: keys written in order
+ * {@link MAX_KEY_BYTES} of keys an atomic operation: keys stored in order
  * rewrite far fewer pages of KV's tree than the same keys at random
  * (measured on 10,000 files' index and search keys: a fifth of the time).
  * `absent`: the keys hold nothing before (new records' index entries), so a

@@ -2,7 +2,7 @@
  * Metrics snapshots on Deno KV, keyed by time so a prefix scan reads them
  * oldest first. A snapshot whose data is large (an instance with many users
  * lists each one) keeps its data in pieces under keys of their own
- * (`pieces.ts`), written before the snapshot's key so a reader never finds a
+ * (`pieces.ts`), stored before the snapshot's key so a reader never finds a
  * snapshot without them.
  */
 import type { MetricRange, MetricRecord, MetricStore } from "../metrics.ts";
@@ -53,7 +53,7 @@ export class KvMetrics implements MetricStore {
   constructor(private readonly kv: Deno.Kv) {}
 
   async add(metrics: MetricRecord[]): Promise<void> {
-    // Atomic up to KV's limits; a larger set is written in steps, in order.
+    // Atomic up to KV's limits; a larger set is stored in steps, in order.
     let op = this.kv.atomic();
     let bytes = 0;
     let mutations = 0;

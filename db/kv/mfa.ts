@@ -1,6 +1,6 @@
 /**
  * Passkeys, challenges and TOTP steps on Deno KV. A passkey is one record
- * plus two index keys (by credential, by user) written in one atomic
+ * plus two index keys (by credential, by user) stored in one atomic
  * operation; the credential index is checked, so a credential registers once.
  */
 import type { ChallengeRecord, MfaStore, PasskeyRecord } from "../mfa.ts";

@@ -1,5 +1,5 @@
 /**
- * The search keys of imported files, written after the import (issue #32).
+ * The search keys of imported files, stored after the import (issue #32).
  * `createMany` (`./files.ts`) writes no search key (`./file_search.ts`):
  * an import's cost on KV was mostly those keys, a score a file at random
  * places in the tree. Each of its atomic operations lists instead, per
@@ -14,10 +14,10 @@
  * ({@link BacklogBuilder}, which the store runs after an import and when it
  * opens with files listed), then drops their lists.
  *
- * A file written meanwhile (a rename, a deletion) keeps its index right: a
+ * A file stored meanwhile (a rename, a deletion) keeps its index right: a
  * write's own index change (`indexFile`) takes the file's keys as those of
- * the record it replaces, which the build may not have written yet; so,
- * once its keys are written, the build reads the records again and, for
+ * the record it replaces, which the build may not have stored yet; so,
+ * once its keys are stored, the build reads the records again and, for
  * each one that changed since it read it, puts its keys right from what it
  * read to what the record now is, checked on the record.
  */
@@ -63,7 +63,7 @@ export async function backlogIds(
 
 /**
  * One step of the build: takes the first lists (about `files` files), writes
- * their files' search keys, puts right those of files written meanwhile,
+ * their files' search keys, puts right those of files stored meanwhile,
  * then removes the lists. Returns how many files it took (0: nothing is
  * listed); stops between commits, the lists kept, once `stop()` says so.
  */

@@ -1,10 +1,10 @@
 /**
  * Tags on Deno KV. The record lives under `["tag", id]` with a copy under
  * `["tag_by_user", owner, id]`; the per-user name index `["tag_name", owner,
- * name]` is checked and written with the record. Links are kept both ways:
+ * name]` is checked and stored with the record. Links are kept both ways:
  * one key per link under the tag, `["tag_file", tagId, fileId]`, and one
  * list per file of its tags' ids, `["file_tag_ids", fileId]` (absent for a
- * file without tags), written together; so the tags of a page of files are
+ * file without tags), stored together; so the tags of a page of files are
  * two reads, not a listing per file. Replacing a file's set checks and
  * rewrites the file's record, so concurrent replacements queue. Readers skip
  * a link whose tag is gone (a link made while its tag was being deleted).
@@ -199,7 +199,7 @@ function setList(
 /**
  * Schema 1 → 2: each file's links `["file_tag", fileId, tagId]` become its
  * list `["file_tag_ids", fileId]`, merged with any list it has. Each file's
- * list is written before its old links are removed, so a run stopped half
+ * list is stored before its old links are removed, so a run stopped half
  * way is finished by the next (which merges what is left).
  */
 export async function listFileTags(kv: Deno.Kv): Promise<void> {

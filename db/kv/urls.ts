@@ -1,7 +1,7 @@
 /**
  * Short URLs on Deno KV. Each name (code or vanity) has an index key that
  * atomic operations check and write with the record; the owner's URL count
- * is a key checked and written in the same operation as a create or delete.
+ * is a key checked and stored in the same operation as a create or delete.
  * Views are a separate `KvU64` counter, summed without a check when there is
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */

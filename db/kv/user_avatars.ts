@@ -1,6 +1,6 @@
 /**
  * A user's avatar on Deno KV: kept in the user's value when short, else cut
- * into pieces under `["user_avatar", id, n]` (`pieces.ts`) written in the
+ * into pieces under `["user_avatar", id, n]` (`pieces.ts`) stored in the
  * same atomic operation, since an avatar may be larger than one KV value.
  */
 import type { UserRecord } from "../users.ts";
@@ -27,7 +27,7 @@ export async function readUser(kv: Deno.Kv, stored: StoredUser | null): Promise<
 /**
  * Adds to `op` the writes that keep `user` at `key`, replacing `before` (as
  * stored, and its avatar as read back) when there was one: the avatar's
- * pieces are rewritten only when the avatar changed.
+ * pieces are stored again only when the avatar changed.
  */
 export function writeUser(
   op: Deno.AtomicOperation,

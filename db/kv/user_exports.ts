@@ -1,6 +1,6 @@
 /**
  * User exports on Deno KV: the record under `["user_export", id]` and a copy
- * under `["user_export_by_user", userId, id]`, written and removed together
+ * under `["user_export_by_user", userId, id]`, stored and removed together
  * with a check on the record. `["user_export_of", userId]` holds the id of the
  * user's one export: creating checks it is free.
  */

@@ -2,7 +2,7 @@
  * Visits on Deno KV. Keys:
  *
  * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch, as
- *   groups (`VisitGroup`: one visitor's alike visits, each visit a time; packs written
+ *   groups (`VisitGroup`: one visitor's alike visits, each visit a time; packs stored
  *   before groups hold single records) of at most {@link PACK_BYTES}, `at` the pack's
  *   latest; one key rather than one per visit, which a busy link would pay per request; `["visits_at", at, kind, id, seq]` → `null`, the
  *   retention's index (a pack goes when its latest visit is past the retention);
@@ -57,7 +57,7 @@ const groupBytes = (g: VisitGroup): number =>
     .reduce((n, value) => n + 3 * (value?.length ?? 0) + 4, 0);
 
 /**
- * What a pack holds: groups, or single records as packs written before
+ * What a pack holds: groups, or single records as packs stored before
  * groups held them (read alike).
  */
 type PackEntry = VisitGroup | VisitRecord;

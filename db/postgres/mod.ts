@@ -59,7 +59,7 @@ export async function openPostgresStore(url: string, options: { max?: number } =
 }
 
 /**
- * `tx` as an `Sql` whose `begin` runs inside it, for code written against
+ * `tx` as an `Sql` whose `begin` runs inside it, for code made for
  * `Sql`. Not a savepoint: an error aborts the whole transaction, which is what
  * its all-or-nothing callers want, and thousands of savepoints (subtransactions)
  * in one transaction make PostgreSQL slow down sharply.

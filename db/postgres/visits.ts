@@ -30,7 +30,7 @@ import type {
 } from "../visits.ts";
 import { SERVER_SCOPE } from "../visits.ts";
 
-/** Rows written per statement. */
+/** Rows stored per statement. */
 const ROWS_PER_STATEMENT = 5000;
 /** Visit times one raw row holds at most. */
 const TIMES_PER_ROW = 5000;
