@@ -11,11 +11,8 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { FILE_SORT_KEYS, type FileQuery, queryFiles } from "../../db/files.ts";
-import { migrate } from "../../db/postgres/migrate.ts";
 import { listPageQuery } from "../../db/postgres/files.ts";
-import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
-import { PostgresStore } from "../../db/postgres/mod.ts";
-import { fileRecord, freshDatabase, ignoreKind, storedUser } from "../helpers/stores.ts";
+import { fileRecord, migratedPostgresTest, storedUser } from "../helpers/stores.ts";
 
 /** The plan of `query`, one line a node. */
 // deno-lint-ignore no-explicit-any
@@ -23,120 +20,100 @@ async function plan(sql: postgres.Sql, query: postgres.PendingQuery<any[]>) {
   return (await sql`EXPLAIN ${query}`).map((row) => row["QUERY PLAN"]).join("\n");
 }
 
-Deno.test({
-  name: "postgres 034–036: filtered pages, pages past the middle, URLs and recounts read indexes",
-  ignore: ignoreKind("postgres"),
-  fn: async () => {
-    const db = await freshDatabase();
-    const sql = postgres(db.url, { max: 2, onnotice: () => {} });
-    try {
-      await migrate(sql, MIGRATIONS);
-      const store = new PostgresStore(sql);
-      const owner = await storedUser(store);
-      const start = Date.UTC(2026, 0, 1);
-      // 1 in 20 a favourite, 1 in 50 in the folder, a few types, sizes and views repeating.
-      await sql`INSERT INTO files (id, name, original_name, size, type, views, favorite,
-          user_id, folder_id, created_at, updated_at, deletes_at)
-        SELECT 'f' || lpad(i::text, 5, '0'), 'n' || i, CASE WHEN i % 4 <> 0 THEN 'o' || i END,
-          i % 997, (ARRAY['image/png', 'text/plain', 'video/mp4'])[i % 3 + 1], i % 13,
-          i % 20 = 0, ${owner.id}, CASE WHEN i % 50 = 0 THEN 'folder' END,
-          ${new Date(start)}::timestamptz + i * interval '1 second',
-          ${new Date(start)}::timestamptz + i * interval '1 second',
-          CASE WHEN i % 3 = 0 THEN ${new Date(start)}::timestamptz + (i % 7) * interval '1 day' END
-        FROM generate_series(1, 20000) AS i`;
-      await sql`VACUUM ANALYZE files`;
-      const all = await store.files.listByUser(owner.id);
-      const check = async (q: FileQuery, total: number, index: RegExp | null) => {
-        const page = listPageQuery(sql, q, total);
-        const what = JSON.stringify(q);
-        const shown = await plan(sql, page.query!);
-        if (index) assert.match(shown, index, `${what}:\n${shown}`);
-        assert.doesNotMatch(shown, /Seq Scan/, `${what}:\n${shown}`);
-        // No sort but of the page's own rows (after the join of its ids).
-        for (const [, rows] of shown.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)) {
-          assert.ok(Number(rows) <= q.limit, `${what}: a sort of ${rows} rows:\n${shown}`);
-        }
-        const got = await store.files.list(q);
-        const want = queryFiles(all, q);
-        assert.equal(got.total, want.total, what);
-        assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
-      };
-      for (const sortBy of FILE_SORT_KEYS) {
-        for (const order of ["asc", "desc"] as const) {
-          const q = { userId: owner.id, sortBy, order, limit: 15 };
-          // Page 60 of the favourites (1,000), page 20 of the folder's (400).
-          await check({ ...q, offset: 885, favorite: true }, 1000, /files_(favorites|list)_/);
-          await check({ ...q, offset: 285, folderId: "folder" }, 400, /files_(folder|list)_/);
-          // Past the middle of every file: from the end, backwards.
-          const back = listPageQuery(sql, { ...q, offset: 15000 }, 20000);
-          assert.ok(back.backwards);
-          await check({ ...q, offset: 15000 }, 20000, null);
-        }
+migratedPostgresTest(
+  "postgres 034–036: filtered pages, pages past the middle, URLs and recounts read indexes",
+  async (sql, store) => {
+    const owner = await storedUser(store);
+    const start = Date.UTC(2026, 0, 1);
+    // 1 in 20 a favourite, 1 in 50 in the folder, a few types, sizes and views repeating.
+    await sql`INSERT INTO files (id, name, original_name, size, type, views, favorite,
+      user_id, folder_id, created_at, updated_at, deletes_at)
+    SELECT 'f' || lpad(i::text, 5, '0'), 'n' || i, CASE WHEN i % 4 <> 0 THEN 'o' || i END,
+      i % 997, (ARRAY['image/png', 'text/plain', 'video/mp4'])[i % 3 + 1], i % 13,
+      i % 20 = 0, ${owner.id}, CASE WHEN i % 50 = 0 THEN 'folder' END,
+      ${new Date(start)}::timestamptz + i * interval '1 second',
+      ${new Date(start)}::timestamptz + i * interval '1 second',
+      CASE WHEN i % 3 = 0 THEN ${new Date(start)}::timestamptz + (i % 7) * interval '1 day' END
+    FROM generate_series(1, 20000) AS i`;
+    await sql`VACUUM ANALYZE files`;
+    const all = await store.files.listByUser(owner.id);
+    const check = async (q: FileQuery, total: number, index: RegExp | null) => {
+      const page = listPageQuery(sql, q, total);
+      const what = JSON.stringify(q);
+      const shown = await plan(sql, page.query!);
+      if (index) assert.match(shown, index, `${what}:\n${shown}`);
+      assert.doesNotMatch(shown, /Seq Scan/, `${what}:\n${shown}`);
+      // No sort but of the page's own rows (after the join of its ids).
+      for (const [, rows] of shown.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)) {
+        assert.ok(Number(rows) <= q.limit, `${what}: a sort of ${rows} rows:\n${shown}`);
       }
-
-      // The short URLs at their view limit: from `urls_exhausted` alone.
-      await sql`INSERT INTO urls (id, code, destination, views, max_views, user_id,
-          created_at, updated_at)
-        SELECT 'u' || i, 'c' || i, 'https://example.com/', 3,
-          CASE WHEN i % 1000 = 1 THEN 3 WHEN i % 100 = 2 THEN 9 END, ${owner.id},
-          now(), now()
-        FROM generate_series(1, 20000) AS i`;
-      await sql`ANALYZE urls`;
-      const urls = await plan(
-        sql,
-        sql`SELECT * FROM urls WHERE max_views IS NOT NULL AND views >= max_views
-          ORDER BY id COLLATE "C" LIMIT 500`,
-      );
-      assert.match(urls, /urls_exhausted/, urls);
-      const exhausted = await store.urls.exhausted(500);
-      assert.equal(exhausted.length, 20);
-      assert.ok(exhausted.every((u) => u.maxViews === 3));
-
-      // A recount reads its budget a pass.
-      const passes = [];
-      for (let done = false; !done;) {
-        const pass = await store.files.recountStats(owner.id, 6000);
-        passes.push(pass.read);
-        done = pass.done;
+      const got = await store.files.list(q);
+      const want = queryFiles(all, q);
+      assert.equal(got.total, want.total, what);
+      assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
+    };
+    for (const sortBy of FILE_SORT_KEYS) {
+      for (const order of ["asc", "desc"] as const) {
+        const q = { userId: owner.id, sortBy, order, limit: 15 };
+        // Page 60 of the favourites (1,000), page 20 of the folder's (400).
+        await check({ ...q, offset: 885, favorite: true }, 1000, /files_(favorites|list)_/);
+        await check({ ...q, offset: 285, folderId: "folder" }, 400, /files_(folder|list)_/);
+        // Past the middle of every file: from the end, backwards.
+        const back = listPageQuery(sql, { ...q, offset: 15000 }, 20000);
+        assert.ok(back.backwards);
+        await check({ ...q, offset: 15000 }, 20000, null);
       }
-      assert.deepEqual(passes, [6000, 6000, 6000, 2000]);
-    } finally {
-      await sql.end();
-      await db.drop();
     }
-  },
-});
 
-Deno.test({
-  name: "postgres: an import's bulk inserts refresh the planner's statistics of files",
-  ignore: ignoreKind("postgres"),
-  fn: async () => {
-    const db = await freshDatabase();
-    const sql = postgres(db.url, { max: 2, onnotice: () => {} });
-    try {
-      await migrate(sql, MIGRATIONS);
-      const store = new PostgresStore(sql);
-      const owner = await storedUser(store);
+    // The short URLs at their view limit: from `urls_exhausted` alone.
+    await sql`INSERT INTO urls (id, code, destination, views, max_views, user_id,
+      created_at, updated_at)
+    SELECT 'u' || i, 'c' || i, 'https://example.com/', 3,
+      CASE WHEN i % 1000 = 1 THEN 3 WHEN i % 100 = 2 THEN 9 END, ${owner.id},
+      now(), now()
+    FROM generate_series(1, 20000) AS i`;
+    await sql`ANALYZE urls`;
+    const urls = await plan(
+      sql,
+      sql`SELECT * FROM urls WHERE max_views IS NOT NULL AND views >= max_views
+      ORDER BY id COLLATE "C" LIMIT 500`,
+    );
+    assert.match(urls, /urls_exhausted/, urls);
+    const exhausted = await store.urls.exhausted(500);
+    assert.equal(exhausted.length, 20);
+    assert.ok(exhausted.every((u) => u.maxViews === 3));
+
+    // A recount reads its budget a pass.
+    const passes = [];
+    for (let done = false; !done;) {
+      const pass = await store.files.recountStats(owner.id, 6000);
+      passes.push(pass.read);
+      done = pass.done;
+    }
+    assert.deepEqual(passes, [6000, 6000, 6000, 2000]);
+  },
+);
+
+migratedPostgresTest(
+  "postgres: an import's bulk inserts refresh the planner's statistics of files",
+  async (sql, store) => {
+    const owner = await storedUser(store);
+    for (let run = 0; run < 12; run++) {
+      await store.files.createMany(Array.from({ length: 1000 }, () => fileRecord(owner.id)));
+    }
+    const [{ counted }] = await sql<{ counted: number }[]>`
+    SELECT reltuples::float8 AS counted FROM pg_class WHERE oid = 'files'::regclass`;
+    assert.ok(counted >= 10_000, `the planner counts ${counted} files`);
+    // (The pages' all-visible bits are not asserted: the test cluster commits asynchronously,
+    // and a vacuum right after the commit may not mark pages whose commit is not flushed yet.)
+    // Inside a transaction (an import's), the statistics alone.
+    await store.transaction(async (tx) => {
       for (let run = 0; run < 12; run++) {
-        await store.files.createMany(Array.from({ length: 1000 }, () => fileRecord(owner.id)));
+        await tx.files.createMany(Array.from({ length: 1000 }, () => fileRecord(owner.id)));
       }
-      const [{ counted }] = await sql<{ counted: number }[]>`
-        SELECT reltuples::float8 AS counted FROM pg_class WHERE oid = 'files'::regclass`;
-      assert.ok(counted >= 10_000, `the planner counts ${counted} files`);
-      // (The pages' all-visible bits are not asserted: the test cluster commits asynchronously,
-      // and a vacuum right after the commit may not mark pages whose commit is not flushed yet.)
-      // Inside a transaction (an import's), the statistics alone.
-      await store.transaction(async (tx) => {
-        for (let run = 0; run < 12; run++) {
-          await tx.files.createMany(Array.from({ length: 1000 }, () => fileRecord(owner.id)));
-        }
-      });
-      const [{ now }] = await sql<{ now: number }[]>`
-        SELECT reltuples::float8 AS now FROM pg_class WHERE oid = 'files'::regclass`;
-      assert.ok(now >= 20_000, `the planner counts ${now} files`);
-    } finally {
-      await sql.end();
-      await db.drop();
-    }
+    });
+    const [{ now }] = await sql<{ now: number }[]>`
+    SELECT reltuples::float8 AS now FROM pg_class WHERE oid = 'files'::regclass`;
+    assert.ok(now >= 20_000, `the planner counts ${now} files`);
   },
-});
+);

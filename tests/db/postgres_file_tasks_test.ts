@@ -5,64 +5,50 @@
  * every file, and answers exactly its files.
  */
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import type { FileCandidates } from "../../db/files.ts";
-import { migrate } from "../../db/postgres/migrate.ts";
 import { candidatesQuery } from "../../db/postgres/files.ts";
-import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
-import { PostgresStore } from "../../db/postgres/mod.ts";
-import { freshDatabase, ignoreKind, storedUser } from "../helpers/stores.ts";
+import { migratedPostgresTest, storedUser } from "../helpers/stores.ts";
 
-Deno.test({
-  name: "postgres 033: each cleaning task's candidates are read from their index, at 20,000 files",
-  ignore: ignoreKind("postgres"),
-  fn: async () => {
-    const db = await freshDatabase();
-    const sql = postgres(db.url, { max: 2, onnotice: () => {} });
-    try {
-      await migrate(sql, MIGRATIONS);
-      const store = new PostgresStore(sql);
-      const [owner, other] = [await storedUser(store), await storedUser(store)];
-      const start = Date.UTC(2026, 0, 1);
-      // 1 in 1000 expired, exhausted, pending (a day old) or with a thumbnail; 10 files of `other`.
-      await sql`INSERT INTO files (id, name, size, type, user_id, created_at, updated_at,
-          deletes_at, max_views, views, pending, thumbnail)
-        SELECT 'f' || i, 'n' || i, 1, 'text/plain',
-          CASE WHEN i <= 10 THEN ${other.id} ELSE ${owner.id} END,
-          ${new Date(start)}::timestamptz + i * interval '1 second',
-          ${new Date(start)}::timestamptz + i * interval '1 second',
-          CASE WHEN i % 1000 = 1 THEN ${new Date(start)}::timestamptz
-            WHEN i % 500 = 1 THEN ${new Date(start + 1e10)}::timestamptz END,
-          CASE WHEN i % 1000 = 2 THEN 3 WHEN i % 100 = 3 THEN 9 END,
-          CASE WHEN i % 1000 = 2 THEN 3 ELSE 1 END,
-          i % 1000 = 4,
-          CASE WHEN i % 1000 = 5 THEN '.thumbnail.f' || i || '.jpg' END
-        FROM generate_series(1, 20000) AS i`;
-      await sql`ANALYZE files`;
-      const by = new Date(start + 1e9);
-      const cases: [FileCandidates, string, (i: number) => boolean][] = [
-        [{ kind: "expired", by }, "files_deletes_at", (i) => i % 1000 === 1],
-        [{ kind: "exhausted" }, "files_exhausted", (i) => i % 1000 === 2],
-        [{ kind: "abandoned", by }, "files_abandoned", (i) => i % 1000 === 4],
-        [{ kind: "thumbnailed" }, "files_thumbnailed", (i) => i % 1000 === 5],
-        [{ kind: "owned", userId: other.id }, "files_user_id_created_at", (i) => i <= 10],
-      ];
-      for (const [which, index, wanted] of cases) {
-        const plan = (await sql`EXPLAIN ${candidatesQuery(sql, which, 200)}`)
-          .map((row) => row["QUERY PLAN"]).join("\n");
-        assert.match(plan, new RegExp(`(using|on) ${index}\\b`), `${which.kind}:\n${plan}`);
-        assert.doesNotMatch(plan, /Seq Scan/, `${which.kind}:\n${plan}`);
-        const found = await store.files.candidates(which, 200);
-        const want = Array.from({ length: 20000 }, (_, i) => i + 1).filter(wanted).map((i) =>
-          `f${i}`
-        );
-        assert.deepEqual(found.map((f) => f.id).sort(), want.sort(), which.kind);
-      }
-      const after = await store.files.candidates({ kind: "thumbnailed", after: "f5005" }, 200);
-      assert.deepEqual(after.map((f) => f.id), ["f6005", "f7005", "f8005", "f9005"]);
-    } finally {
-      await sql.end();
-      await db.drop();
+migratedPostgresTest(
+  "postgres 033: each cleaning task's candidates are read from their index, at 20,000 files",
+  async (sql, store) => {
+    const [owner, other] = [await storedUser(store), await storedUser(store)];
+    const start = Date.UTC(2026, 0, 1);
+    // 1 in 1000 expired, exhausted, pending (a day old) or with a thumbnail; 10 files of `other`.
+    await sql`INSERT INTO files (id, name, size, type, user_id, created_at, updated_at,
+      deletes_at, max_views, views, pending, thumbnail)
+    SELECT 'f' || i, 'n' || i, 1, 'text/plain',
+      CASE WHEN i <= 10 THEN ${other.id} ELSE ${owner.id} END,
+      ${new Date(start)}::timestamptz + i * interval '1 second',
+      ${new Date(start)}::timestamptz + i * interval '1 second',
+      CASE WHEN i % 1000 = 1 THEN ${new Date(start)}::timestamptz
+        WHEN i % 500 = 1 THEN ${new Date(start + 1e10)}::timestamptz END,
+      CASE WHEN i % 1000 = 2 THEN 3 WHEN i % 100 = 3 THEN 9 END,
+      CASE WHEN i % 1000 = 2 THEN 3 ELSE 1 END,
+      i % 1000 = 4,
+      CASE WHEN i % 1000 = 5 THEN '.thumbnail.f' || i || '.jpg' END
+    FROM generate_series(1, 20000) AS i`;
+    await sql`ANALYZE files`;
+    const by = new Date(start + 1e9);
+    const cases: [FileCandidates, string, (i: number) => boolean][] = [
+      [{ kind: "expired", by }, "files_deletes_at", (i) => i % 1000 === 1],
+      [{ kind: "exhausted" }, "files_exhausted", (i) => i % 1000 === 2],
+      [{ kind: "abandoned", by }, "files_abandoned", (i) => i % 1000 === 4],
+      [{ kind: "thumbnailed" }, "files_thumbnailed", (i) => i % 1000 === 5],
+      [{ kind: "owned", userId: other.id }, "files_user_id_created_at", (i) => i <= 10],
+    ];
+    for (const [which, index, wanted] of cases) {
+      const plan = (await sql`EXPLAIN ${candidatesQuery(sql, which, 200)}`)
+        .map((row) => row["QUERY PLAN"]).join("\n");
+      assert.match(plan, new RegExp(`(using|on) ${index}\\b`), `${which.kind}:\n${plan}`);
+      assert.doesNotMatch(plan, /Seq Scan/, `${which.kind}:\n${plan}`);
+      const found = await store.files.candidates(which, 200);
+      const want = Array.from({ length: 20000 }, (_, i) => i + 1).filter(wanted).map((i) =>
+        `f${i}`
+      );
+      assert.deepEqual(found.map((f) => f.id).sort(), want.sort(), which.kind);
     }
+    const after = await store.files.candidates({ kind: "thumbnailed", after: "f5005" }, 200);
+    assert.deepEqual(after.map((f) => f.id), ["f6005", "f7005", "f8005", "f9005"]);
   },
-});
+);

@@ -6,7 +6,9 @@
  */
 import postgres from "postgres";
 import { openKvStore } from "../../db/kv/mod.ts";
-import { openPostgresStore } from "../../db/postgres/mod.ts";
+import { openPostgresStore, PostgresStore } from "../../db/postgres/mod.ts";
+import { migrate } from "../../db/postgres/migrate.ts";
+import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
 import type { FileRecord } from "../../db/files.ts";
 import { servingStore } from "../../db/serving.ts";
 import type { Backend, Store } from "../../db/store.ts";
@@ -55,6 +57,32 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
       await sql.end();
     },
   };
+}
+
+/**
+ * A test on a fresh PostgreSQL database migrated to the latest version,
+ * handed its connection and a plain store over it (skipped without
+ * PostgreSQL); the database is dropped after it.
+ */
+export function migratedPostgresTest(
+  name: string,
+  fn: (sql: postgres.Sql, store: PostgresStore) => Promise<void>,
+): void {
+  Deno.test({
+    name,
+    ignore: ignoreKind("postgres"),
+    fn: async () => {
+      const db = await freshDatabase();
+      const sql = postgres(db.url, { max: 2, onnotice: () => {} });
+      try {
+        await migrate(sql, MIGRATIONS);
+        await fn(sql, new PostgresStore(sql));
+      } finally {
+        await sql.end();
+        await db.drop();
+      }
+    },
+  });
 }
 
 /**
