@@ -26,7 +26,7 @@ import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
 import { KvTags, listFileTags } from "./tags.ts";
-import { backfillUrlAges, KvUrls } from "./urls.ts";
+import { backfillUrlAges, backfillUrlLimits, KvUrls } from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
 import { KvWebhooks } from "./webhooks.ts";
@@ -46,10 +46,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * views, pending, thumbnails), filled from the files already stored. 8: an
  * import's files get their search keys after it (`./search_backlog.ts`),
  * listed meanwhile (nothing to fill: no store of an earlier schema lists
- * any; schema 7's code would not see the lists). Each upgrade resumes where
- * a stopped one left off.
+ * any; schema 7's code would not see the lists). 9: the URLs with a view
+ * limit are listed (`./urls.ts`, for the maxviews task), filled from the
+ * URLs already stored. Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 8;
+export const KV_SCHEMA_VERSION = 9;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -70,6 +71,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     }
     if (version.value < 6) await upgradeSearchIndex(kv, OWNER_COPIES);
     if (version.value < 7) await backfillTaskIndex(kv);
+    if (version.value < 9) await backfillUrlLimits(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -27,6 +27,7 @@ const K = {
   agePrefix: (userId: string) => ["url_by_user_at", userId],
   count: (userId: string) => ["url_count", userId],
   expiry: (at: Date, id: string) => ["url_expiry", at.getTime(), id],
+  limited: (id: string) => ["url_limited", id],
 } satisfies Record<string, (...args: never[]) => Deno.KvKey>;
 
 /** A stored URL as the store answers it: its views counted, fields added since filled in. */
@@ -44,6 +45,11 @@ function setExpiry(op: Deno.AtomicOperation, url: UrlRecord) {
 /** Adds to `op` the removal of `url`'s expiry index entry. */
 function deleteExpiry(op: Deno.AtomicOperation, url: UrlRecord) {
   if (url.expiresAt) op.delete(K.expiry(url.expiresAt, url.id));
+}
+
+/** Adds to `op` the writes of `url`'s entry among the URLs with a view limit (none without one). */
+function setLimit(op: Deno.AtomicOperation, url: UrlRecord) {
+  if (url.maxViews !== null) op.set(K.limited(url.id), true);
 }
 
 /** The names a URL takes: its code and its vanity. */
@@ -83,6 +89,7 @@ export class KvUrls implements UrlStore {
         .set(K.url(url.id), { ...url, views: 0 })
         .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
       setExpiry(op, url);
+      setLimit(op, url);
       for (const name of names) {
         op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
       }
@@ -103,7 +110,8 @@ export class KvUrls implements UrlStore {
       owner: (u) => u.userId,
       cost: (u) => ({
         checks: namesOf(u).length,
-        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 2) + (u.expiresAt ? 1 : 0),
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 2) + (u.expiresAt ? 1 : 0) +
+          (u.maxViews === null ? 0 : 1),
       }),
       counter: K.count,
       count: (count, owned) => (count ?? 0) + owned.length,
@@ -111,6 +119,7 @@ export class KvUrls implements UrlStore {
         op.set(K.url(url.id), { ...url, views: 0 })
           .set(K.views(url.id), new Deno.KvU64(BigInt(url.views)));
         setExpiry(op, url);
+        setLimit(op, url);
         for (const name of namesOf(url)) {
           op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
         }
@@ -198,6 +207,8 @@ export class KvUrls implements UrlStore {
         deleteExpiry(op, old);
         setExpiry(op, next);
       }
+      if (next.maxViews === null) op.delete(K.limited(id));
+      else setLimit(op, next);
       if (next.vanity !== old.vanity) {
         if (old.vanity !== null) op.delete(K.name(old.vanity));
         if (next.vanity !== null) {
@@ -220,7 +231,8 @@ export class KvUrls implements UrlStore {
       const op = this.kv.atomic().check(entry)
         .delete(K.url(id))
         .delete(K.views(id))
-        .delete(K.name(url.code));
+        .delete(K.name(url.code))
+        .delete(K.limited(id));
       deleteExpiry(op, url);
       if (url.vanity !== null) op.delete(K.name(url.vanity));
       if (url.userId !== null) {
@@ -256,13 +268,23 @@ export class KvUrls implements UrlStore {
     return urls.filter((url) => url !== null);
   }
 
-  /** Read by a pass over every URL: Deno KV keeps no index of them (yet). */
+  /** Read from the URLs with a view limit (`["url_limited", id]`), in id order: no other URL is read. */
   async exhausted(limit: number): Promise<UrlRecord[]> {
     const found: UrlRecord[] = [];
-    for await (const url of this.iterate()) {
-      if (url.maxViews !== null && url.views >= url.maxViews) found.push(url);
+    let ids: string[] = [];
+    const take = async () => {
+      for (const url of await this.loadAll(ids)) {
+        if (url.maxViews !== null && url.views >= url.maxViews) found.push(url);
+      }
+      ids = [];
+    };
+    for await (const entry of this.kv.list({ prefix: ["url_limited"] }, { batchSize: 500 })) {
+      ids.push(entry.key[1] as string);
+      if (ids.length === 500) await take();
+      if (found.length >= limit) break;
     }
-    return found.sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0).slice(0, limit);
+    await take();
+    return found.slice(0, limit);
   }
 
   async *iterate(): AsyncIterable<UrlRecord> {
@@ -296,27 +318,53 @@ export class KvUrls implements UrlStore {
   }
 }
 
-/** Where the upgrade to schema 4 stands: the last URL given its place in its owner's age order. */
-const BACKFILL: Deno.KvKey = ["meta", "url_age_backfill"];
-/** URLs one backfill commit places. */
+/** URLs one backfill commit reads. */
 const BACKFILL_PAGE = 50;
 
 /**
- * Schema 4's upgrade: gives every owned URL already stored its key in its
- * owner's oldest-first order (`["url_by_user_at", owner, createdAt, id]`,
- * which `pageByUser` reads), a page of records at a time, each page
- * committed with the position reached and the records read, checked (a
- * stopped upgrade resumes; a URL deleted meanwhile is read again, gone).
+ * Gives every URL already stored the keys `keysOf` names, a page of records
+ * at a time, each page committed with the position reached (kept under
+ * `progress`) and the records read, checked: a stopped upgrade resumes, and
+ * a URL changed or deleted meanwhile is read again.
  */
-export async function backfillUrlAges(kv: Deno.Kv): Promise<void> {
+async function backfillUrls(
+  kv: Deno.Kv,
+  progress: Deno.KvKey,
+  keysOf: (url: UrlRecord) => Deno.KvKey[],
+): Promise<void> {
   const prefix = ["url"];
   while (true) {
-    const at = await kv.get<Deno.KvKey>(BACKFILL);
+    const at = await kv.get<Deno.KvKey>(progress);
     if (at.value?.length === 0) return; // done
     const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
     const page = await Array.fromAsync(kv.list<UrlRecord>(selector, { limit: BACKFILL_PAGE }));
     const op = kv.atomic().check(at, ...page);
-    for (const { value } of page) if (value.userId !== null) op.set(K.byAge(value), true);
-    await op.set(BACKFILL, page.at(-1)?.key ?? []).commit();
+    for (const { value } of page) for (const key of keysOf(value)) op.set(key, true);
+    await op.set(progress, page.at(-1)?.key ?? []).commit();
   }
+}
+
+/**
+ * Schema 4's upgrade: every owned URL gets its key in its owner's
+ * oldest-first order (`["url_by_user_at", owner, createdAt, id]`, which
+ * `pageByUser` reads).
+ */
+export async function backfillUrlAges(kv: Deno.Kv): Promise<void> {
+  await backfillUrls(
+    kv,
+    ["meta", "url_age_backfill"],
+    (url) => url.userId === null ? [] : [K.byAge(url)],
+  );
+}
+
+/**
+ * Schema 9's upgrade: every URL with a view limit gets its entry among them
+ * (`["url_limited", id]`, which the maxviews task reads).
+ */
+export async function backfillUrlLimits(kv: Deno.Kv): Promise<void> {
+  await backfillUrls(
+    kv,
+    ["meta", "url_limit_backfill"],
+    (url) => url.maxViews === null || url.maxViews === undefined ? [] : [K.limited(url.id)],
+  );
 }

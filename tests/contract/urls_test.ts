@@ -79,6 +79,30 @@ const steps: ContractSteps = {
     assert.deepEqual(await codes(at(9)), ["later", "never"]);
   },
 
+  "exhausted: the URLs at their view limit, in id order, up to a limit; updates, views and deletes move them":
+    async (store) => {
+      const u = await owner(store);
+      const spent = url(u.id, "spent", { maxViews: 2, views: 2 });
+      const over = url(u.id, "over", { maxViews: 1, views: 3 });
+      const fresh = url(u.id, "fresh", { maxViews: 2, views: 0 });
+      const open = url(u.id, "open", { views: 9 });
+      await store.urls.createMany([spent, open]);
+      for (const record of [over, fresh]) await store.urls.create(record, null);
+      const codes = async (limit = 10) =>
+        (await store.urls.exhausted(limit)).map((x) => x.code).sort();
+      assert.deepEqual(await codes(), ["over", "spent"]);
+      assert.equal((await store.urls.exhausted(1)).length, 1);
+
+      assert.equal((await store.urls.view(fresh.id))?.counted, true);
+      assert.equal((await store.urls.view(fresh.id))?.counted, true);
+      assert.deepEqual(await codes(), ["fresh", "over", "spent"]);
+      await store.urls.update(spent.id, { maxViews: null }, new Date(tick += 1000));
+      await store.urls.update(open.id, { maxViews: 5 }, new Date(tick += 1000));
+      assert.deepEqual(await codes(), ["fresh", "open", "over"]);
+      await store.urls.delete(over.id);
+      assert.deepEqual(await codes(), ["fresh", "open"]);
+    },
+
   "codes and vanities share one namespace": async (store) => {
     const u = await owner(store);
     await store.urls.create(url(u.id, "one", { vanity: "van" }), null);

@@ -15,6 +15,7 @@ import { IndexChange } from "../../db/kv/file_index.ts";
 import { TASK_INDEX, taskKeys } from "../../db/kv/file_tasks.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import type { TagRecord } from "../../db/tags.ts";
+import type { UrlRecord } from "../../db/urls.ts";
 import { fileRecord, storedUser, urlRecord } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
@@ -254,3 +255,54 @@ async function taskIndexOf(path: string): Promise<Deno.KvKey[]> {
     kv.close();
   }
 }
+
+Deno.test("kv schema 8 → 9: the URLs with a view limit are listed, once, also when an upgrade stopped half way", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-schema-" });
+  const path = join(dir, "ferry.kv");
+  try {
+    const store = await openKvStore(path);
+    const ann = await storedUser(store);
+    // More URLs than one page of the upgrade; every third limited, every sixth at its limit.
+    const urls = Array.from({ length: 130 }, (_, i) =>
+      urlRecord(ann.id, `u${i}`, {
+        maxViews: i % 3 === 0 ? 2 : null,
+        views: i % 6 === 0 ? 2 : 1,
+      }));
+    await store.urls.createMany(urls);
+    await store.close();
+
+    // Schema 8 kept no such list; an upgrade stopped after its first page.
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 8);
+    for await (const { key } of kv.list({ prefix: ["url_limited"] })) await kv.delete(key);
+    const page = await Array.fromAsync(kv.list<UrlRecord>({ prefix: ["url"] }, { limit: 50 }));
+    const op = kv.atomic();
+    for (const { value } of page) {
+      if (value.maxViews !== null) op.set(["url_limited", value.id], true);
+    }
+    await op.set(["meta", "url_limit_backfill"], page.at(-1)!.key).commit();
+    kv.close();
+
+    const limited = async () => {
+      const kv = await Deno.openKv(path);
+      try {
+        return (await Array.fromAsync(kv.list({ prefix: ["url_limited"] }))).map((e) => e.key[1]);
+      } finally {
+        kv.close();
+      }
+    };
+    const upgraded = await openKvStore(path);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
+    assert.deepEqual(
+      (await upgraded.urls.exhausted(1000)).map((u) => u.code).sort(),
+      urls.filter((_, i) => i % 6 === 0).map((u) => u.code).sort(),
+    );
+    await upgraded.close();
+    assert.deepEqual(
+      (await limited()).sort(),
+      urls.filter((u) => u.maxViews !== null).map((u) => u.id).sort(),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
