@@ -27,7 +27,7 @@ import {
   type FileSortKey,
 } from "../files.ts";
 import { readStats } from "./file_stats.ts";
-import { getAll, upgradeFilePages } from "./helpers.ts";
+import { getAll, upgradePages } from "./helpers.ts";
 
 /** An index entry's value: bit 1 favourite, bit 2 private; and the file's type. */
 export type IndexValue = [number, string];
@@ -350,12 +350,12 @@ const probeKey = (file: FileRecord): Deno.KvKey => [
 
 /**
  * Schema 4's upgrade: every file already stored indexed
- * ({@link upgradeFilePages}), checking the absence of each file's entries so
+ * ({@link upgradePages}), checking the absence of each file's entries so
  * that a file stored meanwhile by a process that already indexes is left as
  * that process indexed it.
  */
 export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {
-  await upgradeFilePages(kv, BACKFILL, BACKFILL_PAGE, async (op, page) => {
+  await upgradePages<FileRecord>(kv, ["file"], BACKFILL, BACKFILL_PAGE, async (op, page) => {
     const indexed = indexable(page.map((e) => e.value));
     const probes = await getAll(kv, indexed.map(probeKey));
     op.check(...probes);

@@ -13,7 +13,7 @@
  * fills it for the files stored before it (KV schema 7).
  */
 import { type FileCandidates, type FileRecord, isCandidate } from "../files.ts";
-import { getAll, upgradeFilePages } from "./helpers.ts";
+import { getAll, upgradePages } from "./helpers.ts";
 
 /** The prefix of every key of the index. */
 export const TASK_INDEX: Deno.KvKey = ["file_task"];
@@ -97,9 +97,9 @@ const BACKFILL: Deno.KvKey = ["meta", "file_task_backfill"];
 /** Records one backfill commit reads and checks (an atomic operation holds 100 checks). */
 const BACKFILL_PAGE = 90;
 
-/** KV schema 7's upgrade: every file already stored indexed ({@link upgradeFilePages}). */
+/** KV schema 7's upgrade: every file already stored indexed ({@link upgradePages}). */
 export async function backfillTaskIndex(kv: Deno.Kv): Promise<void> {
-  await upgradeFilePages(kv, BACKFILL, BACKFILL_PAGE, (op, page) => {
+  await upgradePages<FileRecord>(kv, ["file"], BACKFILL, BACKFILL_PAGE, (op, page) => {
     for (const entry of page) for (const key of taskKeys(entry.value)) op.set(key, true);
   });
 }

@@ -51,30 +51,30 @@ export async function commitChecked<T>(attempt: () => Promise<Attempt<T>>): Prom
 }
 
 /**
- * A schema upgrade over every stored file record (`["file", id]`), in key
- * order, `pageSize` at a time: `write` adds a page's writes (and any checks of
- * its own) to an operation already checked on the position reached and on the
- * page's records, which commits with the new position under `cursor`. So a
- * stopped upgrade resumes where it stopped, two processes upgrading at once
- * never write a page twice, and a page whose files changed meanwhile is read
- * again (its writer, already at the new schema, wrote its keys). Only one page
- * is in memory.
+ * A schema upgrade over every stored record under `prefix` (`["file"]`,
+ * `["url"]`), in key order, `pageSize` at a time: `write` adds a page's
+ * writes (and any checks of its own) to an operation already checked on the
+ * position reached and on the page's records, which commits with the new
+ * position under `cursor`. So a stopped upgrade resumes where it stopped, two
+ * processes upgrading at once never write a page twice, and a page whose
+ * records changed meanwhile is read again (its writer, already at the new
+ * schema, wrote its keys). Only one page is in memory.
  */
-export async function upgradeFilePages(
+export async function upgradePages<T>(
   kv: Deno.Kv,
+  prefix: Deno.KvKey,
   cursor: Deno.KvKey,
   pageSize: number,
-  write: (op: Deno.AtomicOperation, page: Deno.KvEntry<FileRecord>[]) => Promise<void> | void,
+  write: (op: Deno.AtomicOperation, page: Deno.KvEntry<T>[]) => Promise<void> | void,
 ): Promise<void> {
-  const prefix = ["file"];
   while (true) {
     const at = await kv.get<Deno.KvKey>(cursor);
     if (at.value?.length === 0) return; // done
     const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
-    const page = await Array.fromAsync(kv.list<FileRecord>(selector, { limit: pageSize }));
+    const page = await Array.fromAsync(kv.list<T>(selector, { limit: pageSize }));
     const op = kv.atomic().check(at, ...page);
     await write(op, page);
-    // A failed check: another process did this page, or a file of it changed; read again.
+    // A failed check: another process did this page, or a record of it changed; read again.
     await op.set(cursor, page.at(-1)?.key ?? []).commit();
   }
 }

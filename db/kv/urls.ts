@@ -6,7 +6,7 @@
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../errors.ts";
-import { commitChecked, defined, getAll } from "./helpers.ts";
+import { commitChecked, defined, getAll, upgradePages } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import {
   URL_RULE_DEFAULTS,
@@ -321,27 +321,15 @@ export class KvUrls implements UrlStore {
 /** URLs one backfill commit reads. */
 const BACKFILL_PAGE = 50;
 
-/**
- * Gives every URL already stored the keys `keysOf` names, a page of records
- * at a time, each page committed with the position reached (kept under
- * `progress`) and the records read, checked: a stopped upgrade resumes, and
- * a URL changed or deleted meanwhile is read again.
- */
+/** Gives every URL already stored the keys `keysOf` names ({@link upgradePages}, progress under `cursor`). */
 async function backfillUrls(
   kv: Deno.Kv,
-  progress: Deno.KvKey,
+  cursor: Deno.KvKey,
   keysOf: (url: UrlRecord) => Deno.KvKey[],
 ): Promise<void> {
-  const prefix = ["url"];
-  while (true) {
-    const at = await kv.get<Deno.KvKey>(progress);
-    if (at.value?.length === 0) return; // done
-    const selector = at.value ? { prefix, start: [...at.value, ""] } : { prefix };
-    const page = await Array.fromAsync(kv.list<UrlRecord>(selector, { limit: BACKFILL_PAGE }));
-    const op = kv.atomic().check(at, ...page);
+  await upgradePages<UrlRecord>(kv, ["url"], cursor, BACKFILL_PAGE, (op, page) => {
     for (const { value } of page) for (const key of keysOf(value)) op.set(key, true);
-    await op.set(progress, page.at(-1)?.key ?? []).commit();
-  }
+  });
 }
 
 /**
