@@ -1,10 +1,9 @@
 /**
  * The small helpers every Deno KV sub-store uses: a patch without its unset
  * fields, `getMany` over any number of keys, the check-and-retry loop of
- * a read-then-write atomic operation, and a schema upgrade's walk over the
- * stored files.
+ * a read-then-write atomic operation, and a schema upgrade's resumable walk
+ * over any record prefix.
  */
-import type { FileRecord } from "../files.ts";
 
 /** Keys one `kv.getMany` may read. */
 const GET_MANY_KEYS = 10;
