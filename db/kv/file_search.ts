@@ -27,11 +27,11 @@
  *   their file's type (`broadTypePage`), the total from the type counters.
  *
  * Files without an owner are not indexed (a list is always one owner's).
- * The keys are stored in the same atomic operation as the record
- * ({@link indexFile}), but for an import's (`createMany`), which are listed
- * for a build after it (`./search_backlog.ts`) and meanwhile are candidates
- * of every search of their owner; `KV_SCHEMA_VERSION` 6 fills them for the
- * files stored before ({@link upgradeSearchIndex}).
+ * A change of a stored file changes its keys in the same atomic operation as
+ * the record ({@link indexFile}); a new file's (an upload's, an import's) are
+ * listed for a build after it (`./search_backlog.ts`), its files meanwhile
+ * candidates of every search of their owner; `KV_SCHEMA_VERSION` 6 fills
+ * them for the files stored before ({@link upgradeSearchIndex}).
  */
 import {
   type FilePage,

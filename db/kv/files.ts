@@ -6,6 +6,10 @@
  * writes record, copy, index and counters in one atomic operation; a deletion
  * also removes the file's tag links (`./tags.ts`).
  *
+ * A new file's search keys are written after it, in the background: its
+ * write lists it for the build (`./search_backlog.ts`), and searches take it
+ * as a candidate meanwhile.
+ *
  * Uploads' writes (`create`, `complete`) are group-committed: those that
  * arrive while a commit is in flight go together in the next one
  * (`../coalesce.ts`), which reads their records and counters once, applies
@@ -35,8 +39,8 @@ import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import { IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
-import { indexFile, MAX_CANDIDATES, searchFiles, searchKeys } from "./file_search.ts";
-import { backlogIds, backlogKey, listForBuild } from "./search_backlog.ts";
+import { indexFile, MAX_CANDIDATES, searchFiles } from "./file_search.ts";
+import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
@@ -52,9 +56,10 @@ const K = {
 
 /**
  * The most uploads' writes committed together: 2 checks and 3 writes each,
- * their index entries (`INDEX_WRITES_PER_FILE` at most), plus one check and
- * one write per owner, within an atomic operation's 100 checks and 1000
- * mutations (a journaled view doubles the writes).
+ * their index entries (`INDEX_WRITES_PER_FILE` at most) and task keys, plus
+ * one check, one write and one list for the search's build per owner, within
+ * an atomic operation's 100 checks and 1000 mutations (a journaled view
+ * doubles the writes).
  */
 const MAX_GROUP = 12;
 
@@ -66,9 +71,6 @@ const REMOVAL_READ = 16;
  * its 1000 mutations, so that a journaled view (`journal.ts`) still fits.
  */
 const REMOVAL_LIMITS = { checks: 100, mutations: 450 };
-
-/** The most search keys (`./file_search.ts`) a group commit may write; more go alone. */
-const MAX_GROUP_SEARCH_KEYS = 500;
 
 /** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
 type UploadWrite =
@@ -102,11 +104,20 @@ export function checkLimits(usage: FileUsage, limits: FileLimits): void {
 
 /** {@link FileStore} on Deno KV. */
 export class KvFiles implements FileStore {
-  /** `imported` is called after each `createMany` (the store's build of their search keys). */
-  constructor(private readonly kv: Deno.Kv, private readonly imported?: () => void) {}
+  /**
+   * `build` is told of each write that listed new files for the build of
+   * their search keys (the store's own; a transaction's view has none: the
+   * store starts it once the transaction ends).
+   */
+  constructor(private readonly kv: Deno.Kv, private readonly build?: BuildStarter) {}
 
+  /** Its search keys are left to the build (`./search_backlog.ts`), started soon after. */
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
-    await settle(this.uploads.run({ kind: "create", file, limits }));
+    try {
+      await settle(this.uploads.run({ kind: "create", file, limits }));
+    } finally {
+      this.build?.soon();
+    }
   }
 
   /** {@link create} alone: its own reads and commit, retried until it lands or is refused. */
@@ -127,7 +138,7 @@ export class KvFiles implements FileStore {
         if ((await this.kv.get(K.file(file.id))).value !== null) return new UniqueError("id");
         return null;
       };
-      return { op: changed(this.write(op, file), null, file), result: undefined, lost };
+      return { op: created(this.write(op, file), [file]), result: undefined, lost };
     });
   }
 
@@ -164,7 +175,7 @@ export class KvFiles implements FileStore {
       }
       throw error;
     }
-    this.imported?.();
+    this.build?.poke();
   }
 
   /** {@link createMany}'s files but their index entries, in runs that fit an atomic operation. */
@@ -196,15 +207,13 @@ export class KvFiles implements FileStore {
       after: (op, run) => {
         const change = new StatsChange();
         const counts = new IndexChange();
-        const owned = new Map<string, string[]>();
         for (const f of run) {
           change.file(null, f);
           counts.counted(f);
-          if (f.userId !== null) owned.set(f.userId, [...owned.get(f.userId) ?? [], f.id]);
         }
         counts.apply(change.apply(op));
-        for (const [owner, ids] of owned) listForBuild(op, owner, ids);
-        knownAbsent(op, () => [...owned].map(([owner, ids]) => backlogKey(owner, ids[0])));
+        const lists = listForBuild(op, run);
+        knownAbsent(op, () => lists);
       },
       clash: async (run) =>
         (await this.takenNames(run.map((f) => f.name))).size ? new UniqueError("name") : null,
@@ -299,7 +308,7 @@ export class KvFiles implements FileStore {
     const op = this.kv.atomic();
     const change = new StatsChange();
     const index = new IndexChange();
-    let searchKeyCount = 0;
+    const fresh: FileRecord[] = [];
     const outcomes = writes.map((w): Outcome => {
       let file: FileRecord;
       let files = 0;
@@ -332,17 +341,17 @@ export class KvFiles implements FileStore {
       const before = w.kind === "create" ? null : records.get(w.id)!.value;
       change.file(before, file);
       index.file(before, file);
-      indexFile(op, before, file);
       taskIndex(op, before, file);
-      if (w.kind === "create") searchKeyCount += searchKeys(file).length;
+      // A new file's search keys are built after it; a completed one's stay (same name, type).
+      if (w.kind === "create") fresh.push(file);
+      else indexFile(op, before, file);
       return { value: w.kind === "create" ? undefined : file };
     });
     for (const [owner, entry] of usages) {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
     index.apply(change.apply(op));
-    // Long names give many search keys: past a share of the 1000 mutations, each goes alone.
-    if (searchKeyCount > MAX_GROUP_SEARCH_KEYS) return null;
+    listForBuild(op, fresh);
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -593,6 +602,19 @@ export class KvFiles implements FileStore {
   private writeRecord(op: Deno.AtomicOperation, file: FileRecord): Deno.AtomicOperation {
     return op.set(K.file(file.id), file).set(K.byUser(file.userId, file.id), file);
   }
+}
+
+/**
+ * Adds the changes of new `files` to `op`: the counters', the list index's
+ * and the task index's, and their lists for the build of their search keys
+ * (`./search_backlog.ts`), which {@link changed} would write at once.
+ */
+function created(op: Deno.AtomicOperation, files: FileRecord[]): Deno.AtomicOperation {
+  for (const file of files) {
+    taskIndex(indexChange(countFile(op, null, file), null, file), null, file);
+  }
+  listForBuild(op, files);
+  return op;
 }
 
 /**

@@ -117,7 +117,7 @@ export class KvStore implements Backend {
     this.users = new KvUsers(kv, { sessions: this.sessions, mfa: this.mfa, oauth: this.oauth });
     this.leases = new KvLeases(kv);
     this.rateLimits = new KvRateLimits(kv);
-    this.files = new KvFiles(kv, () => backlog?.poke());
+    this.files = new KvFiles(kv, backlog);
     this.urls = new KvUrls(kv);
     this.invites = new KvInvites(kv);
     this.webhooks = new KvWebhooks(kv);

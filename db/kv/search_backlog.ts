@@ -1,8 +1,10 @@
 /**
- * The search keys of imported files, stored after the import (issue #32).
- * `createMany` (`./files.ts`) writes no search key (`./file_search.ts`):
- * an import's cost on KV was mostly those keys, a score a file at random
- * places in the tree. Each of its atomic operations lists instead, per
+ * The search keys of new files, stored after their write (issue #32).
+ * Neither an import (`createMany`, `./files.ts`) nor an upload (`create`)
+ * writes its files' search keys (`./file_search.ts`): an import's cost on KV
+ * was mostly those keys, a score a file at random places in the tree, and
+ * they were a quarter of an upload's atomic operation (bench/results/
+ * serving_store.md). Each of their atomic operations lists instead, per
  * owner, the files it wrote:
  *
  *     ["file_sfx_todo", owner, first id] → ids
@@ -10,16 +12,20 @@
  * A search adds the listed files of its owner to its candidates
  * ({@link backlogIds}), which are checked against the query as every
  * candidate is, so it finds them before their keys exist. {@link buildBacklog}
- * writes the keys of listed files, a batch at a time, in the background
- * ({@link BacklogBuilder}, which the store runs after an import and when it
- * opens with files listed), then drops their lists.
+ * writes the keys of listed files, a batch at a time, in key order, in the
+ * background ({@link BacklogBuilder}, which the store runs after an import,
+ * within {@link BUILD_DELAY_MS} of an upload, so that the uploads of that
+ * while are built together, and when it opens with files listed), then
+ * drops their lists.
  *
  * A file stored meanwhile (a rename, a deletion) keeps its index right: a
  * write's own index change (`indexFile`) takes the file's keys as those of
  * the record it replaces, which the build may not have stored yet; so,
  * once its keys are stored, the build reads the records again and, for
  * each one that changed since it read it, puts its keys right from what it
- * read to what the record now is, checked on the record.
+ * read to what the record now is, checked on the record. A file renamed
+ * before the build reads it gets its new keys then (the build writes every
+ * key of the record it reads); a file deleted before has none to write.
  */
 import type { FileRecord } from "../files.ts";
 import { commitChecked, getAll } from "./helpers.ts";
@@ -40,12 +46,30 @@ export const backlogKey = (owner: string, first: string): Deno.KvKey => [
 export const BUILD_FILES = 1000;
 
 /**
- * Adds to `op` the list of `ids` (new files of `owner`, in its order) whose
- * search keys are left to the build.
+ * How long after an upload the build starts ({@link BacklogBuilder.soon}):
+ * the uploads of that second are built in one step, their keys in order.
  */
-export function listForBuild(op: Deno.AtomicOperation, owner: string, ids: string[]): void {
-  if (ids.length > 0) op.set(backlogKey(owner, ids[0]), ids);
+export const BUILD_DELAY_MS = 1000;
+
+/**
+ * Adds to `op` the lists of new `files` (an import's run, an upload's group)
+ * whose search keys are left to the build: one list per owner, of its files
+ * in their order (files without an owner have no keys). Returns the lists' keys.
+ */
+export function listForBuild(op: Deno.AtomicOperation, files: FileRecord[]): Deno.KvKey[] {
+  const owned = new Map<string, string[]>();
+  for (const f of files) {
+    if (f.userId !== null) owned.set(f.userId, [...owned.get(f.userId) ?? [], f.id]);
+  }
+  return [...owned].map(([owner, ids]) => {
+    const key = backlogKey(owner, ids[0]);
+    op.set(key, ids);
+    return key;
+  });
 }
+
+/** What starts the build after a write that listed files ({@link BacklogBuilder}). */
+export type BuildStarter = Pick<BacklogBuilder, "poke" | "soon">;
 
 /** The ids of `owner`'s files whose keys are not built yet; `null` past `limit` of them. */
 export async function backlogIds(
@@ -108,16 +132,18 @@ async function putRight(kv: Deno.Kv, was: FileRecord | null, key: Deno.KvKey): P
 
 /**
  * Runs {@link buildBacklog} in the background until nothing is listed:
- * {@link poke} starts it (or has the run under way look again once done);
- * {@link hold} keeps it from taking lists while the store's own
- * transaction runs (an import whose lists it must not build before they
- * commit); {@link stop} ends it at its next commit.
+ * {@link poke} starts it (or has the run under way look again once done),
+ * {@link soon} within {@link BUILD_DELAY_MS}; {@link hold} keeps it from
+ * taking lists while the store's own transaction runs (an import whose lists
+ * it must not build before they commit); {@link stop} ends it at its next
+ * commit.
  */
 export class BacklogBuilder {
   #running: Promise<void> | null = null;
   #again = false;
   #held = 0;
   #stopped = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly kv: Deno.Kv) {}
 
@@ -131,12 +157,29 @@ export class BacklogBuilder {
     this.#running = this.#run().finally(() => this.#running = null);
   }
 
+  /**
+   * Starts building within {@link BUILD_DELAY_MS}, unless a start is due
+   * already (an upload's lists: one step builds that while's uploads). The
+   * timer keeps no process alive.
+   */
+  soon(): void {
+    if (this.#stopped || this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.poke();
+    }, BUILD_DELAY_MS);
+    Deno.unrefTimer(this.#timer);
+  }
+
   async #run(): Promise<void> {
     const stop = () => this.#stopped || this.#held > 0;
     do {
       this.#again = false;
       try {
-        while (!stop() && await buildBacklog(this.kv, BUILD_FILES, stop) > 0) {
+        // A step that took less than a whole batch found the backlog empty after it: files
+        // listed since started a build of their own (`soon`, `poke`), so that uploads arriving
+        // while it runs are built together a while later, not a few at a time.
+        while (!stop() && await buildBacklog(this.kv, BUILD_FILES, stop) >= BUILD_FILES) {
           // each step ends at its own commits
         }
       } catch {
@@ -171,9 +214,11 @@ export class BacklogBuilder {
     }
   }
 
-  /** Stops at the next commit and waits for it. */
+  /** Stops at the next commit (a start due {@link soon} with it) and waits for it. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     await this.#running;
   }
 }

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { type FileRecord, type FileSearchField, queryFiles } from "../../db/files.ts";
+import type { KvStore } from "../../db/kv/mod.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { fileRecord } from "../helpers/stores.ts";
@@ -170,6 +171,56 @@ apiTest("search: each field and query finds what a read of every file found", as
   assert.deepEqual(favourite.body.page.map((f: { id: string }) => f.id), [files[0].id]);
   assert.equal(favourite.body.total, 1);
 });
+
+apiTest(
+  "search: a file just uploaded is found at once and after its keys are built; renamed or deleted before, it is found by what it is",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const upload = async (name: string) => {
+      const res = await uploadFiles(app, [{ name, content: name, type: "text/plain" }], {
+        ...a.headers,
+        "x-service-original-name": "true",
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.files[0] as { id: string; name: string };
+    };
+    const kept = await upload("Fresh-Minutes.txt");
+    const moved = await upload("Fresh-Agenda.txt");
+    const gone = await upload("Fresh-Draft.txt");
+    // Deno KV builds the search keys of new files after their write (db/kv/search_backlog.ts).
+    const build = async () => {
+      if (app.kind === "kv") await (app.backend as KvStore).buildSearchKeys();
+    };
+    const ids = async (field: string, query: string) => (await search(app, a, field, query)).ids;
+
+    // At once: each field finds the new files.
+    assert.deepEqual(await ids("name", kept.name), [kept.id]);
+    assert.deepEqual(
+      (await ids("originalName", "FRESH-")).sort(),
+      [kept, moved, gone].map((f) => f.id).sort(),
+    );
+    assert.equal((await search(app, a, "type", "text/pl")).total, 3);
+
+    // Renamed and deleted before their keys are built.
+    const patched = await app.json("PATCH", `/api/user/files/${moved.id}`, {
+      name: "Relocated-Agenda.txt",
+      originalName: "Relocated Agenda.txt",
+    }, a.headers);
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const deleted = await app.json("DELETE", `/api/user/files/${gone.id}`, undefined, a.headers);
+    assert.equal(deleted.status, 200);
+    for (const when of ["before the build", "after it"]) {
+      assert.deepEqual(await ids("name", "relocated"), [moved.id], when);
+      assert.deepEqual(await ids("originalName", "LOCATED AG"), [moved.id], when);
+      assert.deepEqual(await ids("name", moved.name), [], `${when}: the old name`);
+      assert.deepEqual(await ids("originalName", "agenda"), [moved.id], when);
+      assert.deepEqual(await ids("originalName", "fresh-"), [kept.id], when);
+      assert.deepEqual(await ids("name", gone.name), [], `${when}: the deleted file`);
+      assert.equal((await search(app, a, "type", "text/pl")).total, 2, when);
+      await build();
+    }
+  },
+);
 
 apiTest(
   "search: renames, changes, deletes, imports and concurrent uploads move the index",

@@ -1,11 +1,11 @@
 /**
- * Imported files' search keys on Deno KV, built after the import
- * (`db/kv/search_backlog.ts`, KV schema 8): before they are built every
- * search finds the imported files as a read of every file would; the build
+ * Imported and uploaded files' search keys on Deno KV, built after their
+ * write (`db/kv/search_backlog.ts`, KV schema 8): before they are built every
+ * search finds the new files as a read of every file would; the build
  * leaves exactly the keys of the records stored, also for files renamed or
- * deleted while it wrote, and one that stopped half way is finished by the
- * next (a store opened with files listed builds them by itself); a store of
- * schema 7 opens at 8.
+ * deleted before it or while it wrote, and one that stopped half way is
+ * finished by the next (a store opened with files listed builds them by
+ * itself); a store of schema 7 opens at 8.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -30,6 +30,8 @@ async function searchIndex(kv: Deno.Kv): Promise<string[]> {
 /** The search keys `records` should have, serialized, sorted. */
 const expectedIndex = (records: FileRecord[]) =>
   records.flatMap((f) => searchKeys(f).map((k) => JSON.stringify([k.key, k.value]))).sort();
+
+const NO_LIMITS = { maxBytes: null, maxFiles: null };
 
 /** The lists of files whose keys are not built yet. */
 const listed = async (kv: Deno.Kv) => (await Array.fromAsync(kv.list({ prefix: BACKLOG }))).length;
@@ -87,7 +89,8 @@ Deno.test("kv search backlog: an import's files are found by every search before
     try {
       const user = await storedUser(store);
       const uploaded = varied(user.id, 10, "up");
-      for (const f of uploaded) await store.files.create(f, { maxBytes: null, maxFiles: null });
+      for (const f of uploaded) await store.files.create(f, NO_LIMITS);
+      await store.buildSearchKeys(); // the uploads' keys (listed too), built now
       await store.backlog!.hold(); // no build in the background: the keys stay unbuilt
       const imported = varied(user.id, 150, "imp");
       await store.files.createMany(imported);
@@ -106,6 +109,61 @@ Deno.test("kv search backlog: an import's files are found by every search before
         assert.equal(await listed(kv), 0, "every list built");
         assert.deepEqual(await searchIndex(kv), expectedIndex(all));
         await assertSearches(store, user.id, all, "imp");
+      } finally {
+        kv.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv search backlog: uploads are listed, not indexed, found by every search before the build and after; renamed or deleted before it, they keep exactly their keys", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      await store.backlog!.hold(); // no build in the background until released
+      const uploaded = varied(user.id, 12, "up");
+      // At once, as concurrent uploads: group-committed writes list their files together.
+      await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
+      const kv = await Deno.openKv(path);
+      try {
+        assert.deepEqual(await searchIndex(kv), [], "an upload writes no search key itself");
+        assert.ok(await listed(kv) > 0);
+        await assertSearches(store, user.id, uploaded, "up");
+
+        const [moved, gone] = uploaded;
+        await store.files.update(moved.id, {
+          name: "moved-away.png",
+          originalName: "Elsewhere.PNG",
+        }, new Date());
+        await store.files.delete(gone.id);
+        const ids = async (field: "name" | "originalName", query: string) =>
+          (await store.files.list({
+            userId: user.id,
+            offset: 0,
+            limit: 25,
+            sortBy: "createdAt",
+            order: "desc",
+            search: { field, query },
+          })).files.map((f) => f.id);
+        const searchesRight = async (stored: FileRecord[]) => {
+          await assertSearches(store, user.id, stored, "up");
+          assert.deepEqual(await ids("name", "MOVED-aw"), [moved.id]);
+          assert.deepEqual(await ids("originalName", "elsewhere"), [moved.id]);
+          assert.deepEqual(await ids("name", moved.name), [], "its old name finds nothing");
+          assert.deepEqual(await ids("name", gone.name), [], "a deleted file is not found");
+        };
+        const stored = await store.files.listByUser(user.id);
+        assert.equal(stored.length, 11);
+        await searchesRight(stored);
+
+        store.backlog!.release();
+        await store.buildSearchKeys();
+        assert.equal(await listed(kv), 0, "every list built");
+        assert.deepEqual(await searchIndex(kv), expectedIndex(stored), "no key of the old name");
+        await searchesRight(stored);
       } finally {
         kv.close();
       }
