@@ -34,12 +34,13 @@ import { commitChecked, defined, getAll } from "./helpers.ts";
 import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
-import { IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
+import { blockCost, IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles, searchKeys } from "./file_search.ts";
 import { backlogIds, backlogKey, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
+import { endBlockRecount, recountBlocks } from "./file_block_recount.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -66,6 +67,17 @@ const REMOVAL_READ = 16;
  * its 1000 mutations, so that a journaled view (`journal.ts`) still fits.
  */
 const REMOVAL_LIMITS = { checks: 100, mutations: 450 };
+
+/** A group commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB); more go alone. */
+const GROUP_MUTATIONS = 900;
+const GROUP_KEY_BYTES = 56 * 1024;
+/** Writes of one upload's own besides its index and search keys (record, copy, name, tasks, usage). */
+const GROUP_WRITES_PER_FILE = 10;
+/** About the bytes of one search key. */
+const SEARCH_KEY_BYTES = 100;
+
+/** Index entries a pass of the recount of block counts reads at least. */
+const BLOCK_RECOUNT_ENTRIES = 1000;
 
 /** The most search keys (`./file_search.ts`) a group commit may write; more go alone. */
 const MAX_GROUP_SEARCH_KEYS = 500;
@@ -175,8 +187,16 @@ export class KvFiles implements FileStore {
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
       // 3 writes and its task keys, and a share of the run's sums (statistics, index counts)
-      // and of its owner's list of files to index (gathered: a few per owner).
-      cost: (f) => ({ checks: 1, mutations: 6 + taskKeys(f).length, keyBytes: bytes(f) }),
+      // and of its owner's list of files to index (gathered: a few per owner), and its block
+      // counts (`./file_blocks.ts`; as many as it may move, though a run's files share most).
+      cost: (f) => {
+        const blocks = blockCost(f);
+        return {
+          checks: 1,
+          mutations: 6 + taskKeys(f).length + blocks.mutations,
+          keyBytes: bytes(f) + blocks.bytes,
+        };
+      },
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
@@ -341,8 +361,13 @@ export class KvFiles implements FileStore {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
     index.apply(change.apply(op));
-    // Long names give many search keys: past a share of the 1000 mutations, each goes alone.
+    // Long names give many search keys: past a share of the 1000 mutations, each goes alone;
+    // so do files in many scopes (block counts: `./file_blocks.ts`) past KV's 80 KiB of keys.
     if (searchKeyCount > MAX_GROUP_SEARCH_KEYS) return null;
+    if (
+      index.size + searchKeyCount + GROUP_WRITES_PER_FILE * writes.length > GROUP_MUTATIONS ||
+      index.keyBytes + SEARCH_KEY_BYTES * searchKeyCount > GROUP_KEY_BYTES
+    ) return null;
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -550,8 +575,18 @@ export class KvFiles implements FileStore {
     return readStats(this.kv, userId);
   }
 
-  recountStats(userId: string | null, budget: number) {
-    return recountStats(this.kv, userId ?? "", K.userFiles(userId), budget);
+  /**
+   * The list index's block counts of the owner first (`./file_block_recount.ts`:
+   * `budget` index entries a pass, at least {@link BLOCK_RECOUNT_ENTRIES}; no
+   * record), then its statistics (`read`: their records); done once both are.
+   */
+  async recountStats(userId: string | null, budget: number) {
+    const owner = userId ?? "";
+    const blocks = await recountBlocks(this.kv, owner, Math.max(budget, BLOCK_RECOUNT_ENTRIES));
+    if (!blocks.done) return { done: false, repaired: blocks.repaired, read: 0 };
+    const stats = await recountStats(this.kv, owner, K.userFiles(userId), budget);
+    if (stats.done) await endBlockRecount(this.kv, owner);
+    return { ...stats, repaired: blocks.repaired + stats.repaired };
   }
 
   async addView(id: string): Promise<ViewResult> {

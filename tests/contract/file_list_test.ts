@@ -175,6 +175,95 @@ const steps: ContractSteps = {
     }
   },
 
+  async "deep pages of the oldest and newest first, with favourites and a folder, through writes"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const folder = crypto.randomUUID();
+    const start = Date.UTC(2026, 2, 1);
+    // Times a second apart, a burst within a few 256 ms blocks, and a tie of 300 files (an
+    // import at one instant) whose ids spread over many prefixes: on Deno KV, every level of
+    // the block counts (db/kv/file_blocks.ts) and a tie split by id.
+    const time = (i: number) =>
+      i < 300 ? start + i * 1000 : i < 600 ? start + 400_000 + (i % 50) * 7 : start + 900_000;
+    const files = Array.from({ length: 900 }, (_, i) => {
+      const at = new Date(time(i));
+      const id = `c${i % 9}${i % 5}aaaaa${String(i).padStart(6, "0")}${crypto.randomUUID()}`;
+      return fileRecord(user.id, {
+        id: id.slice(0, 25),
+        favorite: i % 3 === 0,
+        folderId: i % 4 === 0 ? folder : null,
+        createdAt: at,
+        updatedAt: at,
+      });
+    });
+    const check = async () => {
+      const all = await store.files.listByUser(user.id);
+      for (const filter of [{}, { favorite: true }, { folderId: folder }]) {
+        for (const order of ["asc", "desc"] as const) {
+          const total = queryFiles(all, {
+            userId: user.id,
+            sortBy: "createdAt",
+            order,
+            offset: 0,
+            limit: 1,
+            ...filter,
+          }).total;
+          for (
+            const offset of [
+              0,
+              127,
+              128,
+              129,
+              200,
+              333,
+              450,
+              599,
+              600,
+              701,
+              total - 1,
+              total,
+              total + 5,
+            ]
+          ) {
+            const q: FileQuery = {
+              userId: user.id,
+              sortBy: "createdAt",
+              order,
+              offset,
+              limit: 15,
+              ...filter,
+            };
+            const got = await store.files.list(q);
+            const want = queryFiles(all, q);
+            const what = JSON.stringify({ order, filter, offset });
+            assert.equal(got.total, want.total, what);
+            assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
+          }
+        }
+      }
+    };
+    await store.files.createMany(files.slice(0, 700));
+    for (const f of files.slice(700, 760)) await store.files.create(f, NO_LIMITS);
+    await check();
+    // Deletes (one by one and in bulk), favourites and folder moves, a rename, an import.
+    await store.files.deleteMany(files.slice(100, 160).map((f) => f.id));
+    await store.files.delete(files[650].id);
+    await store.files.delete(files[5].id);
+    await Promise.all(
+      files.slice(300, 340).map((f) =>
+        store.files.update(
+          f.id,
+          { favorite: !f.favorite, folderId: f.folderId ? null : folder },
+          later(),
+        )
+      ),
+    );
+    await store.files.update(files[7].id, { name: "renamed.bin" }, later());
+    await store.files.createMany(files.slice(760));
+    await check();
+  },
+
   async "iterate: every file in id order, pending ones too; with after, those after that id"(
     store,
   ) {
