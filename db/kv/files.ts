@@ -32,7 +32,7 @@ import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
-import { fileTagIdsKey, tagFileKey } from "./tags.ts";
+import { fileTagIdsKey, tagFileKey, taggedFileIds } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import { blockCost, IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles, searchKeys } from "./file_search.ts";
@@ -525,11 +525,19 @@ export class KvFiles implements FileStore {
 
   /**
    * A page from the owner's index (`./file_index.ts`): the entries before it
-   * and its own are read, then its records. A tag's files (`ids`) are read and
-   * sorted in memory (as many as the tag holds); a search still reads every
-   * file of the owner: this is where a search index plugs in.
+   * and its own are read, then its records. The tag filter (`tagIds`) reads the
+   * tags' links (keys alone, intersected), then, as files given by `ids`, their
+   * records, sorted in memory (as many as the tag holds); a search reads its
+   * candidates from the search index (`./file_search.ts`).
    */
   async list(query: FileQuery) {
+    if (query.tagIds) {
+      // The tag filter: the tags' files (their links' keys), then as files given by id.
+      const { tagIds, ...rest } = query;
+      const tagged = await taggedFileIds(this.kv, tagIds);
+      const named = rest.ids && new Set(rest.ids);
+      query = { ...rest, ids: named ? tagged.filter((id) => named.has(id)) : tagged };
+    }
     // Search index (issue #32): a search by name, original name or type reads its candidates.
     const searched = await searchFiles(
       this.kv,

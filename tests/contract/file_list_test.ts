@@ -264,6 +264,69 @@ const steps: ContractSteps = {
     await check();
   },
 
+  async "the tag filter: every page of files carrying all the tags given, by the store"(store) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const at = new Date(Date.UTC(2026, 0, 1));
+    const tag = (userId: string, name: string) => ({
+      id: crypto.randomUUID(),
+      name,
+      color: "#123456",
+      userId,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const [red, blue] = [tag(user.id, "red"), tag(user.id, "blue")];
+    await store.tags.create(red);
+    await store.tags.create(blue);
+    const files = variedFiles(user.id, 60, [crypto.randomUUID(), crypto.randomUUID()]);
+    await store.files.createMany(files);
+    // Another owner's file with the same tag (as a link made by hand) is never listed.
+    const stranger = fileRecord(other.id);
+    await store.files.createMany([stranger]);
+    const tags = (
+      i: number,
+    ) => [...(i % 2 === 0 ? [red.id] : []), ...(i % 3 === 0 ? [blue.id] : [])];
+    for (const [i, f] of files.entries()) await store.tags.setFileTags(f.id, tags(i));
+    await store.tags.setFileTags(stranger.id, [red.id]);
+    // Tags moved and a tagged file deleted.
+    await store.tags.setFileTags(files[0].id, [blue.id]);
+    await store.files.delete(files[6].id);
+    const all = await store.files.listByUser(user.id);
+    const carrying = (ids: string[]) => {
+      const want = new Set(ids);
+      return files.filter((f, i) => {
+        const held: string[] = f.id === files[0].id ? [blue.id] : tags(i);
+        return [...want].every((t) => held.includes(t));
+      }).map((f) => f.id);
+    };
+    for (const tagIds of [[red.id], [blue.id], [red.id, blue.id], [blue.id, red.id, red.id]]) {
+      for (const sortBy of ["createdAt", "size", "name"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          for (
+            const filter of [{}, { favorite: true }, {
+              search: { field: "type" as const, query: "image" },
+            }]
+          ) {
+            for (
+              const page of [{ offset: 0, limit: 5 }, { offset: 7, limit: 5 }, {
+                offset: 0,
+                limit: 100,
+              }]
+            ) {
+              const q: FileQuery = { userId: user.id, sortBy, order, ...page, ...filter };
+              const got = await store.files.list({ ...q, tagIds });
+              const want = queryFiles(all, { ...q, ids: carrying(tagIds) });
+              const what = JSON.stringify({ tagIds, sortBy, order, filter, page });
+              assert.equal(got.total, want.total, what);
+              assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
+            }
+          }
+        }
+      }
+    }
+  },
+
   async "iterate: every file in id order, pending ones too; with after, those after that id"(
     store,
   ) {
