@@ -132,7 +132,7 @@ export type FileSearchField = typeof FILE_SEARCH_FIELDS[number];
  * Such a query is the backend's to answer, not a cached list of every file's.
  */
 export function isIndexedSearch(q: FileQuery): boolean {
-  return q.ids !== undefined ||
+  return q.ids !== undefined || q.tagIds !== undefined ||
     (q.search !== undefined && q.search.query !== "" && q.search.field !== "id");
 }
 
@@ -150,8 +150,13 @@ export interface FileQuery {
   /** Keep only types starting with one of these (`image/`, …). */
   typePrefixes?: string[];
   folderId?: string;
-  /** Keep only files with these ids (a tag search). */
+  /** Keep only files with these ids. */
   ids?: string[];
+  /**
+   * Keep only files carrying every one of these tags (the tag filter), a
+   * query of the store (issue #32); the caller has checked they are the owner's.
+   */
+  tagIds?: string[];
   /** Case-insensitive substring search. */
   search?: { field: FileSearchField; query: string };
   /** How many files match, when the caller knows it: a store may then skip counting them. */
@@ -172,6 +177,7 @@ export async function countFromStats(
   const typeSearch = q.search?.field === "type";
   if (
     q.private !== undefined || q.folderId !== undefined || q.ids !== undefined ||
+    q.tagIds !== undefined ||
     (q.search !== undefined && !typeSearch) ||
     ((q.typePrefixes || typeSearch) && q.favorite !== undefined)
   ) return undefined;

@@ -26,7 +26,7 @@ import { normalizeType, storedType } from "./media_type.ts";
 import { sanitizeFilename } from "./naming.ts";
 import { type BytesRequest, removeFile, type ServeAnswer, serveOwnedFile } from "./serve.ts";
 import { DELETE_BATCH, removeFilesById, yieldTurn } from "./bulk_delete.ts";
-import { checkTags, filesWithAllTags, tagSummary } from "./tags.ts";
+import { checkTags, tagSummary } from "./tags.ts";
 import { parseThumbnailName } from "./thumbnails.ts";
 
 /**
@@ -100,6 +100,7 @@ export async function listFiles(s: Services, caller: UserRecord, input: ListInpu
   }
   const { searchField: field, searchQuery } = input;
   const tagIds = field === "tags" && searchQuery ? searchQuery.split(",").map((t) => t.trim()) : [];
+  if (tagIds.length > 0) await checkTags(s, userId, tagIds);
   const query: FileQuery = {
     userId,
     offset: (input.page - 1) * input.perpage,
@@ -109,7 +110,7 @@ export async function listFiles(s: Services, caller: UserRecord, input: ListInpu
     favorite: input.filter === "all" ? undefined : input.favorite,
     typePrefixes: input.filter === "dashboard" ? DASHBOARD_TYPES : undefined,
     folderId: input.folderId,
-    ids: tagIds.length > 0 ? await filesWithAllTags(s, userId, tagIds) : undefined,
+    tagIds: tagIds.length > 0 ? [...new Set(tagIds)] : undefined,
     search: searchQuery && field !== "tags" ? { field, query: searchQuery } : undefined,
   };
   const { files, total } = await s.store.files.list(query);

@@ -124,15 +124,3 @@ export async function checkTags(s: Services, userId: string, tagIds: string[]): 
     if (!tag || tag.userId !== userId) throw badRequest("Invalid tag specified");
   }
 }
-
-/** The ids of the files carrying every tag of `tagIds` (tags of `userId`, else 400). */
-export async function filesWithAllTags(
-  s: Services,
-  userId: string,
-  tagIds: string[],
-): Promise<string[]> {
-  await checkTags(s, userId, tagIds);
-  const links = await s.store.tags.filesOfTags(tagIds);
-  const [first, ...rest] = [...new Set(tagIds)].map((id) => new Set(links.get(id) ?? []));
-  return [...first ?? []].filter((id) => rest.every((set) => set.has(id)));
-}

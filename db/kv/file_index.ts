@@ -28,6 +28,8 @@ import {
 } from "../files.ts";
 import { readStats } from "./file_stats.ts";
 import { getAll, upgradePages } from "./helpers.ts";
+import { keyBytes } from "./many.ts";
+import { blockKeys, hasBlocks, LEAF, locate, type WalkStart } from "./file_blocks.ts";
 
 /** An index entry's value: bit 1 favourite, bit 2 private; and the file's type. */
 export type IndexValue = [number, string];
@@ -103,8 +105,10 @@ export class IndexChange {
    */
   created(file: FileRecord): this {
     if (scopes(file).length === 0) return this;
-    this.#fresh.push(...entryList(file));
+    const list = entryList(file);
+    this.#fresh.push(...list);
     this.#count(file, 1);
+    for (const { key } of list) this.#blocks(key, 1);
     return this;
   }
 
@@ -115,6 +119,7 @@ export class IndexChange {
    */
   counted(file: FileRecord): this {
     this.#count(file, 1);
+    for (const { key } of entryList(file)) this.#blocks(key, 1);
     return this;
   }
 
@@ -125,9 +130,14 @@ export class IndexChange {
   file(before: FileRecord | null, after: FileRecord | null): this {
     const old = entries(before);
     const next = entries(after);
-    for (const [id, { key }] of old) if (!next.has(id)) this.#deletes.set(id, key);
+    for (const [id, { key }] of old) {
+      if (next.has(id)) continue;
+      this.#deletes.set(id, key);
+      this.#blocks(key, -1);
+    }
     for (const [id, entry] of next) {
       const was = old.get(id)?.value;
+      if (!was) this.#blocks(entry.key, 1);
       if (!was || was[0] !== entry.value[0] || was[1] !== entry.value[1]) {
         this.#deletes.delete(id);
         this.#sets.set(id, entry);
@@ -139,13 +149,25 @@ export class IndexChange {
   }
 
   #count(file: FileRecord | null, n: number): void {
-    for (const scope of scopes(file)) {
-      const key = countKey(file!.userId!, scope);
-      const id = JSON.stringify(key);
-      const sum = this.#sums.get(id) ?? { key, n: 0 };
-      sum.n += n;
-      this.#sums.set(id, sum);
-    }
+    for (const scope of scopes(file)) this.#sum(countKey(file!.userId!, scope), n);
+  }
+
+  /** Counts the entry `key`, already stored, in its blocks (schema 10's upgrade). */
+  block(key: Deno.KvKey): this {
+    this.#blocks(key, 1);
+    return this;
+  }
+
+  /** Moves the block counts of the entry `key` (`./file_blocks.ts`) by `n`. */
+  #blocks(key: Deno.KvKey, n: number): void {
+    for (const block of blockKeys(key)) this.#sum(block, n);
+  }
+
+  #sum(key: Deno.KvKey, n: number): void {
+    const id = JSON.stringify(key);
+    const sum = this.#sums.get(id) ?? { key, n: 0 };
+    sum.n += n;
+    this.#sums.set(id, sum);
   }
 
   /** The keys {@link apply} sets (entries new or changed). */
@@ -156,6 +178,15 @@ export class IndexChange {
   /** How many mutations {@link apply} adds. */
   get size(): number {
     return this.#deletes.size + this.#sets.size + this.#fresh.length + this.#sums.size;
+  }
+
+  /** At least the bytes of the keys {@link apply} writes (`keyBytes`). */
+  get keyBytes(): number {
+    let n = 0;
+    for (const key of this.#deletes.values()) n += keyBytes(key);
+    for (const { key } of [...this.#sets.values(), ...this.#fresh]) n += keyBytes(key);
+    for (const { key } of this.#sums.values()) n += keyBytes(key);
+    return n;
   }
 
   /** Adds the changes to `op`. */
@@ -184,8 +215,21 @@ export function indexChange(
   return new IndexChange().file(before, after).apply(op);
 }
 
+/** The block counts (`./file_blocks.ts`) one index entry moves at most. */
+const BLOCK_WRITES_PER_ENTRY = 10;
+
 /** The most mutations {@link IndexChange.file} adds for one file stored anew. */
-export const INDEX_WRITES_PER_FILE = 3 * (FILE_SORT_KEYS.length + 1);
+export const INDEX_WRITES_PER_FILE = 3 *
+  (FILE_SORT_KEYS.length + 1 + BLOCK_WRITES_PER_ENTRY * FILE_SORT_KEYS.filter(hasBlocks).length);
+
+/**
+ * The block counts {@link IndexChange.counted} moves for `file` at most
+ * (before a run's files share them) and the bytes of their keys.
+ */
+export function blockCost(file: FileRecord): { mutations: number; bytes: number } {
+  const keys = entryList(file).flatMap((e) => blockKeys(e.key));
+  return { mutations: keys.length, bytes: keys.reduce((n, key) => n + keyBytes(key), 0) };
+}
 
 /** The count of `owner`'s files in `scope`, kept with the index (a wrapped-around one is 0). */
 async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<number> {
@@ -241,7 +285,15 @@ export async function pageIds(
   const need = () =>
     total === undefined ? Infinity : Math.ceil((q.offset + q.limit - seen) * spread);
   const base = ["file_index", q.userId, scope, q.sortBy];
-  for await (const entry of walkIndex(kv, base, q.order, need)) {
+  let from: WalkStart = { nulls: 0 };
+  if (!filtered && !types && hasBlocks(q.sortBy) && q.offset >= LEAF) {
+    // A deep page: the block counts say where it starts (`./file_blocks.ts`).
+    const at = await locate(kv, q.userId, scope, q.sortBy, q.order, q.offset);
+    if (!at) return { ids, total: total ?? 0 };
+    from = at.start;
+    seen = q.offset - at.skip;
+  }
+  for await (const entry of walkFrom(kv, base, q.order, need, from)) {
     if (!keep(entry.value)) continue;
     if (seen >= q.offset && ids.length < q.limit) ids.push(entry.key.at(-1) as string);
     seen++;
@@ -260,25 +312,46 @@ const batchFor = (need: number) => Math.max(16, Math.min(MAX_BATCH, need + 1));
  * last either way. `need()` says how many more entries the reader still
  * wants (it sizes the batches; the reader may stop at any time).
  */
-export async function* walkIndex(
+export function walkIndex(
   kv: Deno.Kv,
   base: Deno.KvKey,
   order: "asc" | "desc",
   need: () => number,
 ): AsyncGenerator<Deno.KvEntry<IndexValue>> {
-  const values = [...base, 0];
-  if (order === "asc") yield* forward(kv, values, need);
-  else yield* backward(kv, values, need);
-  yield* forward(kv, [...base, 1], need);
+  return walkFrom(kv, base, order, need, { nulls: 0 });
 }
 
-/** The entries under `prefix`, in key order. */
+/** {@link walkIndex} from `from` on (a block's start: `./file_blocks.ts`). */
+async function* walkFrom(
+  kv: Deno.Kv,
+  base: Deno.KvKey,
+  order: "asc" | "desc",
+  need: () => number,
+  from: WalkStart,
+): AsyncGenerator<Deno.KvEntry<IndexValue>> {
+  if (from.nulls === 0) {
+    const values = [...base, 0];
+    if (order === "asc") yield* forward(kv, values, need, from.start);
+    else {
+      let end = from.end;
+      if (from.exact) {
+        const { value, id } = from.exact;
+        yield* forward(kv, [...values, value], need, [...values, value, id]);
+        end = [...values, value];
+      }
+      yield* backward(kv, values, need, end);
+    }
+  }
+  yield* forward(kv, [...base, 1], need, from.nulls === 1 ? from.start : undefined);
+}
+
+/** The entries under `prefix`, in key order (from `start` on). */
 async function* forward(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
   need: () => number,
+  start?: Deno.KvKey,
 ): AsyncGenerator<Deno.KvEntry<IndexValue>> {
-  let start: Deno.KvKey | undefined;
   while (true) {
     const size = batchFor(need());
     const selector = start ? { prefix, start } : { prefix };
@@ -303,9 +376,9 @@ async function* backward(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
   need: () => number,
+  end?: Deno.KvKey,
 ): AsyncGenerator<Deno.KvEntry<IndexValue>> {
   const at = prefix.length; // the value's position in a key
-  let end: Deno.KvKey | undefined;
   while (true) {
     const size = batchFor(need());
     const selector = end ? { prefix, end } : { prefix };
@@ -369,3 +442,24 @@ export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {
 
 /** Those of `files` that the index lists (complete and owned). */
 const indexable = (files: FileRecord[]) => files.filter((f) => scopes(f).length > 0);
+
+/** Where the upgrade to schema 10 stands: the last file record whose blocks are counted. */
+const BLOCKS_BACKFILL: Deno.KvKey = ["meta", "file_blocks_backfill"];
+/** Records one block backfill commit counts (up to 10 sums per scope, 3 scopes each). */
+const BLOCKS_PAGE = 25;
+
+/**
+ * Schema 10's upgrade: the block counts (`./file_blocks.ts`) of every file
+ * already stored, a page of records at a time ({@link upgradePages}: a
+ * stopped upgrade resumes after the last page committed, and a page is
+ * counted once whatever number of processes upgrade at once).
+ */
+export async function backfillFileBlocks(kv: Deno.Kv): Promise<void> {
+  await upgradePages<FileRecord>(kv, ["file"], BLOCKS_BACKFILL, BLOCKS_PAGE, (op, page) => {
+    const change = new IndexChange();
+    for (const { value } of page) {
+      for (const { key } of entryList(value)) change.block(key);
+    }
+    change.apply(op);
+  });
+}

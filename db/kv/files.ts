@@ -36,14 +36,15 @@ import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
 import { commitChecked, defined, getAll } from "./helpers.ts";
 import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
-import { fileTagIdsKey, tagFileKey } from "./tags.ts";
+import { fileTagIdsKey, tagFileKey, taggedFileIds } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
-import { IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
+import { blockCost, IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles } from "./file_search.ts";
 import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
+import { endBlockRecount, recountBlocks } from "./file_block_recount.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -71,6 +72,15 @@ const REMOVAL_READ = 16;
  * its 1000 mutations, so that a journaled view (`journal.ts`) still fits.
  */
 const REMOVAL_LIMITS = { checks: 100, mutations: 450 };
+
+/** A group commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB); more go alone. */
+const GROUP_MUTATIONS = 900;
+const GROUP_KEY_BYTES = 56 * 1024;
+/** Writes of one upload's own besides its index keys (record, copy, name, tasks, usage, backlog). */
+const GROUP_WRITES_PER_FILE = 10;
+
+/** Index entries a pass of the recount of block counts reads at least. */
+const BLOCK_RECOUNT_ENTRIES = 1000;
 
 /** One upload's write, as {@link KvFiles.create} or {@link KvFiles.complete} was asked it. */
 type UploadWrite =
@@ -186,8 +196,16 @@ export class KvFiles implements FileStore {
     await writeInRuns<FileRecord, FileUsage>(this.kv, files, {
       owner: (f) => f.userId,
       // 3 writes and its task keys, and a share of the run's sums (statistics, index counts)
-      // and of its owner's list of files to index (gathered: a few per owner).
-      cost: (f) => ({ checks: 1, mutations: 6 + taskKeys(f).length, keyBytes: bytes(f) }),
+      // and of its owner's list of files to index (gathered: a few per owner), and its block
+      // counts (`./file_blocks.ts`; as many as it may move, though a run's files share most).
+      cost: (f) => {
+        const blocks = blockCost(f);
+        return {
+          checks: 1,
+          mutations: 6 + taskKeys(f).length + blocks.mutations,
+          keyBytes: bytes(f) + blocks.bytes,
+        };
+      },
       counter: K.usage,
       count: (usage, owned) => ({
         files: (usage ?? NO_USAGE).files + owned.length,
@@ -352,6 +370,12 @@ export class KvFiles implements FileStore {
     }
     index.apply(change.apply(op));
     listForBuild(op, fresh);
+    // Files in many scopes (block counts: `./file_blocks.ts`) may pass KV's limits together:
+    // then each goes alone.
+    if (
+      index.size + GROUP_WRITES_PER_FILE * writes.length > GROUP_MUTATIONS ||
+      index.keyBytes > GROUP_KEY_BYTES
+    ) return null;
     return (await op.commit()).ok ? outcomes : null;
   }
 
@@ -509,11 +533,19 @@ export class KvFiles implements FileStore {
 
   /**
    * A page from the owner's index (`./file_index.ts`): the entries before it
-   * and its own are read, then its records. A tag's files (`ids`) are read and
-   * sorted in memory (as many as the tag holds); a search still reads every
-   * file of the owner: this is where a search index plugs in.
+   * and its own are read, then its records. The tag filter (`tagIds`) reads the
+   * tags' links (keys alone, intersected), then, as files given by `ids`, their
+   * records, sorted in memory (as many as the tag holds); a search reads its
+   * candidates from the search index (`./file_search.ts`).
    */
   async list(query: FileQuery) {
+    if (query.tagIds) {
+      // The tag filter: the tags' files (their links' keys), then as files given by id.
+      const { tagIds, ...rest } = query;
+      const tagged = await taggedFileIds(this.kv, tagIds);
+      const named = rest.ids && new Set(rest.ids);
+      query = { ...rest, ids: named ? tagged.filter((id) => named.has(id)) : tagged };
+    }
     // Search index (issue #32): a search by name, original name or type reads its candidates.
     const searched = await searchFiles(
       this.kv,
@@ -559,8 +591,18 @@ export class KvFiles implements FileStore {
     return readStats(this.kv, userId);
   }
 
-  recountStats(userId: string | null, budget: number) {
-    return recountStats(this.kv, userId ?? "", K.userFiles(userId), budget);
+  /**
+   * The list index's block counts of the owner first (`./file_block_recount.ts`:
+   * `budget` index entries a pass, at least {@link BLOCK_RECOUNT_ENTRIES}; no
+   * record), then its statistics (`read`: their records); done once both are.
+   */
+  async recountStats(userId: string | null, budget: number) {
+    const owner = userId ?? "";
+    const blocks = await recountBlocks(this.kv, owner, Math.max(budget, BLOCK_RECOUNT_ENTRIES));
+    if (!blocks.done) return { done: false, repaired: blocks.repaired, read: 0 };
+    const stats = await recountStats(this.kv, owner, K.userFiles(userId), budget);
+    if (stats.done) await endBlockRecount(this.kv, owner);
+    return { ...stats, repaired: blocks.repaired + stats.repaired };
   }
 
   async addView(id: string): Promise<ViewResult> {

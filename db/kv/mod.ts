@@ -11,7 +11,7 @@ import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
-import { backfillFileIndex } from "./file_index.ts";
+import { backfillFileBlocks, backfillFileIndex } from "./file_index.ts";
 import { upgradeSearchIndex } from "./file_search.ts";
 import { backfillTaskIndex } from "./file_tasks.ts";
 import { KvFolders } from "./folders.ts";
@@ -48,9 +48,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * listed meanwhile (nothing to fill: no store of an earlier schema lists
  * any; schema 7's code would not see the lists). 9: the URLs with a view
  * limit are listed (`./urls.ts`, for the maxviews task), filled from the
- * URLs already stored. Each upgrade resumes where a stopped one left off.
+ * URLs already stored. 10: the files list's index has counts per block of
+ * the newest-first order (`./file_blocks.ts`, deep pages), filled from the
+ * files already stored. Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 9;
+export const KV_SCHEMA_VERSION = 10;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -72,6 +74,8 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     if (version.value < 6) await upgradeSearchIndex(kv, OWNER_COPIES);
     if (version.value < 7) await backfillTaskIndex(kv);
     if (version.value < 9) await backfillUrlLimits(kv);
+    // Schema 4's index backfill counts its entries' blocks itself.
+    if (version.value >= 4 && version.value < 10) await backfillFileBlocks(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

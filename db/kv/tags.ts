@@ -187,6 +187,24 @@ export class KvTags implements TagStore {
   }
 }
 
+/**
+ * The ids of the files carrying every tag of `tagIds` (the files list's tag
+ * filter, `FileQuery.tagIds`), read from each tag's links, keys alone.
+ */
+export async function taggedFileIds(kv: Deno.Kv, tagIds: string[]): Promise<string[]> {
+  let kept: Set<string> | null = null;
+  for (const tagId of new Set(tagIds)) {
+    const files = new Set<string>();
+    for await (const e of kv.list({ prefix: K.tagFiles(tagId) })) {
+      const id = e.key.at(-1) as string;
+      if (!kept || kept.has(id)) files.add(id);
+    }
+    kept = files;
+    if (kept.size === 0) break;
+  }
+  return [...kept ?? []];
+}
+
 /** Adds to `op` the write of `fileId`'s list of tag ids: `tagIds`, or no key when empty. */
 function setList(
   op: Deno.AtomicOperation,

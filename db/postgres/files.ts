@@ -193,6 +193,12 @@ export function listConditions(sql: Sql, q: FileQuery): PendingQuery<Row[]> {
   if (q.private !== undefined) conditions.push(sql.unsafe(q.private ? "private" : "NOT private"));
   if (q.folderId !== undefined) conditions.push(sql`folder_id = ${q.folderId}`);
   if (q.ids !== undefined) conditions.push(sql`id = ANY(${q.ids})`);
+  // The tag filter: each tag's link (its primary key, or migration 038's index from the tag).
+  for (const tagId of new Set(q.tagIds ?? [])) {
+    conditions.push(
+      sql`EXISTS (SELECT 1 FROM file_tags WHERE file_id = files.id AND tag_id = ${tagId})`,
+    );
+  }
   if (q.typePrefixes) {
     const patterns = q.typePrefixes.map((p) => p.replace(/[\\%_]/g, "\\$&") + "%");
     conditions.push(sql`type LIKE ANY(${patterns})`);

@@ -175,6 +175,158 @@ const steps: ContractSteps = {
     }
   },
 
+  async "deep pages of the oldest and newest first, with favourites and a folder, through writes"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const folder = crypto.randomUUID();
+    const start = Date.UTC(2026, 2, 1);
+    // Times a second apart, a burst within a few 256 ms blocks, and a tie of 300 files (an
+    // import at one instant) whose ids spread over many prefixes: on Deno KV, every level of
+    // the block counts (db/kv/file_blocks.ts) and a tie split by id.
+    const time = (i: number) =>
+      i < 300 ? start + i * 1000 : i < 600 ? start + 400_000 + (i % 50) * 7 : start + 900_000;
+    const files = Array.from({ length: 900 }, (_, i) => {
+      const at = new Date(time(i));
+      const id = `c${i % 9}${i % 5}aaaaa${String(i).padStart(6, "0")}${crypto.randomUUID()}`;
+      return fileRecord(user.id, {
+        id: id.slice(0, 25),
+        favorite: i % 3 === 0,
+        folderId: i % 4 === 0 ? folder : null,
+        createdAt: at,
+        updatedAt: at,
+      });
+    });
+    const check = async () => {
+      const all = await store.files.listByUser(user.id);
+      for (const filter of [{}, { favorite: true }, { folderId: folder }]) {
+        for (const order of ["asc", "desc"] as const) {
+          const total = queryFiles(all, {
+            userId: user.id,
+            sortBy: "createdAt",
+            order,
+            offset: 0,
+            limit: 1,
+            ...filter,
+          }).total;
+          for (
+            const offset of [
+              0,
+              127,
+              128,
+              129,
+              200,
+              333,
+              450,
+              599,
+              600,
+              701,
+              total - 1,
+              total,
+              total + 5,
+            ]
+          ) {
+            const q: FileQuery = {
+              userId: user.id,
+              sortBy: "createdAt",
+              order,
+              offset,
+              limit: 15,
+              ...filter,
+            };
+            const got = await store.files.list(q);
+            const want = queryFiles(all, q);
+            const what = JSON.stringify({ order, filter, offset });
+            assert.equal(got.total, want.total, what);
+            assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
+          }
+        }
+      }
+    };
+    await store.files.createMany(files.slice(0, 700));
+    for (const f of files.slice(700, 760)) await store.files.create(f, NO_LIMITS);
+    await check();
+    // Deletes (one by one and in bulk), favourites and folder moves, a rename, an import.
+    await store.files.deleteMany(files.slice(100, 160).map((f) => f.id));
+    await store.files.delete(files[650].id);
+    await store.files.delete(files[5].id);
+    await Promise.all(
+      files.slice(300, 340).map((f) =>
+        store.files.update(
+          f.id,
+          { favorite: !f.favorite, folderId: f.folderId ? null : folder },
+          later(),
+        )
+      ),
+    );
+    await store.files.update(files[7].id, { name: "renamed.bin" }, later());
+    await store.files.createMany(files.slice(760));
+    await check();
+  },
+
+  async "the tag filter: every page of files carrying all the tags given, by the store"(store) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const at = new Date(Date.UTC(2026, 0, 1));
+    const tag = (userId: string, name: string) => ({
+      id: crypto.randomUUID(),
+      name,
+      color: "#123456",
+      userId,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const [red, blue] = [tag(user.id, "red"), tag(user.id, "blue")];
+    await store.tags.create(red);
+    await store.tags.create(blue);
+    const files = variedFiles(user.id, 60, [crypto.randomUUID(), crypto.randomUUID()]);
+    await store.files.createMany(files);
+    // Another owner's file with the same tag (as a link made by hand) is never listed.
+    const stranger = fileRecord(other.id);
+    await store.files.createMany([stranger]);
+    const tags = (
+      i: number,
+    ) => [...(i % 2 === 0 ? [red.id] : []), ...(i % 3 === 0 ? [blue.id] : [])];
+    for (const [i, f] of files.entries()) await store.tags.setFileTags(f.id, tags(i));
+    await store.tags.setFileTags(stranger.id, [red.id]);
+    // Tags moved and a tagged file deleted.
+    await store.tags.setFileTags(files[0].id, [blue.id]);
+    await store.files.delete(files[6].id);
+    const all = await store.files.listByUser(user.id);
+    const carrying = (ids: string[]) => {
+      const want = new Set(ids);
+      return files.filter((f, i) => {
+        const held: string[] = f.id === files[0].id ? [blue.id] : tags(i);
+        return [...want].every((t) => held.includes(t));
+      }).map((f) => f.id);
+    };
+    for (const tagIds of [[red.id], [blue.id], [red.id, blue.id], [blue.id, red.id, red.id]]) {
+      for (const sortBy of ["createdAt", "size", "name"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          for (
+            const filter of [{}, { favorite: true }, {
+              search: { field: "type" as const, query: "image" },
+            }]
+          ) {
+            for (
+              const page of [{ offset: 0, limit: 5 }, { offset: 7, limit: 5 }, {
+                offset: 0,
+                limit: 100,
+              }]
+            ) {
+              const q: FileQuery = { userId: user.id, sortBy, order, ...page, ...filter };
+              const got = await store.files.list({ ...q, tagIds });
+              const want = queryFiles(all, { ...q, ids: carrying(tagIds) });
+              const what = JSON.stringify({ tagIds, sortBy, order, filter, page });
+              assert.equal(got.total, want.total, what);
+              assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
+            }
+          }
+        }
+      }
+    }
+  },
+
   async "iterate: every file in id order, pending ones too; with after, those after that id"(
     store,
   ) {
