@@ -4,12 +4,15 @@
  * range's top values of each dimension, answered from the hourly roll-ups
  * (one row per hour of the range at most, whatever the number of visits).
  *
- * Unique visitors: exact per hour and per day (each visitor counted once
- * in its hour and once in its day, `db/visits.ts`); a month's is the sum of
- * its days', because the visitor hash is salted anew every day and the same
- * person cannot be recognised from one day to the next (visitor-days).
+ * Unique visitors: per hour and per day, estimates from the roll-ups'
+ * sketches (exact in practice up to 3,072 visitors an hour, else within
+ * ±2.4 % in 99.7 % of cases; `db/visits.ts`, `db/visit_uniques.ts`); a
+ * month's is the sum of its days', because the visitor hash is salted anew
+ * every day and the same person cannot be recognised from one day to the
+ * next (visitor-days).
  */
 import { DAY_MS, HOUR_MS } from "../../db/visit_rollup.ts";
+import { dayUniques, hourUniques } from "../../db/visit_uniques.ts";
 import {
   SERVER_SCOPE,
   type VisitDimension,
@@ -173,12 +176,21 @@ function series(bucket: Bucket, from: number, to: number, hours: VisitHour[]): V
     points.push(point);
     at.set(t, point);
   }
+  // Unique visitors: an hour's, or a day's (the union of its hours), summed over days.
+  const days = new Map<number, VisitHour[]>();
   for (const hour of hours) {
     const point = at.get(bucketStart(bucket, hour.hour.getTime()));
     if (!point) continue;
     point.visits += hour.visits;
-    point.unique += bucket === "hour" ? hour.hourUniques : hour.dayUniques;
+    if (bucket === "hour") point.unique += hourUniques(hour);
+    else {
+      const day = bucketStart("day", hour.hour.getTime());
+      const list = days.get(day);
+      if (list) list.push(hour);
+      else days.set(day, [hour]);
+    }
   }
+  for (const [day, list] of days) at.get(bucketStart(bucket, day))!.unique += dayUniques(list);
   return points;
 }
 

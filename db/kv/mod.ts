@@ -6,7 +6,7 @@
 import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
 import { KvShares } from "./shares.ts";
-import { KvVisits } from "./visits.ts";
+import { dropSeenMarks, KvVisits } from "./visits.ts";
 import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
@@ -48,9 +48,13 @@ import { KvWebhooks } from "./webhooks.ts";
  * listed meanwhile (nothing to fill: no store of an earlier schema lists
  * any; schema 7's code would not see the lists). 9: the URLs with a view
  * limit are listed (`./urls.ts`, for the maxviews task), filled from the
- * URLs already stored. Each upgrade resumes where a stopped one left off.
+ * URLs already stored. 11: unique visitors are HyperLogLog sketches per
+ * roll-up hour (`./visits.ts`), the visitor marks that counted them before
+ * removed (`dropSeenMarks`; roll-up hours already written keep their exact
+ * counts). (10 is another change's.) Each upgrade resumes where a stopped
+ * one left off.
  */
-export const KV_SCHEMA_VERSION = 9;
+export const KV_SCHEMA_VERSION = 11;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -72,6 +76,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     if (version.value < 6) await upgradeSearchIndex(kv, OWNER_COPIES);
     if (version.value < 7) await backfillTaskIndex(kv);
     if (version.value < 9) await backfillUrlLimits(kv);
+    if (version.value < 11) await dropSeenMarks(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

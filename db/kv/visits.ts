@@ -7,26 +7,29 @@
  *   latest; one key rather than one per visit, which a busy link would pay per request; `["visits_at", at, kind, id, seq]` → `null`, the
  *   retention's index (a pack goes when its latest visit is past the retention);
  * - `["visits_hourly", scopeKind, scopeId, hour]` → one roll-up hour (counts and dimensions);
- *   `["visits_hours", hour, scopeKind, scopeId]` → `null`, the retention's index;
- * - `["visits_seen", start, scopeKind, scopeId, span, visitor]` → `true`: a visitor seen in an
- *   hour (`h`) or day (`d`), by period first so the retention removes old ones by range;
+ *   `["visits_hll", scopeKind, scopeId, hour]` → its visitors' sketch (`../hll.ts`, encoded:
+ *   at most 12,289 bytes); `["visits_hours", hour, scopeKind, scopeId]` → `null`, the
+ *   retention's index;
  * - `["visit_salts", day]` → the day's salt.
  *
- * Each roll-up hour a batch touches is one checked read-then-write with the
- * absent marks it credits (at most {@link MARKS_PER_OP} a commit, within KV's
- * 100 checks): a concurrent batch of another instance makes it read again.
- * A roll-up hour holds at most {@link MAX_DIMENSION_VALUES} dimension values
- * (a value within KV's 64 KiB); later new values count under `(other)`.
+ * The roll-up hours a batch touches are checked read-then-writes of
+ * {@link HOURS_PER_OP} hours (their counts and sketches) a commit: a
+ * concurrent batch of another instance makes it read again, so neither loses
+ * the other's visits or sketch registers. A roll-up hour holds at most
+ * {@link MAX_DIMENSION_VALUES} dimension values (a value within KV's 64 KiB);
+ * later new values count under `(other)`. Schema 11 removed the visitor marks
+ * (`visits_seen`) that counted unique visitors before sketches
+ * ({@link dropSeenMarks}).
  */
 import { commitChecked, getAll } from "./helpers.ts";
+import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
-  credit,
-  deltaKey,
+  deltaSketch,
   dimensionCounts,
   type HourDelta,
+  mergeSketch,
   partsOf,
   rollUp,
-  type SeenMark,
   visitsOf,
 } from "../visit_rollup.ts";
 import {
@@ -41,8 +44,8 @@ import {
   type VisitTargetKind,
 } from "../visits.ts";
 
-/** Seen marks one commit checks and writes. */
-const MARKS_PER_OP = 90;
+/** Roll-up hours one commit reads and writes (two keys checked and three written each). */
+const HOURS_PER_OP = 10;
 /**
  * The most a pack of raw visits may weigh, estimated by {@link groupBytes}
  * and {@link TIME_BYTES} (within KV's 64 KiB a value).
@@ -94,13 +97,11 @@ const hourIndexKey = (scope: VisitScope, hour: number): Deno.KvKey => [
   scope.kind,
   scope.id,
 ];
-const markKvKey = (m: SeenMark): Deno.KvKey => [
-  "visits_seen",
-  m.start,
-  m.scope.kind,
-  m.scope.id,
-  m.span,
-  m.visitor,
+const sketchKey = (scope: VisitScope, hour: number): Deno.KvKey => [
+  "visits_hll",
+  scope.kind,
+  scope.id,
+  hour,
 ];
 
 const empty = (): HourValue => ({ visits: 0, hourUniques: 0, dayUniques: 0, dimensions: {} });
@@ -165,54 +166,55 @@ export class KvVisits implements VisitStore {
       }
       await op.commit();
     }
-    const { deltas, marks } = rollUp(groups);
-    const marksOf = new Map<string, SeenMark[]>();
-    for (const mark of marks) {
-      const key = deltaKey(mark.scope, mark.hour);
-      const list = marksOf.get(key);
-      if (list) list.push(mark);
-      else marksOf.set(key, [mark]);
-    }
-    for (const [key, delta] of deltas) {
-      const all = marksOf.get(key) ?? [];
-      await this.#addToHour(delta, all.slice(0, MARKS_PER_OP));
-      for (let i = MARKS_PER_OP; i < all.length; i += MARKS_PER_OP) {
-        const rest = { ...delta, visits: 0, dimensions: new Map() };
-        await this.#addToHour(rest, all.slice(i, i + MARKS_PER_OP));
-      }
-    }
+    await this.#addToHours([...rollUp(groups).values()]);
   }
 
-  /** Adds `delta` and the absent ones of `marks` (credited) to one roll-up hour. */
-  async #addToHour(delta: HourDelta, marks: SeenMark[]): Promise<void> {
-    const key = hourKey(delta.scope, delta.hour);
-    await commitChecked(async () => {
-      const [current, ...seen] = await getAll<unknown>(this.kv, [key, ...marks.map(markKvKey)]);
-      const fresh = marks.filter((_, i) => seen[i].versionstamp === null);
-      const deltas = new Map([[deltaKey(delta.scope, delta.hour), { ...delta }]]);
-      credit(deltas, fresh);
-      const [withMarks] = deltas.values();
-      const op = this.kv.atomic().check(current);
-      for (const [i, mark] of marks.entries()) {
-        if (seen[i].versionstamp === null) op.check(seen[i]).set(markKvKey(mark), true);
-      }
-      op.set(key, added((current.value as HourValue | null) ?? empty(), asValue(withMarks)));
-      op.set(hourIndexKey(delta.scope, delta.hour), null);
-      return { op, result: undefined };
-    });
+  /**
+   * Adds `deltas` to their roll-up hours: counts and dimensions added, each
+   * hour's sketch merged with the visitors the delta brings (made once, not
+   * on each retry).
+   */
+  async #addToHours(deltas: HourDelta[]): Promise<void> {
+    for (let i = 0; i < deltas.length; i += HOURS_PER_OP) {
+      const part = deltas.slice(i, i + HOURS_PER_OP);
+      const sketches = part.map(deltaSketch);
+      const keys = part.flatMap((d) => [hourKey(d.scope, d.hour), sketchKey(d.scope, d.hour)]);
+      await commitChecked(async () => {
+        const current = await getAll<unknown>(this.kv, keys);
+        const op = this.kv.atomic();
+        for (const [j, delta] of part.entries()) {
+          const [value, sketch] = [current[2 * j], current[2 * j + 1]];
+          op.check(value, sketch);
+          const stored = (value.value as HourValue | null) ?? empty();
+          op.set(value.key, added(stored, asValue(delta)));
+          const merged = mergeSketch(storedSketch(sketch.value), sketches[j]);
+          if (merged !== null && sketches[j] !== null) op.set(sketch.key, encodeSketch(merged));
+          op.set(hourIndexKey(delta.scope, delta.hour), null);
+        }
+        return { op, result: undefined };
+      });
+    }
   }
 
   async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
-    const out: VisitHour[] = [];
-    for await (const entry of this.#hourEntries(scope, from, to)) {
-      out.push({
-        hour: new Date(entry.key[3] as number),
+    const [values, sketches] = await Promise.all([
+      Array.fromAsync(this.#hourEntries(scope, from, to)),
+      Array.fromAsync(this.kv.list<Uint8Array>({
+        start: sketchKey(scope, from.getTime()),
+        end: sketchKey(scope, to.getTime()),
+      }, { batchSize: 500 })),
+    ]);
+    const sketchOf = new Map(sketches.map((e) => [e.key[3] as number, e.value]));
+    return values.map((entry) => {
+      const hour = entry.key[3] as number;
+      return {
+        hour: new Date(hour),
         visits: entry.value.visits,
         hourUniques: entry.value.hourUniques,
         dayUniques: entry.value.dayUniques,
-      });
-    }
-    return out;
+        sketch: storedSketch(sketchOf.get(hour)),
+      };
+    });
   }
 
   async dimensions(scope: VisitScope, from: Date, to: Date): Promise<VisitDimensionCount[]> {
@@ -271,7 +273,8 @@ export class KvVisits implements VisitStore {
     for await (const entry of this.kv.list<HourValue>({ prefix: ["visits_hourly", kind, id] })) {
       const hour = entry.key[3] as number;
       for (const scope of rollups) await this.#subtract(scope, hour, entry.value);
-      await this.kv.atomic().delete(entry.key).delete(hourIndexKey(target, hour)).commit();
+      await this.kv.atomic().delete(entry.key).delete(sketchKey(target, hour))
+        .delete(hourIndexKey(target, hour)).commit();
     }
     return removed;
   }
@@ -290,17 +293,21 @@ export class KvVisits implements VisitStore {
   async deleteOwner(ownerId: string): Promise<void> {
     const scope: VisitScope = { kind: "owner", id: ownerId };
     for await (const entry of this.kv.list({ prefix: ["visits_hourly", "owner", ownerId] })) {
-      await this.kv.atomic().delete(entry.key).delete(hourIndexKey(scope, entry.key[3] as number))
-        .commit();
+      const hour = entry.key[3] as number;
+      await this.kv.atomic().delete(entry.key).delete(sketchKey(scope, hour))
+        .delete(hourIndexKey(scope, hour)).commit();
     }
   }
 
-  async deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number> {
+  async deleteBefore(before: Date, limit: number): Promise<number> {
     let removed = 0;
     const ranges: [Deno.KvKey, (key: Deno.KvKey) => Deno.KvKey[]][] = [
       [["visits_at", before.getTime()], (k) => [k, ["visits", k[2], k[3], k[1], k[4]]]],
-      [["visits_hours", before.getTime()], (k) => [k, ["visits_hourly", k[2], k[3], k[1]]]],
-      [["visits_seen", seenBefore.getTime()], (k) => [k]],
+      [["visits_hours", before.getTime()], (k) => [
+        k,
+        ["visits_hourly", k[2], k[3], k[1]],
+        ["visits_hll", k[2], k[3], k[1]],
+      ]],
     ];
     for (const [end, keysOf] of ranges) {
       const prefix = [end[0]];
@@ -344,26 +351,34 @@ export class KvVisits implements VisitStore {
   }
 
   async addHours(hours: VisitHourWrite[]): Promise<void> {
-    for (let i = 0; i < hours.length; i += 40) {
-      const part = hours.slice(i, i + 40);
-      const keys = part.map((h) => hourKey(h.scope, h.hour.getTime()));
-      await commitChecked(async () => {
-        const current = await getAll<HourValue>(this.kv, keys);
-        const op = this.kv.atomic();
-        for (const [j, h] of part.entries()) {
-          const value: HourValue = {
-            visits: h.visits,
-            hourUniques: h.hourUniques,
-            dayUniques: h.dayUniques,
-            dimensions: Object.fromEntries(
-              h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count]),
-            ),
-          };
-          op.check(current[j]).set(keys[j], added(current[j].value ?? empty(), value));
-          op.set(hourIndexKey(h.scope, h.hour.getTime()), null);
-        }
-        return { op, result: undefined };
-      });
-    }
+    await this.#addToHours(hours.map((h) => ({
+      scope: h.scope,
+      hour: h.hour.getTime(),
+      visits: h.visits,
+      hourUniques: h.hourUniques,
+      dayUniques: h.dayUniques,
+      entries: [],
+      sketch: h.sketch ?? null,
+      dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
+    })));
+  }
+}
+
+/** A stored sketch's value decoded; `null` when there is none. */
+const storedSketch = (value: unknown): Sketch | null =>
+  value instanceof Uint8Array ? decodeSketch(value) : null;
+
+/**
+ * Schema 11: removes the visitor marks that counted unique visitors before
+ * sketches, a page at a time (resumable: what a stopped pass left, the next
+ * removes).
+ */
+export async function dropSeenMarks(kv: Deno.Kv): Promise<void> {
+  for (;;) {
+    const page = await Array.fromAsync(kv.list({ prefix: ["visits_seen"] }, { limit: 500 }));
+    if (page.length === 0) return;
+    const op = kv.atomic();
+    for (const entry of page) op.delete(entry.key);
+    await op.commit();
   }
 }

@@ -1,20 +1,23 @@
 /**
  * Visits on PostgreSQL: a batch is one transaction of four statements (the
- * raw visits, a row per group of alike visits with their times (032), the
- * seen marks `ON CONFLICT DO NOTHING` with the new ones counted per roll-up
- * hour, the hours and their dimensions upserted by addition), each over
- * arrays with `unnest` and in key order, so that concurrent batches of
- * several instances add up exactly and never deadlock.
+ * raw visits, a row per group of alike visits with their times (032); the
+ * hours upserted by addition, answering their stored sketches (037) with
+ * the rows locked; the sketches merged with the batch's visitors written
+ * back; the hours' dimensions upserted by addition), each over arrays with
+ * `unnest` and in key order, so that concurrent batches of several
+ * instances add up exactly, lose no sketch register, and never deadlock.
  */
 import type { Sql } from "postgres";
+import { Buffer } from "node:buffer";
+import { decodeSketch, encodeSketch } from "../hll.ts";
 import {
-  creditMarks,
   deltaKey,
+  deltaSketch,
   dimensionCounts,
   type HourDelta,
+  mergeSketch,
   partsOf,
   rollUp,
-  type SeenMark,
   visitsOf,
 } from "../visit_rollup.ts";
 import type {
@@ -73,22 +76,27 @@ export class PostgresVisits implements VisitStore {
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;
-    const { deltas, marks } = rollUp(groups);
+    const deltas = rollUp(groups);
     await this.sql.begin(async (tx) => {
       // A statement of at most 50,000 times and 5,000 rows, a row of at most TIMES_PER_ROW.
       for (const part of partsOf(groups, 10 * ROWS_PER_STATEMENT, 1, () => 10)) {
         await insertRaw(tx as unknown as Sql, partsOf(part, TIMES_PER_ROW, 1).flat());
       }
-      await creditNewMarks(tx as unknown as Sql, marks, deltas);
       await addDeltas(tx as unknown as Sql, [...deltas.values()]);
     });
   }
 
   async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
     const rows = await this.sql<
-      { hour: Date; visits: string; hour_uniques: string; day_uniques: string }[]
+      {
+        hour: Date;
+        visits: string;
+        hour_uniques: string;
+        day_uniques: string;
+        sketch: Uint8Array | null;
+      }[]
     >`
-      SELECT hour, visits, hour_uniques, day_uniques FROM visits_hourly
+      SELECT hour, visits, hour_uniques, day_uniques, sketch FROM visits_hourly
       WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
         AND hour >= ${from} AND hour < ${to}
       ORDER BY hour`;
@@ -97,6 +105,7 @@ export class PostgresVisits implements VisitStore {
       visits: Number(r.visits),
       hourUniques: Number(r.hour_uniques),
       dayUniques: Number(r.day_uniques),
+      sketch: r.sketch === null ? null : decodeSketch(r.sketch),
     }));
   }
 
@@ -175,7 +184,6 @@ export class PostgresVisits implements VisitStore {
       await tx`DELETE FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
-      await tx`DELETE FROM visits_seen WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       return Number(raw.n);
     });
   }
@@ -185,22 +193,18 @@ export class PostgresVisits implements VisitStore {
       await tx`DELETE FROM visits_hourly WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
-      await tx`DELETE FROM visits_seen WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
     });
   }
 
-  async deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number> {
+  async deleteBefore(before: Date, limit: number): Promise<number> {
     let removed = 0;
-    for (
-      const table of ["visits", "visits_hourly", "visits_hourly_dims", "visits_seen"] as const
-    ) {
+    for (const table of ["visits", "visits_hourly", "visits_hourly_dims"] as const) {
       const left = limit - removed;
       if (left <= 0) break;
-      const column = table === "visits" ? "at" : table === "visits_seen" ? "start" : "hour";
-      const cutoff = table === "visits_seen" ? seenBefore : before;
+      const column = table === "visits" ? "at" : "hour";
       const result = await this.sql`
         DELETE FROM ${this.sql(table)} WHERE ctid = ANY(ARRAY(
-          SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${cutoff} LIMIT ${left}
+          SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${before} LIMIT ${left}
         ))`;
       removed += result.count;
     }
@@ -228,6 +232,8 @@ export class PostgresVisits implements VisitStore {
       visits: h.visits,
       hourUniques: h.hourUniques,
       dayUniques: h.dayUniques,
+      entries: [],
+      sketch: h.sketch ?? null,
       dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
     }));
     await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas));
@@ -275,6 +281,37 @@ async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
 }
 
 /**
+ * Writes each hour's sketch of `deltas` (in key order) merged with `stored`,
+ * the hours' rows as the upsert answered them (locked); hours whose delta
+ * brings no visitor are left.
+ */
+async function writeSketches(
+  sql: Sql,
+  deltas: HourDelta[],
+  stored: { k: string; i: string; t: string; sketch: Uint8Array | null }[],
+): Promise<void> {
+  const before = new Map(stored.map((r) => [`${r.k}\0${r.i}\0${r.t}`, r.sketch]));
+  const rows: { delta: HourDelta; hex: string }[] = [];
+  for (const delta of deltas) {
+    const added = deltaSketch(delta);
+    if (added === null) continue;
+    const bytes = before.get(deltaKey(delta.scope, delta.hour)) ?? null;
+    const merged = mergeSketch(bytes === null ? null : decodeSketch(bytes), added)!;
+    rows.push({ delta, hex: Buffer.from(encodeSketch(merged)).toString("hex") });
+  }
+  if (rows.length === 0) return;
+  await sql`
+    UPDATE visits_hourly AS h SET sketch = decode(u.s, 'hex')
+    FROM unnest(
+      ${rows.map((r) => r.delta.scope.kind)}::text[],
+      ${rows.map((r) => r.delta.scope.id)}::text[],
+      ${rows.map((r) => r.delta.hour)}::bigint[],
+      ${rows.map((r) => r.hex)}::text[]
+    ) AS u(k, i, t, s)
+    WHERE h.target_kind = u.k AND h.target_id = u.i AND h.hour = to_timestamp(u.t / 1000.0)`;
+}
+
+/**
  * `numbers` (integers) as PostgreSQL's text form of an array, joined at once:
  * postgres.js would escape and serialize each element, a busy visitor's many
  * times a batch.
@@ -290,53 +327,17 @@ function sorted(times: number[]): number[] {
 }
 
 /**
- * Stores `marks` and credits the new ones to their roll-up's hour in
- * `deltas`: PostgreSQL joins the rows it inserted back to the marks' hours
- * and answers a count per roll-up, span and hour, not each new mark (a batch
- * of many visitors has six marks each). Inserted in key order, so that
- * concurrent batches never deadlock.
+ * Adds `deltas` to the hours and their dimensions, in key order: the hours'
+ * upsert answers their stored sketches and holds their rows locked until the
+ * transaction ends, so the merged sketches written next lose no register of
+ * a concurrent batch (which waits, then reads this one's).
  */
-async function creditNewMarks(
-  sql: Sql,
-  marks: SeenMark[],
-  deltas: Map<string, HourDelta>,
-): Promise<void> {
-  if (marks.length === 0) return;
-  const rows = await sql<
-    { k: VisitScope["kind"]; i: string; s: SeenMark["span"]; h: string; n: number }[]
-  >`
-    WITH m AS (
-      SELECT k, i, s, to_timestamp(st / 1000.0) AS start, v, h FROM unnest(
-        ${marks.map((m) => m.scope.kind)}::text[],
-        ${marks.map((m) => m.scope.id)}::text[],
-        ${marks.map((m) => m.span)}::text[],
-        ${marks.map((m) => m.start)}::bigint[],
-        ${marks.map((m) => m.visitor)}::text[],
-        ${marks.map((m) => m.hour)}::bigint[]
-      ) AS t(k, i, s, st, v, h)
-    ), put AS (
-      INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
-      SELECT k, i, s, start, v FROM m ORDER BY k, i, s, start, v
-      ON CONFLICT DO NOTHING
-      RETURNING target_kind, target_id, span, start, visitor
-    )
-    SELECT m.k, m.i, m.s, m.h::text AS h, count(*)::int AS n
-    FROM put JOIN m ON m.k = put.target_kind AND m.i = put.target_id AND m.s = put.span
-      AND m.start = put.start AND m.v = put.visitor
-    GROUP BY m.k, m.i, m.s, m.h`;
-  for (const row of rows) {
-    const mark = { scope: { kind: row.k, id: row.i }, span: row.s, hour: Number(row.h) };
-    creditMarks(deltas, mark, row.n);
-  }
-}
-
-/** Adds `deltas` to the hours and their dimensions, in key order. */
 async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
   if (deltas.length === 0) return;
   const sorted = [...deltas].sort((a, b) =>
     deltaKey(a.scope, a.hour) < deltaKey(b.scope, b.hour) ? -1 : 1
   );
-  await sql`
+  const stored = await sql<{ k: string; i: string; t: string; sketch: Uint8Array | null }[]>`
     INSERT INTO visits_hourly AS h (target_kind, target_id, hour, visits, hour_uniques, day_uniques)
     SELECT k, i, to_timestamp(t / 1000.0), v, hu, du FROM unnest(
       ${sorted.map((d) => d.scope.kind)}::text[],
@@ -349,7 +350,10 @@ async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
     ON CONFLICT (target_kind, target_id, hour) DO UPDATE SET
       visits = h.visits + excluded.visits,
       hour_uniques = h.hour_uniques + excluded.hour_uniques,
-      day_uniques = h.day_uniques + excluded.day_uniques`;
+      day_uniques = h.day_uniques + excluded.day_uniques
+    RETURNING target_kind AS k, target_id AS i,
+      (extract(epoch FROM hour) * 1000)::bigint::text AS t, sketch`;
+  await writeSketches(sql, sorted, stored);
   const dims = sorted.flatMap((d) =>
     dimensionCounts(d.dimensions).map((c) => ({ ...c, scope: d.scope, hour: d.hour }))
   ).sort((a, b) => {
