@@ -113,11 +113,21 @@ export function rollUp(groups: VisitGroup[]): Map<string, HourDelta> {
     }
   }
   const deltas = new Map<string, HourDelta>();
-  for (const { group, hour, count } of units) {
+  // The deltas of the unit before, kept while units are of its target and hour (most are).
+  let last: HourUnit | undefined;
+  let lastDeltas: HourDelta[] = [];
+  for (const unit of units) {
+    const { group, hour, count } = unit;
+    if (
+      last === undefined || last.hour !== hour || last.group.targetId !== group.targetId ||
+      last.group.targetKind !== group.targetKind || last.group.ownerId !== group.ownerId
+    ) {
+      lastDeltas = scopesOf(group).map((scope) => deltaOf(deltas, scope, hour));
+    }
+    last = unit;
     const dimensions = dimensionKeys(group);
     const entry = entryOf(group.visitor);
-    for (const scope of scopesOf(group)) {
-      const delta = deltaOf(deltas, scope, hour);
+    for (const delta of lastDeltas) {
       delta.visits += count;
       for (const key of dimensions) {
         delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);

@@ -236,7 +236,10 @@ export class PostgresVisits implements VisitStore {
       sketch: h.sketch ?? null,
       dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
     }));
-    await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas));
+    // A few hundred hours a statement: a dense sketch travels as 24 KiB of hex.
+    for (let i = 0; i < deltas.length; i += 500) {
+      await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas.slice(i, i + 500)));
+    }
   }
 }
 
