@@ -67,6 +67,32 @@ export function deltaSketch(delta: HourDelta): Sketch | null {
   return delta.sketch === null ? own : union(delta.sketch, own);
 }
 
+/** What one batch adds to one roll-up's day: the union of its hours' sketches. */
+export interface DaySketch {
+  scope: VisitScope;
+  /** The day's start (ms). */
+  day: number;
+  sketch: Sketch;
+}
+
+/**
+ * The day sketches of `deltas`, whose own sketches are `sketches` (in the
+ * same order, from {@link deltaSketch}): one per roll-up and day.
+ */
+export function daySketches(deltas: HourDelta[], sketches: (Sketch | null)[]): DaySketch[] {
+  const days = new Map<string, DaySketch>();
+  for (const [i, delta] of deltas.entries()) {
+    const sketch = sketches[i];
+    if (sketch === null) continue;
+    const day = dayOf(delta.hour);
+    const key = deltaKey(delta.scope, day);
+    const held = days.get(key);
+    if (held === undefined) days.set(key, { scope: delta.scope, day, sketch });
+    else held.sketch = union(held.sketch, sketch);
+  }
+  return [...days.values()];
+}
+
 /** `stored` with `added` merged in (either may be absent). */
 export function mergeSketch(stored: Sketch | null, added: Sketch | null): Sketch | null {
   if (added === null) return stored;

@@ -12,8 +12,9 @@
  * an hour, beyond that an estimate within ±2.4 % in 99.7 % of cases), merged
  * with each batch (a union: a visitor counts once however many batches and
  * instances bring it). An hour's unique visitors are its sketch's estimate;
- * a day's, the estimate of the union of its hours' sketches
- * (`visit_uniques.ts`). The visitor hash is salted per day, so a visitor
+ * a day's, the estimate of the union of its hours' sketches, kept as the
+ * day's own sketch (merged by the same batches), so that a month reads 30
+ * sketches, not 720 (`visit_uniques.ts`). The visitor hash is salted per day, so a visitor
  * cannot be followed from one day to the next: over several days the unique
  * count is a sum of each day's (visitor-days).
  *
@@ -92,6 +93,13 @@ export interface VisitHour {
   sketch: Sketch | null;
 }
 
+/** One day of a roll-up: the union of its hours' sketches. */
+export interface VisitDay {
+  /** The day's start (UTC). */
+  day: Date;
+  sketch: Sketch;
+}
+
 /** How often one value of one dimension was seen in a range. */
 export interface VisitDimensionCount {
   dimension: VisitDimension;
@@ -112,12 +120,18 @@ export interface VisitStore {
   /**
    * Stores the visits of `groups` (raw) and adds them to the hourly roll-ups
    * of their target, owner and the server, their visitors merged into each
-   * hour's sketch (one read and write of it a batch), however many instances
-   * write at once. (`groupVisits` in `visit_rollup.ts` makes groups of records.)
+   * hour's and each day's sketch (one read and write of each a batch),
+   * however many instances write at once. (`groupVisits` in `visit_rollup.ts` makes groups of records.)
    */
   add(groups: VisitGroup[]): Promise<void>;
-  /** The hours of `scope` in `[from, to)`, oldest first; hours without visits are absent. */
-  hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]>;
+  /**
+   * The hours of `scope` in `[from, to)`, oldest first; hours without visits
+   * are absent. `sketches` false: every `sketch` is `null`, not read (a read
+   * by day or month, which needs {@link days}' instead).
+   */
+  hours(scope: VisitScope, from: Date, to: Date, sketches?: boolean): Promise<VisitHour[]>;
+  /** The days of `scope` with a sketch in `[from, to)` (day starts), oldest first. */
+  days(scope: VisitScope, from: Date, to: Date): Promise<VisitDay[]>;
   /** Every dimension's counts of `scope` over the hours in `[from, to)`. */
   dimensions(scope: VisitScope, from: Date, to: Date): Promise<VisitDimensionCount[]>;
   /** The raw visits of one target, oldest first (exports). */
@@ -141,8 +155,8 @@ export interface VisitStore {
   /** Deletes one owner's roll-up (the user is gone). */
   deleteOwner(ownerId: string): Promise<void>;
   /**
-   * Deletes up to `limit` raw visits and roll-up hours (with their sketches)
-   * older than `before`; returns how many records went, `0` when nothing is
+   * Deletes up to `limit` raw visits, roll-up hours (with their sketches) and
+   * day sketches older than `before`; returns how many records went, `0` when nothing is
    * left to delete.
    */
   deleteBefore(before: Date, limit: number): Promise<number>;

@@ -10,6 +10,8 @@
  *   `["visits_hll", scopeKind, scopeId, hour]` → its visitors' sketch (`../hll.ts`, encoded:
  *   at most 12,289 bytes); `["visits_hours", hour, scopeKind, scopeId]` → `null`, the
  *   retention's index;
+ * - `["visits_hll_day", scopeKind, scopeId, day]` → the day's sketch (the union of its
+ *   hours'), `["visits_days", day, scopeKind, scopeId]` → `null`, the retention's index;
  * - `["visit_salts", day]` → the day's salt.
  *
  * The roll-up hours a batch touches are checked read-then-writes of
@@ -24,6 +26,8 @@
 import { commitChecked, getAll } from "./helpers.ts";
 import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
+  type DaySketch,
+  daySketches,
   deltaSketch,
   dimensionCounts,
   type HourDelta,
@@ -34,6 +38,7 @@ import {
 } from "../visit_rollup.ts";
 import {
   SERVER_SCOPE,
+  type VisitDay,
   type VisitDimensionCount,
   type VisitGroup,
   type VisitHour,
@@ -102,6 +107,19 @@ const sketchKey = (scope: VisitScope, hour: number): Deno.KvKey => [
   scope.kind,
   scope.id,
   hour,
+];
+
+const daySketchKey = (scope: VisitScope, day: number): Deno.KvKey => [
+  "visits_hll_day",
+  scope.kind,
+  scope.id,
+  day,
+];
+const dayIndexKey = (scope: VisitScope, day: number): Deno.KvKey => [
+  "visits_days",
+  day,
+  scope.kind,
+  scope.id,
 ];
 
 const empty = (): HourValue => ({ visits: 0, hourUniques: 0, dayUniques: 0, dimensions: {} });
@@ -175,9 +193,10 @@ export class KvVisits implements VisitStore {
    * on each retry).
    */
   async #addToHours(deltas: HourDelta[]): Promise<void> {
+    const all = deltas.map(deltaSketch);
     for (let i = 0; i < deltas.length; i += HOURS_PER_OP) {
       const part = deltas.slice(i, i + HOURS_PER_OP);
-      const sketches = part.map(deltaSketch);
+      const sketches = all.slice(i, i + HOURS_PER_OP);
       const keys = part.flatMap((d) => [hourKey(d.scope, d.hour), sketchKey(d.scope, d.hour)]);
       await commitChecked(async () => {
         const current = await getAll<unknown>(this.kv, keys);
@@ -194,17 +213,50 @@ export class KvVisits implements VisitStore {
         return { op, result: undefined };
       });
     }
+    await this.#addToDays(daySketches(deltas, all));
   }
 
-  async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
-    const [values, sketches] = await Promise.all([
+  /** Merges `days` into their stored day sketches, {@link HOURS_PER_OP} a commit. */
+  async #addToDays(days: DaySketch[]): Promise<void> {
+    for (let i = 0; i < days.length; i += HOURS_PER_OP) {
+      const part = days.slice(i, i + HOURS_PER_OP);
+      const keys = part.map((d) => daySketchKey(d.scope, d.day));
+      await commitChecked(async () => {
+        const current = await getAll<unknown>(this.kv, keys);
+        const op = this.kv.atomic();
+        for (const [j, day] of part.entries()) {
+          const merged = mergeSketch(storedSketch(current[j].value), day.sketch)!;
+          op.check(current[j]).set(keys[j], encodeSketch(merged));
+          op.set(dayIndexKey(day.scope, day.day), null);
+        }
+        return { op, result: undefined };
+      });
+    }
+  }
+
+  async days(scope: VisitScope, from: Date, to: Date): Promise<VisitDay[]> {
+    const entries = this.kv.list<Uint8Array>({
+      start: daySketchKey(scope, from.getTime()),
+      end: daySketchKey(scope, to.getTime()),
+    });
+    const out: VisitDay[] = [];
+    for await (const e of entries) {
+      out.push({ day: new Date(e.key[3] as number), sketch: decodeSketch(e.value) });
+    }
+    return out;
+  }
+
+  async hours(scope: VisitScope, from: Date, to: Date, sketches = true): Promise<VisitHour[]> {
+    const [values, stored] = await Promise.all([
       Array.fromAsync(this.#hourEntries(scope, from, to)),
-      Array.fromAsync(this.kv.list<Uint8Array>({
-        start: sketchKey(scope, from.getTime()),
-        end: sketchKey(scope, to.getTime()),
-      }, { batchSize: 500 })),
+      sketches
+        ? Array.fromAsync(this.kv.list<Uint8Array>({
+          start: sketchKey(scope, from.getTime()),
+          end: sketchKey(scope, to.getTime()),
+        }, { batchSize: 500 }))
+        : [],
     ]);
-    const sketchOf = new Map(sketches.map((e) => [e.key[3] as number, e.value]));
+    const sketchOf = new Map(stored.map((e) => [e.key[3] as number, e.value]));
     return values.map((entry) => {
       const hour = entry.key[3] as number;
       return {
@@ -276,6 +328,7 @@ export class KvVisits implements VisitStore {
       await this.kv.atomic().delete(entry.key).delete(sketchKey(target, hour))
         .delete(hourIndexKey(target, hour)).commit();
     }
+    await this.#deleteDays(target);
     return removed;
   }
 
@@ -297,6 +350,15 @@ export class KvVisits implements VisitStore {
       await this.kv.atomic().delete(entry.key).delete(sketchKey(scope, hour))
         .delete(hourIndexKey(scope, hour)).commit();
     }
+    await this.#deleteDays(scope);
+  }
+
+  /** Deletes every day sketch of `scope`. */
+  async #deleteDays(scope: VisitScope): Promise<void> {
+    for await (const entry of this.kv.list({ prefix: ["visits_hll_day", scope.kind, scope.id] })) {
+      const day = entry.key[3] as number;
+      await this.kv.atomic().delete(entry.key).delete(dayIndexKey(scope, day)).commit();
+    }
   }
 
   async deleteBefore(before: Date, limit: number): Promise<number> {
@@ -308,6 +370,7 @@ export class KvVisits implements VisitStore {
         ["visits_hourly", k[2], k[3], k[1]],
         ["visits_hll", k[2], k[3], k[1]],
       ]],
+      [["visits_days", before.getTime()], (k) => [k, ["visits_hll_day", k[2], k[3], k[1]]]],
     ];
     for (const [end, keysOf] of ranges) {
       const prefix = [end[0]];

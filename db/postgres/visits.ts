@@ -3,14 +3,17 @@
  * raw visits, a row per group of alike visits with their times (032); the
  * hours upserted by addition, answering their stored sketches (037) with
  * the rows locked; the sketches merged with the batch's visitors written
- * back; the hours' dimensions upserted by addition), each over arrays with
+ * back; the same for the days' sketches (`visits_daily`); the hours'
+ * dimensions upserted by addition), each over arrays with
  * `unnest` and in key order, so that concurrent batches of several
  * instances add up exactly, lose no sketch register, and never deadlock.
  */
 import type { Sql } from "postgres";
 import { Buffer } from "node:buffer";
-import { decodeSketch, encodeSketch } from "../hll.ts";
+import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
+  type DaySketch,
+  daySketches,
   deltaKey,
   deltaSketch,
   dimensionCounts,
@@ -21,6 +24,7 @@ import {
   visitsOf,
 } from "../visit_rollup.ts";
 import type {
+  VisitDay,
   VisitDimension,
   VisitDimensionCount,
   VisitGroup,
@@ -86,7 +90,16 @@ export class PostgresVisits implements VisitStore {
     });
   }
 
-  async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
+  async days(scope: VisitScope, from: Date, to: Date): Promise<VisitDay[]> {
+    const rows = await this.sql<{ day: Date; sketch: Uint8Array }[]>`
+      SELECT day, sketch FROM visits_daily
+      WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
+        AND day >= ${from} AND day < ${to} AND sketch IS NOT NULL
+      ORDER BY day`;
+    return rows.map((r) => ({ day: r.day, sketch: decodeSketch(r.sketch) }));
+  }
+
+  async hours(scope: VisitScope, from: Date, to: Date, sketches = true): Promise<VisitHour[]> {
     const rows = await this.sql<
       {
         hour: Date;
@@ -96,7 +109,8 @@ export class PostgresVisits implements VisitStore {
         sketch: Uint8Array | null;
       }[]
     >`
-      SELECT hour, visits, hour_uniques, day_uniques, sketch FROM visits_hourly
+      SELECT hour, visits, hour_uniques, day_uniques, CASE WHEN ${sketches} THEN sketch END AS sketch
+      FROM visits_hourly
       WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
         AND hour >= ${from} AND hour < ${to}
       ORDER BY hour`;
@@ -184,6 +198,7 @@ export class PostgresVisits implements VisitStore {
       await tx`DELETE FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
+      await tx`DELETE FROM visits_daily WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       return Number(raw.n);
     });
   }
@@ -193,15 +208,18 @@ export class PostgresVisits implements VisitStore {
       await tx`DELETE FROM visits_hourly WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
+      await tx`DELETE FROM visits_daily WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
     });
   }
 
   async deleteBefore(before: Date, limit: number): Promise<number> {
     let removed = 0;
-    for (const table of ["visits", "visits_hourly", "visits_hourly_dims"] as const) {
+    for (
+      const table of ["visits", "visits_hourly", "visits_hourly_dims", "visits_daily"] as const
+    ) {
       const left = limit - removed;
       if (left <= 0) break;
-      const column = table === "visits" ? "at" : "hour";
+      const column = table === "visits" ? "at" : table === "visits_daily" ? "day" : "hour";
       const result = await this.sql`
         DELETE FROM ${this.sql(table)} WHERE ctid = ANY(ARRAY(
           SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${before} LIMIT ${left}
@@ -245,81 +263,101 @@ export class PostgresVisits implements VisitStore {
 
 /**
  * Inserts the raw visits of `groups` in one statement, a row per group (its
- * times sorted, the latest its `at`; one visit: no `times`), the times sent
- * as one array that each row takes its slice of.
+ * times sorted, the latest its `at`; one visit: no `times`), the rows sent
+ * as one JSON text (a text parameter: one typed `json` postgres.js would
+ * encode again) that PostgreSQL reads as records (`json_to_recordset`):
+ * V8 writes it at once, where postgres.js would escape and serialize each
+ * element of a dozen arrays, a batch of many visitors' thousands.
  */
 async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
-  const all: number[] = [];
-  const starts: number[] = [];
-  const counts: number[] = [];
-  const latest: number[] = [];
-  for (const group of groups) {
-    const times = sorted(group.times);
-    starts.push(all.length);
-    counts.push(times.length);
-    latest.push(times[times.length - 1]);
-    for (const time of times) all.push(time);
-  }
+  const rows = groups.map((g) => {
+    const times = sorted(g.times);
+    return {
+      k: g.targetKind,
+      i: g.targetId,
+      o: g.ownerId,
+      a: times[times.length - 1],
+      r: g.referrer,
+      c: g.country,
+      b: g.browser,
+      s: g.os,
+      d: g.device,
+      t: g.bot,
+      v: g.visitor,
+      n: times.length === 1 ? null : times,
+    };
+  });
   await sql`
     INSERT INTO visits (target_kind, target_id, owner_id, at, referrer, country, browser, os,
       device, bot, visitor, times)
-    SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t::boolean, g.v,
-      CASE WHEN g.n = 1 THEN NULL ELSE x.ts[g.f + 1 : g.f + g.n] END
-    FROM (SELECT ${bigintArray(all)}::bigint[] AS ts) AS x, unnest(
-      ${groups.map((v) => v.targetKind)}::text[],
-      ${groups.map((v) => v.targetId)}::text[],
-      ${groups.map((v) => v.ownerId)}::text[],
-      ${latest}::bigint[],
-      ${groups.map((v) => v.referrer)}::text[],
-      ${groups.map((v) => v.country)}::text[],
-      ${groups.map((v) => v.browser)}::text[],
-      ${groups.map((v) => v.os)}::text[],
-      ${groups.map((v) => v.device)}::text[],
-      ${groups.map((v) => (v.bot ? "t" : "f"))}::text[],
-      ${groups.map((v) => v.visitor)}::text[],
-      ${starts}::int[],
-      ${counts}::int[]
-    ) AS g(k, i, o, a, r, c, b, s, d, t, v, f, n)
+    SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t, g.v, g.n
+    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS g(k text, i text, o text,
+      a bigint, r text, c text, b text, s text, d text, t boolean, v text, n bigint[])
     ORDER BY g.a`;
 }
 
-/**
- * Writes each hour's sketch of `deltas` (in key order) merged with `stored`,
- * the hours' rows as the upsert answered them (locked); hours whose delta
- * brings no visitor are left.
- */
-async function writeSketches(
-  sql: Sql,
-  deltas: HourDelta[],
-  stored: { k: string; i: string; t: string; sketch: Uint8Array | null }[],
-): Promise<void> {
-  const before = new Map(stored.map((r) => [`${r.k}\0${r.i}\0${r.t}`, r.sketch]));
-  const rows: { delta: HourDelta; hex: string }[] = [];
-  for (const delta of deltas) {
-    const added = deltaSketch(delta);
-    if (added === null) continue;
-    const bytes = before.get(deltaKey(delta.scope, delta.hour)) ?? null;
-    const merged = mergeSketch(bytes === null ? null : decodeSketch(bytes), added)!;
-    rows.push({ delta, hex: Buffer.from(encodeSketch(merged)).toString("hex") });
-  }
-  if (rows.length === 0) return;
-  await sql`
-    UPDATE visits_hourly AS h SET sketch = decode(u.s, 'hex')
-    FROM unnest(
-      ${rows.map((r) => r.delta.scope.kind)}::text[],
-      ${rows.map((r) => r.delta.scope.id)}::text[],
-      ${rows.map((r) => r.delta.hour)}::bigint[],
-      ${rows.map((r) => r.hex)}::text[]
-    ) AS u(k, i, t, s)
-    WHERE h.target_kind = u.k AND h.target_id = u.i AND h.hour = to_timestamp(u.t / 1000.0)`;
+/** A row's key and stored sketch, as an upsert answers them. */
+interface StoredSketch {
+  k: string;
+  i: string;
+  /** The row's hour or day (ms, as text). */
+  t: string;
+  sketch: Uint8Array | null;
 }
 
 /**
- * `numbers` (integers) as PostgreSQL's text form of an array, joined at once:
- * postgres.js would escape and serialize each element, a busy visitor's many
- * times a batch.
+ * Writes each of `sketches` (their rows locked by the upsert that answered
+ * `stored`, in key order) merged with its row's stored sketch, into `table`
+ * (`visits_hourly` by `hour`, `visits_daily` by `day`), in one statement.
  */
-const bigintArray = (numbers: number[]): string => `{${numbers.join(",")}}`;
+async function writeSketches(
+  sql: Sql,
+  table: "visits_hourly" | "visits_daily",
+  sketches: { scope: VisitScope; at: number; sketch: Sketch }[],
+  stored: StoredSketch[],
+): Promise<void> {
+  if (sketches.length === 0) return;
+  const before = new Map(stored.map((r) => [`${r.k}\0${r.i}\0${r.t}`, r.sketch]));
+  const hex = sketches.map(({ scope, at, sketch }) => {
+    const bytes = before.get(deltaKey(scope, at)) ?? null;
+    const merged = mergeSketch(bytes === null ? null : decodeSketch(bytes), sketch)!;
+    return Buffer.from(encodeSketch(merged)).toString("hex");
+  });
+  const column = table === "visits_hourly" ? "hour" : "day";
+  await sql`
+    UPDATE ${sql(table)} AS h SET sketch = decode(u.s, 'hex')
+    FROM unnest(
+      ${sketches.map((r) => r.scope.kind)}::text[],
+      ${sketches.map((r) => r.scope.id)}::text[],
+      ${sketches.map((r) => r.at)}::bigint[],
+      ${hex}::text[]
+    ) AS u(k, i, t, s)
+    WHERE h.target_kind = u.k AND h.target_id = u.i
+      AND h.${sql(column)} = to_timestamp(u.t / 1000.0)`;
+}
+
+/**
+ * Merges `days` into their roll-up days' sketches: the upsert locks each
+ * day's row (made when missing) and answers its sketch, in key order.
+ */
+async function addDays(sql: Sql, days: DaySketch[]): Promise<void> {
+  if (days.length === 0) return;
+  const sorted = [...days].sort((a, b) =>
+    deltaKey(a.scope, a.day) < deltaKey(b.scope, b.day) ? -1 : 1
+  );
+  const stored = await sql<StoredSketch[]>`
+    INSERT INTO visits_daily AS d (target_kind, target_id, day)
+    SELECT k, i, to_timestamp(t / 1000.0) FROM unnest(
+      ${sorted.map((d) => d.scope.kind)}::text[],
+      ${sorted.map((d) => d.scope.id)}::text[],
+      ${sorted.map((d) => d.day)}::bigint[]
+    ) AS t(k, i, t)
+    ON CONFLICT (target_kind, target_id, day) DO UPDATE SET sketch = d.sketch
+    RETURNING target_kind AS k, target_id AS i,
+      (extract(epoch FROM day) * 1000)::bigint::text AS t, sketch`;
+  const sketches = sorted.map((d) => ({ scope: d.scope, at: d.day, sketch: d.sketch }));
+  await writeSketches(sql, "visits_daily", sketches, stored);
+}
 
 /** `times` in ascending order (as given when they already are). */
 function sorted(times: number[]): number[] {
@@ -340,7 +378,7 @@ async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
   const sorted = [...deltas].sort((a, b) =>
     deltaKey(a.scope, a.hour) < deltaKey(b.scope, b.hour) ? -1 : 1
   );
-  const stored = await sql<{ k: string; i: string; t: string; sketch: Uint8Array | null }[]>`
+  const stored = await sql<StoredSketch[]>`
     INSERT INTO visits_hourly AS h (target_kind, target_id, hour, visits, hour_uniques, day_uniques)
     SELECT k, i, to_timestamp(t / 1000.0), v, hu, du FROM unnest(
       ${sorted.map((d) => d.scope.kind)}::text[],
@@ -356,7 +394,13 @@ async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
       day_uniques = h.day_uniques + excluded.day_uniques
     RETURNING target_kind AS k, target_id AS i,
       (extract(epoch FROM hour) * 1000)::bigint::text AS t, sketch`;
-  await writeSketches(sql, sorted, stored);
+  const own = sorted.map(deltaSketch);
+  const sketches = sorted.flatMap((d, i) => {
+    const sketch = own[i];
+    return sketch === null ? [] : [{ scope: d.scope, at: d.hour, sketch }];
+  });
+  await writeSketches(sql, "visits_hourly", sketches, stored);
+  await addDays(sql, daySketches(sorted, own));
   const dims = sorted.flatMap((d) =>
     dimensionCounts(d.dimensions).map((c) => ({ ...c, scope: d.scope, hour: d.hour }))
   ).sort((a, b) => {

@@ -17,7 +17,7 @@ import {
   type VisitRecord,
   type VisitScope,
 } from "../../db/visits.ts";
-import { ERROR_BOUND } from "../../db/hll.ts";
+import { ERROR_BOUND, unionAll } from "../../db/hll.ts";
 import { groupVisits } from "../../db/visit_rollup.ts";
 import { dayUniques, hourUniques } from "../../db/visit_uniques.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
@@ -76,11 +76,18 @@ function shape(hours: VisitHour[]): number[][] {
   return hours.map((h) => [(h.hour.getTime() - START) / HOUR, h.visits, hourUniques(h)]);
 }
 
-/** The unique visitors of `scope` on START's day (the union of its hours). */
+/**
+ * The unique visitors of `scope` on START's day: its day sketch, which must
+ * be the union of its hours' sketches.
+ */
 async function dayOf(store: Backend, scope: VisitScope): Promise<number> {
-  return dayUniques(
-    await store.visits.hours(scope, new Date(START - 10 * HOUR), new Date(START + 14 * HOUR)),
-  );
+  const [from, to] = [new Date(START - 10 * HOUR), new Date(START + 14 * HOUR)];
+  const hours = await store.visits.hours(scope, from, to);
+  const days = await store.visits.days(scope, from, to);
+  assert.ok(days.length <= 1 && days.every((d) => d.day.getTime() === from.getTime()));
+  const sketches = hours.flatMap((h) => h.sketch === null ? [] : [h.sketch]);
+  assert.deepEqual(days[0]?.sketch ?? null, unionAll(sketches), "the day's: its hours' union");
+  return dayUniques(hours, days[0]?.sketch ?? null);
 }
 
 /** Every hour of `scope` over two days around START, with visits. */
