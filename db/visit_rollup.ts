@@ -14,6 +14,7 @@ import {
   type VisitDimension,
   type VisitDimensionCount,
   type VisitGroup,
+  type VisitHourWrite,
   type VisitRecord,
   type VisitScope,
 } from "./visits.ts";
@@ -91,6 +92,20 @@ export function daySketches(deltas: HourDelta[], sketches: (Sketch | null)[]): D
     else held.sketch = union(held.sketch, sketch);
   }
   return [...days.values()];
+}
+
+/** The delta of an hour written in bulk (`VisitStore.addHours`): added as given. */
+export function deltaOfWrite(h: VisitHourWrite): HourDelta {
+  return {
+    scope: h.scope,
+    hour: h.hour.getTime(),
+    visits: h.visits,
+    hourUniques: h.hourUniques,
+    dayUniques: h.dayUniques,
+    entries: [],
+    sketch: h.sketch ?? null,
+    dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
+  };
 }
 
 /** `stored` with `added` merged in (either may be absent). */

@@ -28,6 +28,7 @@ import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
   type DaySketch,
   daySketches,
+  deltaOfWrite,
   deltaSketch,
   dimensionCounts,
   type HourDelta,
@@ -90,37 +91,25 @@ interface HourValue {
   dimensions: Record<string, number>;
 }
 
-const hourKey = (scope: VisitScope, hour: number): Deno.KvKey => [
-  "visits_hourly",
+/** A roll-up's key of one hour or day under `prefix` (read by range per roll-up). */
+const rollupKey = (prefix: string) => (scope: VisitScope, at: number): Deno.KvKey => [
+  prefix,
   scope.kind,
   scope.id,
-  hour,
+  at,
 ];
-const hourIndexKey = (scope: VisitScope, hour: number): Deno.KvKey => [
-  "visits_hours",
-  hour,
-  scope.kind,
-  scope.id,
-];
-const sketchKey = (scope: VisitScope, hour: number): Deno.KvKey => [
-  "visits_hll",
-  scope.kind,
-  scope.id,
-  hour,
-];
-
-const daySketchKey = (scope: VisitScope, day: number): Deno.KvKey => [
-  "visits_hll_day",
-  scope.kind,
-  scope.id,
-  day,
-];
-const dayIndexKey = (scope: VisitScope, day: number): Deno.KvKey => [
-  "visits_days",
-  day,
+/** A retention index's key under `prefix` (read by range of time). */
+const indexKey = (prefix: string) => (scope: VisitScope, at: number): Deno.KvKey => [
+  prefix,
+  at,
   scope.kind,
   scope.id,
 ];
+const hourKey = rollupKey("visits_hourly");
+const sketchKey = rollupKey("visits_hll");
+const daySketchKey = rollupKey("visits_hll_day");
+const hourIndexKey = indexKey("visits_hours");
+const dayIndexKey = indexKey("visits_days");
 
 const empty = (): HourValue => ({ visits: 0, hourUniques: 0, dayUniques: 0, dimensions: {} });
 
@@ -414,16 +403,7 @@ export class KvVisits implements VisitStore {
   }
 
   async addHours(hours: VisitHourWrite[]): Promise<void> {
-    await this.#addToHours(hours.map((h) => ({
-      scope: h.scope,
-      hour: h.hour.getTime(),
-      visits: h.visits,
-      hourUniques: h.hourUniques,
-      dayUniques: h.dayUniques,
-      entries: [],
-      sketch: h.sketch ?? null,
-      dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
-    })));
+    await this.#addToHours(hours.map(deltaOfWrite));
   }
 }
 

@@ -15,6 +15,7 @@ import {
   type DaySketch,
   daySketches,
   deltaKey,
+  deltaOfWrite,
   deltaSketch,
   dimensionCounts,
   type HourDelta,
@@ -244,16 +245,7 @@ export class PostgresVisits implements VisitStore {
   }
 
   async addHours(hours: VisitHourWrite[]): Promise<void> {
-    const deltas: HourDelta[] = hours.map((h) => ({
-      scope: h.scope,
-      hour: h.hour.getTime(),
-      visits: h.visits,
-      hourUniques: h.hourUniques,
-      dayUniques: h.dayUniques,
-      entries: [],
-      sketch: h.sketch ?? null,
-      dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
-    }));
+    const deltas = hours.map(deltaOfWrite);
     // A few hundred hours a statement: a dense sketch travels as 24 KiB of hex.
     for (let i = 0; i < deltas.length; i += 500) {
       await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas.slice(i, i + 500)));
