@@ -1,17 +1,20 @@
 /**
  * How a batch of visits becomes additions to hourly roll-ups, the same on
- * every backend (and how visits become groups and back, `VisitGroup`): each visit counts in its target's, its owner's and the
- * server's hour, with its dimensions; each visitor is a candidate "seen"
- * mark per roll-up, hour and day. A backend stores the marks it did not
- * hold yet and credits those (`credit`), so that a visitor counts once per
- * hour and once per day however many batches and instances bring it.
+ * every backend (and how visits become groups and back, `VisitGroup`): each
+ * visit counts in its target's, its owner's and the server's hour, with its
+ * dimensions, and its visitor's sketch entry (`hll.ts`) joins each of those
+ * hours' entries. A backend merges an hour's entries into the hour's stored
+ * sketch (a union: the same visitor twice, from any batch or instance,
+ * counts once).
  */
+import { entryOf, type Sketch, sketchOf, union } from "./hll.ts";
 import {
   SERVER_SCOPE,
   VISIT_DIMENSIONS,
   type VisitDimension,
   type VisitDimensionCount,
   type VisitGroup,
+  type VisitHourWrite,
   type VisitRecord,
   type VisitScope,
 } from "./visits.ts";
@@ -39,33 +42,80 @@ export function scopesOf(
 /** A roll-up's key in maps. */
 export const scopeKey = (scope: VisitScope): string => `${scope.kind}\0${scope.id}`;
 
-/** That a visitor was seen in one roll-up's hour (`h`) or day (`d`) starting at `start`. */
-export interface SeenMark {
-  scope: VisitScope;
-  span: "h" | "d";
-  start: number;
-  visitor: string;
-  /** The hour to credit when the mark is new: the hour of the visitor's first visit in the batch. */
-  hour: number;
-}
-
 /** What one batch adds to one roll-up's hour. */
 export interface HourDelta {
   scope: VisitScope;
   hour: number;
   visits: number;
+  /**
+   * Exact unique counts added as given (hours written in bulk as counted
+   * before sketches, `VisitHourWrite`); `0` from visits, which add `entries`.
+   */
   hourUniques: number;
   dayUniques: number;
+  /** The sketch entries (`entryOf`) of the hour's visitors, repeats allowed. */
+  entries: number[];
+  /** A sketch to merge besides `entries` (bulk writes); `null`: none. */
+  sketch: Sketch | null;
   /** `dimension\0value` → count. */
   dimensions: Map<string, number>;
 }
 
+/** The sketch `delta` adds to its hour; `null` when it adds no visitor. */
+export function deltaSketch(delta: HourDelta): Sketch | null {
+  if (delta.entries.length === 0) return delta.sketch;
+  const own = sketchOf(delta.entries);
+  return delta.sketch === null ? own : union(delta.sketch, own);
+}
+
+/** What one batch adds to one roll-up's day: the union of its hours' sketches. */
+export interface DaySketch {
+  scope: VisitScope;
+  /** The day's start (ms). */
+  day: number;
+  sketch: Sketch;
+}
+
+/**
+ * The day sketches of `deltas`, whose own sketches are `sketches` (in the
+ * same order, from {@link deltaSketch}): one per roll-up and day.
+ */
+export function daySketches(deltas: HourDelta[], sketches: (Sketch | null)[]): DaySketch[] {
+  const days = new Map<string, DaySketch>();
+  for (const [i, delta] of deltas.entries()) {
+    const sketch = sketches[i];
+    if (sketch === null) continue;
+    const day = dayOf(delta.hour);
+    const key = deltaKey(delta.scope, day);
+    const held = days.get(key);
+    if (held === undefined) days.set(key, { scope: delta.scope, day, sketch });
+    else held.sketch = union(held.sketch, sketch);
+  }
+  return [...days.values()];
+}
+
+/** The delta of an hour written in bulk (`VisitStore.addHours`): added as given. */
+export function deltaOfWrite(h: VisitHourWrite): HourDelta {
+  return {
+    scope: h.scope,
+    hour: h.hour.getTime(),
+    visits: h.visits,
+    hourUniques: h.hourUniques,
+    dayUniques: h.dayUniques,
+    entries: [],
+    sketch: h.sketch ?? null,
+    dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
+  };
+}
+
+/** `stored` with `added` merged in (either may be absent). */
+export function mergeSketch(stored: Sketch | null, added: Sketch | null): Sketch | null {
+  if (added === null) return stored;
+  return stored === null ? added : union(stored, added);
+}
+
 /** The longest dimension value kept (a referrer host is at most 253 characters). */
 export const MAX_VALUE_LENGTH = 256;
-
-/** A mark's key in maps and sets. */
-export const markKey = (m: Pick<SeenMark, "scope" | "span" | "start" | "visitor">): string =>
-  `${scopeKey(m.scope)}\0${m.span}\0${m.start}\0${m.visitor}`;
 
 /** A delta's key in maps. */
 export const deltaKey = (scope: VisitScope, hour: number): string => `${scopeKey(scope)}\0${hour}`;
@@ -74,24 +124,20 @@ export const deltaKey = (scope: VisitScope, hour: number): string => `${scopeKey
 interface HourUnit {
   group: VisitGroup;
   hour: number;
-  /** The earliest of these visits (ms). */
-  first: number;
   count: number;
 }
 
 /**
- * The additions `groups` make to the roll-ups, and the seen marks to try:
- * one per roll-up, span and visitor, the earliest visit's hour credited.
- * The work is per group and hour, not per visit.
+ * The additions `groups` make to the roll-ups: visits, dimensions and the
+ * visitors' sketch entries per roll-up and hour. The work is per group and
+ * hour, not per visit.
  */
-export function rollUp(
-  groups: VisitGroup[],
-): { deltas: Map<string, HourDelta>; marks: SeenMark[] } {
+export function rollUp(groups: VisitGroup[]): Map<string, HourDelta> {
   const units: HourUnit[] = [];
   for (const group of groups) {
     const { times } = group;
     if (times.length === 1) {
-      units.push({ group, hour: hourOf(times[0]), first: times[0], count: 1 });
+      units.push({ group, hour: hourOf(times[0]), count: 1 });
       continue;
     }
     const own = new Map<number, HourUnit>();
@@ -100,36 +146,37 @@ export function rollUp(
       const hour = hourOf(at);
       let unit = last !== undefined && last.hour === hour ? last : own.get(hour);
       if (unit === undefined) {
-        own.set(hour, unit = { group, hour, first: at, count: 0 });
+        own.set(hour, unit = { group, hour, count: 0 });
         units.push(unit);
       }
       unit.count++;
-      if (at < unit.first) unit.first = at;
       last = unit;
     }
   }
-  units.sort((a, b) => a.first - b.first);
   const deltas = new Map<string, HourDelta>();
-  const marks = new Map<string, SeenMark>();
-  const addMark = (mark: SeenMark) => {
-    const key = markKey(mark);
-    if (!marks.has(key)) marks.set(key, mark);
-  };
-  for (const { group, hour, first, count } of units) {
+  // The deltas of the unit before, kept while units are of its target and hour (most are).
+  let last: HourUnit | undefined;
+  let lastDeltas: HourDelta[] = [];
+  for (const unit of units) {
+    const { group, hour, count } = unit;
+    if (
+      last === undefined || last.hour !== hour || last.group.targetId !== group.targetId ||
+      last.group.targetKind !== group.targetKind || last.group.ownerId !== group.ownerId
+    ) {
+      lastDeltas = scopesOf(group).map((scope) => deltaOf(deltas, scope, hour));
+    }
+    last = unit;
     const dimensions = dimensionKeys(group);
-    const { visitor } = group;
-    const day = dayOf(first);
-    for (const scope of scopesOf(group)) {
-      const delta = deltaOf(deltas, scope, hour);
+    const entry = entryOf(group.visitor);
+    for (const delta of lastDeltas) {
       delta.visits += count;
       for (const key of dimensions) {
         delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);
       }
-      addMark({ scope, span: "h", start: hour, visitor, hour });
-      addMark({ scope, span: "d", start: day, visitor, hour });
+      delta.entries.push(entry);
     }
   }
-  return { deltas, marks: [...marks.values()] };
+  return deltas;
 }
 
 /** The `dimension\0value` keys of a group's dimensions that have a value. */
@@ -245,26 +292,19 @@ export function deltaOf(
   const key = deltaKey(scope, hour);
   let delta = deltas.get(key);
   if (!delta) {
-    delta = { scope, hour, visits: 0, hourUniques: 0, dayUniques: 0, dimensions: new Map() };
+    delta = {
+      scope,
+      hour,
+      visits: 0,
+      hourUniques: 0,
+      dayUniques: 0,
+      entries: [],
+      sketch: null,
+      dimensions: new Map(),
+    };
     deltas.set(key, delta);
   }
   return delta;
-}
-
-/** Credits each new mark's unique visitor to its roll-up's hour. */
-export function credit(deltas: Map<string, HourDelta>, fresh: Iterable<SeenMark>): void {
-  for (const mark of fresh) creditMarks(deltas, mark, 1);
-}
-
-/** Credits `count` new marks of one roll-up's span, credited to `hour`. */
-export function creditMarks(
-  deltas: Map<string, HourDelta>,
-  { scope, span, hour }: Pick<SeenMark, "scope" | "span" | "hour">,
-  count: number,
-): void {
-  const delta = deltaOf(deltas, scope, hour);
-  if (span === "h") delta.hourUniques += count;
-  else delta.dayUniques += count;
 }
 
 /** A delta's dimensions as counts. */

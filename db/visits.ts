@@ -7,15 +7,25 @@
  *
  * A roll-up exists per target (`url`, `file`), per owner (`owner`: every
  * link and file of one user) and for the server (`server`, id `*`). Each
- * hour's row holds its visits, its unique visitors (`hourUniques`: visitors
- * first seen in that hour) and the unique visitors of its day first seen in
- * that hour (`dayUniques`), so that a day's unique count is the sum of its
- * hours' `dayUniques`, exact. The visitor hash is salted per day, so a
- * visitor cannot be followed from one day to the next: over several days the
- * unique count is a sum of each day's (visitor-days). Whether a visitor was
- * seen is kept per hour and per day (`visits_seen`) only as long as a visit
- * of that period may still arrive; the retention task removes the rest.
+ * hour's row holds its visits, its dimensions' counts and a HyperLogLog
+ * sketch of its visitors (`hll.ts`: exact in practice up to 3,072 visitors
+ * an hour, beyond that an estimate within ±2.4 % in 99.7 % of cases), merged
+ * with each batch (a union: a visitor counts once however many batches and
+ * instances bring it). An hour's unique visitors are its sketch's estimate;
+ * a day's, the estimate of the union of its hours' sketches, kept as the
+ * day's own sketch (merged by the same batches), so that a month reads 30
+ * sketches, not 720 (`visit_uniques.ts`). The visitor hash is salted per day, so a visitor
+ * cannot be followed from one day to the next: over several days the unique
+ * count is a sum of each day's (visitor-days).
+ *
+ * Hours written before sketches (PostgreSQL before migration 037, Deno KV
+ * before schema 11) keep their exact counts (`hourUniques`: visitors first
+ * seen in the hour; `dayUniques`: its day's visitors first seen in it), which
+ * are added to what their sketches estimate: a visitor of such an hour or
+ * day who came again after the upgrade counts twice there.
  */
+
+import type { Sketch } from "./hll.ts";
 
 /** What a visit is of. */
 export type VisitTargetKind = "url" | "file";
@@ -75,10 +85,19 @@ export interface VisitHour {
   /** The hour's start (UTC). */
   hour: Date;
   visits: number;
-  /** Visitors first seen in this hour. */
+  /** Exact count carried from before sketches: visitors first seen in this hour (else 0). */
   hourUniques: number;
-  /** Visitors of the hour's day first seen in this hour. */
+  /** Exact count carried from before sketches: its day's visitors first seen in it (else 0). */
   dayUniques: number;
+  /** The sketch of the hour's visitors counted since sketches; `null` when none. */
+  sketch: Sketch | null;
+}
+
+/** One day of a roll-up: the union of its hours' sketches. */
+export interface VisitDay {
+  /** The day's start (UTC). */
+  day: Date;
+  sketch: Sketch;
 }
 
 /** How often one value of one dimension was seen in a range. */
@@ -89,7 +108,9 @@ export interface VisitDimensionCount {
 }
 
 /** One hour of a roll-up as a bulk write gives it (benchmarks, imports of aggregates). */
-export interface VisitHourWrite extends VisitHour {
+export interface VisitHourWrite extends Omit<VisitHour, "sketch"> {
+  /** Visitors to merge into the hour's sketch. */
+  sketch?: Sketch;
   scope: VisitScope;
   dimensions: VisitDimensionCount[];
 }
@@ -98,22 +119,29 @@ export interface VisitHourWrite extends VisitHour {
 export interface VisitStore {
   /**
    * Stores the visits of `groups` (raw) and adds them to the hourly roll-ups
-   * of their target, owner and the server, counting each visitor once per
-   * hour and once per day of each roll-up, however many instances write at
-   * once. (`groupVisits` in `visit_rollup.ts` makes groups of records.)
+   * of their target, owner and the server, their visitors merged into each
+   * hour's and each day's sketch (one read and write of each a batch),
+   * however many instances write at once. (`groupVisits` in `visit_rollup.ts` makes groups of records.)
    */
   add(groups: VisitGroup[]): Promise<void>;
-  /** The hours of `scope` in `[from, to)`, oldest first; hours without visits are absent. */
-  hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]>;
+  /**
+   * The hours of `scope` in `[from, to)`, oldest first; hours without visits
+   * are absent. `sketches` false: every `sketch` is `null`, not read (a read
+   * by day or month, which needs {@link days}' instead).
+   */
+  hours(scope: VisitScope, from: Date, to: Date, sketches?: boolean): Promise<VisitHour[]>;
+  /** The days of `scope` with a sketch in `[from, to)` (day starts), oldest first. */
+  days(scope: VisitScope, from: Date, to: Date): Promise<VisitDay[]>;
   /** Every dimension's counts of `scope` over the hours in `[from, to)`. */
   dimensions(scope: VisitScope, from: Date, to: Date): Promise<VisitDimensionCount[]>;
   /** The raw visits of one target, oldest first (exports). */
   list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord>;
   /**
    * Deletes one target's visits and roll-up, and takes its counts out of its
-   * owner's (`ownerId`) and the server's (their unique counts by at most the target's
-   * own: a visitor of another link in the same hour may then go uncounted).
-   * Returns how many raw visits went.
+   * owner's (`ownerId`) and the server's: visits, dimensions and the exact
+   * unique counts carried from before sketches; their sketches keep the
+   * target's visitors (a union cannot be undone; unique counts are read no
+   * higher than the visits, `visit_uniques.ts`). Returns how many raw visits went.
    */
   deleteTarget(kind: VisitTargetKind, id: string, ownerId: string | null): Promise<number>;
   /**
@@ -127,11 +155,11 @@ export interface VisitStore {
   /** Deletes one owner's roll-up (the user is gone). */
   deleteOwner(ownerId: string): Promise<void>;
   /**
-   * Deletes up to `limit` raw visits, roll-up hours and seen-visitor marks
-   * older than `before` (marks: older than `seenBefore`); returns how many
-   * records went, `0` when nothing is left to delete.
+   * Deletes up to `limit` raw visits, roll-up hours (with their sketches) and
+   * day sketches older than `before`; returns how many records went, `0` when nothing is
+   * left to delete.
    */
-  deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number>;
+  deleteBefore(before: Date, limit: number): Promise<number>;
   /** The salt of `day` (`YYYY-MM-DD`): the stored one, else `fresh`, stored first. */
   salt(day: string, fresh: string): Promise<string>;
   /** Deletes the salts of days before `day`; returns how many. */

@@ -37,8 +37,10 @@ export const VisitPointSchema = z.object({
   t: z.string().openapi({ description: "The bucket's start (ISO 8601, UTC)" }),
   visits: z.number().int(),
   unique: z.number().int().openapi({
-    description: "Unique visitors: exact in an hour and a day; a month's is the sum of its " +
-      "days' (the visitor hash is salted anew each day)",
+    description: "Unique visitors, estimated (HyperLogLog): exact in practice up to a few " +
+      "thousand an hour, else within ±2.4 % in 99.7 % of cases (a standard error of 0.81 %); " +
+      "an hour's and a day's are counted over the bucket, a month's is the sum of its days' " +
+      "(the visitor hash is salted anew each day); never more than the bucket's visits",
   }),
 });
 

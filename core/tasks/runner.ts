@@ -53,7 +53,7 @@ export const TASKS: Task[] = [
     run: (s, signal) => generateThumbnails(s, false, signal),
   },
   { name: "cleanthumbnails", interval: "tasksCleanThumbnailsInterval", run: cleanThumbnails },
-  // Visits past analyticsRetentionDays, old seen-visitor marks and salts.
+  // Visits past analyticsRetentionDays, their roll-up hours and old salts.
   { name: "visits", interval: "tasksDeleteInterval", run: pruneVisits },
 ];
 

@@ -1,11 +1,10 @@
 /**
  * The visits' retention (`analyticsRetentionDays`): removes raw visits and
- * roll-up hours older than the retention, the marks of visitors seen before
- * yesterday (no visit of those days can arrive any more), and the salts of
+ * roll-up hours (with their sketches) older than the retention, and the salts of
  * days before yesterday, after which no visitor hash of theirs can be made
  * again. A step at a time, so a pass stops at its next step once aborted.
  */
-import { DAY_MS, dayName, dayOf } from "../../db/visit_rollup.ts";
+import { DAY_MS, dayName } from "../../db/visit_rollup.ts";
 import type { Services } from "../services.ts";
 
 /** Records one step removes. */
@@ -15,10 +14,9 @@ export const PRUNE_STEP = 1000;
 export async function pruneVisits(s: Services, signal?: AbortSignal): Promise<number> {
   const now = s.clock.now();
   const before = new Date(now - s.settings.get("analyticsRetentionDays") * DAY_MS);
-  const seenBefore = new Date(dayOf(now) - DAY_MS);
   let removed = 0;
   while (!signal?.aborted) {
-    const step = await s.store.visits.deleteBefore(before, seenBefore, PRUNE_STEP);
+    const step = await s.store.visits.deleteBefore(before, PRUNE_STEP);
     removed += step;
     if (step < PRUNE_STEP) break;
   }

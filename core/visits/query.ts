@@ -4,14 +4,18 @@
  * range's top values of each dimension, answered from the hourly roll-ups
  * (one row per hour of the range at most, whatever the number of visits).
  *
- * Unique visitors: exact per hour and per day (each visitor counted once
- * in its hour and once in its day, `db/visits.ts`); a month's is the sum of
- * its days', because the visitor hash is salted anew every day and the same
- * person cannot be recognised from one day to the next (visitor-days).
+ * Unique visitors: per hour and per day, estimates from the roll-ups'
+ * sketches (exact in practice up to 3,072 visitors an hour, else within
+ * ±2.4 % in 99.7 % of cases; `db/visits.ts`, `db/visit_uniques.ts`); a
+ * month's is the sum of its days', because the visitor hash is salted anew
+ * every day and the same person cannot be recognised from one day to the
+ * next (visitor-days).
  */
 import { DAY_MS, HOUR_MS } from "../../db/visit_rollup.ts";
+import { dayUniques, hourUniques } from "../../db/visit_uniques.ts";
 import {
   SERVER_SCOPE,
+  type VisitDay,
   type VisitDimension,
   type VisitHour,
   type VisitScope,
@@ -138,8 +142,10 @@ async function report(
   const { from, to, bucket } = visitRange(query, s.clock.now());
   // This instance's own visits that are due are written first.
   await visitRecorder(s).flushDue();
-  const [hours, dims] = await Promise.all([
-    s.store.visits.hours(scope, new Date(from), new Date(to)),
+  const byHour = bucket === "hour";
+  const [hours, days, dims] = await Promise.all([
+    s.store.visits.hours(scope, new Date(from), new Date(to), byHour),
+    byHour ? [] : s.store.visits.days(scope, new Date(from), new Date(to)),
     s.store.visits.dimensions(scope, new Date(from), new Date(to)),
   ]);
   const top: VisitsReport["top"] = {
@@ -159,13 +165,22 @@ async function report(
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
     bucket,
-    series: series(bucket, from, to, hours),
+    series: series(bucket, from, to, hours, days),
     top,
   };
 }
 
-/** `hours` summed into every bucket of `[from, to)`, empty ones as zeros. */
-function series(bucket: Bucket, from: number, to: number, hours: VisitHour[]): VisitPoint[] {
+/**
+ * `hours` summed into every bucket of `[from, to)`, empty ones as zeros;
+ * `days`: the day sketches (by day or month).
+ */
+function series(
+  bucket: Bucket,
+  from: number,
+  to: number,
+  hours: VisitHour[],
+  days: VisitDay[],
+): VisitPoint[] {
   const points: VisitPoint[] = [];
   const at = new Map<number, VisitPoint>();
   for (let t = from; t < to; t = nextBucket(bucket, t)) {
@@ -173,11 +188,23 @@ function series(bucket: Bucket, from: number, to: number, hours: VisitHour[]): V
     points.push(point);
     at.set(t, point);
   }
+  // Unique visitors: an hour's, or a day's (its sketch: the union of its hours'), summed over days.
+  const hoursOf = new Map<number, VisitHour[]>();
   for (const hour of hours) {
     const point = at.get(bucketStart(bucket, hour.hour.getTime()));
     if (!point) continue;
     point.visits += hour.visits;
-    point.unique += bucket === "hour" ? hour.hourUniques : hour.dayUniques;
+    if (bucket === "hour") point.unique += hourUniques(hour);
+    else {
+      const day = bucketStart("day", hour.hour.getTime());
+      const list = hoursOf.get(day);
+      if (list) list.push(hour);
+      else hoursOf.set(day, [hour]);
+    }
+  }
+  const sketchOf = new Map(days.map((d) => [d.day.getTime(), d.sketch]));
+  for (const [day, list] of hoursOf) {
+    at.get(bucketStart(bucket, day))!.unique += dayUniques(list, sketchOf.get(day) ?? null);
   }
   return points;
 }

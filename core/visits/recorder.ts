@@ -74,6 +74,16 @@ interface Pending {
   times: number[];
 }
 
+/** Groups a batch compares a visit with, of one address and target. */
+const ALIKE_CANDIDATES = 8;
+
+/** Whether `a` and `b` are alike visits: one target, address, agent, `Referer` and day. */
+function sameVisitor(a: Omit<Pending, "times">, b: Omit<Pending, "times">): boolean {
+  return a.day === b.day && a.ip === b.ip && a.ua === b.ua && a.referer === b.referer &&
+    a.target.id === b.target.id && a.target.kind === b.target.kind &&
+    a.target.ownerId === b.target.ownerId;
+}
+
 /** One instance's buffer of visits. */
 export class VisitRecorder {
   #pending: Pending[] = [];
@@ -207,21 +217,28 @@ export class VisitRecorder {
 
   /** The groups of `visits`: bots left out unless counted, each visitor hashed once. */
   async #groups(visits: Pending[]): Promise<VisitGroup[]> {
-    const alike = new Map<string, Pending>();
+    // By address and target first (a short key), then the rest compared: no long key built
+    // per visit. At most ALIKE_CANDIDATES groups are compared a key (an address sending many
+    // agents to one link makes more groups, never a quadratic batch).
+    const byKey = new Map<string, Pending[]>();
+    const alike: Pending[] = [];
     for (const visit of visits) {
-      const { target } = visit;
-      const key =
-        `${target.kind}\0${target.id}\0${target.ownerId}\0${visit.day}\0${visit.ip}\0${visit.referer}\0${visit.ua}`;
-      const group = alike.get(key);
-      if (group === undefined) alike.set(key, visit);
-      else for (const time of visit.times) group.times.push(time);
+      const key = `${visit.ip}\0${visit.target.id}`;
+      const seen = byKey.get(key);
+      const group = seen?.find((other) => sameVisitor(other, visit));
+      if (group !== undefined) { for (const time of visit.times) group.times.push(time); }
+      else {
+        alike.push(visit);
+        if (seen === undefined) byKey.set(key, [visit]);
+        else if (seen.length < ALIKE_CANDIDATES) seen.push(visit);
+      }
     }
     const countBots = this.s.settings.get("analyticsCountBots");
     const [{ agentFacts, referrerHost }, { countryLookup }] = await enrichment();
     const countryOf = await countryLookup(this.s);
     const hashers = new Map<number, VisitorHasher>();
     const groups: VisitGroup[] = [];
-    for (const first of alike.values()) {
+    for (const first of alike) {
       const facts = agentFacts(first.ua);
       if (facts.bot && !countBots) continue;
       let hash = hashers.get(first.day);

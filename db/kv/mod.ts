@@ -6,7 +6,7 @@
 import type { Backend } from "../store.ts";
 import { KvApiKeys } from "./api_keys.ts";
 import { KvShares } from "./shares.ts";
-import { KvVisits } from "./visits.ts";
+import { dropSeenMarks, KvVisits } from "./visits.ts";
 import { KvUploadRequests } from "./upload_requests.ts";
 import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
@@ -50,9 +50,12 @@ import { KvWebhooks } from "./webhooks.ts";
  * limit are listed (`./urls.ts`, for the maxviews task), filled from the
  * URLs already stored. 10: the files list's index has counts per block of
  * the newest-first order (`./file_blocks.ts`, deep pages), filled from the
- * files already stored. Each upgrade resumes where a stopped one left off.
+ * files already stored. 11: unique visitors are HyperLogLog sketches per
+ * roll-up hour (`./visits.ts`), the visitor marks that counted them before
+ * removed (`dropSeenMarks`; roll-up hours already written keep their exact
+ * counts). Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 10;
+export const KV_SCHEMA_VERSION = 11;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -76,6 +79,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     if (version.value < 9) await backfillUrlLimits(kv);
     // Schema 4's index backfill counts its entries' blocks itself.
     if (version.value >= 4 && version.value < 10) await backfillFileBlocks(kv);
+    if (version.value < 11) await dropSeenMarks(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -7,30 +7,39 @@
  *   latest; one key rather than one per visit, which a busy link would pay per request; `["visits_at", at, kind, id, seq]` → `null`, the
  *   retention's index (a pack goes when its latest visit is past the retention);
  * - `["visits_hourly", scopeKind, scopeId, hour]` → one roll-up hour (counts and dimensions);
- *   `["visits_hours", hour, scopeKind, scopeId]` → `null`, the retention's index;
- * - `["visits_seen", start, scopeKind, scopeId, span, visitor]` → `true`: a visitor seen in an
- *   hour (`h`) or day (`d`), by period first so the retention removes old ones by range;
+ *   `["visits_hll", scopeKind, scopeId, hour]` → its visitors' sketch (`../hll.ts`, encoded:
+ *   at most 12,289 bytes); `["visits_hours", hour, scopeKind, scopeId]` → `null`, the
+ *   retention's index;
+ * - `["visits_hll_day", scopeKind, scopeId, day]` → the day's sketch (the union of its
+ *   hours'), `["visits_days", day, scopeKind, scopeId]` → `null`, the retention's index;
  * - `["visit_salts", day]` → the day's salt.
  *
- * Each roll-up hour a batch touches is one checked read-then-write with the
- * absent marks it credits (at most {@link MARKS_PER_OP} a commit, within KV's
- * 100 checks): a concurrent batch of another instance makes it read again.
- * A roll-up hour holds at most {@link MAX_DIMENSION_VALUES} dimension values
- * (a value within KV's 64 KiB); later new values count under `(other)`.
+ * The roll-up hours a batch touches are checked read-then-writes of
+ * {@link HOURS_PER_OP} hours (their counts and sketches) a commit: a
+ * concurrent batch of another instance makes it read again, so neither loses
+ * the other's visits or sketch registers. A roll-up hour holds at most
+ * {@link MAX_DIMENSION_VALUES} dimension values (a value within KV's 64 KiB);
+ * later new values count under `(other)`. Schema 11 removed the visitor marks
+ * (`visits_seen`) that counted unique visitors before sketches
+ * ({@link dropSeenMarks}).
  */
 import { commitChecked, getAll } from "./helpers.ts";
+import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
-  credit,
-  deltaKey,
+  type DaySketch,
+  daySketches,
+  deltaOfWrite,
+  deltaSketch,
   dimensionCounts,
   type HourDelta,
+  mergeSketch,
   partsOf,
   rollUp,
-  type SeenMark,
   visitsOf,
 } from "../visit_rollup.ts";
 import {
   SERVER_SCOPE,
+  type VisitDay,
   type VisitDimensionCount,
   type VisitGroup,
   type VisitHour,
@@ -41,8 +50,8 @@ import {
   type VisitTargetKind,
 } from "../visits.ts";
 
-/** Seen marks one commit checks and writes. */
-const MARKS_PER_OP = 90;
+/** Roll-up hours one commit reads and writes (two keys checked and three written each). */
+const HOURS_PER_OP = 10;
 /**
  * The most a pack of raw visits may weigh, estimated by {@link groupBytes}
  * and {@link TIME_BYTES} (within KV's 64 KiB a value).
@@ -82,26 +91,25 @@ interface HourValue {
   dimensions: Record<string, number>;
 }
 
-const hourKey = (scope: VisitScope, hour: number): Deno.KvKey => [
-  "visits_hourly",
+/** A roll-up's key of one hour or day under `prefix` (read by range per roll-up). */
+const rollupKey = (prefix: string) => (scope: VisitScope, at: number): Deno.KvKey => [
+  prefix,
   scope.kind,
   scope.id,
-  hour,
+  at,
 ];
-const hourIndexKey = (scope: VisitScope, hour: number): Deno.KvKey => [
-  "visits_hours",
-  hour,
+/** A retention index's key under `prefix` (read by range of time). */
+const indexKey = (prefix: string) => (scope: VisitScope, at: number): Deno.KvKey => [
+  prefix,
+  at,
   scope.kind,
   scope.id,
 ];
-const markKvKey = (m: SeenMark): Deno.KvKey => [
-  "visits_seen",
-  m.start,
-  m.scope.kind,
-  m.scope.id,
-  m.span,
-  m.visitor,
-];
+const hourKey = rollupKey("visits_hourly");
+const sketchKey = rollupKey("visits_hll");
+const daySketchKey = rollupKey("visits_hll_day");
+const hourIndexKey = indexKey("visits_hours");
+const dayIndexKey = indexKey("visits_days");
 
 const empty = (): HourValue => ({ visits: 0, hourUniques: 0, dayUniques: 0, dimensions: {} });
 
@@ -165,54 +173,89 @@ export class KvVisits implements VisitStore {
       }
       await op.commit();
     }
-    const { deltas, marks } = rollUp(groups);
-    const marksOf = new Map<string, SeenMark[]>();
-    for (const mark of marks) {
-      const key = deltaKey(mark.scope, mark.hour);
-      const list = marksOf.get(key);
-      if (list) list.push(mark);
-      else marksOf.set(key, [mark]);
+    await this.#addToHours([...rollUp(groups).values()]);
+  }
+
+  /**
+   * Adds `deltas` to their roll-up hours: counts and dimensions added, each
+   * hour's sketch merged with the visitors the delta brings (made once, not
+   * on each retry).
+   */
+  async #addToHours(deltas: HourDelta[]): Promise<void> {
+    const all = deltas.map(deltaSketch);
+    for (let i = 0; i < deltas.length; i += HOURS_PER_OP) {
+      const part = deltas.slice(i, i + HOURS_PER_OP);
+      const sketches = all.slice(i, i + HOURS_PER_OP);
+      const keys = part.flatMap((d) => [hourKey(d.scope, d.hour), sketchKey(d.scope, d.hour)]);
+      await commitChecked(async () => {
+        const current = await getAll<unknown>(this.kv, keys);
+        const op = this.kv.atomic();
+        for (const [j, delta] of part.entries()) {
+          const [value, sketch] = [current[2 * j], current[2 * j + 1]];
+          op.check(value, sketch);
+          const stored = (value.value as HourValue | null) ?? empty();
+          op.set(value.key, added(stored, asValue(delta)));
+          const merged = mergeSketch(storedSketch(sketch.value), sketches[j]);
+          if (merged !== null && sketches[j] !== null) op.set(sketch.key, encodeSketch(merged));
+          op.set(hourIndexKey(delta.scope, delta.hour), null);
+        }
+        return { op, result: undefined };
+      });
     }
-    for (const [key, delta] of deltas) {
-      const all = marksOf.get(key) ?? [];
-      await this.#addToHour(delta, all.slice(0, MARKS_PER_OP));
-      for (let i = MARKS_PER_OP; i < all.length; i += MARKS_PER_OP) {
-        const rest = { ...delta, visits: 0, dimensions: new Map() };
-        await this.#addToHour(rest, all.slice(i, i + MARKS_PER_OP));
-      }
+    await this.#addToDays(daySketches(deltas, all));
+  }
+
+  /** Merges `days` into their stored day sketches, {@link HOURS_PER_OP} a commit. */
+  async #addToDays(days: DaySketch[]): Promise<void> {
+    for (let i = 0; i < days.length; i += HOURS_PER_OP) {
+      const part = days.slice(i, i + HOURS_PER_OP);
+      const keys = part.map((d) => daySketchKey(d.scope, d.day));
+      await commitChecked(async () => {
+        const current = await getAll<unknown>(this.kv, keys);
+        const op = this.kv.atomic();
+        for (const [j, day] of part.entries()) {
+          const merged = mergeSketch(storedSketch(current[j].value), day.sketch)!;
+          op.check(current[j]).set(keys[j], encodeSketch(merged));
+          op.set(dayIndexKey(day.scope, day.day), null);
+        }
+        return { op, result: undefined };
+      });
     }
   }
 
-  /** Adds `delta` and the absent ones of `marks` (credited) to one roll-up hour. */
-  async #addToHour(delta: HourDelta, marks: SeenMark[]): Promise<void> {
-    const key = hourKey(delta.scope, delta.hour);
-    await commitChecked(async () => {
-      const [current, ...seen] = await getAll<unknown>(this.kv, [key, ...marks.map(markKvKey)]);
-      const fresh = marks.filter((_, i) => seen[i].versionstamp === null);
-      const deltas = new Map([[deltaKey(delta.scope, delta.hour), { ...delta }]]);
-      credit(deltas, fresh);
-      const [withMarks] = deltas.values();
-      const op = this.kv.atomic().check(current);
-      for (const [i, mark] of marks.entries()) {
-        if (seen[i].versionstamp === null) op.check(seen[i]).set(markKvKey(mark), true);
-      }
-      op.set(key, added((current.value as HourValue | null) ?? empty(), asValue(withMarks)));
-      op.set(hourIndexKey(delta.scope, delta.hour), null);
-      return { op, result: undefined };
+  async days(scope: VisitScope, from: Date, to: Date): Promise<VisitDay[]> {
+    const entries = this.kv.list<Uint8Array>({
+      start: daySketchKey(scope, from.getTime()),
+      end: daySketchKey(scope, to.getTime()),
     });
+    const out: VisitDay[] = [];
+    for await (const e of entries) {
+      out.push({ day: new Date(e.key[3] as number), sketch: decodeSketch(e.value) });
+    }
+    return out;
   }
 
-  async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
-    const out: VisitHour[] = [];
-    for await (const entry of this.#hourEntries(scope, from, to)) {
-      out.push({
-        hour: new Date(entry.key[3] as number),
+  async hours(scope: VisitScope, from: Date, to: Date, sketches = true): Promise<VisitHour[]> {
+    const [values, stored] = await Promise.all([
+      Array.fromAsync(this.#hourEntries(scope, from, to)),
+      sketches
+        ? Array.fromAsync(this.kv.list<Uint8Array>({
+          start: sketchKey(scope, from.getTime()),
+          end: sketchKey(scope, to.getTime()),
+        }, { batchSize: 500 }))
+        : [],
+    ]);
+    const sketchOf = new Map(stored.map((e) => [e.key[3] as number, e.value]));
+    return values.map((entry) => {
+      const hour = entry.key[3] as number;
+      return {
+        hour: new Date(hour),
         visits: entry.value.visits,
         hourUniques: entry.value.hourUniques,
         dayUniques: entry.value.dayUniques,
-      });
-    }
-    return out;
+        sketch: storedSketch(sketchOf.get(hour)),
+      };
+    });
   }
 
   async dimensions(scope: VisitScope, from: Date, to: Date): Promise<VisitDimensionCount[]> {
@@ -271,8 +314,10 @@ export class KvVisits implements VisitStore {
     for await (const entry of this.kv.list<HourValue>({ prefix: ["visits_hourly", kind, id] })) {
       const hour = entry.key[3] as number;
       for (const scope of rollups) await this.#subtract(scope, hour, entry.value);
-      await this.kv.atomic().delete(entry.key).delete(hourIndexKey(target, hour)).commit();
+      await this.kv.atomic().delete(entry.key).delete(sketchKey(target, hour))
+        .delete(hourIndexKey(target, hour)).commit();
     }
+    await this.#deleteDays(target);
     return removed;
   }
 
@@ -290,17 +335,31 @@ export class KvVisits implements VisitStore {
   async deleteOwner(ownerId: string): Promise<void> {
     const scope: VisitScope = { kind: "owner", id: ownerId };
     for await (const entry of this.kv.list({ prefix: ["visits_hourly", "owner", ownerId] })) {
-      await this.kv.atomic().delete(entry.key).delete(hourIndexKey(scope, entry.key[3] as number))
-        .commit();
+      const hour = entry.key[3] as number;
+      await this.kv.atomic().delete(entry.key).delete(sketchKey(scope, hour))
+        .delete(hourIndexKey(scope, hour)).commit();
+    }
+    await this.#deleteDays(scope);
+  }
+
+  /** Deletes every day sketch of `scope`. */
+  async #deleteDays(scope: VisitScope): Promise<void> {
+    for await (const entry of this.kv.list({ prefix: ["visits_hll_day", scope.kind, scope.id] })) {
+      const day = entry.key[3] as number;
+      await this.kv.atomic().delete(entry.key).delete(dayIndexKey(scope, day)).commit();
     }
   }
 
-  async deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number> {
+  async deleteBefore(before: Date, limit: number): Promise<number> {
     let removed = 0;
     const ranges: [Deno.KvKey, (key: Deno.KvKey) => Deno.KvKey[]][] = [
       [["visits_at", before.getTime()], (k) => [k, ["visits", k[2], k[3], k[1], k[4]]]],
-      [["visits_hours", before.getTime()], (k) => [k, ["visits_hourly", k[2], k[3], k[1]]]],
-      [["visits_seen", seenBefore.getTime()], (k) => [k]],
+      [["visits_hours", before.getTime()], (k) => [
+        k,
+        ["visits_hourly", k[2], k[3], k[1]],
+        ["visits_hll", k[2], k[3], k[1]],
+      ]],
+      [["visits_days", before.getTime()], (k) => [k, ["visits_hll_day", k[2], k[3], k[1]]]],
     ];
     for (const [end, keysOf] of ranges) {
       const prefix = [end[0]];
@@ -344,26 +403,25 @@ export class KvVisits implements VisitStore {
   }
 
   async addHours(hours: VisitHourWrite[]): Promise<void> {
-    for (let i = 0; i < hours.length; i += 40) {
-      const part = hours.slice(i, i + 40);
-      const keys = part.map((h) => hourKey(h.scope, h.hour.getTime()));
-      await commitChecked(async () => {
-        const current = await getAll<HourValue>(this.kv, keys);
-        const op = this.kv.atomic();
-        for (const [j, h] of part.entries()) {
-          const value: HourValue = {
-            visits: h.visits,
-            hourUniques: h.hourUniques,
-            dayUniques: h.dayUniques,
-            dimensions: Object.fromEntries(
-              h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count]),
-            ),
-          };
-          op.check(current[j]).set(keys[j], added(current[j].value ?? empty(), value));
-          op.set(hourIndexKey(h.scope, h.hour.getTime()), null);
-        }
-        return { op, result: undefined };
-      });
-    }
+    await this.#addToHours(hours.map(deltaOfWrite));
+  }
+}
+
+/** A stored sketch's value decoded; `null` when there is none. */
+const storedSketch = (value: unknown): Sketch | null =>
+  value instanceof Uint8Array ? decodeSketch(value) : null;
+
+/**
+ * Schema 11: removes the visitor marks that counted unique visitors before
+ * sketches, a page at a time (resumable: what a stopped pass left, the next
+ * removes).
+ */
+export async function dropSeenMarks(kv: Deno.Kv): Promise<void> {
+  for (;;) {
+    const page = await Array.fromAsync(kv.list({ prefix: ["visits_seen"] }, { limit: 500 }));
+    if (page.length === 0) return;
+    const op = kv.atomic();
+    for (const entry of page) op.delete(entry.key);
+    await op.commit();
   }
 }

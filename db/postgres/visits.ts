@@ -1,23 +1,31 @@
 /**
  * Visits on PostgreSQL: a batch is one transaction of four statements (the
- * raw visits, a row per group of alike visits with their times (032), the
- * seen marks `ON CONFLICT DO NOTHING` with the new ones counted per roll-up
- * hour, the hours and their dimensions upserted by addition), each over
- * arrays with `unnest` and in key order, so that concurrent batches of
- * several instances add up exactly and never deadlock.
+ * raw visits, a row per group of alike visits with their times (032); the
+ * hours upserted by addition, answering their stored sketches (037) with
+ * the rows locked; the sketches merged with the batch's visitors written
+ * back; the same for the days' sketches (`visits_daily`); the hours'
+ * dimensions upserted by addition), each over arrays with
+ * `unnest` and in key order, so that concurrent batches of several
+ * instances add up exactly, lose no sketch register, and never deadlock.
  */
 import type { Sql } from "postgres";
+import { Buffer } from "node:buffer";
+import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
-  creditMarks,
+  type DaySketch,
+  daySketches,
   deltaKey,
+  deltaOfWrite,
+  deltaSketch,
   dimensionCounts,
   type HourDelta,
+  mergeSketch,
   partsOf,
   rollUp,
-  type SeenMark,
   visitsOf,
 } from "../visit_rollup.ts";
 import type {
+  VisitDay,
   VisitDimension,
   VisitDimensionCount,
   VisitGroup,
@@ -73,22 +81,37 @@ export class PostgresVisits implements VisitStore {
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;
-    const { deltas, marks } = rollUp(groups);
+    const deltas = rollUp(groups);
     await this.sql.begin(async (tx) => {
       // A statement of at most 50,000 times and 5,000 rows, a row of at most TIMES_PER_ROW.
       for (const part of partsOf(groups, 10 * ROWS_PER_STATEMENT, 1, () => 10)) {
         await insertRaw(tx as unknown as Sql, partsOf(part, TIMES_PER_ROW, 1).flat());
       }
-      await creditNewMarks(tx as unknown as Sql, marks, deltas);
       await addDeltas(tx as unknown as Sql, [...deltas.values()]);
     });
   }
 
-  async hours(scope: VisitScope, from: Date, to: Date): Promise<VisitHour[]> {
+  async days(scope: VisitScope, from: Date, to: Date): Promise<VisitDay[]> {
+    const rows = await this.sql<{ day: Date; sketch: Uint8Array }[]>`
+      SELECT day, sketch FROM visits_daily
+      WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
+        AND day >= ${from} AND day < ${to} AND sketch IS NOT NULL
+      ORDER BY day`;
+    return rows.map((r) => ({ day: r.day, sketch: decodeSketch(r.sketch) }));
+  }
+
+  async hours(scope: VisitScope, from: Date, to: Date, sketches = true): Promise<VisitHour[]> {
     const rows = await this.sql<
-      { hour: Date; visits: string; hour_uniques: string; day_uniques: string }[]
+      {
+        hour: Date;
+        visits: string;
+        hour_uniques: string;
+        day_uniques: string;
+        sketch: Uint8Array | null;
+      }[]
     >`
-      SELECT hour, visits, hour_uniques, day_uniques FROM visits_hourly
+      SELECT hour, visits, hour_uniques, day_uniques, CASE WHEN ${sketches} THEN sketch END AS sketch
+      FROM visits_hourly
       WHERE target_kind = ${scope.kind} AND target_id = ${scope.id}
         AND hour >= ${from} AND hour < ${to}
       ORDER BY hour`;
@@ -97,6 +120,7 @@ export class PostgresVisits implements VisitStore {
       visits: Number(r.visits),
       hourUniques: Number(r.hour_uniques),
       dayUniques: Number(r.day_uniques),
+      sketch: r.sketch === null ? null : decodeSketch(r.sketch),
     }));
   }
 
@@ -175,7 +199,7 @@ export class PostgresVisits implements VisitStore {
       await tx`DELETE FROM visits_hourly WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
-      await tx`DELETE FROM visits_seen WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
+      await tx`DELETE FROM visits_daily WHERE target_kind = ${kind} AND target_id = ANY(${ids})`;
       return Number(raw.n);
     });
   }
@@ -185,22 +209,21 @@ export class PostgresVisits implements VisitStore {
       await tx`DELETE FROM visits_hourly WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
       await tx`
         DELETE FROM visits_hourly_dims WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
-      await tx`DELETE FROM visits_seen WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
+      await tx`DELETE FROM visits_daily WHERE target_kind = 'owner' AND target_id = ${ownerId}`;
     });
   }
 
-  async deleteBefore(before: Date, seenBefore: Date, limit: number): Promise<number> {
+  async deleteBefore(before: Date, limit: number): Promise<number> {
     let removed = 0;
     for (
-      const table of ["visits", "visits_hourly", "visits_hourly_dims", "visits_seen"] as const
+      const table of ["visits", "visits_hourly", "visits_hourly_dims", "visits_daily"] as const
     ) {
       const left = limit - removed;
       if (left <= 0) break;
-      const column = table === "visits" ? "at" : table === "visits_seen" ? "start" : "hour";
-      const cutoff = table === "visits_seen" ? seenBefore : before;
+      const column = table === "visits" ? "at" : table === "visits_daily" ? "day" : "hour";
       const result = await this.sql`
         DELETE FROM ${this.sql(table)} WHERE ctid = ANY(ARRAY(
-          SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${cutoff} LIMIT ${left}
+          SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${before} LIMIT ${left}
         ))`;
       removed += result.count;
     }
@@ -222,64 +245,111 @@ export class PostgresVisits implements VisitStore {
   }
 
   async addHours(hours: VisitHourWrite[]): Promise<void> {
-    const deltas: HourDelta[] = hours.map((h) => ({
-      scope: h.scope,
-      hour: h.hour.getTime(),
-      visits: h.visits,
-      hourUniques: h.hourUniques,
-      dayUniques: h.dayUniques,
-      dimensions: new Map(h.dimensions.map((d) => [`${d.dimension}\0${d.value}`, d.count])),
-    }));
-    await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas));
+    const deltas = hours.map(deltaOfWrite);
+    // A few hundred hours a statement: a dense sketch travels as 24 KiB of hex.
+    for (let i = 0; i < deltas.length; i += 500) {
+      await this.sql.begin((tx) => addDeltas(tx as unknown as Sql, deltas.slice(i, i + 500)));
+    }
   }
 }
 
 /**
  * Inserts the raw visits of `groups` in one statement, a row per group (its
- * times sorted, the latest its `at`; one visit: no `times`), the times sent
- * as one array that each row takes its slice of.
+ * times sorted, the latest its `at`; one visit: no `times`), the rows sent
+ * as one JSON text (a text parameter: one typed `json` postgres.js would
+ * encode again) that PostgreSQL reads as records (`json_to_recordset`):
+ * V8 writes it at once, where postgres.js would escape and serialize each
+ * element of a dozen arrays, a batch of many visitors' thousands.
  */
 async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
-  const all: number[] = [];
-  const starts: number[] = [];
-  const counts: number[] = [];
-  const latest: number[] = [];
-  for (const group of groups) {
-    const times = sorted(group.times);
-    starts.push(all.length);
-    counts.push(times.length);
-    latest.push(times[times.length - 1]);
-    for (const time of times) all.push(time);
-  }
+  const rows = groups.map((g) => {
+    const times = sorted(g.times);
+    return {
+      k: g.targetKind,
+      i: g.targetId,
+      o: g.ownerId,
+      a: times[times.length - 1],
+      r: g.referrer,
+      c: g.country,
+      b: g.browser,
+      s: g.os,
+      d: g.device,
+      t: g.bot,
+      v: g.visitor,
+      n: times.length === 1 ? null : times,
+    };
+  });
   await sql`
     INSERT INTO visits (target_kind, target_id, owner_id, at, referrer, country, browser, os,
       device, bot, visitor, times)
-    SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t::boolean, g.v,
-      CASE WHEN g.n = 1 THEN NULL ELSE x.ts[g.f + 1 : g.f + g.n] END
-    FROM (SELECT ${bigintArray(all)}::bigint[] AS ts) AS x, unnest(
-      ${groups.map((v) => v.targetKind)}::text[],
-      ${groups.map((v) => v.targetId)}::text[],
-      ${groups.map((v) => v.ownerId)}::text[],
-      ${latest}::bigint[],
-      ${groups.map((v) => v.referrer)}::text[],
-      ${groups.map((v) => v.country)}::text[],
-      ${groups.map((v) => v.browser)}::text[],
-      ${groups.map((v) => v.os)}::text[],
-      ${groups.map((v) => v.device)}::text[],
-      ${groups.map((v) => (v.bot ? "t" : "f"))}::text[],
-      ${groups.map((v) => v.visitor)}::text[],
-      ${starts}::int[],
-      ${counts}::int[]
-    ) AS g(k, i, o, a, r, c, b, s, d, t, v, f, n)
+    SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t, g.v, g.n
+    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS g(k text, i text, o text,
+      a bigint, r text, c text, b text, s text, d text, t boolean, v text, n bigint[])
     ORDER BY g.a`;
 }
 
+/** A row's key and stored sketch, as an upsert answers them. */
+interface StoredSketch {
+  k: string;
+  i: string;
+  /** The row's hour or day (ms, as text). */
+  t: string;
+  sketch: Uint8Array | null;
+}
+
 /**
- * `numbers` (integers) as PostgreSQL's text form of an array, joined at once:
- * postgres.js would escape and serialize each element, a busy visitor's many
- * times a batch.
+ * Writes each of `sketches` (their rows locked by the upsert that answered
+ * `stored`, in key order) merged with its row's stored sketch, into `table`
+ * (`visits_hourly` by `hour`, `visits_daily` by `day`), in one statement.
  */
-const bigintArray = (numbers: number[]): string => `{${numbers.join(",")}}`;
+async function writeSketches(
+  sql: Sql,
+  table: "visits_hourly" | "visits_daily",
+  sketches: { scope: VisitScope; at: number; sketch: Sketch }[],
+  stored: StoredSketch[],
+): Promise<void> {
+  if (sketches.length === 0) return;
+  const before = new Map(stored.map((r) => [`${r.k}\0${r.i}\0${r.t}`, r.sketch]));
+  const hex = sketches.map(({ scope, at, sketch }) => {
+    const bytes = before.get(deltaKey(scope, at)) ?? null;
+    const merged = mergeSketch(bytes === null ? null : decodeSketch(bytes), sketch)!;
+    return Buffer.from(encodeSketch(merged)).toString("hex");
+  });
+  const column = table === "visits_hourly" ? "hour" : "day";
+  await sql`
+    UPDATE ${sql(table)} AS h SET sketch = decode(u.s, 'hex')
+    FROM unnest(
+      ${sketches.map((r) => r.scope.kind)}::text[],
+      ${sketches.map((r) => r.scope.id)}::text[],
+      ${sketches.map((r) => r.at)}::bigint[],
+      ${hex}::text[]
+    ) AS u(k, i, t, s)
+    WHERE h.target_kind = u.k AND h.target_id = u.i
+      AND h.${sql(column)} = to_timestamp(u.t / 1000.0)`;
+}
+
+/**
+ * Merges `days` into their roll-up days' sketches: the upsert locks each
+ * day's row (made when missing) and answers its sketch, in key order.
+ */
+async function addDays(sql: Sql, days: DaySketch[]): Promise<void> {
+  if (days.length === 0) return;
+  const sorted = [...days].sort((a, b) =>
+    deltaKey(a.scope, a.day) < deltaKey(b.scope, b.day) ? -1 : 1
+  );
+  const stored = await sql<StoredSketch[]>`
+    INSERT INTO visits_daily AS d (target_kind, target_id, day)
+    SELECT k, i, to_timestamp(t / 1000.0) FROM unnest(
+      ${sorted.map((d) => d.scope.kind)}::text[],
+      ${sorted.map((d) => d.scope.id)}::text[],
+      ${sorted.map((d) => d.day)}::bigint[]
+    ) AS t(k, i, t)
+    ON CONFLICT (target_kind, target_id, day) DO UPDATE SET sketch = d.sketch
+    RETURNING target_kind AS k, target_id AS i,
+      (extract(epoch FROM day) * 1000)::bigint::text AS t, sketch`;
+  const sketches = sorted.map((d) => ({ scope: d.scope, at: d.day, sketch: d.sketch }));
+  await writeSketches(sql, "visits_daily", sketches, stored);
+}
 
 /** `times` in ascending order (as given when they already are). */
 function sorted(times: number[]): number[] {
@@ -290,53 +360,17 @@ function sorted(times: number[]): number[] {
 }
 
 /**
- * Stores `marks` and credits the new ones to their roll-up's hour in
- * `deltas`: PostgreSQL joins the rows it inserted back to the marks' hours
- * and answers a count per roll-up, span and hour, not each new mark (a batch
- * of many visitors has six marks each). Inserted in key order, so that
- * concurrent batches never deadlock.
+ * Adds `deltas` to the hours and their dimensions, in key order: the hours'
+ * upsert answers their stored sketches and holds their rows locked until the
+ * transaction ends, so the merged sketches written next lose no register of
+ * a concurrent batch (which waits, then reads this one's).
  */
-async function creditNewMarks(
-  sql: Sql,
-  marks: SeenMark[],
-  deltas: Map<string, HourDelta>,
-): Promise<void> {
-  if (marks.length === 0) return;
-  const rows = await sql<
-    { k: VisitScope["kind"]; i: string; s: SeenMark["span"]; h: string; n: number }[]
-  >`
-    WITH m AS (
-      SELECT k, i, s, to_timestamp(st / 1000.0) AS start, v, h FROM unnest(
-        ${marks.map((m) => m.scope.kind)}::text[],
-        ${marks.map((m) => m.scope.id)}::text[],
-        ${marks.map((m) => m.span)}::text[],
-        ${marks.map((m) => m.start)}::bigint[],
-        ${marks.map((m) => m.visitor)}::text[],
-        ${marks.map((m) => m.hour)}::bigint[]
-      ) AS t(k, i, s, st, v, h)
-    ), put AS (
-      INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
-      SELECT k, i, s, start, v FROM m ORDER BY k, i, s, start, v
-      ON CONFLICT DO NOTHING
-      RETURNING target_kind, target_id, span, start, visitor
-    )
-    SELECT m.k, m.i, m.s, m.h::text AS h, count(*)::int AS n
-    FROM put JOIN m ON m.k = put.target_kind AND m.i = put.target_id AND m.s = put.span
-      AND m.start = put.start AND m.v = put.visitor
-    GROUP BY m.k, m.i, m.s, m.h`;
-  for (const row of rows) {
-    const mark = { scope: { kind: row.k, id: row.i }, span: row.s, hour: Number(row.h) };
-    creditMarks(deltas, mark, row.n);
-  }
-}
-
-/** Adds `deltas` to the hours and their dimensions, in key order. */
 async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
   if (deltas.length === 0) return;
   const sorted = [...deltas].sort((a, b) =>
     deltaKey(a.scope, a.hour) < deltaKey(b.scope, b.hour) ? -1 : 1
   );
-  await sql`
+  const stored = await sql<StoredSketch[]>`
     INSERT INTO visits_hourly AS h (target_kind, target_id, hour, visits, hour_uniques, day_uniques)
     SELECT k, i, to_timestamp(t / 1000.0), v, hu, du FROM unnest(
       ${sorted.map((d) => d.scope.kind)}::text[],
@@ -349,7 +383,16 @@ async function addDeltas(sql: Sql, deltas: HourDelta[]): Promise<void> {
     ON CONFLICT (target_kind, target_id, hour) DO UPDATE SET
       visits = h.visits + excluded.visits,
       hour_uniques = h.hour_uniques + excluded.hour_uniques,
-      day_uniques = h.day_uniques + excluded.day_uniques`;
+      day_uniques = h.day_uniques + excluded.day_uniques
+    RETURNING target_kind AS k, target_id AS i,
+      (extract(epoch FROM hour) * 1000)::bigint::text AS t, sketch`;
+  const own = sorted.map(deltaSketch);
+  const sketches = sorted.flatMap((d, i) => {
+    const sketch = own[i];
+    return sketch === null ? [] : [{ scope: d.scope, at: d.hour, sketch }];
+  });
+  await writeSketches(sql, "visits_hourly", sketches, stored);
+  await addDays(sql, daySketches(sorted, own));
   const dims = sorted.flatMap((d) =>
     dimensionCounts(d.dimensions).map((c) => ({ ...c, scope: d.scope, hour: d.hour }))
   ).sort((a, b) => {

@@ -2,7 +2,8 @@
  * Per-visit analytics (issue #35 part 2), on both stores: visits of short
  * URLs, files (`/raw`, `/u`, `/view`) and share links recorded in batches (seen once the manual
  * clock passes the flush delay), user agents parsed, bots and Do Not Track,
- * unique visitors per hour and day and the daily salt, ranges and buckets,
+ * unique visitors per hour and day (estimates; hours counted exactly before
+ * sketches keep their counts) and the daily salt, ranges and buckets,
  * who may read them, deletion, the retention task, export and import, and
  * the country from a GeoLite2-Country-shaped database written by the test.
  */
@@ -10,6 +11,7 @@ import assert from "node:assert/strict";
 import { apiTest, startTestApp, type TestApp } from "../helpers/app.ts";
 import { importDoc, importIntoFresh } from "../helpers/transfer.ts";
 import { pruneVisits } from "../../core/tasks/visits.ts";
+import { ERROR_BOUND } from "../../db/hll.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { countryMmdb } from "../helpers/mmdb.ts";
 import { type Actor, actor } from "../helpers/users.ts";
@@ -565,5 +567,49 @@ visitsTest(
     await recorder.flush();
     assert.equal(app.logger.lines.filter((l) => l.message.startsWith("visits dropped")).length, 1);
     assert.equal(total(await report(app, alice, `/api/user/urls/${url.id}/visits`)), 4);
+  },
+);
+
+visitsTest(
+  "visits: many distinct visitors count within the estimate's bound, hours counted before as they were",
+  async (app) => {
+    app.clock.set(START);
+    await settings(app, { coreTrustProxy: true });
+    const alice = await actor(app, "USER");
+    const url = await shorten(app, alice);
+    const path = `/api/user/urls/${url.id}/visits`;
+    // An hour counted exactly before sketches (an upgraded store): 40 visits of 25 visitors.
+    await app.services.store.visits.addHours([{
+      scope: { kind: "url", id: url.id },
+      hour: new Date(START - 2 * HOUR),
+      visits: 40,
+      hourUniques: 25,
+      dayUniques: 25,
+      dimensions: [],
+    }]);
+    const before = await report(app, alice, path, "bucket=day");
+    assert.deepEqual([total(before), uniques(before)], [40, 25], "the stored totals, unchanged");
+
+    const n = 1500;
+    for (let i = 0; i < n; i++) {
+      const ip = `10.1.${i >> 8}.${i & 255}`;
+      assert.equal(
+        await hit(app, url.path, i % 2 ? IPHONE : CHROME_WINDOWS, { "x-forwarded-for": ip }),
+        302,
+      );
+    }
+    flushDelay(app);
+    const hourly = await report(app, alice, path, "bucket=hour");
+    const [counted] = hourly.series.filter((p: { t: string }) =>
+      p.t === new Date(START).toISOString()
+    );
+    assert.equal(counted.visits, n);
+    assert.ok(Math.abs(counted.unique - n) <= n * ERROR_BOUND, `${counted.unique} of ${n}`);
+    const daily = await report(app, alice, path, "bucket=day");
+    assert.deepEqual(
+      [total(daily), uniques(daily)],
+      [40 + n, 25 + counted.unique],
+      "the day: the old hour's exact count and the new hour's estimate",
+    );
   },
 );

@@ -1,12 +1,13 @@
 /**
  * Visits as groups (`db/visit_rollup.ts`): records become groups of visits
  * alike in all but their time and back, unchanged; a batch of groups rolls up
- * into the same hours, dimensions and seen marks as its visits one by one
- * would (each visitor credited to the hour of its earliest visit); parts
+ * into hours with their dimensions and their visitors' sketch entries; parts
  * keep within their weight, splitting a heavy group by its times.
  */
 import assert from "node:assert/strict";
+import { entryOf, estimate, unionAll } from "../../db/hll.ts";
 import {
+  deltaSketch,
   groupVisits,
   HOUR_MS,
   partsOf,
@@ -51,14 +52,14 @@ Deno.test("visit groups: records become groups and back unchanged", () => {
   assert.deepEqual(back, [...visits].sort((x, y) => x.at.getTime() - y.at.getTime()));
 });
 
-Deno.test("visit groups: a batch rolls up per hour, each visitor credited to its first hour", () => {
+Deno.test("visit groups: a batch rolls up per hour, each hour with its visitors' entries", () => {
   const visits = [
     visit("a", "v1", T + HOUR_MS + 10), // v1's second hour
     visit("a", "v1", T + 10), // v1's first visit: its day's unique in this hour
     visit("a", "v1", T + 20),
     visit("a", "v2", T + HOUR_MS + 5, "Firefox"),
   ];
-  const { deltas, marks } = rollUp(groupVisits(visits));
+  const deltas = rollUp(groupVisits(visits));
   const link = (hour: number) => deltas.get(`url\0a\0${hour}`);
   assert.equal(link(T)?.visits, 2);
   assert.equal(link(T + HOUR_MS)?.visits, 2);
@@ -70,10 +71,12 @@ Deno.test("visit groups: a batch rolls up per hour, each visitor credited to its
   ]);
   assert.equal(deltas.get(`server\0*\0${T}`)?.visits, 2);
   assert.equal(deltas.get(`owner\0alice\0${T + HOUR_MS}`)?.visits, 2);
-  const linkMarks = marks.filter((m) => m.scope.kind === "url");
-  const day = linkMarks.filter((m) => m.span === "d").map((m) => [m.visitor, m.hour]);
-  assert.deepEqual(day.sort(), [["v1", T], ["v2", T + HOUR_MS]]);
-  assert.equal(linkMarks.filter((m) => m.span === "h").length, 3, "v1 twice, v2 once");
+  const uniques = (hour: number) => estimate(deltaSketch(link(hour)!)!);
+  assert.equal(uniques(T), 1, "v1 twice");
+  assert.equal(uniques(T + HOUR_MS), 2, "v1 and v2");
+  assert.deepEqual(link(T + HOUR_MS)!.entries.sort(), [entryOf("v1"), entryOf("v2")].sort());
+  const day = unionAll([deltaSketch(link(T)!)!, deltaSketch(link(T + HOUR_MS)!)!])!;
+  assert.equal(estimate(day), 2, "the day's union: v1 and v2");
 });
 
 Deno.test("visit groups: parts keep within their weight, a heavy group split by its times", () => {

@@ -39,6 +39,7 @@ import { sql as fileTaskIndexes } from "./033_file_task_indexes.ts";
 import { sql as fileListFilters } from "./034_file_list_filters.ts";
 import { sql as urlTaskIndex } from "./035_url_task_index.ts";
 import { sql as fileRecounts } from "./036_file_recounts.ts";
+import { sql as visitSketches } from "./037_visit_sketches.ts";
 import { sql as fileTagsByTag } from "./038_file_tags_by_tag.ts";
 
 /** One versioned migration. */
@@ -86,5 +87,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 34, name: "file_list_filters", sql: fileListFilters },
   { version: 35, name: "url_task_index", sql: urlTaskIndex },
   { version: 36, name: "file_recounts", sql: fileRecounts },
+  { version: 37, name: "visit_sketches", sql: visitSketches },
   { version: 38, name: "file_tags_by_tag", sql: fileTagsByTag },
 ];
