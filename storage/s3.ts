@@ -18,8 +18,6 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { Readable } from "node:stream";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import {
   ByteCounter,
   type ByteRange,
@@ -37,6 +35,7 @@ import {
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
+import { BufferPool, PooledBody } from "./pooled_body.ts";
 
 /** The smallest part S3 accepts in a multipart upload, except the last. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -81,6 +80,8 @@ export class S3Datasource implements Datasource {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
+  /** The buffers parts are sent from (`putPart`), used again part after part. */
+  readonly #buffers = new BufferPool();
 
   /** Creates the client; nothing is sent until the first call. */
   constructor(options: S3DatasourceOptions) {
@@ -96,6 +97,11 @@ export class S3Datasource implements Datasource {
     this.#bucket = options.bucket;
     const subdirectory = options.subdirectory?.replace(/^\/+|\/+$/g, "") ?? "";
     this.#prefix = subdirectory ? `${safeName(subdirectory)}/` : "";
+  }
+
+  /** The part buffers' pool: how many it made, and how many are lent now (tests). */
+  get partBuffers(): { created: number; lent: number } {
+    return { created: this.#buffers.created, lent: this.#buffers.lent };
   }
 
   async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
@@ -283,7 +289,7 @@ export class S3Datasource implements Datasource {
     }
     // The SDK's HTTP handler streams Node streams, not web ones, when it knows the length;
     // it pipes them without listening for errors, so a body of the wrong size aborts here.
-    const readable = Readable.fromWeb(exactly(body, size) as NodeReadableStream<Uint8Array>);
+    const readable = new PooledBody(body, size, this.#buffers);
     const abort = new AbortController();
     let failure: unknown;
     readable.on("error", (error) => {
