@@ -207,7 +207,7 @@ Each module below is imported where it is used, with a dynamic \`import()\` of a
 specifier (so \`deno bundle\` and \`deno compile\` still carry it), and a server at rest loads none
 of them:
 
-- \`@aws-sdk/client-s3\` and \`@aws-sdk/lib-storage\`: with the S3 datasource only
+- \`@aws-sdk/client-s3\`: with the S3 datasource only
   (\`cli/services.ts\`); \`postgres\`: with \`DATABASE_URL\` only; \`@simplewebauthn/server\`: by
   the first passkey ceremony (\`core/passkeys.ts\`); Swagger UI's text: by the docs page.
 - \`qrcode\`: by the first TOTP set-up (\`core/totp.ts\`).

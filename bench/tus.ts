@@ -203,28 +203,44 @@ second: "heap used" is the V8 heap's live and not yet collected objects, "extern
 held outside it by ArrayBuffers (request bodies' chunks). RSS also counts the code and the
 deno binary's pages (bench/results/memory.md splits it into anonymous and file-backed memory).
 
-- **At rest** (123–126 MiB on a disk, 134–135 MiB on S3, before the upload): the server as
+- **At rest** (120–125 MiB on a disk, 128–131 MiB on S3, before the upload): the server as
   \`deno task bench memory\` measures it, plus what the admin's set-up left: its password was
-  hashed on a password worker (argon2id, 19 MiB), 35–40 MiB more while that worker lives (the
-  set-up column; VmHWM's peak, 149 MiB, is that worker, not the upload), about 13–15 MiB of which
-  stay until a later collection. The heavy libraries are loaded on first use
-  (bench/results/memory.md): on S3 the AWS SDK is loaded (10 MiB more than on a disk).
-- **tus on a disk** adds 8 MiB: the heap grows by 6–7 MiB and external memory by 2–3, since a
+  hashed on a password worker (argon2id, 19 MiB), 20–40 MiB more while that worker lives (the
+  set-up column; VmHWM's peak, 147–158 MiB, is that worker, before the upload, not the upload),
+  about 10 MiB of which stay until a later collection. The heavy libraries are loaded on first
+  use (bench/results/memory.md): on S3 the AWS SDK is loaded (about 10 MiB more than on a disk).
+- **tus on a disk** adds 10–11 MiB: the heap grows by 6–7 MiB and external memory by 2–3, since a
   PATCH's body is read (BYOB) into one buffer per request (64 KiB, growing to 256 KiB) and
-  written at its offset into the file the upload becomes. The budget is met: 133 MiB at most
-  during the upload, 139 MB.
-- **tus on S3** adds 80–88 MiB, nearly all of it external: 65–73 MiB of ArrayBuffers at the
-  upload's highest, against 2 MiB at rest, while the heap grows by 5–8 MiB. Each PATCH's body goes
-  into the SDK's UploadPart request as its chunks (\`storage/s3.ts\` putPart: a Node stream
-  over the body, piped into the SDK's HTTP request), each a new 64 KiB buffer that is garbage
-  once sent; V8 collects them only when external memory has grown by its soft limit (64 MiB)
-  since the last full collection, so up to that much garbage is held whatever the chunk size.
-  The budget is not met on S3 (223 MiB). Meeting it needs the part's body sent from buffers used
-  again (as on a disk), which needs to know when the SDK's HTTP handler has written each chunk
-  (or an UploadPart sent with \`fetch\`, whose body is pulled one chunk at a time).
-- **The chunked route** adds 90–156 MiB on either storage: its multipart reader reads each
-  request into its own buffer, but every 25 MiB chunk is a part file (disk) or an UploadPart
-  (S3) written through a stream of new buffers, 60–90 MiB of external garbage at its highest.
+  written at its offset into the file the upload becomes.
+- **tus on S3** now adds 14–16 MiB (it added 80–90 before, same machine, same day: 220–221 MiB
+  at the highest): external memory stays at 2 MiB, as at rest, where it reached 65–73 MiB. Each
+  PATCH's body is read (BYOB) straight into two 256 KiB buffers per part in flight, taken from a
+  pool of the datasource and written into the SDK's UploadPart request as soon as a read
+  returns, each filled again only once its write's callback said the bytes left it
+  (\`storage/pooled_body.ts\`; \`tests/storage/pooled_body_test.ts\` holds it to that): no
+  buffer is allocated per chunk, so nothing waits for V8's collection, which external garbage
+  triggers only every 64 MiB. (Filling a buffer before writing it halved the throughput; a
+  5 MiB or 25 MiB part gathered in memory would cost as much as the garbage it saves.) What the
+  upload still adds is the heap, 6 MiB (the reads' and the SDK's small objects, collected by
+  scavenges, and the young generation V8 grows while they come fast), and native memory of
+  the two HTTP stacks (the incoming 25 MiB requests read through hyper, the outgoing ones
+  through node:http's socket), 8–10 MiB. The peak, 143–146 MiB (150–153 MB), sits at the
+  budget's 150 MB (143 MiB) without meeting it: the server at rest on S3 already takes
+  128–131 MiB, and the upload itself adds about as much as on a disk (10–11 MiB). Meeting it
+  needs a smaller server at rest on S3 (the AWS SDK's 10 MiB, the set-up's leftovers), not a
+  smaller upload path.
+- **The chunked route** adds 70–75 MiB on a disk and 120–135 MiB on S3: its multipart reader
+  reads each request into a buffer of its own (up to the 25 MiB chunk, garbage once the request
+  ends), and on a disk every chunk is a part file written through new buffers. On S3 its parts
+  go through the same pooled buffers as tus's (the multipart part's body is a byte stream),
+  which leaves the reader's buffers: external memory at its highest 44–45 MiB (85–89 before),
+  the peak 250–262 MiB (213–290 before), at 25.6–28.1 MiB/s (8.9–11.0 before,
+  at a higher load).
+- An ordinary upload (\`POST /api/upload\`) to S3 no longer gathers its body into 5 MiB parts
+  copied by \`@aws-sdk/lib-storage\`: a body that ends within its first 64 KiB, or within one
+  5 MiB part, is one PutObject of the bytes in hand; a longer one a multipart upload whose
+  parts are read straight into two pooled 5 MiB buffers (one read while the other is sent),
+  given back once S3 acknowledged the part (\`storage/s3.ts\` put, \`storage/part_reader.ts\`).
 - On a disk, completing a tus upload is a rename: its bytes are written once. The chunked route
   writes each chunk as a part file and joins them into the file at the end (the bytes written
   twice); on S3 both complete a multipart upload and nothing is copied.`;

@@ -13,15 +13,12 @@ import {
   HeadObjectCommand,
   ListObjectsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   S3ServiceException,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
-import { Readable } from "node:stream";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import {
-  ByteCounter,
   type ByteRange,
   checkRange,
   concatenated,
@@ -31,24 +28,30 @@ import {
   type PartsOptions,
   type PutOptions,
   safeName,
-  SizeLimitError,
   STORAGE_FOLDERS,
   type StorageUsage,
   type StoredPart,
   UnsafeNameError,
 } from "./datasource.ts";
+import { PartReader, type ReadPart } from "./part_reader.ts";
+import { BufferPool, PooledBody } from "./pooled_body.ts";
 
 /** The smallest part S3 accepts in a multipart upload, except the last. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
 /**
  * Bytes per multipart part of a `put`: S3's smallest, so that an upload
- * buffers at most `PART_SIZE * QUEUE_SIZE` (plus one part being cut): 10 MiB
- * where 8 MiB parts held 16, as fast on s3rver (bench/s3_parts.ts,
- * bench/results/memory.md).
+ * holds at most `PART_SIZE * QUEUE_SIZE` (10 MiB: the part being read and
+ * the one being sent, in buffers used again), where 8 MiB parts held 16, as
+ * fast on s3rver (bench/s3_parts.ts, bench/results/memory.md).
  */
 const PART_SIZE = MIN_PART_SIZE;
 /** Parts uploaded in parallel per `put`: two, so a remote service's latency overlaps. */
 const QUEUE_SIZE = 2;
+/**
+ * A `put` reads its first bytes into a buffer this large: a body that ends
+ * within it (most uploads) is sent as it is, without a part buffer.
+ */
+const FIRST_READ = 64 * 1024;
 /** Where staged parts of an assembly with small parts live: `<STAGED>/<handle>/<number>`. */
 const STAGED = STORAGE_FOLDERS.parts;
 
@@ -81,6 +84,10 @@ export class S3Datasource implements Datasource {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
+  /** The buffers parts are sent from (`putPart`), used again part after part. */
+  readonly #buffers = new BufferPool();
+  /** The part buffers of `put`s, used again part after part (two kept idle). */
+  readonly #parts = new BufferPool(PART_SIZE, QUEUE_SIZE);
 
   /** Creates the client; nothing is sent until the first call. */
   constructor(options: S3DatasourceOptions) {
@@ -98,26 +105,126 @@ export class S3Datasource implements Datasource {
     this.#prefix = subdirectory ? `${safeName(subdirectory)}/` : "";
   }
 
+  /** The part buffers' pool: how many it made, and how many are lent now (tests). */
+  get partBuffers(): { created: number; lent: number } {
+    return { created: this.#buffers.created, lent: this.#buffers.lent };
+  }
+
+  /** The 5 MiB part buffers of `put`s: how many were made, and how many are lent now (tests). */
+  get putBuffers(): { created: number; lent: number } {
+    return { created: this.#parts.created, lent: this.#parts.lent };
+  }
+
+  /**
+   * A body that ends within {@link FIRST_READ} bytes, or within a part, is
+   * one PutObject of the bytes in hand; a longer one a multipart upload of
+   * parts read straight into pooled part buffers (at most {@link QUEUE_SIZE}
+   * in flight), each used again once S3 acknowledged its part.
+   */
   async put(name: string, body: ReadableStream<Uint8Array>, options: PutOptions = {}) {
     const key = this.#key(name);
-    const counter = new ByteCounter(options.limit);
-    let bodyError: unknown = null;
-    const counted = watched(body, (error) => bodyError = error).pipeThrough(counter.stream);
-    const upload = new Upload({
-      client: this.#client,
-      params: { Bucket: this.#bucket, Key: key, Body: counted, ContentType: options.contentType },
-      partSize: PART_SIZE,
-      queueSize: QUEUE_SIZE,
-    });
+    const reader = new PartReader(body, options.limit);
+    const params = { Bucket: this.#bucket, Key: key, ContentType: options.contentType };
+    let first: ReadPart;
+    let pooled = false;
     try {
-      await upload.done();
+      first = await reader.read(new ArrayBuffer(FIRST_READ));
+      if (!first.ended) {
+        const part = this.#parts.take();
+        pooled = true;
+        new Uint8Array(part).set(first.bytes);
+        first = await reader.read(part, first.bytes.byteLength);
+      }
     } catch (error) {
-      // Release the caller's body in case the upload stopped reading it early.
-      await counted.cancel(error).catch(() => {});
-      // The upload's own error may be its failed abort: the cause is the limit or the body's.
-      throw counter.exceeded ? new SizeLimitError(counter.limit) : bodyError ?? error;
+      await reader.cancel(error);
+      if (pooled) this.#parts.lose();
+      throw error;
     }
-    return counter.bytes;
+    if (first.ended) {
+      await this.#sendPart(
+        new PutObjectCommand({
+          ...params,
+          Body: first.bytes,
+          ContentLength: first.bytes.byteLength,
+        }),
+        pooled ? first.bytes.buffer : null,
+      );
+      return reader.bytes;
+    }
+    const { UploadId } = await this.#client.send(new CreateMultipartUploadCommand(params))
+      .catch(async (error) => {
+        await reader.cancel(error);
+        this.#parts.give(first.bytes.buffer);
+        throw error;
+      });
+    if (!UploadId) throw new Error(`S3 returned no upload id for ${key}`);
+    const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+    const inFlight = new Set<Promise<void>>();
+    const upload = (PartNumber: number, bytes: Uint8Array<ArrayBuffer>) => {
+      const command = new UploadPartCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        UploadId,
+        PartNumber,
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+      });
+      const sent = this.#sendPart(command, bytes.buffer).then(({ ETag }) => {
+        parts.push({ PartNumber, ETag });
+      });
+      inFlight.add(sent);
+      sent.then(() => inFlight.delete(sent), () => {});
+    };
+    try {
+      upload(1, first.bytes);
+      for (let number = 2;; number++) {
+        while (inFlight.size >= QUEUE_SIZE) await Promise.race(inFlight);
+        const buffer = this.#parts.take();
+        let part: ReadPart;
+        try {
+          part = await reader.read(buffer);
+        } catch (error) {
+          this.#parts.give(buffer);
+          throw error;
+        }
+        if (part.bytes.byteLength > 0) upload(number, part.bytes);
+        else this.#parts.give(part.bytes.buffer);
+        if (part.ended) break;
+      }
+      await Promise.all(inFlight);
+      parts.sort((a, b) => a.PartNumber - b.PartNumber);
+      await this.#client.send(
+        new CompleteMultipartUploadCommand({
+          ...params,
+          UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    } catch (error) {
+      await reader.cancel(error);
+      await this.#abort(key, UploadId).catch(() => {});
+      throw error;
+    }
+    return reader.bytes;
+  }
+
+  /**
+   * Sends a PutObject or UploadPart whose body is a part buffer of the pool
+   * (`pooled`), giving the buffer back once S3 answered (every byte was
+   * written); after a failure it may still be in a write, so it is never lent again.
+   */
+  async #sendPart<T extends PutObjectCommand | UploadPartCommand>(
+    command: T,
+    pooled: ArrayBuffer | null,
+  ): Promise<{ ETag?: string }> {
+    try {
+      const { ETag } = await this.#client.send(command as UploadPartCommand);
+      if (pooled) this.#parts.give(pooled);
+      return { ETag };
+    } catch (error) {
+      if (pooled) this.#parts.lose();
+      throw error;
+    }
   }
 
   async get(name: string, range?: ByteRange) {
@@ -283,7 +390,7 @@ export class S3Datasource implements Datasource {
     }
     // The SDK's HTTP handler streams Node streams, not web ones, when it knows the length;
     // it pipes them without listening for errors, so a body of the wrong size aborts here.
-    const readable = Readable.fromWeb(exactly(body, size) as NodeReadableStream<Uint8Array>);
+    const readable = new PooledBody(body, size, this.#buffers);
     const abort = new AbortController();
     let failure: unknown;
     readable.on("error", (error) => {
@@ -343,6 +450,11 @@ export class S3Datasource implements Datasource {
     const key = this.#key(name);
     const { staged, id } = parseHandle(handle);
     if (staged) return await this.#deleteStaged(id);
+    await this.#abort(key, id);
+  }
+
+  /** Aborts multipart upload `id` of `key`; one already gone, or a service without the call, is no error. */
+  async #abort(key: string, id: string): Promise<void> {
     try {
       await this.#client.send(
         new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: id }),
@@ -425,27 +537,6 @@ function span(skip: number, length: number): TransformStream<Uint8Array, Uint8Ar
       if (length === 0) controller.terminate();
     },
   });
-}
-
-/** `body` as it is, calling `failed` with the error of a read that fails. */
-function watched(
-  body: ReadableStream<Uint8Array>,
-  failed: (error: unknown) => void,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        failed(error);
-        throw error;
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
 }
 
 /** Whether an SDK error means the object is absent (a missing bucket is not). */

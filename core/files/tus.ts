@@ -25,6 +25,7 @@ import { QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/users.ts";
 import {
   type AssemblyWriter,
+  byobReader,
   concatenated,
   exactly,
   type InPlaceAssembly,
@@ -657,18 +658,24 @@ async function spooled(
 
 /**
  * Reads one byte stream as consecutive slices of given lengths, each its own
- * stream, passing every byte read to `seen` once.
+ * stream, passing every byte read to `seen` once. When the body is a byte
+ * stream (a request's), each slice is one too, read straight into the
+ * buffers its own reader offers (S3's part bodies: buffers used again,
+ * `storage/pooled_body.ts`), so no chunk of the body is allocated on the way.
  */
 class Slicer {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | null;
+  readonly #byob: ReadableStreamBYOBReader | null;
   #left: Uint8Array | null = null;
 
   constructor(body: ReadableStream<Uint8Array>, private readonly seen: (b: Uint8Array) => void) {
-    this.#reader = body.getReader();
+    this.#byob = byobReader(body);
+    this.#reader = this.#byob ? null : body.getReader();
   }
 
   /** The next `n` bytes (fewer when the body ends first). */
   take(n: number): ReadableStream<Uint8Array> {
+    if (this.#byob) return this.#takeBytes(this.#byob, n);
     let remaining = n;
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -685,16 +692,59 @@ class Slicer {
         if (remaining === 0) controller.close();
       },
       cancel: async (reason) => {
-        await this.#reader.cancel(reason);
+        await this.#reader!.cancel(reason);
       },
     }, { highWaterMark: 0 });
   }
 
+  /** {@link take} of a byte stream: each read goes into the reader's own view, at most `n` bytes in all. */
+  #takeBytes(byob: ReadableStreamBYOBReader, n: number): ReadableStream<Uint8Array> {
+    let remaining = n;
+    return new ReadableStream({
+      type: "bytes",
+      // A default reader's reads get a buffer of this size each (a BYOB reader brings its own).
+      autoAllocateChunkSize: BUFFER,
+      pull: async (controller) => {
+        const request = controller.byobRequest!;
+        const view = request.view as Uint8Array<ArrayBuffer>;
+        if (remaining === 0) {
+          controller.close();
+          return request.respond(0);
+        }
+        const into = new Uint8Array(
+          view.buffer,
+          view.byteOffset,
+          Math.min(view.byteLength, remaining),
+        );
+        const read = await byob.read(into);
+        // The read took the view's buffer over: it goes back to the request as its answer.
+        if (read.done) {
+          controller.close();
+          if (read.value) request.respondWithNewView(read.value);
+          return;
+        }
+        this.seen(read.value);
+        remaining -= read.value.byteLength;
+        request.respondWithNewView(read.value);
+        if (remaining === 0) controller.close();
+      },
+      cancel: async (reason) => {
+        await byob.cancel(reason);
+      },
+    });
+  }
+
   /** Whether the body has no byte left. */
   async ended(): Promise<boolean> {
+    if (this.#byob) {
+      const read = await this.#byob.read(new Uint8Array(1));
+      if (read.done) return true;
+      await this.#byob.cancel();
+      return false;
+    }
     const chunk = await this.#next();
     if (!chunk) return true;
-    await this.#reader.cancel();
+    await this.#reader!.cancel();
     return false;
   }
 
@@ -705,7 +755,7 @@ class Slicer {
       return left;
     }
     while (true) {
-      const { done, value } = await this.#reader.read();
+      const { done, value } = await this.#reader!.read();
       if (done) return null;
       if (value.byteLength === 0) continue;
       this.seen(value);

@@ -5,6 +5,7 @@
  * main paths again on S3.
  */
 import assert from "node:assert/strict";
+import type { S3Datasource } from "../../storage/s3.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles, uploadOne } from "../helpers/files.ts";
 import { actor } from "../helpers/users.ts";
@@ -102,6 +103,32 @@ for (const datasource of ["local", "s3"] as const) {
     );
   }, { datasource });
 }
+
+apiTest(
+  "upload (s3): a small file is one PutObject of the bytes in hand, a large one goes through two reused part buffers",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const s3 = app.services.datasource as S3Datasource;
+    const small = await uploadFiles(
+      app,
+      [{ name: "small.txt", content: "hello ferry" }],
+      a.headers,
+    );
+    assert.equal(small.status, 200);
+    assert.deepEqual(s3.putBuffers, { created: 0, lent: 0 }, "no 5 MiB part for 11 bytes");
+    const name = small.body.files[0].name;
+    assert.equal(await (await app.request(`/raw/${name}`)).text(), "hello ferry");
+
+    const big = new Uint8Array(12 * MIB + 3).map((_, i) => (i * 7) % 253);
+    const large = await uploadFiles(app, [{ name: "big.bin", content: big }], a.headers);
+    assert.equal(large.status, 200);
+    // Three parts, at most two in flight: two buffers, every one given back.
+    assert.deepEqual(s3.putBuffers, { created: 2, lent: 0 });
+    const served = await app.request(`/raw/${large.body.files[0].name}`);
+    assert.deepEqual(new Uint8Array(await served.arrayBuffer()), big);
+  },
+  { datasource: "s3" },
+);
 
 apiTest("upload: every option header, with either prefix", async (app, t) => {
   const a = await actor(app, "USER");

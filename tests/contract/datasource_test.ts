@@ -13,6 +13,7 @@ import {
   UnsafeNameError,
 } from "../../storage/datasource.ts";
 import { LocalDatasource } from "../../storage/local.ts";
+import { S3Datasource } from "../../storage/s3.ts";
 import { openTestBucket } from "../helpers/datasources.ts";
 import { skipWithout } from "../helpers/services.ts";
 
@@ -278,6 +279,39 @@ function contract(implementation: string, ignore: boolean, open: () => Promise<S
           });
         }
 
+        await t.step("putPart stores a byte stream (a request's body) exactly", async () => {
+          const partSize = 5 * MIB;
+          const data = pattern(2 * partSize + 4321, 22);
+          const handle = await ds.beginParts("bytes.bin", { partSize });
+          const part = (n: number) =>
+            data.subarray((n - 1) * partSize, Math.min(n * partSize, data.byteLength));
+          await assert.rejects(
+            ds.putPart("bytes.bin", handle, 1, byteStreamOf(part(1).subarray(1)), partSize),
+            PartSizeError,
+          );
+          const made = ds instanceof S3Datasource ? ds.partBuffers.created : 0;
+          const parts = [];
+          for (const number of [1, 2, 3]) {
+            const body = byteStreamOf(part(number));
+            const tag = await ds.putPart(
+              "bytes.bin",
+              handle,
+              number,
+              body,
+              part(number).byteLength,
+            );
+            parts.push({ number, tag });
+          }
+          assert.equal(await ds.completeParts("bytes.bin", handle, parts), data.byteLength);
+          assert.deepEqual(await readAll(await ds.get("bytes.bin")), data);
+          if (ds instanceof S3Datasource) {
+            // The three parts went through at most two new pooled buffers, all given back.
+            assert.ok(ds.partBuffers.created - made <= 2, JSON.stringify(ds.partBuffers));
+            assert.equal(ds.partBuffers.lent, 0);
+          }
+          await ds.delete("bytes.bin");
+        });
+
         await t.step("put streams a body it is handed chunk by chunk", async () => {
           let pulled = 0;
           const body = lazyChunks(20, MIB, () => pulled++);
@@ -476,6 +510,27 @@ function streamOf(data: Uint8Array, chunkSize = data.byteLength || 1): ReadableS
       offset += chunkSize;
     },
   }, { highWaterMark: 0 });
+}
+
+/** A byte stream (as a request's body is) of `data`, read at most 64 KiB at a time. */
+function byteStreamOf(data: Uint8Array): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream({
+    type: "bytes",
+    autoAllocateChunkSize: 64 * 1024,
+    pull(controller) {
+      const request = controller.byobRequest!;
+      const view = request.view as Uint8Array;
+      const n = Math.min(view.byteLength, 64 * 1024, data.byteLength - offset);
+      if (n === 0) {
+        controller.close();
+        return request.respond(0);
+      }
+      view.set(data.subarray(offset, offset + n));
+      offset += n;
+      request.respond(n);
+    },
+  });
 }
 
 /**
