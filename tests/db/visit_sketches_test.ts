@@ -170,7 +170,7 @@ Deno.test({
       await sql`
         INSERT INTO visits_seen (target_kind, target_id, span, start, visitor)
         VALUES ('url', 'u1', 'h', ${new Date(START)}, ${hash(1)})`;
-      assert.deepEqual(await migrate(sql, MIGRATIONS), [37]);
+      assert.deepEqual(await migrate(sql, MIGRATIONS.filter((m) => m.version <= 37)), [37]);
       const [{ exists }] = await sql`SELECT to_regclass('visits_seen') IS NOT NULL AS exists`;
       assert.equal(exists, false, "visits_seen is gone");
       await assertOldTotals(new PostgresStore(sql));
