@@ -17,6 +17,7 @@ import {
   screenshots,
   setupAdmin,
   signIn,
+  waitInPage,
   watchProblems,
 } from "../helpers/browser.ts";
 import { drop, sendStaged, uploadedLink } from "../helpers/dashboard.ts";
@@ -307,9 +308,7 @@ async function journey(browser: Browser, origin: string, kind: StoreKind, dir: s
   await page.getByRole("button", { name: `Details of ${pngName}` }).click();
   const preview = page.getByRole("dialog").getByRole("img", { name: `Preview of ${pngName}` });
   await preview.waitFor();
-  await page.waitForFunction(
-    `document.querySelector("img.preview")?.naturalWidth === 8`,
-  );
+  await waitInPage(page, `document.querySelector("img.preview")?.naturalWidth === 8`);
   await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
   await page.getByLabel("Search by name").fill("");
 

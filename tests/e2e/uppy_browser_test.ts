@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { browserTestOnStores, setupAdmin } from "../helpers/browser.ts";
+import { browserTestOnStores, setupAdmin, waitInPage } from "../helpers/browser.ts";
 import { runDeno } from "../helpers/process.ts";
 
 function pattern(length: number): number[] {
@@ -47,7 +47,7 @@ browserTestOnStores(
         if (req.url().startsWith(origin)) methods.push(req.method());
       });
       await page.goto(`http://127.0.0.1:${site.addr.port}/`);
-      await page.waitForFunction("typeof globalThis.uppyUpload === 'function'");
+      await waitInPage(page, "typeof globalThis.uppyUpload === 'function'");
       const data = pattern(250_000);
       const urls = await page.evaluate(
         `uppyUpload(${JSON.stringify(`${origin}/api/upload/tus`)}, ${JSON.stringify(token)}, ${

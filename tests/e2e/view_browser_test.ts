@@ -18,6 +18,7 @@ import {
   screenshots,
   setupAdmin,
   signIn,
+  waitInPage,
   watchProblems,
 } from "../helpers/browser.ts";
 import { redSquare } from "../helpers/images.ts";
@@ -61,7 +62,7 @@ Deno.test({
       const img = page.locator("#file-image");
       await img.waitFor();
       // Strings: these run in the page, whose DOM types this file does not know.
-      await page.waitForFunction("document.getElementById('file-image').complete");
+      await waitInPage(page, "document.getElementById('file-image').complete");
       assert.equal(await page.evaluate("document.getElementById('file-image').naturalWidth"), 4);
       assert.equal(await page.locator("#file-size").textContent(), `${red.byteLength} B`);
       await screenshot(page, "view-image");
@@ -218,7 +219,7 @@ browserTestOnStores(
       await typeset.locator("annotation").first().textContent() ?? "",
       /\\frac\{1\}\{3\}/,
     );
-    await page.waitForFunction("document.fonts.check('16px KaTeX_Main')");
+    await waitInPage(page, "document.fonts.check('16px KaTeX_Main')");
     assert.equal(
       await page.evaluate(
         "[...document.fonts].some((f) => f.family === 'KaTeX_Main' && f.status === 'loaded')",

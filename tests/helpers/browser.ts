@@ -154,6 +154,22 @@ export function browserTestOnStores(
   }
 }
 
+/**
+ * Waits until `expression` is truthy in the page, asking every 50 ms (at most
+ * `timeoutMs`). Unlike `page.waitForFunction`, whose polling evaluates the
+ * string inside the page (which Ferry's CSP refuses), each check is the
+ * driver's own evaluation.
+ */
+export async function waitInPage(page: Page, expression: string, timeoutMs = 10_000) {
+  for (let waited = 0;; waited += 50) {
+    if (await page.evaluate(expression)) return;
+    if (waited >= timeoutMs) {
+      throw new Error(`not true in the page within ${timeoutMs} ms: ${expression}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Opens the user menu of the signed-in shell (account, theme, security, log out). */
 export async function openUserMenu(page: Page): Promise<void> {
   const menu = page.locator("#user-menu");
