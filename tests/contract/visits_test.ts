@@ -14,42 +14,18 @@ import {
   SERVER_SCOPE,
   type VisitDimensionCount,
   type VisitHour,
-  type VisitRecord,
   type VisitScope,
 } from "../../db/visits.ts";
 import { ERROR_BOUND, unionAll } from "../../db/hll.ts";
 import { groupVisits } from "../../db/visit_rollup.ts";
 import { dayUniques, hourUniques } from "../../db/visit_uniques.ts";
 import { type ContractSteps, contractSuite } from "../helpers/stores.ts";
+import { VISIT_START, visitAt } from "../helpers/visits.ts";
 
-/** The top of an hour, ahead of any test clock. */
-const START = Date.UTC(2027, 2, 10, 10, 0, 0);
+const START = VISIT_START;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-/** A visit of `target` at `START + minutes` by `visitor`; the rest as `extra` says. */
-function visit(
-  target: VisitScope & { kind: "url" | "file" },
-  minutes: number,
-  visitor: string,
-  extra: Partial<VisitRecord> = {},
-): VisitRecord {
-  return {
-    targetKind: target.kind,
-    targetId: target.id,
-    ownerId: "owner-a",
-    at: new Date(START + minutes * MINUTE),
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: "desktop",
-    bot: false,
-    visitor,
-    ...extra,
-  };
-}
 
 const U1 = { kind: "url", id: "u1" } as const;
 const U2 = { kind: "url", id: "u2" } as const;
@@ -60,11 +36,11 @@ const CHROME = { referrer: "news.example", country: "GB", browser: "Chrome", os:
 const IPHONE = { browser: "Mobile Safari", os: "iOS", device: "mobile" };
 
 /** The visits every step below starts from (two batches), and what they are. */
-const A = visit(U1, 5, "v1", CHROME);
-const B = visit(U1, 40, "v2", IPHONE);
-const C = visit(U1, 70, "v1", CHROME); // the next hour, the same visitor
-const D = visit(F1, 20, "v1", { browser: "Firefox", os: "Linux" });
-const E = visit(U2, 30, "v3", { ownerId: null, browser: "Chrome" });
+const A = visitAt(U1, 5, "v1", CHROME);
+const B = visitAt(U1, 40, "v2", IPHONE);
+const C = visitAt(U1, 70, "v1", CHROME); // the next hour, the same visitor
+const D = visitAt(F1, 20, "v1", { browser: "Firefox", os: "Linux" });
+const E = visitAt(U2, 30, "v3", { ownerId: null, browser: "Chrome" });
 
 async function seed(store: Backend) {
   await store.visits.add(groupVisits([A, B, D, E]));
@@ -178,7 +154,9 @@ const steps: ContractSteps = {
   },
   "concurrent batches of one visitor count it once": async (store) => {
     await Promise.all(
-      [0, 1, 2, 3, 4].map((i) => store.visits.add(groupVisits([visit(U1, 10 + i, "v1", CHROME)]))),
+      [0, 1, 2, 3, 4].map((i) =>
+        store.visits.add(groupVisits([visitAt(U1, 10 + i, "v1", CHROME)]))
+      ),
     );
     assert.deepEqual(await hoursOf(store, U1), [[0, 5, 1]]);
     assert.deepEqual(await hoursOf(store, SERVER_SCOPE), [[0, 5, 1]]);
@@ -187,8 +165,8 @@ const steps: ContractSteps = {
     assert.equal((await Array.fromAsync(store.visits.list("url", "u1"))).length, 5);
   },
   "the next day's visit of the same hash is a new day's visitor": async (store) => {
-    await store.visits.add(groupVisits([visit(U1, 0, "v1")]));
-    await store.visits.add(groupVisits([visit(U1, 24 * 60, "v1")]));
+    await store.visits.add(groupVisits([visitAt(U1, 0, "v1")]));
+    await store.visits.add(groupVisits([visitAt(U1, 24 * 60, "v1")]));
     const hours = await store.visits.hours(U1, new Date(START), new Date(START + 2 * DAY));
     assert.deepEqual(shape(hours), [[0, 1, 1], [24, 1, 1]]);
   },
@@ -203,7 +181,7 @@ const steps: ContractSteps = {
       dayUniques: 3,
       dimensions: [{ dimension: "browser", value: "Chrome", count: 10 }],
     }]);
-    await store.visits.add(groupVisits([visit(U1, 15, "new", { browser: "Chrome" })]));
+    await store.visits.add(groupVisits([visitAt(U1, 15, "new", { browser: "Chrome" })]));
     // The exact counts carried, plus the sketch's visitor.
     assert.deepEqual(await hoursOf(store, U1), [[0, 11, 5]]);
     assert.equal(await dayOf(store, U1), 4);
@@ -257,7 +235,7 @@ const steps: ContractSteps = {
   },
   "the retention removes what is older, a limit at a time, and keeps the rest": async (store) => {
     await seed(store);
-    const later = visit(U1, 20 * 24 * 60, "v9", IPHONE); // 20 days on
+    const later = visitAt(U1, 20 * 24 * 60, "v9", IPHONE); // 20 days on
     await store.visits.add(groupVisits([later]));
     const cutoff = new Date(START + 10 * DAY);
     assert.equal(await store.visits.deleteBefore(cutoff, 1), 1, "one at most");
@@ -279,7 +257,7 @@ const steps: ContractSteps = {
       "old hours' dimensions went with them",
     );
     // The later hour's sketch was kept: the same visitor there is still counted once.
-    await store.visits.add(groupVisits([visit(U1, 20 * 24 * 60 + 5, "v9", IPHONE)]));
+    await store.visits.add(groupVisits([visitAt(U1, 20 * 24 * 60 + 5, "v9", IPHONE)]));
     const after = await store.visits.hours(U1, new Date(cutoff), new Date(START + 30 * DAY));
     assert.deepEqual(shape(after), [[20 * 24, 2, 1]]);
   },
@@ -291,11 +269,11 @@ const steps: ContractSteps = {
         (_, i) => createHash("sha256").update(String(from + i)).digest("hex").slice(0, 16),
       );
     // 1,000: sparse, exact in practice; 20,000 more over two batches (a dense sketch).
-    await store.visits.add(groupVisits(distinct(1000, 0).map((v, i) => visit(U1, i % 60, v))));
+    await store.visits.add(groupVisits(distinct(1000, 0).map((v, i) => visitAt(U1, i % 60, v))));
     assert.deepEqual(await hoursOf(store, U1), [[0, 1000, 1000]]);
     for (const from of [1000, 11_000]) {
       await store.visits.add(
-        groupVisits(distinct(10_000, from).map((v, i) => visit(U1, i % 60, v))),
+        groupVisits(distinct(10_000, from).map((v, i) => visitAt(U1, i % 60, v))),
       );
     }
     const [[, visits, uniques]] = await hoursOf(store, U1);

@@ -20,31 +20,19 @@ import { openPostgresStore, PostgresStore } from "../../db/postgres/mod.ts";
 import type { Backend } from "../../db/store.ts";
 import { groupVisits } from "../../db/visit_rollup.ts";
 import { dayUniques, hourUniques } from "../../db/visit_uniques.ts";
-import type { VisitRecord, VisitStore } from "../../db/visits.ts";
+import type { VisitStore } from "../../db/visits.ts";
 import { freshDatabase, ignoreKind } from "../helpers/stores.ts";
+import { VISIT_START, visitAt } from "../helpers/visits.ts";
 
-const START = Date.UTC(2027, 2, 10, 10, 0, 0);
+const START = VISIT_START;
 const HOUR = 3_600_000;
 const U1 = { kind: "url", id: "u1" } as const;
 
 /** A visitor hash as the recorder makes it. */
 const hash = (n: number) => createHash("sha256").update(`visitor ${n}`).digest("hex").slice(0, 16);
 
-function visit(minute: number, visitor: string): VisitRecord {
-  return {
-    targetKind: "url",
-    targetId: "u1",
-    ownerId: "owner-a",
-    at: new Date(START + minute * 60_000),
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: "desktop",
-    bot: false,
-    visitor,
-  };
-}
+/** A visit of the link u1 at `START + minute` by `visitor`. */
+const visit = (minute: number, visitor: string) => visitAt(U1, minute, visitor);
 
 /**
  * Twelve batches of 400 new visitors each, six from each of `a` and `b`, all
