@@ -34,7 +34,7 @@ export const SPARSE_P = 25;
 /** Entries a sparse sketch holds at most: past this it is dense (the same bytes). */
 export const SPARSE_MAX = (M * 6) / 8 / 4;
 /** The relative standard error of a dense estimate. */
-export const STANDARD_ERROR = 1.04 / Math.sqrt(M);
+const STANDARD_ERROR = 1.04 / Math.sqrt(M);
 /** Three standard errors: the bound 99.7 % of dense estimates fall within. */
 export const ERROR_BOUND = 3 * STANDARD_ERROR;
 

@@ -15,7 +15,7 @@ import { Readable, type Writable } from "node:stream";
 import { byobReader, PartSizeError } from "./datasource.ts";
 
 /** Bytes per pooled buffer: a few socket writes' worth. */
-export const POOLED_BUFFER_SIZE = 256 * 1024;
+const POOLED_BUFFER_SIZE = 256 * 1024;
 /** Idle buffers a pool keeps for the next part (4: two parts' worth, 1 MiB). */
 const KEEP_IDLE = 4;
 

@@ -38,7 +38,7 @@ import type { FileSortKey } from "../files.ts";
  */
 export const BLOCK_KEYS: readonly FileSortKey[] = ["createdAt"];
 /** The prefix of every block count. */
-export const BLOCKS = "file_blocks";
+const BLOCKS = "file_blocks";
 /** A block of at most this many entries is walked rather than descended into. */
 export const LEAF = 128;
 
