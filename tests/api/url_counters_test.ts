@@ -10,6 +10,7 @@ import { recountFileStats } from "../../core/tasks/recount.ts";
 import type { Backend } from "../../db/store.ts";
 import type { UrlRecord } from "../../db/urls.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
+import { urlRecord } from "../helpers/stores.ts";
 import { fixture, importDoc } from "../helpers/transfer.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 
@@ -142,3 +143,34 @@ apiTest("the recount task sets right spoilt URL counters and list copies", async
   assert.deepEqual(await right(), before);
   await assertRight(app, a);
 });
+
+apiTest(
+  "URL counters stay right through concurrent views, batched views, edits and deletes",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const store = app.backend.urls;
+    const urls = [0, 1, 2, 3, 4].map((i) => {
+      app.clock.advance(1000);
+      return urlRecord(a.user.id, `race${i}`, { maxViews: i === 1 ? 6 : null });
+    });
+    for (const url of urls) assert.equal(await store.create(url, null), true);
+    const [u0, u1, u2, u3, u4] = urls;
+    await Promise.all([
+      ...Array.from({ length: 8 }, () => store.view(u0.id)),
+      ...Array.from({ length: 8 }, () => store.view(u1.id)), // 6 counted, at its limit
+      ...Array.from({ length: 4 }, (_, i) => store.addViews(u2.id, i + 1)),
+      ...Array.from({ length: 4 }, () => store.view(u3.id)),
+      store.delete(u3.id),
+      store.update(u4.id, { destination: "https://example.org/edited" }, new Date(app.clock.now())),
+      store.addViews(u4.id, 5),
+    ]);
+    const records = await fromRecords(app.backend, a.user.id);
+    assert.deepEqual(records.map((u) => u.views).slice(0, 3), [8, 6, 10]);
+    assert.deepEqual(await store.statsByUser(a.user.id), {
+      urls: records.length,
+      views: records.reduce((n, u) => n + u.views, 0),
+    });
+    assert.deepEqual((await store.listByUser(a.user.id)).map(shown), records.map(shown));
+    assert.equal(await store.recount(a.user.id), 0, "nothing to repair");
+  },
+);
