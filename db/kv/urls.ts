@@ -6,6 +6,7 @@
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../errors.ts";
+import { counted } from "./file_stats.ts";
 import { commitChecked, defined, getAll, upgradePages } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import {
@@ -73,12 +74,6 @@ function countViews(op: Deno.AtomicOperation, url: UrlRecord, n: number, exact =
   if (exact) op.set(K.ageViews(url), next);
   else op.sum(K.ageViews(url), BigInt(n));
   op.sum(K.viewsTotal(url.userId), BigInt(n));
-}
-
-/** A counter's value, a wrapped-around (negative) one read as 0. */
-function counted(value: Deno.KvU64 | null | undefined): number {
-  if (!value) return 0;
-  return value.value >= 1n << 63n ? 0 : Number(value.value);
 }
 
 /** Adds to `op` the writes of `url`'s expiry index entry (none without an expiry). */
@@ -375,6 +370,7 @@ export class KvUrls implements UrlStore {
     const ids = await this.ids(userId);
     let repaired = 0;
     let views = 0;
+    const at = new Map<string, number>();
     for (let i = 0; i < ids.length; i += RECOUNT_PAGE) {
       const page = ids.slice(i, i + RECOUNT_PAGE);
       const [records, counters] = await Promise.all([
@@ -391,6 +387,7 @@ export class KvUrls implements UrlStore {
       );
       for (const [j, { entry, views: counter, url }] of owned.entries()) {
         views += url.views;
+        at.set(url.id, url.createdAt.getTime());
         const [record, copy] = [copies[2 * j].value, copies[2 * j + 1].value];
         const right = sameRecord(record, { ...url, views: 0 }) &&
           copy instanceof Deno.KvU64 && Number(copy.value) === url.views;
@@ -401,7 +398,7 @@ export class KvUrls implements UrlStore {
         if ((await op.commit()).ok) repaired++;
       }
     }
-    repaired += await this.dropStrayCopies(userId, new Set(ids));
+    repaired += await this.dropStrayCopies(userId, at);
     // The total and the count set only if no write moved them since they were read.
     const op = this.kv.atomic().check(total, count);
     let wrong = 0;
@@ -417,15 +414,20 @@ export class KvUrls implements UrlStore {
     return repaired;
   }
 
-  /** Removes the list's copies of a user's URLs that are not among `ids`; returns how many. */
-  private async dropStrayCopies(userId: string, ids: Set<string>): Promise<number> {
+  /**
+   * Removes the list's copies under `userId` of no URL of the user at that
+   * place (`at`: the creation times of the URLs counted); returns how many.
+   */
+  private async dropStrayCopies(userId: string, at: Map<string, number>): Promise<number> {
     let dropped = 0;
     for (const prefix of [K.agePrefix(userId), K.ageViewsPrefix(userId)]) {
       for await (const { key } of this.kv.list({ prefix }, { batchSize: 1000 })) {
         const id = key.at(-1) as string;
-        if (ids.has(id)) continue;
+        if (at.get(id) === key[2]) continue;
+        // Not counted: a URL created since, or a copy of none (or at the wrong place).
         const record = await this.kv.get<UrlRecord>(K.url(id));
-        if (record.value?.userId === userId) continue; // created meanwhile
+        const url = record.value;
+        if (url?.userId === userId && url.createdAt.getTime() === key[2]) continue;
         if ((await this.kv.atomic().check(record).delete(key).commit()).ok) dropped++;
       }
     }
