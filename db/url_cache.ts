@@ -106,6 +106,11 @@ export class CachedUrls implements ServingUrlStore {
     return { urls: urls.map((url) => this.#batch.withWaiting(url)), total };
   }
 
+  async recount(userId: string): Promise<number> {
+    await this.#batch.flush();
+    return await this.#store.recount(userId);
+  }
+
   countByUser(userId: string): Promise<number> {
     return this.#store.countByUser(userId);
   }

@@ -136,6 +136,13 @@ export interface UrlStore {
   exhausted(limit: number): Promise<UrlRecord[]>;
   /** Every URL, read a page at a time (exports). */
   iterate(): AsyncIterable<UrlRecord>;
+  /**
+   * Puts right what the store keeps of a user's URLs beside their records,
+   * should it drift (a write by hand, a bug): on Deno KV the URL count, the
+   * views total and the copies the URL list reads; PostgreSQL keeps none (it
+   * aggregates). Returns how many keys it set right.
+   */
+  recount(userId: string): Promise<number>;
 }
 
 /**

@@ -1,6 +1,8 @@
 /**
  * The recount task: puts right the counters behind each user's statistics
- * (`FileStore.stats`, moved by every write of a file) should one ever drift
+ * (`FileStore.stats`, moved by every write of a file; `UrlStore.recount`:
+ * the URL count and views total, and on Deno KV the URL list's copies,
+ * moved by every write of a URL) should one ever drift
  * (a write made by hand in the database, a bug), from the records, a bounded
  * number of records a pass: owners in turn (every user, then the files
  * without one), each recount carried over passes by the store until it ends.
@@ -38,6 +40,9 @@ export async function recountFileStats(
     repaired += pass.repaired;
     left -= Math.max(1, pass.read);
     if (!pass.done) break;
+    // The owner's URL counters (few records: a user's URLs) once its files are done.
+    const owner = at.owners[at.next];
+    if (owner !== null) repaired += await s.store.urls.recount(owner);
     at.next++;
   }
   if (repaired > 0) s.logger.warn("file statistics counters repaired", { counters: repaired });

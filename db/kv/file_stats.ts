@@ -27,7 +27,7 @@ const recountKey = (owner: string): Deno.KvKey => ["file_stats_recount", owner];
 const WRAP = 1n << 64n;
 
 /** A counter's value, a wrapped-around (negative) one read as 0. */
-function counted(value: unknown): number {
+export function counted(value: unknown): number {
   if (!(value instanceof Deno.KvU64)) return 0;
   return value.value >= WRAP / 2n ? 0 : Number(value.value);
 }

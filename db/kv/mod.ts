@@ -26,7 +26,7 @@ import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
 import { KvTags, listFileTags } from "./tags.ts";
-import { backfillUrlAges, backfillUrlLimits, KvUrls } from "./urls.ts";
+import { backfillUrlAges, backfillUrlCopies, backfillUrlLimits, KvUrls } from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
 import { KvWebhooks } from "./webhooks.ts";
@@ -53,9 +53,13 @@ import { KvWebhooks } from "./webhooks.ts";
  * files already stored. 11: unique visitors are HyperLogLog sketches per
  * roll-up hour (`./visits.ts`), the visitor marks that counted them before
  * removed (`dropSeenMarks`; roll-up hours already written keep their exact
- * counts). Each upgrade resumes where a stopped one left off.
+ * counts). 14: each owned URL has copies of its record and views in its
+ * owner's oldest-first order (the URL list reads them) and each owner a views
+ * total (`./urls.ts`, the statistics), filled from the URLs already stored
+ * (12 and 13: kept for other changes). Each upgrade resumes where a stopped
+ * one left off.
  */
-export const KV_SCHEMA_VERSION = 11;
+export const KV_SCHEMA_VERSION = 14;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -80,6 +84,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     // Schema 4's index backfill counts its entries' blocks itself.
     if (version.value >= 4 && version.value < 10) await backfillFileBlocks(kv);
     if (version.value < 11) await dropSeenMarks(kv);
+    if (version.value < 14) await backfillUrlCopies(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

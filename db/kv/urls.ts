@@ -6,6 +6,7 @@
  * no `maxViews`, so that busy redirects do not conflict with each other.
  */
 import { UniqueError } from "../errors.ts";
+import { counted } from "./file_stats.ts";
 import { commitChecked, defined, getAll, upgradePages } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
 import {
@@ -25,6 +26,11 @@ const K = {
   userPrefix: (userId: string) => ["url_by_user", userId],
   byAge: (url: UrlRecord) => ["url_by_user_at", url.userId!, url.createdAt.getTime(), url.id],
   agePrefix: (userId: string) => ["url_by_user_at", userId],
+  ageViews: (
+    url: UrlRecord,
+  ) => ["url_by_user_at_views", url.userId!, url.createdAt.getTime(), url.id],
+  ageViewsPrefix: (userId: string) => ["url_by_user_at_views", userId],
+  viewsTotal: (userId: string) => ["url_views_total", userId],
   count: (userId: string) => ["url_count", userId],
   expiry: (at: Date, id: string) => ["url_expiry", at.getTime(), id],
   limited: (id: string) => ["url_limited", id],
@@ -36,6 +42,39 @@ const loaded = (stored: UrlRecord, views: Deno.KvU64 | null): UrlRecord => ({
   ...stored,
   views: Number(views?.value ?? 0n),
 });
+
+/**
+ * Adds to `op` the writes of an owned `url`'s copies in its owner's oldest-first
+ * order (the record, without its views, and its views): the URL list reads
+ * them with two `list` calls, not a `get` of each URL and of its views.
+ */
+function setCopies(op: Deno.AtomicOperation, url: UrlRecord) {
+  if (url.userId === null) return;
+  op.set(K.byAge(url), { ...url, views: 0 })
+    .set(K.ageViews(url), new Deno.KvU64(BigInt(url.views)));
+}
+
+/** Adds to `op` the removal of an owned `url`'s copies ({@link setCopies}) and views from its owner's total. */
+function deleteCopies(op: Deno.AtomicOperation, url: UrlRecord) {
+  if (url.userId === null) return;
+  op.delete(K.byAge(url)).delete(K.ageViews(url));
+  if (url.views > 0) op.sum(K.viewsTotal(url.userId), BigInt.asUintN(64, BigInt(-url.views)));
+}
+
+/**
+ * Adds to `op` `n` views of `url` on top of the `url.views` it had: its
+ * counter and its copy summed, or set to the new count when `exact` (a
+ * counter checked against `maxViews`), and its owner's total summed.
+ */
+function countViews(op: Deno.AtomicOperation, url: UrlRecord, n: number, exact = false) {
+  const next = new Deno.KvU64(BigInt(url.views + n));
+  if (exact) op.set(K.views(url.id), next);
+  else op.sum(K.views(url.id), BigInt(n));
+  if (url.userId === null) return;
+  if (exact) op.set(K.ageViews(url), next);
+  else op.sum(K.ageViews(url), BigInt(n));
+  op.sum(K.viewsTotal(url.userId), BigInt(n));
+}
 
 /** Adds to `op` the writes of `url`'s expiry index entry (none without an expiry). */
 function setExpiry(op: Deno.AtomicOperation, url: UrlRecord) {
@@ -73,7 +112,8 @@ export class KvUrls implements UrlStore {
     return await commitChecked(async () => {
       const entry = await this.kv.get<UrlRecord>(K.url(id));
       if (entry.value === null) return { result: undefined };
-      const op = this.kv.atomic().check(entry).sum(K.views(id), BigInt(count));
+      const op = this.kv.atomic().check(entry);
+      countViews(op, { ...URL_RULE_DEFAULTS, ...entry.value, views: 0 }, count);
       return { op, result: undefined };
     });
   }
@@ -94,8 +134,9 @@ export class KvUrls implements UrlStore {
         op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
       }
       if (count && url.userId !== null) {
-        op.check(count).set(K.count(url.userId), owned + 1)
-          .set(K.byUser(url.userId, url.id), true).set(K.byAge(url), true);
+        op.check(count).set(K.count(url.userId), owned + 1).set(K.byUser(url.userId, url.id), true);
+        setCopies(op, url);
+        if (url.views > 0) op.sum(K.viewsTotal(url.userId), BigInt(url.views));
       }
       const lost = async () => {
         const clash = (await getAll(this.kv, names.map(K.name))).findIndex((e) => e.value !== null);
@@ -110,7 +151,8 @@ export class KvUrls implements UrlStore {
       owner: (u) => u.userId,
       cost: (u) => ({
         checks: namesOf(u).length,
-        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 2) + (u.expiresAt ? 1 : 0) +
+        // Owned: its entry by user, its copies and a share of the owner's views total.
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 4) + (u.expiresAt ? 1 : 0) +
           (u.maxViews === null ? 0 : 1),
       }),
       counter: K.count,
@@ -123,7 +165,17 @@ export class KvUrls implements UrlStore {
         for (const name of namesOf(url)) {
           op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
         }
-        if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true).set(K.byAge(url), true);
+        if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
+        setCopies(op, url);
+      },
+      after: (op, run) => {
+        const totals = new Map<string, number>();
+        for (const { userId, views } of run) {
+          if (userId !== null) totals.set(userId, (totals.get(userId) ?? 0) + views);
+        }
+        for (const [owner, views] of totals) {
+          if (views > 0) op.sum(K.viewsTotal(owner), BigInt(views));
+        }
       },
       clash: async (run) =>
         (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
@@ -144,33 +196,49 @@ export class KvUrls implements UrlStore {
     return id === null ? null : await this.get(id);
   }
 
-  /**
-   * The ids of a user's URLs under `prefix`: in id order by default, oldest
-   * first under `K.agePrefix`; the first `limit`.
-   */
-  private async ids(
-    userId: string,
-    prefix = K.userPrefix(userId),
-    limit?: number,
-  ): Promise<string[]> {
+  /** The ids of a user's URLs, in id order. */
+  private async ids(userId: string): Promise<string[]> {
     const ids: string[] = [];
-    const batchSize = Math.min(1000, Math.max(16, limit ?? 1000));
-    for await (const entry of this.kv.list({ prefix }, { limit, batchSize })) {
+    for await (const entry of this.kv.list({ prefix: K.userPrefix(userId) }, { batchSize: 1000 })) {
       ids.push(entry.key.at(-1) as string);
     }
     return ids;
   }
 
   async listByUser(userId: string): Promise<UrlRecord[]> {
-    return await this.loadAll(await this.ids(userId, K.agePrefix(userId)));
+    return await this.copies(userId);
   }
 
   async pageByUser(userId: string, offset: number, limit: number) {
-    const ids = await this.ids(userId, K.agePrefix(userId), offset + limit);
-    return {
-      urls: await this.loadAll(ids.slice(offset)),
-      total: await this.countByUser(userId),
-    };
+    const [urls, total] = await Promise.all([
+      this.copies(userId, offset + limit),
+      this.countByUser(userId),
+    ]);
+    return { urls: urls.slice(offset), total };
+  }
+
+  /**
+   * The first `limit` of a user's URLs, oldest first, read from their copies
+   * in that order ({@link setCopies}): two `list` calls side by side. A URL
+   * whose views copy the second did not see (written between the two) has
+   * its views read from its counter.
+   */
+  private async copies(userId: string, limit?: number): Promise<UrlRecord[]> {
+    const options = { limit, batchSize: Math.min(1000, Math.max(16, limit ?? 1000)) };
+    const [records, counts] = await Promise.all([
+      Array.fromAsync(this.kv.list<UrlRecord | true>({ prefix: K.agePrefix(userId) }, options)),
+      Array.fromAsync(this.kv.list<Deno.KvU64>({ prefix: K.ageViewsPrefix(userId) }, options)),
+    ]);
+    const views = new Map(counts.map((e) => [e.key.at(-1) as string, e.value]));
+    const missing = records.filter((e) => e.value === true || !views.has(e.key.at(-1) as string))
+      .map((e) => e.key.at(-1) as string);
+    const read = new Map((await this.loadAll(missing)).map((url) => [url.id, url]));
+    return records.flatMap((e) => {
+      const id = e.key.at(-1) as string;
+      if (e.value !== true && views.has(id)) return [loaded(e.value, views.get(id)!)];
+      const url = read.get(id);
+      return url ? [url] : [];
+    });
   }
 
   /** The URLs with these ids and their views, in that order (missing ones left out). */
@@ -187,13 +255,12 @@ export class KvUrls implements UrlStore {
   }
 
   async statsByUser(userId: string): Promise<UrlStats> {
-    // KV has no aggregates: reads only the view counters.
-    const ids = await this.ids(userId);
-    let views = 0;
-    for (const c of await getAll<Deno.KvU64>(this.kv, ids.map(K.views))) {
-      views += Number(c.value?.value ?? 0n);
-    }
-    return { urls: ids.length, views };
+    // Both kept with every write: the URL count and the views total.
+    const [count, views] = await this.kv.getMany<[number, Deno.KvU64]>([
+      K.count(userId),
+      K.viewsTotal(userId),
+    ]);
+    return { urls: count.value ?? 0, views: counted(views.value) };
   }
 
   async update(id: string, patch: UrlPatch, now: Date): Promise<UrlRecord | null> {
@@ -203,6 +270,7 @@ export class KvUrls implements UrlStore {
       const old: UrlRecord = { ...URL_RULE_DEFAULTS, ...entry.value };
       const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(entry).set(K.url(id), next);
+      if (next.userId !== null) op.set(K.byAge(next), { ...next, views: 0 });
       if (old.expiresAt?.getTime() !== next.expiresAt?.getTime()) {
         deleteExpiry(op, old);
         setExpiry(op, next);
@@ -226,9 +294,10 @@ export class KvUrls implements UrlStore {
 
   async delete(id: string): Promise<UrlRecord | null> {
     return await commitChecked<UrlRecord | null>(async () => {
-      const { entry, url } = await this.load(id);
+      const { entry, views, url } = await this.load(id);
       if (url === null) return { result: null };
-      const op = this.kv.atomic().check(entry)
+      // The views checked too: the owner's total loses exactly those counted.
+      const op = this.kv.atomic().check(entry, views)
         .delete(K.url(id))
         .delete(K.views(id))
         .delete(K.name(url.code))
@@ -238,7 +307,8 @@ export class KvUrls implements UrlStore {
       if (url.userId !== null) {
         const count = await this.kv.get<number>(K.count(url.userId));
         op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
-          .delete(K.byUser(url.userId, id)).delete(K.byAge(url));
+          .delete(K.byUser(url.userId, id));
+        deleteCopies(op, url);
       }
       return { op, result: url };
     });
@@ -252,8 +322,8 @@ export class KvUrls implements UrlStore {
         return { result: { counted: false, url } };
       }
       const op = this.kv.atomic().check(entry);
-      if (url.maxViews === null) op.sum(K.views(id), 1n);
-      else op.check(views).set(K.views(id), new Deno.KvU64(BigInt(url.views + 1)));
+      if (url.maxViews !== null) op.check(views);
+      countViews(op, url, 1, url.maxViews !== null);
       return { op, result: { counted: true, url: { ...url, views: url.views + 1 } } };
     });
   }
@@ -294,6 +364,76 @@ export class KvUrls implements UrlStore {
     }
   }
 
+  async recount(userId: string): Promise<number> {
+    const total = await this.kv.get<Deno.KvU64>(K.viewsTotal(userId));
+    const count = await this.kv.get<number>(K.count(userId));
+    const ids = await this.ids(userId);
+    let repaired = 0;
+    let views = 0;
+    const at = new Map<string, number>();
+    for (let i = 0; i < ids.length; i += RECOUNT_PAGE) {
+      const page = ids.slice(i, i + RECOUNT_PAGE);
+      const [records, counters] = await Promise.all([
+        getAll<UrlRecord>(this.kv, page.map(K.url)),
+        getAll<Deno.KvU64>(this.kv, page.map(K.views)),
+      ]);
+      const urls = records.flatMap((e, j) =>
+        e.value ? [{ entry: e, views: counters[j], url: loaded(e.value, counters[j].value) }] : []
+      );
+      const owned = urls.filter((u) => u.url.userId === userId);
+      const copies = await getAll(
+        this.kv,
+        owned.flatMap(({ url }) => [K.byAge(url), K.ageViews(url)]),
+      );
+      for (const [j, { entry, views: counter, url }] of owned.entries()) {
+        views += url.views;
+        at.set(url.id, url.createdAt.getTime());
+        const [record, copy] = [copies[2 * j].value, copies[2 * j + 1].value];
+        const right = sameRecord(record, { ...url, views: 0 }) &&
+          copy instanceof Deno.KvU64 && Number(copy.value) === url.views;
+        if (right) continue;
+        // Checked on the record and its views: a write meanwhile wrote the copies itself.
+        const op = this.kv.atomic().check(entry, counter);
+        setCopies(op, url);
+        if ((await op.commit()).ok) repaired++;
+      }
+    }
+    repaired += await this.dropStrayCopies(userId, at);
+    // The total and the count set only if no write moved them since they were read.
+    const op = this.kv.atomic().check(total, count);
+    let wrong = 0;
+    if ((total.value?.value ?? 0n) !== BigInt(views)) {
+      op.set(K.viewsTotal(userId), new Deno.KvU64(BigInt(views)));
+      wrong++;
+    }
+    if ((count.value ?? 0) !== ids.length) {
+      op.set(K.count(userId), ids.length);
+      wrong++;
+    }
+    if (wrong > 0 && (await op.commit()).ok) repaired += wrong;
+    return repaired;
+  }
+
+  /**
+   * Removes the list's copies under `userId` of no URL of the user at that
+   * place (`at`: the creation times of the URLs counted); returns how many.
+   */
+  private async dropStrayCopies(userId: string, at: Map<string, number>): Promise<number> {
+    let dropped = 0;
+    for (const prefix of [K.agePrefix(userId), K.ageViewsPrefix(userId)]) {
+      for await (const { key } of this.kv.list({ prefix }, { batchSize: 1000 })) {
+        const id = key.at(-1) as string;
+        if (at.get(id) === key[2]) continue;
+        // Not counted: a URL created since, or a copy of none (or at the wrong place).
+        const record = await this.kv.get<UrlRecord>(K.url(id));
+        const url = record.value;
+        if (url?.userId === userId && url.createdAt.getTime() === key[2]) continue;
+        if ((await this.kv.atomic().check(record).delete(key).commit()).ok) dropped++;
+      }
+    }
+    return dropped;
+  }
+
   async deleteByUser(userId: string): Promise<number> {
     let removed = 0;
     for (const id of await this.ids(userId)) if (await this.delete(id)) removed++;
@@ -307,16 +447,33 @@ export class KvUrls implements UrlStore {
         const entry = await this.kv.get<UrlRecord>(K.url(id));
         const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
         if (entry.value) {
-          op.set(K.url(id), { ...entry.value, userId: null }).delete(K.byAge(entry.value));
+          op.set(K.url(id), { ...entry.value, userId: null })
+            .delete(K.byAge(entry.value)).delete(K.ageViews(entry.value));
         }
         return { op, result: undefined };
       });
       orphaned++;
     }
-    await this.kv.delete(K.count(userId));
+    await this.kv.atomic().delete(K.count(userId)).delete(K.viewsTotal(userId)).commit();
     return orphaned;
   }
 }
+
+/** Whether a stored copy holds the same fields as `url` (in any order). */
+function sameRecord(copy: unknown, url: UrlRecord): boolean {
+  if (copy === null || typeof copy !== "object") return false;
+  const fields = new Set([...Object.keys(copy), ...Object.keys(url)]);
+  return [...fields].every((f) =>
+    JSON.stringify((copy as Record<string, unknown>)[f]) ===
+      JSON.stringify((url as unknown as Record<string, unknown>)[f])
+  );
+}
+
+/** URLs one page of {@link KvUrls.recount} reads. */
+const RECOUNT_PAGE = 200;
+
+/** URLs one page of {@link backfillUrlCopies} reads: each adds 2 checks, of KV's 100. */
+const COPY_PAGE = 40;
 
 /** URLs one backfill commit reads. */
 const BACKFILL_PAGE = 50;
@@ -354,5 +511,34 @@ export async function backfillUrlLimits(kv: Deno.Kv): Promise<void> {
     kv,
     ["meta", "url_limit_backfill"],
     (url) => url.maxViews === null || url.maxViews === undefined ? [] : [K.limited(url.id)],
+  );
+}
+
+/**
+ * Schema 14's upgrade: every owned URL gets its copies in its owner's
+ * oldest-first order (the record and its views, which the URL list reads)
+ * and its views added to its owner's views total (the statistics read it).
+ * A page's views are checked with it: a view meanwhile reads the page again.
+ */
+export async function backfillUrlCopies(kv: Deno.Kv): Promise<void> {
+  await upgradePages<UrlRecord>(
+    kv,
+    ["url"],
+    ["meta", "url_copy_backfill"],
+    COPY_PAGE,
+    async (op, page) => {
+      const counters = await getAll<Deno.KvU64>(kv, page.map((e) => K.views(e.value.id)));
+      op.check(...counters);
+      const totals = new Map<string, number>();
+      page.forEach(({ value }, i) => {
+        const url = loaded(value, counters[i].value);
+        if (url.userId === null) return;
+        setCopies(op, url);
+        totals.set(url.userId, (totals.get(url.userId) ?? 0) + url.views);
+      });
+      for (const [owner, views] of totals) {
+        if (views > 0) op.sum(K.viewsTotal(owner), BigInt(views));
+      }
+    },
   );
 }

@@ -177,6 +177,10 @@ export class PostgresUrls implements UrlStore {
     return count;
   }
 
+  recount(_userId: string): Promise<number> {
+    return Promise.resolve(0); // counts and totals are aggregates here
+  }
+
   async statsByUser(userId: string): Promise<UrlStats> {
     const [stats] = await this.sql<UrlStats[]>`
       SELECT count(*)::integer AS urls, coalesce(sum(views), 0)::float8 AS views
