@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { V8_FLAGS } from "../tests/helpers/soak/instance.ts";
 import { runSoak, type SoakResult } from "../tests/helpers/soak/run.ts";
 import { machineSection } from "./helpers/machine.ts";
-import { REPO_ROOT } from "./helpers/server.ts";
+import { FERRY_ARGS, REPO_ROOT } from "./helpers/server.ts";
 
 /** The report: requests, faults, data checked, losses, latency by phase, peak RSS. */
 export async function soakReport(result: SoakResult, load: string): Promise<string> {
@@ -46,8 +46,11 @@ export async function soakReport(result: SoakResult, load: string): Promise<stri
     "- A fourth Ferry process on its own database with a local datasource on a 24 MiB tmpfs,",
     "  for the full disk (S3 has no full disk).",
     `- Rate limit: ${40} requests per 5 s window; chunks of 5 MiB; one user with an 8 MiB quota.`,
-    `- V8 flags of the instances (\`SOAK_V8_FLAGS\`): ${
-      V8_FLAGS ? `\`${V8_FLAGS}\`` : "none (V8 sizes its heap from the machine's memory)"
+    `- V8 flags of the instances: ${
+      FERRY_ARGS.filter((arg) => arg.startsWith("--v8-flags=")).map((arg) => `\`${arg.slice(11)}\``)
+        .join(", ") || "none"
+    } (as \`deno task start\`); more from \`SOAK_V8_FLAGS\`: ${
+      V8_FLAGS ? `\`${V8_FLAGS}\`` : "none (V8 sizes its old generation from the machine's memory)"
     }.`,
     "",
     `Duration: ${options.durationMs / 1000} s of load (${(result.wallMs / 1000).toFixed(0)} s wall`,

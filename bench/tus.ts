@@ -203,39 +203,52 @@ second: "heap used" is the V8 heap's live and not yet collected objects, "extern
 held outside it by ArrayBuffers (request bodies' chunks). RSS also counts the code and the
 deno binary's pages (bench/results/memory.md splits it into anonymous and file-backed memory).
 
-- **At rest** (120–125 MiB on a disk, 128–131 MiB on S3, before the upload): the server as
-  \`deno task bench memory\` measures it, plus what the admin's set-up left: its password was
-  hashed on a password worker (argon2id, 19 MiB), 20–40 MiB more while that worker lives (the
-  set-up column; VmHWM's peak, 147–158 MiB, is that worker, before the upload, not the upload),
-  about 10 MiB of which stay until a later collection. The heavy libraries are loaded on first
-  use (bench/results/memory.md): on S3 the AWS SDK is loaded (about 10 MiB more than on a disk).
+- **At rest** (120–125 MiB on a disk, 128–131 MiB on S3 before V8's young generation was
+  bounded; 121–124 MiB on S3 since): the server as \`deno task bench memory\` measures it, plus
+  what the admin's set-up left: its password was hashed on a password worker (argon2id, 19
+  MiB), 20–40 MiB more while that worker lives (the set-up column; VmHWM's peak, 147–158 MiB,
+  is that worker, before the upload, not the upload), about 10 MiB of which stay until a later
+  collection. The heavy libraries are loaded on first use (bench/results/memory.md): on S3 the
+  AWS SDK is loaded (about 20 MiB of RSS, 9 MiB of it heap, measured by importing it alone).
+- **V8's young generation** (session of 2026-11-27, 16:30–17:45 UTC): by default V8 lets each of
+  its semi-spaces grow to 8 MiB here, and a server at rest keeps the garbage of its start-up in
+  them, never scavenged since nothing allocates. \`deno task start\`, \`deno task compile\`, the
+  Docker image and the benchmarks now pass \`--v8-flags=--max-semi-space-size=4\`: the server
+  on S3 at rest (one server each, load 3): 130 MiB by default, 131 at 8, 123 at 4, 120 at 2,
+  117 at 1 (heap total 45 → 39 MiB at 4). During the upload the heap grows less too, since
+  scavenges come sooner. Its cost is CPU: in paired wrk runs on Deno KV (3 rounds, load 7–10,
+  same code with and without the flag) requests per second stayed at 93–120 % of the run
+  without it (medians), but the server's CPU per redirect rose (20–35 → 20–49 µs; V8 scavenges
+  on helper threads, so the answers were not slower); /raw, \`GET /api/user\` and uploads moved
+  within the noise.
 - **tus on a disk** adds 10–11 MiB: the heap grows by 6–7 MiB and external memory by 2–3, since a
   PATCH's body is read (BYOB) into one buffer per request (64 KiB, growing to 256 KiB) and
   written at its offset into the file the upload becomes.
-- **tus on S3** now adds 14–16 MiB (it added 80–90 before, same machine, same day: 220–221 MiB
-  at the highest): external memory stays at 2 MiB, as at rest, where it reached 65–73 MiB. Each
+- **tus on S3** adds 3–4 MiB since the young generation is bounded (14–16 MiB before; 80–90
+  before the pooled buffers, same machine, same day: 220–221 MiB at the highest): external
+  memory stays at 2 MiB, as at rest, where it reached 65–73 MiB. Each
   PATCH's body is read (BYOB) straight into two 256 KiB buffers per part in flight, taken from a
   pool of the datasource and written into the SDK's UploadPart request as soon as a read
   returns, each filled again only once its write's callback said the bytes left it
   (\`storage/pooled_body.ts\`; \`tests/storage/pooled_body_test.ts\` holds it to that): no
   buffer is allocated per chunk, so nothing waits for V8's collection, which external garbage
   triggers only every 64 MiB. (Filling a buffer before writing it halved the throughput; a
-  5 MiB or 25 MiB part gathered in memory would cost as much as the garbage it saves.) What the
-  upload still adds is the heap, 6 MiB (the reads' and the SDK's small objects, collected by
-  scavenges, and the young generation V8 grows while they come fast), and native memory of
-  the two HTTP stacks (the incoming 25 MiB requests read through hyper, the outgoing ones
-  through node:http's socket), 8–10 MiB. The peak, 143–146 MiB (150–153 MB), sits at the
-  budget's 150 MB (143 MiB) without meeting it: the server at rest on S3 already takes
-  128–131 MiB, and the upload itself adds about as much as on a disk (10–11 MiB). Meeting it
-  needs a smaller server at rest on S3 (the AWS SDK's 10 MiB, the set-up's leftovers), not a
-  smaller upload path.
+  5 MiB or 25 MiB part gathered in memory would cost as much as the garbage it saves.) The
+  peak is now 124–128 MiB (130–135 MB; 143–146 MiB before): **the budget's 150 MB is met**,
+  by a smaller server at rest (121–124 MiB) and a heap that grows by 4 MiB instead of 6–16.
+  Of the runs: semi-spaces of 2 MiB peaked at 124 MiB (rest 121), of 4 MiB at 128 (rest 124,
+  the rows above); 4 was kept for its smaller CPU cost.
 - **The chunked route** adds 70–75 MiB on a disk and 120–135 MiB on S3: its multipart reader
   reads each request into a buffer of its own (up to the 25 MiB chunk, garbage once the request
   ends), and on a disk every chunk is a part file written through new buffers. On S3 its parts
   go through the same pooled buffers as tus's (the multipart part's body is a byte stream),
   which leaves the reader's buffers: external memory at its highest 44–45 MiB (85–89 before),
   the peak 250–262 MiB (213–290 before), at 25.6–28.1 MiB/s (8.9–11.0 before,
-  at a higher load).
+  at a higher load). Since the reader frees each buffer it outgrows and its last one at once
+  (\`transfer(0)\`, \`routes/multipart.ts\`) external memory stays at 3 MiB and the peak
+  was 184–201 MiB (semi-spaces of 2 and 4 MiB), at 14.8–17.0 MiB/s at load 8–13 (one run
+  each; whether the lower throughput is the load or the young generation was not measured
+  apart).
 - An ordinary upload (\`POST /api/upload\`) to S3 no longer gathers its body into 5 MiB parts
   copied by \`@aws-sdk/lib-storage\`: a body that ends within its first 64 KiB, or within one
   5 MiB part, is one PutObject of the bytes in hand; a longer one a multipart upload whose

@@ -104,17 +104,20 @@ class Scanner {
   /** Moves the pending bytes to the front; doubles the buffer when it was full. */
   #makeRoom(): void {
     const pending = this.buf;
+    const length = pending.byteLength;
     const size = this.#buffer.byteLength;
     const full = this.#end === size;
     if (full && (this.#start === 0 || size < LARGEST_BUFFER_BYTES)) {
       const grown = new Uint8Array(size * 2);
       grown.set(pending);
+      // The old buffer's views are dead (valid until this fill): free it now, not at V8's next GC.
+      this.#buffer.transfer(0);
       this.#buffer = grown.buffer;
     } else if (this.#start > 0) {
       new Uint8Array(this.#buffer).copyWithin(0, this.#start, this.#end);
     }
     this.#start = 0;
-    this.#end = pending.byteLength;
+    this.#end = length;
   }
 
   /**
@@ -168,6 +171,11 @@ class Scanner {
 
   release(): void {
     (this.#byob ?? this.#reader)!.releaseLock();
+  }
+
+  /** Frees the buffer at once (not at V8's next GC), once every part was read to its end. */
+  free(): void {
+    if (!this.#buffer.detached) this.#buffer.transfer(0);
   }
 }
 
@@ -288,7 +296,10 @@ export async function* fileParts(
     await new PartBody(scanner, delimiter).drain();
     for (let count = 0;; count++) {
       await scanner.need(2);
-      if (scanner.buf[0] === 45 && scanner.buf[1] === 45) return; // "--": the last delimiter
+      if (scanner.buf[0] === 45 && scanner.buf[1] === 45) { // "--": the last delimiter
+        scanner.free();
+        return;
+      }
       let end: number;
       while ((end = scanner.indexOf(HEADER_END)) < 0) {
         if (scanner.buf.byteLength > MAX_HEADER_BYTES) throw malformed("part headers too large");

@@ -14,6 +14,7 @@ export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The `deno` arguments of `deno task start` (deno.json), which the benchmarks run. */
 export const FERRY_ARGS = [
   "run",
+  "--v8-flags=--max-semi-space-size=4",
   "--allow-net",
   "--allow-env",
   "--allow-read",

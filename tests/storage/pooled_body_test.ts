@@ -128,3 +128,20 @@ Deno.test("pooled body: a stream that is not a byte stream passes its chunks, co
   await assert.rejects(send(new PooledBody(chunks(), data.byteLength - 1, pool)), PartSizeError);
   assert.equal(pool.created, 0, "its own chunks are sent: no buffer is taken");
 });
+
+Deno.test("buffer pool: a buffer past the idle ones it keeps is detached, its memory freed at once", () => {
+  const pool = new BufferPool(1024, 1);
+  const [a, b] = [pool.take(), pool.take()];
+  pool.give(a);
+  pool.give(b);
+  assert.equal(pool.lent, 0);
+  assert.equal(a.detached, false, "the first is kept idle");
+  assert.equal(
+    b.detached,
+    true,
+    "the one the pool does not keep is freed, not left to the collector",
+  );
+  assert.equal(pool.take(), a, "the kept one is lent again");
+  pool.give(new ArrayBuffer(10)); // another size is never kept
+  assert.equal(pool.created, 2);
+});
