@@ -9,8 +9,8 @@
  *     ["file_order_todo", owner, id] → true
  *
  * and {@link buildOrders} writes the marked files' other entries (as the
- * record is when it reads it, checked against the record and the mark in
- * the same commit), then drops the marks: in the background, with the
+ * record is when it reads it, checked against the record, in the commit
+ * that drops the marks): in the background, with the
  * search keys' build (`./search_backlog.ts`: within a second of an upload,
  * and when the store opens with files marked), and first thing in any list
  * of its owner's files in another order ({@link catchUpOrders}), so that a
@@ -25,7 +25,7 @@
  */
 import type { FileRecord } from "../files.ts";
 import { deferredEntries, isListed } from "./file_index.ts";
-import { commitChecked, getAll } from "./helpers.ts";
+import { commitChecked, compareKeys, getAll } from "./helpers.ts";
 import { keyBytes } from "./many.ts";
 
 /** The prefix of every mark. */
@@ -36,8 +36,8 @@ const markKey = (owner: string, id: string): Deno.KvKey => [...ORDER_TODO, owner
 
 /** Marks one step of the build takes at most. */
 export const ORDER_FILES = 1000;
-/** Files one try of a commit reads (their marks and records). */
-const READ = 40;
+/** Files one try of a commit reads (their records; one check each, of KV's 100). */
+const READ = 80;
 /** A commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB). */
 const MUTATIONS = 800;
 const KEY_BYTES = 56 * 1024;
@@ -77,36 +77,34 @@ export async function buildOrders(
 }
 
 /**
- * One try of a commit: reads the marks `keys` and their records, and writes
- * the entries of as many of them (in order, at least one) as fit a commit,
- * checked against what it read. Returns how many marks it dealt with.
+ * One try of a commit: reads the records of the marks `keys`, and writes the
+ * entries of as many of them (in order, at least one) as fit a commit, in
+ * key order (the entries of one order lie together in KV's tree), checked
+ * against the records read, and drops their marks. Returns how many marks
+ * it dealt with. The marks need no check: the entries are the record's
+ * alone, so a mark another build took already is built again to the same.
  */
 async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[]) {
-  const [marks, records] = await Promise.all([
-    getAll<true>(kv, keys),
-    getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]])),
-  ]);
+  const records = await getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]]));
   const op = kv.atomic();
+  const sets: { key: Deno.KvKey; value: unknown }[] = [];
   let mutations = 0;
   let bytes = 0;
   let taken = 0;
-  for (const [i, mark] of marks.entries()) {
-    if (mark.value === null) {
-      taken++; // built by another (a list's catch-up, another process)
-      continue;
-    }
-    const file = records[i].value;
-    const entries = file === null ? [] : deferredEntries(file);
+  for (const [i, record] of records.entries()) {
+    const entries = record.value === null ? [] : deferredEntries(record.value);
     const cost = entries.length + 1;
-    const size = entries.reduce((n, e) => n + keyBytes(e.key), keyBytes(mark.key));
-    if (mutations > 0 && (mutations + cost > MUTATIONS || bytes + size > KEY_BYTES)) break;
-    op.check(mark, records[i]).delete(mark.key);
-    for (const { key, value } of entries) op.set(key, value);
+    const size = entries.reduce((n, e) => n + keyBytes(e.key), keyBytes(keys[i]));
+    if (taken > 0 && (mutations + cost > MUTATIONS || bytes + size > KEY_BYTES)) break;
+    op.check(record).delete(keys[i]);
+    sets.push(...entries);
     mutations += cost;
     bytes += size;
     taken++;
   }
-  return mutations === 0 ? { result: taken } : { op, result: taken };
+  sets.sort((a, b) => compareKeys(a.key, b.key));
+  for (const { key, value } of sets) op.set(key, value);
+  return { op, result: taken };
 }
 
 /**
