@@ -201,3 +201,25 @@ Deno.test("kv list orders: a store stopped with marks left builds them once open
     }
   });
 });
+
+Deno.test("kv list orders: a store closed while its build runs stops at a commit; opened again, it ends with exactly the records' entries", async () => {
+  await inTempStore(async (path) => {
+    let store = await openKvStore(path);
+    const user = await storedUser(store);
+    await store.backlog!.hold();
+    const files = varied(user.id, 300, "t");
+    for (let i = 0; i < files.length; i += 30) await upload(store, files.slice(i, i + 30));
+    store.backlog!.release(); // the build starts: the close below stops it at its next commit
+    await store.close();
+    store = await openKvStore(path);
+    const kv = await Deno.openKv(path);
+    try {
+      await store.backlog!.idle();
+      assert.equal(await marked(kv), 0);
+      assert.deepEqual(await stored(kv), expected(await store.files.listByUser(user.id)));
+    } finally {
+      kv.close();
+      await store.close();
+    }
+  });
+});
