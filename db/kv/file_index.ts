@@ -63,15 +63,27 @@ function sortPart(file: FileRecord, key: FileSortKey): [number, string | number]
 /** One index entry: its key and value. */
 type Entry = { key: Deno.KvKey; value: IndexValue };
 
-/** Every index entry of `file`. */
-function entryList(file: FileRecord): Entry[] {
+/**
+ * The order an upload writes its entries of at once: the files list's default
+ * (newest first). Its other orders' entries are left to a build after it
+ * (`./order_backlog.ts`).
+ */
+export const EAGER_KEY: FileSortKey = "createdAt";
+/** The sort keys whose entries of an upload wait for the build. */
+const DEFERRED_KEYS = FILE_SORT_KEYS.filter((k) => k !== EAGER_KEY);
+
+/** Whether the index lists `file` (a complete, owned one). */
+export const isListed = (file: FileRecord | null): file is FileRecord => scopes(file).length > 0;
+
+/** Every index entry of `file` (of the sort keys `keys`). */
+function entryList(file: FileRecord, keys: readonly FileSortKey[] = FILE_SORT_KEYS): Entry[] {
   const out: Entry[] = [];
   const value: IndexValue = [
     (file.favorite ? FAVORITE : 0) | (file.private ? PRIVATE : 0),
     file.type,
   ];
   for (const scope of scopes(file)) {
-    for (const sortKey of FILE_SORT_KEYS) {
+    for (const sortKey of keys) {
       const key = ["file_index", file.userId!, scope, sortKey, ...sortPart(file, sortKey), file.id];
       out.push({ key, value });
     }
@@ -106,6 +118,21 @@ export class IndexChange {
   created(file: FileRecord): this {
     if (scopes(file).length === 0) return this;
     const list = entryList(file);
+    this.#fresh.push(...list);
+    this.#count(file, 1);
+    for (const { key } of list) this.#blocks(key, 1);
+    return this;
+  }
+
+  /**
+   * Records an uploaded file, whose id no entry holds yet: its counts, and
+   * its entries of {@link EAGER_KEY} (with their block counts) only; those
+   * of the other orders are left to the build (`./order_backlog.ts`, which
+   * {@link deferredEntries} gives them to).
+   */
+  uploaded(file: FileRecord): this {
+    if (!isListed(file)) return this;
+    const list = entryList(file, [EAGER_KEY]);
     this.#fresh.push(...list);
     this.#count(file, 1);
     for (const { key } of list) this.#blocks(key, 1);
@@ -203,7 +230,15 @@ export class IndexChange {
 
 /** The index entries of new `files` (none for a pending or unowned one), keys and values. */
 export function newEntries(files: FileRecord[]): { key: Deno.KvKey; value: IndexValue }[] {
-  return files.flatMap(entryList);
+  return files.flatMap((file) => entryList(file));
+}
+
+/**
+ * The index entries of `file` an upload leaves to the build (those of every
+ * order but {@link EAGER_KEY}): they move no count.
+ */
+export function deferredEntries(file: FileRecord): { key: Deno.KvKey; value: IndexValue }[] {
+  return entryList(file, DEFERRED_KEYS);
 }
 
 /** The index changes of a write of one file added to `op` (see {@link IndexChange.file}). */
@@ -410,14 +445,16 @@ const BACKFILL: Deno.KvKey = ["meta", "file_index_backfill"];
 /** Records one backfill commit indexes (each about 30 writes and 2 checks at most). */
 const BACKFILL_PAGE = 20;
 
-/** The index key that tells whether `file` is indexed already. */
+/**
+ * The index key that tells whether `file` is indexed already: its entry of
+ * {@link EAGER_KEY}, which every write that indexes writes at once.
+ */
 const probeKey = (file: FileRecord): Deno.KvKey => [
   "file_index",
   file.userId ?? "",
   "all",
-  "id",
-  0,
-  file.id,
+  EAGER_KEY,
+  ...sortPart(file, EAGER_KEY),
   file.id,
 ];
 

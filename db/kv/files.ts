@@ -8,7 +8,9 @@
  *
  * A new file's search keys are written after it, in the background: its
  * write lists it for the build (`./search_backlog.ts`), and searches take it
- * as a candidate meanwhile.
+ * as a candidate meanwhile. So are an upload's list index entries of every
+ * order but the default's (`./order_backlog.ts`): a list in another order
+ * builds its owner's first.
  *
  * Uploads' writes (`create`, `complete`) are group-committed: those that
  * arrive while a commit is in flight go together in the next one
@@ -38,13 +40,21 @@ import { commitChecked, defined, getAll } from "./helpers.ts";
 import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
 import { fileTagIdsKey, tagFileKey, taggedFileIds } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
-import { blockCost, IndexChange, indexChange, newEntries, pageIds } from "./file_index.ts";
+import {
+  blockCost,
+  EAGER_KEY,
+  IndexChange,
+  indexChange,
+  newEntries,
+  pageIds,
+} from "./file_index.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles } from "./file_search.ts";
 import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
 import { endBlockRecount, recountBlocks } from "./file_block_recount.ts";
+import { catchUpOrders, markForOrders } from "./order_backlog.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -76,8 +86,11 @@ const REMOVAL_LIMITS = { checks: 100, mutations: 450 };
 /** A group commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB); more go alone. */
 const GROUP_MUTATIONS = 900;
 const GROUP_KEY_BYTES = 56 * 1024;
-/** Writes of one upload's own besides its index keys (record, copy, name, tasks, usage, backlog). */
-const GROUP_WRITES_PER_FILE = 10;
+/**
+ * Writes of one upload's own besides its index keys (record, copy, name,
+ * tasks, usage, the search's list and the other orders' mark).
+ */
+const GROUP_WRITES_PER_FILE = 11;
 
 /** Index entries a pass of the recount of block counts reads at least. */
 const BLOCK_RECOUNT_ENTRIES = 1000;
@@ -121,7 +134,10 @@ export class KvFiles implements FileStore {
    */
   constructor(private readonly kv: Deno.Kv, private readonly build?: BuildStarter) {}
 
-  /** Its search keys are left to the build (`./search_backlog.ts`), started soon after. */
+  /**
+   * Its search keys (`./search_backlog.ts`) and its list entries of the
+   * other orders (`./order_backlog.ts`) are left to the build, started soon after.
+   */
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
     try {
       await settle(this.uploads.run({ kind: "create", file, limits }));
@@ -358,7 +374,8 @@ export class KvFiles implements FileStore {
       else this.writeRecord(op, file);
       const before = w.kind === "create" ? null : records.get(w.id)!.value;
       change.file(before, file);
-      index.file(before, file);
+      if (w.kind === "create") index.uploaded(file);
+      else index.file(before, file);
       taskIndex(op, before, file);
       // A new file's search keys are built after it; a completed one's stay (same name, type).
       if (w.kind === "create") fresh.push(file);
@@ -370,6 +387,7 @@ export class KvFiles implements FileStore {
     }
     index.apply(change.apply(op));
     listForBuild(op, fresh);
+    markForOrders(op, fresh);
     // Files in many scopes (block counts: `./file_blocks.ts`) may pass KV's limits together:
     // then each goes alone.
     if (
@@ -558,6 +576,8 @@ export class KvFiles implements FileStore {
       const records = await getAll<FileRecord>(this.kv, query.ids.map(K.file));
       return queryFiles(records.flatMap((e) => e.value ? [e.value] : []), query);
     }
+    // An upload's entries of the other orders may wait for the build: its owner's first.
+    if (query.sortBy !== EAGER_KEY) await catchUpOrders(this.kv, query.userId);
     const { ids, total } = await pageIds(this.kv, query);
     const records = await getAll<FileRecord>(this.kv, ids.map(K.file));
     return { files: records.flatMap((e) => e.value ? [e.value] : []), total };
@@ -592,12 +612,15 @@ export class KvFiles implements FileStore {
   }
 
   /**
-   * The list index's block counts of the owner first (`./file_block_recount.ts`:
-   * `budget` index entries a pass, at least {@link BLOCK_RECOUNT_ENTRIES}; no
-   * record), then its statistics (`read`: their records); done once both are.
+   * The list index's entries an upload left to the build first
+   * (`./order_backlog.ts`), then its block counts of the owner
+   * (`./file_block_recount.ts`: `budget` index entries a pass, at least
+   * {@link BLOCK_RECOUNT_ENTRIES}; no record), then its statistics (`read`:
+   * their records); done once all are.
    */
   async recountStats(userId: string | null, budget: number) {
     const owner = userId ?? "";
+    await catchUpOrders(this.kv, owner);
     const blocks = await recountBlocks(this.kv, owner, Math.max(budget, BLOCK_RECOUNT_ENTRIES));
     if (!blocks.done) return { done: false, repaired: blocks.repaired, read: 0 };
     const stats = await recountStats(this.kv, owner, K.userFiles(userId), budget);
@@ -647,15 +670,20 @@ export class KvFiles implements FileStore {
 }
 
 /**
- * Adds the changes of new `files` to `op`: the counters', the list index's
- * and the task index's, and their lists for the build of their search keys
- * (`./search_backlog.ts`), which {@link changed} would write at once.
+ * Adds the changes of uploaded `files` to `op`: the counters', the list
+ * index's of the default order and the task index's, and their lists for the
+ * build of their search keys (`./search_backlog.ts`) and of their other
+ * orders' entries (`./order_backlog.ts`), which {@link changed} would write at once.
  */
 function created(op: Deno.AtomicOperation, files: FileRecord[]): Deno.AtomicOperation {
+  const index = new IndexChange();
   for (const file of files) {
-    taskIndex(indexChange(countFile(op, null, file), null, file), null, file);
+    taskIndex(countFile(op, null, file), null, file);
+    index.uploaded(file);
   }
+  index.apply(op);
   listForBuild(op, files);
+  markForOrders(op, files);
   return op;
 }
 

@@ -158,13 +158,17 @@ export class KvStore implements Backend {
     return (await this.kv.get<number>(SCHEMA_VERSION)).value ?? 0;
   }
 
-  /** Stops the build of search keys at its next commit first. */
+  /** Stops the builds of search keys and list entries at their next commit first. */
   async close(): Promise<void> {
     await this.backlog?.stop();
     this.kv.close();
   }
 
-  /** Writes every search key an import left to build (`./search_backlog.ts`): the bench, tests. */
+  /**
+   * Writes every search key an import or upload left to build
+   * (`./search_backlog.ts`), and every list entry uploads left
+   * (`./order_backlog.ts`): the bench, tests.
+   */
   async buildSearchKeys(): Promise<void> {
     await this.backlog?.drain();
   }

@@ -31,6 +31,7 @@ import type { FileRecord } from "../files.ts";
 import { commitChecked, getAll } from "./helpers.ts";
 import { indexFile, searchKeys } from "./file_search.ts";
 import { setInOrder } from "./many.ts";
+import { buildOrders, ORDER_FILES } from "./order_backlog.ts";
 
 /** The prefix of every list. */
 export const BACKLOG: Deno.KvKey = ["file_sfx_todo"];
@@ -131,7 +132,19 @@ async function putRight(kv: Deno.Kv, was: FileRecord | null, key: Deno.KvKey): P
 }
 
 /**
- * Runs {@link buildBacklog} in the background until nothing is listed:
+ * One step of each build: the search keys' ({@link buildBacklog}) and the
+ * uploads' other list orders' (`./order_backlog.ts`). Whether either took a
+ * whole batch (more may be left).
+ */
+async function buildStep(kv: Deno.Kv, stop: () => boolean): Promise<boolean> {
+  const searched = await buildBacklog(kv, BUILD_FILES, stop);
+  const ordered = stop() ? 0 : await buildOrders(kv, { stop });
+  return searched >= BUILD_FILES || ordered >= ORDER_FILES;
+}
+
+/**
+ * Runs {@link buildBacklog} in the background until nothing is listed (and
+ * the uploads' other list orders, `./order_backlog.ts`, until none is marked):
  * {@link poke} starts it (or has the run under way look again once done),
  * {@link soon} within {@link BUILD_DELAY_MS}; {@link hold} keeps it from
  * taking lists while the store's own transaction runs (an import whose lists
@@ -179,7 +192,7 @@ export class BacklogBuilder {
         // A step that took less than a whole batch found the backlog empty after it: files
         // listed since started a build of their own (`soon`, `poke`), so that uploads arriving
         // while it runs are built together a while later, not a few at a time.
-        while (!stop() && await buildBacklog(this.kv, BUILD_FILES, stop) >= BUILD_FILES) {
+        while (!stop() && await buildStep(this.kv, stop)) {
           // each step ends at its own commits
         }
       } catch {
@@ -206,10 +219,10 @@ export class BacklogBuilder {
     await this.#running;
   }
 
-  /** Builds until nothing is listed (the bench, tests), whether held or not. */
+  /** Builds until nothing is listed or marked (the bench, tests), whether held or not. */
   async drain(): Promise<void> {
     await this.#running;
-    while (await buildBacklog(this.kv) > 0) {
+    while (await buildBacklog(this.kv) + await buildOrders(this.kv) > 0) {
       // until every list is built
     }
   }

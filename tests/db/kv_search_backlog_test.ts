@@ -8,13 +8,13 @@
  * itself); a store of schema 7 opens at 8.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import type { FileQuery, FileRecord } from "../../db/files.ts";
 import { queryFiles } from "../../db/files.ts";
 import { searchKeys } from "../../db/kv/file_search.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { BACKLOG, buildBacklog } from "../../db/kv/search_backlog.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
+import { inTempStore, meddlingAt } from "../helpers/kv_backlog.ts";
 
 const SEARCH_PREFIXES = [["file_sfx2"], ["file_sfx_long"], ["file_by_type"]];
 
@@ -70,16 +70,6 @@ async function assertSearches(store: KvStore, userId: string, all: FileRecord[],
     const want = queryFiles(all, q);
     assert.equal(got.total, want.total, JSON.stringify(search));
     assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id));
-  }
-}
-
-/** A temporary directory's database, removed after `fn`. */
-async function inTempStore(fn: (path: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-backlog-" });
-  try {
-    await fn(join(dir, "ferry.kv"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
@@ -186,32 +176,15 @@ Deno.test("kv search backlog: files renamed or deleted while the build writes ke
       // one deleted.
       const [early, gone, late] = [imported[0], imported[110], imported[119]];
       let hooked = false;
-      let commits = 0;
       const kv = await Deno.openKv(path);
-      const meddling = new Proxy(kv, {
-        get(target, prop) {
-          if (prop === "atomic") {
-            return () => {
-              const op = target.atomic();
-              const commit = op.commit.bind(op);
-              op.commit = async () => {
-                if (++commits === 2) {
-                  hooked = true;
-                  await store.files.update(late.id, { name: "late-renamed.png" }, new Date());
-                  await store.files.update(early.id, {
-                    name: "early-renamed.png",
-                    originalName: "Elsewhere.PNG",
-                  }, new Date());
-                  await store.files.delete(gone.id);
-                }
-                return await commit();
-              };
-              return op;
-            };
-          }
-          const value = Reflect.get(target, prop, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
+      const meddling = meddlingAt(kv, 2, async () => {
+        hooked = true;
+        await store.files.update(late.id, { name: "late-renamed.png" }, new Date());
+        await store.files.update(early.id, {
+          name: "early-renamed.png",
+          originalName: "Elsewhere.PNG",
+        }, new Date());
+        await store.files.delete(gone.id);
       });
       try {
         assert.ok(await buildBacklog(meddling) > 0);

@@ -1,0 +1,119 @@
+/**
+ * The files list's entries of an upload in its other orders, stored after
+ * its write (issue #31). An upload's atomic operation writes the file's
+ * index entries of the default order only (`EAGER_KEY`, newest first, with
+ * their counts: `./file_index.ts`, `./file_blocks.ts`): its nine others were
+ * most of what an upload wrote beyond the record, on the request's path.
+ * It marks the file instead:
+ *
+ *     ["file_order_todo", owner, id] → true
+ *
+ * and {@link buildOrders} writes the marked files' other entries (as the
+ * record is when it reads it, checked against the record, in the commit
+ * that drops the marks): in the background, with the
+ * search keys' build (`./search_backlog.ts`: within a second of an upload,
+ * and when the store opens with files marked), and first thing in any list
+ * of its owner's files in another order ({@link catchUpOrders}), so that a
+ * list sorted by size right after an upload already has it.
+ *
+ * A write of a marked file before the build keeps the index right without
+ * knowing of the mark: it changes the entries its change moves (removing
+ * one not written yet is no change), counts only the default order's,
+ * which the upload wrote; the build then writes every entry of the record
+ * as it finds it (none for a deleted file), and a write between its read
+ * and its commit fails its check, so that it reads again.
+ */
+import type { FileRecord } from "../files.ts";
+import { deferredEntries, isListed } from "./file_index.ts";
+import { commitChecked, compareKeys, getAll } from "./helpers.ts";
+import { keyBytes } from "./many.ts";
+
+/** The prefix of every mark. */
+export const ORDER_TODO: Deno.KvKey = ["file_order_todo"];
+
+/** The mark of `owner`'s file `id`. */
+const markKey = (owner: string, id: string): Deno.KvKey => [...ORDER_TODO, owner, id];
+
+/** Marks one step of the build takes at most. */
+export const ORDER_FILES = 1000;
+/** Files one try of a commit reads (their records; one check each, of KV's 100). */
+const READ = 80;
+/** A commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB). */
+const MUTATIONS = 800;
+const KEY_BYTES = 56 * 1024;
+
+/** Adds to `op` the marks of the uploaded `files` the index lists; returns their keys. */
+export function markForOrders(op: Deno.AtomicOperation, files: FileRecord[]): Deno.KvKey[] {
+  const keys = files.filter(isListed).map((f) => markKey(f.userId!, f.id));
+  for (const key of keys) op.set(key, true);
+  return keys;
+}
+
+/**
+ * One step of the build (of `owner`'s marks only, when given): takes up to
+ * `files` marks in key order and writes their files' other entries, as
+ * many files a commit as fit. Returns how many marks it took (0: none is
+ * left); stops between commits, the marks not reached kept, once `stop()`
+ * says so.
+ */
+export async function buildOrders(
+  kv: Deno.Kv,
+  { owner, files = ORDER_FILES, stop = () => false }: {
+    owner?: string;
+    files?: number;
+    stop?: () => boolean;
+  } = {},
+): Promise<number> {
+  const prefix = owner === undefined ? ORDER_TODO : [...ORDER_TODO, owner];
+  const keys: Deno.KvKey[] = [];
+  for await (const { key } of kv.list({ prefix }, { limit: files, batchSize: files })) {
+    keys.push(key);
+  }
+  let done = 0;
+  while (done < keys.length && !stop()) {
+    done += await commitChecked(() => buildSome(kv, keys.slice(done, done + READ)));
+  }
+  return keys.length;
+}
+
+/**
+ * One try of a commit: reads the records of the marks `keys`, and writes the
+ * entries of as many of them (in order, at least one) as fit a commit, in
+ * key order (the entries of one order lie together in KV's tree), checked
+ * against the records read, and drops their marks. Returns how many marks
+ * it dealt with. The marks need no check: the entries are the record's
+ * alone, so a mark another build took already is built again to the same.
+ */
+async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[]) {
+  const records = await getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]]));
+  const op = kv.atomic();
+  const sets: { key: Deno.KvKey; value: unknown }[] = [];
+  let mutations = 0;
+  let bytes = 0;
+  let taken = 0;
+  for (const [i, record] of records.entries()) {
+    const entries = record.value === null ? [] : deferredEntries(record.value);
+    const cost = entries.length + 1;
+    const size = entries.reduce((n, e) => n + keyBytes(e.key), keyBytes(keys[i]));
+    if (taken > 0 && (mutations + cost > MUTATIONS || bytes + size > KEY_BYTES)) break;
+    op.check(record).delete(keys[i]);
+    sets.push(...entries);
+    mutations += cost;
+    bytes += size;
+    taken++;
+  }
+  sets.sort((a, b) => compareKeys(a.key, b.key));
+  for (const { key, value } of sets) op.set(key, value);
+  return { op, result: taken };
+}
+
+/**
+ * Builds every mark of `owner` made before it is called (a list in another
+ * order than the default's, the statistics' recount): steps until one
+ * finds fewer marks than it may take.
+ */
+export async function catchUpOrders(kv: Deno.Kv, owner: string): Promise<void> {
+  while (await buildOrders(kv, { owner }) >= ORDER_FILES) {
+    // marks of this owner left: the next step takes them
+  }
+}
