@@ -3,27 +3,12 @@
  * records under `["lease-claim", name]`, replaced with a checked commit.
  */
 import type { LeaseStore, Versioned } from "../leases.ts";
+import { tryCommit } from "./helpers.ts";
 
 interface Lease {
   holder: string;
   /** When it was taken (ms). */
   takenAt: number;
-}
-
-/**
- * Commits `op`: its versionstamp, or `null` when a check failed or another
- * handle on the same KV file held SQLite's write lock (Deno KV throws a
- * `TypeError` "database is locked" rather than waiting); the caller reads
- * afresh and tries again in both cases.
- */
-export async function tryCommit(op: Deno.AtomicOperation): Promise<string | null> {
-  try {
-    const result = await op.commit();
-    return result.ok ? result.versionstamp : null;
-  } catch (error) {
-    if (!(error instanceof TypeError && error.message === "database is locked")) throw error;
-    return null;
-  }
 }
 
 /** {@link LeaseStore} on Deno KV. */

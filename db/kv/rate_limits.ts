@@ -8,7 +8,7 @@
  * wrote the window since (or it expired), and then the windows are read.
  */
 import { type RateLimitBackend, windowOf, type WindowTake } from "../rate_limits.ts";
-import { tryCommit } from "./leases.ts";
+import { tryCommit } from "./helpers.ts";
 
 interface Window {
   count: number;

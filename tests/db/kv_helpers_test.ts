@@ -116,3 +116,23 @@ Deno.test("commitChecked: errors other than a failed check are not retried", asy
     assert.equal(tries, 1);
   });
 });
+
+Deno.test("commitChecked: two handles on one KV file write at once, none refused by the other's lock", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/locks.kv`;
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const increment = (kv: Deno.Kv) =>
+      commitChecked(async () => {
+        const entry = await kv.get<number>(["count"]);
+        return { op: kv.atomic().check(entry).set(["count"], (entry.value ?? 0) + 1), result: 1 };
+      });
+    const writes = Array.from({ length: 200 }, (_, i) => increment(i % 2 ? a : b));
+    assert.equal((await Promise.all(writes)).length, 200);
+    assert.equal((await a.get(["count"])).value, 200);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
