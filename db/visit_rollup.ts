@@ -241,48 +241,6 @@ export function visitsOf(g: VisitGroup): VisitRecord[] {
 export const visitCount = (groups: VisitGroup[]): number =>
   groups.reduce((n, g) => n + g.times.length, 0);
 
-/**
- * `groups` in parts that each weigh at most `capacity`: a group weighs
- * `weigh(group)` plus `perTime` a visit; a group too heavy for the room
- * left is split by its times.
- */
-export function partsOf(
-  groups: VisitGroup[],
-  capacity: number,
-  perTime: number,
-  weigh: (group: VisitGroup) => number = () => 0,
-): VisitGroup[][] {
-  const parts: VisitGroup[][] = [];
-  let part: VisitGroup[] = [];
-  let used = 0;
-  for (const group of groups) {
-    const own = weigh(group);
-    if (own + perTime > capacity) throw new Error("a visit outweighs a part");
-    const { times } = group;
-    let start = 0;
-    while (start < times.length) {
-      const room = Math.floor((capacity - used - own) / perTime);
-      if (room < 1) {
-        parts.push(part);
-        part = [];
-        used = 0;
-        continue;
-      }
-      const end = Math.min(times.length, start + room);
-      part.push(
-        start === 0 && end === times.length ? group : {
-          ...group,
-          times: times.slice(start, end),
-        },
-      );
-      used += own + (end - start) * perTime;
-      start = end;
-    }
-  }
-  if (part.length > 0) parts.push(part);
-  return parts;
-}
-
 /** The delta of `scope`'s `hour` in `deltas`, made empty when missing. */
 export function deltaOf(
   deltas: Map<string, HourDelta>,
