@@ -10,12 +10,29 @@
 /** A SipHash-2-4 key: 16 bytes. */
 export const SIPHASH_KEY_BYTES = 16;
 
-/** Hex digits of a byte, by value. */
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** The character codes of the hex digits, by value. */
+const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 
-/** The hex of a 32-bit value, 8 digits, most significant first. */
-const hex32 = (n: number): string =>
-  HEX[n >>> 24] + HEX[(n >>> 16) & 255] + HEX[(n >>> 8) & 255] + HEX[n & 255];
+/** `high` and `low` (32 bits each) as 16 hex digits, one flat string. */
+const hex64 = (high: number, low: number): string =>
+  String.fromCharCode(
+    HEX_CODES[high >>> 28],
+    HEX_CODES[(high >>> 24) & 15],
+    HEX_CODES[(high >>> 20) & 15],
+    HEX_CODES[(high >>> 16) & 15],
+    HEX_CODES[(high >>> 12) & 15],
+    HEX_CODES[(high >>> 8) & 15],
+    HEX_CODES[(high >>> 4) & 15],
+    HEX_CODES[high & 15],
+    HEX_CODES[low >>> 28],
+    HEX_CODES[(low >>> 24) & 15],
+    HEX_CODES[(low >>> 20) & 15],
+    HEX_CODES[(low >>> 16) & 15],
+    HEX_CODES[(low >>> 12) & 15],
+    HEX_CODES[(low >>> 8) & 15],
+    HEX_CODES[(low >>> 4) & 15],
+    HEX_CODES[low & 15],
+  );
 
 /** The little-endian 32-bit word of `b` at `i`. */
 const word = (b: Uint8Array, i: number): number =>
@@ -24,86 +41,84 @@ const word = (b: Uint8Array, i: number): number =>
 /**
  * SipHash-2-4 of `length` bytes of `message` under `key` (16 bytes), as 16
  * hex digits of the 64-bit result, most significant first (the reference
- * implementation's test vectors read as numbers).
+ * implementation's test vectors read as numbers). One function over local
+ * variables (each 64-bit word as its high and low halves): a message word's
+ * two rounds, then the finalization's four, run the same round code.
  */
 export function sipHash24(key: Uint8Array, message: Uint8Array, length = message.length): string {
   if (key.length !== SIPHASH_KEY_BYTES) throw new Error("SipHash: a key is 16 bytes");
-  const v = state;
   const k0l = word(key, 0), k0h = word(key, 4), k1l = word(key, 8), k1h = word(key, 12);
-  // v0..v3 as (low, high) halves: the constants "somepseudorandomlygeneratedbytes".
-  v[V0L] = 0x70736575 ^ k0l;
-  v[V0H] = 0x736f6d65 ^ k0h;
-  v[V1L] = 0x6e646f6d ^ k1l;
-  v[V1H] = 0x646f7261 ^ k1h;
-  v[V2L] = 0x6e657261 ^ k0l;
-  v[V2H] = 0x6c796765 ^ k0h;
-  v[V3L] = 0x79746573 ^ k1l;
-  v[V3H] = 0x74656462 ^ k1h;
+  // v0..v3: the constants "somepseudorandomlygeneratedbytes" under the key.
+  let v0l = (0x70736575 ^ k0l) >>> 0, v0h = (0x736f6d65 ^ k0h) >>> 0;
+  let v1l = (0x6e646f6d ^ k1l) >>> 0, v1h = (0x646f7261 ^ k1h) >>> 0;
+  let v2l = (0x6e657261 ^ k0l) >>> 0, v2h = (0x6c796765 ^ k0h) >>> 0;
+  let v3l = (0x79746573 ^ k1l) >>> 0, v3h = (0x74656462 ^ k1h) >>> 0;
   const whole = length - (length % 8);
-  for (let i = 0; i < whole; i += 8) compress(v, word(message, i), word(message, i + 4));
-  // The last block: the remaining bytes, the length's low byte in the top byte.
-  let ml = 0, mh = (length & 255) << 24;
-  for (let i = whole; i < length; i++) {
-    const at = i - whole;
-    if (at < 4) ml |= message[i] << (8 * at);
-    else mh |= message[i] << (8 * (at - 4));
+  // Blocks: each whole word, then the last (the remaining bytes, the length's low byte on
+  // top), then the finalization (no message, four rounds).
+  for (let at = 0; at <= whole + 8; at += 8) {
+    let ml = 0, mh = 0, rounds = 2;
+    if (at < whole) {
+      ml = word(message, at);
+      mh = word(message, at + 4);
+    } else if (at === whole) {
+      mh = (length & 255) << 24;
+      for (let i = whole; i < length; i++) {
+        const shift = 8 * (i - whole);
+        if (shift < 32) ml |= message[i] << shift;
+        else mh |= message[i] << (shift - 32);
+      }
+      ml >>>= 0;
+      mh >>>= 0;
+    } else {
+      v2l = (v2l ^ 0xff) >>> 0;
+      rounds = 4;
+    }
+    v3l = (v3l ^ ml) >>> 0;
+    v3h = (v3h ^ mh) >>> 0;
+    for (let r = 0; r < rounds; r++) {
+      let l: number, h: number;
+      // v0 += v1; v1 <<<= 13; v1 ^= v0; v0 <<<= 32
+      l = v0l + v1l;
+      v0h = (v0h + v1h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      v0l = l >>> 0;
+      h = (v1h << 13) | (v1l >>> 19);
+      l = (v1l << 13) | (v1h >>> 19);
+      v1h = (h ^ v0h) >>> 0;
+      v1l = (l ^ v0l) >>> 0;
+      h = v0h;
+      v0h = v0l;
+      v0l = h;
+      // v2 += v3; v3 <<<= 16; v3 ^= v2
+      l = v2l + v3l;
+      v2h = (v2h + v3h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      v2l = l >>> 0;
+      h = (v3h << 16) | (v3l >>> 16);
+      l = (v3l << 16) | (v3h >>> 16);
+      v3h = (h ^ v2h) >>> 0;
+      v3l = (l ^ v2l) >>> 0;
+      // v0 += v3; v3 <<<= 21; v3 ^= v0
+      l = v0l + v3l;
+      v0h = (v0h + v3h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      v0l = l >>> 0;
+      h = (v3h << 21) | (v3l >>> 11);
+      l = (v3l << 21) | (v3h >>> 11);
+      v3h = (h ^ v0h) >>> 0;
+      v3l = (l ^ v0l) >>> 0;
+      // v2 += v1; v1 <<<= 17; v1 ^= v2; v2 <<<= 32
+      l = v2l + v1l;
+      v2h = (v2h + v1h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      v2l = l >>> 0;
+      h = (v1h << 17) | (v1l >>> 15);
+      l = (v1l << 17) | (v1h >>> 15);
+      v1h = (h ^ v2h) >>> 0;
+      v1l = (l ^ v2l) >>> 0;
+      h = v2h;
+      v2h = v2l;
+      v2l = h;
+    }
+    v0l = (v0l ^ ml) >>> 0;
+    v0h = (v0h ^ mh) >>> 0;
   }
-  compress(v, ml, mh);
-  v[V2L] ^= 0xff;
-  sipRound(v);
-  sipRound(v);
-  sipRound(v);
-  sipRound(v);
-  return hex32((v[V0H] ^ v[V1H] ^ v[V2H] ^ v[V3H]) >>> 0) +
-    hex32((v[V0L] ^ v[V1L] ^ v[V2L] ^ v[V3L]) >>> 0);
-}
-
-/** The state's words: v0..v3, each as its low and high 32 bits. */
-const V0L = 0, V0H = 1, V1L = 2, V1H = 3, V2L = 4, V2H = 5, V3L = 6, V3H = 7;
-/** The state, reused (a hash never yields). */
-const state = new Uint32Array(8);
-
-/** One message word (low and high halves) into the state: SipHash-2-4's two rounds. */
-function compress(v: Uint32Array, ml: number, mh: number): void {
-  v[V3L] ^= ml;
-  v[V3H] ^= mh;
-  sipRound(v);
-  sipRound(v);
-  v[V0L] ^= ml;
-  v[V0H] ^= mh;
-}
-
-/** `a += b` on the 64-bit words at `a` and `b` (low halves; high at +1). */
-function add(v: Uint32Array, a: number, b: number): void {
-  const low = v[a] + v[b];
-  v[a + 1] = v[a + 1] + v[b + 1] + (low > 0xffffffff ? 1 : 0);
-  v[a] = low;
-}
-
-/** `x = (x <<< n) ^ v[into]` on the 64-bit word at `x` (0 < n < 32). */
-function rotateXor(v: Uint32Array, x: number, n: number, into: number): void {
-  const low = v[x], high = v[x + 1];
-  v[x] = ((low << n) | (high >>> (32 - n))) ^ v[into];
-  v[x + 1] = ((high << n) | (low >>> (32 - n))) ^ v[into + 1];
-}
-
-/** The word at `x` rotated by 32: its halves swapped. */
-function swap(v: Uint32Array, x: number): void {
-  const low = v[x];
-  v[x] = v[x + 1];
-  v[x + 1] = low;
-}
-
-/** One SipRound. */
-function sipRound(v: Uint32Array): void {
-  add(v, V0L, V1L);
-  rotateXor(v, V1L, 13, V0L);
-  swap(v, V0L);
-  add(v, V2L, V3L);
-  rotateXor(v, V3L, 16, V2L);
-  add(v, V0L, V3L);
-  rotateXor(v, V3L, 21, V0L);
-  add(v, V2L, V1L);
-  rotateXor(v, V1L, 17, V2L);
-  swap(v, V2L);
+  return hex64((v0h ^ v1h ^ v2h ^ v3h) >>> 0, (v0l ^ v1l ^ v2l ^ v3l) >>> 0);
 }
