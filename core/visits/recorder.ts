@@ -79,9 +79,9 @@ const ALIKE_CANDIDATES = 8;
 
 /** Whether `a` and `b` are alike visits: one target, address, agent, `Referer` and day. */
 function sameVisitor(a: Omit<Pending, "times">, b: Omit<Pending, "times">): boolean {
-  return a.day === b.day && a.ip === b.ip && a.ua === b.ua && a.referer === b.referer &&
-    a.target.id === b.target.id && a.target.kind === b.target.kind &&
-    a.target.ownerId === b.target.ownerId;
+  return a.day === b.day && a.ip === b.ip && a.target.id === b.target.id &&
+    a.referer === b.referer && a.target.kind === b.target.kind &&
+    a.target.ownerId === b.target.ownerId && a.ua === b.ua;
 }
 
 /** One instance's buffer of visits. */
@@ -119,9 +119,10 @@ export class VisitRecorder {
     const day = dayOf(at);
     const last = this.#pending[this.#pending.length - 1];
     if (
-      last !== undefined && last.day === day && last.ua === ua && last.ip === ip &&
-      last.referer === referer && last.target.id === target.id &&
-      last.target.kind === target.kind && last.target.ownerId === target.ownerId
+      // The short address first: the long agent is compared only when the rest is alike.
+      last !== undefined && last.day === day && last.ip === ip && last.target.id === target.id &&
+      last.referer === referer && last.target.kind === target.kind &&
+      last.target.ownerId === target.ownerId && last.ua === ua
     ) {
       last.times.push(at);
     } else this.#pending.push({ target, ip, ua, referer, day, times: [at] });
