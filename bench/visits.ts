@@ -26,8 +26,9 @@
  * measured and the load average; `--parts=a` or `--parts=b` runs one part and
  * keeps the other's section from the file as it was (hand-written notes are
  * not kept: write them again). `--visits=N` changes (b)'s total,
- * `BENCH_VISITS_ROUNDS=<n>` (a)'s rounds.
- * Run: `deno task bench visits [--parts=a|b]`.
+ * `--rounds=N` (or `BENCH_VISITS_ROUNDS=<n>`) (a)'s rounds, `--traffic=one` or
+ * `--traffic=many` measures (a) with that traffic only.
+ * Run: `deno task bench visits [--parts=a|b] [--rounds=N] [--traffic=one|many]`.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -50,8 +51,10 @@ import { kvStore, postgresStore } from "./helpers/stores.ts";
 import { wrk, WRK_SCRIPTS, type WrkResult } from "./helpers/wrk.ts";
 
 const LOAD = { threads: 2, connections: 32, durationSeconds: 8, warmupSeconds: 2 };
-/** Rounds of off and on per store and traffic. */
-const ROUNDS = Number(Deno.env.get("BENCH_VISITS_ROUNDS") ?? 7);
+/** Rounds of off and on per store and traffic (`--rounds` changes it for a run). */
+let ROUNDS = Number(Deno.env.get("BENCH_VISITS_ROUNDS") ?? 7);
+/** The traffics (a) measures (`--traffic` picks one). */
+let TRAFFICS: Traffic[] = ["one", "many"];
 /** Visits the roll-ups of (b) hold, by default. */
 const VISITS = 10_000_000;
 /** Links (b) spreads them over, and the days. */
@@ -147,7 +150,7 @@ async function paired(
   databasePid: number | null,
 ): Promise<Paired[]> {
   const pairs: Paired[] = [];
-  for (const traffic of Object.keys(TRAFFIC) as Traffic[]) {
+  for (const traffic of TRAFFICS) {
     const rounds = await alternate(
       ROUNDS,
       (side) => redirects(env, traffic, side === "b", databasePid),
@@ -435,9 +438,20 @@ async function partB(url: string, total: number): Promise<QueryRow[]> {
 export function run(args: string[] = Deno.args): Promise<string> {
   const { values } = parseArgs({
     args,
-    options: { visits: { type: "string" }, parts: { type: "string" } },
+    options: {
+      visits: { type: "string" },
+      parts: { type: "string" },
+      rounds: { type: "string" },
+      traffic: { type: "string" },
+    },
     strict: false,
   });
+  if (values.rounds !== undefined) ROUNDS = Number(values.rounds);
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error("--rounds: a whole number ≥ 1");
+  if (values.traffic !== undefined) {
+    if (!((values.traffic as string) in TRAFFIC)) throw new Error("--traffic: one or many");
+    TRAFFICS = [values.traffic as Traffic];
+  }
   const total = Number(values.visits ?? VISITS);
   const parts = partsOf(values.parts as string | undefined);
   return wrkBench(async () => {

@@ -2,7 +2,7 @@
  * HyperLogLog sketches of unique visitors (pure functions): what the visit
  * roll-ups keep per roll-up and hour instead of a mark per visitor.
  *
- * - Input: the visitor hash, 64 bits of a salted HMAC-SHA-256 (16 hex
+ * - Input: the visitor hash, 64 bits of a salted SipHash-2-4 (16 hex
  *   digits, `core/visits/salt.ts`), used as it is; any other string (tests,
  *   documents made by hand) is hashed with SHA-256 first.
  * - Dense: {@link P} = 14, 16,384 registers of 6 bits (12,288 bytes): a

@@ -108,6 +108,18 @@ export function deltaOfWrite(h: VisitHourWrite): HourDelta {
   };
 }
 
+/** A delta that adds nothing to `scope`'s hour. */
+const emptyDelta = (scope: VisitScope, hour: number): HourDelta => ({
+  scope,
+  hour,
+  visits: 0,
+  hourUniques: 0,
+  dayUniques: 0,
+  entries: [],
+  sketch: null,
+  dimensions: new Map(),
+});
+
 /** `stored` with `added` merged in (either may be absent). */
 export function mergeSketch(stored: Sketch | null, added: Sketch | null): Sketch | null {
   if (added === null) return stored;
@@ -120,74 +132,83 @@ export const MAX_VALUE_LENGTH = 256;
 /** A delta's key in maps. */
 export const deltaKey = (scope: VisitScope, hour: number): string => `${scopeKey(scope)}\0${hour}`;
 
-/** One group's visits in one hour: counted together. */
-interface HourUnit {
-  group: VisitGroup;
-  hour: number;
-  count: number;
-}
-
 /**
  * The additions `groups` make to the roll-ups: visits, dimensions and the
  * visitors' sketch entries per roll-up and hour. The work is per group and
  * hour, not per visit.
  */
 export function rollUp(groups: VisitGroup[]): Map<string, HourDelta> {
-  const units: HourUnit[] = [];
+  const deltas = new Map<string, HourDelta>();
+  // A group's visits of one hour in a row with the group before's, of one target, owner and
+  // hour (most of a batch), are a run, counted once and then added to each of its roll-ups'
+  // deltas: a group costs its dimensions' counts once, not once a roll-up.
+  const keys = dimensionKeyMemo();
+  let first: VisitGroup | undefined;
+  let run: HourDelta = emptyDelta(SERVER_SCOPE, 0);
+  const flush = () => {
+    if (first === undefined) return;
+    for (const scope of scopesOf(first)) addRun(deltaOf(deltas, scope, run.hour), run);
+  };
+  const count = (group: VisitGroup, hour: number, visits: number) => {
+    if (
+      first === undefined || run.hour !== hour || first.targetId !== group.targetId ||
+      first.targetKind !== group.targetKind || first.ownerId !== group.ownerId
+    ) {
+      flush();
+      first = group;
+      run = emptyDelta(SERVER_SCOPE, hour);
+    }
+    run.visits += visits;
+    for (const dimension of VISIT_DIMENSIONS) {
+      const key = keys(dimension, group[dimension]);
+      if (key !== null) run.dimensions.set(key, (run.dimensions.get(key) ?? 0) + visits);
+    }
+    run.entries.push(entryOf(group.visitor));
+  };
   for (const group of groups) {
     const { times } = group;
     if (times.length === 1) {
-      units.push({ group, hour: hourOf(times[0]), count: 1 });
+      count(group, hourOf(times[0]), 1);
       continue;
     }
-    const own = new Map<number, HourUnit>();
-    let last: HourUnit | undefined;
+    // Its visits per hour, in the order their hours first come.
+    const hours = new Map<number, number>();
     for (const at of times) {
       const hour = hourOf(at);
-      let unit = last !== undefined && last.hour === hour ? last : own.get(hour);
-      if (unit === undefined) {
-        own.set(hour, unit = { group, hour, count: 0 });
-        units.push(unit);
-      }
-      unit.count++;
-      last = unit;
+      hours.set(hour, (hours.get(hour) ?? 0) + 1);
     }
+    for (const [hour, visits] of hours) count(group, hour, visits);
   }
-  const deltas = new Map<string, HourDelta>();
-  // The deltas of the unit before, kept while units are of its target and hour (most are).
-  let last: HourUnit | undefined;
-  let lastDeltas: HourDelta[] = [];
-  for (const unit of units) {
-    const { group, hour, count } = unit;
-    if (
-      last === undefined || last.hour !== hour || last.group.targetId !== group.targetId ||
-      last.group.targetKind !== group.targetKind || last.group.ownerId !== group.ownerId
-    ) {
-      lastDeltas = scopesOf(group).map((scope) => deltaOf(deltas, scope, hour));
-    }
-    last = unit;
-    const dimensions = dimensionKeys(group);
-    const entry = entryOf(group.visitor);
-    for (const delta of lastDeltas) {
-      delta.visits += count;
-      for (const key of dimensions) {
-        delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);
-      }
-      delta.entries.push(entry);
-    }
-  }
+  flush();
   return deltas;
 }
 
-/** The `dimension\0value` keys of a group's dimensions that have a value. */
-function dimensionKeys(group: VisitGroup): string[] {
-  const keys: string[] = [];
-  for (const dimension of VISIT_DIMENSIONS) {
-    const value = group[dimension];
-    if (value === null || value === "") continue;
-    keys.push(`${dimension}\0${value.slice(0, MAX_VALUE_LENGTH)}`);
+/** Adds a run's counts and entries to `delta`. */
+function addRun(delta: HourDelta, run: HourDelta): void {
+  delta.visits += run.visits;
+  for (const [key, count] of run.dimensions) {
+    delta.dimensions.set(key, (delta.dimensions.get(key) ?? 0) + count);
   }
-  return keys;
+  for (const entry of run.entries) delta.entries.push(entry);
+}
+
+/**
+ * The `dimension\0value` key of a dimension's value (`null` without one),
+ * each made once: a batch's visitors share a few browsers and referrers.
+ */
+function dimensionKeyMemo(): (dimension: VisitDimension, value: string | null) => string | null {
+  const made = new Map<VisitDimension, Map<string, string>>(
+    VISIT_DIMENSIONS.map((d) => [d, new Map()]),
+  );
+  return (dimension, value) => {
+    if (value === null || value === "") return null;
+    const own = made.get(dimension)!;
+    let key = own.get(value);
+    if (key === undefined) {
+      own.set(value, key = `${dimension}\0${value.slice(0, MAX_VALUE_LENGTH)}`);
+    }
+    return key;
+  };
 }
 
 /** The fields that make visits alike, as one string. */
@@ -241,48 +262,6 @@ export function visitsOf(g: VisitGroup): VisitRecord[] {
 export const visitCount = (groups: VisitGroup[]): number =>
   groups.reduce((n, g) => n + g.times.length, 0);
 
-/**
- * `groups` in parts that each weigh at most `capacity`: a group weighs
- * `weigh(group)` plus `perTime` a visit; a group too heavy for the room
- * left is split by its times.
- */
-export function partsOf(
-  groups: VisitGroup[],
-  capacity: number,
-  perTime: number,
-  weigh: (group: VisitGroup) => number = () => 0,
-): VisitGroup[][] {
-  const parts: VisitGroup[][] = [];
-  let part: VisitGroup[] = [];
-  let used = 0;
-  for (const group of groups) {
-    const own = weigh(group);
-    if (own + perTime > capacity) throw new Error("a visit outweighs a part");
-    const { times } = group;
-    let start = 0;
-    while (start < times.length) {
-      const room = Math.floor((capacity - used - own) / perTime);
-      if (room < 1) {
-        parts.push(part);
-        part = [];
-        used = 0;
-        continue;
-      }
-      const end = Math.min(times.length, start + room);
-      part.push(
-        start === 0 && end === times.length ? group : {
-          ...group,
-          times: times.slice(start, end),
-        },
-      );
-      used += own + (end - start) * perTime;
-      start = end;
-    }
-  }
-  if (part.length > 0) parts.push(part);
-  return parts;
-}
-
 /** The delta of `scope`'s `hour` in `deltas`, made empty when missing. */
 export function deltaOf(
   deltas: Map<string, HourDelta>,
@@ -291,19 +270,7 @@ export function deltaOf(
 ): HourDelta {
   const key = deltaKey(scope, hour);
   let delta = deltas.get(key);
-  if (!delta) {
-    delta = {
-      scope,
-      hour,
-      visits: 0,
-      hourUniques: 0,
-      dayUniques: 0,
-      entries: [],
-      sketch: null,
-      dimensions: new Map(),
-    };
-    deltas.set(key, delta);
-  }
+  if (!delta) deltas.set(key, delta = emptyDelta(scope, hour));
   return delta;
 }
 

@@ -63,7 +63,7 @@ export interface VisitRecord {
   /** `desktop`, `mobile`, `tablet`, `console`, `tv`, `wearable`, `embedded` or `bot`. */
   device: string;
   bot: boolean;
-  /** HMAC-SHA-256 of the address and user agent under the day's salt, 16 hex digits. */
+  /** A keyed hash of the address and user agent under the day's salt (`core/visits/salt.ts`), 16 hex digits. */
   visitor: string;
 }
 

@@ -70,6 +70,8 @@ function trustedForwarded(services: Services, request: Request, header: string):
  * entries.
  */
 export function forwardedEntry(header: string | null | undefined, hops: number): string | null {
+  // One entry (one proxy, as most requests come): no list made (each visit reads it).
+  if (header != null && hops >= 1 && !header.includes(",")) return header.trim() || null;
   const entries = (header ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
   if (entries.length === 0) return null;
   return entries[Math.max(0, entries.length - hops)];

@@ -79,9 +79,9 @@ const ALIKE_CANDIDATES = 8;
 
 /** Whether `a` and `b` are alike visits: one target, address, agent, `Referer` and day. */
 function sameVisitor(a: Omit<Pending, "times">, b: Omit<Pending, "times">): boolean {
-  return a.day === b.day && a.ip === b.ip && a.ua === b.ua && a.referer === b.referer &&
-    a.target.id === b.target.id && a.target.kind === b.target.kind &&
-    a.target.ownerId === b.target.ownerId;
+  return a.day === b.day && a.ip === b.ip && a.target.id === b.target.id &&
+    a.referer === b.referer && a.target.kind === b.target.kind &&
+    a.target.ownerId === b.target.ownerId && a.ua === b.ua;
 }
 
 /** One instance's buffer of visits. */
@@ -119,9 +119,10 @@ export class VisitRecorder {
     const day = dayOf(at);
     const last = this.#pending[this.#pending.length - 1];
     if (
-      last !== undefined && last.day === day && last.ua === ua && last.ip === ip &&
-      last.referer === referer && last.target.id === target.id &&
-      last.target.kind === target.kind && last.target.ownerId === target.ownerId
+      // The short address first: the long agent is compared only when the rest is alike.
+      last !== undefined && last.day === day && last.ip === ip && last.target.id === target.id &&
+      last.referer === referer && last.target.kind === target.kind &&
+      last.target.ownerId === target.ownerId && last.ua === ua
     ) {
       last.times.push(at);
     } else this.#pending.push({ target, ip, ua, referer, day, times: [at] });
@@ -217,19 +218,27 @@ export class VisitRecorder {
 
   /** The groups of `visits`: bots left out unless counted, each visitor hashed once. */
   async #groups(visits: Pending[]): Promise<VisitGroup[]> {
-    // By address and target first (a short key), then the rest compared: no long key built
-    // per visit. At most ALIKE_CANDIDATES groups are compared a key (an address sending many
-    // agents to one link makes more groups, never a quadratic batch).
-    const byKey = new Map<string, Pending[]>();
+    // By target and address first (maps of maps: no key string built per visit), then the
+    // rest compared. At most ALIKE_CANDIDATES groups are compared a key (an address sending
+    // many agents to one link makes more groups, never a quadratic batch).
+    const byTarget = new Map<string, Map<string, Pending | Pending[]>>();
     const alike: Pending[] = [];
     for (const visit of visits) {
-      const key = `${visit.ip}\0${visit.target.id}`;
-      const seen = byKey.get(key);
-      const group = seen?.find((other) => sameVisitor(other, visit));
+      let byIp = byTarget.get(visit.target.id);
+      if (byIp === undefined) byTarget.set(visit.target.id, byIp = new Map());
+      const seen = byIp.get(visit.ip);
+      const group = seen === undefined
+        ? undefined
+        : Array.isArray(seen)
+        ? seen.find((other) => sameVisitor(other, visit))
+        : sameVisitor(seen, visit)
+        ? seen
+        : undefined;
       if (group !== undefined) { for (const time of visit.times) group.times.push(time); }
       else {
         alike.push(visit);
-        if (seen === undefined) byKey.set(key, [visit]);
+        if (seen === undefined) byIp.set(visit.ip, visit);
+        else if (!Array.isArray(seen)) byIp.set(visit.ip, [seen, visit]);
         else if (seen.length < ALIKE_CANDIDATES) seen.push(visit);
       }
     }

@@ -1,10 +1,11 @@
 /**
  * Visits on Deno KV. Keys:
  *
- * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch, as
- *   groups (`VisitGroup`: one visitor's alike visits, each visit a time; packs stored
- *   before groups hold single records) of at most {@link PACK_BYTES}, `at` the pack's
- *   latest; one key rather than one per visit, which a busy link would pay per request; `["visits_at", at, kind, id, seq]` → `null`, the
+ * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch
+ *   (`../visit_pack.ts`: its groups as bytes, at most {@link PACK_BYTES}; packs stored
+ *   before were arrays of groups, `VisitGroup`, or of single records, and are read
+ *   alike), `at` the pack's latest; one key rather than one per visitor or visit;
+ *   `["visits_at", at, kind, id, seq]` → `null`, the
  *   retention's index (a pack goes when its latest visit is past the retention);
  * - `["visits_hourly", scopeKind, scopeId, hour]` → one roll-up hour (counts and dimensions);
  *   `["visits_hll", scopeKind, scopeId, hour]` → its visitors' sketch (`../hll.ts`, encoded:
@@ -24,6 +25,7 @@
  * ({@link dropSeenMarks}).
  */
 import { commitChecked, getAll } from "./helpers.ts";
+import { packVisits, unpackVisits } from "../visit_pack.ts";
 import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
   type DaySketch,
@@ -33,7 +35,6 @@ import {
   dimensionCounts,
   type HourDelta,
   mergeSketch,
-  partsOf,
   rollUp,
   visitsOf,
 } from "../visit_rollup.ts";
@@ -52,27 +53,27 @@ import {
 
 /** Roll-up hours one commit reads and writes (two keys checked and three written each). */
 const HOURS_PER_OP = 10;
-/**
- * The most a pack of raw visits may weigh, estimated by {@link groupBytes}
- * and {@link TIME_BYTES} (within KV's 64 KiB a value).
- */
-export const PACK_BYTES = 48 * 1024;
-/** What one visit's time adds to a pack: a double in V8's serialization. */
-const TIME_BYTES = 9;
-
-/** A generous estimate of what a group's fields weigh in a pack, its times aside. */
-const groupBytes = (g: VisitGroup): number =>
-  160 + [g.targetId, g.ownerId, g.referrer, g.country, g.browser, g.os, g.device, g.visitor]
-    .reduce((n, value) => n + 3 * (value?.length ?? 0) + 4, 0);
+/** The most a pack of raw visits may weigh (`../visit_pack.ts`; within KV's 64 KiB a value). */
+const PACK_BYTES = 48 * 1024;
 
 /**
- * What a pack holds: groups, or single records as packs stored before
- * groups held them (read alike).
+ * A stored pack: its bytes (`../visit_pack.ts`), or, as written before packs
+ * were bytes, an array of groups or (before groups) of single records.
  */
-type PackEntry = VisitGroup | VisitRecord;
+type StoredPack = Uint8Array | (VisitGroup | VisitRecord)[];
 
-/** The records of one pack entry. */
-const recordsOf = (entry: PackEntry): VisitRecord[] => "times" in entry ? visitsOf(entry) : [entry];
+/** The records of one stored pack. */
+const recordsOf = (pack: StoredPack): VisitRecord[] =>
+  pack instanceof Uint8Array
+    ? unpackVisits(pack).flatMap(visitsOf)
+    : pack.flatMap((entry) => "times" in entry ? visitsOf(entry) : [entry]);
+
+/** How many visits a stored pack holds. */
+const visitsIn = (pack: StoredPack): number =>
+  pack instanceof Uint8Array
+    ? unpackVisits(pack).reduce((n, g) => n + g.times.length, 0)
+    : pack.reduce((n, entry) => n + ("times" in entry ? entry.times.length : 1), 0);
+
 /** Packs one commit writes (two keys each), within KV's 800 KiB a commit. */
 const PACKS_PER_OP = 8;
 /** Dimension values one roll-up hour keeps. */
@@ -150,25 +151,14 @@ export class KvVisits implements VisitStore {
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;
-    const byTarget = new Map<string, VisitGroup[]>();
-    for (const group of groups) {
-      const key = `${group.targetKind}\0${group.targetId}`;
-      const list = byTarget.get(key);
-      if (list) list.push(group);
-      else byTarget.set(key, [group]);
-    }
-    const packs: VisitGroup[][] = [];
-    for (const list of byTarget.values()) {
-      packs.push(...partsOf(list, PACK_BYTES, TIME_BYTES, groupBytes));
-    }
+    const packs = packVisits(groups, PACK_BYTES);
     for (let i = 0; i < packs.length; i += PACKS_PER_OP) {
       const op = this.kv.atomic();
-      for (const pack of packs.slice(i, i + PACKS_PER_OP)) {
+      for (
+        const { targetKind: kind, targetId: id, at, bytes } of packs.slice(i, i + PACKS_PER_OP)
+      ) {
         const seq = crypto.randomUUID();
-        const { targetKind: kind, targetId: id } = pack[0];
-        let at = -Infinity;
-        for (const group of pack) for (const time of group.times) if (time > at) at = time;
-        op.set(["visits", kind, id, at, seq], pack);
+        op.set(["visits", kind, id, at, seq], bytes);
         op.set(["visits_at", at, kind, id, seq], null);
       }
       await op.commit();
@@ -276,8 +266,8 @@ export class KvVisits implements VisitStore {
   }
 
   async *list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord> {
-    for await (const entry of this.kv.list<PackEntry[]>({ prefix: ["visits", kind, id] })) {
-      yield* entry.value.flatMap(recordsOf).sort((a, b) => a.at.getTime() - b.at.getTime());
+    for await (const entry of this.kv.list<StoredPack>({ prefix: ["visits", kind, id] })) {
+      yield* recordsOf(entry.value).sort((a, b) => a.at.getTime() - b.at.getTime());
     }
   }
 
@@ -300,10 +290,10 @@ export class KvVisits implements VisitStore {
       op = this.kv.atomic();
       pending = 0;
     };
-    for await (const entry of this.kv.list<PackEntry[]>({ prefix: ["visits", kind, id] })) {
+    for await (const entry of this.kv.list<StoredPack>({ prefix: ["visits", kind, id] })) {
       const [, , , at, seq] = entry.key;
       op.delete(entry.key).delete(["visits_at", at, kind, id, seq]);
-      for (const packed of entry.value) removed += "times" in packed ? packed.times.length : 1;
+      removed += visitsIn(entry.value);
       if (++pending >= DELETES_PER_OP) await flush();
     }
     await flush();

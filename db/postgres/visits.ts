@@ -1,6 +1,8 @@
 /**
  * Visits on PostgreSQL: a batch is one transaction of four statements (the
- * raw visits, a row per group of alike visits with their times (032); the
+ * raw visits, a row per target and batch in `visit_packs` holding its groups
+ * of alike visits as bytes (039, `../visit_pack.ts`; rows of `visits` stored
+ * before, a row per group (032), are read, exported and deleted alike); the
  * hours upserted by addition, answering their stored sketches (037) with
  * the rows locked; the sketches merged with the batch's visitors written
  * back; the same for the days' sketches (`visits_daily`); the hours'
@@ -20,7 +22,6 @@ import {
   dimensionCounts,
   type HourDelta,
   mergeSketch,
-  partsOf,
   rollUp,
   visitsOf,
 } from "../visit_rollup.ts";
@@ -37,11 +38,14 @@ import type {
   VisitTargetKind,
 } from "../visits.ts";
 import { SERVER_SCOPE } from "../visits.ts";
+import { packVisits, unpackVisits, type VisitPack } from "../visit_pack.ts";
 
 /** Rows stored per statement. */
 const ROWS_PER_STATEMENT = 5000;
-/** Visit times one raw row holds at most. */
-const TIMES_PER_ROW = 5000;
+/** The most a pack of raw visits weighs (`../visit_pack.ts`). */
+const PACK_BYTES = 48 * 1024;
+/** Packs one statement inserts (about 10 MiB of hex at most). */
+const PACKS_PER_STATEMENT = 100;
 
 interface VisitRow {
   /** Each visit's time (ms) when the row holds several; `null`: one visit, at `at`. */
@@ -82,10 +86,10 @@ export class PostgresVisits implements VisitStore {
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;
     const deltas = rollUp(groups);
+    const packs = packVisits(groups, PACK_BYTES);
     await this.sql.begin(async (tx) => {
-      // A statement of at most 50,000 times and 5,000 rows, a row of at most TIMES_PER_ROW.
-      for (const part of partsOf(groups, 10 * ROWS_PER_STATEMENT, 1, () => 10)) {
-        await insertRaw(tx as unknown as Sql, partsOf(part, TIMES_PER_ROW, 1).flat());
+      for (let i = 0; i < packs.length; i += PACKS_PER_STATEMENT) {
+        await insertPacks(tx as unknown as Sql, packs.slice(i, i + PACKS_PER_STATEMENT));
       }
       await addDeltas(tx as unknown as Sql, [...deltas.values()]);
     });
@@ -134,13 +138,28 @@ export class PostgresVisits implements VisitStore {
   }
 
   async *list(kind: VisitTargetKind, id: string): AsyncIterable<VisitRecord> {
+    // Rows stored before packs first: they are older than any pack.
     let after = "0";
     for (;;) {
       const rows = await this.sql<(VisitRow & { id: string })[]>`
         SELECT * FROM visits WHERE target_kind = ${kind} AND target_id = ${id} AND id > ${after}::bigint
         ORDER BY id LIMIT 1000`;
       for (const row of rows) yield* visitsOfRow(row);
-      if (rows.length < 1000) return;
+      if (rows.length < 1000) break;
+      after = String(rows[rows.length - 1].id);
+    }
+    after = "0";
+    for (;;) {
+      const rows = await this.sql<{ id: string; pack: Uint8Array }[]>`
+        SELECT id, pack FROM visit_packs
+        WHERE target_kind = ${kind} AND target_id = ${id} AND id > ${after}::bigint
+        ORDER BY id LIMIT 50`;
+      for (const row of rows) {
+        yield* unpackVisits(row.pack).flatMap(visitsOf).sort((a, b) =>
+          a.at.getTime() - b.at.getTime()
+        );
+      }
+      if (rows.length < 50) return;
       after = String(rows[rows.length - 1].id);
     }
   }
@@ -172,8 +191,12 @@ export class PostgresVisits implements VisitStore {
         WITH gone AS (
           DELETE FROM visits WHERE target_kind = ${kind} AND target_id = ANY(${ids})
           RETURNING coalesce(cardinality(times), 1) AS n
+        ), packs AS (
+          DELETE FROM visit_packs WHERE target_kind = ${kind} AND target_id = ANY(${ids})
+          RETURNING visits AS n
         )
-        SELECT coalesce(sum(n), 0) AS n FROM gone`;
+        SELECT (SELECT coalesce(sum(n), 0) FROM gone) + (SELECT coalesce(sum(n), 0) FROM packs)
+          AS n`;
       const scopes = ownerId === null
         ? [SERVER_SCOPE]
         : [{ kind: "owner", id: ownerId }, SERVER_SCOPE];
@@ -216,11 +239,21 @@ export class PostgresVisits implements VisitStore {
   async deleteBefore(before: Date, limit: number): Promise<number> {
     let removed = 0;
     for (
-      const table of ["visits", "visits_hourly", "visits_hourly_dims", "visits_daily"] as const
+      const table of [
+        "visits",
+        "visit_packs",
+        "visits_hourly",
+        "visits_hourly_dims",
+        "visits_daily",
+      ] as const
     ) {
       const left = limit - removed;
       if (left <= 0) break;
-      const column = table === "visits" ? "at" : table === "visits_daily" ? "day" : "hour";
+      const column = table === "visits" || table === "visit_packs"
+        ? "at"
+        : table === "visits_daily"
+        ? "day"
+        : "hour";
       const result = await this.sql`
         DELETE FROM ${this.sql(table)} WHERE ctid = ANY(ARRAY(
           SELECT ctid FROM ${this.sql(table)} WHERE ${this.sql(column)} < ${before} LIMIT ${left}
@@ -254,38 +287,23 @@ export class PostgresVisits implements VisitStore {
 }
 
 /**
- * Inserts the raw visits of `groups` in one statement, a row per group (its
- * times sorted, the latest its `at`; one visit: no `times`), the rows sent
- * as one JSON text (a text parameter: one typed `json` postgres.js would
- * encode again) that PostgreSQL reads as records (`json_to_recordset`):
- * V8 writes it at once, where postgres.js would escape and serialize each
- * element of a dozen arrays, a batch of many visitors' thousands.
+ * Inserts `packs` in one statement, their bytes sent as one array of hex
+ * texts (Node's hex encoder is native; PostgreSQL decodes them).
  */
-async function insertRaw(sql: Sql, groups: VisitGroup[]): Promise<void> {
-  const rows = groups.map((g) => {
-    const times = sorted(g.times);
-    return {
-      k: g.targetKind,
-      i: g.targetId,
-      o: g.ownerId,
-      a: times[times.length - 1],
-      r: g.referrer,
-      c: g.country,
-      b: g.browser,
-      s: g.os,
-      d: g.device,
-      t: g.bot,
-      v: g.visitor,
-      n: times.length === 1 ? null : times,
-    };
-  });
+async function insertPacks(sql: Sql, packs: VisitPack[]): Promise<void> {
   await sql`
-    INSERT INTO visits (target_kind, target_id, owner_id, at, referrer, country, browser, os,
-      device, bot, visitor, times)
-    SELECT g.k, g.i, g.o, to_timestamp(g.a / 1000.0), g.r, g.c, g.b, g.s, g.d, g.t, g.v, g.n
-    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS g(k text, i text, o text,
-      a bigint, r text, c text, b text, s text, d text, t boolean, v text, n bigint[])
-    ORDER BY g.a`;
+    INSERT INTO visit_packs (target_kind, target_id, at, visits, pack)
+    SELECT k, i, to_timestamp(a / 1000.0), v, decode(p, 'hex') FROM unnest(
+      ${packs.map((p) => p.targetKind)}::text[],
+      ${packs.map((p) => p.targetId)}::text[],
+      ${packs.map((p) => p.at)}::float8[],
+      ${packs.map((p) => p.visits)}::integer[],
+      ${
+    packs.map((p) =>
+      Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength).toString("hex")
+    )
+  }::text[]
+    ) AS t(k, i, a, v, p)`;
 }
 
 /** A row's key and stored sketch, as an upsert answers them. */
@@ -349,14 +367,6 @@ async function addDays(sql: Sql, days: DaySketch[]): Promise<void> {
       (extract(epoch FROM day) * 1000)::bigint::text AS t, sketch`;
   const sketches = sorted.map((d) => ({ scope: d.scope, at: d.day, sketch: d.sketch }));
   await writeSketches(sql, "visits_daily", sketches, stored);
-}
-
-/** `times` in ascending order (as given when they already are). */
-function sorted(times: number[]): number[] {
-  for (let i = 1; i < times.length; i++) {
-    if (times[i] < times[i - 1]) return [...times].sort((x, y) => x - y);
-  }
-  return times;
 }
 
 /**

@@ -10,7 +10,6 @@ import {
   deltaSketch,
   groupVisits,
   HOUR_MS,
-  partsOf,
   rollUp,
   visitCount,
   visitsOf,
@@ -77,23 +76,4 @@ Deno.test("visit groups: a batch rolls up per hour, each hour with its visitors'
   assert.deepEqual(link(T + HOUR_MS)!.entries.sort(), [entryOf("v1"), entryOf("v2")].sort());
   const day = unionAll([deltaSketch(link(T)!)!, deltaSketch(link(T + HOUR_MS)!)!])!;
   assert.equal(estimate(day), 2, "the day's union: v1 and v2");
-});
-
-Deno.test("visit groups: parts keep within their weight, a heavy group split by its times", () => {
-  const group = (id: string, times: number): VisitGroup => {
-    const { at: _, ...record } = visit(id, "v", T);
-    return { ...record, times: Array.from({ length: times }, (_, i) => T + i) };
-  };
-  const parts = partsOf([group("a", 3), group("b", 25), group("c", 1)], 10, 1, () => 2);
-  assert.deepEqual(parts.map((p) => p.map((g) => [g.targetId, g.times.length])), [
-    [["a", 3], ["b", 3]],
-    [["b", 8]],
-    [["b", 8]],
-    [["b", 6]],
-    [["c", 1]],
-  ]);
-  assert.deepEqual(parts.flat().filter((g) => g.targetId === "b").flatMap((g) => g.times), [
-    ...group("b", 25).times,
-  ]);
-  assert.throws(() => partsOf([group("a", 1)], 2, 1, () => 2), /outweighs/);
 });

@@ -41,6 +41,7 @@ import { sql as urlTaskIndex } from "./035_url_task_index.ts";
 import { sql as fileRecounts } from "./036_file_recounts.ts";
 import { sql as visitSketches } from "./037_visit_sketches.ts";
 import { sql as fileTagsByTag } from "./038_file_tags_by_tag.ts";
+import { sql as visitPacks } from "./039_visit_packs.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -89,4 +90,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 36, name: "file_recounts", sql: fileRecounts },
   { version: 37, name: "visit_sketches", sql: visitSketches },
   { version: 38, name: "file_tags_by_tag", sql: fileTagsByTag },
+  { version: 39, name: "visit_packs", sql: visitPacks },
 ];
