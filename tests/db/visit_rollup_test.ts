@@ -14,7 +14,7 @@ import {
   visitCount,
   visitsOf,
 } from "../../db/visit_rollup.ts";
-import type { VisitGroup, VisitRecord } from "../../db/visits.ts";
+import type { VisitRecord } from "../../db/visits.ts";
 
 const T = Date.UTC(2027, 2, 10, 10, 0, 0);
 
