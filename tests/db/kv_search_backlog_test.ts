@@ -12,7 +12,7 @@ import type { FileQuery, FileRecord } from "../../db/files.ts";
 import { queryFiles } from "../../db/files.ts";
 import { searchKeys } from "../../db/kv/file_search.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
-import { BACKLOG, buildBacklog } from "../../db/kv/search_backlog.ts";
+import { BACKLOG, backlogKey, buildBacklog, type ListedFile } from "../../db/kv/search_backlog.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 import { inTempStore, meddlingAt } from "../helpers/kv_backlog.ts";
 
@@ -209,6 +209,46 @@ Deno.test("kv search backlog: files renamed or deleted while the build writes ke
       }
     } finally {
       store.backlog!.release();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv search backlog: files listed with their searched fields, by id alone (a long list, or one written before the fields were carried), or both, get exactly their keys", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      await store.backlog!.hold();
+      const uploaded = varied(user.id, 6, "up");
+      await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
+      // Original names of 2,000 code units: a run of them carries the first files' fields,
+      // names the rest by id.
+      const long = varied(user.id, 8, "long").map((f) => ({
+        ...f,
+        originalName: `Holiday long ${f.name}`.repeat(60).slice(0, 2000),
+      }));
+      await store.files.createMany(long);
+      const kv = await Deno.openKv(path);
+      try {
+        const lists = await Array.fromAsync(kv.list<ListedFile[]>({ prefix: BACKLOG }));
+        const items = lists.flatMap((l) => l.value);
+        assert.ok(items.some((i) => typeof i === "string"), "a long list names some by id");
+        assert.ok(items.some((i) => typeof i !== "string"), "and carries others' fields");
+        // A list as written before the fields were carried: ids alone.
+        const older = varied(user.id, 5, "old");
+        for (const f of older) await kv.set(["file", f.id], f);
+        await kv.set(backlogKey(user.id, older[0].id), older.map((f) => f.id));
+        const all = [...uploaded, ...long, ...older];
+        await assertSearches(store, user.id, all, "up");
+        while (await buildBacklog(kv) > 0) { /* every list */ }
+        assert.equal(await listed(kv), 0);
+        assert.deepEqual(await searchIndex(kv), expectedIndex(all));
+        await assertSearches(store, user.id, all, "old");
+      } finally {
+        kv.close();
+      }
+    } finally {
       await store.close();
     }
   });
