@@ -26,10 +26,12 @@
  * A file stored meanwhile (a rename, a deletion) keeps its index right: a
  * write's own index change (`indexFile`) takes the file's keys as those of
  * the record it replaces, which the build may not have stored yet; so,
- * once its keys are stored, the build reads the records and, for each one
- * whose searched fields are not those it wrote the keys of (listed or read),
- * puts its keys right from those to what the record now is, checked on the
- * record. A file deleted before the build gets its keys and loses them at once.
+ * once its keys are stored, the build checks the records unchanged since
+ * (a listed file's versionstamp is its list's) and, where a check fails,
+ * reads them and, for each one whose searched fields are not those it wrote
+ * the keys of (listed or read), puts its keys right from those to what the
+ * record now is, checked on the record. A file deleted before the build gets
+ * its keys and loses them at once.
  */
 import type { FileRecord } from "../files.ts";
 import { commitChecked, getAll } from "./helpers.ts";
@@ -46,6 +48,9 @@ export const backlogKey = (owner: string, first: string): Deno.KvKey => [
   owner,
   first,
 ];
+
+/** Records one atomic operation of the build checks unchanged (KV allows 100 checks). */
+const CHECKS = 100;
 
 /** Files one step of the background build takes (about, whole lists). */
 export const BUILD_FILES = 1000;
@@ -140,11 +145,14 @@ export async function buildBacklog(
   if (lists.length === 0) return 0;
   // Each file as listed (its fields carried), or as read now (listed by id alone).
   const was: (Searched | null)[] = [];
+  // The versionstamp each record had then: a listed file's is its list's (one commit wrote both).
+  const stamps: (string | null)[] = [];
   const bare: number[] = [];
   for (const list of lists) {
     const owner = list.key[1] as string;
     for (const item of list.value) {
       if (typeof item === "string") bare.push(was.length);
+      stamps.push(list.versionstamp);
       was.push(
         typeof item === "string"
           ? null
@@ -154,13 +162,20 @@ export async function buildBacklog(
   }
   const ids = lists.flatMap((l) => l.value.map(listedId));
   const read = await getAll<FileRecord>(kv, bare.map((i) => ["file", ids[i]]));
-  for (const [j, i] of bare.entries()) was[i] = read[j].value;
+  for (const [j, i] of bare.entries()) [was[i], stamps[i]] = [read[j].value, read[j].versionstamp];
   const writes = was.flatMap((f) => f === null ? [] : searchKeys(f));
   const stopped = await setInOrder(kv, writes, { stop });
-  // A file stored since (renamed, deleted) may have got these keys after its own change.
-  const now = await getAll<FileRecord>(kv, ids.map((id) => ["file", id]));
-  for (const [i, entry] of now.entries()) {
-    if (!sameSearched(was[i], entry.value)) await putRight(kv, was[i], entry.key);
+  // A file stored since (renamed, deleted) may have got these keys after its own change: the
+  // records are checked unchanged, {@link CHECKS} a commit, and those of a failed one read.
+  for (let at = 0; at < ids.length; at += CHECKS) {
+    const op = kv.atomic();
+    const end = Math.min(ids.length, at + CHECKS);
+    for (let i = at; i < end; i++) op.check({ key: ["file", ids[i]], versionstamp: stamps[i] });
+    if ((await op.commit()).ok) continue;
+    const now = await getAll<FileRecord>(kv, ids.slice(at, end).map((id) => ["file", id]));
+    for (const [j, entry] of now.entries()) {
+      if (!sameSearched(was[at + j], entry.value)) await putRight(kv, was[at + j], entry.key);
+    }
   }
   if (stopped) return taken; // the lists stay: the next step writes their keys again
   const done = kv.atomic();
