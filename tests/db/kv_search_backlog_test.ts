@@ -254,6 +254,51 @@ Deno.test("kv search backlog: files listed with their searched fields, by id alo
   });
 });
 
+Deno.test("kv search backlog: the build writes uploads' keys from their lists and checks the records, reading none that did not change; a changed one is read", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      await store.backlog!.hold();
+      const uploaded = varied(user.id, 30, "up");
+      await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
+      const kv = await Deno.openKv(path);
+      try {
+        let reads = 0;
+        const counting = new Proxy(kv, {
+          get(target, prop) {
+            if (prop === "getMany") {
+              return (keys: Deno.KvKey[]) => {
+                reads += keys.length;
+                return target.getMany(keys);
+              };
+            }
+            const value = Reflect.get(target, prop, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        assert.equal(await buildBacklog(counting), 30);
+        assert.equal(reads, 0, "no record read");
+        assert.deepEqual(await searchIndex(kv), expectedIndex(uploaded));
+        // A file renamed between the keys' writes and the check: its check fails, it is read.
+        const more = varied(user.id, 3, "more");
+        await Promise.all(more.map((f) => store.files.create(f, NO_LIMITS)));
+        const meddling = meddlingAt(counting, 2, async () => {
+          await store.files.update(more[1].id, { name: "renamed-late.png" }, new Date());
+        });
+        assert.equal(await buildBacklog(meddling), 3);
+        assert.ok(reads > 0, "the changed file's records read");
+        const records = await store.files.listByUser(user.id);
+        assert.deepEqual(await searchIndex(kv), expectedIndex(records));
+      } finally {
+        kv.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 Deno.test("kv search backlog: a build stopped half way is finished by a store opened later, by itself", async () => {
   await inTempStore(async (path) => {
     let store = await openKvStore(path);
