@@ -91,23 +91,42 @@ const K = {
   file: (id: string) => ["file", id],
 };
 
+/** A UTF-16 surrogate: a value without one has one code unit per code point. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /**
  * The suffixes of `value` lower-cased, cut to {@link KEY_CHARS}, at the
  * positions below {@link MAX_START} that are a multiple of {@link STEP},
  * each with the code points before it (up to `STEP - 1` of them; one string
- * per position where the same cut suffix recurs).
+ * per position where the same cut suffix recurs). A value without a
+ * surrogate (most) is cut as it is, one code unit a code point; one with
+ * is split into its code points first.
  */
 function suffixes(value: string): { cut: Map<string, string[]>; long: boolean } {
-  const points = Array.from(value.toLowerCase());
+  const lower = value.toLowerCase();
+  const points: string | string[] = SURROGATE.test(lower) ? Array.from(lower) : lower;
+  const slice = typeof points === "string"
+    ? (from: number, to: number) => points.slice(from, to)
+    : (from: number, to: number) => points.slice(from, to).join("");
   const cut = new Map<string, string[]>();
   for (let i = 0; i < Math.min(points.length, MAX_START); i += STEP) {
-    const suffix = points.slice(i, i + KEY_CHARS).join("");
-    const before = points.slice(Math.max(0, i - STEP + 1), i).join("");
+    const suffix = slice(i, i + KEY_CHARS);
+    const before = slice(Math.max(0, i - STEP + 1), i);
     const seen = cut.get(suffix);
     if (seen === undefined) cut.set(suffix, [before]);
     else if (!seen.includes(before)) seen.push(before);
   }
   return { cut, long: points.length > MAX_START };
+}
+
+/** What a file's search keys come from: its id, owner, names and type. */
+export type Searched = Pick<FileRecord, "id" | "userId" | "name" | "originalName" | "type">;
+
+/** Whether `a` and `b`, the same file at two times (or none), have the same search keys. */
+export function sameSearched(a: Searched | null, b: Searched | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.userId === b.userId && a.name === b.name &&
+    a.originalName === b.originalName && a.type === b.type;
 }
 
 /** One search key and its value. */
@@ -117,7 +136,7 @@ export interface SearchKey {
 }
 
 /** Every search key of `file` (none for a file without an owner). */
-export function searchKeys(file: FileRecord): SearchKey[] {
+export function searchKeys(file: Searched): SearchKey[] {
   const owner = file.userId;
   if (owner === null) return [];
   const keys: SearchKey[] = [{ key: K.type(owner, file.type, file.id), value: true }];
@@ -149,13 +168,10 @@ export const MAX_SEARCH_KEYS = SUFFIX_FIELDS.length * (MAX_START / STEP + 1) + 1
  */
 export function indexFile<Op extends Deno.AtomicOperation>(
   op: Op,
-  before: FileRecord | null,
-  after: FileRecord | null,
+  before: Searched | null,
+  after: Searched | null,
 ): Op {
-  if (
-    before && after && before.userId === after.userId && before.name === after.name &&
-    before.originalName === after.originalName && before.type === after.type
-  ) return op;
+  if (before && after && sameSearched(before, after)) return op;
   const old = new Map(
     (before ? searchKeys(before) : []).map((k) => [JSON.stringify(k.key), k]),
   );

@@ -137,16 +137,18 @@ function partRank(part: Deno.KvKeyPart): number {
  * apart; bytes by length and content, not as KV does).
  */
 export function compareKeys(a: Deno.KvKey, b: Deno.KvKey): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const [x, y] = [a[i], b[i]];
-    const rank = partRank(x) - partRank(y);
-    if (rank !== 0) return rank;
-    const [p, q] = [
-      x as string | number | bigint | boolean,
-      y as string | number | bigint | boolean,
-    ];
-    if (p < q) return -1;
-    if (p > q) return 1;
+  const parts = Math.min(a.length, b.length);
+  for (let i = 0; i < parts; i++) {
+    const x = a[i] as string | number | bigint | boolean;
+    const y = b[i] as string | number | bigint | boolean;
+    if (x === y) continue;
+    // Two strings (most parts) need no rank.
+    if (typeof x !== "string" || typeof y !== "string") {
+      const rank = partRank(x) - partRank(y);
+      if (rank !== 0) return rank;
+    }
+    if (x < y) return -1;
+    if (x > y) return 1;
   }
   return a.length - b.length;
 }

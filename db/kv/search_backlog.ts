@@ -7,7 +7,7 @@
  * serving_store.md). Each of their atomic operations lists instead, per
  * owner, the files it wrote:
  *
- *     ["file_sfx_todo", owner, first id] → ids
+ *     ["file_sfx_todo", owner, first id] → files ([id, name, originalName, type], or ids)
  *
  * A search adds the listed files of its owner to its candidates
  * ({@link backlogIds}), which are checked against the query as every
@@ -18,18 +18,24 @@
  * while are built together, and when it opens with files listed), then
  * drops their lists.
  *
+ * A listed file's searched fields (names, type) travel in its list, written
+ * in the same atomic operation as the record, so the build writes its keys
+ * without reading it (a long list names some files by id alone: those it
+ * reads first, as it did every file before lists carried the fields).
+ *
  * A file stored meanwhile (a rename, a deletion) keeps its index right: a
  * write's own index change (`indexFile`) takes the file's keys as those of
  * the record it replaces, which the build may not have stored yet; so,
- * once its keys are stored, the build reads the records again and, for
- * each one that changed since it read it, puts its keys right from what it
- * read to what the record now is, checked on the record. A file renamed
- * before the build reads it gets its new keys then (the build writes every
- * key of the record it reads); a file deleted before has none to write.
+ * once its keys are stored, the build checks the records unchanged since
+ * (a listed file's versionstamp is its list's) and, where a check fails,
+ * reads them and, for each one whose searched fields are not those it wrote
+ * the keys of (listed or read), puts its keys right from those to what the
+ * record now is, checked on the record. A file deleted before the build gets
+ * its keys and loses them at once.
  */
 import type { FileRecord } from "../files.ts";
 import { commitChecked, getAll } from "./helpers.ts";
-import { indexFile, searchKeys } from "./file_search.ts";
+import { indexFile, sameSearched, type Searched, searchKeys } from "./file_search.ts";
 import { setInOrder } from "./many.ts";
 import { buildOrders, ORDER_FILES } from "./order_backlog.ts";
 
@@ -43,6 +49,9 @@ export const backlogKey = (owner: string, first: string): Deno.KvKey => [
   first,
 ];
 
+/** Records one atomic operation of the build checks unchanged (KV allows 100 checks). */
+const CHECKS = 100;
+
 /** Files one step of the background build takes (about, whole lists). */
 export const BUILD_FILES = 1000;
 
@@ -53,18 +62,47 @@ export const BUILD_FILES = 1000;
 export const BUILD_DELAY_MS = 1000;
 
 /**
+ * A file in a list: `[id, name, originalName, type]`, the fields its search
+ * keys come from (its owner is the list's), so that the build need not read
+ * its record; or its id alone, in a list past {@link CARRIED_BYTES} (a long
+ * import run) or one written before the fields were carried.
+ */
+export type ListedFile = string | [
+  id: string,
+  name: string,
+  originalName: string | null,
+  type: string,
+];
+
+/** Bytes of fields one list carries at most, about (a list is one value: KV's limit is 64 KiB). */
+const CARRIED_BYTES = 8 * 1024;
+
+/** The id of a listed file. */
+const listedId = (item: ListedFile): string => typeof item === "string" ? item : item[0];
+
+/**
  * Adds to `op` the lists of new `files` (an import's run, an upload's group)
  * whose search keys are left to the build: one list per owner, of its files
- * in their order (files without an owner have no keys). Returns the lists' keys.
+ * in their order, each with its searched fields while they fit
+ * ({@link ListedFile}; files without an owner have no keys). Returns the lists' keys.
  */
 export function listForBuild(op: Deno.AtomicOperation, files: FileRecord[]): Deno.KvKey[] {
-  const owned = new Map<string, string[]>();
+  const owned = new Map<string, { items: ListedFile[]; bytes: number }>();
   for (const f of files) {
-    if (f.userId !== null) owned.set(f.userId, [...owned.get(f.userId) ?? [], f.id]);
+    if (f.userId === null) continue;
+    let list = owned.get(f.userId);
+    if (list === undefined) owned.set(f.userId, list = { items: [], bytes: 0 });
+    // UTF-16 units × 3: at least their UTF-8 bytes.
+    const bytes = 3 * (f.name.length + (f.originalName?.length ?? 0) + f.type.length);
+    if (list.bytes + bytes > CARRIED_BYTES) list.items.push(f.id);
+    else {
+      list.items.push([f.id, f.name, f.originalName, f.type]);
+      list.bytes += bytes;
+    }
   }
-  return [...owned].map(([owner, ids]) => {
-    const key = backlogKey(owner, ids[0]);
-    op.set(key, ids);
+  return [...owned].map(([owner, { items }]) => {
+    const key = backlogKey(owner, listedId(items[0]));
+    op.set(key, items);
     return key;
   });
 }
@@ -79,8 +117,8 @@ export async function backlogIds(
   limit: number,
 ): Promise<string[] | null> {
   const ids: string[] = [];
-  for await (const { value } of kv.list<string[]>({ prefix: [...BACKLOG, owner] })) {
-    ids.push(...value);
+  for await (const { value } of kv.list<ListedFile[]>({ prefix: [...BACKLOG, owner] })) {
+    ids.push(...value.map(listedId));
     if (ids.length > limit) return null;
   }
   return ids;
@@ -97,21 +135,47 @@ export async function buildBacklog(
   files = BUILD_FILES,
   stop: () => boolean = () => false,
 ): Promise<number> {
-  const lists: Deno.KvEntry<string[]>[] = [];
+  const lists: Deno.KvEntry<ListedFile[]>[] = [];
   let taken = 0;
-  for await (const entry of kv.list<string[]>({ prefix: BACKLOG })) {
+  for await (const entry of kv.list<ListedFile[]>({ prefix: BACKLOG })) {
     lists.push(entry);
     taken += entry.value.length;
     if (taken >= files) break;
   }
   if (lists.length === 0) return 0;
-  const ids = lists.flatMap((l) => l.value);
-  const read = await getAll<FileRecord>(kv, ids.map((id) => ["file", id]));
-  const writes = read.flatMap((e) => e.value === null ? [] : searchKeys(e.value));
+  // Each file as listed (its fields carried), or as read now (listed by id alone).
+  const was: (Searched | null)[] = [];
+  // The versionstamp each record had then: a listed file's is its list's (one commit wrote both).
+  const stamps: (string | null)[] = [];
+  const bare: number[] = [];
+  for (const list of lists) {
+    const owner = list.key[1] as string;
+    for (const item of list.value) {
+      if (typeof item === "string") bare.push(was.length);
+      stamps.push(list.versionstamp);
+      was.push(
+        typeof item === "string"
+          ? null
+          : { id: item[0], userId: owner, name: item[1], originalName: item[2], type: item[3] },
+      );
+    }
+  }
+  const ids = lists.flatMap((l) => l.value.map(listedId));
+  const read = await getAll<FileRecord>(kv, bare.map((i) => ["file", ids[i]]));
+  for (const [j, i] of bare.entries()) [was[i], stamps[i]] = [read[j].value, read[j].versionstamp];
+  const writes = was.flatMap((f) => f === null ? [] : searchKeys(f));
   const stopped = await setInOrder(kv, writes, { stop });
-  const now = await getAll<FileRecord>(kv, ids.map((id) => ["file", id]));
-  for (const [i, entry] of now.entries()) {
-    if (entry.versionstamp !== read[i].versionstamp) await putRight(kv, read[i].value, entry.key);
+  // A file stored since (renamed, deleted) may have got these keys after its own change: the
+  // records are checked unchanged, {@link CHECKS} a commit, and those of a failed one read.
+  for (let at = 0; at < ids.length; at += CHECKS) {
+    const op = kv.atomic();
+    const end = Math.min(ids.length, at + CHECKS);
+    for (let i = at; i < end; i++) op.check({ key: ["file", ids[i]], versionstamp: stamps[i] });
+    if ((await op.commit()).ok) continue;
+    const now = await getAll<FileRecord>(kv, ids.slice(at, end).map((id) => ["file", id]));
+    for (const [j, entry] of now.entries()) {
+      if (!sameSearched(was[at + j], entry.value)) await putRight(kv, was[at + j], entry.key);
+    }
   }
   if (stopped) return taken; // the lists stay: the next step writes their keys again
   const done = kv.atomic();
@@ -124,7 +188,7 @@ export async function buildBacklog(
  * Puts right the search keys of the file at `key`, which was `was` when the
  * build wrote its keys: from `was`'s keys to those of the record now.
  */
-async function putRight(kv: Deno.Kv, was: FileRecord | null, key: Deno.KvKey): Promise<void> {
+async function putRight(kv: Deno.Kv, was: Searched | null, key: Deno.KvKey): Promise<void> {
   await commitChecked(async () => {
     const current = await kv.get<FileRecord>(key);
     return { op: indexFile(kv.atomic().check(current), was, current.value), result: undefined };

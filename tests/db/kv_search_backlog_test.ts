@@ -12,7 +12,7 @@ import type { FileQuery, FileRecord } from "../../db/files.ts";
 import { queryFiles } from "../../db/files.ts";
 import { searchKeys } from "../../db/kv/file_search.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
-import { BACKLOG, buildBacklog } from "../../db/kv/search_backlog.ts";
+import { BACKLOG, backlogKey, buildBacklog, type ListedFile } from "../../db/kv/search_backlog.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 import { inTempStore, meddlingAt } from "../helpers/kv_backlog.ts";
 
@@ -209,6 +209,91 @@ Deno.test("kv search backlog: files renamed or deleted while the build writes ke
       }
     } finally {
       store.backlog!.release();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv search backlog: files listed with their searched fields, by id alone (a long list, or one written before the fields were carried), or both, get exactly their keys", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      await store.backlog!.hold();
+      const uploaded = varied(user.id, 6, "up");
+      await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
+      // Original names of 2,000 code units: a run of them carries the first files' fields,
+      // names the rest by id.
+      const long = varied(user.id, 8, "long").map((f) => ({
+        ...f,
+        originalName: `Holiday long ${f.name}`.repeat(60).slice(0, 2000),
+      }));
+      await store.files.createMany(long);
+      const kv = await Deno.openKv(path);
+      try {
+        const lists = await Array.fromAsync(kv.list<ListedFile[]>({ prefix: BACKLOG }));
+        const items = lists.flatMap((l) => l.value);
+        assert.ok(items.some((i) => typeof i === "string"), "a long list names some by id");
+        assert.ok(items.some((i) => typeof i !== "string"), "and carries others' fields");
+        // A list as written before the fields were carried: ids alone.
+        const older = varied(user.id, 5, "old");
+        for (const f of older) await kv.set(["file", f.id], f);
+        await kv.set(backlogKey(user.id, older[0].id), older.map((f) => f.id));
+        const all = [...uploaded, ...long, ...older];
+        await assertSearches(store, user.id, all, "up");
+        while (await buildBacklog(kv) > 0) { /* every list */ }
+        assert.equal(await listed(kv), 0);
+        assert.deepEqual(await searchIndex(kv), expectedIndex(all));
+        await assertSearches(store, user.id, all, "old");
+      } finally {
+        kv.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv search backlog: the build writes uploads' keys from their lists and checks the records, reading none that did not change; a changed one is read", async () => {
+  await inTempStore(async (path) => {
+    const store = await openKvStore(path);
+    try {
+      const user = await storedUser(store);
+      await store.backlog!.hold();
+      const uploaded = varied(user.id, 30, "up");
+      await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
+      const kv = await Deno.openKv(path);
+      try {
+        let reads = 0;
+        const counting = new Proxy(kv, {
+          get(target, prop) {
+            if (prop === "getMany") {
+              return (keys: Deno.KvKey[]) => {
+                reads += keys.length;
+                return target.getMany(keys);
+              };
+            }
+            const value = Reflect.get(target, prop, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        assert.equal(await buildBacklog(counting), 30);
+        assert.equal(reads, 0, "no record read");
+        assert.deepEqual(await searchIndex(kv), expectedIndex(uploaded));
+        // A file renamed between the keys' writes and the check: its check fails, it is read.
+        const more = varied(user.id, 3, "more");
+        await Promise.all(more.map((f) => store.files.create(f, NO_LIMITS)));
+        const meddling = meddlingAt(counting, 2, async () => {
+          await store.files.update(more[1].id, { name: "renamed-late.png" }, new Date());
+        });
+        assert.equal(await buildBacklog(meddling), 3);
+        assert.ok(reads > 0, "the changed file's records read");
+        const records = await store.files.listByUser(user.id);
+        assert.deepEqual(await searchIndex(kv), expectedIndex(records));
+      } finally {
+        kv.close();
+      }
+    } finally {
       await store.close();
     }
   });
