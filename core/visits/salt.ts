@@ -23,24 +23,37 @@ import { sipHash24, SIPHASH_KEY_BYTES } from "./siphash.ts";
 /** Hashes a visitor: its address and user agent. */
 export type VisitorHasher = (ip: string, userAgent: string) => string;
 
-/** Each day's hasher this process made (a day's salt never changes). */
-const hashers = perServices((_: Services) => new Map<string, Promise<VisitorHasher>>());
+/** Each day's salt this process read or made (a day's salt never changes). */
+const salts = perServices((_: Services) => new Map<string, Promise<string>>());
 
-/** The hasher of the UTC day of `at` (ms), under the stored salt or a new one stored. */
-export function dayHasher(s: Services, at: number): Promise<VisitorHasher> {
-  const day = dayName(at);
-  const held = hashers(s);
-  let hasher = held.get(day);
-  if (hasher === undefined) {
+/** The salt of the UTC day of `at` (ms): the stored one, or a new one stored. */
+export function daySalt(s: Services, at: number): Promise<string> {
+  return dayMemo(salts(s), at, (day) => {
     const fresh = Buffer.from(s.random.bytes(32)).toString("hex");
-    hasher = s.store.visits.salt(day, fresh).then(visitorHasher);
-    hasher.catch(() => held.delete(day));
-    // Only today's and yesterday's are ever needed: older ones go.
+    return s.store.visits.salt(day, fresh);
+  });
+}
+
+/**
+ * `held`'s value for the day of `at`, made by `make` when missing (and
+ * forgotten when it fails); only today's and yesterday's are ever needed,
+ * older ones go.
+ */
+function dayMemo<T>(
+  held: Map<string, Promise<T>>,
+  at: number,
+  make: (day: string) => Promise<T>,
+): Promise<T> {
+  const day = dayName(at);
+  let value = held.get(day);
+  if (value === undefined) {
+    value = make(day);
+    value.catch(() => held.delete(day));
     const yesterday = dayName(at - 86_400_000);
     for (const old of held.keys()) if (old < yesterday) held.delete(old);
-    held.set(day, hasher);
+    held.set(day, value);
   }
-  return hasher;
+  return value;
 }
 
 /**

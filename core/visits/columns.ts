@@ -1,0 +1,205 @@
+/**
+ * Visits as the request path leaves them: a few raw facts a visit in
+ * preallocated columns (its time in a `Float64Array`, its target, user agent
+ * and `Referer` as indexes into small tables of the batch's distinct ones,
+ * its address as the string the request gave), no object a visit. A batch
+ * is taken as {@link RawVisits}, plain data a worker's message carries; the
+ * grouping, the user agents' parsing, the bot check, the country, the
+ * visitor hash, the roll-up and the packs are all the batch's work
+ * (`batch.ts`, on the visits worker), none the request's.
+ */
+import type { VisitTargetKind } from "../../db/visits.ts";
+
+/** What was visited. */
+export interface VisitTarget {
+  kind: VisitTargetKind;
+  id: string;
+  ownerId: string | null;
+}
+
+/** A batch of visits as requests left them (oldest first). */
+export interface RawVisits {
+  /** How many visits (rows) the columns hold. */
+  count: number;
+  /** Each visit's time (ms). */
+  times: Float64Array;
+  /** Each visit's index in {@link targets}. */
+  target: Int32Array;
+  /** Each visit's client address. */
+  ips: string[];
+  /** Each visit's user agent, an index in {@link strings}. */
+  agent: Int32Array;
+  /** Each visit's `Referer` as sent, an index in {@link strings}; `-1` without one. */
+  referer: Int32Array;
+  /** The batch's distinct user agents and `Referer`s. */
+  strings: string[];
+  /** The batch's distinct targets; `null` for one forgotten since (its link or file was deleted). */
+  targets: (VisitTarget | null)[];
+}
+
+/** Rows the columns hold before they first grow. */
+const INITIAL_ROWS = 1024;
+
+/** The columns one recorder fills; {@link take} hands them over as a batch and starts anew. */
+export class VisitColumns {
+  #times = new Float64Array(INITIAL_ROWS);
+  #target = new Int32Array(INITIAL_ROWS);
+  #agent = new Int32Array(INITIAL_ROWS);
+  #referer = new Int32Array(INITIAL_ROWS);
+  #ips: string[] = [];
+  #strings: string[] = [];
+  #stringIndex = new Map<string, number>();
+  #targets: (VisitTarget | null)[] = [];
+  #targetIndex = new Map<string, number>();
+  /** The last visit's agent and target (a busy visitor's next visit shares them). */
+  #lastAgent = "";
+  #lastAgentIndex = -1;
+  #lastTarget: VisitTarget | null = null;
+  #lastTargetIndex = -1;
+  /** Rows filled. */
+  length = 0;
+
+  /** Adds one visit of `target` at `at` (ms) by `ip` with `ua` and `referer`. */
+  add(at: number, target: VisitTarget, ip: string, ua: string, referer: string | null): void {
+    const row = this.length;
+    if (row === this.#times.length) this.#grow();
+    this.#times[row] = at;
+    this.#target[row] = this.#targetOf(target);
+    this.#ips.push(ip);
+    let agent = this.#lastAgentIndex;
+    if (agent < 0 || ua !== this.#lastAgent) {
+      agent = this.#stringOf(ua);
+      this.#lastAgent = ua;
+      this.#lastAgentIndex = agent;
+    }
+    this.#agent[row] = agent;
+    this.#referer[row] = referer === null ? -1 : this.#stringOf(referer);
+    this.length = row + 1;
+  }
+
+  /** The oldest visit's time, `undefined` when empty. */
+  oldest(): number | undefined {
+    return this.length === 0 ? undefined : this.#times[0];
+  }
+
+  /** The visits held, handed over (copied out of the columns, which start empty again). */
+  take(): RawVisits {
+    const n = this.length;
+    const raw: RawVisits = {
+      count: n,
+      times: this.#times.slice(0, n),
+      target: this.#target.slice(0, n),
+      ips: this.#ips,
+      agent: this.#agent.slice(0, n),
+      referer: this.#referer.slice(0, n),
+      strings: this.#strings,
+      targets: this.#targets,
+    };
+    this.length = 0;
+    this.#ips = [];
+    this.#strings = [];
+    this.#stringIndex = new Map();
+    this.#targets = [];
+    this.#targetIndex = new Map();
+    this.#lastAgentIndex = -1;
+    this.#lastTarget = null;
+    this.#lastTargetIndex = -1;
+    return raw;
+  }
+
+  /** Forgets the visits of one target; returns how many went. */
+  forget(kind: VisitTargetKind, id: string): number {
+    const gone = forgetIn(this.#view(), kind, id);
+    if (gone > 0) this.#lastTarget = null;
+    return gone;
+  }
+
+  /** The columns as they stand (not copied), for {@link forgetIn}. */
+  #view(): RawVisits {
+    return {
+      count: this.length,
+      times: this.#times,
+      target: this.#target,
+      ips: this.#ips,
+      agent: this.#agent,
+      referer: this.#referer,
+      strings: this.#strings,
+      targets: this.#targets,
+    };
+  }
+
+  #targetOf(target: VisitTarget): number {
+    const last = this.#lastTarget;
+    if (
+      last !== null && last.id === target.id && last.kind === target.kind &&
+      last.ownerId === target.ownerId
+    ) return this.#lastTargetIndex;
+    const key = target.kind === "url" ? `u${target.id}` : `f${target.id}`;
+    let index = this.#targetIndex.get(key);
+    const known = index === undefined ? null : this.#targets[index];
+    if (index === undefined || known === null || known.ownerId !== target.ownerId) {
+      index = this.#targets.length;
+      this.#targets.push({ kind: target.kind, id: target.id, ownerId: target.ownerId });
+      this.#targetIndex.set(key, index);
+    }
+    this.#lastTarget = this.#targets[index];
+    this.#lastTargetIndex = index;
+    return index;
+  }
+
+  #stringOf(value: string): number {
+    let index = this.#stringIndex.get(value);
+    if (index === undefined) {
+      index = this.#strings.length;
+      this.#strings.push(value);
+      this.#stringIndex.set(value, index);
+    }
+    return index;
+  }
+
+  #grow(): void {
+    const size = 2 * this.#times.length;
+    this.#times = grown(this.#times, new Float64Array(size));
+    this.#target = grown(this.#target, new Int32Array(size));
+    this.#agent = grown(this.#agent, new Int32Array(size));
+    this.#referer = grown(this.#referer, new Int32Array(size));
+  }
+}
+
+/** `to` with `from` copied into its start. */
+function grown<T extends Float64Array | Int32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+/** Forgets the visits of one target in `raw` (its table entry emptied); returns how many went. */
+export function forgetIn(raw: RawVisits, kind: VisitTargetKind, id: string): number {
+  let gone = 0;
+  for (const [index, target] of raw.targets.entries()) {
+    if (target === null || target.kind !== kind || target.id !== id) continue;
+    raw.targets[index] = null;
+    for (let row = 0; row < raw.count; row++) if (raw.target[row] === index) gone++;
+  }
+  return gone;
+}
+
+/** How many visits of `raw` still count (those of forgotten targets left out). */
+export function visitsIn(raw: RawVisits): number {
+  let n = 0;
+  for (let row = 0; row < raw.count; row++) if (raw.targets[raw.target[row]] !== null) n++;
+  return n;
+}
+
+/** The newest `keep` rows of `raw` (its tables shared). */
+export function newestOf(raw: RawVisits, keep: number): RawVisits {
+  const from = Math.max(0, raw.count - keep);
+  return {
+    ...raw,
+    count: raw.count - from,
+    times: raw.times.slice(from),
+    target: raw.target.slice(from),
+    ips: raw.ips.slice(from),
+    agent: raw.agent.slice(from),
+    referer: raw.referer.slice(from),
+  };
+}
