@@ -27,7 +27,7 @@ import { dayOf } from "../../db/visit_rollup.ts";
 import type { VisitTargetKind } from "../../db/visits.ts";
 import { systemTimer, type Timer } from "../clock.ts";
 import { perServices, type Services } from "../services.ts";
-import { workerModule, WorkerPool } from "../worker_pool.ts";
+import { type PoolStats, workerModule, WorkerPool } from "../worker_pool.ts";
 import {
   forgetIn,
   newestOf,
@@ -241,6 +241,11 @@ export class VisitRecorder {
       this.s.logger.error("could not record visits", { error: String(error) })
     );
   }
+}
+
+/** The visits worker's counts (started, ended, alive), for tests. */
+export function visitWorkerStats(s: Services): PoolStats {
+  return workers(s).stats();
 }
 
 /** This services object's buffer. */
