@@ -25,116 +25,106 @@ export interface Enrichment {
   countBots: boolean;
 }
 
-/** Visits alike so far: one target, address, agent, `Referer` and day, with each visit's time. */
-interface Alike {
-  target: number;
-  ip: string;
-  agent: number;
-  referer: number;
-  day: number;
-  times: number[];
-}
-
-/** Whether `o` is of the visit whose facts follow. */
-function alikeTo(
-  o: Alike,
-  target: number,
-  ip: string,
-  agent: number,
-  referer: number,
-  day: number,
-): boolean {
-  return o.target === target && o.agent === agent && o.referer === referer && o.day === day &&
-    o.ip === ip;
-}
-
 /** Groups a batch compares a visit with, of one address and target. */
 const ALIKE_CANDIDATES = 8;
 
-/** The groups of `raw`: bots left out unless counted, each visitor hashed once. */
+/**
+ * The groups of `raw`, in the order each first came: bots left out unless
+ * counted, each visitor hashed once. Visits are gathered by target and
+ * address first (a map a target, address to the first group: no key string
+ * made a visit), then compared by their agent, `Referer` and day as numbers
+ * (the group's own in typed arrays: nothing but the group itself is made a
+ * new visitor). At most {@link ALIKE_CANDIDATES} groups are compared a key
+ * (an address sending many agents to one link makes more groups, never a
+ * quadratic batch). Forgotten targets' visits are left out.
+ */
 export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
-  const alike = alikeOf(raw);
+  const n = raw.count;
+  // Each group's raw facts, by its number; `next`: the next group of its target and address.
+  const target = new Int32Array(n);
+  const agent = new Int32Array(n);
+  const referer = new Int32Array(n);
+  const day = new Float64Array(n);
+  const next = new Int32Array(n);
+  const ips: string[] = [];
+  /** Each group by number; `null`: a bot's, left out. */
+  const groups: (VisitGroup | null)[] = [];
+  const byTarget: (Map<string, number> | undefined)[] = new Array(raw.targets.length);
   const facts: (AgentFacts | undefined)[] = new Array(raw.strings.length);
   const hosts: (string | null | undefined)[] = new Array(raw.strings.length);
-  const groups: VisitGroup[] = [];
   let hashDay = Number.NaN;
   let hash: VisitorHasher | undefined;
-  for (const first of alike) {
-    const ua = raw.strings[first.agent];
-    const agent = facts[first.agent] ??= enrich.agentFacts(ua);
-    if (agent.bot && !enrich.countBots) continue;
-    const target = raw.targets[first.target]!;
-    let referrer: string | null = null;
-    if (first.referer >= 0) {
-      const known = hosts[first.referer];
-      referrer = known !== undefined
-        ? known
-        : (hosts[first.referer] = enrich.referrerHost(raw.strings[first.referer]));
-    }
-    if (first.day !== hashDay) {
-      hashDay = first.day;
-      hash = enrich.hasher(first.day);
-    }
-    groups.push({
-      targetKind: target.kind,
-      targetId: target.id,
-      ownerId: target.ownerId,
-      referrer,
-      country: enrich.country(first.ip),
-      browser: agent.browser,
-      os: agent.os,
-      device: agent.device,
-      bot: agent.bot,
-      visitor: hash!(first.ip, ua),
-      times: first.times,
-    });
-  }
-  return groups;
-}
-
-/**
- * The visits of `raw` gathered into runs of alike ones, in the order each
- * first came: by target and address first (a map of maps: no key string
- * made a visit), then the rest compared. At most {@link ALIKE_CANDIDATES}
- * runs are compared a key (an address sending many agents to one link makes
- * more groups, never a quadratic batch). Forgotten targets' visits are left out.
- */
-function alikeOf(raw: RawVisits): Alike[] {
-  const byTarget: (Map<string, Alike | Alike[]> | undefined)[] = new Array(raw.targets.length);
-  const alike: Alike[] = [];
-  let last: Alike | undefined;
-  for (let row = 0; row < raw.count; row++) {
-    const target = raw.target[row];
-    if (raw.targets[target] === null) continue;
+  let last = -1;
+  for (let row = 0; row < n; row++) {
+    const t = raw.target[row];
+    const of = raw.targets[t];
+    if (of === null) continue;
     const at = raw.times[row];
-    const day = dayOf(at);
+    const d = dayOf(at);
     const ip = raw.ips[row];
-    const agent = raw.agent[row];
-    const referer = raw.referer[row];
-    if (last !== undefined && alikeTo(last, target, ip, agent, referer, day)) {
-      last.times.push(at);
-      continue;
-    }
-    const byIp = byTarget[target] ??= new Map();
-    const seen = byIp.get(ip);
-    let group: Alike | undefined;
-    if (Array.isArray(seen)) {
-      for (const other of seen) {
-        if (alikeTo(other, target, ip, agent, referer, day)) {
-          group = other;
+    const a = raw.agent[row];
+    const r = raw.referer[row];
+    let g = -1;
+    if (
+      last >= 0 && target[last] === t && agent[last] === a && referer[last] === r &&
+      day[last] === d && ips[last] === ip
+    ) g = last;
+    else {
+      const byIp = byTarget[t] ??= new Map();
+      const first = byIp.get(ip);
+      let compared = 0;
+      for (let c = first ?? -1; c >= 0 && compared < ALIKE_CANDIDATES; c = next[c], compared++) {
+        if (agent[c] === a && referer[c] === r && day[c] === d) {
+          g = c;
           break;
         }
       }
-    } else if (seen !== undefined && alikeTo(seen, target, ip, agent, referer, day)) group = seen;
-    if (group !== undefined) group.times.push(at);
-    else {
-      group = { target, ip, agent, referer, day, times: [at] };
-      alike.push(group);
-      if (seen === undefined) byIp.set(ip, group);
-      else if (!Array.isArray(seen)) byIp.set(ip, [seen, group]);
-      else if (seen.length < ALIKE_CANDIDATES) seen.push(group);
+      if (g < 0) {
+        g = groups.length;
+        target[g] = t;
+        agent[g] = a;
+        referer[g] = r;
+        day[g] = d;
+        next[g] = -1;
+        ips.push(ip);
+        if (first === undefined) byIp.set(ip, g);
+        else if (compared < ALIKE_CANDIDATES) {
+          next[g] = next[first];
+          next[first] = g;
+        }
+        const ua = raw.strings[a];
+        const seen = facts[a] ??= enrich.agentFacts(ua);
+        if (seen.bot && !enrich.countBots) groups.push(null);
+        else {
+          let referrer: string | null = null;
+          if (r >= 0) {
+            const known = hosts[r];
+            referrer = known !== undefined
+              ? known
+              : (hosts[r] = enrich.referrerHost(raw.strings[r]));
+          }
+          if (d !== hashDay) {
+            hashDay = d;
+            hash = enrich.hasher(d);
+          }
+          groups.push({
+            targetKind: of.kind,
+            targetId: of.id,
+            ownerId: of.ownerId,
+            referrer,
+            country: enrich.country(ip),
+            browser: seen.browser,
+            os: seen.os,
+            device: seen.device,
+            bot: seen.bot,
+            visitor: hash!(ip, ua),
+            times: [],
+          });
+        }
+      }
     }
-    last = group;
+    groups[g]?.times.push(at);
+    last = g;
   }
-  return alike;
+  return groups.filter((g): g is VisitGroup => g !== null);
 }

@@ -64,26 +64,30 @@ export function visitorHasher(salt: string): VisitorHasher {
   const key = new Uint8Array(createHash("sha256").update(salt, "utf8").digest())
     .slice(0, SIPHASH_KEY_BYTES);
   let buffer = new Uint8Array(512);
+  // The agents' UTF-8 bytes, each made once: a batch's visitors share a few agents.
+  const agents = new Map<string, Uint8Array>();
   return (ip, userAgent) => {
-    const length = ip.length + 1 + userAgent.length;
+    let agentBytes = agents.get(userAgent);
+    if (agentBytes === undefined) {
+      if (agents.size >= KEPT_AGENTS) agents.clear();
+      agents.set(userAgent, agentBytes = encoder.encode(userAgent));
+    }
+    const length = 3 * ip.length + 1 + agentBytes.length;
     if (buffer.length < length) buffer = new Uint8Array(2 * length);
-    // ASCII (every address, nearly every agent) is written as it is; anything else as UTF-8.
-    let ascii = true;
-    for (let i = 0; i < ip.length && ascii; i++) {
-      const c = ip.charCodeAt(i);
-      if (c > 127) ascii = false;
-      buffer[i] = c;
+    // The address is ASCII (as every address is) written as it is, else as UTF-8.
+    let at = 0;
+    for (; at < ip.length; at++) {
+      const c = ip.charCodeAt(at);
+      if (c > 127) break;
+      buffer[at] = c;
     }
-    buffer[ip.length] = 0;
-    for (let i = 0, at = ip.length + 1; i < userAgent.length && ascii; i++) {
-      const c = userAgent.charCodeAt(i);
-      if (c > 127) ascii = false;
-      buffer[at + i] = c;
-    }
-    if (ascii) return sipHash24(key, buffer, length);
-    const bytes = encoder.encode(`${ip}\0${userAgent}`);
-    return sipHash24(key, bytes, bytes.length);
+    if (at < ip.length) at = encoder.encodeInto(ip, buffer).written;
+    buffer[at++] = 0;
+    buffer.set(agentBytes, at);
+    return sipHash24(key, buffer, at + agentBytes.length);
   };
 }
 
 const encoder = new TextEncoder();
+/** Agents whose bytes a hasher keeps. */
+const KEPT_AGENTS = 256;

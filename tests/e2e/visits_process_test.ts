@@ -11,6 +11,8 @@ import { ignoreKind, openTestStore, STORE_KINDS, userRecord } from "../helpers/s
 import { clientToken, newStoredToken } from "../../core/tokens.ts";
 import { newId, systemRandom } from "../../core/clock.ts";
 
+/** A browser's agent (a bot's visit would not count). */
+const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.";
 const SECRET = "ferry-e2e-secret-ferry-e2e-secret-ferry-e2e-secret-0123456789ab";
 
 /** A request with `token` to the server's `path`; its status and JSON body. */
@@ -64,7 +66,7 @@ for (const kind of STORE_KINDS) {
           for (let i = 0; i < 3; i++) {
             const res = await fetch(new URL(new URL(link.url).pathname, first.origin), {
               redirect: "manual",
-              headers: { "user-agent": `agent ${i}` },
+              headers: { "user-agent": `${FIREFOX}${i}` },
             });
             await res.body?.cancel();
             assert.equal(res.status, 302);
