@@ -10,7 +10,7 @@
 import { dayOf } from "../../db/visit_rollup.ts";
 import type { VisitGroup } from "../../db/visits.ts";
 import type { AgentFacts } from "./agent.ts";
-import type { RawVisits } from "./columns.ts";
+import { addressOf, type RawVisits } from "./columns.ts";
 import type { CountryLookup } from "./geo.ts";
 import type { VisitorHasher } from "./salt.ts";
 
@@ -32,7 +32,8 @@ const ALIKE_CANDIDATES = 8;
  * The groups of `raw`, in the order each first came: bots left out unless
  * counted, each visitor hashed once. Visits are gathered by target and
  * address first (a map a target, address to the first group: no key string
- * made a visit), then compared by their agent, `Referer` and day as numbers
+ * made a visit: an address is a number, `columns.ts`), then compared by
+ * their agent, `Referer` and day as numbers
  * (the group's own in typed arrays: nothing but the group itself is made a
  * new visitor). At most {@link ALIKE_CANDIDATES} groups are compared a key
  * (an address sending many agents to one link makes more groups, never a
@@ -46,10 +47,10 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
   const referer = new Int32Array(n);
   const day = new Float64Array(n);
   const next = new Int32Array(n);
-  const ips: string[] = [];
+  const address = new Float64Array(n);
   /** Each group by number; `null`: a bot's, left out. */
   const groups: (VisitGroup | null)[] = [];
-  const byTarget: (Map<string, number> | undefined)[] = new Array(raw.targets.length);
+  const byTarget: (Map<number, number> | undefined)[] = new Array(raw.targets.length);
   const facts: (AgentFacts | undefined)[] = new Array(raw.strings.length);
   const hosts: (string | null | undefined)[] = new Array(raw.strings.length);
   let hashDay = Number.NaN;
@@ -61,13 +62,13 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
     if (of === null) continue;
     const at = raw.times[row];
     const d = dayOf(at);
-    const ip = raw.ips[row];
+    const ip = raw.address[row];
     const a = raw.agent[row];
     const r = raw.referer[row];
     let g = -1;
     if (
       last >= 0 && target[last] === t && agent[last] === a && referer[last] === r &&
-      day[last] === d && ips[last] === ip
+      day[last] === d && address[last] === ip
     ) g = last;
     else {
       const byIp = byTarget[t] ??= new Map();
@@ -86,13 +87,14 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
         referer[g] = r;
         day[g] = d;
         next[g] = -1;
-        ips.push(ip);
+        address[g] = ip;
         if (first === undefined) byIp.set(ip, g);
         else if (compared < ALIKE_CANDIDATES) {
           next[g] = next[first];
           next[first] = g;
         }
         const ua = raw.strings[a];
+        const text = addressOf(raw, ip);
         const seen = facts[a] ??= enrich.agentFacts(ua);
         if (seen.bot && !enrich.countBots) groups.push(null);
         else {
@@ -112,12 +114,12 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
             targetId: of.id,
             ownerId: of.ownerId,
             referrer,
-            country: enrich.country(ip),
+            country: enrich.country(text),
             browser: seen.browser,
             os: seen.os,
             device: seen.device,
             bot: seen.bot,
-            visitor: hash!(ip, ua),
+            visitor: hash!(text, ua),
             times: [],
           });
         }

@@ -2,7 +2,9 @@
  * Visits as the request path leaves them: a few raw facts a visit in
  * preallocated columns (its time in a `Float64Array`, its target, user agent
  * and `Referer` as indexes into small tables of the batch's distinct ones,
- * its address as the string the request gave), no object a visit. A batch
+ * its address as a number: an IPv4 address in its usual form as its 32 bits,
+ * any other as an index into the strings table), no object a visit and no
+ * string kept a new visitor. A batch
  * is taken as {@link RawVisits}, plain data a worker's message carries; the
  * grouping, the user agents' parsing, the bot check, the country, the
  * visitor hash, the roll-up and the packs are all the batch's work
@@ -25,13 +27,17 @@ export interface RawVisits {
   times: Float64Array;
   /** Each visit's index in {@link targets}. */
   target: Int32Array;
-  /** Each visit's client address. */
-  ips: string[];
+  /**
+   * Each visit's client address: an IPv4 address (written as `ipv4Text`
+   * writes it) as its 32-bit value, any other `-(1 + i)` for the i-th of
+   * {@link strings} ({@link addressOf}).
+   */
+  address: Float64Array;
   /** Each visit's user agent, an index in {@link strings}. */
   agent: Int32Array;
   /** Each visit's `Referer` as sent, an index in {@link strings}; `-1` without one. */
   referer: Int32Array;
-  /** The batch's distinct user agents and `Referer`s. */
+  /** The batch's distinct user agents, `Referer`s and addresses other than IPv4. */
   strings: string[];
   /** The batch's distinct targets; `null` for one forgotten since (its link or file was deleted). */
   targets: (VisitTarget | null)[];
@@ -46,7 +52,7 @@ export class VisitColumns {
   #target = new Int32Array(INITIAL_ROWS);
   #agent = new Int32Array(INITIAL_ROWS);
   #referer = new Int32Array(INITIAL_ROWS);
-  #ips: string[] = [];
+  #address = new Float64Array(INITIAL_ROWS);
   #strings: string[] = [];
   #stringIndex = new Map<string, number>();
   #targets: (VisitTarget | null)[] = [];
@@ -65,7 +71,8 @@ export class VisitColumns {
     if (row === this.#times.length) this.#grow();
     this.#times[row] = at;
     this.#target[row] = this.#targetOf(target);
-    this.#ips.push(ip);
+    const v4 = ipv4Of(ip);
+    this.#address[row] = v4 >= 0 ? v4 : -1 - this.#stringOf(ip);
     let agent = this.#lastAgentIndex;
     if (agent < 0 || ua !== this.#lastAgent) {
       agent = this.#stringOf(ua);
@@ -89,14 +96,13 @@ export class VisitColumns {
       count: n,
       times: this.#times.slice(0, n),
       target: this.#target.slice(0, n),
-      ips: this.#ips,
+      address: this.#address.slice(0, n),
       agent: this.#agent.slice(0, n),
       referer: this.#referer.slice(0, n),
       strings: this.#strings,
       targets: this.#targets,
     };
     this.length = 0;
-    this.#ips = [];
     this.#strings = [];
     this.#stringIndex = new Map();
     this.#targets = [];
@@ -120,7 +126,7 @@ export class VisitColumns {
       count: this.length,
       times: this.#times,
       target: this.#target,
-      ips: this.#ips,
+      address: this.#address,
       agent: this.#agent,
       referer: this.#referer,
       strings: this.#strings,
@@ -163,6 +169,7 @@ export class VisitColumns {
     this.#target = grown(this.#target, new Int32Array(size));
     this.#agent = grown(this.#agent, new Int32Array(size));
     this.#referer = grown(this.#referer, new Int32Array(size));
+    this.#address = grown(this.#address, new Float64Array(size));
   }
 }
 
@@ -198,8 +205,45 @@ export function newestOf(raw: RawVisits, keep: number): RawVisits {
     count: raw.count - from,
     times: raw.times.slice(from),
     target: raw.target.slice(from),
-    ips: raw.ips.slice(from),
+    address: raw.address.slice(from),
     agent: raw.agent.slice(from),
     referer: raw.referer.slice(from),
   };
+}
+
+/**
+ * The 32-bit value of an IPv4 address in its usual form (four decimal
+ * numbers up to 255, no leading zeros, three dots: {@link ipv4Text} gives
+ * the same string back); `-1` for anything else.
+ */
+export function ipv4Of(ip: string): number {
+  const n = ip.length;
+  if (n < 7 || n > 15) return -1;
+  let value = 0, part = 0, digits = 0, dots = 0;
+  for (let i = 0; i < n; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      // A leading zero ("01") is not the usual form.
+      if (digits > 0 && part === 0) return -1;
+      part = part * 10 + c - 48;
+      if (++digits > 3 || part > 255) return -1;
+    } else return -1;
+  }
+  return dots === 3 && digits > 0 ? value * 256 + part : -1;
+}
+
+/** The usual form of the IPv4 address whose 32-bit value is `value`. */
+export function ipv4Text(value: number): string {
+  return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+}
+
+/** The address (as the request gave it) of an {@link RawVisits.address} entry of `raw`. */
+export function addressOf(raw: RawVisits, address: number): string {
+  return address >= 0 ? ipv4Text(address) : raw.strings[-1 - address];
 }

@@ -5,7 +5,15 @@
  * gathered, forgotten targets left out, the newest rows kept.
  */
 import assert from "node:assert/strict";
-import { forgetIn, newestOf, VisitColumns, visitsIn } from "../../core/visits/columns.ts";
+import {
+  addressOf,
+  forgetIn,
+  ipv4Of,
+  ipv4Text,
+  newestOf,
+  VisitColumns,
+  visitsIn,
+} from "../../core/visits/columns.ts";
 import { type Enrichment, groupsOf } from "../../core/visits/batch.ts";
 import { runVisitJob } from "../../core/visits/visit_worker.ts";
 import { agentFacts, referrerHost } from "../../core/visits/agent.ts";
@@ -51,7 +59,7 @@ Deno.test("visit columns: rows keep their facts, agents and Referers interned, a
   assert.deepEqual(raw.strings.toSorted(), [FIREFOX, CHROME, "https://a.example/x"].toSorted());
   assert.equal(raw.targets.length, 2, "each target once");
   assert.equal(raw.times[2999], AT + 2999);
-  assert.equal(raw.ips[258], "10.0.1.2");
+  assert.equal(addressOf(raw, raw.address[258]), "10.0.1.2");
   assert.equal(raw.strings[raw.agent[1]], CHROME);
   assert.equal(raw.strings[raw.agent[3]], FIREFOX);
   assert.equal(raw.referer[1], -1);
@@ -209,7 +217,10 @@ Deno.test("visit columns: the newest rows of a batch", () => {
   const newest = newestOf(columns.take(), 2);
   assert.equal(newest.count, 2);
   assert.deepEqual([...newest.times], [AT + 3, AT + 4]);
-  assert.deepEqual(newest.ips, ["10.0.0.3", "10.0.0.4"]);
+  assert.deepEqual([...newest.address].map((a) => addressOf(newest, a)), [
+    "10.0.0.3",
+    "10.0.0.4",
+  ]);
 });
 
 Deno.test("visits worker's job: the batch the store writes, as the groups would make it", async () => {
@@ -247,4 +258,43 @@ Deno.test("visits worker's job: the batch the store writes, as the groups would 
     geoPath: "/nonexistent/countries.mmdb",
   });
   assert.notEqual(broken.geoError, null, "an unreadable database is said, not thrown");
+});
+
+Deno.test("visit columns: an IPv4 address in its usual form is a number, any other a string", () => {
+  for (const ip of ["0.0.0.0", "10.0.1.2", "192.168.100.255", "255.255.255.255"]) {
+    assert.ok(ipv4Of(ip) >= 0, ip);
+    assert.equal(ipv4Text(ipv4Of(ip)), ip);
+  }
+  assert.equal(ipv4Of("1.2.3.4"), 0x01020304);
+  for (
+    const ip of [
+      "01.2.3.4",
+      "1.2.3",
+      "1.2.3.4.5",
+      "1.2.3.256",
+      "1..3.4",
+      "1.2.3.4 ",
+      "::1",
+      "",
+      "a.b.c.d",
+    ]
+  ) assert.equal(ipv4Of(ip), -1, ip);
+  const columns = new VisitColumns();
+  columns.add(AT, LINK, "2001:db8::1", CHROME, null);
+  columns.add(AT + 1, LINK, "010.0.0.1", CHROME, null);
+  columns.add(AT + 2, LINK, "2001:db8::1", CHROME, null);
+  columns.add(AT + 3, LINK, "10.0.0.1", CHROME, null);
+  const raw = columns.take();
+  assert.deepEqual([...raw.address].map((a) => addressOf(raw, a)), [
+    "2001:db8::1",
+    "010.0.0.1",
+    "2001:db8::1",
+    "10.0.0.1",
+  ]);
+  const hash = visitorHasher(SALT);
+  assert.deepEqual(groupsOf(raw, enrichment()).map((g) => [g.visitor, g.times]), [
+    [hash("2001:db8::1", CHROME), [AT, AT + 2]],
+    [hash("010.0.0.1", CHROME), [AT + 1]],
+    [hash("10.0.0.1", CHROME), [AT + 3]],
+  ]);
 });
