@@ -43,6 +43,9 @@ export interface RawVisits {
   targets: (VisitTarget | null)[];
 }
 
+/** Agents compared before the map is asked. */
+const RECENT_AGENTS = 8;
+
 /** Rows the columns hold before they first grow. */
 const INITIAL_ROWS = 1024;
 
@@ -57,9 +60,14 @@ export class VisitColumns {
   #stringIndex = new Map<string, number>();
   #targets: (VisitTarget | null)[] = [];
   #targetIndex = new Map<string, number>();
-  /** The last visit's agent and target (a busy visitor's next visit shares them). */
-  #lastAgent = "";
-  #lastAgentIndex = -1;
+  /**
+   * The agents seen last and their indexes: a batch's visitors share a few
+   * agents, and comparing a fresh header string with a few kept ones costs
+   * less than hashing it for the map.
+   */
+  #recentAgents: string[] = [];
+  #recentIndexes: number[] = [];
+  /** The last visit's target (a busy visitor's next visit shares it). */
   #lastTarget: VisitTarget | null = null;
   #lastTargetIndex = -1;
   /** Rows filled. */
@@ -73,13 +81,7 @@ export class VisitColumns {
     this.#target[row] = this.#targetOf(target);
     const v4 = ipv4Of(ip);
     this.#address[row] = v4 >= 0 ? v4 : -1 - this.#stringOf(ip);
-    let agent = this.#lastAgentIndex;
-    if (agent < 0 || ua !== this.#lastAgent) {
-      agent = this.#stringOf(ua);
-      this.#lastAgent = ua;
-      this.#lastAgentIndex = agent;
-    }
-    this.#agent[row] = agent;
+    this.#agent[row] = this.#agentOf(ua);
     this.#referer[row] = referer === null ? -1 : this.#stringOf(referer);
     this.length = row + 1;
   }
@@ -107,7 +109,8 @@ export class VisitColumns {
     this.#stringIndex = new Map();
     this.#targets = [];
     this.#targetIndex = new Map();
-    this.#lastAgentIndex = -1;
+    this.#recentAgents = [];
+    this.#recentIndexes = [];
     this.#lastTarget = null;
     this.#lastTargetIndex = -1;
     return raw;
@@ -150,6 +153,19 @@ export class VisitColumns {
     }
     this.#lastTarget = this.#targets[index];
     this.#lastTargetIndex = index;
+    return index;
+  }
+
+  #agentOf(ua: string): number {
+    const recent = this.#recentAgents;
+    for (let i = 0; i < recent.length; i++) if (recent[i] === ua) return this.#recentIndexes[i];
+    const index = this.#stringOf(ua);
+    if (recent.length === RECENT_AGENTS) {
+      recent.pop();
+      this.#recentIndexes.pop();
+    }
+    recent.unshift(ua);
+    this.#recentIndexes.unshift(index);
     return index;
   }
 
