@@ -286,10 +286,11 @@ function fullCollection(): (() => void) | null {
  * JavaScript heap may not ask for soon (a 19 MiB argon2 memory per hash
  * piled up to 400 MiB over 25 hashes; collected after each, the peak was
  * 55 MiB). The worker's heap is small, so the collection takes a few
- * milliseconds.
+ * milliseconds. `collect: false` leaves the collections to V8 (a worker
+ * whose jobs instantiate no WebAssembly and come often: the visits').
  */
-export function serveJobs(handler: JobHandler): void {
-  const collect = fullCollection();
+export function serveJobs(handler: JobHandler, options: { collect?: boolean } = {}): void {
+  const collect = options.collect === false ? null : fullCollection();
   const scope = self as unknown as {
     onmessage: ((event: MessageEvent) => void) | null;
     postMessage(message: Answer, transfer?: Transferable[]): void;

@@ -32,6 +32,7 @@ import type { ServingUrlStore, UrlStore } from "./urls.ts";
 import type { UploadRequestStore } from "./upload_requests.ts";
 import type { UserExportStore } from "./user_exports.ts";
 import type { VisitStore } from "./visits.ts";
+import type { VisitBatchWriter } from "./visit_batch.ts";
 import type { ServingUserStore, UserStore } from "./users.ts";
 import type { WebhookStore } from "./webhooks.ts";
 
@@ -64,7 +65,7 @@ export interface PlainAreas {
   /** Users' upload requests: links that let anyone send them files. */
   readonly uploadRequests: UploadRequestStore;
   /** Visits of short URLs and files, raw and rolled up per hour. */
-  readonly visits: VisitStore;
+  readonly visits: VisitStore & VisitBatchWriter;
 
   /** `"kv"` or `"postgres"`, for logs and status. */
   readonly kind: "kv" | "postgres";

@@ -28,6 +28,9 @@ import type { VisitGroup, VisitTargetKind } from "./visits.ts";
 /** The format this module writes. */
 const VERSION = 1;
 
+/** The most a pack weighs on either store (within Deno KV's 64 KiB a value). */
+export const PACK_BYTES = 48 * 1024;
+
 /** One pack: its target, its latest visit's time (ms), how many visits it holds, and its bytes. */
 export interface VisitPack {
   targetKind: VisitTargetKind;

@@ -23,24 +23,37 @@ import { sipHash24, SIPHASH_KEY_BYTES } from "./siphash.ts";
 /** Hashes a visitor: its address and user agent. */
 export type VisitorHasher = (ip: string, userAgent: string) => string;
 
-/** Each day's hasher this process made (a day's salt never changes). */
-const hashers = perServices((_: Services) => new Map<string, Promise<VisitorHasher>>());
+/** Each day's salt this process read or made (a day's salt never changes). */
+const salts = perServices((_: Services) => new Map<string, Promise<string>>());
 
-/** The hasher of the UTC day of `at` (ms), under the stored salt or a new one stored. */
-export function dayHasher(s: Services, at: number): Promise<VisitorHasher> {
-  const day = dayName(at);
-  const held = hashers(s);
-  let hasher = held.get(day);
-  if (hasher === undefined) {
+/** The salt of the UTC day of `at` (ms): the stored one, or a new one stored. */
+export function daySalt(s: Services, at: number): Promise<string> {
+  return dayMemo(salts(s), at, (day) => {
     const fresh = Buffer.from(s.random.bytes(32)).toString("hex");
-    hasher = s.store.visits.salt(day, fresh).then(visitorHasher);
-    hasher.catch(() => held.delete(day));
-    // Only today's and yesterday's are ever needed: older ones go.
+    return s.store.visits.salt(day, fresh);
+  });
+}
+
+/**
+ * `held`'s value for the day of `at`, made by `make` when missing (and
+ * forgotten when it fails); only today's and yesterday's are ever needed,
+ * older ones go.
+ */
+function dayMemo<T>(
+  held: Map<string, Promise<T>>,
+  at: number,
+  make: (day: string) => Promise<T>,
+): Promise<T> {
+  const day = dayName(at);
+  let value = held.get(day);
+  if (value === undefined) {
+    value = make(day);
+    value.catch(() => held.delete(day));
     const yesterday = dayName(at - 86_400_000);
     for (const old of held.keys()) if (old < yesterday) held.delete(old);
-    held.set(day, hasher);
+    held.set(day, value);
   }
-  return hasher;
+  return value;
 }
 
 /**
@@ -51,26 +64,30 @@ export function visitorHasher(salt: string): VisitorHasher {
   const key = new Uint8Array(createHash("sha256").update(salt, "utf8").digest())
     .slice(0, SIPHASH_KEY_BYTES);
   let buffer = new Uint8Array(512);
+  // The agents' UTF-8 bytes, each made once: a batch's visitors share a few agents.
+  const agents = new Map<string, Uint8Array>();
   return (ip, userAgent) => {
-    const length = ip.length + 1 + userAgent.length;
+    let agentBytes = agents.get(userAgent);
+    if (agentBytes === undefined) {
+      if (agents.size >= KEPT_AGENTS) agents.clear();
+      agents.set(userAgent, agentBytes = encoder.encode(userAgent));
+    }
+    const length = 3 * ip.length + 1 + agentBytes.length;
     if (buffer.length < length) buffer = new Uint8Array(2 * length);
-    // ASCII (every address, nearly every agent) is written as it is; anything else as UTF-8.
-    let ascii = true;
-    for (let i = 0; i < ip.length && ascii; i++) {
-      const c = ip.charCodeAt(i);
-      if (c > 127) ascii = false;
-      buffer[i] = c;
+    // The address is ASCII (as every address is) written as it is, else as UTF-8.
+    let at = 0;
+    for (; at < ip.length; at++) {
+      const c = ip.charCodeAt(at);
+      if (c > 127) break;
+      buffer[at] = c;
     }
-    buffer[ip.length] = 0;
-    for (let i = 0, at = ip.length + 1; i < userAgent.length && ascii; i++) {
-      const c = userAgent.charCodeAt(i);
-      if (c > 127) ascii = false;
-      buffer[at + i] = c;
-    }
-    if (ascii) return sipHash24(key, buffer, length);
-    const bytes = encoder.encode(`${ip}\0${userAgent}`);
-    return sipHash24(key, bytes, bytes.length);
+    if (at < ip.length) at = encoder.encodeInto(ip, buffer).written;
+    buffer[at++] = 0;
+    buffer.set(agentBytes, at);
+    return sipHash24(key, buffer, at + agentBytes.length);
   };
 }
 
 const encoder = new TextEncoder();
+/** Agents whose bytes a hasher keeps. */
+const KEPT_AGENTS = 256;

@@ -2,7 +2,7 @@
  * Visits on Deno KV. Keys:
  *
  * - `["visits", kind, id, at, seq]` → a pack of one target's raw visits from one batch
- *   (`../visit_pack.ts`: its groups as bytes, at most {@link PACK_BYTES}; packs stored
+ *   (`../visit_pack.ts`: its groups as bytes, at most `PACK_BYTES`; packs stored
  *   before were arrays of groups, `VisitGroup`, or of single records, and are read
  *   alike), `at` the pack's latest; one key rather than one per visitor or visit;
  *   `["visits_at", at, kind, id, seq]` → `null`, the
@@ -25,7 +25,8 @@
  * ({@link dropSeenMarks}).
  */
 import { commitChecked, getAll } from "./helpers.ts";
-import { packVisits, unpackVisits } from "../visit_pack.ts";
+import { unpackVisits } from "../visit_pack.ts";
+import { prepareBatch, type VisitBatch, type VisitBatchWriter } from "../visit_batch.ts";
 import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
   type DaySketch,
@@ -35,7 +36,6 @@ import {
   dimensionCounts,
   type HourDelta,
   mergeSketch,
-  rollUp,
   visitsOf,
 } from "../visit_rollup.ts";
 import {
@@ -53,8 +53,6 @@ import {
 
 /** Roll-up hours one commit reads and writes (two keys checked and three written each). */
 const HOURS_PER_OP = 10;
-/** The most a pack of raw visits may weigh (`../visit_pack.ts`; within KV's 64 KiB a value). */
-const PACK_BYTES = 48 * 1024;
 
 /**
  * A stored pack: its bytes (`../visit_pack.ts`), or, as written before packs
@@ -146,12 +144,15 @@ const asValue = (d: HourDelta): HourValue => ({
 });
 
 /** {@link VisitStore} on Deno KV. */
-export class KvVisits implements VisitStore {
+export class KvVisits implements VisitStore, VisitBatchWriter {
   constructor(private readonly kv: Deno.Kv) {}
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;
-    const packs = packVisits(groups, PACK_BYTES);
+    await this.write(prepareBatch(groups));
+  }
+
+  async write({ packs, hours }: VisitBatch): Promise<void> {
     for (let i = 0; i < packs.length; i += PACKS_PER_OP) {
       const op = this.kv.atomic();
       for (
@@ -163,7 +164,7 @@ export class KvVisits implements VisitStore {
       }
       await op.commit();
     }
-    await this.#addToHours([...rollUp(groups).values()]);
+    await this.#addToHours(hours);
   }
 
   /**

@@ -22,7 +22,6 @@ import {
   dimensionCounts,
   type HourDelta,
   mergeSketch,
-  rollUp,
   visitsOf,
 } from "../visit_rollup.ts";
 import type {
@@ -38,12 +37,11 @@ import type {
   VisitTargetKind,
 } from "../visits.ts";
 import { SERVER_SCOPE } from "../visits.ts";
-import { packVisits, unpackVisits, type VisitPack } from "../visit_pack.ts";
+import { unpackVisits, type VisitPack } from "../visit_pack.ts";
+import { prepareBatch, type VisitBatch, type VisitBatchWriter } from "../visit_batch.ts";
 
 /** Rows stored per statement. */
 const ROWS_PER_STATEMENT = 5000;
-/** The most a pack of raw visits weighs (`../visit_pack.ts`). */
-const PACK_BYTES = 48 * 1024;
 /** Packs one statement inserts (about 10 MiB of hex at most). */
 const PACKS_PER_STATEMENT = 100;
 
@@ -80,18 +78,21 @@ const visitsOfRow = (r: VisitRow): VisitRecord[] =>
   });
 
 /** {@link VisitStore} on PostgreSQL. */
-export class PostgresVisits implements VisitStore {
+export class PostgresVisits implements VisitStore, VisitBatchWriter {
   constructor(private readonly sql: Sql) {}
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;
-    const deltas = rollUp(groups);
-    const packs = packVisits(groups, PACK_BYTES);
+    await this.write(prepareBatch(groups));
+  }
+
+  async write({ packs, hours }: VisitBatch): Promise<void> {
+    if (packs.length === 0 && hours.length === 0) return;
     await this.sql.begin(async (tx) => {
       for (let i = 0; i < packs.length; i += PACKS_PER_STATEMENT) {
         await insertPacks(tx as unknown as Sql, packs.slice(i, i + PACKS_PER_STATEMENT));
       }
-      await addDeltas(tx as unknown as Sql, [...deltas.values()]);
+      await addDeltas(tx as unknown as Sql, hours);
     });
   }
 

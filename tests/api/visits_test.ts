@@ -15,7 +15,8 @@ import { ERROR_BOUND } from "../../db/hll.ts";
 import { uploadOne } from "../helpers/files.ts";
 import { countryMmdb } from "../helpers/mmdb.ts";
 import { type Actor, actor } from "../helpers/users.ts";
-import { FLUSH_DELAY_MS, VisitRecorder } from "../../core/visits/recorder.ts";
+import { FLUSH_DELAY_MS, VisitRecorder, visitWorkerStats } from "../../core/visits/recorder.ts";
+import { closeVisits } from "../../core/visits/record.ts";
 import type { Settings } from "../../core/settings/registry.ts";
 
 /** A fixed start, ahead of the test app's clock, at the top of an hour. */
@@ -611,5 +612,70 @@ visitsTest(
       [40 + n, 25 + counted.unique],
       "the day: the old hour's exact count and the new hour's estimate",
     );
+  },
+);
+
+visitsTest(
+  "visits: one worker prepares the batches, and closing the recorder ends it",
+  async (app) => {
+    app.clock.set(START);
+    const alice = await actor(app, "USER");
+    const url = await shorten(app, alice);
+    assert.equal(visitWorkerStats(app.services).started, 0, "no worker before a batch");
+    for (let i = 0; i < 3; i++) assert.equal(await hit(app, url.path, CHROME_WINDOWS), 302);
+    flushDelay(app);
+    assert.equal(total(await report(app, alice, `/api/user/urls/${url.id}/visits`)), 3);
+    assert.equal(await hit(app, url.path, IPHONE), 302);
+    flushDelay(app);
+    assert.equal(total(await report(app, alice, `/api/user/urls/${url.id}/visits`)), 4);
+    assert.deepEqual(
+      [visitWorkerStats(app.services).started, visitWorkerStats(app.services).workers],
+      [1, 1],
+      "one worker, kept between batches",
+    );
+    assert.equal(await hit(app, url.path, IPHONE), 302);
+    await closeVisits(app.services);
+    const after = visitWorkerStats(app.services);
+    assert.deepEqual([after.workers, after.ended], [0, 1], "ended on close");
+    const raw = await Array.fromAsync(app.services.store.visits.list("url", url.id));
+    assert.equal(raw.length, 5, "what waited was written first");
+  },
+);
+
+visitsTest(
+  "visits: a batch the store refused is written with the next, a deleted link's visits left out",
+  async (app) => {
+    app.clock.set(START);
+    const alice = await actor(app, "USER");
+    const kept = await shorten(app, alice);
+    const gone = await shorten(app, alice);
+    const visits = app.services.store.visits;
+    const write = visits.write;
+    let refusals = 1;
+    visits.write = (batch) =>
+      refusals-- > 0 ? Promise.reject(new Error("down")) : write.call(visits, batch);
+    try {
+      assert.equal(await hit(app, kept.path, CHROME_WINDOWS), 302);
+      assert.equal(await hit(app, gone.path, CHROME_WINDOWS), 302);
+      flushDelay(app);
+      await report(app, alice, "/api/user/visits");
+      assert.equal(
+        app.logger.lines.filter((l) => l.message === "could not record visits").length,
+        1,
+        "the refusal is logged",
+      );
+      const del = await app.json("DELETE", `/api/user/urls/${gone.id}`, undefined, alice.headers);
+      assert.equal(del.status, 200, JSON.stringify(del.body));
+      assert.equal(await hit(app, kept.path, IPHONE), 302);
+      flushDelay(app);
+      assert.equal(total(await report(app, alice, `/api/user/urls/${kept.id}/visits`)), 2);
+      assert.equal(
+        total(await report(app, alice, "/api/user/visits")),
+        2,
+        "the owner's: no deleted link's",
+      );
+    } finally {
+      visits.write = write;
+    }
   },
 );

@@ -10,6 +10,7 @@ import type { Theme } from "../../core/themes.ts";
 import { parseSettingsEnv } from "../../core/settings/env.ts";
 import { SettingsService } from "../../core/settings/service.ts";
 import { fileSystemContext, findFfmpeg } from "../../cli/services.ts";
+import { closeVisits } from "../../core/visits/record.ts";
 import { servingStore } from "../../db/serving.ts";
 import type { Backend } from "../../db/store.ts";
 import { createHandler } from "../../routes/mod.ts";
@@ -156,6 +157,8 @@ export async function startTestApp(
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {
+      // Ends the visits worker, if visits started one (what waits is written, as at shutdown).
+      await closeVisits(services).catch(() => {});
       await testDatasource.dispose();
       await store.close();
       await drop();

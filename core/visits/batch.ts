@@ -1,0 +1,132 @@
+/**
+ * A batch's visits made groups (`VisitGroup`): visits of one target by one
+ * address and agent with one `Referer` on one day make one group, whose facts
+ * are worked out once (user agent parsed, bot flag, country, visitor hash
+ * under the day's salt), so a batch's work grows with its visitors, not its
+ * visits. It works on the columns' indexes (`columns.ts`): a visit is
+ * compared by numbers and its address, never by its long agent string. Run
+ * by the visits worker (`visit_worker.ts`); pure but for what `enrich` gives.
+ */
+import { dayOf } from "../../db/visit_rollup.ts";
+import type { VisitGroup } from "../../db/visits.ts";
+import type { AgentFacts } from "./agent.ts";
+import { addressOf, type RawVisits } from "./columns.ts";
+import type { CountryLookup } from "./geo.ts";
+import type { VisitorHasher } from "./salt.ts";
+
+/** What the groups' facts come from. */
+export interface Enrichment {
+  agentFacts(ua: string): AgentFacts;
+  referrerHost(referer: string): string | null;
+  country: CountryLookup;
+  /** The hasher of the day starting at `day` (ms). */
+  hasher(day: number): VisitorHasher;
+  /** Bots' visits are kept (else left out). */
+  countBots: boolean;
+}
+
+/** Groups a batch compares a visit with, of one address and target. */
+const ALIKE_CANDIDATES = 8;
+
+/**
+ * The groups of `raw`, in the order each first came: bots left out unless
+ * counted, each visitor hashed once. Visits are gathered by target and
+ * address first (a map a target, address to the first group: no key string
+ * made a visit: an address is a number, `columns.ts`), then compared by
+ * their agent, `Referer` and day as numbers
+ * (the group's own in typed arrays: nothing but the group itself is made a
+ * new visitor). At most {@link ALIKE_CANDIDATES} groups are compared a key
+ * (an address sending many agents to one link makes more groups, never a
+ * quadratic batch). Forgotten targets' visits are left out.
+ */
+export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
+  const n = raw.count;
+  // Each group's raw facts, by its number; `next`: the next group of its target and address.
+  const target = new Int32Array(n);
+  const agent = new Int32Array(n);
+  const referer = new Int32Array(n);
+  const day = new Float64Array(n);
+  const next = new Int32Array(n);
+  const address = new Float64Array(n);
+  /** Each group by number; `null`: a bot's, left out. */
+  const groups: (VisitGroup | null)[] = [];
+  const byTarget: (Map<number, number> | undefined)[] = new Array(raw.targets.length);
+  const facts: (AgentFacts | undefined)[] = new Array(raw.strings.length);
+  const hosts: (string | null | undefined)[] = new Array(raw.strings.length);
+  let hashDay = Number.NaN;
+  let hash: VisitorHasher | undefined;
+  let last = -1;
+  for (let row = 0; row < n; row++) {
+    const t = raw.target[row];
+    const of = raw.targets[t];
+    if (of === null) continue;
+    const at = raw.times[row];
+    const d = dayOf(at);
+    const ip = raw.address[row];
+    const a = raw.agent[row];
+    const r = raw.referer[row];
+    let g = -1;
+    if (
+      last >= 0 && target[last] === t && agent[last] === a && referer[last] === r &&
+      day[last] === d && address[last] === ip
+    ) g = last;
+    else {
+      const byIp = byTarget[t] ??= new Map();
+      const first = byIp.get(ip);
+      let compared = 0;
+      for (let c = first ?? -1; c >= 0 && compared < ALIKE_CANDIDATES; c = next[c], compared++) {
+        if (agent[c] === a && referer[c] === r && day[c] === d) {
+          g = c;
+          break;
+        }
+      }
+      if (g < 0) {
+        g = groups.length;
+        target[g] = t;
+        agent[g] = a;
+        referer[g] = r;
+        day[g] = d;
+        next[g] = -1;
+        address[g] = ip;
+        if (first === undefined) byIp.set(ip, g);
+        else if (compared < ALIKE_CANDIDATES) {
+          next[g] = next[first];
+          next[first] = g;
+        }
+        const ua = raw.strings[a];
+        const text = addressOf(raw, ip);
+        const seen = facts[a] ??= enrich.agentFacts(ua);
+        if (seen.bot && !enrich.countBots) groups.push(null);
+        else {
+          let referrer: string | null = null;
+          if (r >= 0) {
+            const known = hosts[r];
+            referrer = known !== undefined
+              ? known
+              : (hosts[r] = enrich.referrerHost(raw.strings[r]));
+          }
+          if (d !== hashDay) {
+            hashDay = d;
+            hash = enrich.hasher(d);
+          }
+          groups.push({
+            targetKind: of.kind,
+            targetId: of.id,
+            ownerId: of.ownerId,
+            referrer,
+            country: enrich.country(text),
+            browser: seen.browser,
+            os: seen.os,
+            device: seen.device,
+            bot: seen.bot,
+            visitor: hash!(text, ua),
+            times: [],
+          });
+        }
+      }
+    }
+    groups[g]?.times.push(at);
+    last = g;
+  }
+  return groups.filter((g): g is VisitGroup => g !== null);
+}
