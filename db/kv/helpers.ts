@@ -33,53 +33,28 @@ export type Attempt<T> =
   | { op?: undefined; result: T }
   | { op: Deno.AtomicOperation; result: T; lost?: () => Promise<Error | null> };
 
-/** How long a commit waits for another handle's write lock before it gives up (ms). */
-const LOCKED_PATIENCE_MS = 5000;
-/** The pause before a commit another handle's write lock refused is tried again (ms). */
-const LOCKED_PAUSE_MS = 2;
-
-/** Whether `error` is Deno KV's refusal while another handle on its file holds SQLite's write lock. */
-function isLocked(error: unknown): boolean {
-  return error instanceof TypeError && error.message === "database is locked";
-}
-
 /**
- * Commits `op`: its versionstamp, or `null` when a check failed or another
- * handle on the same KV file (another process, or another store in this one)
- * held SQLite's write lock: Deno KV throws a `TypeError` "database is locked"
- * rather than waiting. The caller reads afresh and tries again in both cases.
+ * Commits `op`: its versionstamp, or `null` when a check failed. (A write
+ * another handle's lock refused waits for it: the store's handle is
+ * `patient`, `./patient.ts`.)
  */
 export async function tryCommit(op: Deno.AtomicOperation): Promise<string | null> {
-  try {
-    const result = await op.commit();
-    return result.ok ? result.versionstamp : null;
-  } catch (error) {
-    if (!isLocked(error)) throw error;
-    return null;
-  }
+  const result = await op.commit();
+  return result.ok ? result.versionstamp : null;
 }
 
 /**
  * Reads, decides and commits until the commit lands: `attempt` reads what it
  * needs, checks the versionstamps it read in the operation it returns, and is
- * run again from a fresh read each time a check fails (a concurrent change)
- * or another handle on the KV file held its write lock (tried again after a
- * pause, for at most {@link LOCKED_PATIENCE_MS} in all). A commit that throws
- * otherwise (a value or an operation over KV's limits), or an error thrown by
- * `attempt` or `lost`, ends the loop with that error.
+ * run again from a fresh read each time a check fails (a concurrent change).
+ * A commit that throws (a value or an operation over KV's limits), or an
+ * error thrown by `attempt` or `lost`, ends the loop with that error.
  */
 export async function commitChecked<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
-  let locked = 0;
   while (true) {
     const tried = await attempt();
     if (!tried.op) return tried.result;
-    try {
-      if ((await tried.op.commit()).ok) return tried.result;
-    } catch (error) {
-      if (!isLocked(error) || ++locked * LOCKED_PAUSE_MS > LOCKED_PATIENCE_MS) throw error;
-      await new Promise((wake) => setTimeout(wake, LOCKED_PAUSE_MS));
-      continue;
-    }
+    if ((await tried.op.commit()).ok) return tried.result;
     const lost = await tried.lost?.();
     if (lost) throw lost;
   }

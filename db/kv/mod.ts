@@ -22,6 +22,7 @@ import { KvLeases } from "./leases.ts";
 import { KvMetrics } from "./metrics.ts";
 import { KvMfa } from "./mfa.ts";
 import { KvOauth } from "./oauth.ts";
+import { patient } from "./patient.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
@@ -65,7 +66,7 @@ const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
 /** Opens (creating when needed) the KV database at `path` (`:memory:` for tests). */
 export async function openKvStore(path?: string): Promise<KvStore> {
-  const kv = await Deno.openKv(path);
+  const kv = patient(await Deno.openKv(path));
   const version = await kv.get<number>(SCHEMA_VERSION);
   if (version.value === null) await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   else if (version.value > KV_SCHEMA_VERSION) {

@@ -1,6 +1,7 @@
 /** `db/kv/helpers.ts`: `defined`, `getAll` and the check-and-retry loop `commitChecked`. */
 import assert from "node:assert/strict";
 import { commitChecked, defined, getAll } from "../../db/kv/helpers.ts";
+import { patient } from "../../db/kv/patient.ts";
 
 /** Runs `fn` on a fresh in-memory KV, closed afterwards. */
 async function withKv(fn: (kv: Deno.Kv) => Promise<void>) {
@@ -117,19 +118,33 @@ Deno.test("commitChecked: errors other than a failed check are not retried", asy
   });
 });
 
-Deno.test("commitChecked: two handles on one KV file write at once, none refused by the other's lock", async () => {
+Deno.test("patient handles: two on one KV file write at once, none refused by the other's lock", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/locks.kv`;
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  const [a, b] = [patient(await Deno.openKv(path)), patient(await Deno.openKv(path))];
   try {
     const increment = (kv: Deno.Kv) =>
       commitChecked(async () => {
         const entry = await kv.get<number>(["count"]);
         return { op: kv.atomic().check(entry).set(["count"], (entry.value ?? 0) + 1), result: 1 };
       });
-    const writes = Array.from({ length: 200 }, (_, i) => increment(i % 2 ? a : b));
-    assert.equal((await Promise.all(writes)).length, 200);
-    assert.equal((await a.get(["count"])).value, 200);
+    const on = (i: number) => i % 2 ? a : b;
+    const increments = () => Array.from({ length: 100 }, (_, i) => increment(on(i)));
+    // Writes outside the checked loop too: plain sets, unchecked sums, then deletes.
+    await Promise.all([
+      ...increments(),
+      ...Array.from({ length: 100 }, (_, i) => on(i).set(["plain", i], i)),
+      ...Array.from({ length: 100 }, (_, i) => on(i + 1).atomic().sum(["sum"], 1n).commit()),
+    ]);
+    assert.equal((await a.get(["count"])).value, 100);
+    assert.equal((await b.get<Deno.KvU64>(["sum"])).value?.value, 100n);
+    assert.equal((await Array.fromAsync(a.list({ prefix: ["plain"] }))).length, 100);
+    await Promise.all([
+      ...increments(),
+      ...Array.from({ length: 100 }, (_, i) => on(i).delete(["plain", i])),
+    ]);
+    assert.equal((await b.get(["count"])).value, 200);
+    assert.equal((await Array.fromAsync(b.list({ prefix: ["plain"] }))).length, 0);
   } finally {
     a.close();
     b.close();
