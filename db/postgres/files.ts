@@ -103,7 +103,7 @@ const DELETE_BATCH = 500;
 /** Rows bulk inserts add before {@link PostgresFiles} considers refreshing the planner's statistics. */
 const ANALYZE_AFTER = 10_000;
 
-/** Rows one multi-row INSERT carries (18 columns: well under PostgreSQL's 65535 parameters). */
+/** Rows one INSERT of `createMany` carries (as one array a column). */
 const ROWS_PER_INSERT = 1000;
 
 const COLUMNS: Record<keyof FilePatch, string> = {
@@ -120,18 +120,44 @@ const COLUMNS: Record<keyof FilePatch, string> = {
   private: "private",
 };
 
-const SORT_COLUMNS: Record<FileSortKey, string> = {
-  id: `id COLLATE "C"`,
-  createdAt: "created_at",
-  updatedAt: "updated_at",
-  deletesAt: "deletes_at",
-  name: `name COLLATE "C"`,
-  originalName: `original_name COLLATE "C"`,
-  size: "size",
-  type: `type COLLATE "C"`,
-  views: "views",
-  favorite: "favorite",
+/**
+ * Each sort key's column, and for the `NOT NULL` ones with one index for both
+ * directions (migration 040) that index's direction (`shared`) and whether
+ * the column is unique (no tie to break by id). The others have an index per
+ * direction, nulls last.
+ */
+const SORT_COLUMNS: Record<
+  FileSortKey,
+  { column: string; shared?: "ASC" | "DESC"; unique?: true }
+> = {
+  id: { column: `id COLLATE "C"`, shared: "ASC", unique: true },
+  createdAt: { column: "created_at", shared: "DESC" },
+  updatedAt: { column: "updated_at", shared: "ASC" },
+  deletesAt: { column: "deletes_at" },
+  name: { column: `name COLLATE "C"`, shared: "ASC", unique: true },
+  originalName: { column: `original_name COLLATE "C"` },
+  size: { column: "size", shared: "ASC" },
+  type: { column: `type COLLATE "C"` },
+  views: { column: "views" },
+  favorite: { column: "favorite" },
 };
+
+/**
+ * The `ORDER BY` of `key` in `direction`, ties by id ascending, nulls last;
+ * `reversed`: that order exactly backwards (nulls and ties included). A key
+ * of a `NOT NULL` column with one shared index names its nulls where that
+ * index read in `direction` has them (no row has one, so the order is the
+ * same), so that the planner reads the index backwards, an incremental sort
+ * putting ties in id order; a unique key has no ties to order.
+ */
+export function sortOrder(key: FileSortKey, direction: "asc" | "desc", reversed: boolean) {
+  const { column, shared, unique } = SORT_COLUMNS[key];
+  const asc = (direction === "asc") !== reversed;
+  const dir = asc ? "ASC" : "DESC";
+  const nullsLast = shared === undefined ? !reversed : dir === shared;
+  const first = `${column} ${dir} NULLS ${nullsLast ? "LAST" : "FIRST"}`;
+  return unique ? first : `${first}, id COLLATE "C"${reversed ? " DESC" : ""}`;
+}
 
 const SEARCH_COLUMNS = { name: "name", originalName: "original_name", type: "type", id: "id" };
 
@@ -218,15 +244,9 @@ export function listConditions(sql: Sql, q: FileQuery): PendingQuery<Row[]> {
  */
 export function listPageQuery(sql: Sql, q: FileQuery, total: number | undefined) {
   const where = listConditions(sql, q);
-  const column = SORT_COLUMNS[q.sortBy];
-  const asc = q.order === "asc";
   const fromEnd = total === undefined ? -1 : total - q.offset - q.limit;
   const backwards = total !== undefined && q.offset > 0 && fromEnd < q.offset;
-  const order = sql.unsafe(
-    backwards
-      ? `${column} ${asc ? "DESC" : "ASC"} NULLS FIRST, id COLLATE "C" DESC`
-      : `${column} ${asc ? "ASC" : "DESC"} NULLS LAST, id COLLATE "C"`,
-  );
+  const order = sql.unsafe(sortOrder(q.sortBy, q.order, backwards));
   const limit = backwards ? q.limit + Math.min(0, fromEnd) : q.limit;
   const offset = backwards ? Math.max(0, fromEnd) : q.offset;
   const query = limit <= 0
@@ -237,6 +257,48 @@ export function listPageQuery(sql: Sql, q: FileQuery, total: number | undefined)
         ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
   return { query, backwards };
+}
+
+/** `files`' columns with the type each is sent as, in {@link toRow}'s order. */
+const ROW_TYPES: Record<keyof ReturnType<typeof toRow>, string> = {
+  id: "text",
+  name: "text",
+  original_name: "text",
+  size: "bigint",
+  type: "text",
+  views: "integer",
+  max_views: "integer",
+  favorite: "boolean",
+  password: "text",
+  anonymous: "boolean",
+  user_id: "text",
+  folder_id: "text",
+  deletes_at: "timestamptz",
+  thumbnail: "text",
+  uploader_name: "text",
+  pending: "boolean",
+  private: "boolean",
+  created_at: "timestamptz",
+  updated_at: "timestamptz",
+};
+
+/** A value of a row as the text of an array element (`null` stays `NULL`). */
+const asText = (value: string | number | boolean | Date | null) =>
+  value === null ? null : value instanceof Date ? value.toISOString() : String(value);
+
+/**
+ * Inserts `files` in one statement of one array parameter per column
+ * (`unnest`): 19 parameters whatever the number of rows, so that the server
+ * parses and plans one short statement, not one of a parameter per value.
+ */
+async function insertRows(tx: TransactionSql, files: FileRecord[]) {
+  const rows = files.map(toRow);
+  const columns = Object.keys(ROW_TYPES) as (keyof typeof ROW_TYPES)[];
+  const arrays = columns.map((c) =>
+    tx`${rows.map((r) => asText(r[c]))}::text[]::${tx.unsafe(ROW_TYPES[c])}[]`
+  );
+  const list = arrays.reduce((all, a) => tx`${all}, ${a}`);
+  await tx`INSERT INTO files (${tx.unsafe(columns.join(", "))}) SELECT * FROM unnest(${list})`;
 }
 
 /** The field a violated unique constraint of `files` guards: its name, or else its id. */
@@ -301,7 +363,7 @@ export class PostgresFiles implements FileStore {
     try {
       await this.sql.begin(async (tx) => {
         for (let i = 0; i < files.length; i += ROWS_PER_INSERT) {
-          await tx`INSERT INTO files ${tx(files.slice(i, i + ROWS_PER_INSERT).map(toRow))}`;
+          await insertRows(tx, files.slice(i, i + ROWS_PER_INSERT));
         }
         if (usage.size === 0) return;
         await tx`INSERT INTO file_usage ${tx([...usage.values()])}
