@@ -19,6 +19,7 @@ import {
   QuotaError,
   type ViewResult,
 } from "../files.ts";
+import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { uniqueViolation } from "./unique.ts";
 
 interface FileRow {
@@ -550,6 +551,7 @@ export class PostgresFiles implements FileStore {
 
   async list(q: FileQuery) {
     const sql = this.sql;
+    if (startsFromBlocks(q)) return await this.listFromBlocks(q);
     // The count first when the owner's counters tell it (one small read): a page past the
     // middle is then read from the end of its order, backwards.
     const known = q.total ?? await countFromStats(q, () => this.stats(q.userId));
@@ -563,6 +565,26 @@ export class PostgresFiles implements FileStore {
       })(),
     ]);
     return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
+  }
+
+  /**
+   * A deep page of the newest-first order (either way): from the fine block
+   * it starts in (`./file_time_blocks.ts`), skipping only that block's files
+   * before it.
+   */
+  private async listFromBlocks(q: FileQuery) {
+    const sql = this.sql;
+    const [start, total] = await Promise.all([
+      blockStart(sql, q.userId, q.offset, q.order),
+      q.total ?? countFromStats(q, () => this.stats(q.userId)).then((n) => n!),
+    ]);
+    if (start === null) return { files: [], total };
+    const order = sql.unsafe(sortOrder(q.sortBy, q.order, false));
+    const rows = await sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files
+        WHERE ${listConditions(sql, q)} AND ${fromBlock(sql, start.block, q.order)}
+        ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset - start.before}) AS page
+      JOIN files USING (id) ORDER BY ${order}`;
+    return { files: rows.map(toFile), total };
   }
 
   async listByUser(userId: string) {
