@@ -44,11 +44,12 @@ export async function blockStart(
       SELECT block, through - files AS before FROM coarse WHERE through > ${offset}
       ORDER BY block ${dir} LIMIT 1
     ), fine AS (
-      SELECT f.block, f.files, start.before + sum(f.files) OVER (ORDER BY f.block ${dir}) AS through
-      FROM start JOIN file_time_blocks AS f ON f.owner = ${userId} AND f.level = 0
-        AND f.block >= start.block * 256 AND f.block < (start.block + 1) * 256
+      SELECT block, files, sum(files) OVER (ORDER BY block ${dir}) AS through
+      FROM file_time_blocks WHERE owner = ${userId} AND level = 0
+        AND block >= (SELECT block FROM start) * 256 AND block < ((SELECT block FROM start) + 1) * 256
     )
-    SELECT block, through - files AS before FROM fine WHERE through > ${offset}
+    SELECT block, (SELECT before FROM start) + through - files AS before FROM fine
+    WHERE (SELECT before FROM start) + through > ${offset}
     ORDER BY block ${dir} LIMIT 1`;
   return start ? { block: start.block, before: Number(start.before) } : null;
 }

@@ -497,17 +497,24 @@ export class PostgresFiles implements FileStore {
     }
   }
 
+  /**
+   * One statement, as {@link deleteMany}'s: the owner's usage row is locked
+   * before the statistics' and blocks' counters (the statement's triggers run
+   * at its end), the order every write of a file takes, so that a deletion
+   * and a completion of one owner never wait on each other both ways.
+   */
   async delete(id: string) {
-    return await this.sql.begin(async (tx) => {
-      const [row] = await tx<FileRow[]>`DELETE FROM files WHERE id = ${id} RETURNING *`;
-      if (!row) return null;
-      if (row.user_id !== null) {
-        await tx`UPDATE file_usage
-          SET bytes = greatest(0, bytes - ${row.size}), files = greatest(0, files - 1)
-          WHERE user_id = ${row.user_id}`;
-      }
-      return toFile(row);
-    });
+    const [row] = await this.sql<FileRow[]>`
+      WITH gone AS (
+        DELETE FROM files WHERE id = ${id} RETURNING *
+      ), uncounted AS (
+        UPDATE file_usage AS u
+        SET bytes = greatest(0, u.bytes - gone.size), files = greatest(0, u.files - 1)
+        FROM gone WHERE u.user_id = gone.user_id
+        RETURNING 1
+      )
+      SELECT * FROM gone`;
+    return row ? toFile(row) : null;
   }
 
   /**
