@@ -568,11 +568,7 @@ export class PostgresFiles implements FileStore {
     const page = listPageQuery(sql, q, known);
     const [rows, total] = await Promise.all([
       page.query ?? [],
-      known ?? (async () => {
-        const [{ n }] = await sql<{ n: string }[]>`
-          SELECT count(*) AS n FROM files WHERE ${listConditions(sql, q)}`;
-        return Number(n);
-      })(),
+      known ?? this.countMatches(q),
     ]);
     return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
   }
@@ -595,6 +591,27 @@ export class PostgresFiles implements FileStore {
         ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset - start.before}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
     return { files: rows.map(toFile), total };
+  }
+
+  /**
+   * How many files match `q`, counted. A tag's count reads with a cached
+   * database's random page cost (`SET LOCAL random_page_cost = 1.1`, in its
+   * own transaction): at the default 4 the planner counts a tag's 5,000 files
+   * of a million by a sequential scan of every file (750–980 ms, EXPLAIN
+   * ANALYZE, load 9), rather than by looking each of the tag's files up by its
+   * id (21 ms).
+   */
+  private async countMatches(q: FileQuery): Promise<number> {
+    const count = async (sql: Sql | TransactionSql) => {
+      const [{ n }] = await sql<{ n: string }[]>`
+        SELECT count(*) AS n FROM files WHERE ${listConditions(this.sql, q)}`;
+      return Number(n);
+    };
+    if (!q.tagIds?.length) return await count(this.sql);
+    return await this.sql.begin(async (tx) => {
+      await tx`SET LOCAL random_page_cost = 1.1`;
+      return await count(tx);
+    });
   }
 
   async listByUser(userId: string) {
