@@ -1,8 +1,9 @@
 /**
  * PostgreSQL's files list at 20,000 files of one owner (issue #32,
- * migrations 028 and 034): the favourites' and a folder's page in every
+ * migrations 028, 034 and 040): the favourites' and a folder's page in every
  * order, deep in it, read from their partial index, never by sorting the
- * owner's files; a page past the middle read backwards from the end of its
+ * owner's files (but the ties of an order read backwards from the other
+ * direction's index, migration 040); a page past the middle read backwards from the end of its
  * index; the short URLs past their view limit read from their index
  * (migration 035); and a recount pass reads its budget of files from the
  * owner's id order (migration 036). Each answer is also compared with the
@@ -43,10 +44,24 @@ migratedPostgresTest(
       const shown = await plan(sql, page.query!);
       if (index) assert.match(shown, index, `${what}:\n${shown}`);
       assert.doesNotMatch(shown, /Seq Scan/, `${what}:\n${shown}`);
-      // No sort but of the page's own rows (after the join of its ids).
-      for (const [, rows] of shown.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)) {
+      // No sort but of the page's own rows (after the join of its ids), or of the ties of an
+      // order read backwards from the other direction's index (migration 040): an incremental
+      // sort over the index's order.
+      for (const [, rows] of shown.matchAll(/(?<!Incremental )Sort {2}\(cost=[\d.]+ rows=(\d+)/g)) {
         assert.ok(Number(rows) <= q.limit, `${what}: a sort of ${rows} rows:\n${shown}`);
       }
+      for (
+        const [, key] of shown.matchAll(
+          /Incremental Sort[^\n]*\n\s*Sort Key: [^\n]*\n\s*Presorted Key: ([^\n]*)/g,
+        )
+      ) {
+        assert.match(key, /(created|updated)_at|size/, `${what}: ties of ${key}:\n${shown}`);
+      }
+      assert.equal(
+        shown.match(/Incremental Sort/g)?.length ?? 0,
+        shown.match(/Presorted Key/g)?.length ?? 0,
+        `${what}:\n${shown}`,
+      );
       const got = await store.files.list(q);
       const want = queryFiles(all, q);
       assert.equal(got.total, want.total, what);
@@ -58,10 +73,23 @@ migratedPostgresTest(
         // Page 60 of the favourites (1,000), page 20 of the folder's (400).
         await check({ ...q, offset: 885, favorite: true }, 1000, /files_(favorites|list)_/);
         await check({ ...q, offset: 285, folderId: "folder" }, 400, /files_(folder|list)_/);
+        // Page 21 of every file, and the first: forward in the order's index (or the other
+        // direction's, read backwards: migration 040).
+        await check({ ...q, offset: 300 }, 20000, /files_(list|user_listing)/);
+        await check({ ...q, offset: 0 }, 20000, /files_(list|user_listing)/);
         // Past the middle of every file: from the end, backwards.
         const back = listPageQuery(sql, { ...q, offset: 15000 }, 20000);
         assert.ok(back.backwards);
         await check({ ...q, offset: 15000 }, 20000, null);
+      }
+    }
+
+    // Migration 040: one index for both directions of the NOT NULL orders without large ties.
+    const names = (await sql<{ name: string }[]>`
+      SELECT indexname AS name FROM pg_indexes WHERE tablename = 'files'`).map((r) => r.name);
+    for (const gone of ["id_desc", "name_desc", "created_at_asc", "updated_at_desc", "size_desc"]) {
+      for (const kind of ["list", "favorites", "folder"]) {
+        assert.ok(!names.includes(`files_${kind}_${gone}`), `files_${kind}_${gone} is dropped`);
       }
     }
 

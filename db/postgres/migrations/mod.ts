@@ -42,6 +42,8 @@ import { sql as fileRecounts } from "./036_file_recounts.ts";
 import { sql as visitSketches } from "./037_visit_sketches.ts";
 import { sql as fileTagsByTag } from "./038_file_tags_by_tag.ts";
 import { sql as visitPacks } from "./039_visit_packs.ts";
+import { sql as fileOrdersShared } from "./040_file_orders_shared.ts";
+import { sql as fileTimeBlocks } from "./041_file_time_blocks.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -91,4 +93,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 37, name: "visit_sketches", sql: visitSketches },
   { version: 38, name: "file_tags_by_tag", sql: fileTagsByTag },
   { version: 39, name: "visit_packs", sql: visitPacks },
+  { version: 40, name: "file_orders_shared", sql: fileOrdersShared },
+  { version: 41, name: "file_time_blocks", sql: fileTimeBlocks },
 ];
