@@ -12,6 +12,7 @@ import { type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { blockKeys, countOf } from "../../db/kv/file_blocks.ts";
 import { IndexChange } from "../../db/kv/file_index.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 
 /** 700 files of `userId`: a second apart, then a tie of 300 at one instant; some favourites. */
@@ -33,7 +34,7 @@ function files(userId: string): FileRecord[] {
 async function counts(
   path: string,
 ): Promise<{ stored: Map<string, number>; want: Map<string, number> }> {
-  const kv = await Deno.openKv(path);
+  const kv = patient(await Deno.openKv(path));
   try {
     const stored = new Map<string, number>();
     for await (const { key, value } of kv.list({ prefix: ["file_blocks"] })) {
@@ -86,7 +87,7 @@ Deno.test("kv block counts: made wrong by hand, the recount's passes set them ri
     assert.deepEqual(right.stored, right.want, "kept with the writes");
 
     // Spoilt: a count too high, one gone, one for a block that holds nothing.
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     const keys = [...right.stored.keys()].map((k) => JSON.parse(k) as Deno.KvKey);
     // The first 65 s of the oldest: its files, then the rest, are where a deep page looks.
     const top = keys.find((k) => k[2] === "all" && k[4] === 5)!;
@@ -136,7 +137,7 @@ Deno.test("kv schema 9 → 10: the files stored get their block counts, once, al
     await store.close();
 
     // Schema 9 kept no block counts; an upgrade stopped after its first page of records.
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     for await (const { key } of kv.list({ prefix: ["file_blocks"] })) await kv.delete(key);
     await kv.set(["meta", "schema_version"], 9);
     const page = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file"] }, { limit: 25 }));

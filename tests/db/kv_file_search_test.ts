@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { FileLimits, FileQuery, FileRecord } from "../../db/files.ts";
 import { MAX_SEARCH_KEYS, searchKeys } from "../../db/kv/file_search.ts";
 import { KV_SCHEMA_VERSION, openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
@@ -55,7 +56,7 @@ for (const from of [3, 4, 5]) {
       await store.buildSearchKeys();
       await store.close();
 
-      const kv = await Deno.openKv(path);
+      const kv = patient(await Deno.openKv(path));
       const want = await indexKeys(kv);
       assert.ok(want.length > 0);
       // What schema 3 or 4 held: no index; schema 5: a suffix key at every position, and a
@@ -87,7 +88,7 @@ for (const from of [3, 4, 5]) {
       assert.deepEqual(await ids(searchOf(bob.id, "name", "a")), [files[4].id]);
       await upgraded.close();
 
-      const raw = await Deno.openKv(path);
+      const raw = patient(await Deno.openKv(path));
       assert.deepEqual(await indexKeys(raw), want, "the keys a write makes, no more");
       for (const key of [["meta", "search_backfill"], ["meta", "search_backfill_6"]]) {
         assert.equal((await raw.get(key)).value, null, "the cursors are gone");

@@ -12,12 +12,13 @@ import { join } from "node:path";
 import type { FileQuery, FileRecord } from "../../db/files.ts";
 import { queryFiles } from "../../db/files.ts";
 import { openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { UniqueError } from "../../db/errors.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 
 /** Every key and value of the database at `path`, in key order (a counter as its number). */
 async function everything(path: string): Promise<[Deno.KvKey, unknown][]> {
-  const kv = await Deno.openKv(path);
+  const kv = patient(await Deno.openKv(path));
   try {
     const out: [Deno.KvKey, unknown][] = [];
     for await (const { key, value } of kv.list({ prefix: [] })) {

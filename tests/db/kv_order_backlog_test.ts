@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { EAGER_KEY, newEntries } from "../../db/kv/file_index.ts";
 import { type KvStore, openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { buildOrders, ORDER_TODO } from "../../db/kv/order_backlog.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 import { inTempStore, meddlingAt } from "../helpers/kv_backlog.ts";
@@ -72,7 +73,7 @@ async function upload(store: KvStore, files: FileRecord[]) {
 Deno.test("kv list orders: an upload writes the newest-first entries and a mark; deleted, renamed, favourite and moved files before the build end with exactly their records' entries", async () => {
   await inTempStore(async (path) => {
     const store = await openKvStore(path);
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     try {
       const user = await storedUser(store);
       await store.backlog!.hold(); // no build in the background until released
@@ -118,7 +119,7 @@ Deno.test("kv list orders: an upload writes the newest-first entries and a mark;
 Deno.test("kv list orders: a list in another order builds its owner's marks first, not another's", async () => {
   await inTempStore(async (path) => {
     const store = await openKvStore(path);
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     try {
       const [a, b] = [await storedUser(store, "a"), await storedUser(store, "b")];
       await store.backlog!.hold();
@@ -146,7 +147,7 @@ Deno.test("kv list orders: a list in another order builds its owner's marks firs
 Deno.test("kv list orders: a file changed between the build's read and its commit is read again", async () => {
   await inTempStore(async (path) => {
     const store = await openKvStore(path);
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     try {
       const user = await storedUser(store);
       await store.backlog!.hold();
@@ -178,7 +179,7 @@ Deno.test("kv list orders: a store stopped with marks left builds them once open
     await store.backlog!.hold();
     await upload(store, varied(user.id, 9, "r"));
     await store.close(); // SIGTERM's path: the build stops, the marks stay
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     try {
       assert.equal(await marked(kv), 9);
       store = await openKvStore(path);
@@ -212,7 +213,7 @@ Deno.test("kv list orders: a store closed while its build runs stops at a commit
     store.backlog!.release(); // the build starts: the close below stops it at its next commit
     await store.close();
     store = await openKvStore(path);
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     try {
       await store.backlog!.idle();
       assert.equal(await marked(kv), 0);

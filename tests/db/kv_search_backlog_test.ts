@@ -12,6 +12,7 @@ import type { FileQuery, FileRecord } from "../../db/files.ts";
 import { queryFiles } from "../../db/files.ts";
 import { searchKeys } from "../../db/kv/file_search.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { BACKLOG, backlogKey, buildBacklog, type ListedFile } from "../../db/kv/search_backlog.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 import { inTempStore, meddlingAt } from "../helpers/kv_backlog.ts";
@@ -85,7 +86,7 @@ Deno.test("kv search backlog: an import's files are found by every search before
       const imported = varied(user.id, 150, "imp");
       await store.files.createMany(imported);
       const all = [...uploaded, ...imported];
-      const kv = await Deno.openKv(path);
+      const kv = patient(await Deno.openKv(path));
       try {
         assert.deepEqual(
           await searchIndex(kv),
@@ -117,7 +118,7 @@ Deno.test("kv search backlog: uploads are listed, not indexed, found by every se
       const uploaded = varied(user.id, 12, "up");
       // At once, as concurrent uploads: group-committed writes list their files together.
       await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
-      const kv = await Deno.openKv(path);
+      const kv = patient(await Deno.openKv(path));
       try {
         assert.deepEqual(await searchIndex(kv), [], "an upload writes no search key itself");
         assert.ok(await listed(kv) > 0);
@@ -176,7 +177,7 @@ Deno.test("kv search backlog: files renamed or deleted while the build writes ke
       // one deleted.
       const [early, gone, late] = [imported[0], imported[110], imported[119]];
       let hooked = false;
-      const kv = await Deno.openKv(path);
+      const kv = patient(await Deno.openKv(path));
       const meddling = meddlingAt(kv, 2, async () => {
         hooked = true;
         await store.files.update(late.id, { name: "late-renamed.png" }, new Date());
@@ -229,7 +230,7 @@ Deno.test("kv search backlog: files listed with their searched fields, by id alo
         originalName: `Holiday long ${f.name}`.repeat(60).slice(0, 2000),
       }));
       await store.files.createMany(long);
-      const kv = await Deno.openKv(path);
+      const kv = patient(await Deno.openKv(path));
       try {
         const lists = await Array.fromAsync(kv.list<ListedFile[]>({ prefix: BACKLOG }));
         const items = lists.flatMap((l) => l.value);
@@ -262,7 +263,7 @@ Deno.test("kv search backlog: the build writes uploads' keys from their lists an
       await store.backlog!.hold();
       const uploaded = varied(user.id, 30, "up");
       await Promise.all(uploaded.map((f) => store.files.create(f, NO_LIMITS)));
-      const kv = await Deno.openKv(path);
+      const kv = patient(await Deno.openKv(path));
       try {
         let reads = 0;
         const counting = new Proxy(kv, {
@@ -306,7 +307,7 @@ Deno.test("kv search backlog: a build stopped half way is finished by a store op
     await store.backlog!.hold();
     const imported = varied(user.id, 200, "imp");
     await store.files.createMany(imported);
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     try {
       // Stopped after its first commit: its lists stay.
       let commits = 0;
@@ -335,7 +336,7 @@ Deno.test("kv schema 7 → 8: a store of schema 7 opens at this schema, its file
     await store.files.createMany(files);
     await store.buildSearchKeys();
     await store.close();
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     await kv.set(["meta", "schema_version"], 7);
     kv.close();
 

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { KV_SCHEMA_VERSION, openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import type { UrlRecord } from "../../db/urls.ts";
 import { storedUser, urlRecord } from "../helpers/stores.ts";
 
@@ -42,7 +43,7 @@ Deno.test("kv schema 11 → 14: URL list copies and views totals filled once, al
 
     // Schema 11 kept no copies and no totals (its index entries held `true`);
     // an upgrade stopped after its first page left that page's copies and sums.
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     await kv.set(["meta", "schema_version"], 11);
     const first = await Array.fromAsync(kv.list<UrlRecord>({ prefix: ["url"] }, { limit: 40 }));
     const done = new Set(first.map((e) => e.value.id));

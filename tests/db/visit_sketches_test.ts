@@ -13,6 +13,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { entryOf, sketchOf } from "../../db/hll.ts";
 import { openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { KvVisits } from "../../db/kv/visits.ts";
 import { migrate } from "../../db/postgres/migrate.ts";
 import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
@@ -105,7 +106,7 @@ Deno.test("visit sketches: kv: schema 9's exact counts answer the same, its mark
   try {
     (await openKvStore(path)).close();
     // What schema 9 wrote: roll-up hours with exact counts, and 1,200 visitor marks.
-    const kv = await Deno.openKv(path);
+    const kv = patient(await Deno.openKv(path));
     await kv.set(["meta", "schema_version"], 9);
     const hour = (h: number, visits: number, hourUniques: number, dayUniques: number) =>
       kv.atomic()
@@ -130,7 +131,7 @@ Deno.test("visit sketches: kv: schema 9's exact counts answer the same, its mark
 
     const upgraded = await openKvStore(path);
     try {
-      const raw = await Deno.openKv(path);
+      const raw = patient(await Deno.openKv(path));
       const left = await Array.fromAsync(raw.list({ prefix: ["visits_seen"] }));
       raw.close();
       assert.equal(left.length, 0, "the marks are gone");
