@@ -594,8 +594,8 @@ export class PostgresFiles implements FileStore {
   }
 
   /**
-   * How many files match `q`, counted. A tag's count reads with a cached
-   * database's random page cost (`SET LOCAL random_page_cost = 1.1`, in its
+   * How many files match `q`, counted. A tag's count reads with the random
+   * page cost of a database held in memory (`SET LOCAL random_page_cost = 1.1`, in its
    * own transaction): at the default 4 the planner counts a tag's 5,000 files
    * of a million by a sequential scan of every file (750–980 ms, EXPLAIN
    * ANALYZE, load 9), rather than by looking each of the tag's files up by its
