@@ -8,8 +8,7 @@
  * has the store write it (the store stays on the server's thread). One
  * worker, started by the first batch (`recorder.ts`).
  */
-import { prepareBatch, type VisitBatch } from "../../db/visit_batch.ts";
-import { batchBuffers } from "../../db/visit_batch.ts";
+import { batchBuffers, prepareBatch, type VisitBatch } from "../../db/visit_batch.ts";
 import { inWorkerNamed, serveJobs } from "../worker_pool.ts";
 import { groupsOf } from "./batch.ts";
 import type { RawVisits } from "./columns.ts";
