@@ -106,7 +106,7 @@ export class CachedUrls implements ServingUrlStore {
     return { urls: urls.map((url) => this.#batch.withWaiting(url)), total };
   }
 
-  async recount(userId: string): Promise<number> {
+  async recount(userId: string | null): Promise<number> {
     await this.#batch.flush();
     return await this.#store.recount(userId);
   }
@@ -115,7 +115,7 @@ export class CachedUrls implements ServingUrlStore {
     return this.#store.countByUser(userId);
   }
 
-  async statsByUser(userId: string): Promise<UrlStats> {
+  async statsByUser(userId: string | null): Promise<UrlStats> {
     await this.#batch.flush();
     return await this.#store.statsByUser(userId);
   }

@@ -103,8 +103,11 @@ export interface UrlStore {
   pageByUser(userId: string, offset: number, limit: number): Promise<UrlPage>;
   /** How many URLs a user owns. */
   countByUser(userId: string): Promise<number>;
-  /** A user's URL count and their views summed, aggregated by the store. */
-  statsByUser(userId: string): Promise<UrlStats>;
+  /**
+   * A user's URL count and their views summed (`null`: of the URLs without an
+   * owner), kept by the store with each write, not counted from the URLs.
+   */
+  statsByUser(userId: string | null): Promise<UrlStats>;
   /**
    * Applies `patch` and sets `updatedAt`; returns the new record or `null`
    * when there is no such URL. Throws {@link UniqueError} (`vanity`) on a clash.
@@ -139,10 +142,11 @@ export interface UrlStore {
   /**
    * Puts right what the store keeps of a user's URLs beside their records,
    * should it drift (a write by hand, a bug): on Deno KV the URL count, the
-   * views total and the copies the URL list reads; PostgreSQL keeps none (it
+   * views total and the copies the URL list reads (`null`: the count, views
+   * total and index of the URLs without an owner); PostgreSQL keeps none (it
    * aggregates). Returns how many keys it set right.
    */
-  recount(userId: string): Promise<number>;
+  recount(userId: string | null): Promise<number>;
 }
 
 /**

@@ -9,9 +9,10 @@ import type { Services } from "../services.ts";
 /**
  * Adds one metrics snapshot taken now; returns 1, or 0 when
  * `featuresMetricsEnabled` is off (or `signal` was aborted before the
- * snapshot was complete). The files' figures come from each owner's
- * statistics counters (`FileStore.stats`), one read per user, not from a
- * pass over the files.
+ * snapshot was complete). The files' and URLs' figures come from each
+ * owner's statistics counters (`FileStore.stats`, `UrlStore.statsByUser`,
+ * the owner `null` for those without one), a read or two per user, not from a
+ * pass over the files or the URLs.
  */
 export async function recordMetrics(s: Services, signal?: AbortSignal): Promise<number> {
   if (!s.settings.get("featuresMetricsEnabled")) return 0;
@@ -24,27 +25,33 @@ export async function recordMetrics(s: Services, signal?: AbortSignal): Promise<
   let files = 0, fileViews = 0, storage = 0, urls = 0, urlViews = 0;
   for (const owner of [...users.map((u) => u.id), null]) {
     if (signal?.aborted) return 0;
-    const stats = await s.store.files.stats(owner);
-    if (stats.files === 0) continue;
-    files += stats.files;
-    fileViews += stats.views;
-    storage += stats.bytes;
-    const user = fileUsers.get(name(owner)) ?? { sum: 0, storage: 0, views: 0 };
-    fileUsers.set(name(owner), {
-      sum: user.sum + stats.files,
-      storage: user.storage + stats.bytes,
-      views: user.views + stats.views,
-    });
-    for (const [type, n] of Object.entries(stats.types)) {
-      types.set(type, (types.get(type) ?? 0) + n);
+    const [stats, urlStats] = await Promise.all([
+      s.store.files.stats(owner),
+      s.store.urls.statsByUser(owner),
+    ]);
+    if (stats.files > 0) {
+      files += stats.files;
+      fileViews += stats.views;
+      storage += stats.bytes;
+      const user = fileUsers.get(name(owner)) ?? { sum: 0, storage: 0, views: 0 };
+      fileUsers.set(name(owner), {
+        sum: user.sum + stats.files,
+        storage: user.storage + stats.bytes,
+        views: user.views + stats.views,
+      });
+      for (const [type, n] of Object.entries(stats.types)) {
+        types.set(type, (types.get(type) ?? 0) + n);
+      }
     }
-  }
-  for await (const u of s.store.urls.iterate()) {
-    if (signal?.aborted) return 0;
-    urls++;
-    urlViews += u.views;
-    const user = urlUsers.get(name(u.userId)) ?? { sum: 0, views: 0 };
-    urlUsers.set(name(u.userId), { sum: user.sum + 1, views: user.views + u.views });
+    if (urlStats.urls > 0) {
+      urls += urlStats.urls;
+      urlViews += urlStats.views;
+      const user = urlUsers.get(name(owner)) ?? { sum: 0, views: 0 };
+      urlUsers.set(name(owner), {
+        sum: user.sum + urlStats.urls,
+        views: user.views + urlStats.views,
+      });
+    }
   }
   const now = s.clock.now();
   await s.store.metrics.add([{

@@ -41,8 +41,7 @@ export async function recountFileStats(
     left -= Math.max(1, pass.read);
     if (!pass.done) break;
     // The owner's URL counters (few records: a user's URLs) once its files are done.
-    const owner = at.owners[at.next];
-    if (owner !== null) repaired += await s.store.urls.recount(owner);
+    repaired += await s.store.urls.recount(at.owners[at.next]);
     at.next++;
   }
   if (repaired > 0) s.logger.warn("file statistics counters repaired", { counters: repaired });

@@ -27,7 +27,13 @@ import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
 import { KvTags, listFileTags } from "./tags.ts";
-import { backfillUrlAges, backfillUrlCopies, backfillUrlLimits, KvUrls } from "./urls.ts";
+import {
+  backfillUrlAges,
+  backfillUrlCopies,
+  backfillUrlLimits,
+  backfillUrlOrphans,
+  KvUrls,
+} from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
 import { KvWebhooks } from "./webhooks.ts";
@@ -57,10 +63,12 @@ import { KvWebhooks } from "./webhooks.ts";
  * counts). 14: each owned URL has copies of its record and views in its
  * owner's oldest-first order (the URL list reads them) and each owner a views
  * total (`./urls.ts`, the statistics), filled from the URLs already stored
- * (12 and 13: kept for other changes). Each upgrade resumes where a stopped
+ * (12 and 13: kept for other changes). 16: the URLs without an owner have an
+ * index, a count and a views total (`./urls.ts`, the metrics task), filled
+ * from the URLs already stored (15: kept for another change). Each upgrade resumes where a stopped
  * one left off.
  */
-export const KV_SCHEMA_VERSION = 14;
+export const KV_SCHEMA_VERSION = 16;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -86,6 +94,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     if (version.value >= 4 && version.value < 10) await backfillFileBlocks(kv);
     if (version.value < 11) await dropSeenMarks(kv);
     if (version.value < 14) await backfillUrlCopies(kv);
+    if (version.value < 16) await backfillUrlOrphans(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -32,6 +32,10 @@ const K = {
   ageViewsPrefix: (userId: string) => ["url_by_user_at_views", userId],
   viewsTotal: (userId: string) => ["url_views_total", userId],
   count: (userId: string) => ["url_count", userId],
+  orphan: (id: string) => ["url_orphan", id],
+  orphanPrefix: () => ["url_orphan"],
+  orphanCount: () => ["url_orphan_count"],
+  orphanViews: () => ["url_orphan_views"],
   expiry: (at: Date, id: string) => ["url_expiry", at.getTime(), id],
   limited: (id: string) => ["url_limited", id],
 } satisfies Record<string, (...args: never[]) => Deno.KvKey>;
@@ -70,10 +74,25 @@ function countViews(op: Deno.AtomicOperation, url: UrlRecord, n: number, exact =
   const next = new Deno.KvU64(BigInt(url.views + n));
   if (exact) op.set(K.views(url.id), next);
   else op.sum(K.views(url.id), BigInt(n));
-  if (url.userId === null) return;
+  if (url.userId === null) {
+    op.sum(K.orphanViews(), BigInt(n));
+    return;
+  }
   if (exact) op.set(K.ageViews(url), next);
   else op.sum(K.ageViews(url), BigInt(n));
   op.sum(K.viewsTotal(url.userId), BigInt(n));
+}
+
+/**
+ * Adds to `op` the writes that count `url`, which has no owner, among the
+ * URLs without one: its entry in their index, their count and views total
+ * (the metrics task reads those, not every URL). `-1` removes it.
+ */
+function countOrphan(op: Deno.AtomicOperation, url: UrlRecord, sign: 1 | -1) {
+  if (sign === 1) op.set(K.orphan(url.id), true);
+  else op.delete(K.orphan(url.id));
+  op.sum(K.orphanCount(), BigInt.asUintN(64, BigInt(sign)));
+  if (url.views > 0) op.sum(K.orphanViews(), BigInt.asUintN(64, BigInt(sign * url.views)));
 }
 
 /** Adds to `op` the writes of `url`'s expiry index entry (none without an expiry). */
@@ -137,7 +156,7 @@ export class KvUrls implements UrlStore {
         op.check(count).set(K.count(url.userId), owned + 1).set(K.byUser(url.userId, url.id), true);
         setCopies(op, url);
         if (url.views > 0) op.sum(K.viewsTotal(url.userId), BigInt(url.views));
-      }
+      } else countOrphan(op, url, 1);
       const lost = async () => {
         const clash = (await getAll(this.kv, names.map(K.name))).findIndex((e) => e.value !== null);
         return clash < 0 ? null : new UniqueError(clash === 0 ? "code" : "vanity");
@@ -151,8 +170,9 @@ export class KvUrls implements UrlStore {
       owner: (u) => u.userId,
       cost: (u) => ({
         checks: namesOf(u).length,
-        // Owned: its entry by user, its copies and a share of the owner's views total.
-        mutations: 2 + namesOf(u).length + (u.userId === null ? 0 : 4) + (u.expiresAt ? 1 : 0) +
+        // Owned: its entry by user, its copies and a share of the owner's views total;
+        // without an owner: its entry among those, their count and views total.
+        mutations: 2 + namesOf(u).length + (u.userId === null ? 3 : 4) + (u.expiresAt ? 1 : 0) +
           (u.maxViews === null ? 0 : 1),
       }),
       counter: K.count,
@@ -166,6 +186,7 @@ export class KvUrls implements UrlStore {
           op.check({ key: K.name(name), versionstamp: null }).set(K.name(name), url.id);
         }
         if (url.userId !== null) op.set(K.byUser(url.userId, url.id), true);
+        else countOrphan(op, url, 1);
         setCopies(op, url);
       },
       after: (op, run) => {
@@ -254,8 +275,15 @@ export class KvUrls implements UrlStore {
     return (await this.kv.get<number>(K.count(userId))).value ?? 0;
   }
 
-  async statsByUser(userId: string): Promise<UrlStats> {
+  async statsByUser(userId: string | null): Promise<UrlStats> {
     // Both kept with every write: the URL count and the views total.
+    if (userId === null) {
+      const [count, views] = await this.kv.getMany<[Deno.KvU64, Deno.KvU64]>([
+        K.orphanCount(),
+        K.orphanViews(),
+      ]);
+      return { urls: counted(count.value), views: counted(views.value) };
+    }
     const [count, views] = await this.kv.getMany<[number, Deno.KvU64]>([
       K.count(userId),
       K.viewsTotal(userId),
@@ -309,7 +337,7 @@ export class KvUrls implements UrlStore {
         op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
           .delete(K.byUser(url.userId, id));
         deleteCopies(op, url);
-      }
+      } else countOrphan(op, url, -1);
       return { op, result: url };
     });
   }
@@ -364,7 +392,8 @@ export class KvUrls implements UrlStore {
     }
   }
 
-  async recount(userId: string): Promise<number> {
+  async recount(userId: string | null): Promise<number> {
+    if (userId === null) return await this.recountOrphans();
     const total = await this.kv.get<Deno.KvU64>(K.viewsTotal(userId));
     const count = await this.kv.get<number>(K.count(userId));
     const ids = await this.ids(userId);
@@ -415,6 +444,55 @@ export class KvUrls implements UrlStore {
   }
 
   /**
+   * Puts right the index, count and views total of the URLs without an owner
+   * ({@link countOrphan}) from their records: an entry of a URL that has an
+   * owner or is gone is dropped; the count and total are set when no write
+   * moved them since they were read. Returns how many it set right.
+   */
+  private async recountOrphans(): Promise<number> {
+    const [count, total] = await this.kv.getMany<[Deno.KvU64, Deno.KvU64]>([
+      K.orphanCount(),
+      K.orphanViews(),
+    ]);
+    const ids = [];
+    for await (const { key } of this.kv.list({ prefix: K.orphanPrefix() }, { batchSize: 1000 })) {
+      ids.push(key[1] as string);
+    }
+    let repaired = 0;
+    let urls = 0;
+    let views = 0;
+    for (let i = 0; i < ids.length; i += RECOUNT_PAGE) {
+      const page = ids.slice(i, i + RECOUNT_PAGE);
+      const [records, counters] = await Promise.all([
+        getAll<UrlRecord>(this.kv, page.map(K.url)),
+        getAll<Deno.KvU64>(this.kv, page.map(K.views)),
+      ]);
+      for (const [j, record] of records.entries()) {
+        if (record.value?.userId === null) {
+          urls++;
+          views += counted(counters[j].value);
+          continue;
+        }
+        // Checked on the record: a write meanwhile put the entry right itself.
+        const op = this.kv.atomic().check(record).delete(K.orphan(page[j]));
+        if ((await op.commit()).ok) repaired++;
+      }
+    }
+    const op = this.kv.atomic().check(count, total);
+    let wrong = 0;
+    if (counted(count.value) !== urls) {
+      op.set(K.orphanCount(), new Deno.KvU64(BigInt(urls)));
+      wrong++;
+    }
+    if (counted(total.value) !== views) {
+      op.set(K.orphanViews(), new Deno.KvU64(BigInt(views)));
+      wrong++;
+    }
+    if (wrong > 0 && (await op.commit()).ok) repaired += wrong;
+    return repaired;
+  }
+
+  /**
    * Removes the list's copies under `userId` of no URL of the user at that
    * place (`at`: the creation times of the URLs counted); returns how many.
    */
@@ -444,11 +522,12 @@ export class KvUrls implements UrlStore {
     let orphaned = 0;
     for (const id of await this.ids(userId)) {
       await commitChecked(async () => {
-        const entry = await this.kv.get<UrlRecord>(K.url(id));
-        const op = this.kv.atomic().check(entry).delete(K.byUser(userId, id));
-        if (entry.value) {
+        const { entry, views, url } = await this.load(id);
+        const op = this.kv.atomic().check(entry, views).delete(K.byUser(userId, id));
+        if (url?.userId === userId) {
           op.set(K.url(id), { ...entry.value, userId: null })
-            .delete(K.byAge(entry.value)).delete(K.ageViews(entry.value));
+            .delete(K.byAge(url)).delete(K.ageViews(url));
+          countOrphan(op, url, 1);
         }
         return { op, result: undefined };
       });
@@ -539,6 +618,27 @@ export async function backfillUrlCopies(kv: Deno.Kv): Promise<void> {
       for (const [owner, views] of totals) {
         if (views > 0) op.sum(K.viewsTotal(owner), BigInt(views));
       }
+    },
+  );
+}
+
+/**
+ * Schema 16's upgrade: every URL without an owner gets its entry among them
+ * and is counted in their count and views total ({@link countOrphan}), which
+ * the metrics task reads instead of every URL. A page's views are checked
+ * with it: a view meanwhile reads the page again.
+ */
+export async function backfillUrlOrphans(kv: Deno.Kv): Promise<void> {
+  await upgradePages<UrlRecord>(
+    kv,
+    ["url"],
+    ["meta", "url_orphan_backfill"],
+    COPY_PAGE,
+    async (op, page) => {
+      const orphans = page.filter((e) => e.value.userId === null);
+      const counters = await getAll<Deno.KvU64>(kv, orphans.map((e) => K.views(e.value.id)));
+      op.check(...counters);
+      orphans.forEach(({ value }, i) => countOrphan(op, loaded(value, counters[i].value), 1));
     },
   );
 }

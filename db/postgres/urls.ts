@@ -177,14 +177,15 @@ export class PostgresUrls implements UrlStore {
     return count;
   }
 
-  recount(_userId: string): Promise<number> {
+  recount(_userId: string | null): Promise<number> {
     return Promise.resolve(0); // counts and totals are aggregates here
   }
 
-  async statsByUser(userId: string): Promise<UrlStats> {
+  async statsByUser(userId: string | null): Promise<UrlStats> {
+    const owner = userId === null ? this.sql`user_id IS NULL` : this.sql`user_id = ${userId}`;
     const [stats] = await this.sql<UrlStats[]>`
       SELECT count(*)::integer AS urls, coalesce(sum(views), 0)::float8 AS views
-      FROM urls WHERE user_id = ${userId}`;
+      FROM urls WHERE ${owner}`;
     return stats;
   }
 

@@ -254,6 +254,35 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.urls.statsByUser(b.id), { urls: 1, views: 100 });
   },
 
+  "statsByUser(null): the URLs without an owner, through imports, orphaning, views and deletes":
+    async (store) => {
+      // Measured as a change: other steps may leave URLs without an owner in the store.
+      const before = await store.urls.statsByUser(null);
+      const moved = async () => {
+        const now = await store.urls.statsByUser(null);
+        return { urls: now.urls - before.urls, views: now.views - before.views };
+      };
+      const a = await owner(store);
+      const created = url(null, "n0", { views: 3 });
+      await store.urls.create(created, null);
+      await store.urls.createMany([url(null, "n1", { views: 4 }), url(a.id, "n2", { views: 5 })]);
+      assert.deepEqual(await moved(), { urls: 2, views: 7 });
+      const owned = [url(a.id, "n3", { views: 1 }), url(a.id, "n4", { maxViews: 9 })];
+      for (const x of owned) await store.urls.create(x, null);
+      await store.urls.view(owned[1].id);
+      assert.equal(await store.urls.orphanByUser(a.id), 3);
+      assert.deepEqual(await moved(), { urls: 5, views: 7 + 5 + 1 + 1 });
+      assert.deepEqual(await store.urls.statsByUser(a.id), { urls: 0, views: 0 });
+      await store.urls.view(created.id);
+      await store.urls.view(owned[1].id);
+      await store.urls.addViews(owned[0].id, 2);
+      assert.deepEqual(await moved(), { urls: 5, views: 14 + 4 });
+      await store.urls.delete(created.id);
+      await store.urls.delete(owned[1].id);
+      assert.deepEqual(await moved(), { urls: 3, views: 18 - 4 - 2 });
+      assert.equal(await store.urls.recount(null), 0, "nothing to repair");
+    },
+
   "invites: round-trip, unique codes, delete, deleteByInviter": async (store) => {
     const u = await owner(store);
     const full = invite(u.id, { expiresAt: new Date(tick + 60_000), maxUses: 3, uses: 1 });
