@@ -230,6 +230,30 @@ async function startSide(checkout: Checkout, kind: StoreKind, side: "a" | "b"): 
   return { server, fixture };
 }
 
+/** The most a server may use of a CPU (10 ms of 500) and count as idle ({@link settled}). */
+const IDLE_CPU_SECONDS = 0.01;
+/** How long {@link settled} waits at most after a run, and after a server starts (its tasks' first pass). */
+const SETTLE_MAX_MS = 20_000;
+const STARTED_MAX_MS = 120_000;
+
+/**
+ * Waits until the server `pid` (with its children) is idle: a while of
+ * 500 ms in which it used at most {@link IDLE_CPU_SECONDS}. So the work
+ * requests leave to the background (a store's builds after uploads) is
+ * counted in the run whose requests left it, not in the next one's, nor
+ * left out when the run ends before it.
+ */
+async function settled(pid: number, maxMs = SETTLE_MAX_MS): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let last = await treeCpuSeconds(pid);
+  while (Date.now() < deadline) {
+    await new Promise((wake) => setTimeout(wake, 500));
+    const now = await treeCpuSeconds(pid);
+    if (now - last <= IDLE_CPU_SECONDS) return;
+    last = now;
+  }
+}
+
 /** Sends `scenario`'s probe to `running` and throws unless it answers the expected status. */
 async function probe(scenario: Scenario, running: Running, label: string): Promise<void> {
   const { path, ...init } = scenario.probe(running.fixture);
@@ -251,6 +275,8 @@ async function storeRuns(kind: StoreKind, sides: { a: Checkout; b: Checkout }) {
     a: await startSide(sides.a, kind, "a"),
     b: await startSide(sides.b, kind, "b"),
   };
+  // The tasks' first pass at start (the statistics' recount, metrics) done before any run.
+  await Promise.all([running.a, running.b].map((r) => settled(r.server.pid, STARTED_MAX_MS)));
   const measured: Measured[] = [];
   for (const scenario of selected) {
     await probe(scenario, running.a, "baseline");
@@ -262,6 +288,7 @@ async function storeRuns(kind: StoreKind, sides: { a: Checkout; b: Checkout }) {
       };
       await wrk({ ...options, durationSeconds: scenario.load.warmupSeconds });
       const { pid } = running[side].server;
+      await settled(pid);
       const database = kind.urls && new URL(kind.urls[side]).pathname.slice(1);
       const dbCpu = () =>
         database ? databaseCpuSeconds(kind.postmaster!, database) : Promise.resolve(0);
@@ -271,6 +298,7 @@ async function storeRuns(kind: StoreKind, sides: { a: Checkout; b: Checkout }) {
         threadCpuSeconds(pid),
       ]);
       const result = await wrk(options);
+      await settled(pid);
       const [cpuAfter, dbAfter, threadsAfter] = await Promise.all([
         treeCpuSeconds(pid),
         dbCpu(),
@@ -424,7 +452,9 @@ export function run(): Promise<string> {
       "process's CPU time (user + system, `/proc`) per request answered: what a request " +
       "costs, whatever else shares the CPUs, so steadier than requests per second on a " +
       "loaded machine; its column is baseline CPU / candidate CPU (above 100 %: the " +
-      "candidate costs less). On PostgreSQL the CPU of each side's database backends " +
+      "candidate costs less). Each side is left to settle (500 ms with at most 10 ms of its CPU) " +
+      "after its warm-up and after its measured run, which the CPU counts: background work a run's " +
+      "requests leave (a store's builds after uploads) falls in that run. On PostgreSQL the CPU of each side's database backends " +
       "(`postgres: … <database>` processes of the cluster both use) is counted beside it." +
       (ONLY ? ` Only the scenarios matching \`${ONLY}\` ran.` : ""),
       "",
