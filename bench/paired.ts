@@ -34,11 +34,18 @@ import { CODE, LOAD as REDIRECTS_LOAD, populateUrls } from "./http_redirects.ts"
 import { BODY, BOUNDARY, LOAD as UPLOADS_LOAD } from "./http_uploads.ts";
 import { type Checkout, describeCommit, openersOf, worktreeAt } from "./helpers/checkout.ts";
 import { benchDatabases, cleanUp, cleanups, wrkBench } from "./helpers/cleanup.ts";
-import { treeCpuSeconds } from "./helpers/cpu.ts";
+import { databaseCpuSeconds, threadCpuSeconds, treeCpuSeconds } from "./helpers/cpu.ts";
 import { wrkMachineSection } from "./helpers/machine.ts";
 import { alternate, median, type PairedRound, pairedVerdict } from "./helpers/paired.ts";
 import { type BenchServer, FERRY_ARGS, REPO_ROOT, startServer } from "./helpers/server.ts";
 import { wrk, WRK_SCRIPTS, type WrkOptions, type WrkResult } from "./helpers/wrk.ts";
+
+/**
+ * `BENCH_PAIRED_PROFILE=<dir>`: both sides' servers run with `--cpu-prof`
+ * into `<dir>/baseline` and `<dir>/candidate` (a V8 profile each, written
+ * as they stop; not for figures).
+ */
+const PROFILE = Deno.env.get("BENCH_PAIRED_PROFILE");
 
 /** The commit before the serving store (main before merge 7226437). */
 const BASELINE = Deno.env.get("BENCH_PAIRED_BASELINE") ?? "0f813ff";
@@ -143,14 +150,19 @@ const SCENARIOS: Scenario[] = [
 /** A store kind and where each side keeps its copy. */
 interface StoreKind {
   name: "Deno KV" | "PostgreSQL";
-  /** The database of side `a` and of side `b` (PostgreSQL). */
+  /** The database of side `a` and of side `b` (PostgreSQL), and their cluster's postmaster. */
   urls?: { a: string; b: string };
+  postmaster?: number;
 }
 
 /** One measured run: wrk's figures and the server's CPU per answer. */
 interface Run extends WrkResult {
   /** The server process's user + system CPU over the run, per request answered (µs). */
   cpuUs: number;
+  /** The same of its database's backends (PostgreSQL), not counted in {@link cpuUs}. */
+  dbCpuUs?: number;
+  /** {@link cpuUs} by thread (`threadCpuSeconds`' names: `deno` the main thread, `sw` KV's writer). */
+  threads: Map<string, number>;
 }
 
 /** One scenario on one store, measured. */
@@ -205,9 +217,41 @@ async function startSide(checkout: Checkout, kind: StoreKind, side: "a" | "b"): 
     SERVICE_RATELIMIT_ENABLED: "false",
     ...(url ? { DATABASE_URL: url } : {}),
   };
-  const server = await startServer(FERRY_ARGS, env, "/api/healthcheck", checkout.root);
+  const args = PROFILE
+    ? [
+      FERRY_ARGS[0],
+      "--cpu-prof",
+      `--cpu-prof-dir=${join(PROFILE, side === "a" ? "baseline" : "candidate")}`,
+      ...FERRY_ARGS.slice(1),
+    ]
+    : FERRY_ARGS;
+  const server = await startServer(args, env, "/api/healthcheck", checkout.root);
   cleanups.push(() => server.stop());
   return { server, fixture };
+}
+
+/** The most a server may use of a CPU (10 ms of 500) and count as idle ({@link settled}). */
+const IDLE_CPU_SECONDS = 0.01;
+/** How long {@link settled} waits at most after a run, and after a server starts (its tasks' first pass). */
+const SETTLE_MAX_MS = 20_000;
+const STARTED_MAX_MS = 120_000;
+
+/**
+ * Waits until the server `pid` (with its children) is idle: a while of
+ * 500 ms in which it used at most {@link IDLE_CPU_SECONDS}. So the work
+ * requests leave to the background (a store's builds after uploads) is
+ * counted in the run whose requests left it, not in the next one's, nor
+ * left out when the run ends before it.
+ */
+async function settled(pid: number, maxMs = SETTLE_MAX_MS): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let last = await treeCpuSeconds(pid);
+  while (Date.now() < deadline) {
+    await new Promise((wake) => setTimeout(wake, 500));
+    const now = await treeCpuSeconds(pid);
+    if (now - last <= IDLE_CPU_SECONDS) return;
+    last = now;
+  }
 }
 
 /** Sends `scenario`'s probe to `running` and throws unless it answers the expected status. */
@@ -231,6 +275,8 @@ async function storeRuns(kind: StoreKind, sides: { a: Checkout; b: Checkout }) {
     a: await startSide(sides.a, kind, "a"),
     b: await startSide(sides.b, kind, "b"),
   };
+  // The tasks' first pass at start (the statistics' recount, metrics) done before any run.
+  await Promise.all([running.a, running.b].map((r) => settled(r.server.pid, STARTED_MAX_MS)));
   const measured: Measured[] = [];
   for (const scenario of selected) {
     await probe(scenario, running.a, "baseline");
@@ -242,15 +288,36 @@ async function storeRuns(kind: StoreKind, sides: { a: Checkout; b: Checkout }) {
       };
       await wrk({ ...options, durationSeconds: scenario.load.warmupSeconds });
       const { pid } = running[side].server;
-      const cpuBefore = await treeCpuSeconds(pid);
+      await settled(pid);
+      const database = kind.urls && new URL(kind.urls[side]).pathname.slice(1);
+      const dbCpu = () =>
+        database ? databaseCpuSeconds(kind.postmaster!, database) : Promise.resolve(0);
+      const [cpuBefore, dbBefore, threadsBefore] = await Promise.all([
+        treeCpuSeconds(pid),
+        dbCpu(),
+        threadCpuSeconds(pid),
+      ]);
       const result = await wrk(options);
-      const cpuUs = (await treeCpuSeconds(pid) - cpuBefore) / result.requests * 1e6;
+      await settled(pid);
+      const [cpuAfter, dbAfter, threadsAfter] = await Promise.all([
+        treeCpuSeconds(pid),
+        dbCpu(),
+        threadCpuSeconds(pid),
+      ]);
+      const each = (seconds: number) => seconds / result.requests * 1e6;
+      const cpuUs = each(cpuAfter - cpuBefore);
+      const dbCpuUs = database ? each(dbAfter - dbBefore) : undefined;
+      const threads = new Map(
+        [...threadsAfter].map(([name, s]) => [name, each(s - (threadsBefore.get(name) ?? 0))]),
+      );
       console.log(
         `  ${scenario.name}, round ${round + 1}, ${side === "a" ? "baseline" : "candidate"}: ` +
-          `${result.requestsPerSecond.toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs CPU each, ` +
-          `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, load ${Deno.loadavg()[0].toFixed(2)}`,
+          `${result.requestsPerSecond.toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs CPU each` +
+          `${dbCpuUs === undefined ? "" : ` + ${dbCpuUs.toFixed(0)} µs database`} (${
+            threadSplit(threads)
+          }), p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, load ${Deno.loadavg()[0].toFixed(2)}`,
       );
-      return { ...result, cpuUs };
+      return { ...result, cpuUs, dbCpuUs, threads };
     });
     measured.push({ scenario, store: kind.name, rounds });
   }
@@ -259,9 +326,17 @@ async function storeRuns(kind: StoreKind, sides: { a: Checkout; b: Checkout }) {
   return { measured, commands: [running.a.server.command, running.b.server.command] };
 }
 
+/** A run's CPU by thread, largest first: `deno 1200 · sw 300 · …` (µs a request). */
+function threadSplit(threads: Map<string, number>): string {
+  return [...threads].filter(([, us]) => us >= 1).sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${us.toFixed(0)}`).join(" · ");
+}
+
 const rps = (r: WrkResult) => r.requestsPerSecond;
 /** Answers per CPU second: the server's capacity, steadier than req/s when others load the CPUs. */
 const perCpu = (r: Run) => 1e6 / r.cpuUs;
+/** Answers per CPU second of the server and its database's backends (PostgreSQL). */
+const perTotalCpu = (r: Run) => 1e6 / (r.cpuUs + (r.dbCpuUs ?? 0));
 const pct = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 /** A number of milliseconds to the microsecond, without float noise. */
 const ms = (value: number) => String(Math.round(value * 1000) / 1000);
@@ -271,17 +346,24 @@ const latencies = (rs: WrkResult[]) =>
 /** One line per scenario and store: the medians, the ratio and the verdict. */
 function summary(all: Measured[]): string {
   const lines = [
-    "| scenario | store | baseline req/s | candidate req/s | candidate / baseline (median of rounds) | each round | baseline p50 / p99 | candidate p50 / p99 | server CPU per request, baseline / candidate | baseline / candidate CPU (median of rounds) | within 5 % |",
-    "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |",
+    "| scenario | store | baseline req/s | candidate req/s | candidate / baseline (median of rounds) | each round | baseline p50 / p99 | candidate p50 / p99 | server CPU per request, baseline / candidate | baseline / candidate CPU (median of rounds) | server + database CPU per request (PostgreSQL), baseline / candidate | its ratio (median of rounds) | within 5 % |",
+    "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const m of all) {
     const v = pairedVerdict(m.rounds, rps);
     const cpu = pairedVerdict(m.rounds, perCpu);
+    const total = pairedVerdict(m.rounds, perTotalCpu);
+    const withDb = m.rounds[0].a.dbCpuUs !== undefined;
     lines.push(
       `| ${m.scenario.name} | ${m.store} | ${v.a.toFixed(0)} | ${v.b.toFixed(0)} | ` +
         `${pct(v.ratio)} | ${v.ratios.map((r) => (r * 100).toFixed(0)).join(", ")} | ` +
         `${latencies(m.rounds.map((r) => r.a))} | ${latencies(m.rounds.map((r) => r.b))} | ` +
         `${(1e6 / cpu.a).toFixed(0)} / ${(1e6 / cpu.b).toFixed(0)} µs | ${pct(cpu.ratio)} | ` +
+        (withDb
+          ? `${(1e6 / total.a).toFixed(0)} / ${(1e6 / total.b).toFixed(0)} µs | ${
+            pct(total.ratio)
+          } | `
+          : "| | ") +
         `${v.ratio >= 1 - TOLERANCE ? "yes" : "**no**"} |`,
     );
   }
@@ -291,8 +373,8 @@ function summary(all: Measured[]): string {
 /** Every run, with the load average at its round's start. */
 function everyRun(all: Measured[]): string {
   const lines = [
-    "| scenario | store | round | first | load (1, 5, 15 min) at the round's start | baseline req/s | candidate req/s | ratio | CPU per request, baseline / candidate | baseline p50 / p99 | candidate p50 / p99 | non-2xx/3xx (baseline / candidate) |",
-    "| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| scenario | store | round | first | load (1, 5, 15 min) at the round's start | baseline req/s | candidate req/s | ratio | CPU per request, baseline / candidate | by thread, baseline; candidate (µs) | database CPU per request, baseline / candidate | baseline p50 / p99 | candidate p50 / p99 | non-2xx/3xx (baseline / candidate) |",
+    "| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |",
   ];
   for (const m of all) {
     m.rounds.forEach((r, i) => {
@@ -302,6 +384,10 @@ function everyRun(all: Measured[]): string {
           `${r.first === "a" ? "baseline" : "candidate"} | ${r.load} | ` +
           `${rps(r.a).toFixed(0)} | ${rps(r.b).toFixed(0)} | ${pct(rps(r.b) / rps(r.a))} | ` +
           `${r.a.cpuUs.toFixed(0)} / ${r.b.cpuUs.toFixed(0)} µs | ` +
+          `${threadSplit(r.a.threads)}; ${threadSplit(r.b.threads)} | ` +
+          (r.a.dbCpuUs === undefined
+            ? "| "
+            : `${r.a.dbCpuUs.toFixed(0)} / ${r.b.dbCpuUs!.toFixed(0)} µs | `) +
           `${r.a.p50Ms} / ${r.a.p99Ms} ms | ${r.b.p50Ms} / ${r.b.p99Ms} ms | ` +
           `${errors(r.a)} / ${errors(r.b)} |`,
       );
@@ -337,7 +423,7 @@ export function run(): Promise<string> {
     const kv = await storeRuns({ name: "Deno KV" }, sides);
     const pg = await benchDatabases(["ferry_paired_a", "ferry_paired_b"]);
     const onPg = await storeRuns(
-      { name: "PostgreSQL", urls: { a: pg.urls[0], b: pg.urls[1] } },
+      { name: "PostgreSQL", urls: { a: pg.urls[0], b: pg.urls[1] }, postmaster: pg.pid },
       sides,
     );
     const all = [...kv.measured, ...onPg.measured];
@@ -366,7 +452,10 @@ export function run(): Promise<string> {
       "process's CPU time (user + system, `/proc`) per request answered: what a request " +
       "costs, whatever else shares the CPUs, so steadier than requests per second on a " +
       "loaded machine; its column is baseline CPU / candidate CPU (above 100 %: the " +
-      "candidate costs less)." +
+      "candidate costs less). Each side is left to settle (500 ms with at most 10 ms of its CPU) " +
+      "after its warm-up and after its measured run, which the CPU counts: background work a run's " +
+      "requests leave (a store's builds after uploads) falls in that run. On PostgreSQL the CPU of each side's database backends " +
+      "(`postgres: … <database>` processes of the cluster both use) is counted beside it." +
       (ONLY ? ` Only the scenarios matching \`${ONLY}\` ran.` : ""),
       "",
       `The machine is shared (2 CPUs, other sessions' tests and benchmarks running): the ` +

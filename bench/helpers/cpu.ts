@@ -55,3 +55,27 @@ export async function threadCpuSeconds(pid: number): Promise<Map<string, number>
   }
   return byName;
 }
+
+/**
+ * CPU seconds used by the live backends of PostgreSQL's `postmaster` that
+ * serve database `database` (their process title, `postgres: <user>
+ * <database> …`, names it): a server's share of a cluster two servers use.
+ * A backend that exited meanwhile is not counted (a server's pool keeps
+ * its connections).
+ */
+export async function databaseCpuSeconds(postmaster: number, database: string): Promise<number> {
+  let ticks = 0;
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const fields = await statFields(Number(entry.name));
+    if (!fields || Number(fields[1]) !== postmaster) continue;
+    let title: string;
+    try {
+      title = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+    } catch {
+      continue; // it exited meanwhile
+    }
+    if (title.split(/[\s\0]+/)[2] === database) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}

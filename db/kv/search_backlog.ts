@@ -57,9 +57,14 @@ export const BUILD_FILES = 1000;
 
 /**
  * How long after an upload the build starts ({@link BacklogBuilder.soon}):
- * the uploads of that second are built in one step, their keys in order.
+ * the uploads of those seconds are built in one step, their keys in order.
+ * A bigger step writes more of its keys to each page of KV's tree it
+ * dirties: on 10,000 files' keys, 1,000 files a step cost KV's writer
+ * thread 160-167 µs a file against 240-327 at 100-200 a step (the whole
+ * process 307-340 against 377-473; bench/results/uploads_paired.md), and a
+ * stream of small uploads lists some hundreds a second.
  */
-export const BUILD_DELAY_MS = 1000;
+export const BUILD_DELAY_MS = 3000;
 
 /**
  * A file in a list: `[id, name, originalName, type]`, the fields its search

@@ -21,6 +21,7 @@ import {
 } from "../files.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { uniqueViolation } from "./unique.ts";
+import { GroupedCreates } from "./file_creates.ts";
 
 interface FileRow {
   id: string;
@@ -314,16 +315,32 @@ export class PostgresFiles implements FileStore {
   /** Rows {@link createMany} added since this store last had `files` analyzed. */
   private unanalyzed = 0;
 
-  constructor(private readonly sql: Sql) {}
+  /** Owned files' creates, group-committed (`./file_creates.ts`); not in a transaction. */
+  private readonly grouped: GroupedCreates | null;
+
+  /** `grouped`: group-commit owned files' creates (the store's pool, not a transaction's view). */
+  constructor(private readonly sql: Sql, grouped = false) {
+    this.grouped = grouped
+      ? new GroupedCreates(sql, toRow, (file, limits) => this.createAlone(file, limits))
+      : null;
+  }
 
   async create(file: FileRecord, limits: FileLimits): Promise<void> {
-    const userId = file.userId;
+    if (file.userId === null) {
+      try {
+        await this.sql`INSERT INTO files ${this.sql(toRow(file))}`;
+      } catch (error) {
+        throw uniqueViolation(error, fileField);
+      }
+    } else if (this.grouped) await this.grouped.create(file, limits);
+    else await this.createAlone(file, limits);
+  }
+
+  /** {@link create} of an owned file in its own statement. */
+  private async createAlone(file: FileRecord, limits: FileLimits): Promise<void> {
+    const userId = file.userId!;
     let added: boolean;
     try {
-      if (userId === null) {
-        await this.sql`INSERT INTO files ${this.sql(toRow(file))}`;
-        return;
-      }
       // One statement (one round trip, its own transaction): count the file in the owner's
       // usage unless that passes a limit, and insert the row only when it was counted. A taken
       // name fails the whole statement, the count included.

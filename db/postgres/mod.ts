@@ -97,13 +97,14 @@ export class PostgresStore implements Backend {
   readonly uploadRequests: PostgresUploadRequests;
   readonly visits: PostgresVisits;
 
-  constructor(readonly sql: Sql) {
+  /** `inTransaction`: a {@link transaction}'s view (its writes are not group-committed). */
+  constructor(readonly sql: Sql, inTransaction = false) {
     this.users = new PostgresUsers(sql);
     this.sessions = new PostgresSessions(sql);
     this.settings = new PostgresSettings(sql);
     this.leases = new PostgresLeases(sql);
     this.rateLimits = new PostgresRateLimits(sql);
-    this.files = new PostgresFiles(sql);
+    this.files = new PostgresFiles(sql, !inTransaction);
     this.urls = new PostgresUrls(sql);
     this.invites = new PostgresInvites(sql);
     this.mfa = new PostgresMfa(sql);
@@ -141,6 +142,6 @@ export class PostgresStore implements Backend {
    * folded into it; any error rolls everything back.
    */
   async transaction<T>(fn: (view: Backend) => Promise<T>): Promise<T> {
-    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx)))) as T;
+    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx), true))) as T;
   }
 }

@@ -178,6 +178,51 @@ const steps: ContractSteps = {
     assert.deepEqual(await store.files.usage(a.id), { bytes: 7, files: 6 });
   },
 
+  async "one owner's creates at once: a taken name or a passed limit fails only its own"(store) {
+    // Creates that arrive together may be stored together (both stores group-commit them): each
+    // is still refused or stored as it would be alone, in arrival order.
+    const user = await storedUser(store);
+    const taken = await stored(store, user.id);
+    const files = Array.from(
+      { length: 6 },
+      (_, i) => fileRecord(user.id, { size: 10, ...(i === 2 ? { name: taken.name } : {}) }),
+    );
+    const byName = await Promise.allSettled(files.map((f) => store.files.create(f, NO_LIMITS)));
+    assert.deepEqual(byName.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    assert.ok(isUnique("name")((byName[2] as PromiseRejectedResult).reason));
+    assert.equal(await store.files.get(files[2].id), null);
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 51, files: 6 });
+    // 6 files of 51 bytes: room for 2 more by count, for 4 more of 10 bytes by size.
+    const limits = { maxBytes: 100, maxFiles: 8 };
+    const more = Array.from({ length: 4 }, () => fileRecord(user.id, { size: 10 }));
+    const counted = await Promise.allSettled(more.map((f) => store.files.create(f, limits)));
+    assert.deepEqual(counted.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "rejected",
+    ]);
+    assert.ok(counted.slice(2).every((r) => isQuota("files")((r as PromiseRejectedResult).reason)));
+    const bytes = { maxBytes: 80, maxFiles: null };
+    const big = Array.from(
+      { length: 3 },
+      (_, i) => fileRecord(user.id, { size: i === 0 ? 10 : 1 }),
+    );
+    const sized = await Promise.allSettled(big.map((f) => store.files.create(f, bytes)));
+    assert.deepEqual(sized.map((r) => r.status), ["rejected", "fulfilled", "fulfilled"]);
+    assert.ok(isQuota("bytes")((sized[0] as PromiseRejectedResult).reason));
+    assert.deepEqual(await store.files.usage(user.id), { bytes: 73, files: 10 });
+    const stats = await store.files.stats(user.id);
+    assert.equal(stats.files, 10);
+  },
+
   async "update applies a patch and renames with the name's uniqueness"(store) {
     const user = await storedUser(store);
     const a = await stored(store, user.id);
