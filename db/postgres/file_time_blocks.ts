@@ -4,76 +4,54 @@
  * page's order to the one the page starts in, then that block's fine ones.
  * The page is then read from the fine block's edge, skipping only the files
  * of that block before it (a minute's at most, but for files of one
- * instant), not every file before the page. The name order's blocks
- * (`./file_name_blocks.ts`) are summed the same way ({@link twoLevelStart}).
+ * instant), not every file before the page.
  */
-import type { PendingQuery, Row, Sql } from "postgres";
+import type { Sql } from "postgres";
 import type { FileQuery } from "../files.ts";
 
 /** A list offset from which a page starts from the block counts (before it, the index alone). */
 export const BLOCKS_FROM = 1000;
 
-/** The fine block a page starts in (its key, as text) and the files before it. */
+/** The fine block a page starts in (its number, as text: a bigint) and the files before it. */
 export interface BlockStart {
   block: string;
   before: number;
 }
 
 /**
- * Whether `q`'s page starts from the block counts of its order (`createdAt`
- * or `name`, either direction): every complete file of the owner, deep enough.
+ * Whether `q`'s page starts from the block counts: the newest-first order
+ * (either direction) of every complete file of the owner, deep enough.
  */
 export function startsFromBlocks(q: FileQuery): boolean {
-  return (q.sortBy === "createdAt" || q.sortBy === "name") && q.offset >= BLOCKS_FROM &&
-    q.favorite === undefined && q.private === undefined && q.typePrefixes === undefined &&
-    q.folderId === undefined && q.ids === undefined && q.tagIds === undefined &&
-    q.search === undefined;
+  return q.sortBy === "createdAt" && q.offset >= BLOCKS_FROM && q.favorite === undefined &&
+    q.private === undefined && q.typePrefixes === undefined && q.folderId === undefined &&
+    q.ids === undefined && q.tagIds === undefined && q.search === undefined;
 }
 
-/**
- * The fine block (level 0) at offset `offset` of `userId`'s files in `order`
- * of `table`'s blocks (`null`: past the end): the coarse blocks (level 1)
- * summed in that order to the one holding the offset, then the fine blocks
- * `inCoarse` keeps (those of that coarse block, named by `(SELECT block FROM
- * start)`), summed on.
- */
-export async function twoLevelStart(
+/** The fine block at offset `offset` of `userId`'s files in `order` of `created_at`; `null`: past the end. */
+export async function blockStart(
   sql: Sql,
-  table: "file_time_blocks" | "file_name_blocks",
-  inCoarse: PendingQuery<Row[]>,
   userId: string,
   offset: number,
   order: "asc" | "desc",
 ): Promise<BlockStart | null> {
   const dir = sql.unsafe(order === "asc" ? "ASC" : "DESC");
-  const blocks = sql.unsafe(table);
   const [start] = await sql<{ block: string; before: string }[]>`
     WITH coarse AS (
       SELECT block, files, sum(files) OVER (ORDER BY block ${dir}) AS through
-      FROM ${blocks} WHERE owner = ${userId} AND level = 1
+      FROM file_time_blocks WHERE owner = ${userId} AND level = 1
     ), start AS (
       SELECT block, through - files AS before FROM coarse WHERE through > ${offset}
       ORDER BY block ${dir} LIMIT 1
     ), fine AS (
       SELECT block, files, sum(files) OVER (ORDER BY block ${dir}) AS through
-      FROM ${blocks} WHERE owner = ${userId} AND level = 0 AND ${inCoarse}
+      FROM file_time_blocks WHERE owner = ${userId} AND level = 0
+        AND block >= (SELECT block FROM start) * 256 AND block < ((SELECT block FROM start) + 1) * 256
     )
-    SELECT block::text AS block, (SELECT before FROM start) + through - files AS before FROM fine
+    SELECT block, (SELECT before FROM start) + through - files AS before FROM fine
     WHERE (SELECT before FROM start) + through > ${offset}
     ORDER BY block ${dir} LIMIT 1`;
   return start ? { block: start.block, before: Number(start.before) } : null;
-}
-
-/** The fine block at offset `offset` of `userId`'s files in `order` of `created_at`; `null`: past the end. */
-export function blockStart(sql: Sql, userId: string, offset: number, order: "asc" | "desc") {
-  return twoLevelStart(
-    sql,
-    "file_time_blocks",
-    sql`block >= (SELECT block FROM start) * 256 AND block < ((SELECT block FROM start) + 1) * 256`,
-    userId,
-    offset,
-    order,
-  );
 }
 
 /**
