@@ -382,18 +382,18 @@ export class PostgresFiles implements FileStore {
 
   /**
    * Has PostgreSQL take its planner statistics of `files` again (and, out of
-   * a transaction, vacuum it) once bulk inserts (imports) added as many rows
-   * as it last counted, and at least {@link ANALYZE_AFTER}: right after a
+   * a transaction, vacuum it) once bulk inserts (imports) added a fifth of the
+   * rows it last counted, and at least {@link ANALYZE_AFTER}: right after a
    * large import, before autovacuum's next round, a planner without them
    * sorts every file for a deep page (665 ms at 100,000 files, measured) or
    * scans an owner's whole list for a rare name (116 ms). `ANALYZE` reads a
-   * bounded sample (30,000 rows) whatever the size, but computes the
-   * statistics of every column and of the trigram indexes' expressions each
-   * time; the vacuum reads the new pages and every trigram index whole. An
-   * import of a million files into an empty table runs them 7 times (at
-   * 10,000, 20,000, 40,000, … 640,000 rows); with a fifth as the step it was
-   * about 21, and they were 30 % of the server's CPU of a 40,000-file import
-   * (perf, `bench/results/scale.md`).
+   * bounded sample (30,000 rows) whatever the size; the vacuum reads the new
+   * pages; an import of a million files runs them a few dozen times, mostly
+   * while small. They are a real part of an import's server CPU (30 % of a
+   * 40,000-file import's, perf), but a step of the whole count instead of a
+   * fifth (7 runs at a million, not 21) saved only 4 % at 200,000 files and
+   * left the pages read right after the import slower (a deep page by name
+   * 30 → 85 ms, one folder's first 34 → 123 ms): kept at a fifth.
    */
   private async analyzeAfter(rows: number) {
     this.unanalyzed += rows;
@@ -401,7 +401,7 @@ export class PostgresFiles implements FileStore {
     const [{ counted }] = await this.sql<{ counted: number }[]>`
       SELECT greatest(reltuples, 0)::float8 AS counted FROM pg_class
       WHERE oid = 'files'::regclass`;
-    if (this.unanalyzed < counted) return;
+    if (this.unanalyzed < counted / 5) return;
     this.unanalyzed = 0;
     // Inside a transaction (an import's), statistics only; else VACUUM too, which marks the
     // new rows' pages all-visible, so that a deep page's index-only scan reads no row (with
