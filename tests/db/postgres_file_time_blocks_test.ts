@@ -167,7 +167,7 @@ Deno.test({
         fileRecord(ann.id, { pending: true }),
         fileRecord(null),
       ]);
-      assert.deepEqual(await migrate(sql, MIGRATIONS), [41]);
+      assert.deepEqual(await migrate(sql, MIGRATIONS.filter((m) => m.version <= 41)), [41]);
       assert.deepEqual(await drift(sql), []);
       const [{ n }] = await sql<{ n: string }[]>`
         SELECT sum(files) AS n FROM file_time_blocks WHERE owner = ${ann.id} AND level = 1`;

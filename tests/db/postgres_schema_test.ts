@@ -58,3 +58,41 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "postgres 042: every index of files on its folder holds only files in a folder",
+  ignore: ignoreKind("postgres"),
+  fn: async () => {
+    const db = await freshDatabase();
+    const sql = postgres(db.url, { max: 2, onnotice: () => {} });
+    try {
+      await migrate(sql, MIGRATIONS.filter((m) => m.version < 42));
+      const store = new PostgresStore(sql);
+      const ann = await storedUser(store);
+      await store.files.createMany([
+        fileRecord(ann.id, { folderId: "folder" }),
+        fileRecord(ann.id),
+      ]);
+      assert.deepEqual(await migrate(sql, MIGRATIONS.filter((m) => m.version <= 42)), [42]);
+      const indexes = await sql<{ name: string; definition: string }[]>`
+        SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+        WHERE tablename = 'files' AND indexdef LIKE '%folder_id%'`;
+      assert.ok(indexes.length > 0);
+      for (const { name, definition } of indexes) {
+        assert.match(definition, /WHERE \(*folder_id IS NOT NULL/, name);
+      }
+      const listed = await store.files.list({
+        userId: ann.id,
+        folderId: "folder",
+        offset: 0,
+        limit: 10,
+        sortBy: "createdAt",
+        order: "desc",
+      });
+      assert.equal(listed.total, 1);
+    } finally {
+      await sql.end();
+      await db.drop();
+    }
+  },
+});

@@ -44,6 +44,7 @@ import { sql as fileTagsByTag } from "./038_file_tags_by_tag.ts";
 import { sql as visitPacks } from "./039_visit_packs.ts";
 import { sql as fileOrdersShared } from "./040_file_orders_shared.ts";
 import { sql as fileTimeBlocks } from "./041_file_time_blocks.ts";
+import { sql as fileFolderIndexGone } from "./042_file_folder_index_gone.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -95,4 +96,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 39, name: "visit_packs", sql: visitPacks },
   { version: 40, name: "file_orders_shared", sql: fileOrdersShared },
   { version: 41, name: "file_time_blocks", sql: fileTimeBlocks },
+  { version: 42, name: "file_folder_index_gone", sql: fileFolderIndexGone },
 ];
