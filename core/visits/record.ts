@@ -79,7 +79,7 @@ export async function closeVisits(s: Services): Promise<void> {
  */
 export async function dropVisits(s: Services, target: VisitTarget): Promise<void> {
   const recorder: VisitRecorder = visitRecorder(s);
-  recorder.forget(target.kind, target.id);
+  await recorder.forget(target.kind, target.id);
   await s.store.visits.deleteTarget(target.kind, target.id, target.ownerId);
 }
 
@@ -89,7 +89,7 @@ export async function dropFileVisits(
   files: { id: string; userId: string | null }[],
 ): Promise<void> {
   const recorder: VisitRecorder = visitRecorder(s);
-  for (const f of files) recorder.forget("file", f.id);
+  await Promise.all(files.map((f) => recorder.forget("file", f.id)));
   const targets = files.map((f) => ({ id: f.id, ownerId: f.userId }));
   await s.store.visits.deleteTargets("file", targets);
 }
