@@ -29,6 +29,10 @@ export interface VisitSignals extends VisitSource {
 /** The {@link VisitSignals} of `request`, sent from `ip`. */
 export function visitSignals(request: Request, ip: string): VisitSignals {
   const { headers } = request;
+  // Deno.serve reads a request's header one call into the runtime a name until
+  // the whole list is read, which `has` does (and a response does anyway once
+  // the headers were looked at): one call for the four reads below.
+  headers.has("dnt");
   const referer = headers.get("referer");
   return {
     ip,
