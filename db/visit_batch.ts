@@ -6,7 +6,10 @@
  * away from the server's thread (the visits worker,
  * `core/visits/visit_worker.ts`) and only the writes are left to the store;
  * the result is plain data (strings, numbers, maps and byte arrays) that a
- * worker's message carries.
+ * worker's message carries. A store that another thread can reach as well
+ * (a Deno KV file, a PostgreSQL server) says where ({@link VisitStoreAddress}),
+ * and the visits worker writes the batch itself through a writer of its own
+ * (`visit_writer.ts`).
  */
 import type { Sketch } from "./hll.ts";
 import { PACK_BYTES, packVisits, type VisitPack } from "./visit_pack.ts";
@@ -35,6 +38,22 @@ export interface VisitBatchWriter {
    * ({@link prepareBatch}, which the visits worker runs): only the writes.
    */
   write(batch: VisitBatch): Promise<void>;
+  /**
+   * Where another thread opens a writer of its own on this store
+   * (`visit_writer.ts`); `null` when none can (a Deno KV store in memory, a
+   * transaction's view): its batches are written here.
+   */
+  readonly address: VisitStoreAddress | null;
+}
+
+/** Where a store is, for a writer of another thread: a Deno KV file or a PostgreSQL URL. */
+export type VisitStoreAddress = { kind: "kv"; path: string } | { kind: "postgres"; url: string };
+
+/** A writer of prepared batches opened on its own handle (`visit_writer.ts`). */
+export interface OwnVisitWriter {
+  write(batch: VisitBatch): Promise<void>;
+  /** Releases its handle or connection. */
+  close(): Promise<void>;
 }
 
 /** `groups` packed and rolled up, ready for `VisitStore.write`. */

@@ -29,6 +29,10 @@ export interface VisitSignals extends VisitSource {
 /** The {@link VisitSignals} of `request`, sent from `ip`. */
 export function visitSignals(request: Request, ip: string): VisitSignals {
   const { headers } = request;
+  // Deno.serve reads a request's header one call into the runtime a name until
+  // the whole list is read, which `has` does (and a response does anyway once
+  // the headers were looked at): one call for the four reads below.
+  headers.has("dnt");
   const referer = headers.get("referer");
   return {
     ip,
@@ -79,7 +83,7 @@ export async function closeVisits(s: Services): Promise<void> {
  */
 export async function dropVisits(s: Services, target: VisitTarget): Promise<void> {
   const recorder: VisitRecorder = visitRecorder(s);
-  recorder.forget(target.kind, target.id);
+  await recorder.forget(target.kind, target.id);
   await s.store.visits.deleteTarget(target.kind, target.id, target.ownerId);
 }
 
@@ -89,7 +93,7 @@ export async function dropFileVisits(
   files: { id: string; userId: string | null }[],
 ): Promise<void> {
   const recorder: VisitRecorder = visitRecorder(s);
-  for (const f of files) recorder.forget("file", f.id);
+  await Promise.all(files.map((f) => recorder.forget("file", f.id)));
   const targets = files.map((f) => ({ id: f.id, ownerId: f.userId }));
   await s.store.visits.deleteTargets("file", targets);
 }

@@ -12,10 +12,15 @@
  * it (visits of one target by one address and agent with one `Referer` on
  * one day make one group, whose facts are worked out once: user agent
  * parsed, bot flag, country, visitor hash under the day's salt), packs and
- * rolls it up (`db/visit_batch.ts`), and the store writes what it answers
- * (`VisitStore.write`), so the server's thread keeps only the writes.
+ * rolls it up (`db/visit_batch.ts`), and writes it through a writer of its
+ * own on the store (`VisitBatchWriter.address`), so the server's thread only
+ * hands rows over; a store no other thread reaches (Deno KV in memory)
+ * writes what the worker answers (`VisitStore.write`) here.
  * The client's address is held in memory until then only and never written.
- * Closing (the server's shutdown) writes what waits and ends the worker. The
+ * A target deleted while a batch holding its visits is being written waits
+ * for that write ({@link VisitRecorder.forget}), so that its visits are
+ * deleted after it rather than written back. Closing (the server's shutdown)
+ * writes what waits, closes the worker's writer and ends the worker. The
  * columns hold at most {@link MAX_PENDING} visits and a batch the worker or
  * the store refused waits for the next up to {@link MAX_WAITING} visits;
  * visits past either are dropped, counted and logged.
@@ -37,7 +42,7 @@ import {
   type VisitTarget,
 } from "./columns.ts";
 import { daySalt } from "./salt.ts";
-import { VISIT_WORKER, type VisitJob, type VisitJobAnswer } from "./visit_worker.ts";
+import { CLOSE_WRITER, VISIT_WORKER, type VisitJob, type VisitJobAnswer } from "./visit_worker.ts";
 
 export type { VisitTarget } from "./columns.ts";
 
@@ -82,6 +87,10 @@ export class VisitRecorder {
   #columns = new VisitColumns();
   /** Batches the worker or the store refused, written with the next batch. */
   #waiting: RawVisits[] = [];
+  /** The batch being written (kept here for {@link forget} and for a retry). */
+  #writing: RawVisits[] = [];
+  /** The worker was given a batch to write since its writer was last closed. */
+  #workerWrites = false;
   /** Visits dropped since the last batch: the buffer was full. */
   #dropped = 0;
   /** The last write asked for (each waits for the one before). */
@@ -132,20 +141,39 @@ export class VisitRecorder {
     return run;
   }
 
-  /** Forgets the waiting visits of a target that is gone. */
-  forget(kind: VisitTargetKind, id: string): void {
+  /**
+   * Forgets the waiting visits of a target that is gone; resolves once a
+   * write under way that held some of them is done (it cannot be called
+   * back: delete the target's stored visits after this).
+   */
+  async forget(kind: VisitTargetKind, id: string): Promise<void> {
     this.#columns.forget(kind, id);
     for (const raw of this.#waiting) forgetIn(raw, kind, id);
+    let writing = 0;
+    for (const raw of this.#writing) writing += forgetIn(raw, kind, id);
+    if (writing > 0) await this.#tail;
   }
 
-  /** Writes what waits, stops looking and ends the worker: call before closing the store. */
+  /**
+   * Writes what waits, stops looking, closes the worker's writer and ends
+   * the worker: call before closing the store.
+   */
   async close(): Promise<void> {
     this.#stop();
     try {
       await this.flush();
     } finally {
-      workers(this.s).close();
+      await this.#closeWriter().finally(() => workers(this.s).close());
     }
+  }
+
+  /** Has the worker close its writer on the store, when it opened one. */
+  async #closeWriter(): Promise<void> {
+    if (!this.#workerWrites) return;
+    this.#workerWrites = false;
+    await workers(this.s).run(0, (step) => step(CLOSE_WRITER)).catch((error) =>
+      this.s.logger.warn("the visits worker's writer did not close", { error: String(error) })
+    );
   }
 
   async #write(): Promise<void> {
@@ -157,18 +185,24 @@ export class VisitRecorder {
     this.#waiting = [];
     if (this.#columns.length > 0) raws.push(this.#columns.take());
     if (raws.length === 0) return;
+    this.#writing = raws;
     try {
-      const answer = await this.#prepare(raws);
-      if (answer.batch.packs.length > 0 || answer.batch.hours.length > 0) {
-        await this.s.store.visits.write(answer.batch);
+      const { batch } = await this.#prepare(raws);
+      if (batch !== null && (batch.packs.length > 0 || batch.hours.length > 0)) {
+        await this.s.store.visits.write(batch);
       }
     } catch (error) {
       this.#waiting = this.#kept(raws);
       throw error;
+    } finally {
+      this.#writing = [];
     }
   }
 
-  /** Has the worker prepare `raws` (grouped, enriched, packed, rolled up). */
+  /**
+   * Has the worker prepare `raws` (grouped, enriched, packed, rolled up) and
+   * write them when the store can be reached from there; else it answers the batch.
+   */
   async #prepare(raws: RawVisits[]): Promise<VisitJobAnswer> {
     const days = new Set<number>();
     for (const raw of raws) {
@@ -182,12 +216,15 @@ export class VisitRecorder {
       [...days].map(async (day): Promise<[number, string]> => [day, await daySalt(this.s, day)]),
     );
     const { settings } = this.s;
+    const writeTo = this.s.store.visits.address;
     const job: VisitJob = {
       raws,
       salts,
       countBots: settings.get("analyticsCountBots"),
       geoPath: settings.get("analyticsGeoLite2Path"),
+      writeTo,
     };
+    if (writeTo !== null) this.#workerWrites = true;
     const answer = await workers(this.s).run(0, (step) => step(job)) as VisitJobAnswer;
     this.#warnGeo(job.geoPath, answer.geoError);
     return answer;

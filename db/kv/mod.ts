@@ -98,7 +98,8 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);
-  const store = new KvStore(kv, new BacklogBuilder(kv));
+  const shared = path === undefined || path === ":memory:" ? null : path;
+  const store = new KvStore(kv, new BacklogBuilder(kv), shared);
   // Search keys an import left to build (a process that stopped before it was done).
   store.backlog?.poke();
   return store;
@@ -130,9 +131,14 @@ export class KvStore implements Backend {
 
   /**
    * `backlog` builds imported files' search keys in the background (the
-   * store's own, not a transaction's view of it).
+   * store's own, not a transaction's view of it); `path` is `kv`'s file,
+   * when another thread may open it too (the visits worker's writer).
    */
-  constructor(private readonly kv: Deno.Kv, readonly backlog?: BacklogBuilder) {
+  constructor(
+    private readonly kv: Deno.Kv,
+    readonly backlog?: BacklogBuilder,
+    path: string | null = null,
+  ) {
     this.sessions = new KvSessions(kv);
     this.settings = new KvSettings(kv);
     this.mfa = new KvMfa(kv);
@@ -152,7 +158,7 @@ export class KvStore implements Backend {
     this.apiKeys = new KvApiKeys(kv);
     this.shares = new KvShares(kv);
     this.uploadRequests = new KvUploadRequests(kv);
-    this.visits = new KvVisits(kv);
+    this.visits = new KvVisits(kv, path === null ? null : { kind: "kv", path });
   }
 
   async ping(): Promise<void> {

@@ -26,7 +26,12 @@
  */
 import { commitChecked, getAll } from "./helpers.ts";
 import { unpackVisits } from "../visit_pack.ts";
-import { prepareBatch, type VisitBatch, type VisitBatchWriter } from "../visit_batch.ts";
+import {
+  prepareBatch,
+  type VisitBatch,
+  type VisitBatchWriter,
+  type VisitStoreAddress,
+} from "../visit_batch.ts";
 import { decodeSketch, encodeSketch, type Sketch } from "../hll.ts";
 import {
   type DaySketch,
@@ -145,7 +150,11 @@ const asValue = (d: HourDelta): HourValue => ({
 
 /** {@link VisitStore} on Deno KV. */
 export class KvVisits implements VisitStore, VisitBatchWriter {
-  constructor(private readonly kv: Deno.Kv) {}
+  /** `address`: the file `kv` is, when another thread may open it too. */
+  constructor(
+    private readonly kv: Deno.Kv,
+    readonly address: VisitStoreAddress | null = null,
+  ) {}
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;

@@ -10,7 +10,7 @@
  * its next startup, the whole client is replaced: new queries go to a fresh
  * pool, LISTENs are made again on it, and the old pool is ended.
  */
-import type postgres from "postgres";
+import postgres from "postgres";
 
 type Sql = postgres.Sql;
 type Listener = Parameters<Sql["listen"]>;
@@ -99,4 +99,34 @@ export function connectionLost(error: unknown): boolean {
   if (typeof code !== "string") return false;
   return LOST_CONNECTION.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code) ||
     code === "53300";
+}
+
+/**
+ * Seconds before the next attempt to open a connection after `attempt`
+ * failures in a row: 0.05, 0.1, 0.2… and at most 1. postgres.js's own delay
+ * grows to 20 s, and queries wait for it: after a few seconds of outage a
+ * restarted server went unused for 8–16 s (bench/results/soak.md).
+ */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(0.05 * 2 ** attempt, 1);
+}
+
+/**
+ * A {@link selfHealingClient} of `url` with at most `max` connections, each
+ * named `name` to the server and closed after `idleSeconds` unused (never
+ * when `0`).
+ */
+export function openClient(
+  url: string,
+  { max, name = "ferry", idleSeconds = 0 }: { max: number; name?: string; idleSeconds?: number },
+): Sql {
+  return selfHealingClient(() =>
+    postgres(url, {
+      max,
+      onnotice: () => {},
+      connection: { application_name: name },
+      backoff: reconnectDelay,
+      idle_timeout: idleSeconds,
+    })
+  );
 }

@@ -4,14 +4,14 @@
  * here). Uniqueness comes from the schema's UNIQUE constraints; multi-row
  * changes run in one transaction.
  */
-import postgres, { type Sql, type TransactionSql } from "postgres";
+import type { Sql, TransactionSql } from "postgres";
 import type { Backend } from "../store.ts";
 import { PostgresApiKeys } from "./api_keys.ts";
 import { PostgresShares } from "./shares.ts";
 import { PostgresVisits } from "./visits.ts";
 import { PostgresUploadRequests } from "./upload_requests.ts";
 import { PostgresChunks } from "./chunks.ts";
-import { connectionLost, selfHealingClient } from "./client.ts";
+import { connectionLost, openClient } from "./client.ts";
 import { PostgresFiles } from "./files.ts";
 import { PostgresFolders } from "./folders.ts";
 import { PostgresInvites } from "./invites.ts";
@@ -29,33 +29,16 @@ import { PostgresUserExports } from "./user_exports.ts";
 import { PostgresUsers } from "./users.ts";
 import { PostgresWebhooks } from "./webhooks.ts";
 
-/**
- * Seconds before the next attempt to open a connection after `attempt`
- * failures in a row: 0.05, 0.1, 0.2… and at most 1. postgres.js's own delay
- * grows to 20 s, and queries wait for it: after a few seconds of outage a
- * restarted server went unused for 8–16 s (bench/results/soak.md).
- */
-export function reconnectDelay(attempt: number): number {
-  return Math.min(0.05 * 2 ** attempt, 1);
-}
-
 /** Connects to `url`, applies pending migrations, and returns the store. */
 export async function openPostgresStore(url: string, options: { max?: number } = {}) {
-  const sql = selfHealingClient(() =>
-    postgres(url, {
-      max: options.max ?? 10,
-      onnotice: () => {},
-      connection: { application_name: "ferry" },
-      backoff: reconnectDelay,
-    })
-  );
+  const sql = openClient(url, { max: options.max ?? 10 });
   try {
     await migrate(sql);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
   }
-  return new PostgresStore(sql);
+  return new PostgresStore(sql, url);
 }
 
 /**
@@ -97,8 +80,12 @@ export class PostgresStore implements Backend {
   readonly uploadRequests: PostgresUploadRequests;
   readonly visits: PostgresVisits;
 
-  /** `inTransaction`: a {@link transaction}'s view (its writes are not group-committed). */
-  constructor(readonly sql: Sql, inTransaction = false) {
+  /**
+   * `url`: the server's, when another thread may connect too (the visits
+   * worker's writer); `inTransaction`: a {@link transaction}'s view (its
+   * writes are not group-committed).
+   */
+  constructor(readonly sql: Sql, url: string | null = null, inTransaction = false) {
     this.users = new PostgresUsers(sql);
     this.sessions = new PostgresSessions(sql);
     this.settings = new PostgresSettings(sql);
@@ -118,7 +105,7 @@ export class PostgresStore implements Backend {
     this.apiKeys = new PostgresApiKeys(sql);
     this.shares = new PostgresShares(sql);
     this.uploadRequests = new PostgresUploadRequests(sql);
-    this.visits = new PostgresVisits(sql);
+    this.visits = new PostgresVisits(sql, url === null ? null : { kind: "postgres", url });
   }
 
   async ping(): Promise<void> {
@@ -142,6 +129,6 @@ export class PostgresStore implements Backend {
    * folded into it; any error rolls everything back.
    */
   async transaction<T>(fn: (view: Backend) => Promise<T>): Promise<T> {
-    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx), true))) as T;
+    return await this.sql.begin((tx) => fn(new PostgresStore(nested(tx), null, true))) as T;
   }
 }

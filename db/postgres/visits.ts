@@ -38,7 +38,12 @@ import type {
 } from "../visits.ts";
 import { SERVER_SCOPE } from "../visits.ts";
 import { unpackVisits, type VisitPack } from "../visit_pack.ts";
-import { prepareBatch, type VisitBatch, type VisitBatchWriter } from "../visit_batch.ts";
+import {
+  prepareBatch,
+  type VisitBatch,
+  type VisitBatchWriter,
+  type VisitStoreAddress,
+} from "../visit_batch.ts";
 
 /** Rows stored per statement. */
 const ROWS_PER_STATEMENT = 5000;
@@ -79,7 +84,11 @@ const visitsOfRow = (r: VisitRow): VisitRecord[] =>
 
 /** {@link VisitStore} on PostgreSQL. */
 export class PostgresVisits implements VisitStore, VisitBatchWriter {
-  constructor(private readonly sql: Sql) {}
+  /** `address`: the server's URL, when another thread may connect too. */
+  constructor(
+    private readonly sql: Sql,
+    readonly address: VisitStoreAddress | null = null,
+  ) {}
 
   async add(groups: VisitGroup[]): Promise<void> {
     if (groups.length === 0) return;

@@ -18,6 +18,7 @@ import { type Actor, actor } from "../helpers/users.ts";
 import { FLUSH_DELAY_MS, VisitRecorder, visitWorkerStats } from "../../core/visits/recorder.ts";
 import { closeVisits } from "../../core/visits/record.ts";
 import type { Settings } from "../../core/settings/registry.ts";
+import type { VisitBatchWriter, VisitStoreAddress } from "../../db/visit_batch.ts";
 
 /** A fixed start, ahead of the test app's clock, at the top of an hour. */
 const START = Date.UTC(2027, 2, 10, 10, 0, 0);
@@ -651,14 +652,18 @@ visitsTest(
     const gone = await shorten(app, alice);
     const visits = app.services.store.visits;
     const write = visits.write;
+    const address = visits.address;
     let refusals = 1;
     visits.write = (batch) =>
       refusals-- > 0 ? Promise.reject(new Error("down")) : write.call(visits, batch);
+    // A store the worker writes to itself: a file it cannot open refuses it.
+    unreachable(visits, address);
     try {
       assert.equal(await hit(app, kept.path, CHROME_WINDOWS), 302);
       assert.equal(await hit(app, gone.path, CHROME_WINDOWS), 302);
       flushDelay(app);
       await report(app, alice, "/api/user/visits");
+      reachable(visits, address);
       assert.equal(
         app.logger.lines.filter((l) => l.message === "could not record visits").length,
         1,
@@ -676,6 +681,21 @@ visitsTest(
       );
     } finally {
       visits.write = write;
+      reachable(visits, address);
     }
   },
 );
+
+/** Points the worker's writer of a reachable store at a file it cannot open. */
+function unreachable(visits: VisitBatchWriter, address: VisitStoreAddress | null) {
+  if (address === null) return;
+  Object.defineProperty(visits, "address", {
+    value: { kind: "kv", path: "/nonexistent/ferry-visits/ferry.kv" },
+    configurable: true,
+  });
+}
+
+/** Points it back at its store. */
+function reachable(visits: VisitBatchWriter, address: VisitStoreAddress | null) {
+  Object.defineProperty(visits, "address", { value: address, configurable: true });
+}

@@ -241,14 +241,21 @@ Deno.test("visits worker's job: the batch the store writes, as the groups would 
     salts: [[dayOf(AT), SALT]],
     countBots: false,
     geoPath: null,
+    writeTo: null,
   });
   assert.equal(geoError, null);
   assert.deepEqual(batch, expected);
   assert.equal(
-    batch.packs.flatMap((p) => unpackVisits(p.bytes)).reduce((n, g) => n + g.times.length, 0),
+    batch!.packs.flatMap((p) => unpackVisits(p.bytes)).reduce((n, g) => n + g.times.length, 0),
     500,
   );
-  const missing = await runVisitJob({ raws: [raw], salts: [], countBots: false, geoPath: null })
+  const missing = await runVisitJob({
+    raws: [raw],
+    salts: [],
+    countBots: false,
+    geoPath: null,
+    writeTo: null,
+  })
     .then(() => "answered", (error) => String(error));
   assert.match(missing, /no salt/);
   const broken = await runVisitJob({
@@ -256,6 +263,7 @@ Deno.test("visits worker's job: the batch the store writes, as the groups would 
     salts: [],
     countBots: false,
     geoPath: "/nonexistent/countries.mmdb",
+    writeTo: null,
   });
   assert.notEqual(broken.geoError, null, "an unreadable database is said, not thrown");
 });
