@@ -43,17 +43,18 @@ import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts
 import {
   blockCost,
   EAGER_KEY,
+  fenceEntries,
   IndexChange,
-  indexChange,
   newEntries,
   pageIds,
 } from "./file_index.ts";
+import { applyFences } from "./file_fences.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles } from "./file_search.ts";
 import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
-import { endBlockRecount, recountBlocks } from "./file_block_recount.ts";
+import { endBlockRecount, recountBlocks, recountFences } from "./file_block_recount.ts";
 import { catchUpOrders, markForOrders } from "./order_backlog.ts";
 
 const K = {
@@ -187,17 +188,25 @@ export class KvFiles implements FileStore {
    */
   async createMany(files: FileRecord[]) {
     const entries = newEntries(files);
-    await setInOrder(this.kv, entries, { absent: true });
+    // Each commit of entries sums their fences (`./file_fences.ts`).
+    const fenced = async (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => {
+      applyFences(op, await fenceEntries(this.kv, keys, 1));
+    };
+    await setInOrder(this.kv, entries, { absent: true, also: fenced });
     try {
       await this.writeNew(files);
     } catch (error) {
       const landed = await getAll(this.kv, files.map((f) => K.file(f.id)));
       const kept = new Set(landed.flatMap((e) => e.value === null ? [] : [e.key[1]]));
       const orphans = newEntries(files.filter((f) => !kept.has(f.id)));
-      for (let i = 0; i < orphans.length; i += REMOVAL_LIMITS.mutations) {
-        const op = this.kv.atomic();
-        for (const { key } of orphans.slice(i, i + REMOVAL_LIMITS.mutations)) op.delete(key);
-        await op.commit();
+      const half = REMOVAL_LIMITS.mutations / 2; // an entry and its fence's sum each
+      for (let i = 0; i < orphans.length; i += half) {
+        const keys = orphans.slice(i, i + half).map((e) => e.key);
+        await commitChecked(async () => {
+          const op = applyFences(this.kv.atomic(), await fenceEntries(this.kv, keys, -1));
+          for (const key of keys) op.delete(key);
+          return { op, result: undefined };
+        });
       }
       throw error;
     }
@@ -277,7 +286,8 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: changed(this.writeRecord(op, next), current.value, next), result: next };
+      const index = await indexed(this.kv, current.value, next);
+      return { op: changed(this.writeRecord(op, next), current.value, next, index), result: next };
     });
   }
 
@@ -385,7 +395,7 @@ export class KvFiles implements FileStore {
     for (const [owner, entry] of usages) {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
-    index.apply(change.apply(op));
+    (await index.prepare(this.kv)).apply(change.apply(op));
     listForBuild(op, fresh);
     markForOrders(op, fresh);
     // Files in many scopes (block counts: `./file_blocks.ts`) may pass KV's limits together:
@@ -409,7 +419,8 @@ export class KvFiles implements FileStore {
         counted.bytes = Math.max(0, counted.bytes + size - current.value.size);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: changed(this.write(op, next), current.value, next), result: next };
+      const index = await indexed(this.kv, current.value, next);
+      return { op: changed(this.write(op, next), current.value, next, index), result: next };
     });
   }
 
@@ -446,7 +457,8 @@ export class KvFiles implements FileStore {
         next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null
           ? new UniqueError("name")
           : null;
-      return { op: changed(this.write(op, next), old, next), result: next, lost };
+      const index = await indexed(this.kv, old, next);
+      return { op: changed(this.write(op, next), old, next, index), result: next, lost };
     });
   }
 
@@ -478,6 +490,10 @@ export class KvFiles implements FileStore {
       getAll<FileRecord>(this.kv, ids.map(K.file)),
       getAll<string[]>(this.kv, ids.map(fileTagIdsKey)),
     ]);
+    // Each file's index changes, their marks and fences read (`IndexChange.prepare`).
+    const indexed = await Promise.all(
+      records.map((e) => e.value && new IndexChange().file(e.value, null).prepare(this.kv)),
+    );
     const owners = [...new Set(records.flatMap((e) => e.value?.userId ?? []))];
     const usages = new Map(
       (await getAll<FileUsage>(this.kv, owners.map(K.usage))).map((e) => [e.key[1] as string, e]),
@@ -489,7 +505,7 @@ export class KvFiles implements FileStore {
     for (const [i, entry] of records.entries()) {
       const file = entry.value;
       if (file !== null) {
-        const one = this.removal(new OpBuffer(), file, entry, tagLists[i]);
+        const one = this.removal(new OpBuffer(), file, entry, tagLists[i], indexed[i]!);
         const owner = file.userId;
         const usage = owner === null ? undefined : usages.get(owner)!;
         if (usage) one.check(usage).set(usage.key, null);
@@ -515,12 +531,16 @@ export class KvFiles implements FileStore {
     return { op: all.applyTo(this.kv.atomic()), result: { gone, done } };
   }
 
-  /** Adds to `op` the removal of `file` (read as `entry`, its tag list as `tagged`). */
+  /**
+   * Adds to `op` the removal of `file` (read as `entry`, its tag list as
+   * `tagged`, its index changes as `index`, prepared).
+   */
   private removal(
     op: OpBuffer,
     file: FileRecord,
     entry: Deno.KvEntryMaybe<FileRecord>,
     tagged: Deno.KvEntryMaybe<string[]>,
+    index: IndexChange,
   ): OpBuffer {
     op.check(entry, tagged)
       .delete(K.file(file.id))
@@ -528,7 +548,7 @@ export class KvFiles implements FileStore {
       .delete(K.byUser(file.userId, file.id))
       .delete(tagged.key);
     for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, file.id));
-    changed(op.op, file, null);
+    changed(op.op, file, null, index);
     return op;
   }
 
@@ -598,7 +618,8 @@ export class KvFiles implements FileStore {
       const next = { ...current.value, userId: null };
       // A concurrent change wins; the next call (or the owner's deletion retry) catches up.
       const op = this.kv.atomic().check(current).delete(K.byUser(userId, file.id));
-      await changed(this.write(op, next), current.value, next).commit();
+      const index = await indexed(this.kv, current.value, next);
+      await changed(this.write(op, next), current.value, next, index).commit();
     }
     await this.kv.delete(K.usage(userId));
   }
@@ -613,19 +634,23 @@ export class KvFiles implements FileStore {
 
   /**
    * The list index's entries an upload left to the build first
-   * (`./order_backlog.ts`), then its block counts of the owner
-   * (`./file_block_recount.ts`: `budget` index entries a pass, at least
-   * {@link BLOCK_RECOUNT_ENTRIES}; no record), then its statistics (`read`:
-   * their records); done once all are.
+   * (`./order_backlog.ts`), then its block counts of the owner, then its
+   * fences' (`./file_block_recount.ts`: `budget` index entries a pass, at
+   * least {@link BLOCK_RECOUNT_ENTRIES}; no record), then its statistics
+   * (`read`: their records); done once all are.
    */
   async recountStats(userId: string | null, budget: number) {
     const owner = userId ?? "";
     await catchUpOrders(this.kv, owner);
-    const blocks = await recountBlocks(this.kv, owner, Math.max(budget, BLOCK_RECOUNT_ENTRIES));
+    const entries = Math.max(budget, BLOCK_RECOUNT_ENTRIES);
+    const blocks = await recountBlocks(this.kv, owner, entries);
     if (!blocks.done) return { done: false, repaired: blocks.repaired, read: 0 };
+    const fences = await recountFences(this.kv, owner, entries);
+    const repaired = blocks.repaired + fences.repaired;
+    if (!fences.done) return { done: false, repaired, read: 0 };
     const stats = await recountStats(this.kv, owner, K.userFiles(userId), budget);
     if (stats.done) await endBlockRecount(this.kv, owner);
-    return { ...stats, repaired: blocks.repaired + stats.repaired };
+    return { ...stats, repaired: repaired + stats.repaired };
   }
 
   async addView(id: string): Promise<ViewResult> {
@@ -635,7 +660,8 @@ export class KvFiles implements FileStore {
       if (!file || file.pending) return { result: "missing" };
       if (file.maxViews !== null && file.views >= file.maxViews) return { result: "exhausted" };
       const next = { ...file, views: file.views + 1 };
-      const op = changed(this.write(this.kv.atomic().check(current), next), file, next);
+      const index = await indexed(this.kv, file, next);
+      const op = changed(this.write(this.kv.atomic().check(current), next), file, next, index);
       return { op, result: "counted" };
     });
   }
@@ -687,19 +713,21 @@ function created(op: Deno.AtomicOperation, files: FileRecord[]): Deno.AtomicOper
   return op;
 }
 
+/** The list index's changes of a write of one file (`before` → `after`), read from `kv`. */
+function indexed(kv: Deno.Kv, before: FileRecord | null, after: FileRecord | null) {
+  return new IndexChange().file(before, after).prepare(kv);
+}
+
 /**
- * Adds the counters', the list index's and the search index's changes of a
- * write of one file (`before` → `after`) to `op`.
+ * Adds the counters', the list index's (`index`: {@link indexed}) and the
+ * search index's changes of a write of one file (`before` → `after`) to `op`.
  */
 function changed(
   op: Deno.AtomicOperation,
   before: FileRecord | null,
   after: FileRecord | null,
+  index: IndexChange,
 ): Deno.AtomicOperation {
-  const indexed = indexFile(
-    indexChange(countFile(op, before, after), before, after),
-    before,
-    after,
-  );
+  const indexed = indexFile(index.apply(countFile(op, before, after)), before, after);
   return taskIndex(indexed, before, after);
 }
