@@ -45,7 +45,9 @@ export const SPLIT_AT = 2048;
 /** The entries a split leaves in each block. */
 export const PIECE = 1024;
 /** New fences one split's commit sets at most (a longer block is split again). */
-const CUTS = 400;
+const CUTS = 200;
+/** New entries of one block in one write from which they may start a block of their own. */
+const MIN_CUT = 256;
 /** Entries of one index past which a run's fences are read as a range rather than one by one. */
 const ONE_BY_ONE = 4;
 
@@ -144,6 +146,22 @@ async function fencesOf(
 export interface FenceWrite {
   epochs: Deno.KvEntryMaybe<unknown>[];
   sums: { key: Deno.KvKey; n: number; count: number }[];
+  /** New fences at the first of a run of new entries past every entry of their block. */
+  cuts: { key: Deno.KvKey; n: number }[];
+}
+
+/** A fence's sum while resolved: its new entries' first tail, and whether all are new. */
+type Sum = { key: Deno.KvKey; n: number; count: number; first?: Deno.KvKeyPart[]; adds: boolean };
+
+/**
+ * Whether the block of `fence` holds no entry at or after `tail` (its
+ * entries all before a run of new ones that starts there).
+ */
+async function endsBefore(kv: Deno.Kv, fence: Deno.KvKey, tail: Deno.KvKeyPart[]) {
+  const index = indexOf(fence);
+  const selector = { start: [...index, ...tail], end: await blockEnd(kv, fence) };
+  for await (const _ of kv.list(selector, { limit: 1 })) return false;
+  return true;
 }
 
 /**
@@ -152,6 +170,14 @@ export interface FenceWrite {
  */
 export class FenceSums {
   readonly #moves = new Map<string, { key: Deno.KvKey; n: number }>();
+
+  /**
+   * `at`: the block size past which a block is split (or a run of at least
+   * `cut` new entries past its end starts one); smaller in tests.
+   */
+  constructor(
+    private readonly sizes: { at: number; cut: number } = { at: SPLIT_AT, cut: MIN_CUT },
+  ) {}
 
   /** Counts the entry `key` (a full index key) `n` more (−1: removed). */
   add(key: Deno.KvKey, n: number): this {
@@ -177,7 +203,7 @@ export class FenceSums {
   /** Reads the epochs of the owners, then the fences of the entries. */
   async resolve(kv: Deno.Kv): Promise<FenceWrite> {
     const moves = [...this.#moves.values()].filter((m) => m.n !== 0);
-    if (moves.length === 0) return { epochs: [], sums: [] };
+    if (moves.length === 0) return { epochs: [], sums: [], cuts: [] };
     const owners = [...new Set(moves.map((m) => m.key[1] as string))];
     const epochs = await Promise.all(owners.map((o) => kv.get(epochKey(o))));
     // Grouped by index and nulls, sorted: each group's fences read together.
@@ -186,19 +212,31 @@ export class FenceSums {
       const id = JSON.stringify(m.key.slice(1, 5));
       groups.set(id, [...groups.get(id) ?? [], m]);
     }
-    const sums = new Map<string, { key: Deno.KvKey; n: number; count: number }>();
+    const sums = new Map<string, Sum>();
     await Promise.all([...groups.values()].map(async (group) => {
       group.sort((a, b) => compareTails(a.key.slice(4), b.key.slice(4)));
       const base = [FENCE, ...group[0].key.slice(1, 4)];
       const fences = await fencesOf(kv, base, group.map((m) => m.key.slice(4)));
       fences.forEach((f, i) => {
         const id = JSON.stringify(f.key);
-        const sum = sums.get(id) ?? { key: f.key, n: 0, count: f.count };
+        const sum = sums.get(id) ?? { key: f.key, n: 0, count: f.count, adds: true };
         sum.n += group[i].n;
+        sum.first ??= group[i].key.slice(4);
+        sum.adds &&= group[i].n > 0;
         sums.set(id, sum);
       });
     }));
-    return { epochs, sums: [...sums.values()] };
+    // A long run of new entries past the end of a block that grows too long (an import's
+    // entries in key order) starts a block of its own: no split reads the block again.
+    const cuts: FenceWrite["cuts"] = [];
+    await Promise.all([...sums.values()].map(async (sum) => {
+      if (!sum.adds || sum.n < this.sizes.cut || sum.count + sum.n <= this.sizes.at) return;
+      if (compareTails(sum.first!, sum.key.slice(4)) <= 0) return;
+      if (!await endsBefore(kv, sum.key, sum.first!)) return;
+      cuts.push({ key: [...sum.key.slice(0, 4), ...sum.first!], n: sum.n });
+      sum.n = 0;
+    }));
+    return { epochs, sums: [...sums.values()], cuts };
   }
 }
 
@@ -209,6 +247,11 @@ export function applyFences(op: Deno.AtomicOperation, w: FenceWrite): Deno.Atomi
     if (n === 0) continue;
     op.sum(key, BigInt.asUintN(64, BigInt(n)));
     if (count + n > SPLIT_AT) op.set([SPLITS, ...key.slice(1)], true);
+  }
+  for (const { key, n } of w.cuts) op.set(key, new Deno.KvU64(BigInt(n)));
+  // A new fence moves where later entries count: writers that read the old ones read again.
+  for (const epoch of w.cuts.length > 0 ? w.epochs : []) {
+    op.set(epoch.key, ((epoch.value as number | null) ?? 0) + 1);
   }
   return op;
 }
@@ -476,18 +519,22 @@ async function splitOne(kv: Deno.Kv, fence: Deno.KvKey, at: number, piece: numbe
     if (current.value === null && !first) return { op, result: undefined }; // gone
     const start = [...indexOf(fence), ...fence.slice(4)];
     const end = await blockEnd(kv, fence);
+    // At most the entries of CUTS new blocks and one more: a longer block is split again.
+    const limit = (CUTS + 1) * piece;
     const keys: Deno.KvKey[] = [];
-    for await (const e of kv.list({ start, end }, { batchSize: 1000 })) keys.push(e.key);
-    if (keys.length <= at) {
+    for await (const e of kv.list({ start, end }, { limit, batchSize: 1000 })) keys.push(e.key);
+    // Past the limit, the count (checked) says how many the last block keeps.
+    const total = keys.length < limit ? keys.length : Math.max(keys.length, countOf(current.value));
+    if (total <= at) {
       if (countOf(current.value) !== keys.length) {
         op.set(fence, new Deno.KvU64(BigInt(keys.length)));
       }
       return { op, result: undefined };
     }
-    const cuts = Math.min(CUTS, Math.ceil(keys.length / piece) - 1);
+    const cuts = Math.min(CUTS, Math.ceil(total / piece) - 1);
     op.set(fence, new Deno.KvU64(BigInt(piece)));
     for (let c = 1; c <= cuts; c++) {
-      const n = c === cuts ? keys.length - cuts * piece : piece;
+      const n = c === cuts ? total - cuts * piece : piece;
       const cut = [...fence.slice(0, 4), ...keys[c * piece].slice(4)];
       op.set(cut, new Deno.KvU64(BigInt(n)));
       if (n > at) op.set([SPLITS, ...cut.slice(1)], true); // longer than one commit splits

@@ -134,20 +134,6 @@ export class IndexChange {
   #marks: Deno.KvEntryMaybe<unknown>[] = [];
 
   /**
-   * Records a new file, whose id no entry holds yet (an import's): its
-   * entries are set without the comparison of {@link file}, which an import
-   * of many files would pay for each.
-   */
-  created(file: FileRecord): this {
-    if (scopes(file).length === 0) return this;
-    const list = entryList(file);
-    this.#fresh.push(...list);
-    this.#count(file, 1);
-    for (const { key } of list) this.#blocks(key, 1);
-    return this;
-  }
-
-  /**
    * Records an uploaded file, whose id no entry holds yet: its counts, and
    * its entries of {@link EAGER_KEY} (with their block counts) only; those
    * of the other orders are left to the build (`./order_backlog.ts`, which

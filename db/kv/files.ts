@@ -190,7 +190,10 @@ export class KvFiles implements FileStore {
     const entries = newEntries(files);
     // Each commit of entries sums their fences (`./file_fences.ts`).
     const fenced = async (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => {
-      applyFences(op, await fenceEntries(this.kv, keys, 1));
+      const sums = await fenceEntries(this.kv, keys, 1);
+      applyFences(op, sums);
+      // A sum and at most a split's mark each, the new fences, the epochs checked and moved.
+      return 2 * sums.sums.length + sums.cuts.length + 2 * sums.epochs.length;
     };
     await setInOrder(this.kv, entries, { absent: true, also: fenced });
     try {

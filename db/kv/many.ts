@@ -151,6 +151,10 @@ export async function writeInRuns<T, C>(
 
 /** Keys one atomic operation of {@link setInOrder} sets at most (a journal's few entries aside). */
 const IN_ORDER_KEYS = 800;
+/** Mutations one atomic operation of {@link setInOrder} holds at most with what `also` adds. */
+const IN_ORDER_MUTATIONS = 900;
+/** Mutations `also` may add to one operation (their keys within the bytes left: 8 KiB). */
+const ALSO_MUTATIONS = 100;
 
 /**
  * Sets `writes` in key order (`compareKeys`), {@link IN_ORDER_KEYS} and
@@ -160,8 +164,10 @@ const IN_ORDER_KEYS = 800;
  * `absent`: the keys hold nothing before (new records' index entries), so a
  * journaled view need not read them. `also` adds what each operation
  * writes besides its keys (with checks of its own: the operation is then
- * read and tried again until it lands; it adds at most one mutation a key).
- * Stops between two operations once `stop()` says so; `true` then.
+ * read and tried again until it lands) and returns how many mutations it
+ * added: past {@link IN_ORDER_MUTATIONS} with the keys, or past
+ * {@link ALSO_MUTATIONS}, the operation is made again with half of them. Stops between two operations once `stop()`
+ * says so; `true` then.
  */
 export async function setInOrder(
   kv: Deno.Kv,
@@ -169,34 +175,39 @@ export async function setInOrder(
   { absent = false, stop = () => false, also }: {
     absent?: boolean;
     stop?: () => boolean;
-    also?: (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => Promise<void>;
+    also?: (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => Promise<number>;
   } = {},
 ): Promise<boolean> {
   writes.sort((a, b) => compareKeys(a.key, b.key));
-  // Room for `also`'s mutations, one a key.
-  const most = also ? IN_ORDER_KEYS / 2 : IN_ORDER_KEYS;
   let at = 0;
   while (at < writes.length) {
-    const keys: Deno.KvKey[] = [];
+    let keys: Deno.KvKey[] = [];
     let bytes = 0;
-    while (at + keys.length < writes.length && keys.length < most) {
+    while (at + keys.length < writes.length && keys.length < IN_ORDER_KEYS) {
       const size = keyBytes(writes[at + keys.length].key);
-      if (keys.length > 0 && bytes + size > MAX_KEY_BYTES / (also ? 2 : 1)) break;
+      if (keys.length > 0 && bytes + size > MAX_KEY_BYTES - (also ? 8 * 1024 : 0)) break;
       keys.push(writes[at + keys.length].key);
       bytes += size;
     }
-    const batch = writes.slice(at, at + keys.length);
     await commitChecked(async () => {
-      const op = kv.atomic();
-      for (const { key, value } of batch) op.set(key, value);
-      if (absent) knownAbsent(op, () => keys);
-      await also?.(op, keys);
-      return {
-        op,
-        result: undefined,
-        lost: () =>
-          Promise.resolve(also ? null : new Error("a write of keys in order was refused")),
-      };
+      while (true) {
+        const op = kv.atomic();
+        for (const { key, value } of writes.slice(at, at + keys.length)) op.set(key, value);
+        if (absent) knownAbsent(op, () => keys);
+        const more = await also?.(op, keys) ?? 0;
+        if (
+          keys.length > 1 && (keys.length + more > IN_ORDER_MUTATIONS || more > ALSO_MUTATIONS)
+        ) {
+          keys = keys.slice(0, Math.ceil(keys.length / 2));
+          continue;
+        }
+        return {
+          op,
+          result: undefined,
+          lost: () =>
+            Promise.resolve(also ? null : new Error("a write of keys in order was refused")),
+        };
+      }
     });
     at += keys.length;
     if (at < writes.length && stop()) return true;

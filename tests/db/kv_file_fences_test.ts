@@ -6,13 +6,24 @@
  * moves, deletes and bulk deletes, before and after splits (small sizes
  * forced by the split's parameters); writes into one block while it
  * splits; schema 14 → 15 (also after a stopped fill); the recount setting
- * a count made wrong by hand right.
+ * a count made wrong by hand right; runs of new entries in key order
+ * cutting blocks of their own as they are written.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { countOf } from "../../db/kv/file_blocks.ts";
-import { blockSize, FENCE_KEYS, FENCES, fillFences, splitFences } from "../../db/kv/file_fences.ts";
+import {
+  applyFences,
+  blockSize,
+  compareTails,
+  FENCE_KEYS,
+  FENCES,
+  FenceSums,
+  fillFences,
+  splitFences,
+} from "../../db/kv/file_fences.ts";
+import { pageIds } from "../../db/kv/file_index.ts";
 import { type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
@@ -216,4 +227,60 @@ Deno.test("kv fences: a count made wrong by hand is set right by the recount's p
       await store.close();
     }
   });
+});
+
+Deno.test("kv fences: a run of new entries past a block's end starts a block of its own; others are counted where they fall", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const entry = (i: number, name: string): Deno.KvKey => [
+      "file_index",
+      "o",
+      "all",
+      "name",
+      0,
+      name,
+      `id${String(i).padStart(4, "0")}`,
+    ];
+    const write = async (keys: Deno.KvKey[]) => {
+      const sums = new FenceSums({ at: 20, cut: 5 });
+      for (const key of keys) sums.add(key, 1);
+      const op = applyFences(kv.atomic(), await sums.resolve(kv));
+      for (const key of keys) op.set(key, [0, "text/plain"]);
+      assert.ok((await op.commit()).ok);
+    };
+    const keys: Deno.KvKey[] = [];
+    // In key order, 10 a write (an import's runs), then 60 at random places among them.
+    for (let run = 0; run < 30; run++) {
+      const batch = Array.from(
+        { length: 10 },
+        (_, j) => entry(run * 10 + j, `n${String(run * 10 + j).padStart(4, "0")}`),
+      );
+      batch.sort((a, b) => compareTails(a, b));
+      await write(batch);
+      keys.push(...batch);
+    }
+    const fences = await Array.fromAsync(kv.list({ prefix: FENCES }));
+    assert.ok(fences.length >= 10, `${fences.length} fences`);
+    assert.equal((await Array.fromAsync(kv.list({ prefix: ["file_fence_split"] }))).length, 0);
+    for (let i = 0; i < 6; i++) {
+      const batch = Array.from({ length: 10 }, (_, j) => entry(1000 + i * 10 + j, `n${j * 31}x`));
+      batch.sort((a, b) => compareTails(a, b));
+      await write(batch);
+      keys.push(...batch);
+    }
+    await assertCounts(kv);
+    await splitFences(kv, { owner: "o", all: true, at: 20, piece: 10 });
+    await assertCounts(kv);
+    keys.sort((a, b) => compareTails(a, b));
+    const ids = keys.map((k) => k[6] as string);
+    for (const offset of [128, 200, 301, 355]) {
+      const q = { userId: "o", sortBy: "name", offset, limit: 5, total: keys.length } as const;
+      assert.deepEqual(
+        (await pageIds(kv, { ...q, order: "asc" })).ids,
+        ids.slice(offset, offset + 5),
+      );
+    }
+  } finally {
+    kv.close();
+  }
 });
