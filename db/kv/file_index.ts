@@ -259,10 +259,28 @@ export class IndexChange {
     return n;
   }
 
+  /** The fences' sums {@link apply} adds at most (one an entry of a fenced order moved). */
+  get fenceSize(): number {
+    return this.#fences.size;
+  }
+
   /** Adds the changes to `op` ({@link prepare}d first when they move fences). */
   apply(op: Deno.AtomicOperation): Deno.AtomicOperation {
+    return this.applyEntries(this.applyFences(op));
+  }
+
+  /**
+   * Adds the fences' sums and the marks' checks to `op` ({@link prepare}d
+   * first): a bulk removal adds those of its files at once.
+   */
+  applyFences(op: Deno.AtomicOperation): Deno.AtomicOperation {
     if (this.#fences.size > 0 && !this.#resolved) throw new Error("IndexChange: not prepared");
     if (this.#resolved) applyFences(op.check(...this.#marks), this.#resolved);
+    return op;
+  }
+
+  /** Adds the changes to `op` but the fences' sums (see {@link applyFences}). */
+  applyEntries(op: Deno.AtomicOperation): Deno.AtomicOperation {
     for (const key of this.#deletes.values()) op.delete(key);
     for (const { key, value } of this.#sets.values()) op.set(key, value);
     for (const { key, value } of this.#fresh) op.set(key, value);

@@ -75,6 +75,12 @@ const K = {
  */
 const MAX_GROUP = 12;
 
+/**
+ * Checks the fences' sums of a run of removals add (besides a mark's for
+ * each file before it): this file's mark, its owner's split epoch.
+ */
+const INDEX_CHECKS = 2;
+
 /** Files one try of {@link KvFiles.deleteMany} reads; as many of them as fit are removed. */
 const REMOVAL_READ = 16;
 
@@ -474,7 +480,8 @@ export class KvFiles implements FileStore {
    * {@link REMOVAL_READ} records, their tag lists and their owners' usage,
    * and removes, in one atomic operation checked against what it read, as
    * many of them (in order) as fit {@link REMOVAL_LIMITS}; each file's writes
-   * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`).
+   * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`), but
+   * the fences' sums of the list index, read and added for them all at once.
    */
   async deleteMany(ids: string[]) {
     const removed: FileRecord[] = [];
@@ -493,10 +500,6 @@ export class KvFiles implements FileStore {
       getAll<FileRecord>(this.kv, ids.map(K.file)),
       getAll<string[]>(this.kv, ids.map(fileTagIdsKey)),
     ]);
-    // Each file's index changes, their marks and fences read (`IndexChange.prepare`).
-    const indexed = await Promise.all(
-      records.map((e) => e.value && new IndexChange().file(e.value, null).prepare(this.kv)),
-    );
     const owners = [...new Set(records.flatMap((e) => e.value?.userId ?? []))];
     const usages = new Map(
       (await getAll<FileUsage>(this.kv, owners.map(K.usage))).map((e) => [e.key[1] as string, e]),
@@ -505,19 +508,24 @@ export class KvFiles implements FileStore {
     const counted = new Map<string, FileUsage>();
     const gone: FileRecord[] = [];
     let done = 0;
+    let fenced = 0;
     for (const [i, entry] of records.entries()) {
       const file = entry.value;
       if (file !== null) {
-        const one = this.removal(new OpBuffer(), file, entry, tagLists[i], indexed[i]!);
+        const one = this.removal(new OpBuffer(), file, entry, tagLists[i]);
         const owner = file.userId;
         const usage = owner === null ? undefined : usages.get(owner)!;
         if (usage) one.check(usage).set(usage.key, null);
         const size = all.sizeWith(one);
+        // Its fences' sums, at most (the run's are read and added together below).
+        const sums = new IndexChange().file(file, null).fenceSize;
         if (
           gone.length > 0 &&
-          (size.checks > REMOVAL_LIMITS.checks || size.mutations > REMOVAL_LIMITS.mutations)
+          (size.checks + gone.length + INDEX_CHECKS > REMOVAL_LIMITS.checks ||
+            size.mutations + fenced + sums > REMOVAL_LIMITS.mutations)
         ) break;
         all.merge(one);
+        fenced += sums;
         if (owner !== null) {
           const left = counted.get(owner) ?? usages.get(owner)!.value ?? NO_USAGE;
           counted.set(owner, {
@@ -531,19 +539,22 @@ export class KvFiles implements FileStore {
     }
     if (gone.length === 0) return { result: { gone, done } };
     for (const [owner, usage] of counted) all.set(K.usage(owner), usage);
+    // The run's fences' sums, their marks and fences read at once (`IndexChange.prepare`).
+    const index = new IndexChange();
+    for (const file of gone) index.file(file, null);
+    (await index.prepare(this.kv)).applyFences(all.op);
     return { op: all.applyTo(this.kv.atomic()), result: { gone, done } };
   }
 
   /**
    * Adds to `op` the removal of `file` (read as `entry`, its tag list as
-   * `tagged`, its index changes as `index`, prepared).
+   * `tagged`) but its fences' sums (`IndexChange.applyFences`).
    */
   private removal(
     op: OpBuffer,
     file: FileRecord,
     entry: Deno.KvEntryMaybe<FileRecord>,
     tagged: Deno.KvEntryMaybe<string[]>,
-    index: IndexChange,
   ): OpBuffer {
     op.check(entry, tagged)
       .delete(K.file(file.id))
@@ -551,7 +562,7 @@ export class KvFiles implements FileStore {
       .delete(K.byUser(file.userId, file.id))
       .delete(tagged.key);
     for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, file.id));
-    changed(op.op, file, null, index);
+    changed(op.op, file, null, new IndexChange().file(file, null), false);
     return op;
   }
 
@@ -722,15 +733,19 @@ function indexed(kv: Deno.Kv, before: FileRecord | null, after: FileRecord | nul
 }
 
 /**
- * Adds the counters', the list index's (`index`: {@link indexed}) and the
- * search index's changes of a write of one file (`before` → `after`) to `op`.
+ * Adds the counters', the list index's (`index`: {@link indexed}; with its
+ * fences' sums unless not `fenced`: the caller adds them) and the search
+ * index's changes of a write of one file (`before` → `after`) to `op`.
  */
 function changed(
   op: Deno.AtomicOperation,
   before: FileRecord | null,
   after: FileRecord | null,
   index: IndexChange,
+  fenced = true,
 ): Deno.AtomicOperation {
-  const indexed = indexFile(index.apply(countFile(op, before, after)), before, after);
+  if (fenced) index.apply(op);
+  else index.applyEntries(op);
+  const indexed = indexFile(countFile(op, before, after), before, after);
   return taskIndex(indexed, before, after);
 }
