@@ -18,7 +18,7 @@
 import { join } from "node:path";
 import { newId, systemClock, systemRandom } from "../core/clock.ts";
 import type { FileRecord } from "../db/files.ts";
-import { IndexChange } from "../db/kv/file_index.ts";
+import { newEntries } from "../db/kv/file_index.ts";
 import { searchKeys } from "../db/kv/file_search.ts";
 import { keyBytes } from "../db/kv/many.ts";
 import { compareKeys } from "../db/kv/helpers.ts";
@@ -68,13 +68,7 @@ function writes(f: FileRecord): Write[] {
     { key: ["file_by_user", f.userId!, f.id], value: f },
   ];
   if (mode === "raw-base") return out;
-  const index = new IndexChange().created(f);
-  const op = {
-    set: (key: Deno.KvKey, value: unknown) => out.push({ key, value }),
-    sum: () => {},
-    delete: () => {},
-  };
-  index.apply(op as unknown as Deno.AtomicOperation);
+  out.push(...newEntries([f]));
   if (mode === "raw-nosearch") return out;
   for (const k of searchKeys(f)) out.push(k);
   return out;

@@ -9,8 +9,14 @@
  * that count's versionstamp, so a write meanwhile (which moves the count)
  * leaves it for the next recount. A sub-block the walk did not meet whose
  * count is not 0 and that holds no entry is set to 0 with its own.
+ *
+ * Then ({@link recountFences}) the other orders' fences
+ * (`./file_fences.ts`): each set to the entries of its block, checked
+ * against the count read before them (a write or a split meanwhile moves
+ * it: left for the next recount).
  */
 import { BLOCK_KEYS, blockBase, blockPath, blockRange, countOf, DEPTH } from "./file_blocks.ts";
+import { blockSize, compareTails, FENCE_KEYS, fenceBase, readFences } from "./file_fences.ts";
 import type { FileSortKey } from "../files.ts";
 
 /** A block's path. */
@@ -92,6 +98,54 @@ export async function recountBlocks(
 /** Ends a round of recounts of `owner` (its statistics recounted too): the next starts over. */
 export async function endBlockRecount(kv: Deno.Kv, owner: string): Promise<void> {
   await kv.delete(progressKey(owner));
+  await kv.delete(fenceProgressKey(owner));
+}
+
+const fenceProgressKey = (owner: string): Deno.KvKey => ["meta", "file_fence_recount", owner];
+
+/** Where a recount of fences stands: the index (of scopes × sort keys) and the last fence set. */
+interface FenceProgress {
+  index: number;
+  after: Deno.KvKey | null;
+}
+
+/**
+ * One pass of the recount of `owner`'s fences, reading at most about
+ * `budget` index entries (a block at least); `done` once every index's are
+ * set right (and then on each call until {@link endBlockRecount}).
+ */
+export async function recountFences(
+  kv: Deno.Kv,
+  owner: string,
+  budget: number,
+): Promise<BlockRecount> {
+  const p = (await kv.get<FenceProgress>(fenceProgressKey(owner))).value ??
+    { index: 0, after: null };
+  const scopes = await scopesOf(kv, owner);
+  const bases = scopes.flatMap((scope) => FENCE_KEYS.map((k) => fenceBase(owner, scope, k)));
+  const fixer = new Fixer(kv);
+  let read = 0;
+  while (p.index < bases.length && read < budget) {
+    const after = p.after;
+    const fences = (await readFences(kv, bases[p.index])).filter((f) =>
+      after === null || compareTails(f.key, after) > 0
+    );
+    for (const { key } of fences) {
+      if (read >= budget) break;
+      await fixer.set(key, async () => {
+        const n = await blockSize(kv, key);
+        read += n;
+        return n;
+      });
+      p.after = key;
+    }
+    if (read < budget) {
+      p.index++;
+      p.after = null;
+    }
+  }
+  await kv.set(fenceProgressKey(owner), p);
+  return { done: p.index >= bases.length, repaired: fixer.repaired, read };
 }
 
 /** Sets counts right, each checked against what it read first. */

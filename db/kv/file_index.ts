@@ -12,9 +12,10 @@
  * the record: favourite and private as bits, and the type. A count per scope,
  * `["file_index_n", owner, scope]`, is a `Deno.KvU64` moved by `sum`.
  *
- * {@link indexChange} adds a write's changes to the atomic operation that
+ * {@link IndexChange} adds a write's changes to the atomic operation that
  * writes the record (`./files.ts`), so the index never disagrees with the
- * records. {@link walkIndex} reads one scope in one order: ascending is a
+ * records; with the counts of its blocks (newest first: `./file_blocks.ts`;
+ * the other orders: `./file_fences.ts`). {@link walkIndex} reads one scope in one order: ascending is a
  * forward read; descending (ties still by id ascending) reads backwards a
  * batch at a time and turns each run of equal values around, reading the run
  * the batch may have cut forwards on its own.
@@ -30,6 +31,13 @@ import { readStats } from "./file_stats.ts";
 import { getAll, upgradePages } from "./helpers.ts";
 import { keyBytes } from "./many.ts";
 import { blockKeys, hasBlocks, LEAF, locate, type WalkStart } from "./file_blocks.ts";
+import {
+  applyFences,
+  FenceSums,
+  type FenceWrite,
+  hasFences,
+  locateByFences,
+} from "./file_fences.ts";
 
 /** An index entry's value: bit 1 favourite, bit 2 private; and the file's type. */
 export type IndexValue = [number, string];
@@ -72,6 +80,16 @@ export const EAGER_KEY: FileSortKey = "createdAt";
 /** The sort keys whose entries of an upload wait for the build. */
 const DEFERRED_KEYS = FILE_SORT_KEYS.filter((k) => k !== EAGER_KEY);
 
+/**
+ * The mark of an upload whose entries of the other orders wait for the build
+ * (`./order_backlog.ts`): until it is dropped, no other write touches them.
+ */
+export const orderMarkKey = (owner: string, id: string): Deno.KvKey => [
+  "file_order_todo",
+  owner,
+  id,
+];
+
 /** Whether the index lists `file` (a complete, owned one). */
 export const isListed = (file: FileRecord | null): file is FileRecord => scopes(file).length > 0;
 
@@ -109,20 +127,11 @@ export class IndexChange {
   /** The entries of new files: none was there, none is compared. */
   readonly #fresh: Entry[] = [];
   readonly #sums = new Map<string, { key: Deno.KvKey; n: number }>();
-
-  /**
-   * Records a new file, whose id no entry holds yet (an import's): its
-   * entries are set without the comparison of {@link file}, which an import
-   * of many files would pay for each.
-   */
-  created(file: FileRecord): this {
-    if (scopes(file).length === 0) return this;
-    const list = entryList(file);
-    this.#fresh.push(...list);
-    this.#count(file, 1);
-    for (const { key } of list) this.#blocks(key, 1);
-    return this;
-  }
+  /** The moves of entries of orders with fences (`./file_fences.ts`), read by {@link prepare}. */
+  readonly #fences = new FenceSums();
+  #resolved: FenceWrite | null = null;
+  /** The marks of uploads read by {@link prepare}, checked. */
+  #marks: Deno.KvEntryMaybe<unknown>[] = [];
 
   /**
    * Records an uploaded file, whose id no entry holds yet: its counts, and
@@ -146,7 +155,8 @@ export class IndexChange {
    */
   counted(file: FileRecord): this {
     this.#count(file, 1);
-    for (const { key } of entryList(file)) this.#blocks(key, 1);
+    // Their fences are summed with the entries (`fenceEntries`).
+    for (const { key } of entryList(file)) this.#blocks(key, 1, false);
     return this;
   }
 
@@ -181,13 +191,44 @@ export class IndexChange {
 
   /** Counts the entry `key`, already stored, in its blocks (schema 10's upgrade). */
   block(key: Deno.KvKey): this {
-    this.#blocks(key, 1);
+    this.#blocks(key, 1, false);
     return this;
   }
 
-  /** Moves the block counts of the entry `key` (`./file_blocks.ts`) by `n`. */
-  #blocks(key: Deno.KvKey, n: number): void {
+  /**
+   * Moves the block counts of the entry `key` (`./file_blocks.ts`) by `n`,
+   * and its fence's (`./file_fences.ts`) unless `fences` is false.
+   */
+  #blocks(key: Deno.KvKey, n: number, fences = true): void {
     for (const block of blockKeys(key)) this.#sum(block, n);
+    if (fences && hasFences(key[3] as FileSortKey)) this.#fences.add(key, n);
+  }
+
+  /**
+   * Reads what {@link apply} needs beyond the records: the marks of the
+   * files written whose other orders' entries wait for the build (those
+   * entries are then left to it: none is stored, the build writes them from
+   * the record it finds), and the fences of the entries moved. Called once,
+   * after the last file is recorded, before {@link apply}.
+   */
+  async prepare(kv: Deno.Kv): Promise<this> {
+    const deferred = (key: Deno.KvKey) => key[3] !== EAGER_KEY;
+    const fileOf = (key: Deno.KvKey) => JSON.stringify([key[1], key.at(-1)]);
+    const ids = new Map<string, Deno.KvKey>();
+    for (const key of [...this.#deletes.values(), ...[...this.#sets.values()].map((e) => e.key)]) {
+      if (deferred(key)) ids.set(fileOf(key), orderMarkKey(key[1] as string, key.at(-1) as string));
+    }
+    const marks = (await getAll(kv, [...ids.values()])).filter((m) => m.value !== null);
+    if (marks.length > 0) {
+      const marked = new Set(marks.map((m) => fileOf(m.key)));
+      const waits = (key: Deno.KvKey) => deferred(key) && marked.has(fileOf(key));
+      for (const [id, key] of this.#deletes) if (waits(key)) this.#deletes.delete(id);
+      for (const [id, { key }] of this.#sets) if (waits(key)) this.#sets.delete(id);
+      this.#fences.drop(waits);
+    }
+    this.#marks = marks;
+    this.#resolved = await this.#fences.resolve(kv);
+    return this;
   }
 
   #sum(key: Deno.KvKey, n: number): void {
@@ -204,7 +245,8 @@ export class IndexChange {
 
   /** How many mutations {@link apply} adds. */
   get size(): number {
-    return this.#deletes.size + this.#sets.size + this.#fresh.length + this.#sums.size;
+    return this.#deletes.size + this.#sets.size + this.#fresh.length + this.#sums.size +
+      this.#fences.size;
   }
 
   /** At least the bytes of the keys {@link apply} writes (`keyBytes`). */
@@ -213,11 +255,32 @@ export class IndexChange {
     for (const key of this.#deletes.values()) n += keyBytes(key);
     for (const { key } of [...this.#sets.values(), ...this.#fresh]) n += keyBytes(key);
     for (const { key } of this.#sums.values()) n += keyBytes(key);
+    for (const { key } of this.#resolved?.sums ?? []) n += keyBytes(key);
     return n;
   }
 
-  /** Adds the changes to `op`. */
+  /** The fences' sums {@link apply} adds at most (one an entry of a fenced order moved). */
+  get fenceSize(): number {
+    return this.#fences.size;
+  }
+
+  /** Adds the changes to `op` ({@link prepare}d first when they move fences). */
   apply(op: Deno.AtomicOperation): Deno.AtomicOperation {
+    return this.applyEntries(this.applyFences(op));
+  }
+
+  /**
+   * Adds the fences' sums and the marks' checks to `op` ({@link prepare}d
+   * first): a bulk removal adds those of its files at once.
+   */
+  applyFences(op: Deno.AtomicOperation): Deno.AtomicOperation {
+    if (this.#fences.size > 0 && !this.#resolved) throw new Error("IndexChange: not prepared");
+    if (this.#resolved) applyFences(op.check(...this.#marks), this.#resolved);
+    return op;
+  }
+
+  /** Adds the changes to `op` but the fences' sums (see {@link applyFences}). */
+  applyEntries(op: Deno.AtomicOperation): Deno.AtomicOperation {
     for (const key of this.#deletes.values()) op.delete(key);
     for (const { key, value } of this.#sets.values()) op.set(key, value);
     for (const { key, value } of this.#fresh) op.set(key, value);
@@ -241,21 +304,33 @@ export function deferredEntries(file: FileRecord): { key: Deno.KvKey; value: Ind
   return entryList(file, DEFERRED_KEYS);
 }
 
-/** The index changes of a write of one file added to `op` (see {@link IndexChange.file}). */
-export function indexChange(
-  op: Deno.AtomicOperation,
-  before: FileRecord | null,
-  after: FileRecord | null,
-): Deno.AtomicOperation {
-  return new IndexChange().file(before, after).apply(op);
+/**
+ * The fence sums (`./file_fences.ts`) of new index entries (`n` 1) or of
+ * entries removed (`n` −1), read for one atomic operation: an import writes
+ * its entries apart, in key order.
+ */
+export async function fenceEntries(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+  n: number,
+): Promise<FenceWrite> {
+  const sums = new FenceSums();
+  for (const key of keys) {
+    if (key[0] === INDEX[0] && hasFences(key[3] as FileSortKey)) sums.add(key, n);
+  }
+  return await sums.resolve(kv);
 }
 
 /** The block counts (`./file_blocks.ts`) one index entry moves at most. */
 const BLOCK_WRITES_PER_ENTRY = 10;
 
-/** The most mutations {@link IndexChange.file} adds for one file stored anew. */
+/**
+ * The most mutations {@link IndexChange.file} adds for one file stored anew
+ * (an entry, and a fence's sum or block counts, per order and scope).
+ */
 export const INDEX_WRITES_PER_FILE = 3 *
-  (FILE_SORT_KEYS.length + 1 + BLOCK_WRITES_PER_ENTRY * FILE_SORT_KEYS.filter(hasBlocks).length);
+  (2 * FILE_SORT_KEYS.length + 1 +
+    BLOCK_WRITES_PER_ENTRY * FILE_SORT_KEYS.filter(hasBlocks).length);
 
 /**
  * The block counts {@link IndexChange.counted} moves for `file` at most
@@ -321,9 +396,12 @@ export async function pageIds(
     total === undefined ? Infinity : Math.ceil((q.offset + q.limit - seen) * spread);
   const base = ["file_index", q.userId, scope, q.sortBy];
   let from: WalkStart = { nulls: 0 };
-  if (!filtered && !types && hasBlocks(q.sortBy) && q.offset >= LEAF) {
-    // A deep page: the block counts say where it starts (`./file_blocks.ts`).
-    const at = await locate(kv, q.userId, scope, q.sortBy, q.order, q.offset);
+  if (!filtered && !types && q.offset >= LEAF) {
+    // A deep page: the block counts (`./file_blocks.ts`) or the fences
+    // (`./file_fences.ts`) say where it starts.
+    const at = hasBlocks(q.sortBy)
+      ? await locate(kv, q.userId, scope, q.sortBy, q.order, q.offset)
+      : await locateByFences(kv, q.userId, scope, q.sortBy, q.order, q.offset);
     if (!at) return { ids, total: total ?? 0 };
     from = at.start;
     seen = q.offset - at.skip;
@@ -473,7 +551,7 @@ export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {
     for (const file of indexed) {
       if (probes.find((p) => p.key.at(-1) === file.id)?.value === null) change.file(null, file);
     }
-    change.apply(op);
+    (await change.prepare(kv)).apply(op);
   });
 }
 

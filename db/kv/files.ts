@@ -43,17 +43,18 @@ import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts
 import {
   blockCost,
   EAGER_KEY,
+  fenceEntries,
   IndexChange,
-  indexChange,
   newEntries,
   pageIds,
 } from "./file_index.ts";
+import { applyFences } from "./file_fences.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles } from "./file_search.ts";
 import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts";
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
-import { endBlockRecount, recountBlocks } from "./file_block_recount.ts";
+import { endBlockRecount, recountBlocks, recountFences } from "./file_block_recount.ts";
 import { catchUpOrders, markForOrders } from "./order_backlog.ts";
 
 const K = {
@@ -73,6 +74,12 @@ const K = {
  * doubles the writes).
  */
 const MAX_GROUP = 12;
+
+/**
+ * Checks the fences' sums of a run of removals add (besides a mark's for
+ * each file before it): this file's mark, its owner's split epoch.
+ */
+const INDEX_CHECKS = 2;
 
 /** Files one try of {@link KvFiles.deleteMany} reads; as many of them as fit are removed. */
 const REMOVAL_READ = 16;
@@ -187,17 +194,28 @@ export class KvFiles implements FileStore {
    */
   async createMany(files: FileRecord[]) {
     const entries = newEntries(files);
-    await setInOrder(this.kv, entries, { absent: true });
+    // Each commit of entries sums their fences (`./file_fences.ts`).
+    const fenced = async (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => {
+      const sums = await fenceEntries(this.kv, keys, 1);
+      applyFences(op, sums);
+      // A sum and at most a split's mark each, the new fences, the epochs checked and moved.
+      return 2 * sums.sums.length + sums.cuts.length + 2 * sums.epochs.length;
+    };
+    await setInOrder(this.kv, entries, { absent: true, also: fenced });
     try {
       await this.writeNew(files);
     } catch (error) {
       const landed = await getAll(this.kv, files.map((f) => K.file(f.id)));
       const kept = new Set(landed.flatMap((e) => e.value === null ? [] : [e.key[1]]));
       const orphans = newEntries(files.filter((f) => !kept.has(f.id)));
-      for (let i = 0; i < orphans.length; i += REMOVAL_LIMITS.mutations) {
-        const op = this.kv.atomic();
-        for (const { key } of orphans.slice(i, i + REMOVAL_LIMITS.mutations)) op.delete(key);
-        await op.commit();
+      const half = REMOVAL_LIMITS.mutations / 2; // an entry and its fence's sum each
+      for (let i = 0; i < orphans.length; i += half) {
+        const keys = orphans.slice(i, i + half).map((e) => e.key);
+        await commitChecked(async () => {
+          const op = applyFences(this.kv.atomic(), await fenceEntries(this.kv, keys, -1));
+          for (const key of keys) op.delete(key);
+          return { op, result: undefined };
+        });
       }
       throw error;
     }
@@ -277,7 +295,8 @@ export class KvFiles implements FileStore {
         checkLimits(counted, limits);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: changed(this.writeRecord(op, next), current.value, next), result: next };
+      const index = await indexed(this.kv, current.value, next);
+      return { op: changed(this.writeRecord(op, next), current.value, next, index), result: next };
     });
   }
 
@@ -385,7 +404,7 @@ export class KvFiles implements FileStore {
     for (const [owner, entry] of usages) {
       op.check(entry).set(K.usage(owner), counters.get(owner)!);
     }
-    index.apply(change.apply(op));
+    (await index.prepare(this.kv)).apply(change.apply(op));
     listForBuild(op, fresh);
     markForOrders(op, fresh);
     // Files in many scopes (block counts: `./file_blocks.ts`) may pass KV's limits together:
@@ -409,7 +428,8 @@ export class KvFiles implements FileStore {
         counted.bytes = Math.max(0, counted.bytes + size - current.value.size);
         op.check(usage).set(K.usage(next.userId), counted);
       }
-      return { op: changed(this.write(op, next), current.value, next), result: next };
+      const index = await indexed(this.kv, current.value, next);
+      return { op: changed(this.write(op, next), current.value, next, index), result: next };
     });
   }
 
@@ -446,7 +466,8 @@ export class KvFiles implements FileStore {
         next.name !== old.name && (await this.kv.get(K.byName(next.name))).value !== null
           ? new UniqueError("name")
           : null;
-      return { op: changed(this.write(op, next), old, next), result: next, lost };
+      const index = await indexed(this.kv, old, next);
+      return { op: changed(this.write(op, next), old, next, index), result: next, lost };
     });
   }
 
@@ -459,7 +480,8 @@ export class KvFiles implements FileStore {
    * {@link REMOVAL_READ} records, their tag lists and their owners' usage,
    * and removes, in one atomic operation checked against what it read, as
    * many of them (in order) as fit {@link REMOVAL_LIMITS}; each file's writes
-   * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`).
+   * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`), but
+   * the fences' sums of the list index, read and added for them all at once.
    */
   async deleteMany(ids: string[]) {
     const removed: FileRecord[] = [];
@@ -486,6 +508,7 @@ export class KvFiles implements FileStore {
     const counted = new Map<string, FileUsage>();
     const gone: FileRecord[] = [];
     let done = 0;
+    let fenced = 0;
     for (const [i, entry] of records.entries()) {
       const file = entry.value;
       if (file !== null) {
@@ -494,11 +517,15 @@ export class KvFiles implements FileStore {
         const usage = owner === null ? undefined : usages.get(owner)!;
         if (usage) one.check(usage).set(usage.key, null);
         const size = all.sizeWith(one);
+        // Its fences' sums, at most (the run's are read and added together below).
+        const sums = new IndexChange().file(file, null).fenceSize;
         if (
           gone.length > 0 &&
-          (size.checks > REMOVAL_LIMITS.checks || size.mutations > REMOVAL_LIMITS.mutations)
+          (size.checks + gone.length + INDEX_CHECKS > REMOVAL_LIMITS.checks ||
+            size.mutations + fenced + sums > REMOVAL_LIMITS.mutations)
         ) break;
         all.merge(one);
+        fenced += sums;
         if (owner !== null) {
           const left = counted.get(owner) ?? usages.get(owner)!.value ?? NO_USAGE;
           counted.set(owner, {
@@ -512,10 +539,17 @@ export class KvFiles implements FileStore {
     }
     if (gone.length === 0) return { result: { gone, done } };
     for (const [owner, usage] of counted) all.set(K.usage(owner), usage);
+    // The run's fences' sums, their marks and fences read at once (`IndexChange.prepare`).
+    const index = new IndexChange();
+    for (const file of gone) index.file(file, null);
+    (await index.prepare(this.kv)).applyFences(all.op);
     return { op: all.applyTo(this.kv.atomic()), result: { gone, done } };
   }
 
-  /** Adds to `op` the removal of `file` (read as `entry`, its tag list as `tagged`). */
+  /**
+   * Adds to `op` the removal of `file` (read as `entry`, its tag list as
+   * `tagged`) but its fences' sums (`IndexChange.applyFences`).
+   */
   private removal(
     op: OpBuffer,
     file: FileRecord,
@@ -528,7 +562,7 @@ export class KvFiles implements FileStore {
       .delete(K.byUser(file.userId, file.id))
       .delete(tagged.key);
     for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, file.id));
-    changed(op.op, file, null);
+    changed(op.op, file, null, new IndexChange().file(file, null), false);
     return op;
   }
 
@@ -598,7 +632,8 @@ export class KvFiles implements FileStore {
       const next = { ...current.value, userId: null };
       // A concurrent change wins; the next call (or the owner's deletion retry) catches up.
       const op = this.kv.atomic().check(current).delete(K.byUser(userId, file.id));
-      await changed(this.write(op, next), current.value, next).commit();
+      const index = await indexed(this.kv, current.value, next);
+      await changed(this.write(op, next), current.value, next, index).commit();
     }
     await this.kv.delete(K.usage(userId));
   }
@@ -613,19 +648,23 @@ export class KvFiles implements FileStore {
 
   /**
    * The list index's entries an upload left to the build first
-   * (`./order_backlog.ts`), then its block counts of the owner
-   * (`./file_block_recount.ts`: `budget` index entries a pass, at least
-   * {@link BLOCK_RECOUNT_ENTRIES}; no record), then its statistics (`read`:
-   * their records); done once all are.
+   * (`./order_backlog.ts`), then its block counts of the owner, then its
+   * fences' (`./file_block_recount.ts`: `budget` index entries a pass, at
+   * least {@link BLOCK_RECOUNT_ENTRIES}; no record), then its statistics
+   * (`read`: their records); done once all are.
    */
   async recountStats(userId: string | null, budget: number) {
     const owner = userId ?? "";
     await catchUpOrders(this.kv, owner);
-    const blocks = await recountBlocks(this.kv, owner, Math.max(budget, BLOCK_RECOUNT_ENTRIES));
+    const entries = Math.max(budget, BLOCK_RECOUNT_ENTRIES);
+    const blocks = await recountBlocks(this.kv, owner, entries);
     if (!blocks.done) return { done: false, repaired: blocks.repaired, read: 0 };
+    const fences = await recountFences(this.kv, owner, entries);
+    const repaired = blocks.repaired + fences.repaired;
+    if (!fences.done) return { done: false, repaired, read: 0 };
     const stats = await recountStats(this.kv, owner, K.userFiles(userId), budget);
     if (stats.done) await endBlockRecount(this.kv, owner);
-    return { ...stats, repaired: blocks.repaired + stats.repaired };
+    return { ...stats, repaired: repaired + stats.repaired };
   }
 
   async addView(id: string): Promise<ViewResult> {
@@ -635,7 +674,8 @@ export class KvFiles implements FileStore {
       if (!file || file.pending) return { result: "missing" };
       if (file.maxViews !== null && file.views >= file.maxViews) return { result: "exhausted" };
       const next = { ...file, views: file.views + 1 };
-      const op = changed(this.write(this.kv.atomic().check(current), next), file, next);
+      const index = await indexed(this.kv, file, next);
+      const op = changed(this.write(this.kv.atomic().check(current), next), file, next, index);
       return { op, result: "counted" };
     });
   }
@@ -687,19 +727,25 @@ function created(op: Deno.AtomicOperation, files: FileRecord[]): Deno.AtomicOper
   return op;
 }
 
+/** The list index's changes of a write of one file (`before` → `after`), read from `kv`. */
+function indexed(kv: Deno.Kv, before: FileRecord | null, after: FileRecord | null) {
+  return new IndexChange().file(before, after).prepare(kv);
+}
+
 /**
- * Adds the counters', the list index's and the search index's changes of a
- * write of one file (`before` → `after`) to `op`.
+ * Adds the counters', the list index's (`index`: {@link indexed}; with its
+ * fences' sums unless not `fenced`: the caller adds them) and the search
+ * index's changes of a write of one file (`before` → `after`) to `op`.
  */
 function changed(
   op: Deno.AtomicOperation,
   before: FileRecord | null,
   after: FileRecord | null,
+  index: IndexChange,
+  fenced = true,
 ): Deno.AtomicOperation {
-  const indexed = indexFile(
-    indexChange(countFile(op, before, after), before, after),
-    before,
-    after,
-  );
+  if (fenced) index.apply(op);
+  else index.applyEntries(op);
+  const indexed = indexFile(countFile(op, before, after), before, after);
   return taskIndex(indexed, before, after);
 }

@@ -151,6 +151,10 @@ export async function writeInRuns<T, C>(
 
 /** Keys one atomic operation of {@link setInOrder} sets at most (a journal's few entries aside). */
 const IN_ORDER_KEYS = 800;
+/** Mutations one atomic operation of {@link setInOrder} holds at most with what `also` adds. */
+const IN_ORDER_MUTATIONS = 900;
+/** Mutations `also` may add to one operation (their keys within the bytes left: 8 KiB). */
+const ALSO_MUTATIONS = 100;
 
 /**
  * Sets `writes` in key order (`compareKeys`), {@link IN_ORDER_KEYS} and
@@ -158,32 +162,54 @@ const IN_ORDER_KEYS = 800;
  * rewrite far fewer pages of KV's tree than the same keys at random
  * (measured on 10,000 files' index and search keys: a fifth of the time).
  * `absent`: the keys hold nothing before (new records' index entries), so a
- * journaled view need not read them. Stops between two operations once
- * `stop()` says so; `true` then.
+ * journaled view need not read them. `also` adds what each operation
+ * writes besides its keys (with checks of its own: the operation is then
+ * read and tried again until it lands) and returns how many mutations it
+ * added: past {@link IN_ORDER_MUTATIONS} with the keys, or past
+ * {@link ALSO_MUTATIONS}, the operation is made again with half of them. Stops between two operations once `stop()`
+ * says so; `true` then.
  */
 export async function setInOrder(
   kv: Deno.Kv,
   writes: { key: Deno.KvKey; value: unknown }[],
-  { absent = false, stop = () => false }: { absent?: boolean; stop?: () => boolean } = {},
+  { absent = false, stop = () => false, also }: {
+    absent?: boolean;
+    stop?: () => boolean;
+    also?: (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => Promise<number>;
+  } = {},
 ): Promise<boolean> {
   writes.sort((a, b) => compareKeys(a.key, b.key));
   let at = 0;
   while (at < writes.length) {
-    const op = kv.atomic();
-    const keys: Deno.KvKey[] = [];
+    let keys: Deno.KvKey[] = [];
     let bytes = 0;
-    while (at < writes.length && keys.length < IN_ORDER_KEYS) {
-      const { key, value } = writes[at];
-      const size = keyBytes(key);
-      if (keys.length > 0 && bytes + size > MAX_KEY_BYTES) break;
-      op.set(key, value);
-      keys.push(key);
+    while (at + keys.length < writes.length && keys.length < IN_ORDER_KEYS) {
+      const size = keyBytes(writes[at + keys.length].key);
+      if (keys.length > 0 && bytes + size > MAX_KEY_BYTES - (also ? 8 * 1024 : 0)) break;
+      keys.push(writes[at + keys.length].key);
       bytes += size;
-      at++;
     }
-    if (absent) knownAbsent(op, () => keys);
-    const { ok } = await op.commit();
-    if (!ok) throw new Error("a write of keys in order was refused");
+    await commitChecked(async () => {
+      while (true) {
+        const op = kv.atomic();
+        for (const { key, value } of writes.slice(at, at + keys.length)) op.set(key, value);
+        if (absent) knownAbsent(op, () => keys);
+        const more = await also?.(op, keys) ?? 0;
+        if (
+          keys.length > 1 && (keys.length + more > IN_ORDER_MUTATIONS || more > ALSO_MUTATIONS)
+        ) {
+          keys = keys.slice(0, Math.ceil(keys.length / 2));
+          continue;
+        }
+        return {
+          op,
+          result: undefined,
+          lost: () =>
+            Promise.resolve(also ? null : new Error("a write of keys in order was refused")),
+        };
+      }
+    });
+    at += keys.length;
     if (at < writes.length && stop()) return true;
   }
   return false;

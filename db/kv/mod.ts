@@ -12,6 +12,8 @@ import { KvChunks } from "./chunks.ts";
 import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
 import { backfillFileBlocks, backfillFileIndex } from "./file_index.ts";
+import { fillFences } from "./file_fences.ts";
+import { buildOrders } from "./order_backlog.ts";
 import { upgradeSearchIndex } from "./file_search.ts";
 import { backfillTaskIndex } from "./file_tasks.ts";
 import { KvFolders } from "./folders.ts";
@@ -63,10 +65,13 @@ import { KvWebhooks } from "./webhooks.ts";
  * counts). 14: each owned URL has copies of its record and views in its
  * owner's oldest-first order (the URL list reads them) and each owner a views
  * total (`./urls.ts`, the statistics), filled from the URLs already stored
- * (12 and 13: kept for other changes). 16: the URLs without an owner have an
- * index, a count and a views total (`./urls.ts`, the metrics task), filled
- * from the URLs already stored (15: kept for another change). Each upgrade resumes where a stopped
- * one left off.
+ * (12 and 13: kept for other changes). 15: the files list's index has counts
+ * per block of entries cut by fences in every order but newest first
+ * (`./file_fences.ts`, deep pages), filled from the entries stored (the
+ * uploads' entries left to the build built first, as schema 14's code
+ * wrote them). 16: the URLs without an owner have an index, a count and a
+ * views total (`./urls.ts`, the metrics task), filled from the URLs already
+ * stored. Each upgrade resumes where a stopped one left off.
  */
 export const KV_SCHEMA_VERSION = 16;
 
@@ -94,6 +99,12 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     if (version.value >= 4 && version.value < 10) await backfillFileBlocks(kv);
     if (version.value < 11) await dropSeenMarks(kv);
     if (version.value < 14) await backfillUrlCopies(kv);
+    if (version.value < 15) {
+      while (await buildOrders(kv, { split: false }) > 0) {
+        // the uploads' other entries first: the fill counts them
+      }
+      await fillFences(kv);
+    }
     if (version.value < 16) await backfillUrlOrphans(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }

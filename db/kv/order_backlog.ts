@@ -24,7 +24,8 @@
  * and its commit fails its check, so that it reads again.
  */
 import type { FileRecord } from "../files.ts";
-import { deferredEntries, isListed } from "./file_index.ts";
+import { deferredEntries, fenceEntries, isListed, orderMarkKey } from "./file_index.ts";
+import { applyFences, splitFences } from "./file_fences.ts";
 import { commitChecked, compareKeys, getAll } from "./helpers.ts";
 import { keyBytes } from "./many.ts";
 
@@ -32,13 +33,16 @@ import { keyBytes } from "./many.ts";
 export const ORDER_TODO: Deno.KvKey = ["file_order_todo"];
 
 /** The mark of `owner`'s file `id`. */
-const markKey = (owner: string, id: string): Deno.KvKey => [...ORDER_TODO, owner, id];
+const markKey = orderMarkKey;
 
 /** Marks one step of the build takes at most. */
 export const ORDER_FILES = 1000;
-/** Files one try of a commit reads (their records; one check each, of KV's 100). */
-const READ = 80;
-/** A commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB). */
+/** Files one try of a commit reads (their records and marks; two checks each, of KV's 100). */
+const READ = 48;
+/**
+ * A commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB),
+ * an entry's fence sum (`./file_fences.ts`) counted with it.
+ */
 const MUTATIONS = 800;
 const KEY_BYTES = 56 * 1024;
 
@@ -52,16 +56,18 @@ export function markForOrders(op: Deno.AtomicOperation, files: FileRecord[]): De
 /**
  * One step of the build (of `owner`'s marks only, when given): takes up to
  * `files` marks in key order and writes their files' other entries, as
- * many files a commit as fit. Returns how many marks it took (0: none is
- * left); stops between commits, the marks not reached kept, once `stop()`
- * says so.
+ * many files a commit as fit; then, in the background (no `owner`; unless
+ * not to `split`), splits the blocks of the index grown too long (`splitFences`). Returns how many
+ * marks and blocks it took (0: none is left); stops between commits, the
+ * marks not reached kept, once `stop()` says so.
  */
 export async function buildOrders(
   kv: Deno.Kv,
-  { owner, files = ORDER_FILES, stop = () => false }: {
+  { owner, files = ORDER_FILES, stop = () => false, split = true }: {
     owner?: string;
     files?: number;
     stop?: () => boolean;
+    split?: boolean;
   } = {},
 ): Promise<number> {
   const prefix = owner === undefined ? ORDER_TODO : [...ORDER_TODO, owner];
@@ -73,30 +79,36 @@ export async function buildOrders(
   while (done < keys.length && !stop()) {
     done += await commitChecked(() => buildSome(kv, keys.slice(done, done + READ)));
   }
-  return keys.length;
+  const blocks = split && owner === undefined && !stop() ? await splitFences(kv, { stop }) : 0;
+  return keys.length + blocks;
 }
 
 /**
  * One try of a commit: reads the records of the marks `keys`, and writes the
  * entries of as many of them (in order, at least one) as fit a commit, in
  * key order (the entries of one order lie together in KV's tree), checked
- * against the records read, and drops their marks. Returns how many marks
- * it dealt with. The marks need no check: the entries are the record's
- * alone, so a mark another build took already is built again to the same.
+ * against the records and the marks read (a mark another build took
+ * already is passed over: its entries' fences are summed once), and drops
+ * their marks. Returns how many marks it dealt with.
  */
 async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[]) {
-  const records = await getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]]));
+  const [records, marks] = await Promise.all([
+    getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]])),
+    getAll(kv, keys),
+  ]);
   const op = kv.atomic();
   const sets: { key: Deno.KvKey; value: unknown }[] = [];
   let mutations = 0;
   let bytes = 0;
   let taken = 0;
   for (const [i, record] of records.entries()) {
-    const entries = record.value === null ? [] : deferredEntries(record.value);
-    const cost = entries.length + 1;
-    const size = entries.reduce((n, e) => n + keyBytes(e.key), keyBytes(keys[i]));
+    const entries = record.value === null || marks[i].value === null
+      ? []
+      : deferredEntries(record.value);
+    const cost = 2 * entries.length + 1;
+    const size = entries.reduce((n, e) => n + 2 * keyBytes(e.key), keyBytes(keys[i]));
     if (taken > 0 && (mutations + cost > MUTATIONS || bytes + size > KEY_BYTES)) break;
-    op.check(record).delete(keys[i]);
+    op.check(record, marks[i]).delete(keys[i]);
     sets.push(...entries);
     mutations += cost;
     bytes += size;
@@ -104,6 +116,8 @@ async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[]) {
   }
   sets.sort((a, b) => compareKeys(a.key, b.key));
   for (const { key, value } of sets) op.set(key, value);
+  // The entries are new (no other write touches a marked file's: `IndexChange.prepare`).
+  applyFences(op, await fenceEntries(kv, sets.map((e) => e.key), 1));
   return { op, result: taken };
 }
 

@@ -1,0 +1,545 @@
+/**
+ * Counts per block of entries of the files list's index on Deno KV, for
+ * every order but newest first (issue #32; `createdAt` keeps its nested
+ * block counts, `./file_blocks.ts`, which an upload moves without a read),
+ * so that a deep page skips whole blocks instead of walking every entry
+ * before it.
+ *
+ * Each index `["file_index", owner, scope, sortKey, nulls, value, id]`
+ * (`./file_index.ts`) is cut by *fences*:
+ *
+ *     ["file_fence", owner, scope, sortKey, ...tail] → Deno.KvU64
+ *
+ * whose `tail` is an index entry's `[nulls, value, id]`, or `[0]` and `[1]`
+ * (the first fence of the values and of the `null` values: a block never
+ * spans both); each holds the count of the entries from it up to the next
+ * fence. A write of an entry finds its fence (the last one at or before the
+ * entry: one reverse read of one key, or one read of the fences a sorted run
+ * of entries spans) and sums ±1 to it in the atomic operation that writes
+ * the entry ({@link FenceSums}), checking its owner's *epoch*
+ * (`["file_fence_epoch", owner]`, moved by every split: one check an owner,
+ * within KV's 100 an operation, where a check of each fence would take one
+ * per order and scope), so that a split between its reads and its commit
+ * makes it read again. A block past {@link SPLIT_AT} entries is marked
+ * (`["file_fence_split", …fence]`) and split by the background build
+ * ({@link splitFences}): its entries read, a fence set every {@link PIECE},
+ * checked against the old fence's count (moved by any write into it).
+ *
+ * A deep page ({@link locateByFences}) reads the fences' counts and walks
+ * at most a block's entries from a fence. Descending lists ties by id
+ * ascending (`./file_index.ts`), so a fence within a run of equal values
+ * does not cut the descending list: there, the page's value is found from
+ * the ascending position mirrored, and its run's place from two ranks.
+ */
+import { FILE_SORT_KEYS, type FileSortKey } from "../files.ts";
+import { countOf, hasBlocks, type WalkStart } from "./file_blocks.ts";
+import { commitChecked } from "./helpers.ts";
+
+/** The prefixes of fences, epochs and split marks. */
+const FENCE = "file_fence";
+const EPOCH = "file_fence_epoch";
+const SPLITS = "file_fence_split";
+
+/** A block of more entries than this is split. */
+export const SPLIT_AT = 2048;
+/** The entries a split leaves in each block. */
+export const PIECE = 1024;
+/** New fences one split's commit sets at most (a longer block is split again). */
+const CUTS = 200;
+/** New entries of one block in one write from which they may start a block of their own. */
+const MIN_CUT = 256;
+/** Entries of one index past which a run's fences are read as a range rather than one by one. */
+const ONE_BY_ONE = 4;
+
+/** The sort keys whose indexes have fences: all but those with block counts. */
+export const FENCE_KEYS: readonly FileSortKey[] = FILE_SORT_KEYS.filter((k) => !hasBlocks(k));
+/** Whether the index of `sortKey` has fences. */
+export const hasFences = (sortKey: FileSortKey) => FENCE_KEYS.includes(sortKey);
+
+/** The fences' prefix of one index. */
+export const fenceBase = (owner: string, scope: string, sortKey: FileSortKey): Deno.KvKey => [
+  FENCE,
+  owner,
+  scope,
+  sortKey,
+];
+/** The prefix of every fence. */
+export const FENCES: Deno.KvKey = [FENCE];
+const epochKey = (owner: string): Deno.KvKey => [EPOCH, owner];
+/** The index prefix a fence key (or fence base) belongs to. */
+const indexOf = (fence: Deno.KvKey): Deno.KvKey => ["file_index", ...fence.slice(1, 4)];
+
+/** A key part's rank in KV's order: bytes, strings, bigints, numbers, booleans. */
+function rank(part: Deno.KvKeyPart): number {
+  if (part instanceof Uint8Array) return 0;
+  return { string: 1, bigint: 2, number: 3 }[typeof part as string] ?? 4;
+}
+
+/** Two strings in KV's order (UTF-8 bytes: code points). */
+function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
+
+/** Two keys of numbers and strings in KV's order. */
+export function compareTails(a: readonly Deno.KvKeyPart[], b: readonly Deno.KvKeyPart[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    const r = rank(x) - rank(y);
+    if (r !== 0) return r;
+    if (typeof x === "string") return compareStrings(x, y as string);
+    return (x as number) < (y as number) ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** A fence read: its key and count (a first fence never written: 0). */
+export type Fence = { key: Deno.KvKey; count: number };
+
+/** The fence of the entry `tail` under `base` (the last at or before it). */
+async function fenceAt(kv: Deno.Kv, base: Deno.KvKey, tail: Deno.KvKeyPart[]): Promise<Fence> {
+  const selector = { start: [...base, tail[0]], end: [...base, ...tail, ""] };
+  for await (const e of kv.list(selector, { reverse: true, limit: 1 })) {
+    return { key: e.key, count: countOf(e.value) };
+  }
+  return { key: [...base, tail[0]], count: 0 };
+}
+
+/**
+ * The fences of `tails` (sorted, of one index `base` and one `nulls`): one
+ * by one when few, else the first's, then every fence up to the last tail.
+ */
+async function fencesOf(
+  kv: Deno.Kv,
+  base: Deno.KvKey,
+  tails: Deno.KvKeyPart[][],
+): Promise<Fence[]> {
+  if (tails.length <= ONE_BY_ONE) return await Promise.all(tails.map((t) => fenceAt(kv, base, t)));
+  const first = await fenceAt(kv, base, tails[0]);
+  const range = { start: [...first.key, ""], end: [...base, ...tails.at(-1)!, ""] };
+  const later = (await Array.fromAsync(kv.list(range, { batchSize: 500 }))).map((e) => ({
+    key: e.key,
+    count: countOf(e.value),
+  }));
+  const out: Fence[] = [];
+  let at = first;
+  let next = 0;
+  for (const tail of tails) {
+    while (
+      next < later.length && compareTails(later[next].key.slice(base.length), tail) <= 0
+    ) at = later[next++];
+    out.push(at);
+  }
+  return out;
+}
+
+/** What {@link FenceSums.resolve} read: the sums to add, and the epochs to check. */
+export interface FenceWrite {
+  epochs: Deno.KvEntryMaybe<unknown>[];
+  sums: { key: Deno.KvKey; n: number; count: number }[];
+  /** New fences at the first of a run of new entries past every entry of their block. */
+  cuts: { key: Deno.KvKey; n: number }[];
+}
+
+/** A fence's sum while resolved: its new entries' first tail, and whether all are new. */
+type Sum = { key: Deno.KvKey; n: number; count: number; first?: Deno.KvKeyPart[]; adds: boolean };
+
+/**
+ * Whether the block of `fence` holds no entry at or after `tail` (its
+ * entries all before a run of new ones that starts there).
+ */
+async function endsBefore(kv: Deno.Kv, fence: Deno.KvKey, tail: Deno.KvKeyPart[]) {
+  const index = indexOf(fence);
+  const selector = { start: [...index, ...tail], end: await blockEnd(kv, fence) };
+  for await (const _ of kv.list(selector, { limit: 1 })) return false;
+  return true;
+}
+
+/**
+ * The moves of index entries of fenced orders gathered for one atomic
+ * operation: {@link resolve} reads their fences, {@link applyFences} sums.
+ */
+export class FenceSums {
+  readonly #moves = new Map<string, { key: Deno.KvKey; n: number }>();
+
+  /**
+   * `at`: the block size past which a block is split (or a run of at least
+   * `cut` new entries past its end starts one); smaller in tests.
+   */
+  constructor(
+    private readonly sizes: { at: number; cut: number } = { at: SPLIT_AT, cut: MIN_CUT },
+  ) {}
+
+  /** Counts the entry `key` (a full index key) `n` more (−1: removed). */
+  add(key: Deno.KvKey, n: number): this {
+    const id = JSON.stringify(key);
+    const move = this.#moves.get(id) ?? { key, n: 0 };
+    move.n += n;
+    this.#moves.set(id, move);
+    return this;
+  }
+
+  /** Drops the moves `drop` says of. */
+  drop(drop: (key: Deno.KvKey) => boolean): void {
+    for (const [id, { key }] of this.#moves) if (drop(key)) this.#moves.delete(id);
+  }
+
+  /** How many sums {@link applyFences} may add at most (one an entry moved). */
+  get size(): number {
+    let n = 0;
+    for (const m of this.#moves.values()) if (m.n !== 0) n++;
+    return n;
+  }
+
+  /** Reads the epochs of the owners, then the fences of the entries. */
+  async resolve(kv: Deno.Kv): Promise<FenceWrite> {
+    const moves = [...this.#moves.values()].filter((m) => m.n !== 0);
+    if (moves.length === 0) return { epochs: [], sums: [], cuts: [] };
+    const owners = [...new Set(moves.map((m) => m.key[1] as string))];
+    const epochs = await Promise.all(owners.map((o) => kv.get(epochKey(o))));
+    // Grouped by index and nulls, sorted: each group's fences read together.
+    const groups = new Map<string, { key: Deno.KvKey; n: number }[]>();
+    for (const m of moves) {
+      const id = JSON.stringify(m.key.slice(1, 5));
+      groups.set(id, [...groups.get(id) ?? [], m]);
+    }
+    const sums = new Map<string, Sum>();
+    await Promise.all([...groups.values()].map(async (group) => {
+      group.sort((a, b) => compareTails(a.key.slice(4), b.key.slice(4)));
+      const base = [FENCE, ...group[0].key.slice(1, 4)];
+      const fences = await fencesOf(kv, base, group.map((m) => m.key.slice(4)));
+      fences.forEach((f, i) => {
+        const id = JSON.stringify(f.key);
+        const sum = sums.get(id) ?? { key: f.key, n: 0, count: f.count, adds: true };
+        sum.n += group[i].n;
+        sum.first ??= group[i].key.slice(4);
+        sum.adds &&= group[i].n > 0;
+        sums.set(id, sum);
+      });
+    }));
+    // A long run of new entries past the end of a block that grows too long (an import's
+    // entries in key order) starts a block of its own: no split reads the block again.
+    const cuts: FenceWrite["cuts"] = [];
+    await Promise.all([...sums.values()].map(async (sum) => {
+      if (!sum.adds || sum.n < this.sizes.cut || sum.count + sum.n <= this.sizes.at) return;
+      if (compareTails(sum.first!, sum.key.slice(4)) <= 0) return;
+      if (!await endsBefore(kv, sum.key, sum.first!)) return;
+      cuts.push({ key: [...sum.key.slice(0, 4), ...sum.first!], n: sum.n });
+      sum.n = 0;
+    }));
+    return { epochs, sums: [...sums.values()], cuts };
+  }
+}
+
+/** Adds `w` to `op`: the epochs checked, the fences summed, those grown too long marked. */
+export function applyFences(op: Deno.AtomicOperation, w: FenceWrite): Deno.AtomicOperation {
+  op.check(...w.epochs);
+  for (const { key, n, count } of w.sums) {
+    if (n === 0) continue;
+    op.sum(key, BigInt.asUintN(64, BigInt(n)));
+    if (count + n > SPLIT_AT) op.set([SPLITS, ...key.slice(1)], true);
+  }
+  for (const { key, n } of w.cuts) op.set(key, new Deno.KvU64(BigInt(n)));
+  // A new fence moves where later entries count: writers that read the old ones read again.
+  for (const epoch of w.cuts.length > 0 ? w.epochs : []) {
+    op.set(epoch.key, ((epoch.value as number | null) ?? 0) + 1);
+  }
+  return op;
+}
+
+/**
+ * The fences of one index (`base`: its fences' prefix), in key order, the
+ * first fences of both sections included (a count of 0 when never written).
+ */
+export async function readFences(kv: Deno.Kv, base: Deno.KvKey): Promise<Fence[]> {
+  const stored = (await Array.fromAsync(kv.list({ prefix: base }, { batchSize: 1000 }))).map((
+    e,
+  ) => ({ key: e.key, count: countOf(e.value) }));
+  const out: Fence[] = [];
+  for (const nulls of [0, 1]) {
+    const section = stored.filter((f) => f.key[base.length] === nulls);
+    if (section[0]?.key.length !== base.length + 1) out.push({ key: [...base, nulls], count: 0 });
+    out.push(...section);
+  }
+  return out;
+}
+
+/** The walk's start at the fence `fence` (ascending, from its first entry). */
+function startAt(fence: Deno.KvKey, base: Deno.KvKey): WalkStart {
+  const tail = fence.slice(base.length);
+  const nulls = tail[0] as number;
+  return tail.length === 1 ? { nulls } : { nulls, start: [...indexOf(fence), ...tail] };
+}
+
+/** The entries of an index in key order, from `start` (inclusive), `n` at most. */
+async function entriesFrom(kv: Deno.Kv, index: Deno.KvKey, start: Deno.KvKey, n: number) {
+  const selector = { start, end: [...index, 2] };
+  return await Array.fromAsync(
+    kv.list({ ...selector }, { limit: n, batchSize: Math.min(n, 1000) }),
+  );
+}
+
+/** One index's fences with the running count of entries before each. */
+class Ranks {
+  readonly before: number[] = [];
+  readonly total: number;
+  constructor(readonly fences: Fence[], readonly base: Deno.KvKey) {
+    let n = 0;
+    for (const f of fences) {
+      this.before.push(n);
+      n += f.count;
+    }
+    this.total = n;
+  }
+
+  /** The number of entries with a value (`nulls` 0). */
+  get valued(): number {
+    const i = this.fences.findIndex((f) => f.key[this.base.length] === 1);
+    return i < 0 ? this.total : this.before[i];
+  }
+
+  /** The key of the entry at `position` in key order (`null`: past the end). */
+  async at(kv: Deno.Kv, position: number): Promise<Deno.KvKey | null> {
+    let i = this.fences.length - 1;
+    while (i >= 0 && this.before[i] > position) i--;
+    while (i >= 0 && this.fences[i].count === 0) i--;
+    if (i < 0 || position >= this.total) return null;
+    const fence = this.fences[i].key;
+    const start = [...indexOf(fence), ...fence.slice(this.base.length)];
+    const skip = position - this.before[i];
+    const got = await entriesFrom(kv, indexOf(fence), start, skip + 1);
+    return got.at(skip)?.key ?? null;
+  }
+
+  /** How many entries sort before the tail `tail` (by the fences, then a walk). */
+  async rank(kv: Deno.Kv, tail: Deno.KvKeyPart[]): Promise<number> {
+    let i = this.fences.length - 1;
+    while (i > 0 && compareTails(this.fences[i].key.slice(this.base.length), tail) > 0) i--;
+    const fence = this.fences[i].key;
+    const index = indexOf(fence);
+    const selector = {
+      start: [...index, ...fence.slice(this.base.length)],
+      end: [...index, ...tail],
+    };
+    let n = 0;
+    for await (const _ of kv.list(selector, { batchSize: 1000 })) n++;
+    return this.before[i] + n;
+  }
+}
+
+/**
+ * Where the entry at `offset` of the index `["file_index", owner, scope,
+ * sortKey]` in `order` is, from its fences: a walk's start (`./file_index.ts`)
+ * and the entries of it to pass over; `null` when it holds no more than `offset`.
+ */
+export async function locateByFences(
+  kv: Deno.Kv,
+  owner: string,
+  scope: string,
+  sortKey: FileSortKey,
+  order: "asc" | "desc",
+  offset: number,
+): Promise<{ start: WalkStart; skip: number } | null> {
+  const base = fenceBase(owner, scope, sortKey);
+  const ranks = new Ranks(await readFences(kv, base), base);
+  if (offset >= ranks.total) return null;
+  const valued = ranks.valued;
+  if (order === "asc" || offset >= valued) {
+    // The `null` values list last in both orders, by id.
+    let i = ranks.fences.length - 1;
+    while (ranks.before[i] > offset || ranks.fences[i].count === 0) i--;
+    return { start: startAt(ranks.fences[i].key, base), skip: offset - ranks.before[i] };
+  }
+  // Descending: the value at the mirrored place, the run of that value, the place within it.
+  const mirror = await ranks.at(kv, valued - 1 - offset);
+  if (!mirror) return null;
+  const value = mirror[5] as string | number;
+  const below = await ranks.rank(kv, [0, value]);
+  const through = await ranks.rank(kv, [0, value, 0]);
+  const within = offset - (valued - through);
+  const target = await ranks.at(kv, below + within);
+  if (!target) return null;
+  return { start: { nulls: 0, exact: { value, id: target[6] as string } }, skip: 0 };
+}
+
+/**
+ * Splits blocks of more than `at` entries into blocks of `piece` (the
+ * marked ones; every fence of `owner` with `all`, as tests do with small
+ * sizes). Returns how many blocks it looked at; stops between two once
+ * `stop()` says so.
+ */
+export async function splitFences(
+  kv: Deno.Kv,
+  { owner, at = SPLIT_AT, piece = PIECE, all = false, stop = () => false }: {
+    owner?: string;
+    at?: number;
+    piece?: number;
+    all?: boolean;
+    stop?: () => boolean;
+  } = {},
+): Promise<number> {
+  const fences: Deno.KvKey[] = [];
+  if (all) {
+    for (const scope of await scopesOf(kv, owner!)) {
+      for (const sortKey of FENCE_KEYS) {
+        const base = fenceBase(owner!, scope, sortKey);
+        for (const f of await readFences(kv, base)) fences.push(f.key);
+      }
+    }
+  } else {
+    const prefix = owner === undefined ? [SPLITS] : [SPLITS, owner];
+    for await (const { key } of kv.list({ prefix }, { limit: 200 })) {
+      fences.push([FENCE, ...key.slice(1)]);
+    }
+  }
+  let done = 0;
+  for (const fence of fences) {
+    if (stop()) break;
+    await splitOne(kv, fence, at, piece);
+    done++;
+  }
+  return done;
+}
+
+/** The scopes of `owner` the index has (those counted). */
+async function scopesOf(kv: Deno.Kv, owner: string): Promise<string[]> {
+  const entries = await Array.fromAsync(kv.list({ prefix: ["file_index_n", owner] }));
+  return entries.map((e) => e.key[2] as string);
+}
+
+/** The key past the block that starts at `fence` (the next fence's entry, or the section's end). */
+async function blockEnd(kv: Deno.Kv, fence: Deno.KvKey): Promise<Deno.KvKey> {
+  const nulls = fence[4] as number;
+  const base = fence.slice(0, 4);
+  const range = { start: [...fence, ""], end: [...base, nulls + 1] };
+  for await (const e of kv.list(range, { limit: 1 })) return [...indexOf(fence), ...e.key.slice(4)];
+  return [...indexOf(fence), nulls + 1];
+}
+
+/** How many index entries the block of `fence` holds now. */
+export async function blockSize(kv: Deno.Kv, fence: Deno.KvKey): Promise<number> {
+  const start = [...indexOf(fence), ...fence.slice(4)];
+  let n = 0;
+  for await (const _ of kv.list({ start, end: await blockEnd(kv, fence) }, { batchSize: 1000 })) {
+    n++;
+  }
+  return n;
+}
+
+/** Where schema 15's fill of the fences stands. */
+const FILL: Deno.KvKey = ["meta", "file_fence_fill"];
+/** Index entries one commit of the fill reads (its fences: a few sets). */
+const FILL_PAGE = 500;
+/** The fill's state between two commits. */
+interface Fill {
+  /** The last index entry read; `[]`: done. */
+  after: Deno.KvKey | null;
+  /** The fence open (its count still growing), and its count so far. */
+  fence: Deno.KvKey | null;
+  n: number;
+}
+
+/**
+ * Schema 15's upgrade: fences and their counts for every index already
+ * stored, from a walk of every entry in key order, {@link FILL_PAGE} a
+ * commit (with the walk's state: a stopped fill resumes after the last
+ * commit; a fill's first commit drops any fence left before it), a fence
+ * set every `piece` entries. Stops between commits once `stop()` says so
+ * (tests).
+ */
+export async function fillFences(
+  kv: Deno.Kv,
+  { piece = PIECE, stop = () => false }: { piece?: number; stop?: () => boolean } = {},
+): Promise<void> {
+  let at = await kv.get<Fill>(FILL);
+  if (at.value === null) {
+    for (const prefix of [FENCES, [SPLITS]]) {
+      const keys = (await Array.fromAsync(kv.list({ prefix }))).map((e) => e.key);
+      for (let i = 0; i < keys.length; i += 500) {
+        const op = kv.atomic();
+        for (const key of keys.slice(i, i + 500)) op.delete(key);
+        await op.commit();
+      }
+    }
+    await kv.set(FILL, { after: null, fence: null, n: 0 });
+    at = await kv.get<Fill>(FILL);
+  }
+  while (at.value && at.value.after?.length !== 0 && !stop()) {
+    let { after, fence, n } = at.value;
+    const prefix = ["file_index"];
+    const selector = after ? { prefix, start: [...after, ""] } : { prefix };
+    const page = await Array.fromAsync(
+      kv.list(selector, { limit: FILL_PAGE, batchSize: FILL_PAGE }),
+    );
+    const op = kv.atomic().check(at);
+    const close = () => fence && op.set(fence, new Deno.KvU64(BigInt(n)));
+    for (const { key } of page) {
+      if (!hasFences(key[3] as FileSortKey)) continue;
+      const section = [FENCE, ...key.slice(1, 5)];
+      if (fence === null || JSON.stringify(fence.slice(0, 5)) !== JSON.stringify(section)) {
+        close();
+        fence = section;
+        n = 0;
+      } else if (n >= piece) {
+        close();
+        fence = [FENCE, ...key.slice(1)];
+        n = 0;
+      }
+      n++;
+    }
+    after = page.at(-1)?.key ?? [];
+    if (page.length < FILL_PAGE) {
+      close();
+      after = [];
+    }
+    // A failed check: another process filled this page.
+    await op.set(FILL, { after, fence, n }).commit();
+    at = await kv.get<Fill>(FILL);
+  }
+}
+
+/** Splits the block of `fence` when it holds more than `at` entries (its mark dropped). */
+async function splitOne(kv: Deno.Kv, fence: Deno.KvKey, at: number, piece: number) {
+  const owner = fence[1] as string;
+  const mark = [SPLITS, ...fence.slice(1)];
+  await commitChecked(async () => {
+    const epoch = await kv.get<number>(epochKey(owner));
+    const current = await kv.get(fence);
+    const op = kv.atomic().check(epoch, current).delete(mark);
+    const first = fence.length === 5;
+    if (current.value === null && !first) return { op, result: undefined }; // gone
+    const start = [...indexOf(fence), ...fence.slice(4)];
+    const end = await blockEnd(kv, fence);
+    // At most the entries of CUTS new blocks and one more: a longer block is split again.
+    const limit = (CUTS + 1) * piece;
+    const keys: Deno.KvKey[] = [];
+    for await (const e of kv.list({ start, end }, { limit, batchSize: 1000 })) keys.push(e.key);
+    // Past the limit, the count (checked) says how many the last block keeps.
+    const total = keys.length < limit ? keys.length : Math.max(keys.length, countOf(current.value));
+    if (total <= at) {
+      if (countOf(current.value) !== keys.length) {
+        op.set(fence, new Deno.KvU64(BigInt(keys.length)));
+      }
+      return { op, result: undefined };
+    }
+    const cuts = Math.min(CUTS, Math.ceil(total / piece) - 1);
+    op.set(fence, new Deno.KvU64(BigInt(piece)));
+    for (let c = 1; c <= cuts; c++) {
+      const n = c === cuts ? total - cuts * piece : piece;
+      const cut = [...fence.slice(0, 4), ...keys[c * piece].slice(4)];
+      op.set(cut, new Deno.KvU64(BigInt(n)));
+      if (n > at) op.set([SPLITS, ...cut.slice(1)], true); // longer than one commit splits
+    }
+    op.set(epochKey(owner), (epoch.value ?? 0) + 1);
+    return { op, result: undefined };
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * The fences of the files list's index on Deno KV (`db/kv/file_fences.ts`,
+ * schema 15): deep pages in every order but newest first, both ways, in
+ * every scope, against an in-memory sort of the same files through imports,
+ * uploads (before and after their build), renames, favourites, views,
+ * moves, deletes and bulk deletes, before and after splits (small sizes
+ * forced by the split's parameters); writes into one block while it
+ * splits; schema 14 → 15 (also after a stopped fill); the recount setting
+ * a count made wrong by hand right; runs of new entries in key order
+ * cutting blocks of their own as they are written.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
+import { countOf } from "../../db/kv/file_blocks.ts";
+import {
+  applyFences,
+  blockSize,
+  compareTails,
+  FENCE_KEYS,
+  FENCES,
+  FenceSums,
+  fillFences,
+  splitFences,
+} from "../../db/kv/file_fences.ts";
+import { pageIds } from "../../db/kv/file_index.ts";
+import { type KvStore, openKvStore } from "../../db/kv/mod.ts";
+import { patient } from "../../db/kv/patient.ts";
+import { fileRecord, storedUser } from "../helpers/stores.ts";
+
+const NO_LIMITS = { maxFiles: null, maxBytes: null };
+
+/** `n` files of `userId` with many ties in every order; some favourites, some in a folder. */
+const varied = (userId: string, n: number, tag: string): FileRecord[] =>
+  Array.from({ length: n }, (_, i) =>
+    fileRecord(userId, {
+      name: `${tag}${(i * 7) % 13}-${crypto.randomUUID().slice(0, 6)}.png`,
+      originalName: i % 3 ? `Orig ${i % 4}` : null,
+      size: (i * 37) % 11,
+      views: i % 5,
+      type: ["image/png", "text/plain", "video/mp4"][i % 3],
+      favorite: i % 3 === 0,
+      folderId: i % 2 === 1 ? "folder1" : null,
+      deletesAt: i % 2 ? new Date(Date.UTC(2030, 0, 1 + (i % 9))) : null,
+    }));
+
+/** Asserts deep pages of every fenced order, both ways, in every scope, are the records'. */
+async function assertDeepPages(store: KvStore, userId: string) {
+  const all = await store.files.listByUser(userId);
+  for (const sortBy of FILE_SORT_KEYS) {
+    for (const order of ["asc", "desc"] as const) {
+      for (const extra of [{}, { favorite: true }, { folderId: "folder1" }]) {
+        const total = queryFiles(all, { userId, offset: 0, limit: 1, sortBy, order, ...extra })
+          .total;
+        for (const offset of [128, 131, 150, 177, 205, total - 3, total, total + 5]) {
+          if (offset < 128) continue;
+          const q: FileQuery = { userId, offset, limit: 6, sortBy, order, ...extra };
+          const got = (await store.files.list(q)).files.map((f) => f.id);
+          assert.deepEqual(got, queryFiles(all, q).files.map((f) => f.id), JSON.stringify(q));
+        }
+      }
+    }
+  }
+}
+
+/** Asserts every fence's count is the entries of its block, and that there is more than one. */
+async function assertCounts(kv: Deno.Kv, many = false) {
+  let fences = 0;
+  for await (const { key, value } of kv.list({ prefix: FENCES })) {
+    fences++;
+    assert.equal(countOf(value), await blockSize(kv, key), JSON.stringify(key));
+  }
+  if (many) assert.ok(fences > 3 * FENCE_KEYS.length, `${fences} fences`);
+}
+
+/** Runs `fn` over a fresh KV store's path. */
+async function inDir(fn: (path: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-fences-" });
+  try {
+    await fn(join(dir, "ferry.kv"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Splits every block of `owner` longer than 24 entries into blocks of 10. */
+const splitSmall = (kv: Deno.Kv, owner: string) =>
+  splitFences(kv, { owner, all: true, at: 24, piece: 10 });
+
+Deno.test("kv fences: deep pages in every order and scope through every write, before and after splits", async () => {
+  await inDir(async (path) => {
+    const store = await openKvStore(path);
+    const kv = patient(await Deno.openKv(path));
+    try {
+      const user = await storedUser(store);
+      const imported = varied(user.id, 420, "im");
+      await store.files.createMany(imported);
+      await assertDeepPages(store, user.id);
+      await assertCounts(kv);
+
+      await splitSmall(kv, user.id);
+      await assertCounts(kv, true);
+      await assertDeepPages(store, user.id);
+
+      // Uploads: their other orders' entries wait for the build (a list builds its owner's).
+      await store.backlog!.hold();
+      const uploads = varied(user.id, 40, "up");
+      await Promise.all(uploads.map((f) => store.files.create(f, NO_LIMITS)));
+      // Writes of uploads not built yet, and of imported files in split blocks.
+      const now = new Date();
+      await store.files.update(uploads[0].id, { name: "renamed-upload.png" }, now);
+      await store.files.update(uploads[1].id, { favorite: true }, now);
+      await store.files.delete(uploads[2].id);
+      for (const f of imported.slice(0, 30)) {
+        await store.files.update(f.id, { name: `z${f.name}`, favorite: !f.favorite }, now);
+      }
+      for (const f of imported.slice(30, 40)) await store.files.addView(f.id);
+      await store.files.update(imported[40].id, { folderId: "folder1" }, now);
+      await store.files.update(imported[41].id, { folderId: null }, now);
+      await store.files.deleteMany(imported.slice(50, 80).map((f) => f.id));
+      store.backlog!.release();
+      await assertDeepPages(store, user.id);
+      await store.buildSearchKeys();
+      await assertCounts(kv);
+
+      await splitSmall(kv, user.id);
+      await store.files.createMany(varied(user.id, 60, "again"));
+      await store.files.deleteMany(imported.slice(100, 120).map((f) => f.id));
+      await assertCounts(kv, true);
+      await assertDeepPages(store, user.id);
+    } finally {
+      kv.close();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv fences: writes into one block while it splits keep every count right", async () => {
+  await inDir(async (path) => {
+    const store = await openKvStore(path);
+    const kv = patient(await Deno.openKv(path));
+    try {
+      const user = await storedUser(store);
+      const files = varied(user.id, 200, "c");
+      await store.files.createMany(files);
+      const now = new Date();
+      await Promise.all([
+        splitSmall(kv, user.id),
+        ...files.slice(0, 40).map((f, i) =>
+          store.files.update(f.id, { name: `c${i % 3}-moved-${i}`, type: `t/${i % 4}` }, now)
+        ),
+        store.files.deleteMany(files.slice(40, 60).map((f) => f.id)),
+        splitSmall(kv, user.id),
+      ]);
+      await splitSmall(kv, user.id);
+      await assertCounts(kv, true);
+      await assertDeepPages(store, user.id);
+    } finally {
+      kv.close();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv schema 14 → 15: fences filled from the entries stored, also after a stopped fill", async () => {
+  await inDir(async (path) => {
+    let store = await openKvStore(path);
+    const user = await storedUser(store);
+    await store.files.createMany(varied(user.id, 220, "u"));
+    await store.close();
+
+    // As schema 14 left it: no fence.
+    const kv = patient(await Deno.openKv(path));
+    const drop = async () => {
+      for await (const { key } of kv.list({ prefix: FENCES })) await kv.delete(key);
+      await kv.delete(["meta", "file_fence_fill"]);
+      await kv.set(["meta", "schema_version"], 14);
+    };
+    await drop();
+    // A fill of small blocks stopped after two commits, then resumed.
+    let commits = 0;
+    await fillFences(kv, { piece: 16, stop: () => commits++ >= 2 });
+    assert.ok((await kv.get(["meta", "file_fence_fill"])).value !== null, "stopped half way");
+    await fillFences(kv, { piece: 16 });
+    await assertCounts(kv, true);
+    // The upgrade on open.
+    await drop();
+    kv.close();
+    store = await openKvStore(path);
+    const raw = patient(await Deno.openKv(path));
+    try {
+      assert.equal(await store.schemaVersion(), 15);
+      await assertCounts(raw);
+      await splitSmall(raw, user.id);
+      await assertDeepPages(store, user.id);
+    } finally {
+      raw.close();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv fences: a count made wrong by hand is set right by the recount's passes", async () => {
+  await inDir(async (path) => {
+    const store = await openKvStore(path);
+    const kv = patient(await Deno.openKv(path));
+    try {
+      const user = await storedUser(store);
+      await store.files.createMany(varied(user.id, 200, "r"));
+      await splitSmall(kv, user.id);
+      const fences =
+        (await Array.fromAsync(kv.list({ prefix: [...FENCES, user.id, "all", "name"] })))
+          .map((e) => e.key);
+      await kv.set(fences[2], new Deno.KvU64(77n));
+      await kv.delete(fences[4]);
+      let repaired = 0;
+      for (let done = false; !done;) {
+        const pass = await store.files.recountStats(user.id, 100);
+        done = pass.done;
+        repaired += pass.repaired;
+      }
+      assert.ok(repaired >= 1, `repaired ${repaired}`);
+      await assertCounts(kv, true);
+      await assertDeepPages(store, user.id);
+    } finally {
+      kv.close();
+      await store.close();
+    }
+  });
+});
+
+Deno.test("kv fences: a run of new entries past a block's end starts a block of its own; others are counted where they fall", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const entry = (i: number, name: string): Deno.KvKey => [
+      "file_index",
+      "o",
+      "all",
+      "name",
+      0,
+      name,
+      `id${String(i).padStart(4, "0")}`,
+    ];
+    const write = async (keys: Deno.KvKey[]) => {
+      const sums = new FenceSums({ at: 20, cut: 5 });
+      for (const key of keys) sums.add(key, 1);
+      const op = applyFences(kv.atomic(), await sums.resolve(kv));
+      for (const key of keys) op.set(key, [0, "text/plain"]);
+      assert.ok((await op.commit()).ok);
+    };
+    const keys: Deno.KvKey[] = [];
+    // In key order, 10 a write (an import's runs), then 60 at random places among them.
+    for (let run = 0; run < 30; run++) {
+      const batch = Array.from(
+        { length: 10 },
+        (_, j) => entry(run * 10 + j, `n${String(run * 10 + j).padStart(4, "0")}`),
+      );
+      batch.sort((a, b) => compareTails(a, b));
+      await write(batch);
+      keys.push(...batch);
+    }
+    const fences = await Array.fromAsync(kv.list({ prefix: FENCES }));
+    assert.ok(fences.length >= 10, `${fences.length} fences`);
+    assert.equal((await Array.fromAsync(kv.list({ prefix: ["file_fence_split"] }))).length, 0);
+    for (let i = 0; i < 6; i++) {
+      const batch = Array.from({ length: 10 }, (_, j) => entry(1000 + i * 10 + j, `n${j * 31}x`));
+      batch.sort((a, b) => compareTails(a, b));
+      await write(batch);
+      keys.push(...batch);
+    }
+    await assertCounts(kv);
+    await splitFences(kv, { owner: "o", all: true, at: 20, piece: 10 });
+    await assertCounts(kv);
+    keys.sort((a, b) => compareTails(a, b));
+    const ids = keys.map((k) => k[6] as string);
+    for (const offset of [128, 200, 301, 355]) {
+      const q = { userId: "o", sortBy: "name", offset, limit: 5, total: keys.length } as const;
+      assert.deepEqual(
+        (await pageIds(kv, { ...q, order: "asc" })).ids,
+        ids.slice(offset, offset + 5),
+      );
+    }
+  } finally {
+    kv.close();
+  }
+});
