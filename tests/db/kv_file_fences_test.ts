@@ -24,7 +24,7 @@ import {
   splitFences,
 } from "../../db/kv/file_fences.ts";
 import { pageIds } from "../../db/kv/file_index.ts";
-import { type KvStore, openKvStore } from "../../db/kv/mod.ts";
+import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
 
@@ -189,7 +189,7 @@ Deno.test("kv schema 14 → 15: fences filled from the entries stored, also afte
     store = await openKvStore(path);
     const raw = patient(await Deno.openKv(path));
     try {
-      assert.equal(await store.schemaVersion(), 15);
+      assert.equal(await store.schemaVersion(), KV_SCHEMA_VERSION);
       await assertCounts(raw);
       await splitSmall(raw, user.id);
       await assertDeepPages(store, user.id);
