@@ -23,7 +23,7 @@ import { Coalescer, groupBy } from "../coalesce.ts";
 const MAX_GROUP = 12;
 
 /** One create, as `FileStore.create` was asked it (an owned file). */
-interface Create {
+export interface Create {
   file: FileRecord;
   limits: FileLimits;
 }
@@ -96,38 +96,52 @@ export class GroupedCreates {
   }
 
   /**
-   * One statement for one owner's `group`: counts it in the owner's usage
-   * when it fits ({@link groupRoom}) and inserts its rows only then. Whether
-   * it stored them; `false` when it stored nothing (a limit, a taken name or
-   * id, any other error, which each create alone then meets again).
+   * One statement for one owner's `group` ({@link insertCounted}); `false`
+   * when it stored nothing (a limit, a taken name or id, any other error,
+   * which each create alone then meets again).
    */
   async #together(group: Create[]): Promise<boolean> {
-    const owner = group[0].file.userId!;
-    const room = groupRoom(group);
-    const bytes = group.reduce((sum, c) => sum + c.file.size, 0);
-    const json = JSON.stringify(group.map((c) => this.row(c.file)));
     try {
-      const [result] = await this.sql<{ added: boolean }[]>`
-        WITH counted AS (
-          INSERT INTO file_usage AS u (user_id, bytes, files)
-          SELECT ${owner}, ${bytes}::bigint, ${group.length}::int
-          WHERE (${room.files}::int IS NULL OR 0 <= ${room.files}::int)
-            AND (${room.bytes}::bigint IS NULL OR 0 <= ${room.bytes}::bigint)
-          ON CONFLICT (user_id) DO UPDATE
-            SET bytes = u.bytes + EXCLUDED.bytes, files = u.files + EXCLUDED.files
-            WHERE (${room.files}::int IS NULL OR u.files <= ${room.files}::int)
-              AND (${room.bytes}::bigint IS NULL OR u.bytes <= ${room.bytes}::bigint)
-          RETURNING 1
-        ), inserted AS (
-          INSERT INTO files
-          SELECT * FROM json_populate_recordset(NULL::files, ${json}::text::json)
-          WHERE EXISTS (SELECT 1 FROM counted)
-          RETURNING 1
-        )
-        SELECT EXISTS (SELECT 1 FROM inserted) AS added`;
-      return result.added;
+      return await insertCounted(this.sql, group, this.row);
     } catch {
       return false;
     }
   }
+}
+
+/**
+ * One statement for one owner's `creates` (in arrival order): counts them in
+ * the owner's usage when they fit ({@link groupRoom}) and inserts their rows
+ * only then. Whether it stored them (`false`: a limit); a taken name or id
+ * fails it whole, the count included (it throws).
+ */
+export async function insertCounted(
+  sql: Sql,
+  creates: Create[],
+  row: (file: FileRecord) => Record<string, unknown>,
+): Promise<boolean> {
+  const owner = creates[0].file.userId!;
+  const room = groupRoom(creates);
+  const bytes = creates.reduce((sum, c) => sum + c.file.size, 0);
+  // Every column comes from `row`: one it lacks would be NULL here, not its default.
+  const json = JSON.stringify(creates.map((c) => row(c.file)));
+  const [result] = await sql<{ added: boolean }[]>`
+    WITH counted AS (
+      INSERT INTO file_usage AS u (user_id, bytes, files)
+      SELECT ${owner}, ${bytes}::bigint, ${creates.length}::int
+      WHERE (${room.files}::int IS NULL OR 0 <= ${room.files}::int)
+        AND (${room.bytes}::bigint IS NULL OR 0 <= ${room.bytes}::bigint)
+      ON CONFLICT (user_id) DO UPDATE
+        SET bytes = u.bytes + EXCLUDED.bytes, files = u.files + EXCLUDED.files
+        WHERE (${room.files}::int IS NULL OR u.files <= ${room.files}::int)
+          AND (${room.bytes}::bigint IS NULL OR u.bytes <= ${room.bytes}::bigint)
+      RETURNING 1
+    ), inserted AS (
+      INSERT INTO files
+      SELECT * FROM json_populate_recordset(NULL::files, ${json}::text::json)
+      WHERE EXISTS (SELECT 1 FROM counted)
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM inserted) AS added`;
+  return result.added;
 }

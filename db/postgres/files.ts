@@ -21,7 +21,7 @@ import {
 } from "../files.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { uniqueViolation } from "./unique.ts";
-import { GroupedCreates } from "./file_creates.ts";
+import { GroupedCreates, insertCounted } from "./file_creates.ts";
 
 interface FileRow {
   id: string;
@@ -336,40 +336,15 @@ export class PostgresFiles implements FileStore {
     else await this.createAlone(file, limits);
   }
 
-  /** {@link create} of an owned file in its own statement. */
+  /** {@link create} of an owned file in its own statement (`./file_creates.ts`). */
   private async createAlone(file: FileRecord, limits: FileLimits): Promise<void> {
-    const userId = file.userId!;
     let added: boolean;
     try {
-      // One statement (one round trip, its own transaction): count the file in the owner's
-      // usage unless that passes a limit, and insert the row only when it was counted. A taken
-      // name fails the whole statement, the count included.
-      const { maxFiles, maxBytes } = limits;
-      // Every column comes from `toRow`: one it lacks would be NULL here, not its default.
-      const json = JSON.stringify(toRow(file));
-      const [result] = await this.sql<{ added: boolean }[]>`
-        WITH counted AS (
-          INSERT INTO file_usage AS u (user_id, bytes, files)
-          SELECT ${userId}, ${file.size}::bigint, 1
-          WHERE (${maxFiles}::int IS NULL OR 1 <= ${maxFiles}::int)
-            AND (${maxBytes}::bigint IS NULL OR ${file.size}::bigint <= ${maxBytes}::bigint)
-          ON CONFLICT (user_id) DO UPDATE
-            SET bytes = u.bytes + EXCLUDED.bytes, files = u.files + EXCLUDED.files
-            WHERE (${maxFiles}::int IS NULL OR u.files + 1 <= ${maxFiles}::int)
-              AND (${maxBytes}::bigint IS NULL OR u.bytes + EXCLUDED.bytes <= ${maxBytes}::bigint)
-          RETURNING 1
-        ), inserted AS (
-          INSERT INTO files
-          SELECT * FROM json_populate_record(NULL::files, ${json}::text::json)
-          WHERE EXISTS (SELECT 1 FROM counted)
-          RETURNING 1
-        )
-        SELECT EXISTS (SELECT 1 FROM inserted) AS added`;
-      added = result.added;
+      added = await insertCounted(this.sql, [{ file, limits }], toRow);
     } catch (error) {
       throw uniqueViolation(error, fileField);
     }
-    if (!added) throw await this.refusal(userId, 1, limits);
+    if (!added) throw await this.refusal(file.userId!, 1, limits);
   }
 
   async createMany(files: FileRecord[]) {
