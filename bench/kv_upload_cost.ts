@@ -17,7 +17,8 @@
  * (`bench/paired.ts` measures whole requests). Writes
  * `bench/results/kv_upload_cost.md` (hand notes after its table kept).
  *
- * Run: `deno run --allow-all --unstable-kv bench/kv_upload_cost.ts`.
+ * Run: `deno run --allow-all --unstable-kv bench/kv_upload_cost.ts`
+ * (`deno task bench kv_upload_cost`); `KV_UPLOAD_COST_FILES` sets the files.
  */
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,8 +28,8 @@ import { REPO_ROOT } from "./helpers/server.ts";
 
 /** Files stored per measure. */
 const FILES = Number(Deno.env.get("KV_UPLOAD_COST_FILES") ?? 3000);
-/** Uploads in flight at once. */
-const CONCURRENT = 8;
+/** Uploads in flight at once (`KV_UPLOAD_COST_CONCURRENT`). */
+const CONCURRENT = Number(Deno.env.get("KV_UPLOAD_COST_CONCURRENT") ?? 8);
 /** The commit measured against. */
 const BASELINE = Deno.env.get("KV_UPLOAD_COST_BASELINE") ?? "0f813ff";
 const RESULTS = join(REPO_ROOT, "bench/results/kv_upload_cost.md");
