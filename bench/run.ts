@@ -45,6 +45,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "soak", script: "bench/soak.ts", timeoutMinutes: 12 },
   { name: "memory", script: "bench/memory.ts", timeoutMinutes: 15 },
   { name: "paired", script: "bench/paired.ts", timeoutMinutes: 30 },
+  { name: "kv_upload_cost", script: "bench/kv_upload_cost.ts", timeoutMinutes: 10 },
   { name: "scale", script: "bench/scale.ts", timeoutMinutes: 120 },
 ];
 

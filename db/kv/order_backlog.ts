@@ -71,38 +71,48 @@ export async function buildOrders(
   } = {},
 ): Promise<number> {
   const prefix = owner === undefined ? ORDER_TODO : [...ORDER_TODO, owner];
-  const keys: Deno.KvKey[] = [];
-  for await (const { key } of kv.list({ prefix }, { limit: files, batchSize: files })) {
-    keys.push(key);
+  const marks: Mark[] = [];
+  for await (
+    const { key, versionstamp } of kv.list({ prefix }, { limit: files, batchSize: files })
+  ) {
+    marks.push({ key, versionstamp });
   }
   let done = 0;
-  while (done < keys.length && !stop()) {
-    done += await commitChecked(() => buildSome(kv, keys.slice(done, done + READ)));
+  while (done < marks.length && !stop()) {
+    let listed: Mark[] | null = marks.slice(done, done + READ);
+    const keys = listed.map((m) => m.key);
+    // The marks as listed first; read again when a check failed.
+    done += await commitChecked(async () => {
+      const taken = await buildSome(kv, keys, listed ?? await getAll(kv, keys));
+      listed = null;
+      return taken;
+    });
   }
   const blocks = split && owner === undefined && !stop() ? await splitFences(kv, { stop }) : 0;
-  return keys.length + blocks;
+  return marks.length + blocks;
 }
 
+/** A mark as read: its key, and its versionstamp (`null`: taken by another build). */
+type Mark = { key: Deno.KvKey; versionstamp: string | null };
+
 /**
- * One try of a commit: reads the records of the marks `keys`, and writes the
+ * One try of a commit: reads the records of the marks `keys` (as `marks`
+ * holds them, read with or before the records), and writes the
  * entries of as many of them (in order, at least one) as fit a commit, in
  * key order (the entries of one order lie together in KV's tree), checked
  * against the records and the marks read (a mark another build took
  * already is passed over: its entries' fences are summed once), and drops
  * their marks. Returns how many marks it dealt with.
  */
-async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[]) {
-  const [records, marks] = await Promise.all([
-    getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]])),
-    getAll(kv, keys),
-  ]);
+async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[], marks: Mark[]) {
+  const records = await getAll<FileRecord>(kv, keys.map((key) => ["file", key[2]]));
   const op = kv.atomic();
   const sets: { key: Deno.KvKey; value: unknown }[] = [];
   let mutations = 0;
   let bytes = 0;
   let taken = 0;
   for (const [i, record] of records.entries()) {
-    const entries = record.value === null || marks[i].value === null
+    const entries = record.value === null || marks[i].versionstamp === null
       ? []
       : deferredEntries(record.value);
     const cost = 2 * entries.length + 1;
