@@ -59,6 +59,8 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
   let hashDay = Number.NaN;
   let hash: VisitorHasher | undefined;
   let last = -1;
+  /** Groups left out (bots'). */
+  let left = 0;
   for (let row = 0; row < n; row++) {
     const t = raw.target[row];
     const of = raw.targets[t];
@@ -105,8 +107,10 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
         const ua = raw.strings[a];
         const text = addressOf(raw, ip);
         const seen = facts[a] ??= enrich.agentFacts(ua);
-        if (seen.bot && !enrich.countBots) groups.push(null);
-        else {
+        if (seen.bot && !enrich.countBots) {
+          groups.push(null);
+          left++;
+        } else {
           let referrer: string | null = null;
           if (r >= 0) {
             const known = hosts[r];
@@ -129,15 +133,18 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
             device: seen.device,
             bot: seen.bot,
             visitor: hash!(text, ua),
-            times: [],
+            // Made holding its first time: an empty array's first push reserves room for 17.
+            times: [at],
           });
         }
+        last = g;
+        continue;
       }
     }
     groups[g]?.times.push(at);
     last = g;
   }
-  return groups.filter((g): g is VisitGroup => g !== null);
+  return left === 0 ? groups as VisitGroup[] : groups.filter((g): g is VisitGroup => g !== null);
 }
 
 /** A power of two at least twice `rows` (so that the table's probes stay short). */
