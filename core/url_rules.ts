@@ -22,7 +22,7 @@ export function visitOf(request: Request, ip?: () => string): Visit {
   return {
     userAgent: () => request.headers.get("user-agent"),
     url: request.url,
-    signals: ip && (() => visitSignals(request, ip())),
+    signals: ip && (() => visitSignals(request, ip)),
   };
 }
 

@@ -51,12 +51,14 @@ const Q = 64 - P;
 
 /** The sparse entry of a visitor hash. */
 export function entryOf(visitor: string): number {
-  let hi: number;
-  let lo: number;
-  if (visitor.length === 16 && /^[0-9a-f]{16}$/.test(visitor)) {
-    hi = parseInt(visitor.slice(0, 8), 16);
-    lo = parseInt(visitor.slice(8), 16);
-  } else {
+  let hi = -1;
+  let lo = -1;
+  if (visitor.length === 16) {
+    // 16 lower-case hex digits read in place (no slices: a batch reads one a visitor).
+    hi = hexWord(visitor, 0);
+    if (hi >= 0) lo = hexWord(visitor, 8);
+  }
+  if (lo < 0) {
     const digest = createHash("sha256").update(visitor).digest();
     hi = digest.readUInt32BE(0);
     lo = digest.readUInt32BE(4);
@@ -70,6 +72,18 @@ export function entryOf(visitor: string): number {
     ? 32 - SPARSE_P + Math.clz32(lo) + 1
     : 64 - SPARSE_P + 1;
   return index * 64 + rank;
+}
+
+/** The 32 bits of the 8 lower-case hex digits of `s` from `at`; `-1` when one is not. */
+function hexWord(s: string, at: number): number {
+  let word = 0;
+  for (let i = at; i < at + 8; i++) {
+    const c = s.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    word = word * 16 + digit;
+  }
+  return word;
 }
 
 /** The sketch of `entries` (from {@link entryOf}, in any order, repeats allowed). */

@@ -56,8 +56,8 @@ class PackWriter {
   readonly packs: VisitPack[] = [];
 
   constructor(
-    private readonly kind: VisitTargetKind,
-    private readonly id: string,
+    readonly kind: VisitTargetKind,
+    readonly id: string,
     private readonly limit: number,
   ) {
     this.#buffer = new Uint8Array(1024);
@@ -196,11 +196,17 @@ const decoder = new TextDecoder();
  */
 export function packVisits(groups: VisitGroup[], limit: number): VisitPack[] {
   const writers = new Map<string, PackWriter>();
+  // The last group's writer: a batch's groups of one target come in runs (no key made a group).
+  let last: PackWriter | undefined;
   for (const g of groups) {
-    const key = `${g.targetKind}\0${g.targetId}`;
-    let writer = writers.get(key);
-    if (writer === undefined) {
-      writers.set(key, writer = new PackWriter(g.targetKind, g.targetId, limit));
+    let writer = last;
+    if (writer === undefined || writer.id !== g.targetId || writer.kind !== g.targetKind) {
+      const key = `${g.targetKind}\0${g.targetId}`;
+      writer = writers.get(key);
+      if (writer === undefined) {
+        writers.set(key, writer = new PackWriter(g.targetKind, g.targetId, limit));
+      }
+      last = writer;
     }
     writer.add(g);
   }

@@ -111,7 +111,7 @@ export function requestSource(c: Context<AppEnv>): RequestSource {
 
 /** Who visits, read when a visit is recorded (`core/visits/record.ts`). */
 export function visitor(c: Context<AppEnv>): () => VisitSignals {
-  return () => visitSignals(c.req.raw, clientIp(c));
+  return () => visitSignals(c.req.raw, () => clientIp(c));
 }
 
 /** Who presents a password or its grant: client IP and user agent, for the limit and the log. */

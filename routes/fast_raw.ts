@@ -43,7 +43,7 @@ export function fastRaw(services: Services, finish: Finish, app: Fallback): Fast
       ua: headers.get("user-agent") ?? "",
       ifNoneMatch: headers.get("if-none-match") ?? undefined,
       ifModifiedSince: headers.get("if-modified-since") ?? undefined,
-      visit: () => visitSignals(request, requestIp(services, request, info)),
+      visit: () => visitSignals(request, () => requestIp(services, request, info)),
     });
     if (answer === null) return null;
     return answer.then(

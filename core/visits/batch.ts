@@ -31,8 +31,9 @@ const ALIKE_CANDIDATES = 8;
 /**
  * The groups of `raw`, in the order each first came: bots left out unless
  * counted, each visitor hashed once. Visits are gathered by target and
- * address first (a map a target, address to the first group: no key string
- * made a visit: an address is a number, `columns.ts`), then compared by
+ * address first (an open-addressing table of group numbers in a typed array,
+ * hashed on the target's index and the address, a number (`columns.ts`): no
+ * key string, map entry or boxed number made a visit), then compared by
  * their agent, `Referer` and day as numbers
  * (the group's own in typed arrays: nothing but the group itself is made a
  * new visitor). At most {@link ALIKE_CANDIDATES} groups are compared a key
@@ -50,12 +51,16 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
   const address = new Float64Array(n);
   /** Each group by number; `null`: a bot's, left out. */
   const groups: (VisitGroup | null)[] = [];
-  const byTarget: (Map<number, number> | undefined)[] = new Array(raw.targets.length);
+  // The first group of each target and address: an open-addressing table of group numbers + 1.
+  const slots = new Int32Array(tableSize(n));
+  const mask = slots.length - 1;
   const facts: (AgentFacts | undefined)[] = new Array(raw.strings.length);
   const hosts: (string | null | undefined)[] = new Array(raw.strings.length);
   let hashDay = Number.NaN;
   let hash: VisitorHasher | undefined;
   let last = -1;
+  /** Groups left out (bots'). */
+  let left = 0;
   for (let row = 0; row < n; row++) {
     const t = raw.target[row];
     const of = raw.targets[t];
@@ -71,10 +76,16 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
       day[last] === d && address[last] === ip
     ) g = last;
     else {
-      const byIp = byTarget[t] ??= new Map();
-      const first = byIp.get(ip);
+      let slot = slotOf(ip, t) & mask;
+      let first = -1;
+      for (let held = slots[slot]; held !== 0; held = slots[slot = (slot + 1) & mask]) {
+        if (target[held - 1] === t && address[held - 1] === ip) {
+          first = held - 1;
+          break;
+        }
+      }
       let compared = 0;
-      for (let c = first ?? -1; c >= 0 && compared < ALIKE_CANDIDATES; c = next[c], compared++) {
+      for (let c = first; c >= 0 && compared < ALIKE_CANDIDATES; c = next[c], compared++) {
         if (agent[c] === a && referer[c] === r && day[c] === d) {
           g = c;
           break;
@@ -88,7 +99,7 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
         day[g] = d;
         next[g] = -1;
         address[g] = ip;
-        if (first === undefined) byIp.set(ip, g);
+        if (first < 0) slots[slot] = g + 1;
         else if (compared < ALIKE_CANDIDATES) {
           next[g] = next[first];
           next[first] = g;
@@ -96,8 +107,10 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
         const ua = raw.strings[a];
         const text = addressOf(raw, ip);
         const seen = facts[a] ??= enrich.agentFacts(ua);
-        if (seen.bot && !enrich.countBots) groups.push(null);
-        else {
+        if (seen.bot && !enrich.countBots) {
+          groups.push(null);
+          left++;
+        } else {
           let referrer: string | null = null;
           if (r >= 0) {
             const known = hosts[r];
@@ -120,13 +133,29 @@ export function groupsOf(raw: RawVisits, enrich: Enrichment): VisitGroup[] {
             device: seen.device,
             bot: seen.bot,
             visitor: hash!(text, ua),
-            times: [],
+            // Made holding its first time: an empty array's first push reserves room for 17.
+            times: [at],
           });
         }
+        last = g;
+        continue;
       }
     }
     groups[g]?.times.push(at);
     last = g;
   }
-  return groups.filter((g): g is VisitGroup => g !== null);
+  return left === 0 ? groups as VisitGroup[] : groups.filter((g): g is VisitGroup => g !== null);
+}
+
+/** A power of two at least twice `rows` (so that the table's probes stay short). */
+function tableSize(rows: number): number {
+  let size = 16;
+  while (size < 2 * rows) size *= 2;
+  return size;
+}
+
+/** A slot's hash of an address (`columns.ts`: a 32-bit value or a negative index) and a target. */
+function slotOf(address: number, target: number): number {
+  const h = Math.imul((address | 0) ^ Math.imul(target, 0x9e3779b1), 0x85ebca6b);
+  return h ^ (h >>> 15);
 }

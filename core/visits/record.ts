@@ -26,16 +26,20 @@ export interface VisitSignals extends VisitSource {
   fromViewPage: boolean;
 }
 
-/** The {@link VisitSignals} of `request`, sent from `ip`. */
-export function visitSignals(request: Request, ip: string): VisitSignals {
+/**
+ * The {@link VisitSignals} of `request`, sent from `ip` (read after the
+ * headers' list: the address may be a header, `X-Forwarded-For`).
+ */
+export function visitSignals(request: Request, ip: () => string): VisitSignals {
   const { headers } = request;
   // Deno.serve reads a request's header one call into the runtime a name until
   // the whole list is read, which `has` does (and a response does anyway once
-  // the headers were looked at): one call for the four reads below.
+  // the headers were looked at): one call for the four reads below and for
+  // the address (a trusted proxy's `X-Forwarded-For`), read after it.
   headers.has("dnt");
   const referer = headers.get("referer");
   return {
-    ip,
+    ip: ip(),
     ua: headers.get("user-agent") ?? "",
     referer,
     optOut: headers.get("dnt") === "1" || headers.get("sec-gpc") === "1",

@@ -306,3 +306,25 @@ Deno.test("visit columns: an IPv4 address in its usual form is a number, any oth
     [hash("10.0.0.1", CHROME), [AT + 3]],
   ]);
 });
+
+Deno.test("visit batch: thousands of addresses on two targets group by target and address", () => {
+  const columns = new VisitColumns();
+  for (let i = 0; i < 3000; i++) {
+    const ip = `10.0.${i % 1500 >> 8}.${i % 1500 & 255}`;
+    columns.add(AT + i, i % 3 === 0 ? FILE : LINK, ip, CHROME, null);
+  }
+  columns.add(AT + 3000, LINK, "2001:db8::1", CHROME, null);
+  columns.add(AT + 3001, LINK, "2001:db8::1", CHROME, null);
+  const groups = groupsOf(columns.take(), enrichment());
+  const expected = new Map<string, number>();
+  for (let i = 0; i < 3000; i++) {
+    const key = `${i % 3 === 0 ? "file" : "link"} 10.0.${i % 1500 >> 8}.${i % 1500 & 255}`;
+    expected.set(key, (expected.get(key) ?? 0) + 1);
+  }
+  assert.equal(groups.length, expected.size + 1);
+  assert.deepEqual(groups.at(-1)!.times, [AT + 3000, AT + 3001]);
+  assert.deepEqual(
+    groups.slice(0, -1).map((g) => g.times.length),
+    [...expected.values()],
+  );
+});

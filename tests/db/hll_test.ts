@@ -94,3 +94,14 @@ Deno.test("hll: stored bytes round trip; sparse 4 bytes a visitor, dense 12,289 
   assert.deepEqual(decodeSketch(dense.slice()), big);
   assert.throws(() => decodeSketch(new Uint8Array([9, 1, 2])), /not a stored sketch/);
 });
+
+Deno.test("hll: a visitor hash's entry is read from its 16 hex digits; other strings are hashed", () => {
+  // Index: the top 25 bits; rank: the leading zeros of the 39 after them, plus one.
+  assert.equal(entryOf("00000001fedcba98"), 0 * 64 + 7);
+  assert.equal(entryOf("000000000fedcba9"), 0 * 64 + 7 + 4 + 1);
+  assert.equal(entryOf("8000000000000000"), (1 << 24) * 64 + 40);
+  assert.equal(entryOf("ffffffffffffffff"), (2 ** 25 - 1) * 64 + 1);
+  assert.notEqual(entryOf("00000001FEDCBA98"), entryOf("00000001fedcba98"), "upper case: hashed");
+  assert.notEqual(entryOf("0000000gfedcba98"), entryOf("0000000afedcba98"), "not hex: hashed");
+  assert.equal(entryOf("v1"), entryOf("v1"));
+});
