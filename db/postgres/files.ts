@@ -19,6 +19,7 @@ import {
   QuotaError,
   type ViewResult,
 } from "../files.ts";
+import { fromNameBlock, nameBlockStart } from "./file_name_blocks.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { uniqueViolation } from "./unique.ts";
 import { GroupedCreates, insertCounted } from "./file_creates.ts";
@@ -570,20 +571,22 @@ export class PostgresFiles implements FileStore {
   }
 
   /**
-   * A deep page of the newest-first order (either way): from the fine block
-   * it starts in (`./file_time_blocks.ts`), skipping only that block's files
-   * before it.
+   * A deep page of the newest-first or the name order (either way): from the
+   * block it starts in (`./file_time_blocks.ts`, `./file_name_blocks.ts`),
+   * skipping only that block's files before it.
    */
   private async listFromBlocks(q: FileQuery) {
     const sql = this.sql;
+    const byName = q.sortBy === "name";
     const [start, total] = await Promise.all([
-      blockStart(sql, q.userId, q.offset, q.order),
+      (byName ? nameBlockStart : blockStart)(sql, q.userId, q.offset, q.order),
       q.total ?? countFromStats(q, () => this.stats(q.userId)).then((n) => n!),
     ]);
     if (start === null) return { files: [], total };
     const order = sql.unsafe(sortOrder(q.sortBy, q.order, false));
+    const from = (byName ? fromNameBlock : fromBlock)(sql, start.block, q.order);
     const rows = await sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files
-        WHERE ${listConditions(sql, q)} AND ${fromBlock(sql, start.block, q.order)}
+        WHERE ${listConditions(sql, q)} AND ${from}
         ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset - start.before}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
     return { files: rows.map(toFile), total };
