@@ -19,7 +19,7 @@ import {
   QuotaError,
   type ViewResult,
 } from "../files.ts";
-import { fromNameBlock, nameBlockStart } from "./file_name_blocks.ts";
+import { type BlockRead, nameBlockRead } from "./file_name_blocks.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { uniqueViolation } from "./unique.ts";
 import { GroupedCreates, insertCounted } from "./file_creates.ts";
@@ -572,24 +572,30 @@ export class PostgresFiles implements FileStore {
 
   /**
    * A deep page of the newest-first or the name order (either way): from the
-   * block it starts in (`./file_time_blocks.ts`, `./file_name_blocks.ts`),
-   * skipping only that block's files before it.
+   * edge of a block (`./file_time_blocks.ts`, `./file_name_blocks.ts`),
+   * skipping only files of that block.
    */
   private async listFromBlocks(q: FileQuery) {
     const sql = this.sql;
-    const byName = q.sortBy === "name";
-    const [start, total] = await Promise.all([
-      (byName ? nameBlockStart : blockStart)(sql, q.userId, q.offset, q.order),
+    const timeRead = async (): Promise<BlockRead | null> => {
+      const start = await blockStart(sql, q.userId, q.offset, q.order);
+      return start && {
+        from: fromBlock(sql, start.block, q.order),
+        skip: q.offset - start.before,
+        backwards: false,
+      };
+    };
+    const [read, total] = await Promise.all([
+      q.sortBy === "name" ? nameBlockRead(sql, q.userId, q.offset, q.limit, q.order) : timeRead(),
       q.total ?? countFromStats(q, () => this.stats(q.userId)).then((n) => n!),
     ]);
-    if (start === null) return { files: [], total };
-    const order = sql.unsafe(sortOrder(q.sortBy, q.order, false));
-    const from = (byName ? fromNameBlock : fromBlock)(sql, start.block, q.order);
+    if (read === null) return { files: [], total };
+    const order = sql.unsafe(sortOrder(q.sortBy, q.order, read.backwards));
     const rows = await sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files
-        WHERE ${listConditions(sql, q)} AND ${from}
-        ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset - start.before}) AS page
+        WHERE ${listConditions(sql, q)} AND ${read.from}
+        ORDER BY ${order} LIMIT ${q.limit} OFFSET ${read.skip}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
-    return { files: rows.map(toFile), total };
+    return { files: (read.backwards ? rows.reverse() : rows).map(toFile), total };
   }
 
   /**
