@@ -565,7 +565,8 @@ export class PostgresFiles implements FileStore {
     if (startsFromBlocks(q)) return await this.listFromBlocks(q);
     // The count first when the owner's counters tell it (one small read): a page past the
     // middle is then read from the end of its order, backwards.
-    const known = q.total ?? await countFromStats(q, () => this.stats(q.userId));
+    const known = q.total ?? await countFromStats(q, () => this.stats(q.userId)) ??
+      await this.folderCount(q);
     if (known === undefined && q.search) {
       const few = await this.fewMatches(q);
       if (few) return few;
@@ -576,6 +577,21 @@ export class PostgresFiles implements FileStore {
       known ?? this.countMatches(q),
     ]);
     return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
+  }
+
+  /**
+   * How many files a folder's list with no other filter holds, from its
+   * counter (migration 044); `undefined` for any other list.
+   */
+  private async folderCount(q: FileQuery): Promise<number | undefined> {
+    if (
+      q.folderId === undefined || q.favorite !== undefined || q.private !== undefined ||
+      q.typePrefixes !== undefined || q.ids !== undefined || q.tagIds !== undefined ||
+      q.search !== undefined
+    ) return undefined;
+    const [row] = await this.sql<{ files: string }[]>`SELECT files FROM file_folder_counts
+      WHERE owner = ${q.userId} AND folder = ${q.folderId}`;
+    return row ? Number(row.files) : 0;
   }
 
   /**

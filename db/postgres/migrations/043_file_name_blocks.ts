@@ -24,12 +24,12 @@
 import { apply, blocks, counted, inBlocks } from "./041_file_time_blocks.ts";
 
 /** `rows`' complete owned files per owner and first character, `sign` times their count. */
-const inNameBlocks = (rows: string, sign: "" | "-") => `
+export const inNameBlocks = (rows: string, sign: "" | "-") => `
       SELECT user_id AS owner, left(name, 1) COLLATE "C" AS block, ${sign}count(*) AS files
       FROM ${rows} WHERE NOT pending AND user_id IS NOT NULL GROUP BY 1, 2`;
 
 /** The name blocks' step: the change of the statement's `parts`. */
-const nameBlocks = (parts: string[]) => `
+export const nameBlocks = (parts: string[]) => `
   INSERT INTO file_name_blocks AS b (owner, block, files)
   SELECT owner, block, sum(files)
   FROM (${parts.join("\n      UNION ALL")}) AS change
