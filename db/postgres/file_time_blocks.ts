@@ -4,7 +4,8 @@
  * page's order to the one the page starts in, then that block's fine ones.
  * The page is then read from the fine block's edge, skipping only the files
  * of that block before it (a minute's at most, but for files of one
- * instant), not every file before the page.
+ * instant), not every file before the page. The name order's blocks
+ * (`./file_name_blocks.ts`) are read the same way.
  */
 import type { Sql } from "postgres";
 import type { FileQuery } from "../files.ts";
@@ -12,20 +13,21 @@ import type { FileQuery } from "../files.ts";
 /** A list offset from which a page starts from the block counts (before it, the index alone). */
 export const BLOCKS_FROM = 1000;
 
-/** The fine block a page starts in (its number, as text: a bigint) and the files before it. */
+/** The block a page starts in (its key as text: a time block's number, a name block's character) and the files before it. */
 export interface BlockStart {
   block: string;
   before: number;
 }
 
 /**
- * Whether `q`'s page starts from the block counts: the newest-first order
- * (either direction) of every complete file of the owner, deep enough.
+ * Whether `q`'s page starts from the block counts of its order (`createdAt`
+ * or `name`, either direction): every complete file of the owner, deep enough.
  */
 export function startsFromBlocks(q: FileQuery): boolean {
-  return q.sortBy === "createdAt" && q.offset >= BLOCKS_FROM && q.favorite === undefined &&
-    q.private === undefined && q.typePrefixes === undefined && q.folderId === undefined &&
-    q.ids === undefined && q.tagIds === undefined && q.search === undefined;
+  return (q.sortBy === "createdAt" || q.sortBy === "name") && q.offset >= BLOCKS_FROM &&
+    q.favorite === undefined && q.private === undefined && q.typePrefixes === undefined &&
+    q.folderId === undefined && q.ids === undefined && q.tagIds === undefined &&
+    q.search === undefined;
 }
 
 /** The fine block at offset `offset` of `userId`'s files in `order` of `created_at`; `null`: past the end. */

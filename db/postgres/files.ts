@@ -8,6 +8,7 @@ import {
   countFromStats,
   type FileCandidates,
   type FileLimits,
+  type FilePage,
   type FilePatch,
   type FileQuery,
   type FileRecord,
@@ -19,6 +20,7 @@ import {
   QuotaError,
   type ViewResult,
 } from "../files.ts";
+import { type BlockRead, nameBlockRead } from "./file_name_blocks.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { uniqueViolation } from "./unique.ts";
 import { GroupedCreates, insertCounted } from "./file_creates.ts";
@@ -104,6 +106,9 @@ const DELETE_BATCH = 500;
 
 /** Rows bulk inserts add before {@link PostgresFiles} considers refreshing the planner's statistics. */
 const ANALYZE_AFTER = 10_000;
+
+/** The most matches of a search whose page and count {@link PostgresFiles} takes from one read. */
+const FEW_MATCHES = 1000;
 
 /** Rows one INSERT of `createMany` carries (as one array a column). */
 const ROWS_PER_INSERT = 1000;
@@ -560,7 +565,12 @@ export class PostgresFiles implements FileStore {
     if (startsFromBlocks(q)) return await this.listFromBlocks(q);
     // The count first when the owner's counters tell it (one small read): a page past the
     // middle is then read from the end of its order, backwards.
-    const known = q.total ?? await countFromStats(q, () => this.stats(q.userId));
+    const known = q.total ?? await countFromStats(q, () => this.stats(q.userId)) ??
+      await this.folderCount(q);
+    if (known === undefined && q.search) {
+      const few = await this.fewMatches(q);
+      if (few) return few;
+    }
     const page = listPageQuery(sql, q, known);
     const [rows, total] = await Promise.all([
       page.query ?? [],
@@ -570,23 +580,72 @@ export class PostgresFiles implements FileStore {
   }
 
   /**
-   * A deep page of the newest-first order (either way): from the fine block
-   * it starts in (`./file_time_blocks.ts`), skipping only that block's files
-   * before it.
+   * How many files a folder's list with no other filter holds, from its
+   * counter (migration 044); `undefined` for any other list.
+   */
+  private async folderCount(q: FileQuery): Promise<number | undefined> {
+    if (
+      q.folderId === undefined || q.favorite !== undefined || q.private !== undefined ||
+      q.typePrefixes !== undefined || q.ids !== undefined || q.tagIds !== undefined ||
+      q.search !== undefined
+    ) return undefined;
+    const [row] = await this.sql<{ files: string }[]>`SELECT files FROM file_folder_counts
+      WHERE owner = ${q.userId} AND folder = ${q.folderId}`;
+    return row ? Number(row.files) : 0;
+  }
+
+  /**
+   * A search's page and count from one read of its matches, when they are at
+   * most {@link FEW_MATCHES} (`null`: more). A search of a name or an
+   * original name reads the trigram index (migration 029), whose common
+   * trigrams cost most of the time (70–85 ms for a rare original name among
+   * a million, EXPLAIN ANALYZE): the page's query and the count each read it
+   * in full, where the few matches, read once, give both. Past that many
+   * matches, the planner stops the read early (an index scan of the owner's
+   * files, at the limit) and the page and the count are read apart.
+   */
+  private async fewMatches(q: FileQuery): Promise<FilePage | null> {
+    const sql = this.sql;
+    const order = sql.unsafe(sortOrder(q.sortBy, q.order, false));
+    const rows = await sql<(FileRow & { total: string })[]>`
+      WITH matches AS MATERIALIZED (
+        SELECT * FROM files WHERE ${listConditions(sql, q)} LIMIT ${FEW_MATCHES + 1}
+      )
+      SELECT page.*, counted.total FROM (SELECT count(*) AS total FROM matches) AS counted
+      LEFT JOIN LATERAL (
+        SELECT * FROM matches ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}
+      ) AS page ON true`;
+    const total = Number(rows[0].total);
+    if (total > FEW_MATCHES) return null;
+    return { files: rows.filter((r) => r.id !== null).map(toFile), total };
+  }
+
+  /**
+   * A deep page of the newest-first or the name order (either way): from the
+   * edge of a block (`./file_time_blocks.ts`, `./file_name_blocks.ts`),
+   * skipping only files of that block.
    */
   private async listFromBlocks(q: FileQuery) {
     const sql = this.sql;
-    const [start, total] = await Promise.all([
-      blockStart(sql, q.userId, q.offset, q.order),
+    const timeRead = async (): Promise<BlockRead | null> => {
+      const start = await blockStart(sql, q.userId, q.offset, q.order);
+      return start && {
+        from: fromBlock(sql, start.block, q.order),
+        skip: q.offset - start.before,
+        backwards: false,
+      };
+    };
+    const [read, total] = await Promise.all([
+      q.sortBy === "name" ? nameBlockRead(sql, q.userId, q.offset, q.limit, q.order) : timeRead(),
       q.total ?? countFromStats(q, () => this.stats(q.userId)).then((n) => n!),
     ]);
-    if (start === null) return { files: [], total };
-    const order = sql.unsafe(sortOrder(q.sortBy, q.order, false));
+    if (read === null) return { files: [], total };
+    const order = sql.unsafe(sortOrder(q.sortBy, q.order, read.backwards));
     const rows = await sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files
-        WHERE ${listConditions(sql, q)} AND ${fromBlock(sql, start.block, q.order)}
-        ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset - start.before}) AS page
+        WHERE ${listConditions(sql, q)} AND ${read.from}
+        ORDER BY ${order} LIMIT ${q.limit} OFFSET ${read.skip}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
-    return { files: rows.map(toFile), total };
+    return { files: (read.backwards ? rows.reverse() : rows).map(toFile), total };
   }
 
   /**

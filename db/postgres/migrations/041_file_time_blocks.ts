@@ -19,7 +19,7 @@
  */
 
 /** The change a statement makes to the file statistics (migration 036's). */
-const counted = (rows: string, sign: "" | "-") => `
+export const counted = (rows: string, sign: "" | "-") => `
     SELECT coalesce(user_id, '') AS owner, type, ${sign}count(*) AS files,
       ${sign}sum(size) AS bytes, ${sign}count(*) FILTER (WHERE favorite) AS favorites,
       ${sign}sum(views) AS views
@@ -29,12 +29,12 @@ const counted = (rows: string, sign: "" | "-") => `
 const FINE = `floor(extract(epoch FROM created_at) * 1000000 / 67108864)::bigint`;
 
 /** `rows`' complete owned files per owner and fine block, `sign` times their count. */
-const inBlocks = (rows: string, sign: "" | "-") => `
+export const inBlocks = (rows: string, sign: "" | "-") => `
       SELECT user_id AS owner, ${FINE} AS block, ${sign}count(*) AS files
       FROM ${rows} WHERE NOT pending AND user_id IS NOT NULL GROUP BY 1, 2`;
 
 /** The blocks' step: the change of the statement's `parts` (its fine blocks), at both levels. */
-const blocks = (parts: string[]) => `
+export const blocks = (parts: string[]) => `
   WITH fine AS (${parts.join("\n      UNION ALL")})
   INSERT INTO file_time_blocks AS b (owner, level, block, files)
   SELECT owner, level, block, sum(files)
@@ -46,8 +46,12 @@ const blocks = (parts: string[]) => `
   ORDER BY owner, level, block
   ON CONFLICT (owner, level, block) DO UPDATE SET files = b.files + EXCLUDED.files;`;
 
-/** A trigger function moving the statistics and the blocks by the statement's `parts`. */
-const apply = (name: string, parts: string[], blockParts: string[]) => `
+/**
+ * A trigger function moving the statistics by the statement's `parts`, then
+ * taking each of `steps` (statements: here the blocks' one; migration 043
+ * adds its own).
+ */
+export const apply = (name: string, parts: string[], ...steps: string[]) => `
 CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO file_counts AS c (owner, type, files, bytes, favorites, views, touched)
@@ -59,7 +63,7 @@ BEGIN
   ON CONFLICT (owner, type) DO UPDATE SET files = c.files + EXCLUDED.files,
     bytes = c.bytes + EXCLUDED.bytes, favorites = c.favorites + EXCLUDED.favorites,
     views = c.views + EXCLUDED.views, touched = c.touched + 1;
-${blocks(blockParts)}
+${steps.join("\n")}
   RETURN NULL;
 END $$;`;
 
@@ -71,13 +75,14 @@ CREATE TABLE file_time_blocks (
   files bigint NOT NULL,
   PRIMARY KEY (owner, level, block)
 );
-${apply("file_counts_inserted", [counted("new_files", "")], [inBlocks("new_files", "")])}
-${apply("file_counts_deleted", [counted("old_files", "-")], [inBlocks("old_files", "-")])}
+${apply("file_counts_inserted", [counted("new_files", "")], blocks([inBlocks("new_files", "")]))}
+${apply("file_counts_deleted", [counted("old_files", "-")], blocks([inBlocks("old_files", "-")]))}
 ${
-  apply("file_counts_updated", [counted("new_files", ""), counted("old_files", "-")], [
-    inBlocks("new_files", ""),
-    inBlocks("old_files", "-"),
-  ])
+  apply(
+    "file_counts_updated",
+    [counted("new_files", ""), counted("old_files", "-")],
+    blocks([inBlocks("new_files", ""), inBlocks("old_files", "-")]),
+  )
 }
 ${blocks([inBlocks("files", "")]).replace(/ON CONFLICT[^;]*/, "")}
 `;

@@ -45,6 +45,8 @@ import { sql as visitPacks } from "./039_visit_packs.ts";
 import { sql as fileOrdersShared } from "./040_file_orders_shared.ts";
 import { sql as fileTimeBlocks } from "./041_file_time_blocks.ts";
 import { sql as fileFolderIndexGone } from "./042_file_folder_index_gone.ts";
+import { sql as fileNameBlocks } from "./043_file_name_blocks.ts";
+import { sql as fileFolderCounts } from "./044_file_folder_counts.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -97,4 +99,6 @@ export const MIGRATIONS: Migration[] = [
   { version: 40, name: "file_orders_shared", sql: fileOrdersShared },
   { version: 41, name: "file_time_blocks", sql: fileTimeBlocks },
   { version: 42, name: "file_folder_index_gone", sql: fileFolderIndexGone },
+  { version: 43, name: "file_name_blocks", sql: fileNameBlocks },
+  { version: 44, name: "file_folder_counts", sql: fileFolderCounts },
 ];
