@@ -560,8 +560,8 @@ export const REGISTRY = {
     "Record each visit of a short URL or a file (time, referrer host, browser, OS, device " +
       "class, country with a GeoLite2 database, a daily-salted visitor hash; never the " +
       "address) for the owners' visit reports. Off, nothing is recorded; what was stays. " +
-      "On, redirects cost more: measured at 86 % of their throughput on Deno KV and 75 % on " +
-      "PostgreSQL (bench/results/visits.md).",
+      "On, redirects cost more: with many distinct visitors, measured at 71–87 % of their " +
+      "throughput on Deno KV and 76–93 % on PostgreSQL (bench/results/visits.md).",
   ),
   analyticsRetentionDays: analytics.integer(
     "Visits kept (days)",
