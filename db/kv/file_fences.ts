@@ -50,6 +50,8 @@ const CUTS = 200;
 const MIN_CUT = 256;
 /** Entries of one index past which a run's fences are read as a range rather than one by one. */
 const ONE_BY_ONE = 4;
+/** Fences a run's range read takes a tail at most before the rest are read one by one. */
+const RANGE_PER_TAIL = 4;
 
 /** The sort keys whose indexes have fences: all but those with block counts. */
 export const FENCE_KEYS: readonly FileSortKey[] = FILE_SORT_KEYS.filter((k) => !hasBlocks(k));
@@ -116,7 +118,10 @@ async function fenceAt(kv: Deno.Kv, base: Deno.KvKey, tail: Deno.KvKeyPart[]): P
 
 /**
  * The fences of `tails` (sorted, of one index `base` and one `nulls`): one
- * by one when few, else the first's, then every fence up to the last tail.
+ * by one when few, else the first's, then the fences up to the last tail,
+ * {@link RANGE_PER_TAIL} a tail at most; those of the tails past what that
+ * read reached (entries spread over a large index: a bulk delete's), one by
+ * one.
  */
 async function fencesOf(
   kv: Deno.Kv,
@@ -126,20 +131,23 @@ async function fencesOf(
   if (tails.length <= ONE_BY_ONE) return await Promise.all(tails.map((t) => fenceAt(kv, base, t)));
   const first = await fenceAt(kv, base, tails[0]);
   const range = { start: [...first.key, ""], end: [...base, ...tails.at(-1)!, ""] };
-  const later = (await Array.fromAsync(kv.list(range, { batchSize: 500 }))).map((e) => ({
-    key: e.key,
-    count: countOf(e.value),
-  }));
-  const out: Fence[] = [];
+  const limit = RANGE_PER_TAIL * tails.length;
+  const later = (await Array.fromAsync(kv.list(range, { limit, batchSize: Math.min(limit, 500) })))
+    .map((e) => ({
+      key: e.key,
+      count: countOf(e.value),
+    }));
+  const whole = later.length < limit;
+  const out: (Fence | Promise<Fence>)[] = [];
   let at = first;
   let next = 0;
   for (const tail of tails) {
     while (
       next < later.length && compareTails(later[next].key.slice(base.length), tail) <= 0
     ) at = later[next++];
-    out.push(at);
+    out.push(whole || next < later.length ? at : fenceAt(kv, base, tail));
   }
-  return out;
+  return await Promise.all(out);
 }
 
 /** What {@link FenceSums.resolve} read: the sums to add, and the epochs to check. */
