@@ -6,7 +6,9 @@
  * `core/files/bulk_delete.ts`), a turn of the event loop between calls. Prints
  * the wall time, the time in KV's `commit()`, the commits, the mutations, the
  * list reads and keys read, and how late a 10 ms timer ran meanwhile (its
- * median and max: what a request waiting for the event loop waits).
+ * median and max: what a request waiting for the event loop waits); then
+ * the time of the background build after it (the sweep of the removed
+ * files' search keys, `db/kv/search_sweep.ts`).
  * Run: `deno run -A --unstable-kv bench/kv_delete.ts --n=10000 --d=10000`.
  */
 import { join } from "node:path";
@@ -120,9 +122,18 @@ async function main() {
       removed += (await store.files.deleteMany(all.slice(i, Math.min(d, i + DELETE_BATCH)))).length;
     }
     const ms = performance.now() - started;
+    const sweeping = performance.now();
+    const before = { ...counted };
+    await backend.buildSearchKeys(); // the removed files' search keys (`db/kv/search_sweep.ts`)
+    const sweepMs = performance.now() - sweeping;
     clearInterval(timer);
     late.sort((a, b) => a - b);
-    const c = counted;
+    const c = before;
+    console.log(
+      `then the background build (the sweep of their search keys): ${
+        (sweepMs / 1000).toFixed(1)
+      } s, ${counted.commits - c.commits} commits, ${counted.mutations - c.mutations} mutations`,
+    );
     const kinds = [...tally].sort((a, b) => b[1] - a[1]);
     console.log(kinds.map(([k, v]) => `${k}: ${(v / removed).toFixed(2)}`).join(", "));
     const stalls = [50, 100, 200].map((t) => `>${t} ms: ${late.filter((l) => l > t).length}`);

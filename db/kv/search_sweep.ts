@@ -16,6 +16,7 @@
  * removes belongs to a file stored since.
  */
 import { type Searched, searchKeys } from "./file_search.ts";
+import { compareKeys } from "./helpers.ts";
 
 /** The prefix of every note. */
 export const GONE: Deno.KvKey = ["file_sfx_gone"];
@@ -45,10 +46,13 @@ export function leaveSearchKeys<Op extends Deno.AtomicOperation>(
 }
 
 /**
- * Removes the search keys of up to {@link SWEEP_FILES} noted files and
- * their notes, a file's keys and note in one atomic operation (many files
- * to one). Returns how many files it swept; stops between two operations
- * once `stop()` says so.
+ * Removes the search keys of up to {@link SWEEP_FILES} noted files, in key
+ * order (keys in order share the pages of KV's tree a commit rewrites:
+ * `bench/results/kv_import.md`), {@link SWEEP_MUTATIONS} an atomic operation,
+ * then their notes: a sweep stopped between two operations leaves the notes,
+ * and the next removes the keys left (a key removed twice is no harm).
+ * Returns how many files it swept; stops between two operations once
+ * `stop()` says so.
  */
 export async function sweepGone(
   kv: Deno.Kv,
@@ -57,21 +61,15 @@ export async function sweepGone(
   const notes = await Array.fromAsync(
     kv.list<Searched>({ prefix: GONE }, { limit, batchSize: Math.min(limit, 500) }),
   );
-  let op = kv.atomic();
-  let [mutations, taken, swept] = [0, 0, 0];
-  for (const note of notes) {
-    const keys = searchKeys(note.value).filter((k) => k.key[0] !== "file_by_type");
-    if (mutations > 0 && mutations + keys.length + 1 > SWEEP_MUTATIONS) {
-      await op.commit();
-      swept += taken;
-      if (stop()) return swept;
-      [op, mutations, taken] = [kv.atomic(), 0, 0];
-    }
-    for (const { key } of keys) op.delete(key);
-    op.delete(note.key);
-    mutations += keys.length + 1;
-    taken++;
+  const keys = notes.flatMap((note) =>
+    searchKeys(note.value).flatMap((k) => k.key[0] === "file_by_type" ? [] : [k.key])
+  ).sort(compareKeys);
+  keys.push(...notes.map((note) => note.key));
+  for (let i = 0; i < keys.length; i += SWEEP_MUTATIONS) {
+    if (i > 0 && stop()) return 0;
+    const op = kv.atomic();
+    for (const key of keys.slice(i, i + SWEEP_MUTATIONS)) op.delete(key);
+    await op.commit();
   }
-  if (mutations > 0) await op.commit();
-  return swept + taken;
+  return notes.length;
 }
