@@ -24,8 +24,8 @@ export const GONE: Deno.KvKey = ["file_sfx_gone"];
 /** The key of the note of `owner`'s removed file `id`. */
 const goneKey = (owner: string, id: string): Deno.KvKey => [...GONE, owner, id];
 
-/** Mutations one atomic operation of the sweep holds at most (of KV's 1000). */
-const SWEEP_MUTATIONS = 900;
+/** Mutations one atomic operation of the sweep holds at most (short commits: other requests wait for them). */
+const SWEEP_MUTATIONS = 300;
 /** Notes one step of the sweep reads. */
 export const SWEEP_FILES = 500;
 
