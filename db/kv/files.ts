@@ -483,7 +483,8 @@ export class KvFiles implements FileStore {
    * many of them (in order) as fit {@link REMOVAL_LIMITS}; each file's writes
    * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`), but
    * the fences' sums of the list index, read and added for them all at once;
-   * their search keys but the type's are left to a sweep (`./search_sweep.ts`).
+   * their search keys but the type's are left to the build's sweep
+   * (`./search_sweep.ts`), when the store has a build.
    */
   async deleteMany(ids: string[]) {
     const removed: FileRecord[] = [];
@@ -566,7 +567,10 @@ export class KvFiles implements FileStore {
       .delete(K.byUser(file.userId, file.id))
       .delete(tagged.key);
     for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, file.id));
-    changed(op.op, file, null, new IndexChange().file(file, null), false, leaveSearchKeys);
+    // Without a build to sweep them (a transaction's view: its undo restores only what it
+    // wrote), the search keys go at once.
+    const search = this.build ? leaveSearchKeys : indexFile;
+    changed(op.op, file, null, new IndexChange().file(file, null), false, search);
     return op;
   }
 

@@ -3,9 +3,11 @@
  * file's name and original-name keys (`./file_search.ts`: a score of them,
  * at random places in the tree) were 40 % of a bulk delete's mutations on
  * KV and half of its commits' time (bench/results/scale.md). A removal
- * (`KvFiles.deleteMany`) removes its file's type key at once (the type
- * counters and the broad type page read them) and leaves the others,
- * noting the file instead, in the same atomic operation:
+ * (`KvFiles.deleteMany`, of a store with a build: not a transaction's
+ * view, whose undo would restore the record but not keys swept meanwhile)
+ * removes its file's type key at once (the type counters and the broad
+ * type page read them) and leaves the others, noting the file instead, in
+ * the same atomic operation:
  *
  *     ["file_sfx_gone", owner, id] → the file's searched fields
  *

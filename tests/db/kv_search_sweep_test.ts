@@ -4,7 +4,8 @@
  * removes its file's type key at once and notes the file; its name keys
  * stay until the background build's sweep, and meanwhile no search finds
  * the file; the sweep leaves exactly the keys of the records stored, and
- * one that took a few notes is finished by the next.
+ * one that took a few notes is finished by the next; a removal within a
+ * transaction removes them at once.
  */
 import assert from "node:assert/strict";
 import type { FileQuery, FileRecord } from "../../db/files.ts";
@@ -94,6 +95,11 @@ Deno.test("kv search sweep: removed files' name keys stay until the sweep, found
       assert.equal(await notes(kv), 0, "every note swept");
       assert.deepEqual(await searchIndex(kv), expectedIndex(stored));
       await searchesRight();
+
+      // Within a transaction (no build to sweep; an undo restores only what it wrote): at once.
+      await store.transaction((tx) => tx.files.deleteMany([stored[0].id, stored[1].id]));
+      assert.equal(await notes(kv), 0, "none noted");
+      assert.deepEqual(await searchIndex(kv), expectedIndex(stored.slice(2)));
     } finally {
       kv.close();
       await store.close();
