@@ -50,6 +50,8 @@ const CUTS = 200;
 const MIN_CUT = 256;
 /** Entries of one index past which a run's fences are read as a range rather than one by one. */
 const ONE_BY_ONE = 4;
+/** Fences a run's range read takes a tail at most before the rest are read one by one. */
+const RANGE_PER_TAIL = 4;
 
 /** The sort keys whose indexes have fences: all but those with block counts. */
 export const FENCE_KEYS: readonly FileSortKey[] = FILE_SORT_KEYS.filter((k) => !hasBlocks(k));
@@ -116,7 +118,10 @@ async function fenceAt(kv: Deno.Kv, base: Deno.KvKey, tail: Deno.KvKeyPart[]): P
 
 /**
  * The fences of `tails` (sorted, of one index `base` and one `nulls`): one
- * by one when few, else the first's, then every fence up to the last tail.
+ * by one when few, else the first's, then the fences up to the last tail,
+ * {@link RANGE_PER_TAIL} a tail at most; those of the tails past what that
+ * read reached (entries spread over a large index: a bulk delete's), one by
+ * one.
  */
 async function fencesOf(
   kv: Deno.Kv,
@@ -126,20 +131,23 @@ async function fencesOf(
   if (tails.length <= ONE_BY_ONE) return await Promise.all(tails.map((t) => fenceAt(kv, base, t)));
   const first = await fenceAt(kv, base, tails[0]);
   const range = { start: [...first.key, ""], end: [...base, ...tails.at(-1)!, ""] };
-  const later = (await Array.fromAsync(kv.list(range, { batchSize: 500 }))).map((e) => ({
-    key: e.key,
-    count: countOf(e.value),
-  }));
-  const out: Fence[] = [];
+  const limit = RANGE_PER_TAIL * tails.length;
+  const later = (await Array.fromAsync(kv.list(range, { limit, batchSize: Math.min(limit, 500) })))
+    .map((e) => ({
+      key: e.key,
+      count: countOf(e.value),
+    }));
+  const whole = later.length < limit;
+  const out: (Fence | Promise<Fence>)[] = [];
   let at = first;
   let next = 0;
   for (const tail of tails) {
     while (
       next < later.length && compareTails(later[next].key.slice(base.length), tail) <= 0
     ) at = later[next++];
-    out.push(at);
+    out.push(whole || next < later.length ? at : fenceAt(kv, base, tail));
   }
-  return out;
+  return await Promise.all(out);
 }
 
 /** What {@link FenceSums.resolve} read: the sums to add, and the epochs to check. */
@@ -280,14 +288,6 @@ function startAt(fence: Deno.KvKey, base: Deno.KvKey): WalkStart {
   return tail.length === 1 ? { nulls } : { nulls, start: [...indexOf(fence), ...tail] };
 }
 
-/** The entries of an index in key order, from `start` (inclusive), `n` at most. */
-async function entriesFrom(kv: Deno.Kv, index: Deno.KvKey, start: Deno.KvKey, n: number) {
-  const selector = { start, end: [...index, 2] };
-  return await Array.fromAsync(
-    kv.list({ ...selector }, { limit: n, batchSize: Math.min(n, 1000) }),
-  );
-}
-
 /** One index's fences with the running count of entries before each. */
 class Ranks {
   readonly before: number[] = [];
@@ -307,17 +307,42 @@ class Ranks {
     return i < 0 ? this.total : this.before[i];
   }
 
-  /** The key of the entry at `position` in key order (`null`: past the end). */
-  async at(kv: Deno.Kv, position: number): Promise<Deno.KvKey | null> {
+  /** The block holding the entry at `position` (the last non-empty fence at or before it). */
+  blockOf(position: number): number {
     let i = this.fences.length - 1;
     while (i >= 0 && this.before[i] > position) i--;
     while (i >= 0 && this.fences[i].count === 0) i--;
-    if (i < 0 || position >= this.total) return null;
+    return i;
+  }
+
+  /** The first index key of block `i`, and the key past its last (the next fence's, or its section's end). */
+  bounds(i: number): { start: Deno.KvKey; end: Deno.KvKey } {
     const fence = this.fences[i].key;
-    const start = [...indexOf(fence), ...fence.slice(this.base.length)];
+    const index = indexOf(fence);
+    const nulls = fence[this.base.length] as number;
+    const next = this.fences[i + 1]?.key;
+    const end = next && next[this.base.length] === nulls
+      ? [...index, ...next.slice(this.base.length)]
+      : [...index, nulls + 1];
+    return { start: [...index, ...fence.slice(this.base.length)], end };
+  }
+
+  /**
+   * The key of the entry at `position` in key order (`null`: past the end),
+   * read from the nearer end of its block: forwards from its fence, or
+   * backwards from the next.
+   */
+  async at(kv: Deno.Kv, position: number): Promise<Deno.KvKey | null> {
+    const i = this.blockOf(position);
+    if (i < 0 || position >= this.total) return null;
     const skip = position - this.before[i];
-    const got = await entriesFrom(kv, indexOf(fence), start, skip + 1);
-    return got.at(skip)?.key ?? null;
+    const after = this.fences[i].count - 1 - skip; // the block's entries after it
+    const selector = this.bounds(i);
+    const [n, reverse] = skip <= after ? [skip + 1, false] : [after + 1, true];
+    const got = await Array.fromAsync(
+      kv.list(selector, { limit: n, batchSize: Math.min(n, 1000), reverse }),
+    );
+    return got.length === n ? got[n - 1].key : null;
   }
 
   /** How many entries sort before the tail `tail` (by the fences, then a walk). */
@@ -355,20 +380,69 @@ export async function locateByFences(
   const valued = ranks.valued;
   if (order === "asc" || offset >= valued) {
     // The `null` values list last in both orders, by id.
-    let i = ranks.fences.length - 1;
-    while (ranks.before[i] > offset || ranks.fences[i].count === 0) i--;
-    return { start: startAt(ranks.fences[i].key, base), skip: offset - ranks.before[i] };
+    const i = ranks.blockOf(offset);
+    const skip = offset - ranks.before[i];
+    if (skip < ranks.fences[i].count / 2) {
+      return { start: startAt(ranks.fences[i].key, base), skip };
+    }
+    // In the block's second half: its entry found from the block's end.
+    const key = await ranks.at(kv, offset);
+    if (!key) return null;
+    return { start: { nulls: key[4] as number, start: key }, skip: 0 };
   }
   // Descending: the value at the mirrored place, the run of that value, the place within it.
-  const mirror = await ranks.at(kv, valued - 1 - offset);
+  const place = valued - 1 - offset;
+  const mirror = await ranks.at(kv, place);
   if (!mirror) return null;
   const value = mirror[5] as string | number;
-  const below = await ranks.rank(kv, [0, value]);
-  const through = await ranks.rank(kv, [0, value, 0]);
-  const within = offset - (valued - through);
-  const target = await ranks.at(kv, below + within);
+  const target = await inShortRun(kv, mirror, place, offset, valued) ??
+    await inLongRun(kv, ranks, value, offset, valued);
   if (!target) return null;
   return { start: { nulls: 0, exact: { value, id: target[6] as string } }, skip: 0 };
+}
+
+/** Entries of a run of equal values read on each side of an entry before the run is taken as long. */
+const SHORT_RUN = 32;
+
+/**
+ * The key of the descending list's entry `offset` (of `valued` entries with
+ * a value) when the run of equal values around `mirror` (the ascending
+ * list's entry `place`, of the same value) holds fewer than
+ * {@link SHORT_RUN} entries on each side of it: read whole, it says its own
+ * place. `null` when the run is longer.
+ */
+async function inShortRun(
+  kv: Deno.Kv,
+  mirror: Deno.KvKey,
+  place: number,
+  offset: number,
+  valued: number,
+): Promise<Deno.KvKey | null> {
+  const prefix = mirror.slice(0, 6);
+  const options = { limit: SHORT_RUN, batchSize: SHORT_RUN };
+  const [before, after] = await Promise.all([
+    Array.fromAsync(kv.list({ prefix, end: mirror }, { ...options, reverse: true })),
+    Array.fromAsync(kv.list({ prefix, start: [...mirror, ""] }, options)),
+  ]);
+  if (before.length === SHORT_RUN || after.length === SHORT_RUN) return null;
+  // The run in ascending order; the descending list holds it in that order too, by id,
+  // after the entries of greater values (those after the run in ascending order).
+  const run = [...before.reverse().map((e) => e.key), mirror, ...after.map((e) => e.key)];
+  const first = place - before.length; // the run's first ascending place
+  return run[offset - (valued - first - run.length)] ?? null;
+}
+
+/** The key of the descending list's entry `offset` within a long run of `value`, from two ranks. */
+async function inLongRun(
+  kv: Deno.Kv,
+  ranks: Ranks,
+  value: string | number,
+  offset: number,
+  valued: number,
+): Promise<Deno.KvKey | null> {
+  const below = await ranks.rank(kv, [0, value]);
+  const through = await ranks.rank(kv, [0, value, 0]);
+  return await ranks.at(kv, below + offset - (valued - through));
 }
 
 /**

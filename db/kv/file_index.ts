@@ -218,16 +218,23 @@ export class IndexChange {
     for (const key of [...this.#deletes.values(), ...[...this.#sets.values()].map((e) => e.key)]) {
       if (deferred(key)) ids.set(fileOf(key), orderMarkKey(key[1] as string, key.at(-1) as string));
     }
-    const marks = (await getAll(kv, [...ids.values()])).filter((m) => m.value !== null);
+    // The fences read alongside the marks (checked at the commit either way); read again
+    // without the moves a mark leaves to the build, when there is one.
+    const [read, resolved] = await Promise.all([
+      getAll(kv, [...ids.values()]),
+      this.#fences.resolve(kv),
+    ]);
+    const marks = read.filter((m) => m.value !== null);
+    this.#resolved = resolved;
     if (marks.length > 0) {
       const marked = new Set(marks.map((m) => fileOf(m.key)));
       const waits = (key: Deno.KvKey) => deferred(key) && marked.has(fileOf(key));
       for (const [id, key] of this.#deletes) if (waits(key)) this.#deletes.delete(id);
       for (const [id, { key }] of this.#sets) if (waits(key)) this.#sets.delete(id);
       this.#fences.drop(waits);
+      this.#resolved = await this.#fences.resolve(kv);
     }
     this.#marks = marks;
-    this.#resolved = await this.#fences.resolve(kv);
     return this;
   }
 

@@ -54,6 +54,7 @@ import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts
 import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
+import { leaveSearchKeys } from "./search_sweep.ts";
 import { endBlockRecount, recountBlocks, recountFences } from "./file_block_recount.ts";
 import { catchUpOrders, markForOrders } from "./order_backlog.ts";
 
@@ -481,7 +482,9 @@ export class KvFiles implements FileStore {
    * and removes, in one atomic operation checked against what it read, as
    * many of them (in order) as fit {@link REMOVAL_LIMITS}; each file's writes
    * are those of a deletion alone (`changed`), merged (`./op_buffer.ts`), but
-   * the fences' sums of the list index, read and added for them all at once.
+   * the fences' sums of the list index, read and added for them all at once;
+   * their search keys but the type's are left to the build's sweep
+   * (`./search_sweep.ts`), when the store has a build.
    */
   async deleteMany(ids: string[]) {
     const removed: FileRecord[] = [];
@@ -491,6 +494,8 @@ export class KvFiles implements FileStore {
       removed.push(...run.gone);
       left = left.slice(run.done);
     }
+    // Their suffix keys are left to the build's sweep (`./search_sweep.ts`).
+    if (removed.length > 0) this.build?.soon();
     return removed;
   }
 
@@ -562,7 +567,10 @@ export class KvFiles implements FileStore {
       .delete(K.byUser(file.userId, file.id))
       .delete(tagged.key);
     for (const tagId of tagged.value ?? []) op.delete(tagFileKey(tagId, file.id));
-    changed(op.op, file, null, new IndexChange().file(file, null), false);
+    // Without a build to sweep them (a transaction's view: its undo restores only what it
+    // wrote), the search keys go at once.
+    const search = this.build ? leaveSearchKeys : indexFile;
+    changed(op.op, file, null, new IndexChange().file(file, null), false, search);
     return op;
   }
 
@@ -735,7 +743,7 @@ function indexed(kv: Deno.Kv, before: FileRecord | null, after: FileRecord | nul
 /**
  * Adds the counters', the list index's (`index`: {@link indexed}; with its
  * fences' sums unless not `fenced`: the caller adds them) and the search
- * index's changes of a write of one file (`before` → `after`) to `op`.
+ * index's changes (by `search`) of a write of one file (`before` → `after`) to `op`.
  */
 function changed(
   op: Deno.AtomicOperation,
@@ -743,9 +751,10 @@ function changed(
   after: FileRecord | null,
   index: IndexChange,
   fenced = true,
+  search: typeof indexFile = indexFile,
 ): Deno.AtomicOperation {
   if (fenced) index.apply(op);
   else index.applyEntries(op);
-  const indexed = indexFile(countFile(op, before, after), before, after);
+  const indexed = search(countFile(op, before, after), before, after);
   return taskIndex(indexed, before, after);
 }

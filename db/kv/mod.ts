@@ -71,9 +71,12 @@ import { KvWebhooks } from "./webhooks.ts";
  * uploads' entries left to the build built first, as schema 14's code
  * wrote them). 16: the URLs without an owner have an index, a count and a
  * views total (`./urls.ts`, the metrics task), filled from the URLs already
- * stored. Each upgrade resumes where a stopped one left off.
+ * stored. 18: a removed file's name and original-name search keys are
+ * removed after it, noted for a sweep (`./search_sweep.ts`; nothing to
+ * fill: no earlier schema's code notes any, and none would sweep them).
+ * Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 16;
+export const KV_SCHEMA_VERSION = 18;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 

@@ -38,6 +38,7 @@ import { commitChecked, getAll } from "./helpers.ts";
 import { indexFile, sameSearched, type Searched, searchKeys } from "./file_search.ts";
 import { setInOrder } from "./many.ts";
 import { buildOrders, ORDER_FILES } from "./order_backlog.ts";
+import { SWEEP_FILES, sweepGone } from "./search_sweep.ts";
 
 /** The prefix of every list. */
 export const BACKLOG: Deno.KvKey = ["file_sfx_todo"];
@@ -201,14 +202,16 @@ async function putRight(kv: Deno.Kv, was: Searched | null, key: Deno.KvKey): Pro
 }
 
 /**
- * One step of each build: the search keys' ({@link buildBacklog}) and the
- * uploads' other list orders' (`./order_backlog.ts`). Whether either took a
- * whole batch (more may be left).
+ * One step of each build: the search keys' ({@link buildBacklog}), the
+ * uploads' other list orders' (`./order_backlog.ts`) and the removed files'
+ * search keys' sweep (`./search_sweep.ts`). Whether any took a whole batch
+ * (more may be left).
  */
 async function buildStep(kv: Deno.Kv, stop: () => boolean): Promise<boolean> {
   const searched = await buildBacklog(kv, BUILD_FILES, stop);
   const ordered = stop() ? 0 : await buildOrders(kv, { stop });
-  return searched >= BUILD_FILES || ordered >= ORDER_FILES;
+  const swept = stop() ? 0 : await sweepGone(kv, { stop });
+  return searched >= BUILD_FILES || ordered >= ORDER_FILES || swept >= SWEEP_FILES;
 }
 
 /**
@@ -291,7 +294,9 @@ export class BacklogBuilder {
   /** Builds until nothing is listed or marked (the bench, tests), whether held or not. */
   async drain(): Promise<void> {
     await this.#running;
-    while (await buildBacklog(this.kv) + await buildOrders(this.kv) > 0) {
+    while (
+      await buildBacklog(this.kv) + await buildOrders(this.kv) + await sweepGone(this.kv) > 0
+    ) {
       // until every list is built
     }
   }
