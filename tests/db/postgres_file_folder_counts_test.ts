@@ -7,17 +7,9 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { type FileLimits, queryFiles } from "../../db/files.ts";
-import { migrate } from "../../db/postgres/migrate.ts";
-import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
-import { PostgresStore } from "../../db/postgres/mod.ts";
-import {
-  fileRecord,
-  freshDatabase,
-  ignoreKind,
-  migratedPostgresTest,
-  storedUser,
-} from "../helpers/stores.ts";
+import type { FileLimits } from "../../db/files.ts";
+import { assertPagesAsInMemory, beforeMigration } from "../helpers/postgres_counts.ts";
+import { fileRecord, ignoreKind, migratedPostgresTest, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 
@@ -77,30 +69,31 @@ migratedPostgresTest(
     assert.deepEqual(await drift(sql), []);
     // A folder's list takes its total from its counter, pages from the end included.
     const all = await store.files.listByUser(ann.id);
-    for (const folderId of ["folder-1", "folder-2", "folder-3", "folder-5", "folder-none"]) {
-      for (const offset of [0, 15, 60]) {
-        for (const order of ["asc", "desc"] as const) {
-          const q = { userId: ann.id, folderId, sortBy: "size" as const, order, offset, limit: 15 };
-          const got = await store.files.list(q);
-          const want = queryFiles(all, q);
-          const what = JSON.stringify({ folderId, offset, order });
-          assert.equal(got.total, want.total, what);
-          assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), what);
-        }
-      }
-    }
+    const folders = ["folder-1", "folder-2", "folder-3", "folder-5", "folder-none"];
+    await assertPagesAsInMemory(
+      store.files,
+      all,
+      folders.flatMap((folderId) =>
+        [0, 15, 60].flatMap((offset) =>
+          (["asc", "desc"] as const).map((order) => ({
+            userId: ann.id,
+            folderId,
+            sortBy: "size" as const,
+            order,
+            offset,
+            limit: 15,
+          }))
+        )
+      ),
+    );
   },
 );
 
 Deno.test({
   name: "postgres 044: the files already stored are counted into their folders",
   ignore: ignoreKind("postgres"),
-  fn: async () => {
-    const db = await freshDatabase();
-    const sql = postgres(db.url, { max: 4, onnotice: () => {} });
-    try {
-      await migrate(sql, MIGRATIONS.filter((m) => m.version < 44));
-      const store = new PostgresStore(sql);
+  fn: () =>
+    beforeMigration(44, async (sql, store, migrateIt) => {
       const [ann, bob] = [await storedUser(store), await storedUser(store)];
       await store.files.createMany([
         ...Array.from({ length: 50 }, (_, i) => fileRecord(ann.id, { folderId: `f${i % 3}` })),
@@ -109,16 +102,12 @@ Deno.test({
         fileRecord(null, { folderId: "f0" }),
         fileRecord(ann.id),
       ]);
-      assert.deepEqual(await migrate(sql, MIGRATIONS.filter((m) => m.version <= 44)), [44]);
+      await migrateIt();
       assert.deepEqual(await drift(sql), []);
       const [{ n }] = await sql<{ n: string }[]>`
-        SELECT files AS n FROM file_folder_counts WHERE owner = ${ann.id} AND folder = 'f0'`;
+      SELECT files AS n FROM file_folder_counts WHERE owner = ${ann.id} AND folder = 'f0'`;
       assert.equal(Number(n), 17);
       await store.files.createMany([fileRecord(bob.id, { folderId: "f0" })]);
       assert.deepEqual(await drift(sql), [], "counted on by the triggers");
-    } finally {
-      await sql.end();
-      await db.drop();
-    }
-  },
+    }),
 });

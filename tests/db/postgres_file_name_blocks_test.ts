@@ -10,19 +10,11 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { type FileLimits, queryFiles } from "../../db/files.ts";
+import type { FileLimits } from "../../db/files.ts";
 import { afterPrefix } from "../../db/postgres/file_name_blocks.ts";
 import { BLOCKS_FROM } from "../../db/postgres/file_time_blocks.ts";
-import { migrate } from "../../db/postgres/migrate.ts";
-import { MIGRATIONS } from "../../db/postgres/migrations/mod.ts";
-import { PostgresStore } from "../../db/postgres/mod.ts";
-import {
-  fileRecord,
-  freshDatabase,
-  ignoreKind,
-  migratedPostgresTest,
-  storedUser,
-} from "../helpers/stores.ts";
+import { assertPagesAsInMemory, beforeMigration } from "../helpers/postgres_counts.ts";
+import { fileRecord, ignoreKind, migratedPostgresTest, storedUser } from "../helpers/stores.ts";
 
 const NO_LIMITS: FileLimits = { maxBytes: null, maxFiles: null };
 
@@ -112,32 +104,30 @@ migratedPostgresTest(
     await store.files.createMany(names(500, "b").map((name) => fileRecord(other.id, { name })));
     await sql`VACUUM ANALYZE files`;
     const all = await store.files.listByUser(owner.id);
-    for (const order of ["asc", "desc"] as const) {
-      for (
-        const offset of [BLOCKS_FROM, 1001, 1990, 2000, 2345, 2999, 3333, 3985, 3999, 4000, 4100]
-      ) {
-        for (const limit of [15, 50]) {
-          const q = { userId: owner.id, sortBy: "name" as const, order, offset, limit };
-          const got = await store.files.list(q);
-          const want = queryFiles(all, q);
-          const what = JSON.stringify({ order, offset, limit });
-          assert.equal(got.total, want.total, what);
-          assert.deepEqual(got.files.map((f) => f.name), want.files.map((f) => f.name), what);
-        }
-      }
-    }
+    const offsets = [BLOCKS_FROM, 1001, 1990, 2000, 2345, 2999, 3333, 3985, 3999, 4000, 4100];
+    await assertPagesAsInMemory(
+      store.files,
+      all,
+      (["asc", "desc"] as const).flatMap((order) =>
+        offsets.flatMap((offset) =>
+          [15, 50].map((limit) => ({
+            userId: owner.id,
+            sortBy: "name" as const,
+            order,
+            offset,
+            limit,
+          }))
+        )
+      ),
+    );
   },
 );
 
 Deno.test({
   name: "postgres 043: the files already stored are counted into their owners' name blocks",
   ignore: ignoreKind("postgres"),
-  fn: async () => {
-    const db = await freshDatabase();
-    const sql = postgres(db.url, { max: 4, onnotice: () => {} });
-    try {
-      await migrate(sql, MIGRATIONS.filter((m) => m.version < 43));
-      const store = new PostgresStore(sql);
+  fn: () =>
+    beforeMigration(43, async (sql, store, migrateIt) => {
       const [ann, bob] = [await storedUser(store), await storedUser(store)];
       await store.files.createMany([
         ...names(50, "a").map((name) => fileRecord(ann.id, { name })),
@@ -145,16 +135,12 @@ Deno.test({
         fileRecord(ann.id, { pending: true }),
         fileRecord(null),
       ]);
-      assert.deepEqual(await migrate(sql, MIGRATIONS.filter((m) => m.version <= 43)), [43]);
+      await migrateIt();
       assert.deepEqual(await drift(sql), []);
       const [{ n }] = await sql<{ n: string }[]>`
-        SELECT sum(files) AS n FROM file_name_blocks WHERE owner = ${ann.id}`;
+      SELECT sum(files) AS n FROM file_name_blocks WHERE owner = ${ann.id}`;
       assert.equal(Number(n), 50);
       await store.files.createMany([fileRecord(bob.id)]);
       assert.deepEqual(await drift(sql), [], "counted on by the triggers");
-    } finally {
-      await sql.end();
-      await db.drop();
-    }
-  },
+    }),
 });
