@@ -17,6 +17,7 @@ import { DELETE_BATCH, yieldTurn } from "../core/files/bulk_delete.ts";
 import { benchFile } from "./scale.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { servingStore } from "../db/serving.ts";
+import { countKvWrites } from "./helpers/kv_writes.ts";
 import { populateUsers } from "./helpers/users.ts";
 
 const RUN = 1000;
@@ -31,30 +32,12 @@ const d = Number(args.d ?? n);
 const counted = { commits: 0, mutations: 0, commitMs: 0, lists: 0, keys: 0, gets: 0 };
 /** Mutations by kind (`set`, `delete`, `sum`) and key prefix. */
 const tally = new Map<string, number>();
-const proto = Deno.AtomicOperation.prototype;
-for (const name of ["set", "delete", "sum"] as const) {
-  const original = proto[name] as (...a: unknown[]) => Deno.AtomicOperation;
-  // deno-lint-ignore no-explicit-any
-  (proto as any)[name] = function (this: Deno.AtomicOperation, ...a: unknown[]) {
-    counted.mutations++;
-    const key = a[0] as Deno.KvKey;
-    const kind = `${name} ${
-      key[0] === "file_index" ? `file_index ${String(key[3])}` : String(key[0])
-    }`;
-    tally.set(kind, (tally.get(kind) ?? 0) + 1);
-    return original.apply(this, a);
-  };
-}
-const commit = proto.commit;
-proto.commit = async function (this: Deno.AtomicOperation) {
-  const started = performance.now();
-  try {
-    return await commit.call(this);
-  } finally {
-    counted.commits++;
-    counted.commitMs += performance.now() - started;
-  }
-};
+countKvWrites(counted, (name, key) => {
+  const kind = `${name} ${
+    key[0] === "file_index" ? `file_index ${String(key[3])}` : String(key[0])
+  }`;
+  tally.set(kind, (tally.get(kind) ?? 0) + 1);
+});
 
 /** Counts the list reads and keys read of every handle, and its gets. */
 function countReads() {

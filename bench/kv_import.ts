@@ -25,6 +25,7 @@ import { compareKeys } from "../db/kv/helpers.ts";
 import { benchFile } from "./scale.ts";
 import { openKvStore } from "../db/kv/mod.ts";
 import { servingStore } from "../db/serving.ts";
+import { countKvWrites } from "./helpers/kv_writes.ts";
 import { populateUsers } from "./helpers/users.ts";
 
 const RUN = 1000;
@@ -38,25 +39,7 @@ const mode = args.mode ?? "store";
 
 /** Time in `commit()` and the mutations committed, counted on KV's own atomic operation. */
 const counted = { commits: 0, mutations: 0, commitMs: 0 };
-const proto = Deno.AtomicOperation.prototype;
-for (const name of ["set", "delete", "sum"] as const) {
-  const original = proto[name] as (...a: unknown[]) => Deno.AtomicOperation;
-  // deno-lint-ignore no-explicit-any
-  (proto as any)[name] = function (this: Deno.AtomicOperation, ...a: unknown[]) {
-    counted.mutations++;
-    return original.apply(this, a);
-  };
-}
-const commit = proto.commit;
-proto.commit = async function (this: Deno.AtomicOperation) {
-  const started = performance.now();
-  try {
-    return await commit.call(this);
-  } finally {
-    counted.commits++;
-    counted.commitMs += performance.now() - started;
-  }
-};
+countKvWrites(counted);
 
 type Write = { key: Deno.KvKey; value: unknown };
 
