@@ -162,8 +162,8 @@ Deno.test("kv schema 3 → 4: the files stored are indexed for the files list, o
       for await (const { key } of kv.list({ prefix })) await kv.delete(key);
     }
     const [first] = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file"] }, { limit: 1 }));
-    (await new IndexChange().file(null, first.value).prepare(kv)).apply(kv.atomic())
-      .set(["meta", "file_index_backfill"], first.key).commit();
+    const index = await new IndexChange().file(null, first.value).prepare(kv);
+    await index.apply(kv.atomic()).set(["meta", "file_index_backfill"], first.key).commit();
     kv.close();
 
     const expect = async (s: KvStore, what: string) => {
