@@ -10,6 +10,7 @@
  * nothing behind.
  */
 import { thumbnailUploads } from "./thumbnails.ts";
+import { ApiError } from "../errors.ts";
 import { type FileRecord, QuotaError } from "../../db/files.ts";
 import type { UserRecord } from "../../db/users.ts";
 import {
@@ -178,7 +179,10 @@ async function storeStaged(
     const complete = { ...draft.file, pending: false, size, updatedAt: new Date(s.clock.now()) };
     file = await createNamed(b, { ...draft, file: complete });
   } catch (error) {
-    await discardStaged(s, staging, id);
+    // A refusal recorded nothing. Any other failure may have committed the record with its
+    // answer lost (a database stopped mid-commit): the bytes stay staged, and
+    // `settleStagedUploads` publishes them under a record it finds or removes them.
+    if (refusedBeforeStoring(error)) await discardStaged(s, staging, id);
     throw error;
   }
   try {
@@ -196,27 +200,47 @@ async function storeStaged(
 async function storeRecorded(b: Batch, part: UploadPart, draft: Draft): Promise<FileRecord> {
   const { s } = b;
   const file = await createNamed(b, draft);
+  /** Removes the bytes, then the pending record; the cleanup task removes what stays. */
+  const undo = async () => {
+    if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
+  };
+  let written: { size: number; removedGps: boolean };
   try {
-    const { size, removedGps } = await writeBytes(
+    written = await writeBytes(
       b,
       draft,
       part.body,
       (body, options) => s.datasource.put(file.name, body, options),
     );
-    try {
-      const done = await s.store.files.complete(file.id, size, b.limits, new Date(s.clock.now()));
-      if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
-      if (removedGps) b.removedGps.add(done.id);
-      return done;
-    } catch (error) {
-      throw error instanceof QuotaError ? new QuotaRefusal() : error;
-    }
   } catch (error) {
     // The bytes may be stored even when the put failed (its answer lost on the way): the
     // pending record goes only once they are known gone, else the cleanup task removes both.
-    if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
+    await undo();
     throw unsafeNameRefused(error, draft.index);
   }
+  let done: FileRecord | null;
+  try {
+    done = await s.store.files.complete(file.id, written.size, b.limits, new Date(s.clock.now()));
+  } catch (error) {
+    // A refused completion left the record pending. Any other failure may have committed it
+    // with its answer lost (a database stopped mid-commit): removing the bytes then would
+    // leave a complete record without them, so both stay; a record still pending is removed
+    // with its bytes by the cleanup task.
+    if (!(error instanceof QuotaError)) throw error;
+    await undo();
+    throw new QuotaRefusal();
+  }
+  if (!done) {
+    await removedBytes(s, file.name);
+    throw new Error(`pending file ${file.id} vanished during its upload`);
+  }
+  if (written.removedGps) b.removedGps.add(done.id);
+  return done;
+}
+
+/** Whether `error` is a refusal decided before anything was stored (a 4xx, a quota). */
+function refusedBeforeStoring(error: unknown): boolean {
+  return error instanceof ApiError || error instanceof QuotaRefusal;
 }
 
 /**

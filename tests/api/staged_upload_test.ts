@@ -123,6 +123,30 @@ apiTest("staged upload: a publish that fails takes the record back", async (app)
 });
 
 apiTest(
+  "staged upload: a commit whose answer is lost keeps the bytes staged; the cleanup publishes them",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const files = app.services.store.files;
+    const create = files.create.bind(files);
+    const stop = patchMethod(files, "create", async (...args) => {
+      await create(...args); // the commit lands, its answer does not
+      throw Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
+    });
+    const reply = await uploadFiles(app, [{ name: "a.txt", content: "committed" }], user.headers);
+    stop();
+    assert.ok(reply.status >= 500, `${reply.status}: an error, 503 where the store names it`);
+    const [id] = await stagedIds(app);
+    assert.ok(id, "the bytes stay staged");
+    const record = await app.services.store.files.get(id);
+    assert.equal(record?.pending, false);
+
+    assert.ok(await cleanAbandonedUploads(app.services) >= 1);
+    assert.deepEqual(await stagedIds(app), []);
+    assert.equal(await (await app.request(`/raw/${record.name}`)).text(), "committed");
+  },
+);
+
+apiTest(
   "staged upload: bytes committed but not published are published by the cleanup",
   async (app) => {
     const user = await actor(app, "USER");

@@ -12,6 +12,7 @@ import { LocalDatasource } from "../../storage/local.ts";
 import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
 import { bytes, chunk } from "../helpers/chunks.ts";
 import { mountTmpfs } from "../helpers/soak/disk.ts";
+import { uploadFiles } from "../helpers/files.ts";
 import { patchMethod } from "../helpers/patch.ts";
 import { actor } from "../helpers/users.ts";
 
@@ -182,6 +183,33 @@ apiTest(
     assert.ok(await cleanAbandonedUploads(app.services) >= 1);
     assert.deepEqual(await app.storedObjects(), []);
     assert.equal(await app.services.store.files.getByName(object), null);
+  },
+);
+
+apiTest(
+  "a completion committed with its answer lost keeps the file whole (its bytes are not removed)",
+  async (app) => {
+    const user = await actor(app, "USER");
+    const files = app.services.store.files;
+    const complete = files.complete.bind(files);
+    const stop = patchMethod(files, "complete", async (...args) => {
+      await complete(...args); // the commit lands, its answer does not
+      throw Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
+    });
+    const reply = await uploadFiles(app, [{ name: "a.txt", content: "kept whole" }], user.headers, {
+      streamed: true,
+    });
+    stop();
+    assert.ok(reply.status >= 500, `${reply.status}: an error, 503 where the store names it`);
+    const [object] = await app.storedObjects();
+    assert.ok(object, "the bytes stay");
+    const record = await app.services.store.files.getByName(object);
+    assert.equal(record?.pending, false);
+    assert.equal(await (await app.request(`/raw/${object}`)).text(), "kept whole");
+
+    app.clock.advance(25 * 60 * 60 * 1000);
+    await cleanAbandonedUploads(app.services);
+    assert.equal(await (await app.request(`/raw/${object}`)).text(), "kept whole");
   },
 );
 
