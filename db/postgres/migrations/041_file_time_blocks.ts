@@ -19,7 +19,7 @@
  */
 
 /** The change a statement makes to the file statistics (migration 036's). */
-export const counted = (rows: string, sign: "" | "-") => `
+const counted = (rows: string, sign: "" | "-") => `
     SELECT coalesce(user_id, '') AS owner, type, ${sign}count(*) AS files,
       ${sign}sum(size) AS bytes, ${sign}count(*) FILTER (WHERE favorite) AS favorites,
       ${sign}sum(views) AS views
@@ -29,12 +29,12 @@ export const counted = (rows: string, sign: "" | "-") => `
 const FINE = `floor(extract(epoch FROM created_at) * 1000000 / 67108864)::bigint`;
 
 /** `rows`' complete owned files per owner and fine block, `sign` times their count. */
-export const inBlocks = (rows: string, sign: "" | "-") => `
+const inBlocks = (rows: string, sign: "" | "-") => `
       SELECT user_id AS owner, ${FINE} AS block, ${sign}count(*) AS files
       FROM ${rows} WHERE NOT pending AND user_id IS NOT NULL GROUP BY 1, 2`;
 
 /** The blocks' step: the change of the statement's `parts` (its fine blocks), at both levels. */
-export const blocks = (parts: string[]) => `
+const blocks = (parts: string[]) => `
   WITH fine AS (${parts.join("\n      UNION ALL")})
   INSERT INTO file_time_blocks AS b (owner, level, block, files)
   SELECT owner, level, block, sum(files)
@@ -48,10 +48,9 @@ export const blocks = (parts: string[]) => `
 
 /**
  * A trigger function moving the statistics by the statement's `parts`, then
- * taking each of `steps` (statements: here the blocks' one; migration 043
- * adds its own).
+ * taking each of `steps` (statements: the counters' steps, {@link applyCounters}).
  */
-export const apply = (name: string, parts: string[], ...steps: string[]) => `
+const apply = (name: string, parts: string[], ...steps: string[]) => `
 CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO file_counts AS c (owner, type, files, bytes, favorites, views, touched)
@@ -67,6 +66,36 @@ ${steps.join("\n")}
   RETURN NULL;
 END $$;`;
 
+/** A counter the statistics' triggers move: its step from the parts of a statement's rows. */
+export interface CounterStep {
+  /** The statement moving the counters by `parts`. */
+  step: (parts: string[]) => string;
+  /** The change `rows` (a transition table) make, `sign` times their counts. */
+  part: (rows: string, sign: "" | "-") => string;
+}
+
+/**
+ * The three trigger functions (a statement's inserted, deleted and updated
+ * rows) moving the statistics, then each of `counters` in turn. Later
+ * migrations make them again with their own counter last.
+ */
+export const applyCounters = (counters: CounterStep[]) => {
+  const moved = (name: string, rows: [string, "" | "-"][]) =>
+    apply(
+      name,
+      rows.map(([table, sign]) => counted(table, sign)),
+      ...counters.map((c) => c.step(rows.map(([table, sign]) => c.part(table, sign)))),
+    );
+  return [
+    moved("file_counts_inserted", [["new_files", ""]]),
+    moved("file_counts_deleted", [["old_files", "-"]]),
+    moved("file_counts_updated", [["new_files", ""], ["old_files", "-"]]),
+  ].join("\n");
+};
+
+/** This migration's counter: the time blocks. */
+export const timeBlockCounter: CounterStep = { step: blocks, part: inBlocks };
+
 export const sql = `
 CREATE TABLE file_time_blocks (
   owner text NOT NULL,
@@ -75,14 +104,6 @@ CREATE TABLE file_time_blocks (
   files bigint NOT NULL,
   PRIMARY KEY (owner, level, block)
 );
-${apply("file_counts_inserted", [counted("new_files", "")], blocks([inBlocks("new_files", "")]))}
-${apply("file_counts_deleted", [counted("old_files", "-")], blocks([inBlocks("old_files", "-")]))}
-${
-  apply(
-    "file_counts_updated",
-    [counted("new_files", ""), counted("old_files", "-")],
-    blocks([inBlocks("new_files", ""), inBlocks("old_files", "-")]),
-  )
-}
+${applyCounters([timeBlockCounter])}
 ${blocks([inBlocks("files", "")]).replace(/ON CONFLICT[^;]*/, "")}
 `;

@@ -21,21 +21,24 @@
  * theirs); a rename moves a file between blocks. The files already there are
  * counted here, in this migration's transaction.
  */
-import { apply, blocks, counted, inBlocks } from "./041_file_time_blocks.ts";
+import { applyCounters, type CounterStep, timeBlockCounter } from "./041_file_time_blocks.ts";
 
 /** `rows`' complete owned files per owner and first character, `sign` times their count. */
-export const inNameBlocks = (rows: string, sign: "" | "-") => `
+const inNameBlocks = (rows: string, sign: "" | "-") => `
       SELECT user_id AS owner, left(name, 1) COLLATE "C" AS block, ${sign}count(*) AS files
       FROM ${rows} WHERE NOT pending AND user_id IS NOT NULL GROUP BY 1, 2`;
 
 /** The name blocks' step: the change of the statement's `parts`. */
-export const nameBlocks = (parts: string[]) => `
+const nameBlocks = (parts: string[]) => `
   INSERT INTO file_name_blocks AS b (owner, block, files)
   SELECT owner, block, sum(files)
   FROM (${parts.join("\n      UNION ALL")}) AS change
   GROUP BY owner, block HAVING sum(files) <> 0
   ORDER BY owner, block
   ON CONFLICT (owner, block) DO UPDATE SET files = b.files + EXCLUDED.files;`;
+
+/** This migration's counter: the name blocks. */
+export const nameBlockCounter: CounterStep = { step: nameBlocks, part: inNameBlocks };
 
 export const sql = `
 CREATE TABLE file_name_blocks (
@@ -44,29 +47,6 @@ CREATE TABLE file_name_blocks (
   files bigint NOT NULL,
   PRIMARY KEY (owner, block)
 );
-${
-  apply(
-    "file_counts_inserted",
-    [counted("new_files", "")],
-    blocks([inBlocks("new_files", "")]),
-    nameBlocks([inNameBlocks("new_files", "")]),
-  )
-}
-${
-  apply(
-    "file_counts_deleted",
-    [counted("old_files", "-")],
-    blocks([inBlocks("old_files", "-")]),
-    nameBlocks([inNameBlocks("old_files", "-")]),
-  )
-}
-${
-  apply(
-    "file_counts_updated",
-    [counted("new_files", ""), counted("old_files", "-")],
-    blocks([inBlocks("new_files", ""), inBlocks("old_files", "-")]),
-    nameBlocks([inNameBlocks("new_files", ""), inNameBlocks("old_files", "-")]),
-  )
-}
+${applyCounters([timeBlockCounter, nameBlockCounter])}
 ${nameBlocks([inNameBlocks("files", "")]).replace(/ON CONFLICT[^;]*/, "")}
 `;

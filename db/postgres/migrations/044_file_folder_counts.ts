@@ -15,8 +15,8 @@
  * counter a folder it touches; files in no folder move none. Counters that
  * reach 0 stay, as 0. The files already there are counted here.
  */
-import { apply, blocks, counted, inBlocks } from "./041_file_time_blocks.ts";
-import { inNameBlocks, nameBlocks } from "./043_file_name_blocks.ts";
+import { applyCounters, type CounterStep, timeBlockCounter } from "./041_file_time_blocks.ts";
+import { nameBlockCounter } from "./043_file_name_blocks.ts";
 
 /** `rows`' complete owned files per owner and folder, `sign` times their count. */
 const inFolders = (rows: string, sign: "" | "-") => `
@@ -33,6 +33,9 @@ const folderCounts = (parts: string[]) => `
   ORDER BY owner, folder
   ON CONFLICT (owner, folder) DO UPDATE SET files = f.files + EXCLUDED.files;`;
 
+/** This migration's counter: the folder counts. */
+export const folderCounter: CounterStep = { step: folderCounts, part: inFolders };
+
 export const sql = `
 CREATE TABLE file_folder_counts (
   owner text NOT NULL,
@@ -40,32 +43,6 @@ CREATE TABLE file_folder_counts (
   files bigint NOT NULL,
   PRIMARY KEY (owner, folder)
 );
-${
-  apply(
-    "file_counts_inserted",
-    [counted("new_files", "")],
-    blocks([inBlocks("new_files", "")]),
-    nameBlocks([inNameBlocks("new_files", "")]),
-    folderCounts([inFolders("new_files", "")]),
-  )
-}
-${
-  apply(
-    "file_counts_deleted",
-    [counted("old_files", "-")],
-    blocks([inBlocks("old_files", "-")]),
-    nameBlocks([inNameBlocks("old_files", "-")]),
-    folderCounts([inFolders("old_files", "-")]),
-  )
-}
-${
-  apply(
-    "file_counts_updated",
-    [counted("new_files", ""), counted("old_files", "-")],
-    blocks([inBlocks("new_files", ""), inBlocks("old_files", "-")]),
-    nameBlocks([inNameBlocks("new_files", ""), inNameBlocks("old_files", "-")]),
-    folderCounts([inFolders("new_files", ""), inFolders("old_files", "-")]),
-  )
-}
+${applyCounters([timeBlockCounter, nameBlockCounter, folderCounter])}
 ${folderCounts([inFolders("files", "")]).replace(/ON CONFLICT[^;]*/, "")}
 `;
