@@ -1,6 +1,7 @@
 /** The healthcheck and the version route. */
 import assert from "node:assert/strict";
 import { apiTest } from "../helpers/app.ts";
+import { PROBE_AHEAD_MS, PROBE_MS } from "../../core/health.ts";
 
 apiTest("healthcheck passes while the store answers", async (app) => {
   const res = await app.json("GET", "/api/healthcheck");
@@ -68,6 +69,45 @@ apiTest("healthcheck answers from a probe at most a second old, one at a time", 
     datasource.size = size;
   }
 });
+
+apiTest(
+  "healthcheck starts the next probe in its second's last half and answers without waiting for it",
+  async (app) => {
+    const { store } = app.services;
+    const ping = store.ping;
+    let pings = 0;
+    let release = () => {};
+    try {
+      store.ping = () => (pings++, ping.call(store));
+      assert.equal((await app.request("/api/healthcheck")).status, 200);
+      assert.equal(pings, 1);
+      app.clock.advance(PROBE_MS - PROBE_AHEAD_MS - 1);
+      assert.equal((await app.request("/api/healthcheck")).status, 200);
+      assert.equal(pings, 1, "not yet");
+
+      // The store is slow now: the probe waits until released.
+      const held = Promise.withResolvers<void>();
+      release = held.resolve;
+      store.ping = () => (pings++, held.promise.then(() => ping.call(store)));
+      app.clock.advance(1);
+      assert.equal((await app.request("/api/healthcheck")).status, 200, "answered at once");
+      assert.equal(pings, 2, "the next probe started");
+      assert.equal((await app.request("/api/healthcheck")).status, 200);
+      assert.equal(pings, 2, "one probe in flight");
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // The first probe's second is over; the one started ahead answers (and, in its own
+      // second's last half already, starts the next, which is held).
+      store.ping = () => (pings++, new Promise<void>(() => {}));
+      app.clock.advance(PROBE_AHEAD_MS);
+      assert.equal((await app.request("/api/healthcheck")).status, 200, "answered at once");
+      assert.equal(pings, 3);
+    } finally {
+      release();
+      store.ping = ping;
+    }
+  },
+);
 
 apiTest("healthcheck is a 500 when the datasource does not answer", async (app) => {
   const { datasource } = app.services;
