@@ -436,9 +436,10 @@ async function continued(
  * disabled extension, the datasource unreachable or full while joining or
  * moving) releases the claim so the last chunk can be sent again, which
  * finishes the upload without joining twice; so does a store failure before
- * the upload's progress is deleted (the joined object is moved back). A
- * failure after that drops the upload, and its pending record with the bytes
- * once they are known gone.
+ * the upload's progress is deleted (the joined object is moved back). After
+ * that, a refused completion drops the upload, and its pending record with
+ * the bytes once they are known gone; a completion that failed otherwise may
+ * have landed, and keeps the bytes with the record.
  */
 export async function completeUpload(
   s: Services,
@@ -477,30 +478,39 @@ export async function completeUpload(
     await s.store.chunks.release(upload.id);
     throw error;
   }
-  let dropped = false;
+  /** Drops the upload, then the bytes and with them the pending record (as for an upload). */
+  const drop = async () => {
+    await abandonUpload(s, upload).catch(() => {});
+    if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
+  };
   try {
     await s.store.chunks.unreserve(upload.id);
     await s.store.chunks.delete(upload.id);
-    dropped = true;
-    const done = await s.store.files.complete(file.id, size, batch.limits, new Date(s.clock.now()))
-      .catch((error) => {
-        throw error instanceof QuotaError ? quotaRefused(batch.target, 1) : error;
-      });
-    if (!done) throw new Error(`pending file ${file.id} vanished during its upload`);
-    return uploadAnswer(batch, [done], req.host);
   } catch (error) {
     // The store failed while the upload still exists: its joined bytes go back where a
     // retry finds them, and the claim is released (or lapses, the store being down).
-    if (!dropped && size === upload.size && await movedBack(s, file.name, upload.object)) {
+    if (size === upload.size && await movedBack(s, file.name, upload.object)) {
       await s.store.files.delete(file.id).catch(() => {});
       await s.store.chunks.release(upload.id).catch(() => {});
-      throw error;
-    }
-    await abandonUpload(s, upload).catch(() => {});
-    // As for an upload: the pending record goes only with its bytes (`removedBytes`).
-    if (await removedBytes(s, file.name)) await s.store.files.delete(file.id);
+    } else await drop();
     throw error;
   }
+  let done: FileRecord | null;
+  try {
+    done = await s.store.files.complete(file.id, size, batch.limits, new Date(s.clock.now()));
+  } catch (error) {
+    // A refused completion left the record pending. Any other failure may have committed it
+    // with its answer lost: the bytes stay with it (a record still pending goes with them by
+    // the cleanup task), as in `storeRecorded`.
+    if (!(error instanceof QuotaError)) throw error;
+    await drop();
+    throw quotaRefused(batch.target, 1);
+  }
+  if (!done) {
+    await drop();
+    throw new Error(`pending file ${file.id} vanished during its upload`);
+  }
+  return uploadAnswer(batch, [done], req.host);
 }
 
 /** Renames `from` back to `to`; `false` when the datasource could not. */

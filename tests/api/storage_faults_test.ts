@@ -213,6 +213,27 @@ apiTest(
   },
 );
 
+apiTest(
+  "a chunked upload's completion committed with its answer lost keeps the file whole",
+  async (app) => {
+    const { user, file, headers } = await halfSent(app);
+    const files = app.services.store.files;
+    const complete = files.complete.bind(files);
+    const stop = patchMethod(files, "complete", async (...args) => {
+      await complete(...args); // the commit lands, its answer does not
+      throw Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
+    });
+    const last = await chunk(app, file, 1500, 2999, headers);
+    stop();
+    assert.ok(last.status >= 500, `${last.status}: an error, 503 where the store names it`);
+    const listed = await app.json("GET", "/api/user/files?page=1", undefined, user.headers);
+    assert.equal(listed.body.page.length, 1, "the file landed");
+    const raw = await app.request(`/raw/${listed.body.page[0].name}`);
+    assert.deepEqual(new Uint8Array(await raw.arrayBuffer()), file);
+    assert.deepEqual(await app.storedObjects(), [listed.body.page[0].name], "nothing else left");
+  },
+);
+
 Deno.test({
   name:
     "the local datasource turns ENOSPC into StorageFullError and keeps no staging file, staged or not",
