@@ -65,6 +65,11 @@ export const fenceBase = (owner: string, scope: string, sortKey: FileSortKey): D
   scope,
   sortKey,
 ];
+/** The prefixes of the fences and split marks of every index of `owner`'s `scope`. */
+export const fencePrefixes = (owner: string, scope: string): Deno.KvKey[] => [
+  [FENCE, owner, scope],
+  [SPLITS, owner, scope],
+];
 /** The prefix of every fence. */
 export const FENCES: Deno.KvKey = [FENCE];
 const epochKey = (owner: string): Deno.KvKey => [EPOCH, owner];
