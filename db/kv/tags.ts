@@ -108,10 +108,8 @@ export class KvTags implements TagStore {
   async delete(id: string) {
     const tag = await this.get(id);
     if (!tag) return null;
-    for await (const e of this.kv.list({ prefix: K.tagFiles(id) })) {
-      const fileId = e.key.at(-1) as string;
-      await retag(this.kv, fileId, (had) => had.filter((t) => t !== id));
-      await this.kv.delete(e.key); // a link whose file is gone: retag leaves it
+    while (await this.#unlinkSome(id) > 0) {
+      // the next page of the tag's links
     }
     await this.kv.atomic()
       .delete(K.tag(id))
@@ -124,6 +122,38 @@ export class KvTags implements TagStore {
 
   async deleteByUser(userId: string) {
     for (const tag of await this.listByUser(userId)) await this.delete(tag.id);
+  }
+
+  /**
+   * Removes up to {@link UNLINK_PAGE} links of the tag `tagId`, both ways,
+   * with their files' entries in its scope, in one atomic operation checked
+   * against the files' records and lists (rewritten, as {@link retag} does).
+   * Returns how many it removed.
+   */
+  async #unlinkSome(tagId: string): Promise<number> {
+    return await commitChecked(async () => {
+      const links = await Array.fromAsync(
+        this.kv.list({ prefix: K.tagFiles(tagId) }, { limit: UNLINK_PAGE }),
+      );
+      const ids = links.map((e) => e.key.at(-1) as string);
+      const files = await getAll<FileRecord>(this.kv, ids.map(fileRecordKey));
+      // Read after the records, which a change of the tags rewrites.
+      const lists = await getAll<string[]>(this.kv, ids.map(K.fileTagIds));
+      if (ids.length === 0) return { result: 0 };
+      const op = this.kv.atomic().check(...links, ...files, ...lists);
+      const index = new IndexChange();
+      for (const [i, fileId] of ids.entries()) {
+        const had = lists[i].value ?? [];
+        const next = had.filter((t) => t !== tagId);
+        op.delete(K.tagFile(tagId, fileId));
+        setList(op, fileId, next);
+        const file = files[i].value;
+        if (file === null) continue;
+        op.set(files[i].key, file);
+        index.file(file, file, had, next);
+      }
+      return { op: (await index.prepare(this.kv)).apply(op), result: ids.length };
+    });
   }
 
   setFileTags(fileId: string, tagIds: string[]) {
@@ -189,6 +219,9 @@ export async function taggedFileIds(kv: Deno.Kv, tagIds: string[]): Promise<stri
   }
   return [...kept ?? []];
 }
+
+/** Links one commit of a tag's deletion removes (each ~30 writes of the index). */
+const UNLINK_PAGE = 12;
 
 /** The most tags one commit of {@link retag} adds or removes (each ~30 writes of the index). */
 export const TAGS_A_STEP = 8;
