@@ -20,7 +20,8 @@
  * (`["file_fence_epoch", owner]`, moved by every split: one check an owner,
  * within KV's 100 an operation, where a check of each fence would take one
  * per order and scope), so that a split between its reads and its commit
- * makes it read again. A block past {@link SPLIT_AT} entries is marked
+ * makes it read again. A block past {@link SPLIT_AT} entries (256 in a
+ * tag's scope: `sizesOf`) is marked
  * (`["file_fence_split", …fence]`) and split by the background build
  * ({@link splitFences}): its entries read, a fence set every {@link PIECE},
  * checked against the old fence's count (moved by any write into it).
@@ -44,6 +45,20 @@ const SPLITS = "file_fence_split";
 export const SPLIT_AT = 2048;
 /** The entries a split leaves in each block. */
 export const PIECE = 1024;
+/**
+ * A tag's scope (`tag:<id>`, `./file_index.ts`) is cut finer: its deep page
+ * walks at most {@link TAG_PIECE}-odd entries (a walk of 1,000 took 40–90 ms
+ * on the loaded bench machine), from a few dozen fences for a tag of
+ * thousands of files.
+ */
+const TAG_SPLIT_AT = 256;
+const TAG_PIECE = 128;
+/** The block size past which a block of the index of `scope` is split, and the split's pieces. */
+function sizesOf(scope: Deno.KvKeyPart): { at: number; piece: number } {
+  return typeof scope === "string" && scope.startsWith("tag:")
+    ? { at: TAG_SPLIT_AT, piece: TAG_PIECE }
+    : { at: SPLIT_AT, piece: PIECE };
+}
 /** New fences one split's commit sets at most (a longer block is split again). */
 const CUTS = 200;
 /** New entries of one block in one write from which they may start a block of their own. */
@@ -64,6 +79,11 @@ export const fenceBase = (owner: string, scope: string, sortKey: FileSortKey): D
   owner,
   scope,
   sortKey,
+];
+/** The prefixes of the fences and split marks of every index of `owner`'s `scope`. */
+export const fencePrefixes = (owner: string, scope: string): Deno.KvKey[] => [
+  [FENCE, owner, scope],
+  [SPLITS, owner, scope],
 ];
 /** The prefix of every fence. */
 export const FENCES: Deno.KvKey = [FENCE];
@@ -181,11 +201,10 @@ export class FenceSums {
 
   /**
    * `at`: the block size past which a block is split (or a run of at least
-   * `cut` new entries past its end starts one); smaller in tests.
+   * `cut` new entries past its end starts one; by default its scope's,
+   * `sizesOf`); smaller in tests.
    */
-  constructor(
-    private readonly sizes: { at: number; cut: number } = { at: SPLIT_AT, cut: MIN_CUT },
-  ) {}
+  constructor(private readonly sizes?: { at: number; cut: number }) {}
 
   /** Counts the entry `key` (a full index key) `n` more (−1: removed). */
   add(key: Deno.KvKey, n: number): this {
@@ -238,7 +257,8 @@ export class FenceSums {
     // entries in key order) starts a block of its own: no split reads the block again.
     const cuts: FenceWrite["cuts"] = [];
     await Promise.all([...sums.values()].map(async (sum) => {
-      if (!sum.adds || sum.n < this.sizes.cut || sum.count + sum.n <= this.sizes.at) return;
+      const { at, cut } = this.sizes ?? { at: sizesOf(sum.key[2]).at, cut: MIN_CUT };
+      if (!sum.adds || sum.n < cut || sum.count + sum.n <= at) return;
       if (compareTails(sum.first!, sum.key.slice(4)) <= 0) return;
       if (!await endsBefore(kv, sum.key, sum.first!)) return;
       cuts.push({ key: [...sum.key.slice(0, 4), ...sum.first!], n: sum.n });
@@ -254,7 +274,7 @@ export function applyFences(op: Deno.AtomicOperation, w: FenceWrite): Deno.Atomi
   for (const { key, n, count } of w.sums) {
     if (n === 0) continue;
     op.sum(key, BigInt.asUintN(64, BigInt(n)));
-    if (count + n > SPLIT_AT) op.set([SPLITS, ...key.slice(1)], true);
+    if (count + n > sizesOf(key[2]).at) op.set([SPLITS, ...key.slice(1)], true);
   }
   for (const { key, n } of w.cuts) op.set(key, new Deno.KvU64(BigInt(n)));
   // A new fence moves where later entries count: writers that read the old ones read again.
@@ -446,14 +466,14 @@ async function inLongRun(
 }
 
 /**
- * Splits blocks of more than `at` entries into blocks of `piece` (the
- * marked ones; every fence of `owner` with `all`, as tests do with small
- * sizes). Returns how many blocks it looked at; stops between two once
- * `stop()` says so.
+ * Splits blocks of more than `at` entries into blocks of `piece` (by
+ * default their scope's, `sizesOf`; the marked ones; every fence of `owner`
+ * with `all`, as tests do with small sizes). Returns how many blocks it
+ * looked at; stops between two once `stop()` says so.
  */
 export async function splitFences(
   kv: Deno.Kv,
-  { owner, at = SPLIT_AT, piece = PIECE, all = false, stop = () => false }: {
+  { owner, at, piece, all = false, stop = () => false }: {
     owner?: string;
     at?: number;
     piece?: number;
@@ -478,7 +498,8 @@ export async function splitFences(
   let done = 0;
   for (const fence of fences) {
     if (stop()) break;
-    await splitOne(kv, fence, at, piece);
+    const sizes = sizesOf(fence[2]);
+    await splitOne(kv, fence, at ?? sizes.at, piece ?? sizes.piece);
     done++;
   }
   return done;

@@ -5,11 +5,13 @@
  *
  *     ["file_index", owner, scope, sortKey, nulls, value, id] → [flags, type]
  *
- * in the scope `"all"`, again in `"fav"` when it is a favourite and in
- * `"folder:<id>"` when it is in a folder (`nulls` is 1 for a file whose value
- * is `null`, which lists last both ways, as PostgreSQL's `NULLS LAST`). The
- * entry's value carries what the list may still filter on without reading
- * the record: favourite and private as bits, and the type. A count per scope,
+ * in the scope `"all"`, again in `"fav"` when it is a favourite, in
+ * `"folder:<id>"` when it is in a folder and in `"tag:<id>"` for each of its
+ * tags (`nulls` is 1 for a file whose value is `null`, which lists last both
+ * ways, as PostgreSQL's `NULLS LAST`). The entry's value carries what the
+ * list may still filter on without reading the record: favourite and private
+ * as bits (0 in a tag's scope, so that neither rewrites a file's entries in
+ * each of its tags), and the type. A count per scope,
  * `["file_index_n", owner, scope]`, is a `Deno.KvU64` moved by `sum`.
  *
  * {@link IndexChange} adds a write's changes to the atomic operation that
@@ -30,9 +32,10 @@ import {
 import { readStats } from "./file_stats.ts";
 import { getAll, upgradePages } from "./helpers.ts";
 import { keyBytes } from "./many.ts";
-import { blockKeys, hasBlocks, LEAF, locate, type WalkStart } from "./file_blocks.ts";
+import { blockBase, blockKeys, hasBlocks, LEAF, locate, type WalkStart } from "./file_blocks.ts";
 import {
   applyFences,
+  fencePrefixes,
   FenceSums,
   type FenceWrite,
   hasFences,
@@ -50,12 +53,21 @@ const PRIVATE = 2;
 /** Keys one list request reads at most. */
 const MAX_BATCH = 1000;
 
-/** The scopes `file` is listed in (none for a pending or unowned file). */
-function scopes(file: FileRecord | null): string[] {
+/** The scope of the files carrying the tag `tagId` (the files list's tag filter). */
+export const tagScope = (tagId: string) => `tag:${tagId}`;
+/** Whether `scope` is a tag's ({@link tagScope}). */
+const isTagScope = (scope: Deno.KvKeyPart) => typeof scope === "string" && scope.startsWith("tag:");
+
+/**
+ * The scopes `file`, carrying the tags `tags`, is listed in (none for a
+ * pending or unowned file).
+ */
+function scopes(file: FileRecord | null, tags: readonly string[] = []): string[] {
   if (!file || file.pending || file.userId === null) return [];
   const s = ["all"];
   if (file.favorite) s.push("fav");
   if (file.folderId !== null) s.push(`folder:${file.folderId}`);
+  for (const tagId of new Set(tags)) s.push(tagScope(tagId));
   return s;
 }
 
@@ -93,14 +105,20 @@ export const orderMarkKey = (owner: string, id: string): Deno.KvKey => [
 /** Whether the index lists `file` (a complete, owned one). */
 export const isListed = (file: FileRecord | null): file is FileRecord => scopes(file).length > 0;
 
-/** Every index entry of `file` (of the sort keys `keys`). */
-function entryList(file: FileRecord, keys: readonly FileSortKey[] = FILE_SORT_KEYS): Entry[] {
+/** Every index entry of `file` (of the sort keys `keys`; in the scopes of its tags `tags` too). */
+function entryList(
+  file: FileRecord,
+  keys: readonly FileSortKey[] = FILE_SORT_KEYS,
+  tags: readonly string[] = [],
+): Entry[] {
   const out: Entry[] = [];
-  const value: IndexValue = [
+  const flagged: IndexValue = [
     (file.favorite ? FAVORITE : 0) | (file.private ? PRIVATE : 0),
     file.type,
   ];
-  for (const scope of scopes(file)) {
+  const bare: IndexValue = [0, file.type];
+  for (const scope of scopes(file, tags)) {
+    const value = isTagScope(scope) ? bare : flagged;
     for (const sortKey of keys) {
       const key = ["file_index", file.userId!, scope, sortKey, ...sortPart(file, sortKey), file.id];
       out.push({ key, value });
@@ -109,9 +127,11 @@ function entryList(file: FileRecord, keys: readonly FileSortKey[] = FILE_SORT_KE
   return out;
 }
 
-/** Every index entry of `file`, by its key serialized. */
-function entries(file: FileRecord | null): Map<string, Entry> {
-  return new Map((file ? entryList(file) : []).map((e) => [JSON.stringify(e.key), e]));
+/** Every index entry of `file` (carrying `tags`), by its key serialized. */
+function entries(file: FileRecord | null, tags: readonly string[]): Map<string, Entry> {
+  return new Map(
+    (file ? entryList(file, FILE_SORT_KEYS, tags) : []).map((e) => [JSON.stringify(e.key), e]),
+  );
 }
 
 /** The key of the count of `owner`'s files in `scope`. */
@@ -162,11 +182,18 @@ export class IndexChange {
 
   /**
    * Records a write of one file: `before` it (`null`: new) and `after` it
-   * (`null`: removed). Entries that stay as they were are not stored.
+   * (`null`: removed), carrying the tags `tags` before and `tagsAfter` after
+   * (its scopes of tags: `KvTags` changes them, a write of the file reads
+   * them). Entries that stay as they were are not stored.
    */
-  file(before: FileRecord | null, after: FileRecord | null): this {
-    const old = entries(before);
-    const next = entries(after);
+  file(
+    before: FileRecord | null,
+    after: FileRecord | null,
+    tags: readonly string[] = [],
+    tagsAfter: readonly string[] = tags,
+  ): this {
+    const old = entries(before, tags);
+    const next = entries(after, tagsAfter);
     for (const [id, { key }] of old) {
       if (next.has(id)) continue;
       this.#deletes.set(id, key);
@@ -180,13 +207,13 @@ export class IndexChange {
         this.#sets.set(id, entry);
       }
     }
-    this.#count(before, -1);
-    this.#count(after, 1);
+    this.#count(before, -1, tags);
+    this.#count(after, 1, tagsAfter);
     return this;
   }
 
-  #count(file: FileRecord | null, n: number): void {
-    for (const scope of scopes(file)) this.#sum(countKey(file!.userId!, scope), n);
+  #count(file: FileRecord | null, n: number, tags: readonly string[] = []): void {
+    for (const scope of scopes(file, tags)) this.#sum(countKey(file!.userId!, scope), n);
   }
 
   /** Counts the entry `key`, already stored, in its blocks (schema 10's upgrade). */
@@ -212,7 +239,8 @@ export class IndexChange {
    * after the last file is recorded, before {@link apply}.
    */
   async prepare(kv: Deno.Kv): Promise<this> {
-    const deferred = (key: Deno.KvKey) => key[3] !== EAGER_KEY;
+    // A tag's scope is never left to the build: an upload carries no tag.
+    const deferred = (key: Deno.KvKey) => key[3] !== EAGER_KEY && !isTagScope(key[2]);
     const fileOf = (key: Deno.KvKey) => JSON.stringify([key[1], key.at(-1)]);
     const ids = new Map<string, Deno.KvKey>();
     for (const key of [...this.#deletes.values(), ...[...this.#sets.values()].map((e) => e.key)]) {
@@ -348,6 +376,29 @@ export function blockCost(file: FileRecord): { mutations: number; bytes: number 
   return { mutations: keys.length, bytes: keys.reduce((n, key) => n + keyBytes(key), 0) };
 }
 
+/**
+ * Removes every key of `owner`'s scope `scope` once it lists no file (a
+ * deleted tag's): its count, its blocks' and fences' counts and split marks
+ * (all 0 then), and any entry a write made meanwhile.
+ */
+export async function dropScope(kv: Deno.Kv, owner: string, scope: string): Promise<void> {
+  const prefixes = [
+    [...INDEX, owner, scope],
+    blockBase(owner, scope, EAGER_KEY).slice(0, 3),
+    ...fencePrefixes(owner, scope),
+  ];
+  for (const prefix of prefixes) {
+    while (true) {
+      const keys = await Array.fromAsync(kv.list({ prefix }, { limit: 500 }), (e) => e.key);
+      if (keys.length === 0) break;
+      const op = kv.atomic();
+      for (const key of keys) op.delete(key);
+      await op.commit();
+    }
+  }
+  await kv.delete(countKey(owner, scope));
+}
+
 /** The count of `owner`'s files in `scope`, kept with the index (a wrapped-around one is 0). */
 async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<number> {
   const { value } = await kv.get(countKey(owner, scope));
@@ -360,7 +411,9 @@ async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<nu
  * value (`types`: only files of these types).
  */
 function plan(q: FileQuery, types?: ReadonlySet<string>) {
-  const scope = q.folderId !== undefined
+  const scope = q.tagIds !== undefined
+    ? tagScope(q.tagIds[0])
+    : q.folderId !== undefined
     ? `folder:${q.folderId}`
     : q.favorite === true
     ? "fav"
@@ -377,7 +430,20 @@ function plan(q: FileQuery, types?: ReadonlySet<string>) {
 }
 
 /**
- * The ids of one page of `q` (which has neither `ids` nor `search`; with
+ * Whether {@link pageIds} reads `q`'s page of a tag from the tag's scope:
+ * one tag, and no other filter than the types (a tag's entries carry no
+ * favourite or private bit; a folder's or several tags' files are read as
+ * files given by id).
+ */
+export function inTagScope(q: FileQuery): boolean {
+  return q.tagIds !== undefined && new Set(q.tagIds).size === 1 && q.ids === undefined &&
+    q.search === undefined && q.folderId === undefined && q.favorite === undefined &&
+    q.private === undefined;
+}
+
+/**
+ * The ids of one page of `q` (which has neither `ids` nor `search`, and
+ * tags only as {@link inTagScope} takes them; with
  * `types`, only files of those types) and how many files match: the entries
  * before the page are read (keys and their small values, no record), then
  * the page's; the total is `q.total` when given, the scope's count when
@@ -531,13 +597,13 @@ const BACKFILL: Deno.KvKey = ["meta", "file_index_backfill"];
 const BACKFILL_PAGE = 20;
 
 /**
- * The index key that tells whether `file` is indexed already: its entry of
- * {@link EAGER_KEY}, which every write that indexes writes at once.
+ * The index key that tells whether `file` is indexed already (in `scope`):
+ * its entry of {@link EAGER_KEY}, which every write that indexes writes at once.
  */
-const probeKey = (file: FileRecord): Deno.KvKey => [
+export const probeKey = (file: FileRecord, scope = "all"): Deno.KvKey => [
   "file_index",
   file.userId ?? "",
-  "all",
+  scope,
   EAGER_KEY,
   ...sortPart(file, EAGER_KEY),
   file.id,
@@ -552,7 +618,7 @@ const probeKey = (file: FileRecord): Deno.KvKey => [
 export async function backfillFileIndex(kv: Deno.Kv): Promise<void> {
   await upgradePages<FileRecord>(kv, ["file"], BACKFILL, BACKFILL_PAGE, async (op, page) => {
     const indexed = indexable(page.map((e) => e.value));
-    const probes = await getAll(kv, indexed.map(probeKey));
+    const probes = await getAll(kv, indexed.map((file) => probeKey(file)));
     op.check(...probes);
     const change = new IndexChange();
     for (const file of indexed) {

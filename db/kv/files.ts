@@ -36,15 +36,16 @@ import {
 } from "../files.ts";
 import { UniqueError } from "../errors.ts";
 import { Coalescer } from "../coalesce.ts";
-import { commitChecked, defined, getAll } from "./helpers.ts";
+import { type Attempt, commitChecked, defined, getAll } from "./helpers.ts";
 import { keyBytes, setInOrder, writeInRuns } from "./many.ts";
-import { fileTagIdsKey, tagFileKey, taggedFileIds } from "./tags.ts";
+import { fileTagIdsKey, retag, tagFileKey, taggedFileIds, TAGS_A_STEP } from "./tags.ts";
 import { countFile, readStats, recountStats, StatsChange } from "./file_stats.ts";
 import {
   blockCost,
   EAGER_KEY,
   fenceEntries,
   IndexChange,
+  inTagScope,
   newEntries,
   pageIds,
 } from "./file_index.ts";
@@ -347,6 +348,11 @@ export class KvFiles implements FileStore {
     for (const entry of await getAll<FileRecord>(this.kv, completing.map(K.file))) {
       records.set(entry.key[1] as string, entry);
     }
+    // Read after the records, which a change of the tags rewrites (`./tags.ts`).
+    const tagsOf = new Map(
+      (await getAll<string[]>(this.kv, completing.map(fileTagIdsKey)))
+        .map((e) => [e.key[1] as string, e.value ?? []]),
+    );
     const owners = new Set<string>();
     for (const w of writes) {
       const owner = w.kind === "create" ? w.file.userId : records.get(w.id)!.value?.userId;
@@ -395,7 +401,7 @@ export class KvFiles implements FileStore {
       const before = w.kind === "create" ? null : records.get(w.id)!.value;
       change.file(before, file);
       if (w.kind === "create") index.uploaded(file);
-      else index.file(before, file);
+      else index.file(before, file, tagsOf.get(file.id));
       taskIndex(op, before, file);
       // A new file's search keys are built after it; a completed one's stay (same name, type).
       if (w.kind === "create") fresh.push(file);
@@ -500,11 +506,16 @@ export class KvFiles implements FileStore {
   }
 
   /** One try of {@link deleteMany}: how many of `ids` it dealt with, and the records it removed. */
-  private async removeSome(ids: string[]) {
-    const [records, tagLists] = await Promise.all([
-      getAll<FileRecord>(this.kv, ids.map(K.file)),
-      getAll<string[]>(this.kv, ids.map(fileTagIdsKey)),
-    ]);
+  private async removeSome(ids: string[]): Promise<Attempt<{ gone: FileRecord[]; done: number }>> {
+    const records = await getAll<FileRecord>(this.kv, ids.map(K.file));
+    // Read after the records, which a change of the tags rewrites (`./tags.ts`).
+    const tagLists = await getAll<string[]>(this.kv, ids.map(fileTagIdsKey));
+    // A file of many tags sheds them a step at a time first (their entries: `retag`).
+    const crowded = tagLists.filter((e) => (e.value?.length ?? 0) > TAGS_A_STEP);
+    for (const { key } of crowded) {
+      await retag(this.kv, key[1] as string, (had) => had.slice(0, TAGS_A_STEP));
+    }
+    if (crowded.length > 0) return await this.removeSome(ids);
     const owners = [...new Set(records.flatMap((e) => e.value?.userId ?? []))];
     const usages = new Map(
       (await getAll<FileUsage>(this.kv, owners.map(K.usage))).map((e) => [e.key[1] as string, e]),
@@ -512,6 +523,7 @@ export class KvFiles implements FileStore {
     const all = new OpBuffer();
     const counted = new Map<string, FileUsage>();
     const gone: FileRecord[] = [];
+    const tagsOf = new Map<string, string[]>();
     let done = 0;
     let fenced = 0;
     for (const [i, entry] of records.entries()) {
@@ -523,7 +535,7 @@ export class KvFiles implements FileStore {
         if (usage) one.check(usage).set(usage.key, null);
         const size = all.sizeWith(one);
         // Its fences' sums, at most (the run's are read and added together below).
-        const sums = new IndexChange().file(file, null).fenceSize;
+        const sums = new IndexChange().file(file, null, tagLists[i].value ?? []).fenceSize;
         if (
           gone.length > 0 &&
           (size.checks + gone.length + INDEX_CHECKS > REMOVAL_LIMITS.checks ||
@@ -539,6 +551,7 @@ export class KvFiles implements FileStore {
           });
         }
         gone.push(file);
+        tagsOf.set(file.id, tagLists[i].value ?? []);
       }
       done = i + 1;
     }
@@ -546,7 +559,7 @@ export class KvFiles implements FileStore {
     for (const [owner, usage] of counted) all.set(K.usage(owner), usage);
     // The run's fences' sums, their marks and fences read at once (`IndexChange.prepare`).
     const index = new IndexChange();
-    for (const file of gone) index.file(file, null);
+    for (const file of gone) index.file(file, null, tagsOf.get(file.id));
     (await index.prepare(this.kv)).applyFences(all.op);
     return { op: all.applyTo(this.kv.atomic()), result: { gone, done } };
   }
@@ -570,7 +583,8 @@ export class KvFiles implements FileStore {
     // Without a build to sweep them (a transaction's view: its undo restores only what it
     // wrote), the search keys go at once.
     const search = this.build ? leaveSearchKeys : indexFile;
-    changed(op.op, file, null, new IndexChange().file(file, null), false, search);
+    const index = new IndexChange().file(file, null, tagged.value ?? []);
+    changed(op.op, file, null, index, false, search);
     return op;
   }
 
@@ -593,12 +607,15 @@ export class KvFiles implements FileStore {
 
   /**
    * A page from the owner's index (`./file_index.ts`): the entries before it
-   * and its own are read, then its records. The tag filter (`tagIds`) reads the
-   * tags' links (keys alone, intersected), then, as files given by `ids`, their
-   * records, sorted in memory (as many as the tag holds); a search reads its
-   * candidates from the search index (`./file_search.ts`).
+   * and its own are read, then its records. One tag's page (`tagIds`) is
+   * read so from the tag's scope of the index; several tags, or a tag with a
+   * folder, favourites or privacy, read the tags' links (keys alone,
+   * intersected), then, as files given by `ids`, their records, sorted in
+   * memory (as many as the tags hold); a search reads its candidates from
+   * the search index (`./file_search.ts`).
    */
   async list(query: FileQuery) {
+    if (inTagScope(query)) return await this.page(query);
     if (query.tagIds) {
       // The tag filter: the tags' files (their links' keys), then as files given by id.
       const { tagIds, ...rest } = query;
@@ -620,6 +637,11 @@ export class KvFiles implements FileStore {
     }
     // An upload's entries of the other orders may wait for the build: its owner's first.
     if (query.sortBy !== EAGER_KEY) await catchUpOrders(this.kv, query.userId);
+    return await this.page(query);
+  }
+
+  /** A page of the list index (`pageIds`), then its records. */
+  private async page(query: FileQuery) {
     const { ids, total } = await pageIds(this.kv, query);
     const records = await getAll<FileRecord>(this.kv, ids.map(K.file));
     return { files: records.flatMap((e) => e.value ? [e.value] : []), total };
@@ -735,9 +757,14 @@ function created(op: Deno.AtomicOperation, files: FileRecord[]): Deno.AtomicOper
   return op;
 }
 
-/** The list index's changes of a write of one file (`before` → `after`), read from `kv`. */
-function indexed(kv: Deno.Kv, before: FileRecord | null, after: FileRecord | null) {
-  return new IndexChange().file(before, after).prepare(kv);
+/**
+ * The list index's changes of a write of one file (`before` → `after`,
+ * whose record the caller read and checks), read from `kv`: its tags' too
+ * (their list read after the record: a change of them rewrites the record).
+ */
+async function indexed(kv: Deno.Kv, before: FileRecord | null, after: FileRecord | null) {
+  const tags = await kv.get<string[]>(fileTagIdsKey((after ?? before)!.id));
+  return await new IndexChange().file(before, after, tags.value ?? []).prepare(kv);
 }
 
 /**

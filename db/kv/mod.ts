@@ -28,7 +28,7 @@ import { patient } from "./patient.ts";
 import { KvRateLimits } from "./rate_limits.ts";
 import { KvSessions } from "./sessions.ts";
 import { KvSettings } from "./settings.ts";
-import { KvTags, listFileTags } from "./tags.ts";
+import { backfillTagScopes, KvTags, listFileTags } from "./tags.ts";
 import {
   backfillUrlAges,
   backfillUrlCopies,
@@ -74,9 +74,12 @@ import { KvWebhooks } from "./webhooks.ts";
  * stored. 18: a removed file's name and original-name search keys are
  * removed after it, noted for a sweep (`./search_sweep.ts`; nothing to
  * fill: no earlier schema's code notes any, and none would sweep them).
+ * 19: each tag is a scope of the files list's index (`tag:<id>`,
+ * `./file_index.ts`, kept by `./tags.ts`: a tag's page reads a page of
+ * entries), filled from the tag links stored (`backfillTagScopes`).
  * Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 18;
+export const KV_SCHEMA_VERSION = 19;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -109,6 +112,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await fillFences(kv);
     }
     if (version.value < 16) await backfillUrlOrphans(kv);
+    if (version.value < 19) await backfillTagScopes(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -9,14 +9,26 @@
  * rewrites the file's record, so concurrent replacements queue. Readers skip
  * a link whose tag is gone (a link made while its tag was being deleted).
  *
+ * Each tag is a scope of the files list's index (`tag:<id>`,
+ * `./file_index.ts`: a file's entries in every order, counted, with blocks
+ * and fences), changed with the links in the same atomic operation (a
+ * file's own writes move its entries in the scopes of the tags they read),
+ * so that a page of a tag's files reads a page of entries, not every tagged
+ * record. A change of many tags at once goes {@link TAGS_A_STEP} tags a
+ * commit (each about 30 writes of the index: KV's 1000 mutations and 80 KiB
+ * of keys an operation); schema 19 fills the scopes from the links stored
+ * ({@link backfillTagScopes}).
+ *
  * Schema 1 kept a file's links as one key each, `["file_tag", fileId,
  * tagId]`; {@link listFileTags} turns them into lists (`./mod.ts` runs it
  * once, on the first open by schema 2).
  */
 import { UniqueError } from "../errors.ts";
+import type { FileRecord } from "../files.ts";
 import type { TagLink, TagPatch, TagRecord, TagStore } from "../tags.ts";
 import { oldestFirst } from "./order.ts";
-import { commitChecked, defined, getAll } from "./helpers.ts";
+import { commitChecked, defined, getAll, upgradePages } from "./helpers.ts";
+import { dropScope, IndexChange, probeKey, tagScope } from "./file_index.ts";
 
 /** The key of a file's record (`./files.ts`), which a change of the file's tag set checks. */
 const fileRecordKey = (fileId: string) => ["file", fileId];
@@ -96,14 +108,15 @@ export class KvTags implements TagStore {
   async delete(id: string) {
     const tag = await this.get(id);
     if (!tag) return null;
-    for await (const e of this.kv.list({ prefix: K.tagFiles(id) })) {
-      await this.#unlink(e.key.at(-1) as string, id);
+    while (await this.#unlinkSome(id) > 0) {
+      // the next page of the tag's links
     }
     await this.kv.atomic()
       .delete(K.tag(id))
       .delete(K.byUser(tag.userId, id))
       .delete(K.name(tag.userId, tag.name))
       .commit();
+    await dropScope(this.kv, tag.userId, tagScope(id));
     return tag;
   }
 
@@ -111,39 +124,41 @@ export class KvTags implements TagStore {
     for (const tag of await this.listByUser(userId)) await this.delete(tag.id);
   }
 
-  /** Removes the link of `fileId` to `tagId`, both ways. */
-  #unlink(fileId: string, tagId: string): Promise<void> {
-    return commitChecked(async () => {
-      const listed = await this.kv.get<string[]>(K.fileTagIds(fileId));
-      const op = this.kv.atomic().check(listed).delete(K.tagFile(tagId, fileId));
-      return {
-        op: setList(op, fileId, (listed.value ?? []).filter((t) => t !== tagId)),
-        result: undefined,
-      };
+  /**
+   * Removes up to {@link UNLINK_PAGE} links of the tag `tagId`, both ways,
+   * with their files' entries in its scope, in one atomic operation checked
+   * against the files' records and lists (rewritten, as {@link retag} does).
+   * Returns how many it removed.
+   */
+  async #unlinkSome(tagId: string): Promise<number> {
+    return await commitChecked(async () => {
+      const links = await Array.fromAsync(
+        this.kv.list({ prefix: K.tagFiles(tagId) }, { limit: UNLINK_PAGE }),
+      );
+      const ids = links.map((e) => e.key.at(-1) as string);
+      const files = await getAll<FileRecord>(this.kv, ids.map(fileRecordKey));
+      // Read after the records, which a change of the tags rewrites.
+      const lists = await getAll<string[]>(this.kv, ids.map(K.fileTagIds));
+      if (ids.length === 0) return { result: 0 };
+      const op = this.kv.atomic().check(...links, ...files, ...lists);
+      const index = new IndexChange();
+      for (const [i, fileId] of ids.entries()) {
+        const had = lists[i].value ?? [];
+        const next = had.filter((t) => t !== tagId);
+        op.delete(K.tagFile(tagId, fileId));
+        setList(op, fileId, next);
+        const file = files[i].value;
+        if (file === null) continue;
+        op.set(files[i].key, file);
+        index.file(file, file, had, next);
+      }
+      return { op: (await index.prepare(this.kv)).apply(op), result: ids.length };
     });
   }
 
-  async setFileTags(fileId: string, tagIds: string[]) {
-    // The file's record is the lock, as its row is on Postgres: the operation
-    // checks it and rewrites it unchanged (a new versionstamp), so of two
-    // concurrent replacements the later commit retries on the earlier's links.
-    await commitChecked(async () => {
-      const [file, listed] = await this.kv.getMany<[unknown, string[]]>([
-        fileRecordKey(fileId),
-        K.fileTagIds(fileId),
-      ]);
-      if (file.value === null) return { result: undefined };
-      const wanted = [...new Set(tagIds)];
-      const had = new Set(listed.value ?? []);
-      const op = this.kv.atomic().check(file, listed).set(file.key, file.value);
-      for (const tagId of had) {
-        if (!wanted.includes(tagId)) op.delete(K.tagFile(tagId, fileId));
-      }
-      for (const tagId of wanted) {
-        if (!had.has(tagId)) op.set(K.tagFile(tagId, fileId), true);
-      }
-      return { op: setList(op, fileId, wanted), result: undefined };
-    });
+  setFileTags(fileId: string, tagIds: string[]) {
+    const wanted = [...new Set(tagIds)];
+    return retag(this.kv, fileId, () => wanted);
   }
 
   async tagsOfFiles(fileIds: string[]) {
@@ -203,6 +218,87 @@ export async function taggedFileIds(kv: Deno.Kv, tagIds: string[]): Promise<stri
     if (kept.size === 0) break;
   }
   return [...kept ?? []];
+}
+
+/** Links one commit of a tag's deletion removes (each ~30 writes of the index). */
+const UNLINK_PAGE = 12;
+
+/** The most tags one commit of {@link retag} adds or removes (each ~30 writes of the index). */
+export const TAGS_A_STEP = 8;
+
+/**
+ * Makes `choose(had)` the tags of `fileId` (`had`: its tags now): links both
+ * ways and the entries of the tags' scopes of the list index
+ * (`./file_index.ts`), {@link TAGS_A_STEP} tags added or removed a commit
+ * (one commit for a few; each step leaves a consistent set). The file's
+ * record is the lock, as its row is on Postgres: each operation checks it
+ * and rewrites it unchanged (a new versionstamp), so of two concurrent
+ * replacements the later commit retries on the earlier's links, and a write
+ * of the file that read its tags before fails its check.
+ */
+export async function retag(
+  kv: Deno.Kv,
+  fileId: string,
+  choose: (had: string[]) => string[],
+): Promise<void> {
+  let done = false;
+  while (!done) {
+    done = await commitChecked(async () => {
+      const [file, listed] = await kv.getMany<[FileRecord, string[]]>([
+        fileRecordKey(fileId),
+        K.fileTagIds(fileId),
+      ]);
+      if (file.value === null) return { result: true };
+      const had = listed.value ?? [];
+      const wanted = choose(had);
+      const gone = had.filter((t) => !wanted.includes(t));
+      const added = wanted.filter((t) => !had.includes(t));
+      const removing = gone.slice(0, TAGS_A_STEP);
+      const adding = added.slice(0, TAGS_A_STEP - removing.length);
+      const last = removing.length === gone.length && adding.length === added.length;
+      const next = last ? wanted : [...had.filter((t) => !removing.includes(t)), ...adding];
+      const op = kv.atomic().check(file, listed).set(file.key, file.value);
+      for (const tagId of removing) op.delete(K.tagFile(tagId, fileId));
+      for (const tagId of adding) op.set(K.tagFile(tagId, fileId), true);
+      const index = await new IndexChange().file(file.value, file.value, had, next).prepare(kv);
+      return { op: setList(index.apply(op), fileId, next), result: last };
+    });
+  }
+}
+
+/** Where the upgrade to schema 19 stands: the last tag link whose file is in the tag's scope. */
+const SCOPES_BACKFILL: Deno.KvKey = ["meta", "tag_scope_backfill"];
+/** Links one commit of {@link backfillTagScopes} indexes (about 30 writes and 2 checks each). */
+const SCOPES_PAGE = 12;
+
+/**
+ * Schema 19's upgrade: each tag link's file entered in the tag's scope of
+ * the list index, a page of links a commit ({@link upgradePages}: a stopped
+ * upgrade resumes after the last page committed), checked against the
+ * files' records and the absence of their entries in the scope (a file a
+ * process already at schema 19 tagged meanwhile is left as it wrote it).
+ * Links to a deleted tag or a missing file are passed over.
+ */
+export async function backfillTagScopes(kv: Deno.Kv): Promise<void> {
+  await upgradePages(kv, ["tag_file"], SCOPES_BACKFILL, SCOPES_PAGE, async (op, page) => {
+    const links = page.map((e) => ({ tagId: e.key[1] as string, fileId: e.key[2] as string }));
+    const [files, tags] = await Promise.all([
+      getAll<FileRecord>(kv, links.map((l) => fileRecordKey(l.fileId))),
+      getAll(kv, [...new Set(links.map((l) => l.tagId))].map(K.tag)),
+    ]);
+    const live = new Set(tags.flatMap((t) => t.value === null ? [] : [t.key[1]]));
+    const todo = links.flatMap((l, i) => {
+      const file = files[i].value;
+      return file && live.has(l.tagId) ? [{ file, scope: tagScope(l.tagId), tagId: l.tagId }] : [];
+    });
+    const probes = await getAll(kv, todo.map((t) => probeKey(t.file, t.scope)));
+    op.check(...files, ...probes);
+    const change = new IndexChange();
+    for (const [i, { file, tagId }] of todo.entries()) {
+      if (probes[i].value === null) change.file(file, file, [], [tagId]);
+    }
+    (await change.prepare(kv)).apply(op);
+  });
 }
 
 /** Adds to `op` the write of `fileId`'s list of tag ids: `tagIds`, or no key when empty. */
