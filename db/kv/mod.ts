@@ -35,6 +35,7 @@ import {
   backfillUrlLimits,
   backfillUrlOrphans,
   KvUrls,
+  packUrlChunks,
 } from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
@@ -74,9 +75,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * stored. 18: a removed file's name and original-name search keys are
  * removed after it, noted for a sweep (`./search_sweep.ts`; nothing to
  * fill: no earlier schema's code notes any, and none would sweep them).
- * Each upgrade resumes where a stopped one left off.
+ * 21: each owner's URL records are packed in chunks in its oldest-first
+ * order (`./url_chunks.ts`, the URL list), from the copies schema 14 made,
+ * which go (19 and 20: kept for other changes). Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 18;
+export const KV_SCHEMA_VERSION = 21;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -109,6 +112,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await fillFences(kv);
     }
     if (version.value < 16) await backfillUrlOrphans(kv);
+    if (version.value < 21) await packUrlChunks(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);
