@@ -248,7 +248,9 @@ async function main() {
         "",
         "Written by `bench/kv_urls.ts` (`deno task bench kv_urls`); hand notes below the tables.",
         "",
-        `Before: \`${baseline.title}\`; after: \`${here.title}\`. ${ROUNDS} rounds, the side`,
+        `Before: \`${baseline.title.split(" ")[0]}\`; after: \`${
+          here.title.split(" ")[0]
+        }\`. ${ROUNDS} rounds, the side`,
         "measured first alternating; each side a process of its own on a fresh on-disk store",
         `of one user's ${URLS} URLs. ${
           new Date().toISOString()

@@ -141,8 +141,10 @@ export async function placeUrls(
   const before = await Array.fromAsync(
     kv.list<string>({ prefix, end: [...prefix, ...lo, ""] }, { reverse: true, limit: 1 }),
   );
-  // …and those after it up to the last; with none before, the first chunk starts later.
-  const after = await Array.fromAsync(kv.list<string>({
+  // …and those after it up to the last (none past one position that has its chunk);
+  // with none before, the first chunk starts later.
+  const one = before.length > 0 && named.length === 1;
+  const after = one ? [] : await Array.fromAsync(kv.list<string>({
     start: before.length ? [...before[0].key, ""] : prefix,
     end: [...prefix, ...hi, ""],
   }));
