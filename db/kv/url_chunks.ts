@@ -21,8 +21,6 @@ export const CHUNK_BYTES = 60_000;
 const FIRST: Deno.KvKeyPart[] = [0n];
 
 const prefixOf = (owner: string): Deno.KvKey => ["url_chunk", owner];
-/** The position of `url` in its owner's order. */
-const positionOf = (url: UrlRecord): Deno.KvKeyPart[] => [url.createdAt.getTime(), url.id];
 
 /** One record as a chunk keeps it: a tuple of its fields but views and owner. */
 type Packed = [
@@ -40,9 +38,9 @@ type Packed = [
   boolean,
 ];
 
-/** `url` as a chunk's JSON element. */
-function pack(url: UrlRecord): string {
-  const packed: Packed = [
+/** `url` as a chunk's element. */
+function pack(url: UrlRecord): Packed {
+  return [
     url.id,
     url.code,
     url.vanity,
@@ -56,7 +54,6 @@ function pack(url: UrlRecord): string {
     url.deviceDestinations ?? null,
     url.forwardQuery ?? false,
   ];
-  return JSON.stringify(packed);
 }
 
 /** The record of a chunk's element, owned by `owner`, its views 0. */
@@ -84,11 +81,14 @@ function recordsOf(value: string, owner: string): UrlRecord[] {
   return (JSON.parse(value) as Packed[]).map((p) => unpack(p, owner));
 }
 
-/** Orders two URLs by position. */
-function byPosition(a: UrlRecord, b: UrlRecord): number {
-  const d = a.createdAt.getTime() - b.createdAt.getTime();
-  return d !== 0 ? d : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+/** Orders two chunk elements by position. */
+function byPosition(a: Packed, b: Packed): number {
+  const d = a[7] - b[7];
+  return d !== 0 ? d : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
+
+/** The position of a chunk element. */
+const placeOf = (p: Packed): Deno.KvKeyPart[] => [p[7], p[0]];
 
 /**
  * The owner's URL records from its chunks, in order (views 0), up to the
@@ -124,19 +124,20 @@ export interface ChunkChange {
  * the chunks holding the positions from the first to the last it names are
  * read, their records changed and packed again (a full chunk split: at the
  * end of the owner's order a new chunk begins; elsewhere in two halves); an
- * emptied chunk is removed. Returns how many mutations it added.
+ * emptied chunk is removed.
  */
 export async function placeUrls(
   kv: Deno.Kv,
   op: Deno.AtomicOperation,
   owner: string,
   change: ChunkChange,
-): Promise<number> {
-  const named = [...(change.put ?? []), ...(change.remove ?? [])].sort(byPosition);
-  if (named.length === 0) return 0;
+): Promise<void> {
+  const puts = (change.put ?? []).map(pack);
+  const named = [...puts, ...(change.remove ?? []).map(pack)].sort(byPosition);
+  if (named.length === 0) return;
   const prefix = prefixOf(owner);
-  const lo = positionOf(named[0]);
-  const hi = positionOf(named.at(-1)!);
+  const lo = placeOf(named[0]);
+  const hi = placeOf(named.at(-1)!);
   // The chunk holding the first position (the greatest start at or before it)…
   const before = await Array.fromAsync(
     kv.list<string>({ prefix, end: [...prefix, ...lo, ""] }, { reverse: true, limit: 1 }),
@@ -153,17 +154,18 @@ export async function placeUrls(
     read = await Array.fromAsync(kv.list<string>({ prefix }, { limit: 1 }));
   }
   op.check(...read);
-  // By position: a copy at another place (a drift) is another record.
-  const records = new Map<string, UrlRecord>();
-  const at = (url: UrlRecord) => `${url.createdAt.getTime()} ${url.id}`;
+  // By position: a copy at another place (a drift) is another record. Elements as
+  // they are stored: a write parses its chunks, but makes no record of them.
+  const records = new Map<string, Packed>();
+  const at = (p: Packed) => `${p[7]} ${p[0]}`;
   for (const entry of read) {
-    for (const url of recordsOf(entry.value, owner)) records.set(at(url), url);
+    for (const p of JSON.parse(entry.value) as Packed[]) records.set(at(p), p);
   }
-  for (const url of change.remove ?? []) records.delete(at(url));
-  for (const url of change.put ?? []) records.set(at(url), url);
+  for (const url of change.remove ?? []) records.delete(at(pack(url)));
+  for (const p of puts) records.set(at(p), p);
   const sorted = [...records.values()].sort(byPosition);
-  const appended = change.put?.length === 1 && sorted.at(-1)?.id === change.put[0].id;
-  const packs = split(sorted.map(pack), appended);
+  const appended = puts.length === 1 && sorted.at(-1)?.[0] === puts[0][0];
+  const packs = split(sorted.map((p) => JSON.stringify(p)), appended);
   // The first keeps its start when it held the first position; a first chunk ever, FIRST;
   // else (the owner's first chunk, moved down) and every other, its first record's.
   let first = 0;
@@ -172,25 +174,18 @@ export async function placeUrls(
       ? before[0].key
       : i === 0 && read.length === 0
       ? [...prefix, ...FIRST]
-      : [...prefix, ...positionOf(sorted[first])];
+      : [...prefix, ...placeOf(sorted[first])];
     first += p.length;
     return key;
   });
   const readKeys = new Set(read.map((e) => keyText(e.key)));
   const kept = new Set(keys.map(keyText));
-  let mutations = 0;
-  for (const entry of read) {
-    if (kept.has(keyText(entry.key))) continue;
-    op.delete(entry.key);
-    mutations++;
-  }
+  for (const entry of read) if (!kept.has(keyText(entry.key))) op.delete(entry.key);
   packs.forEach((p, i) => {
     // A new start: no chunk may have taken it meanwhile (two first chunks ever race here).
     if (!readKeys.has(keyText(keys[i]))) op.check({ key: keys[i], versionstamp: null });
     op.set(keys[i], `[${p.join(",")}]`);
-    mutations++;
   });
-  return mutations;
 }
 
 /** A chunk's key as text, to compare (the first chunk's start is a bigint). */
