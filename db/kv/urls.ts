@@ -25,8 +25,9 @@ const K = {
   name: (name: string) => ["url_name", name],
   byUser: (userId: string, id: string) => ["url_by_user", userId, id],
   userPrefix: (userId: string) => ["url_by_user", userId],
+  /** Schema 4's entries of each owner's order (schema 14's record copies), which schema 21 packs. */
   byAge: (url: UrlRecord) => ["url_by_user_at", url.userId!, url.createdAt.getTime(), url.id],
-  agePrefix: (userId: string) => ["url_by_user_at", userId],
+  byAgePrefix: () => ["url_by_user_at"],
   ageViews: (
     url: UrlRecord,
   ) => ["url_by_user_at_views", url.userId!, url.createdAt.getTime(), url.id],
@@ -656,9 +657,11 @@ export async function backfillUrlLimits(kv: Deno.Kv): Promise<void> {
 }
 
 /**
- * Schema 14's upgrade: every owned URL gets its copies in its owner's
- * oldest-first order (the record and its views, which the URL list reads)
- * and its views added to its owner's views total (the statistics read it).
+ * Schema 14's upgrade: every owned URL gets its views copy in its owner's
+ * oldest-first order (which the URL list reads; schema 14 copied the record
+ * there too, which schema 21's chunks hold now, filled from the entries
+ * schema 4 made) and its views added to its owner's views total (the
+ * statistics read it).
  * A page's views are checked with it: a view meanwhile reads the page again.
  */
 export async function backfillUrlCopies(kv: Deno.Kv): Promise<void> {
@@ -716,7 +719,7 @@ export async function backfillUrlOrphans(kv: Deno.Kv): Promise<void> {
 export async function packUrlChunks(kv: Deno.Kv): Promise<void> {
   await upgradePages<UrlRecord | true>(
     kv,
-    ["url_by_user_at"],
+    K.byAgePrefix(),
     ["meta", "url_chunk_backfill"],
     CHUNK_PAGE,
     async (op, page) => {
