@@ -47,6 +47,7 @@ export const HTTP_BENCHES: HttpBench[] = [
   { name: "paired", script: "bench/paired.ts", timeoutMinutes: 30 },
   { name: "kv_upload_cost", script: "bench/kv_upload_cost.ts", timeoutMinutes: 10 },
   { name: "scale", script: "bench/scale.ts", timeoutMinutes: 120 },
+  { name: "kv_urls", script: "bench/kv_urls.ts", timeoutMinutes: 15 },
 ];
 
 // deno-lint-ignore no-control-regex

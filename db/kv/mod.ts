@@ -35,6 +35,7 @@ import {
   backfillUrlLimits,
   backfillUrlOrphans,
   KvUrls,
+  packUrlChunks,
 } from "./urls.ts";
 import { KvUserExports } from "./user_exports.ts";
 import { KvUsers } from "./users.ts";
@@ -77,9 +78,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * 19: each tag is a scope of the files list's index (`tag:<id>`,
  * `./file_index.ts`, kept by `./tags.ts`: a tag's page reads a page of
  * entries), filled from the tag links stored (`backfillTagScopes`).
- * Each upgrade resumes where a stopped one left off.
+ * 21: each owner's URL records are packed in chunks in its oldest-first
+ * order (`./url_chunks.ts`, the URL list), from the copies schema 14 made,
+ * which go. Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 19;
+export const KV_SCHEMA_VERSION = 21;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -113,6 +116,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     }
     if (version.value < 16) await backfillUrlOrphans(kv);
     if (version.value < 19) await backfillTagScopes(kv);
+    if (version.value < 21) await packUrlChunks(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

@@ -9,6 +9,7 @@ import { UniqueError } from "../errors.ts";
 import { counted } from "./file_stats.ts";
 import { commitChecked, defined, getAll, upgradePages } from "./helpers.ts";
 import { writeInRuns } from "./many.ts";
+import { chunkedUrls, placeUrls } from "./url_chunks.ts";
 import {
   URL_RULE_DEFAULTS,
   type UrlPatch,
@@ -24,8 +25,9 @@ const K = {
   name: (name: string) => ["url_name", name],
   byUser: (userId: string, id: string) => ["url_by_user", userId, id],
   userPrefix: (userId: string) => ["url_by_user", userId],
+  /** Schema 4's entries of each owner's order (schema 14's record copies), which schema 21 packs. */
   byAge: (url: UrlRecord) => ["url_by_user_at", url.userId!, url.createdAt.getTime(), url.id],
-  agePrefix: (userId: string) => ["url_by_user_at", userId],
+  byAgePrefix: () => ["url_by_user_at"],
   ageViews: (
     url: UrlRecord,
   ) => ["url_by_user_at_views", url.userId!, url.createdAt.getTime(), url.id],
@@ -48,20 +50,20 @@ const loaded = (stored: UrlRecord, views: Deno.KvU64 | null): UrlRecord => ({
 });
 
 /**
- * Adds to `op` the writes of an owned `url`'s copies in its owner's oldest-first
- * order (the record, without its views, and its views): the URL list reads
- * them with two `list` calls, not a `get` of each URL and of its views.
+ * Adds to `op` the write of an owned `url`'s views copy in its owner's
+ * oldest-first order: the URL list reads the views with one `list` call and
+ * the records from the owner's chunks (`url_chunks.ts`), not a `get` of each
+ * URL and of its views.
  */
 function setCopies(op: Deno.AtomicOperation, url: UrlRecord) {
   if (url.userId === null) return;
-  op.set(K.byAge(url), { ...url, views: 0 })
-    .set(K.ageViews(url), new Deno.KvU64(BigInt(url.views)));
+  op.set(K.ageViews(url), new Deno.KvU64(BigInt(url.views)));
 }
 
-/** Adds to `op` the removal of an owned `url`'s copies ({@link setCopies}) and views from its owner's total. */
+/** Adds to `op` the removal of an owned `url`'s views copy ({@link setCopies}) and views from its owner's total. */
 function deleteCopies(op: Deno.AtomicOperation, url: UrlRecord) {
   if (url.userId === null) return;
-  op.delete(K.byAge(url)).delete(K.ageViews(url));
+  op.delete(K.ageViews(url));
   if (url.views > 0) op.sum(K.viewsTotal(url.userId), BigInt.asUintN(64, BigInt(-url.views)));
 }
 
@@ -155,6 +157,7 @@ export class KvUrls implements UrlStore {
       if (count && url.userId !== null) {
         op.check(count).set(K.count(url.userId), owned + 1).set(K.byUser(url.userId, url.id), true);
         setCopies(op, url);
+        await placeUrls(this.kv, op, url.userId, { put: [{ ...URL_RULE_DEFAULTS, ...url }] });
         if (url.views > 0) op.sum(K.viewsTotal(url.userId), BigInt(url.views));
       } else countOrphan(op, url, 1);
       const lost = async () => {
@@ -165,14 +168,15 @@ export class KvUrls implements UrlStore {
     });
   }
 
-  createMany(urls: UrlRecord[]): Promise<void> {
-    return writeInRuns<UrlRecord, number>(this.kv, urls, {
+  async createMany(urls: UrlRecord[]): Promise<void> {
+    await writeInRuns<UrlRecord, number>(this.kv, urls, {
       owner: (u) => u.userId,
       cost: (u) => ({
         checks: namesOf(u).length,
-        // Owned: its entry by user, its copies and a share of the owner's views total;
-        // without an owner: its entry among those, their count and views total.
-        mutations: 2 + namesOf(u).length + (u.userId === null ? 3 : 4) + (u.expiresAt ? 1 : 0) +
+        // Owned: its entry by user, its views copy and a share of the owner's views total
+        // (its chunk written after the runs); without an owner: its entry among those,
+        // their count and views total.
+        mutations: 2 + namesOf(u).length + 3 + (u.expiresAt ? 1 : 0) +
           (u.maxViews === null ? 0 : 1),
       }),
       counter: K.count,
@@ -201,6 +205,35 @@ export class KvUrls implements UrlStore {
       clash: async (run) =>
         (await this.takenNames(run.flatMap(namesOf))).size ? new UniqueError("code") : null,
     });
+    const owners = Map.groupBy(urls.filter((u) => u.userId !== null), (u) => u.userId!);
+    for (const [owner, owned] of owners) await this.putInChunks(owner, owned);
+  }
+
+  /**
+   * Puts `urls` of `owner` in its chunks after their records landed (an
+   * import's: its runs' operations are full), {@link CHUNK_PUT} in order a
+   * commit, fewer when a commit is refused as too large.
+   */
+  private async putInChunks(owner: string, urls: UrlRecord[]): Promise<void> {
+    const sorted = urls.map((u) => ({ ...URL_RULE_DEFAULTS, ...u })).sort((a, b) =>
+      a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    );
+    let size = CHUNK_PUT;
+    for (let at = 0; at < sorted.length;) {
+      const put = sorted.slice(at, at + size);
+      try {
+        await commitChecked(async () => {
+          const op = this.kv.atomic();
+          await placeUrls(this.kv, op, owner, { put });
+          return { op, result: undefined };
+        });
+      } catch (error) {
+        if (size === 1) throw error;
+        size = Math.ceil(size / 2);
+        continue;
+      }
+      at += put.length;
+    }
   }
 
   async takenNames(names: string[]): Promise<Set<string>> {
@@ -239,26 +272,30 @@ export class KvUrls implements UrlStore {
   }
 
   /**
-   * The first `limit` of a user's URLs, oldest first, read from their copies
-   * in that order ({@link setCopies}): two `list` calls side by side. A URL
-   * whose views copy the second did not see (written between the two) has
-   * its views read from its counter.
+   * The first `limit` of a user's URLs, oldest first: which and their views
+   * from the views copies in that order ({@link setCopies}), their records
+   * from the owner's chunks (`url_chunks.ts`, a few values), side by side. A
+   * URL that the chunks read did not hold (written between the two) is read
+   * by id.
    */
   private async copies(userId: string, limit?: number): Promise<UrlRecord[]> {
     const options = { limit, batchSize: Math.min(1000, Math.max(16, limit ?? 1000)) };
     const [records, counts] = await Promise.all([
-      Array.fromAsync(this.kv.list<UrlRecord | true>({ prefix: K.agePrefix(userId) }, options)),
+      chunkedUrls(this.kv, userId, limit),
       Array.fromAsync(this.kv.list<Deno.KvU64>({ prefix: K.ageViewsPrefix(userId) }, options)),
     ]);
-    const views = new Map(counts.map((e) => [e.key.at(-1) as string, e.value]));
-    const missing = records.filter((e) => e.value === true || !views.has(e.key.at(-1) as string))
-      .map((e) => e.key.at(-1) as string);
+    const byId = new Map(records.map((url) => [url.id, url]));
+    const missing = counts.map((e) => e.key.at(-1) as string).filter((id) => !byId.has(id));
     const read = new Map((await this.loadAll(missing)).map((url) => [url.id, url]));
-    return records.flatMap((e) => {
+    return counts.flatMap((e) => {
       const id = e.key.at(-1) as string;
-      if (e.value !== true && views.has(id)) return [loaded(e.value, views.get(id)!)];
-      const url = read.get(id);
-      return url ? [url] : [];
+      const url = byId.get(id);
+      if (url) {
+        url.views = Number(e.value.value);
+        return [url];
+      }
+      const other = read.get(id);
+      return other ? [other] : [];
     });
   }
 
@@ -298,7 +335,9 @@ export class KvUrls implements UrlStore {
       const old: UrlRecord = { ...URL_RULE_DEFAULTS, ...entry.value };
       const next: UrlRecord = { ...old, ...defined(patch), updatedAt: now };
       const op = this.kv.atomic().check(entry).set(K.url(id), next);
-      if (next.userId !== null) op.set(K.byAge(next), { ...next, views: 0 });
+      if (next.userId !== null) {
+        await placeUrls(this.kv, op, next.userId, { put: [{ ...next, views: 0 }] });
+      }
       if (old.expiresAt?.getTime() !== next.expiresAt?.getTime()) {
         deleteExpiry(op, old);
         setExpiry(op, next);
@@ -311,11 +350,12 @@ export class KvUrls implements UrlStore {
           op.check({ key: K.name(next.vanity), versionstamp: null }).set(K.name(next.vanity), id);
         }
       }
-      // The record unchanged since the read: the vanity check failed, the name is taken.
-      const lost = async () =>
-        (await this.kv.get(K.url(id))).versionstamp === entry.versionstamp
-          ? new UniqueError("vanity")
-          : null;
+      // A check failed: the new vanity's, when another URL holds it (else a write meanwhile).
+      const lost = async () => {
+        if (next.vanity === null || next.vanity === old.vanity) return null;
+        const holder = (await this.kv.get<string>(K.name(next.vanity))).value;
+        return holder !== null && holder !== id ? new UniqueError("vanity") : null;
+      };
       return { op, result: { ...next, views: Number(views.value?.value ?? 0n) }, lost };
     });
   }
@@ -337,6 +377,7 @@ export class KvUrls implements UrlStore {
         op.check(count).set(K.count(url.userId), Math.max(0, (count.value ?? 1) - 1))
           .delete(K.byUser(url.userId, id));
         deleteCopies(op, url);
+        await placeUrls(this.kv, op, url.userId, { remove: [url] });
       } else countOrphan(op, url, -1);
       return { op, result: url };
     });
@@ -397,37 +438,43 @@ export class KvUrls implements UrlStore {
     const total = await this.kv.get<Deno.KvU64>(K.viewsTotal(userId));
     const count = await this.kv.get<number>(K.count(userId));
     const ids = await this.ids(userId);
-    let repaired = 0;
     let views = 0;
-    const at = new Map<string, number>();
+    const owned: {
+      entry: Deno.KvEntry<UrlRecord>;
+      views: Deno.KvEntryMaybe<Deno.KvU64>;
+      url: UrlRecord;
+    }[] = [];
     for (let i = 0; i < ids.length; i += RECOUNT_PAGE) {
       const page = ids.slice(i, i + RECOUNT_PAGE);
       const [records, counters] = await Promise.all([
         getAll<UrlRecord>(this.kv, page.map(K.url)),
         getAll<Deno.KvU64>(this.kv, page.map(K.views)),
       ]);
-      const urls = records.flatMap((e, j) =>
-        e.value ? [{ entry: e, views: counters[j], url: loaded(e.value, counters[j].value) }] : []
-      );
-      const owned = urls.filter((u) => u.url.userId === userId);
-      const copies = await getAll(
-        this.kv,
-        owned.flatMap(({ url }) => [K.byAge(url), K.ageViews(url)]),
-      );
-      for (const [j, { entry, views: counter, url }] of owned.entries()) {
+      records.forEach((e, j) => {
+        if (e.value?.userId !== userId) return;
+        const url = loaded(e.value, counters[j].value);
+        owned.push({ entry: e as Deno.KvEntry<UrlRecord>, views: counters[j], url });
         views += url.views;
-        at.set(url.id, url.createdAt.getTime());
-        const [record, copy] = [copies[2 * j].value, copies[2 * j + 1].value];
-        const right = sameRecord(record, { ...url, views: 0 }) &&
+      });
+    }
+    const at = new Map(owned.map(({ url }) => [url.id, url.createdAt.getTime()]));
+    let repaired = await this.dropStrayCopies(userId, at);
+    const chunked = new Map((await chunkedUrls(this.kv, userId)).map((url) => [url.id, url]));
+    for (let i = 0; i < owned.length; i += RECOUNT_PAGE) {
+      const page = owned.slice(i, i + RECOUNT_PAGE);
+      const copies = await getAll(this.kv, page.map(({ url }) => K.ageViews(url)));
+      for (const [j, { entry, views: counter, url }] of page.entries()) {
+        const copy = copies[j].value;
+        const right = sameRecord(chunked.get(url.id), { ...url, views: 0 }) &&
           copy instanceof Deno.KvU64 && Number(copy.value) === url.views;
         if (right) continue;
         // Checked on the record and its views: a write meanwhile wrote the copies itself.
         const op = this.kv.atomic().check(entry, counter);
         setCopies(op, url);
+        await placeUrls(this.kv, op, userId, { put: [{ ...url, views: 0 }] });
         if ((await op.commit()).ok) repaired++;
       }
     }
-    repaired += await this.dropStrayCopies(userId, at);
     // The total and the count set only if no write moved them since they were read.
     const op = this.kv.atomic().check(total, count);
     let wrong = 0;
@@ -493,21 +540,31 @@ export class KvUrls implements UrlStore {
   }
 
   /**
-   * Removes the list's copies under `userId` of no URL of the user at that
-   * place (`at`: the creation times of the URLs counted); returns how many.
+   * Removes the list's copies under `userId` (views copies, chunk records) of
+   * no URL of the user at that place (`at`: the creation times of the URLs
+   * counted); returns how many.
    */
   private async dropStrayCopies(userId: string, at: Map<string, number>): Promise<number> {
     let dropped = 0;
-    for (const prefix of [K.agePrefix(userId), K.ageViewsPrefix(userId)]) {
-      for await (const { key } of this.kv.list({ prefix }, { batchSize: 1000 })) {
-        const id = key.at(-1) as string;
-        if (at.get(id) === key[2]) continue;
-        // Not counted: a URL created since, or a copy of none (or at the wrong place).
-        const record = await this.kv.get<UrlRecord>(K.url(id));
-        const url = record.value;
-        if (url?.userId === userId && url.createdAt.getTime() === key[2]) continue;
-        if ((await this.kv.atomic().check(record).delete(key).commit()).ok) dropped++;
-      }
+    /** Whether the copy of `id` at `time` is of none: not counted, and not created since. */
+    const stray = async (id: string, time: number) => {
+      if (at.get(id) === time) return null;
+      const record = await this.kv.get<UrlRecord>(K.url(id));
+      const url = record.value;
+      return url?.userId === userId && url.createdAt.getTime() === time ? null : record;
+    };
+    for await (
+      const { key } of this.kv.list({ prefix: K.ageViewsPrefix(userId) }, { batchSize: 1000 })
+    ) {
+      const record = await stray(key.at(-1) as string, key[2] as number);
+      if (record && (await this.kv.atomic().check(record).delete(key).commit()).ok) dropped++;
+    }
+    for (const url of await chunkedUrls(this.kv, userId)) {
+      const record = await stray(url.id, url.createdAt.getTime());
+      if (!record) continue;
+      const op = this.kv.atomic().check(record);
+      await placeUrls(this.kv, op, userId, { remove: [url] });
+      if ((await op.commit()).ok) dropped++;
     }
     return dropped;
   }
@@ -525,8 +582,8 @@ export class KvUrls implements UrlStore {
         const { entry, views, url } = await this.load(id);
         const op = this.kv.atomic().check(entry, views).delete(K.byUser(userId, id));
         if (url?.userId === userId) {
-          op.set(K.url(id), { ...entry.value, userId: null })
-            .delete(K.byAge(url)).delete(K.ageViews(url));
+          op.set(K.url(id), { ...entry.value, userId: null }).delete(K.ageViews(url));
+          await placeUrls(this.kv, op, userId, { remove: [url] });
           countOrphan(op, url, 1);
         }
         return { op, result: undefined };
@@ -553,6 +610,12 @@ const RECOUNT_PAGE = 200;
 
 /** URLs one page of {@link backfillUrlCopies} reads: each adds 2 checks, of KV's 100. */
 const COPY_PAGE = 40;
+
+/** An owner's URLs one commit of an import puts in its chunks at most. */
+const CHUNK_PUT = 100;
+
+/** Entries one commit of {@link packUrlChunks} reads: in order (with their records, 80 of KV's 100 checks). */
+const CHUNK_PAGE = 40;
 
 /** URLs one backfill commit reads. */
 const BACKFILL_PAGE = 50;
@@ -594,9 +657,11 @@ export async function backfillUrlLimits(kv: Deno.Kv): Promise<void> {
 }
 
 /**
- * Schema 14's upgrade: every owned URL gets its copies in its owner's
- * oldest-first order (the record and its views, which the URL list reads)
- * and its views added to its owner's views total (the statistics read it).
+ * Schema 14's upgrade: every owned URL gets its views copy in its owner's
+ * oldest-first order (which the URL list reads; schema 14 copied the record
+ * there too, which schema 21's chunks hold now, filled from the entries
+ * schema 4 made) and its views added to its owner's views total (the
+ * statistics read it).
  * A page's views are checked with it: a view meanwhile reads the page again.
  */
 export async function backfillUrlCopies(kv: Deno.Kv): Promise<void> {
@@ -639,6 +704,35 @@ export async function backfillUrlOrphans(kv: Deno.Kv): Promise<void> {
       const counters = await getAll<Deno.KvU64>(kv, orphans.map((e) => K.views(e.value.id)));
       op.check(...counters);
       orphans.forEach(({ value }, i) => countOrphan(op, loaded(value, counters[i].value), 1));
+    },
+  );
+}
+
+/**
+ * Schema 21's upgrade: each owner's URL records, copied one entry each in
+ * its oldest-first order since schema 14, are packed into its chunks
+ * (`url_chunks.ts`), which the URL list reads, and those entries removed.
+ * Read in that order a page at a time, each page's records read by id (the
+ * truth, should a copy have drifted); a page whose records changed meanwhile
+ * is read again.
+ */
+export async function packUrlChunks(kv: Deno.Kv): Promise<void> {
+  await upgradePages<UrlRecord | true>(
+    kv,
+    K.byAgePrefix(),
+    ["meta", "url_chunk_backfill"],
+    CHUNK_PAGE,
+    async (op, page) => {
+      const records = await getAll<UrlRecord>(kv, page.map((e) => K.url(e.key.at(-1) as string)));
+      op.check(...records);
+      const owned = new Map<string, UrlRecord[]>();
+      page.forEach(({ key }, i) => {
+        op.delete(key);
+        const url = records[i].value;
+        if (url?.userId !== key[1] || url.createdAt.getTime() !== key[2]) return;
+        owned.set(url.userId, [...owned.get(url.userId) ?? [], { ...loaded(url, null) }]);
+      });
+      for (const [owner, put] of owned) await placeUrls(kv, op, owner, { put });
     },
   );
 }

@@ -104,17 +104,25 @@ apiTest(
 async function spoil(store: Backend, owner: string, urls: UrlRecord[]): Promise<void> {
   if (store.kind === "kv") {
     const kv = (store as unknown as { kv: Deno.Kv }).kv;
-    const [first, second] = urls;
+    const second = urls[1];
     const at = (u: UrlRecord) => [owner, u.createdAt.getTime(), u.id];
+    // The owner's one chunk (db/kv/url_chunks.ts): records as JSON tuples, [3] the
+    // destination, [7] the creation time.
+    const [chunk] = await Array.fromAsync(kv.list<string>({ prefix: ["url_chunk", owner] }));
+    const tuples = JSON.parse(chunk.value) as unknown[][];
+    tuples[0][3] = "https://wrong.example/";
+    const stray = [...tuples[0]];
+    stray[0] = "no-such-url";
+    stray[7] = 1;
+    // A copy of the third URL at the wrong place (a time it was not created at).
+    const misplaced = [...tuples[2]];
+    misplaced[7] = 2;
     await kv.atomic()
       .set(["url_views_total", owner], new Deno.KvU64(99n))
       .set(["url_count", owner], 7)
-      .set(["url_by_user_at", ...at(first)], { ...first, destination: "https://wrong.example/" })
+      .set(chunk.key, JSON.stringify([stray, misplaced, ...tuples]))
       .delete(["url_by_user_at_views", ...at(second)])
-      .set(["url_by_user_at", owner, 1, "no-such-url"], { ...first, id: "no-such-url" })
       .set(["url_by_user_at_views", owner, 1, "no-such-url"], new Deno.KvU64(3n))
-      // A copy of the third URL at the wrong place (a time it was not created at).
-      .set(["url_by_user_at", owner, 2, urls[2].id], urls[2])
       .commit();
   }
   // PostgreSQL keeps no URL counters (it aggregates): nothing to spoil.
