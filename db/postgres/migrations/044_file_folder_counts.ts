@@ -19,13 +19,13 @@ import { apply, blocks, counted, inBlocks } from "./041_file_time_blocks.ts";
 import { inNameBlocks, nameBlocks } from "./043_file_name_blocks.ts";
 
 /** `rows`' complete owned files per owner and folder, `sign` times their count. */
-const inFolders = (rows: string, sign: "" | "-") => `
+export const inFolders = (rows: string, sign: "" | "-") => `
       SELECT user_id AS owner, folder_id AS folder, ${sign}count(*) AS files
       FROM ${rows} WHERE NOT pending AND user_id IS NOT NULL AND folder_id IS NOT NULL
       GROUP BY 1, 2`;
 
 /** The folder counts' step: the change of the statement's `parts`. */
-const folderCounts = (parts: string[]) => `
+export const folderCounts = (parts: string[]) => `
   INSERT INTO file_folder_counts AS f (owner, folder, files)
   SELECT owner, folder, sum(files)
   FROM (${parts.join("\n      UNION ALL")}) AS change
