@@ -22,6 +22,7 @@ import {
 } from "../files.ts";
 import { type BlockRead, nameBlockRead } from "./file_name_blocks.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
+import { addTagSums, endTagRecount, startTagRecount, tagCount } from "./tag_counts.ts";
 import { uniqueViolation } from "./unique.ts";
 import { GroupedCreates, insertCounted } from "./file_creates.ts";
 
@@ -563,10 +564,10 @@ export class PostgresFiles implements FileStore {
   async list(q: FileQuery) {
     const sql = this.sql;
     if (startsFromBlocks(q)) return await this.listFromBlocks(q);
-    // The count first when the owner's counters tell it (one small read): a page past the
-    // middle is then read from the end of its order, backwards.
+    // The count first when the owner's counters, a folder's or a tag's tell it (one small
+    // read): a page past the middle is then read from the end of its order, backwards.
     const known = q.total ?? await countFromStats(q, () => this.stats(q.userId)) ??
-      await this.folderCount(q);
+      await this.folderCount(q) ?? await tagCount(sql, q);
     if (known === undefined && q.search) {
       const few = await this.fewMatches(q);
       if (few) return few;
@@ -713,7 +714,8 @@ export class PostgresFiles implements FileStore {
    * the sums and whose `touched` is the same as when the recount started (no
    * write moved them meanwhile, so their sums are exact), and forgets the
    * recount. A pass locks the owner's progress row, so two processes' passes
-   * take turns.
+   * take turns. The owner's tag counters (migration 045) are recounted along,
+   * from the links of the files each pass reads (`./tag_counts.ts`).
    */
   async recountStats(userId: string | null, budget: number) {
     const owner = userId ?? "";
@@ -726,6 +728,7 @@ export class PostgresFiles implements FileStore {
         await tx`DELETE FROM file_recount_sums WHERE owner = ${owner}`;
         await tx`INSERT INTO file_recount_sums (owner, type, touched)
           SELECT owner, type, touched FROM file_counts WHERE owner = ${owner}`;
+        await startTagRecount(tx, owner);
       }
       const [progress] = await tx<{ after: string }[]>`
         SELECT after FROM file_recount_progress WHERE owner = ${owner} FOR UPDATE`;
@@ -745,7 +748,7 @@ export class PostgresFiles implements FileStore {
             bytes = s.bytes + EXCLUDED.bytes, favorites = s.favorites + EXCLUDED.favorites,
             views = s.views + EXCLUDED.views
           RETURNING 1
-        )
+        ), tagged AS (${addTagSums(tx, owner)})
         SELECT count(*)::integer AS read, max(id COLLATE "C") AS last FROM chunk`;
       if (read >= limit) {
         await tx`UPDATE file_recount_progress SET after = ${last!} WHERE owner = ${owner}`;
@@ -772,7 +775,7 @@ export class PostgresFiles implements FileStore {
         SELECT count(*)::integer AS repaired FROM set`;
       await tx`DELETE FROM file_recount_sums WHERE owner = ${owner}`;
       await tx`DELETE FROM file_recount_progress WHERE owner = ${owner}`;
-      return { done: true, repaired, read };
+      return { done: true, repaired: repaired + await endTagRecount(tx, owner), read };
     });
   }
 

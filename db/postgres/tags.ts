@@ -1,7 +1,8 @@
 /**
  * Tags on PostgreSQL. UNIQUE (user_id, name) keeps names unique per user;
- * `file_tags` holds the links, removed by the foreign keys' cascades when
- * their tag or file goes.
+ * `file_tags` holds the links, removed when their tag goes (the foreign key's
+ * cascade) or their file (the deletion's trigger, migration 045, which counts
+ * them out of the tags' counts).
  */
 import type { Sql } from "postgres";
 import { uniqueViolation } from "./unique.ts";
@@ -84,9 +85,16 @@ export class PostgresTags implements TagStore {
 
   async setFileTags(fileId: string, tagIds: string[]) {
     await this.sql.begin(async (tx) => {
-      // Locks the file's row: concurrent replacements of one file's set queue here.
-      const [file] = await tx`SELECT 1 FROM files WHERE id = ${fileId} FOR UPDATE`;
+      // Locks the file's row: concurrent replacements of one file's set queue here. Then its
+      // owner's usage row, as every write of the owner's files takes it before the counters:
+      // the tag counters the links' triggers move (migration 045), taken by the deletion and
+      // then the insertion in no one order, are so never waited for both ways.
+      const [file] = await tx<{ user_id: string | null }[]>`
+        SELECT user_id FROM files WHERE id = ${fileId} FOR UPDATE`;
       if (!file) return;
+      if (file.user_id !== null) {
+        await tx`SELECT 1 FROM file_usage WHERE user_id = ${file.user_id} FOR NO KEY UPDATE`;
+      }
       await tx`DELETE FROM file_tags WHERE file_id = ${fileId}`;
       if (tagIds.length === 0) return;
       await tx`INSERT INTO file_tags (file_id, tag_id)

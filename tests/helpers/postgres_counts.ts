@@ -1,6 +1,6 @@
 /**
  * What the tests of PostgreSQL's list counters share (issue #32: the time
- * blocks, name blocks and folder counts): a database stopped just before the
+ * blocks, name blocks, folder counts and tag counts): a database stopped just before the
  * migration that adds a counter, and the files list's pages checked against
  * the same query over every file in memory.
  */

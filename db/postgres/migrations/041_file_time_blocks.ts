@@ -66,12 +66,15 @@ ${steps.join("\n")}
   RETURN NULL;
 END $$;`;
 
+/** Which trigger function of `files` a counter's step is made for. */
+export type StatementKind = "inserted" | "deleted" | "updated";
+
 /** A counter the statistics' triggers move: its step from the parts of a statement's rows. */
 export interface CounterStep {
-  /** The statement moving the counters by `parts`. */
-  step: (parts: string[]) => string;
-  /** The change `rows` (a transition table) make, `sign` times their counts. */
-  part: (rows: string, sign: "" | "-") => string;
+  /** The statement moving the counters by `parts`, in the function for `kind`. */
+  step: (parts: string[], kind: StatementKind) => string;
+  /** The change `rows` (a transition table) make, `sign` times their counts, in `kind`'s function. */
+  part: (rows: string, sign: "" | "-", kind: StatementKind) => string;
 }
 
 /**
@@ -80,16 +83,16 @@ export interface CounterStep {
  * migrations make them again with their own counter last.
  */
 export const applyCounters = (counters: CounterStep[]) => {
-  const moved = (name: string, rows: [string, "" | "-"][]) =>
+  const moved = (kind: StatementKind, rows: [string, "" | "-"][]) =>
     apply(
-      name,
+      `file_counts_${kind}`,
       rows.map(([table, sign]) => counted(table, sign)),
-      ...counters.map((c) => c.step(rows.map(([table, sign]) => c.part(table, sign)))),
+      ...counters.map((c) => c.step(rows.map(([table, sign]) => c.part(table, sign, kind)), kind)),
     );
   return [
-    moved("file_counts_inserted", [["new_files", ""]]),
-    moved("file_counts_deleted", [["old_files", "-"]]),
-    moved("file_counts_updated", [["new_files", ""], ["old_files", "-"]]),
+    moved("inserted", [["new_files", ""]]),
+    moved("deleted", [["old_files", "-"]]),
+    moved("updated", [["new_files", ""], ["old_files", "-"]]),
   ].join("\n");
 };
 
