@@ -16,6 +16,7 @@ import { fillFences } from "./file_fences.ts";
 import { buildOrders } from "./order_backlog.ts";
 import { upgradeSearchIndex } from "./file_search.ts";
 import { backfillTaskIndex } from "./file_tasks.ts";
+import { backfillViewIndex } from "./file_views.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -74,9 +75,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * stored. 18: a removed file's name and original-name search keys are
  * removed after it, noted for a sweep (`./search_sweep.ts`; nothing to
  * fill: no earlier schema's code notes any, and none would sweep them).
+ * 20: the viewed files have an index, most viewed first (`./file_views.ts`,
+ * the statistics page), filled from the files already stored.
  * Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 18;
+export const KV_SCHEMA_VERSION = 20;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -109,6 +112,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
       await fillFences(kv);
     }
     if (version.value < 16) await backfillUrlOrphans(kv);
+    if (version.value < 20) await backfillViewIndex(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

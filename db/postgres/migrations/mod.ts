@@ -47,6 +47,7 @@ import { sql as fileTimeBlocks } from "./041_file_time_blocks.ts";
 import { sql as fileFolderIndexGone } from "./042_file_folder_index_gone.ts";
 import { sql as fileNameBlocks } from "./043_file_name_blocks.ts";
 import { sql as fileFolderCounts } from "./044_file_folder_counts.ts";
+import { sql as fileMostViewed } from "./046_file_most_viewed.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -101,4 +102,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 42, name: "file_folder_index_gone", sql: fileFolderIndexGone },
   { version: 43, name: "file_name_blocks", sql: fileNameBlocks },
   { version: 44, name: "file_folder_counts", sql: fileFolderCounts },
+  { version: 46, name: "file_most_viewed", sql: fileMostViewed },
 ];
