@@ -14,6 +14,7 @@ import postgres from "postgres";
 import { newId, systemClock, systemRandom } from "../core/clock.ts";
 import type { FileRecord } from "../db/files.ts";
 import { openKvStore } from "../db/kv/mod.ts";
+import { mostViewedQuery, unviewedQuery } from "../db/postgres/files.ts";
 import { servingStore } from "../db/serving.ts";
 import type { Store } from "../db/store.ts";
 import { benchFile } from "./scale.ts";
@@ -101,20 +102,9 @@ async function main() {
   if (!url) return;
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   cleanups.push(() => sql.end());
-  const explain = async (query: string) =>
-    (await sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${query}`)).map((r) => r["QUERY PLAN"]).join(
-      "\n",
-    );
-  const viewed = `SELECT * FROM files WHERE views > 0 AND NOT pending
-    ORDER BY views DESC, name COLLATE "C" LIMIT ${take}`;
-  const unviewed = `views = 0 AND NOT pending ORDER BY name COLLATE "C" LIMIT ${take}`;
-  const rest = `SELECT * FROM (
-      SELECT f.* FROM users u
-        CROSS JOIN LATERAL (SELECT * FROM files WHERE user_id = u.id AND ${unviewed}) f
-      UNION ALL
-      (SELECT * FROM files WHERE user_id IS NULL AND ${unviewed})
-    ) t ORDER BY name COLLATE "C" LIMIT ${take}`;
-  console.log(await explain(viewed));
+  const explain = async (query: ReturnType<typeof mostViewedQuery>) =>
+    (await sql`EXPLAIN (ANALYZE, BUFFERS) ${query}`).map((r) => r["QUERY PLAN"]).join("\n");
+  console.log(await explain(mostViewedQuery(sql, take)));
   await sql`UPDATE files SET views = 0`;
   await sql`VACUUM ANALYZE files`;
   const none = { wall: [] as number[], cpu: [] as number[] };
@@ -122,7 +112,7 @@ async function main() {
   console.log(
     `no file viewed: ${median(none.wall)} ms (CPU ${median(none.cpu)} ms); load ${load()}`,
   );
-  console.log(await explain(rest));
+  console.log(await explain(unviewedQuery(sql, take)));
 }
 
 if (import.meta.main) {
