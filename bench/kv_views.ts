@@ -4,7 +4,7 @@
  * orders built; then `files.addView` on `v` of them, one after the other,
  * each timed, with the time in `IndexChange.prepare` (the upload marks'
  * and the fences' reads, `db/kv/file_fences.ts`) and in `commit()` apart,
- * and the CPU time of the process a view.
+ * the keys written (mutations) and the CPU time of the process a view.
  * Run: `deno run -A --unstable-kv bench/kv_views.ts --n=10000 --v=2000`.
  */
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { openKvStore } from "../db/kv/mod.ts";
 import { servingStore } from "../db/serving.ts";
 import { benchFile } from "./scale.ts";
 import { populateUsers } from "./helpers/users.ts";
+import { countKvWrites, type KvWriteCounts } from "./helpers/kv_writes.ts";
 
 const args = Object.fromEntries(
   Deno.args.map((a) => a.replace(/^--/, "").split("=") as [string, string]),
@@ -21,7 +22,7 @@ const args = Object.fromEntries(
 const n = Number(args.n ?? 10_000);
 const v = Number(args.v ?? 2_000);
 
-const spent = { prepare: 0, commit: 0 };
+const spent = { prepare: 0 };
 const prepare = IndexChange.prototype.prepare;
 IndexChange.prototype.prepare = async function (this: IndexChange, kv: Deno.Kv) {
   const t = performance.now();
@@ -31,15 +32,8 @@ IndexChange.prototype.prepare = async function (this: IndexChange, kv: Deno.Kv) 
     spent.prepare += performance.now() - t;
   }
 };
-const commit = Deno.AtomicOperation.prototype.commit;
-Deno.AtomicOperation.prototype.commit = async function (this: Deno.AtomicOperation) {
-  const t = performance.now();
-  try {
-    return await commit.call(this);
-  } finally {
-    spent.commit += performance.now() - t;
-  }
-};
+const writes: KvWriteCounts = { commits: 0, mutations: 0, commitMs: 0 };
+countKvWrites(writes);
 
 /** The process's CPU time so far (ms), from /proc. */
 async function cpuMs(): Promise<number> {
@@ -65,7 +59,8 @@ async function main() {
       all.push(...run.map((f) => f.id));
     }
     await backend.buildSearchKeys();
-    Object.assign(spent, { prepare: 0, commit: 0 });
+    Object.assign(spent, { prepare: 0 });
+    Object.assign(writes, { commits: 0, mutations: 0, commitMs: 0 });
     const times: number[] = [];
     const cpu = await cpuMs();
     for (let i = 0; i < v; i++) {
@@ -81,9 +76,9 @@ async function main() {
         `p90 ${times[Math.floor(v * 0.9)].toFixed(2)} ms; prepare ${
           (spent.prepare / v).toFixed(2)
         } ms, ` +
-        `commit ${(spent.commit / v).toFixed(2)} ms a view (mean); CPU ${
-          cpuEach.toFixed(2)
-        } ms a view; ` +
+        `commit ${(writes.commitMs / v).toFixed(2)} ms a view (mean); ${
+          (writes.mutations / v).toFixed(1)
+        } keys written a view; CPU ${cpuEach.toFixed(2)} ms a view; ` +
         `load ${load.toFixed(1)}`,
     );
   } finally {

@@ -171,39 +171,24 @@ export interface TopFile {
 }
 
 /**
- * The `take` most viewed files of the instance, most views first (ties by
- * name), read in one pass over the file records as the metrics task does.
+ * The `take` most viewed complete files of the instance, most views first
+ * (ties by name, code points), read from the store's index of them
+ * (`FileStore.mostViewed`), never from a pass over every file (issue #32).
  * Administrators only, under the same rules as {@link instanceStats}.
  */
 export async function topFiles(s: Services, caller: UserRecord, take: number): Promise<TopFile[]> {
   const refusal = statsRefusal(s.settings.all(), caller.role);
   if (refusal) throw forbidden(refusal);
-  const top: TopFile[] = [];
-  const before = (a: TopFile, b: TopFile) => b.views - a.views || a.name.localeCompare(b.name);
-  const owners = new Map<string, string | null>();
-  for await (const f of s.store.files.iterate()) {
-    if (f.pending) continue;
-    const file = {
-      id: f.id,
-      name: f.name,
-      type: f.type,
-      size: f.size,
-      views: f.views,
-      username: f.userId,
-    };
-    if (top.length === take && before(file, top[take - 1]) >= 0) continue;
-    top.push(file);
-    top.sort(before);
-    if (top.length > take) top.pop();
-  }
   const perUser = showsPerUser(s.settings.all(), caller.role);
-  for (const f of top) {
-    const id = f.username;
-    if (!perUser || id === null) f.username = null;
-    else {
-      if (!owners.has(id)) owners.set(id, (await s.store.users.get(id))?.username ?? null);
-      f.username = owners.get(id) ?? null;
+  const owners = new Map<string, string | null>();
+  const top: TopFile[] = [];
+  for (const f of await s.store.files.mostViewed(take)) {
+    const id = f.userId;
+    if (perUser && id !== null && !owners.has(id)) {
+      owners.set(id, (await s.store.users.get(id))?.username ?? null);
     }
+    const username = perUser && id !== null ? owners.get(id) ?? null : null;
+    top.push({ id: f.id, name: f.name, type: f.type, size: f.size, views: f.views, username });
   }
   return top;
 }

@@ -129,6 +129,10 @@ export class CachedFiles implements ServingFileStore {
     return this.files.addView(id);
   }
 
+  mostViewed(take: number) {
+    return this.files.mostViewed(take);
+  }
+
   grantAccess(fileId: string, key: string, expiresAt: Date, now: Date) {
     return this.files.grantAccess(fileId, key, expiresAt, now);
   }

@@ -320,6 +320,13 @@ export interface FileStore {
    * `maxViews`; atomic, so concurrent viewers never pass `maxViews`.
    */
   addView(id: string): Promise<ViewResult>;
+  /**
+   * Up to `take` complete files, most viewed first, ties by name (code
+   * points): the rule of {@link mostViewedOf}, read from an index (issue
+   * #32: the viewed files' index, then the unviewed ones by name only when
+   * fewer than `take` were ever viewed), never from a pass over every file.
+   */
+  mostViewed(take: number): Promise<FileRecord[]>;
   /** Records at `now` that `key` may read file `fileId` until `expiresAt`. */
   grantAccess(fileId: string, key: string, expiresAt: Date, now: Date): Promise<void>;
   /** Whether an unexpired grant of `key` for `fileId` exists at `now`. */
@@ -386,4 +393,30 @@ function sortValue(f: FileRecord, key: FileSortKey): string | number | null {
   if (value instanceof Date) return value.getTime();
   if (typeof value === "boolean") return value ? 1 : 0;
   return value;
+}
+
+/**
+ * {@link FileStore.mostViewed}'s rule over records in memory (for checks and
+ * tests): complete files, views descending, then names in code-point order
+ * (PostgreSQL's `COLLATE "C"`, Deno KV's key order), the first `take`.
+ */
+export function mostViewedOf(records: FileRecord[], take: number): FileRecord[] {
+  return records.filter((f) => !f.pending).sort(byViews).slice(0, take);
+}
+
+/** {@link mostViewedOf}'s order: views descending, then names in code-point order. */
+export function byViews(a: FileRecord, b: FileRecord): number {
+  return b.views - a.views || compareCodePoints(a.name, b.name);
+}
+
+/** `a` against `b` by code points (UTF-8 bytes), not UTF-16 code units. */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
 }

@@ -9,11 +9,14 @@
  *     ["file_task", "pending", updatedAt ms, id]    pending files (`cleanuploads`)
  *     ["file_task", "thumbnail", id]                files with a thumbnail recorded
  *
+ * and, kept the same way, the statistics page's index of the viewed files
+ * (`./file_views.ts`: `["file_viewed", -views, name, id]`).
  * A key's value is `true`; the record is read by id. {@link backfillTaskIndex}
  * fills it for the files stored before it (KV schema 7).
  */
 import { type FileCandidates, type FileRecord, isCandidate } from "../files.ts";
 import { getAll, upgradePages } from "./helpers.ts";
+import { viewedKey } from "./file_views.ts";
 
 /** The prefix of every key of the index. */
 export const TASK_INDEX: Deno.KvKey = ["file_task"];
@@ -32,13 +35,15 @@ export function taskKeys(file: FileRecord | null): Deno.KvKey[] {
     }
   }
   if (file.thumbnail) keys.push(["file_task", "thumbnail", file.id]);
+  const viewed = viewedKey(file);
+  if (viewed) keys.push(viewed);
   return keys;
 }
 
 /**
  * Adds to `op` the index changes of a write of one file (`before` → `after`;
- * `null`: new, removed): only the keys that differ (most writes, a view
- * among them, change none).
+ * `null`: new, removed): only the keys that differ (most writes change none;
+ * a view, its viewed key: one delete and one set).
  */
 export function taskIndex<Op extends Deno.AtomicOperation>(
   op: Op,

@@ -58,6 +58,7 @@ import { OpBuffer } from "./op_buffer.ts";
 import { leaveSearchKeys } from "./search_sweep.ts";
 import { endBlockRecount, recountBlocks, recountFences } from "./file_block_recount.ts";
 import { catchUpOrders, markForOrders } from "./order_backlog.ts";
+import { mostViewed } from "./file_views.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -708,6 +709,11 @@ export class KvFiles implements FileStore {
       const op = changed(this.write(this.kv.atomic().check(current), next), file, next, index);
       return { op, result: "counted" };
     });
+  }
+
+  /** From the viewed files' index (`./file_views.ts`), then the name index. */
+  mostViewed(take: number) {
+    return mostViewed(this.kv, take);
   }
 
   async grantAccess(fileId: string, key: string, expiresAt: Date, now: Date) {

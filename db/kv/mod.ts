@@ -16,6 +16,7 @@ import { fillFences } from "./file_fences.ts";
 import { buildOrders } from "./order_backlog.ts";
 import { upgradeSearchIndex } from "./file_search.ts";
 import { backfillTaskIndex } from "./file_tasks.ts";
+import { backfillViewIndex } from "./file_views.ts";
 import { KvFolders } from "./folders.ts";
 import { KvInvites } from "./invites.ts";
 import { journaled, recoverJournals } from "./journal.ts";
@@ -78,6 +79,8 @@ import { KvWebhooks } from "./webhooks.ts";
  * 19: each tag is a scope of the files list's index (`tag:<id>`,
  * `./file_index.ts`, kept by `./tags.ts`: a tag's page reads a page of
  * entries), filled from the tag links stored (`backfillTagScopes`).
+ * 20: the viewed files have an index, most viewed first (`./file_views.ts`,
+ * the statistics page), filled from the files already stored.
  * 21: each owner's URL records are packed in chunks in its oldest-first
  * order (`./url_chunks.ts`, the URL list), from the copies schema 14 made,
  * which go. Each upgrade resumes where a stopped one left off.
@@ -116,6 +119,7 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     }
     if (version.value < 16) await backfillUrlOrphans(kv);
     if (version.value < 19) await backfillTagScopes(kv);
+    if (version.value < 20) await backfillViewIndex(kv);
     if (version.value < 21) await packUrlChunks(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }

@@ -186,6 +186,33 @@ export function searchCondition(sql: Sql, search: { field: FileSearchField; quer
 }
 
 /**
+ * The first `take` viewed complete files, most viewed first, ties by name in
+ * code points (`FileStore.mostViewed`), from their index (migration 046).
+ */
+export function mostViewedQuery(sql: Sql, take: number) {
+  return sql<FileRow[]>`
+    SELECT * FROM files WHERE views > 0 AND NOT pending
+    ORDER BY views DESC, name COLLATE "C" LIMIT ${take}`;
+}
+
+/**
+ * The first `take` unviewed complete files by name in code points, when fewer
+ * than `mostViewed`'s page were ever viewed: the first ones of each owner's
+ * name order (migration 028's index; at most `take - 1` viewed files to pass
+ * over in all) and of the files without an owner, merged.
+ */
+export function unviewedQuery(sql: Sql, take: number) {
+  const unviewed = sql`views = 0 AND NOT pending ORDER BY name COLLATE "C" LIMIT ${take}`;
+  return sql<FileRow[]>`
+    SELECT * FROM (
+      SELECT f.* FROM users u
+        CROSS JOIN LATERAL (SELECT * FROM files WHERE user_id = u.id AND ${unviewed}) f
+      UNION ALL
+      (SELECT * FROM files WHERE user_id IS NULL AND ${unviewed})
+    ) t ORDER BY name COLLATE "C" LIMIT ${take}`;
+}
+
+/**
  * The query of `FileStore.candidates`: each kind reads its own index, and no
  * other file (partial indexes of migrations 005 and 033; a user's files,
  * `files_user_id_created_at`).
@@ -787,6 +814,14 @@ export class PostgresFiles implements FileStore {
     if (row) return "counted";
     const [exists] = await this.sql`SELECT 1 FROM files WHERE id = ${id} AND NOT pending`;
     return exists ? "exhausted" : "missing";
+  }
+
+  /** {@link mostViewedQuery}, then, when short, {@link unviewedQuery}. */
+  async mostViewed(take: number) {
+    const viewed = await mostViewedQuery(this.sql, take);
+    const rest = take - viewed.length;
+    const unviewed = rest > 0 ? await unviewedQuery(this.sql, rest) : [];
+    return [...viewed, ...unviewed].map(toFile);
   }
 
   async grantAccess(fileId: string, key: string, expiresAt: Date, now: Date) {

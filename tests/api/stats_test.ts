@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { recordMetrics } from "../../core/tasks/metrics.ts";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadOne } from "../helpers/files.ts";
+import { fileRecord } from "../helpers/stores.ts";
 import { actor } from "../helpers/users.ts";
+import type { TopFile } from "../../core/metrics.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -190,6 +192,61 @@ apiTest(
     await settings(app, { featuresMetricsEnabled: false });
     const off = await app.json("GET", "/api/stats/files", undefined, admin.headers);
     assert.deepEqual(off.body, { error: "Metrics are disabled", statusCode: 403 });
+  },
+);
+
+apiTest(
+  "top files: views from /raw visits, ties by name, take, pending and deleted files left out, " +
+    "no owner's name for an owner's kept files",
+  async (app) => {
+    const admin = await actor(app, "ADMIN", "root");
+    const a = await actor(app, "USER", "alice");
+    const b = await actor(app, "USER", "bob");
+    const [one, two, three, four] = [
+      await uploadOne(app, a.headers, "1", "one.txt"),
+      await uploadOne(app, b.headers, "22", "two.txt"),
+      await uploadOne(app, admin.headers, "333", "three.txt"),
+      await uploadOne(app, a.headers, "4444", "four.txt"),
+    ];
+    await app.services.store.files.create(
+      fileRecord(a.user.id, { name: "aaa-pending.txt", pending: true, views: 50 }),
+      { maxBytes: null, maxFiles: null },
+    );
+    const visit = async (name: string, n: number) => {
+      for (let i = 0; i < n; i++) {
+        // A view counts once per viewer a while: each visit another viewer's.
+        const res = await app.request(`/raw/${name}`, { headers: { "user-agent": `v${i}` } });
+        assert.equal(res.status, 200);
+        await res.body?.cancel();
+      }
+    };
+    await visit(one.name, 3);
+    await visit(two.name, 3);
+    await visit(three.name, 1);
+    const top = async (take: number) => {
+      const res = await app.json("GET", `/api/stats/files?take=${take}`, undefined, admin.headers);
+      assert.equal(res.status, 200);
+      return res.body.map((f: TopFile) => [f.name, f.views, f.username, f.size]);
+    };
+    const tied = [[one.name, 3, "alice", 1], [two.name, 3, "bob", 2]]
+      .sort((x, y) => x[0] < y[0] ? -1 : 1);
+    assert.deepEqual(await top(10), [...tied, [three.name, 1, "root", 3], [
+      four.name,
+      0,
+      "alice",
+      4,
+    ]]);
+    assert.deepEqual(await top(2), tied);
+    await visit(four.name, 4);
+    assert.deepEqual((await top(1))[0], [four.name, 4, "alice", 4], "views moved by visits");
+    const del = await app.json("DELETE", `/api/user/files/${one.id}`, undefined, a.headers);
+    assert.equal(del.status, 200);
+    await app.services.store.files.disown(b.user.id);
+    assert.deepEqual(await top(10), [
+      [four.name, 4, "alice", 4],
+      [two.name, 3, null, 2],
+      [three.name, 1, "root", 3],
+    ]);
   },
 );
 

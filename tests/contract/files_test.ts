@@ -5,7 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { newId, systemRandom } from "../../core/clock.ts";
-import { type FileLimits, type FileRecord, type FileStats, QuotaError } from "../../db/files.ts";
+import {
+  type FileLimits,
+  type FileRecord,
+  type FileStats,
+  mostViewedOf,
+  QuotaError,
+} from "../../db/files.ts";
 import { type Backend } from "../../db/store.ts";
 import { UniqueError } from "../../db/errors.ts";
 import { type ContractSteps, contractSuite, fileRecord, storedUser } from "../helpers/stores.ts";
@@ -622,6 +628,47 @@ const steps: ContractSteps = {
     const after = await store.files.candidates({ kind: "thumbnailed", after: first.id }, 10);
     assert.deepEqual(ids([first, ...after]).sort(), sorted(plain, fresh));
     assert.equal(after.length, 1);
+  },
+
+  async "mostViewed: most views first, ties by name, complete files only, from their index"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const names = async (take: number) => (await store.files.mostViewed(take)).map((f) => f.name);
+    assert.deepEqual(await names(5), [], "no file");
+    const views = async (file: FileRecord, n: number) => {
+      for (let i = 0; i < n; i++) assert.equal(await store.files.addView(file.id), "counted");
+    };
+    const b = await stored(store, user.id, { name: "b.txt" });
+    const a = await stored(store, other.id, { name: "a.txt" });
+    const z = await stored(store, null, { name: "Z.txt" });
+    const c = await stored(store, user.id, { name: "c.txt" });
+    await stored(store, user.id, { name: "0pending.txt", pending: true });
+    const ü = await stored(store, user.id, { name: "ü.txt" });
+    assert.deepEqual(await names(10), ["Z.txt", "a.txt", "b.txt", "c.txt", "ü.txt"], "none viewed");
+    assert.deepEqual(await names(2), ["Z.txt", "a.txt"]);
+    await views(c, 2);
+    await views(b, 2);
+    await views(ü, 3);
+    await views(a, 1);
+    assert.deepEqual(await names(3), ["ü.txt", "b.txt", "c.txt"], "ties by name");
+    assert.deepEqual(await names(10), ["ü.txt", "b.txt", "c.txt", "a.txt", "Z.txt"]);
+    const imported = fileRecord(other.id, { name: "imported.txt", views: 7 });
+    await store.files.createMany([imported]);
+    await store.files.update(b.id, { name: "bb.txt" }, next());
+    await views(z, 2);
+    assert.deepEqual(await names(4), ["imported.txt", "ü.txt", "Z.txt", "bb.txt"]);
+    await store.files.delete(ü.id);
+    await store.files.deleteMany([imported.id, c.id]);
+    await store.files.disown(other.id);
+    const top = await store.files.mostViewed(10);
+    assert.deepEqual(top.map((f) => f.name), ["Z.txt", "bb.txt", "a.txt"]);
+    assert.equal(top[2].userId, null, "records as stored: disowned");
+    assert.equal(top[0].views, 2);
+    const all = [];
+    for await (const f of store.files.iterate()) all.push(f);
+    assert.deepEqual(top, mostViewedOf(all, 10), "the rule in memory");
   },
 };
 

@@ -6,13 +6,22 @@
  * the files already stored are counted into their owners' statistics; under
  * schema 4 they are indexed for the files list (`db/kv/file_index.ts`) and
  * the URLs are given their place in their owner's oldest-first order; under
- * schema 7 they get the cleaning tasks' index (`db/kv/file_tasks.ts`).
+ * schema 7 they get the cleaning tasks' index (`db/kv/file_tasks.ts`); under
+ * schema 20 the viewed ones get the most viewed files' index
+ * (`db/kv/file_views.ts`).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type FileLimits, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
+import {
+  type FileLimits,
+  type FileQuery,
+  type FileRecord,
+  mostViewedOf,
+  queryFiles,
+} from "../../db/files.ts";
 import { IndexChange } from "../../db/kv/file_index.ts";
 import { TASK_INDEX, taskKeys } from "../../db/kv/file_tasks.ts";
+import { viewedKey } from "../../db/kv/file_views.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import type { UrlRecord } from "../../db/urls.ts";
@@ -245,6 +254,56 @@ Deno.test("kv schema 6 → 7: the files stored get the cleaning tasks' index, on
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("kv schema 19 → 20: the viewed files get the most viewed index, once, also when an upgrade stopped half way", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-schema-" });
+  const path = join(dir, "ferry.kv");
+  try {
+    const store = await openKvStore(path);
+    const ann = await storedUser(store);
+    const files = Array.from({ length: 250 }, (_, i) =>
+      fileRecord(i % 10 === 9 ? null : ann.id, {
+        name: `f${i}.txt`,
+        views: i % 3 === 0 ? 0 : i % 7,
+        pending: i % 25 === 0,
+      }));
+    await store.files.createMany(files);
+    const want = await keysOf(path, ["file_viewed"]);
+    assert.ok(want.length > 100, `${want.length} keys`);
+    // Schema 19 kept no such index; an upgrade stopped after its first page.
+    const kv = await Deno.openKv(path);
+    await kv.set(["meta", "schema_version"], 19);
+    for await (const { key } of kv.list({ prefix: ["file_viewed"] })) await kv.delete(key);
+    const page = await Array.fromAsync(kv.list<FileRecord>({ prefix: ["file"] }, { limit: 90 }));
+    const op = kv.atomic();
+    for (const e of page) {
+      const key = viewedKey(e.value);
+      if (key) op.set(key, true);
+    }
+    await op.set(["meta", "file_viewed_backfill"], page.at(-1)!.key).commit();
+    kv.close();
+    await store.close();
+
+    const upgraded = await openKvStore(path);
+    assert.equal(await upgraded.schemaVersion(), KV_SCHEMA_VERSION);
+    const top = await upgraded.files.mostViewed(100);
+    assert.deepEqual(top, mostViewedOf(files, 100));
+    await upgraded.close();
+    assert.deepEqual(await keysOf(path, ["file_viewed"]), want);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Every key under `prefix` in the database at `path`. */
+async function keysOf(path: string, prefix: Deno.KvKey): Promise<Deno.KvKey[]> {
+  const kv = await Deno.openKv(path);
+  try {
+    return (await Array.fromAsync(kv.list({ prefix }))).map((e) => e.key);
+  } finally {
+    kv.close();
+  }
+}
 
 /** Every key of the cleaning tasks' index in the database at `path`. */
 async function taskIndexOf(path: string): Promise<Deno.KvKey[]> {

@@ -48,6 +48,7 @@ import { sql as fileFolderIndexGone } from "./042_file_folder_index_gone.ts";
 import { sql as fileNameBlocks } from "./043_file_name_blocks.ts";
 import { sql as fileFolderCounts } from "./044_file_folder_counts.ts";
 import { sql as tagFileCounts } from "./045_tag_file_counts.ts";
+import { sql as fileMostViewed } from "./046_file_most_viewed.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -103,4 +104,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 43, name: "file_name_blocks", sql: fileNameBlocks },
   { version: 44, name: "file_folder_counts", sql: fileFolderCounts },
   { version: 45, name: "tag_file_counts", sql: tagFileCounts },
+  { version: 46, name: "file_most_viewed", sql: fileMostViewed },
 ];
