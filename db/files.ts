@@ -409,8 +409,8 @@ export function byViews(a: FileRecord, b: FileRecord): number {
   return b.views - a.views || compareCodePoints(a.name, b.name);
 }
 
-/** `a` against `b` by code points (UTF-8 bytes), not UTF-16 code units. */
-function compareCodePoints(a: string, b: string): number {
+/** `a` against `b` by code points (UTF-8 bytes: Deno KV's order), not UTF-16 code units. */
+export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a.codePointAt(i)!;

@@ -32,7 +32,7 @@
  * does not cut the descending list: there, the page's value is found from
  * the ascending position mirrored, and its run's place from two ranks.
  */
-import { FILE_SORT_KEYS, type FileSortKey } from "../files.ts";
+import { compareCodePoints, FILE_SORT_KEYS, type FileSortKey } from "../files.ts";
 import { countOf, hasBlocks, type WalkStart } from "./file_blocks.ts";
 import { commitChecked } from "./helpers.ts";
 
@@ -97,18 +97,6 @@ function rank(part: Deno.KvKeyPart): number {
   return { string: 1, bigint: 2, number: 3 }[typeof part as string] ?? 4;
 }
 
-/** Two strings in KV's order (UTF-8 bytes: code points). */
-function compareStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x - y;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
-}
-
 /** Two keys of numbers and strings in KV's order. */
 export function compareTails(a: readonly Deno.KvKeyPart[], b: readonly Deno.KvKeyPart[]): number {
   const n = Math.min(a.length, b.length);
@@ -118,7 +106,7 @@ export function compareTails(a: readonly Deno.KvKeyPart[], b: readonly Deno.KvKe
     if (x === y) continue;
     const r = rank(x) - rank(y);
     if (r !== 0) return r;
-    if (typeof x === "string") return compareStrings(x, y as string);
+    if (typeof x === "string") return compareCodePoints(x, y as string);
     return (x as number) < (y as number) ? -1 : 1;
   }
   return a.length - b.length;
