@@ -104,22 +104,40 @@ export interface FolderView {
 /** A user's folders and complete files, to shape views from one read of each. */
 export interface Tree {
   folders: FolderRecord[];
+  /** How many complete files each folder holds, by folder id. */
+  counts: Map<string, number>;
+  /** The complete files of the folders shown, newest first. */
   files: FileRecord[];
   /** The tags of the files a view lists, by file id. */
   tags: Map<string, TagRecord[]>;
 }
 
 /**
- * The tree of `userId`, with the tags of the files in the folders `shown`
- * names (`true`: every folder): those whose files a view will list.
+ * The tree of `userId`: its folders, each one's count of files, and the
+ * files (with their tags) of the folders `shown` names (`true`: every
+ * folder), those whose files a view will list. Each folder is read through
+ * the store's files list (its index and count, issue #32), never the owner's
+ * whole catalogue.
  */
 export async function treeOf(s: Services, userId: string, shown: string | boolean): Promise<Tree> {
-  const files = (await s.store.files.listByUser(userId)).filter((f) => !f.pending);
-  const listed = files.filter((f) =>
-    f.folderId !== null && (shown === true || f.folderId === shown)
-  );
-  const tags = await s.store.tags.tagsOfFiles(listed.map((f) => f.id));
-  return { folders: await s.store.folders.listByUser(userId), files, tags };
+  const folders = await s.store.folders.listByUser(userId);
+  const counts = new Map<string, number>();
+  const files: FileRecord[] = [];
+  for (const folder of folders) {
+    const listed = shown === true || shown === folder.id;
+    const page = await s.store.files.list({
+      userId,
+      folderId: folder.id,
+      sortBy: "createdAt",
+      order: "desc",
+      offset: 0,
+      limit: listed ? Number.MAX_SAFE_INTEGER : 1,
+    });
+    counts.set(folder.id, page.total);
+    if (listed) files.push(...page.files);
+  }
+  const tags = await s.store.tags.tagsOfFiles(files.map((f) => f.id));
+  return { folders, counts, files, tags };
 }
 
 /** The view of `folder`; `chain` gives the whole parent chain instead of the parent alone. */
@@ -130,8 +148,7 @@ export function folderView(
   withFiles: boolean,
   chain = false,
 ): FolderView {
-  const files = tree.files.filter((f) => f.folderId === folder.id)
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const files = tree.files.filter((f) => f.folderId === folder.id);
   const settings = s.settings.all();
   return {
     id: folder.id,
@@ -145,7 +162,7 @@ export function folderView(
     updatedAt: folder.updatedAt.toISOString(),
     _count: {
       children: tree.folders.filter((f) => f.parentId === folder.id).length,
-      files: files.length,
+      files: tree.counts.get(folder.id) ?? 0,
     },
     parent: parentView(tree.folders, folder.parentId, chain),
     ...(withFiles ? { files: files.map((f) => taggedView(settings, f, tree.tags.get(f.id))) } : {}),

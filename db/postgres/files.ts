@@ -22,7 +22,7 @@ import {
 } from "../files.ts";
 import { type BlockRead, nameBlockRead } from "./file_name_blocks.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
-import { addTagSums, endTagRecount, startTagRecount, tagCount } from "./tag_counts.ts";
+import { addTagSums, endTagRecount, startTagRecount, tagCount, tagFirst } from "./tag_counts.ts";
 import { uniqueViolation } from "./unique.ts";
 import { GroupedCreates, insertCounted } from "./file_creates.ts";
 
@@ -599,7 +599,8 @@ export class PostgresFiles implements FileStore {
       const few = await this.fewMatches(q);
       if (few) return few;
     }
-    const page = listPageQuery(sql, q, known);
+    const ownerFiles = async () => (await this.stats(q.userId)).files;
+    const page = listPageQuery(sql, await tagFirst(sql, q, known, ownerFiles), known);
     const [rows, total] = await Promise.all([
       page.query ?? [],
       known ?? this.countMatches(q),
