@@ -81,7 +81,9 @@ export class FreshCache<V> {
 
   /**
    * The answer for `key`: cached and fresh at `now`, or in flight, or (with
-   * `staleWhileRefresh`) past its time while a new load runs; else `load()`'s.
+   * `staleWhileRefresh`) past its time while a new load runs; past its time
+   * with its replacement in flight (refreshed ahead), the replacement's; else
+   * `load()`'s.
    */
   get(key: string, now: number, load: () => Promise<V>): Promise<V> {
     const hit = this.#entries.get(key);
@@ -94,6 +96,7 @@ export class FreshCache<V> {
         this.#refresh(key, hit, now, load);
         return hit.value;
       }
+      if (hit.next) return hit.next;
       this.#remove(key, hit);
     }
     return this.#load(key, now, load).value;

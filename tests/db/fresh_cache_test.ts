@@ -129,6 +129,20 @@ Deno.test("fresh cache: refreshed ahead near its end, the old answer meanwhile, 
   assert.equal(fresh.peek("k", 1500), undefined, "a load begun before a forget is dropped");
 });
 
+Deno.test("fresh cache: past its time, a replacement refreshed ahead and still in flight is waited for, not loaded again", async () => {
+  const { fresh } = cache<string>({ refreshAheadMs: 300 });
+  await fresh.get("k", 0, () => Promise.resolve("old"));
+  const next = Promise.withResolvers<string>();
+  let loads = 0;
+  const load = () => (loads++, next.promise);
+  assert.equal(await fresh.get("k", 800, load), "old");
+  const waited = fresh.get("k", 1000, load);
+  assert.equal(loads, 1, "one load in flight");
+  next.resolve("new");
+  assert.equal(await waited, "new");
+  assert.deepEqual(fresh.peek("k", 1500), { value: "new" });
+});
+
 Deno.test("fresh cache: bounded in entries and in bytes, the oldest going first", async () => {
   const { fresh, load } = cache<string>({ maxEntries: 2 });
   for (const key of ["a", "b", "c"]) await fresh.get(key, 0, load(key));
