@@ -7,13 +7,13 @@
  * `tests/contract/file_list_test.ts`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { blockKeys, countOf } from "../../db/kv/file_blocks.ts";
 import { IndexChange } from "../../db/kv/file_index.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
+import { inTempStore } from "../helpers/kv_backlog.ts";
 
 /** 700 files of `userId`: a second apart, then a tie of 300 at one instant; some favourites. */
 function files(userId: string): FileRecord[] {
@@ -67,18 +67,8 @@ async function assertPages(store: KvStore, userId: string) {
   }
 }
 
-/** Runs `fn` over a KV store in a fresh directory, its path given. */
-async function inDir(fn: (path: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-blocks-" });
-  try {
-    await fn(join(dir, "ferry.kv"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 Deno.test("kv block counts: made wrong by hand, the recount's passes set them right", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     let store = await openKvStore(path);
     const ann = await storedUser(store);
     await store.files.createMany(files(ann.id));
@@ -130,7 +120,7 @@ Deno.test("kv block counts: made wrong by hand, the recount's passes set them ri
 });
 
 Deno.test("kv schema 9 → 10: the files stored get their block counts, once, also after a stopped upgrade", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     const store = await openKvStore(path);
     const ann = await storedUser(store);
     await store.files.createMany(files(ann.id));

@@ -10,7 +10,6 @@
  * cutting blocks of their own as they are written.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { countOf } from "../../db/kv/file_blocks.ts";
 import {
@@ -27,6 +26,7 @@ import { pageIds } from "../../db/kv/file_index.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
+import { inTempStore, splitSmall } from "../helpers/kv_backlog.ts";
 
 const NO_LIMITS = { maxFiles: null, maxBytes: null };
 
@@ -73,22 +73,8 @@ async function assertCounts(kv: Deno.Kv, many = false) {
   if (many) assert.ok(fences > 3 * FENCE_KEYS.length, `${fences} fences`);
 }
 
-/** Runs `fn` over a fresh KV store's path. */
-async function inDir(fn: (path: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-fences-" });
-  try {
-    await fn(join(dir, "ferry.kv"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Splits every block of `owner` longer than 24 entries into blocks of 10. */
-const splitSmall = (kv: Deno.Kv, owner: string) =>
-  splitFences(kv, { owner, all: true, at: 24, piece: 10 });
-
 Deno.test("kv fences: deep pages in every order and scope through every write, before and after splits", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     const store = await openKvStore(path);
     const kv = patient(await Deno.openKv(path));
     try {
@@ -136,7 +122,7 @@ Deno.test("kv fences: deep pages in every order and scope through every write, b
 });
 
 Deno.test("kv fences: writes into one block while it splits keep every count right", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     const store = await openKvStore(path);
     const kv = patient(await Deno.openKv(path));
     try {
@@ -163,7 +149,7 @@ Deno.test("kv fences: writes into one block while it splits keep every count rig
 });
 
 Deno.test("kv schema 14 → 15: fences filled from the entries stored, also after a stopped fill", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     let store = await openKvStore(path);
     const user = await storedUser(store);
     await store.files.createMany(varied(user.id, 220, "u"));
@@ -201,7 +187,7 @@ Deno.test("kv schema 14 → 15: fences filled from the entries stored, also afte
 });
 
 Deno.test("kv fences: a count made wrong by hand is set right by the recount's passes", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     const store = await openKvStore(path);
     const kv = patient(await Deno.openKv(path));
     try {

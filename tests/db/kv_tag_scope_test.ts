@@ -10,15 +10,15 @@
  * upgrade from schema 18, also resumed after a stop.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
 import { countOf } from "../../db/kv/file_blocks.ts";
-import { blockSize, FENCES, splitFences } from "../../db/kv/file_fences.ts";
+import { blockSize, FENCES } from "../../db/kv/file_fences.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
 import { TAGS_A_STEP } from "../../db/kv/tags.ts";
 import type { TagRecord } from "../../db/tags.ts";
 import { fileRecord, storedUser } from "../helpers/stores.ts";
+import { inTempStore, splitSmall } from "../helpers/kv_backlog.ts";
 
 const NO_LIMITS = { maxFiles: null, maxBytes: null };
 
@@ -83,22 +83,8 @@ async function scopeKeys(kv: Deno.Kv, userId: string, tagId: string): Promise<De
   return keys;
 }
 
-/** Runs `fn` over a fresh KV store's path. */
-async function inDir(fn: (path: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "ferry-kv-tag-scope-" });
-  try {
-    await fn(join(dir, "ferry.kv"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Splits every block of `owner` longer than 24 entries into blocks of 10. */
-const splitSmall = (kv: Deno.Kv, owner: string) =>
-  splitFences(kv, { owner, all: true, at: 24, piece: 10 });
-
 Deno.test("kv tag scope: a tag's pages in every order through every write", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     const store = await openKvStore(path);
     const kv = patient(await Deno.openKv(path));
     try {
@@ -224,7 +210,7 @@ Deno.test("kv tag scope: an import's files tagged in its transaction", async () 
 });
 
 Deno.test("kv schema 18 → 19: tags' scopes filled from the links stored, also after a stop", async () => {
-  await inDir(async (path) => {
+  await inTempStore(async (path) => {
     let store = await openKvStore(path);
     const user = await storedUser(store);
     const [t1, t2] = [tag(user.id, "one"), tag(user.id, "two")];

@@ -1,5 +1,6 @@
 /** For tests of Deno KV's builds after a write: a database on disk, and a commit that meddles. */
 import { join } from "node:path";
+import { splitFences } from "../../db/kv/file_fences.ts";
 
 /** A database path in a temporary directory, removed after `fn`. */
 export async function inTempStore(fn: (path: string) => Promise<void>): Promise<void> {
@@ -10,6 +11,10 @@ export async function inTempStore(fn: (path: string) => Promise<void>): Promise<
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Splits every block of `owner` longer than 24 entries into blocks of 10. */
+export const splitSmall = (kv: Deno.Kv, owner: string) =>
+  splitFences(kv, { owner, all: true, at: 24, piece: 10 });
 
 /**
  * `kv` whose `n`-th commit (counted from 1) first runs `meddle` (a write of
