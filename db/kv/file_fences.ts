@@ -175,8 +175,11 @@ type Sum = { key: Deno.KvKey; n: number; count: number; first?: Deno.KvKeyPart[]
  */
 async function endsBefore(kv: Deno.Kv, fence: Deno.KvKey, tail: Deno.KvKeyPart[]) {
   const index = indexOf(fence);
-  const selector = { start: [...index, ...tail], end: await blockEnd(kv, fence) };
-  for await (const _ of kv.list(selector, { limit: 1 })) return false;
+  const end = await blockEnd(kv, fence);
+  // A split since the fences were read may end the block before `tail`: nothing is cut then
+  // (the operation's epoch check fails, and the write is made again from a fresh read).
+  if (compareTails(tail, end.slice(index.length)) >= 0) return false;
+  for await (const _ of kv.list({ start: [...index, ...tail], end }, { limit: 1 })) return false;
   return true;
 }
 

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { KvLeases } from "../../db/kv/leases.ts";
+import { patient } from "../../db/kv/patient.ts";
 import { KvRateLimits } from "../../db/kv/rate_limits.ts";
 import type { Timer } from "../../core/clock.ts";
 import {
@@ -109,7 +110,11 @@ interface Processes {
 /** Runs `fn` with `count` handles on one KV file, each a process of its own on one clock. */
 async function withHandles(count: number, fn: (p: Processes) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir();
-  const kvs = await Promise.all(Array.from({ length: count }, () => Deno.openKv(join(dir, "kv"))));
+  // Patient as the store's own handles are: two handles on one file otherwise refuse each
+  // other's writes while one holds SQLite's lock ("database is locked"), now and then.
+  const kvs = await Promise.all(
+    Array.from({ length: count }, async () => patient(await Deno.openKv(join(dir, "kv")))),
+  );
   const time = new ManualTime();
   const handles = kvs.map((kv) =>
     new OwnedRateLimits(new KvRateLimits(kv), new KvLeases(kv), time.timer(kv))
