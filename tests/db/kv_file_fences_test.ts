@@ -270,3 +270,63 @@ Deno.test("kv fences: a run of new entries past a block's end starts a block of 
     kv.close();
   }
 });
+
+Deno.test("kv fences: a block split by another process after the fences were read cuts nothing and does not fail", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const entry = (i: number): Deno.KvKey => [
+      "file_index",
+      "o",
+      "all",
+      "name",
+      0,
+      `n${String(i).padStart(4, "0")}`,
+      `id${String(i).padStart(4, "0")}`,
+    ];
+    const sums = () => new FenceSums({ at: 20, cut: 5 });
+    for (let run = 0; run < 3; run++) {
+      const batch = Array.from({ length: 10 }, (_, j) => entry(run * 10 + j));
+      const s = sums();
+      for (const key of batch) s.add(key, 1);
+      const op = applyFences(kv.atomic(), await s.resolve(kv));
+      for (const key of batch) op.set(key, [0, "text/plain"]);
+      assert.ok((await op.commit()).ok);
+    }
+    // A run past the last block's end, long enough to start a block of its own; while it is
+    // resolved, another process splits that block with a fence before the run.
+    const run = Array.from({ length: 15 }, (_, j) => entry(100 + j));
+    const s = sums();
+    for (const key of run) s.add(key, 1);
+    const split: Deno.KvKey = [...FENCES, "o", "all", "name", 0, "n0050", "id0050"];
+    let meddled = false;
+    const meddling = new Proxy(kv, {
+      get(target, prop) {
+        if (prop !== "list") {
+          const value = Reflect.get(target, prop);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+          // The read of the block's end: from just past its fence to the next nulls group.
+          const start = "start" in selector ? selector.start : undefined;
+          const end = "end" in selector ? selector.end : undefined;
+          if (
+            !meddled && start?.[0] === FENCES[0] && start.at(-1) === "" &&
+            typeof end?.at(-1) === "number"
+          ) {
+            meddled = true;
+            return (async function* () {
+              await target.set(split, new Deno.KvU64(0n));
+              yield* target.list(selector, options);
+            })();
+          }
+          return target.list(selector, options);
+        };
+      },
+    });
+    const resolved = await s.resolve(meddling);
+    assert.ok(meddled, "the split came between the reads");
+    assert.deepEqual(resolved.cuts, [], "nothing cut from a stale read");
+  } finally {
+    kv.close();
+  }
+});
