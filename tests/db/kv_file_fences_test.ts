@@ -10,7 +10,7 @@
  * cutting blocks of their own as they are written.
  */
 import assert from "node:assert/strict";
-import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
+import { FILE_SORT_KEYS, type FileQuery, queryFiles } from "../../db/files.ts";
 import { countOf } from "../../db/kv/file_blocks.ts";
 import {
   applyFences,
@@ -25,24 +25,10 @@ import {
 import { pageIds } from "../../db/kv/file_index.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
-import { fileRecord, storedUser } from "../helpers/stores.ts";
-import { inTempStore, splitSmall } from "../helpers/kv_backlog.ts";
+import { storedUser } from "../helpers/stores.ts";
+import { inTempStore, splitSmall, tiedFiles } from "../helpers/kv_backlog.ts";
 
 const NO_LIMITS = { maxFiles: null, maxBytes: null };
-
-/** `n` files of `userId` with many ties in every order; some favourites, some in a folder. */
-const varied = (userId: string, n: number, tag: string): FileRecord[] =>
-  Array.from({ length: n }, (_, i) =>
-    fileRecord(userId, {
-      name: `${tag}${(i * 7) % 13}-${crypto.randomUUID().slice(0, 6)}.png`,
-      originalName: i % 3 ? `Orig ${i % 4}` : null,
-      size: (i * 37) % 11,
-      views: i % 5,
-      type: ["image/png", "text/plain", "video/mp4"][i % 3],
-      favorite: i % 3 === 0,
-      folderId: i % 2 === 1 ? "folder1" : null,
-      deletesAt: i % 2 ? new Date(Date.UTC(2030, 0, 1 + (i % 9))) : null,
-    }));
 
 /** Asserts deep pages of every fenced order, both ways, in every scope, are the records'. */
 async function assertDeepPages(store: KvStore, userId: string) {
@@ -79,7 +65,7 @@ Deno.test("kv fences: deep pages in every order and scope through every write, b
     const kv = patient(await Deno.openKv(path));
     try {
       const user = await storedUser(store);
-      const imported = varied(user.id, 420, "im");
+      const imported = tiedFiles(user.id, 420, "im");
       await store.files.createMany(imported);
       await assertDeepPages(store, user.id);
       await assertCounts(kv);
@@ -90,7 +76,7 @@ Deno.test("kv fences: deep pages in every order and scope through every write, b
 
       // Uploads: their other orders' entries wait for the build (a list builds its owner's).
       await store.backlog!.hold();
-      const uploads = varied(user.id, 40, "up");
+      const uploads = tiedFiles(user.id, 40, "up");
       await Promise.all(uploads.map((f) => store.files.create(f, NO_LIMITS)));
       // Writes of uploads not built yet, and of imported files in split blocks.
       const now = new Date();
@@ -110,7 +96,7 @@ Deno.test("kv fences: deep pages in every order and scope through every write, b
       await assertCounts(kv);
 
       await splitSmall(kv, user.id);
-      await store.files.createMany(varied(user.id, 60, "again"));
+      await store.files.createMany(tiedFiles(user.id, 60, "again"));
       await store.files.deleteMany(imported.slice(100, 120).map((f) => f.id));
       await assertCounts(kv, true);
       await assertDeepPages(store, user.id);
@@ -127,7 +113,7 @@ Deno.test("kv fences: writes into one block while it splits keep every count rig
     const kv = patient(await Deno.openKv(path));
     try {
       const user = await storedUser(store);
-      const files = varied(user.id, 200, "c");
+      const files = tiedFiles(user.id, 200, "c");
       await store.files.createMany(files);
       const now = new Date();
       await Promise.all([
@@ -152,7 +138,7 @@ Deno.test("kv schema 14 → 15: fences filled from the entries stored, also afte
   await inTempStore(async (path) => {
     let store = await openKvStore(path);
     const user = await storedUser(store);
-    await store.files.createMany(varied(user.id, 220, "u"));
+    await store.files.createMany(tiedFiles(user.id, 220, "u"));
     await store.close();
 
     // As schema 14 left it: no fence.
@@ -192,7 +178,7 @@ Deno.test("kv fences: a count made wrong by hand is set right by the recount's p
     const kv = patient(await Deno.openKv(path));
     try {
       const user = await storedUser(store);
-      await store.files.createMany(varied(user.id, 200, "r"));
+      await store.files.createMany(tiedFiles(user.id, 200, "r"));
       await splitSmall(kv, user.id);
       const fences =
         (await Array.fromAsync(kv.list({ prefix: [...FENCES, user.id, "all", "name"] })))

@@ -10,31 +10,17 @@
  * upgrade from schema 18, also resumed after a stop.
  */
 import assert from "node:assert/strict";
-import { FILE_SORT_KEYS, type FileQuery, type FileRecord, queryFiles } from "../../db/files.ts";
+import { FILE_SORT_KEYS, type FileQuery, queryFiles } from "../../db/files.ts";
 import { countOf } from "../../db/kv/file_blocks.ts";
 import { blockSize, FENCES } from "../../db/kv/file_fences.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
 import { TAGS_A_STEP } from "../../db/kv/tags.ts";
 import type { TagRecord } from "../../db/tags.ts";
-import { fileRecord, storedUser } from "../helpers/stores.ts";
-import { inTempStore, splitSmall } from "../helpers/kv_backlog.ts";
+import { storedUser } from "../helpers/stores.ts";
+import { inTempStore, splitSmall, tiedFiles } from "../helpers/kv_backlog.ts";
 
 const NO_LIMITS = { maxFiles: null, maxBytes: null };
-
-/** `n` files of `userId` with many ties in every order. */
-const varied = (userId: string, n: number, prefix: string): FileRecord[] =>
-  Array.from({ length: n }, (_, i) =>
-    fileRecord(userId, {
-      name: `${prefix}${(i * 7) % 13}-${crypto.randomUUID().slice(0, 6)}.png`,
-      originalName: i % 3 ? `Orig ${i % 4}` : null,
-      size: (i * 37) % 11,
-      views: i % 5,
-      type: ["image/png", "text/plain", "video/mp4"][i % 3],
-      favorite: i % 3 === 0,
-      folderId: i % 2 === 1 ? "folder1" : null,
-      deletesAt: i % 2 ? new Date(Date.UTC(2030, 0, 1 + (i % 9))) : null,
-    }));
 
 /** A tag of `userId`. */
 function tag(userId: string, name: string): TagRecord {
@@ -91,7 +77,7 @@ Deno.test("kv tag scope: a tag's pages in every order through every write", asyn
       const user = await storedUser(store);
       const [t1, t2, t3] = [tag(user.id, "one"), tag(user.id, "two"), tag(user.id, "three")];
       for (const t of [t1, t2, t3]) await store.tags.create(t);
-      const files = varied(user.id, 400, "f");
+      const files = tiedFiles(user.id, 400, "f");
       await store.files.createMany(files);
       // t1 on 2 of 3 files, t2 on every 5th too, t3 on a few.
       for (const [i, f] of files.entries()) {
@@ -120,7 +106,7 @@ Deno.test("kv tag scope: a tag's pages in every order through every write", asyn
       for (const f of files.slice(90, 100)) await store.tags.setFileTags(f.id, []);
       // Uploads tagged before their other orders are built, then written again.
       await store.backlog!.hold();
-      const uploads = varied(user.id, 20, "up");
+      const uploads = tiedFiles(user.id, 20, "up");
       await Promise.all(uploads.map((f) => store.files.create(f, NO_LIMITS)));
       for (const f of uploads) await store.tags.setFileTags(f.id, [t1.id]);
       await store.files.update(uploads[0].id, { name: "renamed-upload.png" }, now);
@@ -178,7 +164,7 @@ Deno.test("kv tag scope: an import's files tagged in its transaction", async () 
   try {
     const user = await storedUser(store);
     const t = tag(user.id, "imported");
-    const files = varied(user.id, 200, "i");
+    const files = tiedFiles(user.id, 200, "i");
     await store.transaction(async (view) => {
       await view.tags.create(t);
       await view.files.createMany(files);
@@ -215,7 +201,7 @@ Deno.test("kv schema 18 → 19: tags' scopes filled from the links stored, also 
     const user = await storedUser(store);
     const [t1, t2] = [tag(user.id, "one"), tag(user.id, "two")];
     for (const t of [t1, t2]) await store.tags.create(t);
-    const files = varied(user.id, 300, "u");
+    const files = tiedFiles(user.id, 300, "u");
     await store.files.createMany(files);
     for (const [i, f] of files.entries()) {
       await store.tags.setFileTags(f.id, i % 4 === 0 ? [t1.id, t2.id] : i % 2 ? [t1.id] : []);

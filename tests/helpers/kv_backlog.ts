@@ -1,6 +1,8 @@
-/** For tests of Deno KV's builds after a write: a database on disk, and a commit that meddles. */
+/** For tests of Deno KV's builds after a write: a database on disk, files with ties, and a commit that meddles. */
 import { join } from "node:path";
+import type { FileRecord } from "../../db/files.ts";
 import { splitFences } from "../../db/kv/file_fences.ts";
+import { fileRecord } from "./stores.ts";
 
 /** A database path in a temporary directory, removed after `fn`. */
 export async function inTempStore(fn: (path: string) => Promise<void>): Promise<void> {
@@ -11,6 +13,20 @@ export async function inTempStore(fn: (path: string) => Promise<void>): Promise<
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** `n` files of `userId` with many ties in every order; some favourites, some in a folder. */
+export const tiedFiles = (userId: string, n: number, prefix: string): FileRecord[] =>
+  Array.from({ length: n }, (_, i) =>
+    fileRecord(userId, {
+      name: `${prefix}${(i * 7) % 13}-${crypto.randomUUID().slice(0, 6)}.png`,
+      originalName: i % 3 ? `Orig ${i % 4}` : null,
+      size: (i * 37) % 11,
+      views: i % 5,
+      type: ["image/png", "text/plain", "video/mp4"][i % 3],
+      favorite: i % 3 === 0,
+      folderId: i % 2 === 1 ? "folder1" : null,
+      deletesAt: i % 2 ? new Date(Date.UTC(2030, 0, 1 + (i % 9))) : null,
+    }));
 
 /** Splits every block of `owner` longer than 24 entries into blocks of 10. */
 export const splitSmall = (kv: Deno.Kv, owner: string) =>
