@@ -12,7 +12,7 @@ import { NotFoundError, type Staging, StorageFullError } from "../../storage/dat
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { fileRecord } from "../helpers/stores.ts";
-import { patchMethod } from "../helpers/patch.ts";
+import { answerLost, patchMethod } from "../helpers/patch.ts";
 import { actor } from "../helpers/users.ts";
 
 /** The app's staging (the local datasource has one). */
@@ -126,12 +126,7 @@ apiTest(
   "staged upload: a commit whose answer is lost keeps the bytes staged; the cleanup publishes them",
   async (app) => {
     const user = await actor(app, "USER");
-    const files = app.services.store.files;
-    const create = files.create.bind(files);
-    const stop = patchMethod(files, "create", async (...args) => {
-      await create(...args); // the commit lands, its answer does not
-      throw Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
-    });
+    const stop = answerLost(app.services.store.files, "create"); // the commit lands, its answer does not
     const reply = await uploadFiles(app, [{ name: "a.txt", content: "committed" }], user.headers);
     stop();
     assert.ok(reply.status >= 500, `${reply.status}: an error, 503 where the store names it`);

@@ -13,7 +13,7 @@ import { apiTest, type JsonReply, type TestApp } from "../helpers/app.ts";
 import { bytes, chunk } from "../helpers/chunks.ts";
 import { mountTmpfs } from "../helpers/soak/disk.ts";
 import { uploadFiles } from "../helpers/files.ts";
-import { patchMethod } from "../helpers/patch.ts";
+import { answerLost, patchMethod } from "../helpers/patch.ts";
 import { actor } from "../helpers/users.ts";
 
 /** An error as the S3 client throws it when the bucket refuses connections. */
@@ -190,12 +190,7 @@ apiTest(
   "a completion committed with its answer lost keeps the file whole (its bytes are not removed)",
   async (app) => {
     const user = await actor(app, "USER");
-    const files = app.services.store.files;
-    const complete = files.complete.bind(files);
-    const stop = patchMethod(files, "complete", async (...args) => {
-      await complete(...args); // the commit lands, its answer does not
-      throw Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
-    });
+    const stop = answerLost(app.services.store.files, "complete"); // the commit lands, its answer does not
     const reply = await uploadFiles(app, [{ name: "a.txt", content: "kept whole" }], user.headers, {
       streamed: true,
     });
@@ -217,12 +212,7 @@ apiTest(
   "a chunked upload's completion committed with its answer lost keeps the file whole",
   async (app) => {
     const { user, file, headers } = await halfSent(app);
-    const files = app.services.store.files;
-    const complete = files.complete.bind(files);
-    const stop = patchMethod(files, "complete", async (...args) => {
-      await complete(...args); // the commit lands, its answer does not
-      throw Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
-    });
+    const stop = answerLost(app.services.store.files, "complete"); // the commit lands, its answer does not
     const last = await chunk(app, file, 1500, 2999, headers);
     stop();
     assert.ok(last.status >= 500, `${last.status}: an error, 503 where the store names it`);
