@@ -48,6 +48,27 @@ export async function clearZeroSizeFiles(s: Services): Promise<string> {
   return `Cleared ${await removeFiles(s, isZero)} files with a size of 0.`;
 }
 
+/** The records {@link filePages} reads at once. */
+const PAGE = 500;
+
+/**
+ * Every file, a page of records at a time in id order (issue #32: no list of
+ * every file held), the store's reading closed while the caller handles a page.
+ */
+async function* filePages(s: Services): AsyncGenerator<FileRecord[]> {
+  let after: string | undefined;
+  while (true) {
+    const page: FileRecord[] = [];
+    for await (const file of s.store.files.iterate(after)) {
+      page.push(file);
+      if (page.length === PAGE) break;
+    }
+    if (page.length > 0) yield page;
+    if (page.length < PAGE) return;
+    after = page[PAGE - 1].id;
+  }
+}
+
 /** What {@link requerySizes} re-reads and may do. */
 export interface RequeryOptions {
   /** Remove the records of files whose bytes are gone. */
@@ -62,18 +83,17 @@ export interface RequeryOptions {
  * bytes are gone is removed with `forceDelete`, else left and reported.
  */
 export async function requerySizes(s: Services, options: RequeryOptions): Promise<string> {
-  const picked: FileRecord[] = [];
-  for await (const f of s.store.files.iterate()) {
-    if (!f.pending && (options.forceUpdate || f.size === 0)) picked.push(f);
-  }
   let missing = false;
-  for (const file of picked) {
-    const size = await s.datasource.size(file.name);
-    if (size === null) {
-      if (options.forceDelete) await removeFile(s, file);
-      else missing = true;
-    } else if (size !== file.size) {
-      await s.store.files.resize(file.id, size, new Date(s.clock.now()));
+  for await (const page of filePages(s)) {
+    for (const file of page) {
+      if (file.pending || (!options.forceUpdate && file.size !== 0)) continue;
+      const size = await s.datasource.size(file.name);
+      if (size === null) {
+        if (options.forceDelete) await removeFile(s, file);
+        else missing = true;
+      } else if (size !== file.size) {
+        await s.store.files.resize(file.id, size, new Date(s.clock.now()));
+      }
     }
   }
   return missing

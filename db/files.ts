@@ -206,7 +206,9 @@ export interface FilePage {
  * - `exhausted`: complete files whose views reached their `maxViews`;
  * - `abandoned`: pending files last updated before `by`, oldest first;
  * - `thumbnailed`: files with a thumbnail recorded, in id order (code points);
- * - `owned`: files of `userId`, pending ones included, in no set order.
+ * - `owned`: files of `userId`, pending ones included, in no set order;
+ * - `foldered`: files of `userId` in its folder `folderId`, pending ones
+ *   included, in no set order (a folder's removal moves or deletes them).
  *
  * A page of all but `thumbnailed` starts over at each call (the caller
  * deletes what it read); `thumbnailed` goes on after the id `after`.
@@ -216,7 +218,8 @@ export type FileCandidates =
   | { kind: "exhausted" }
   | { kind: "abandoned"; by: Date }
   | { kind: "thumbnailed"; after?: string }
-  | { kind: "owned"; userId: string };
+  | { kind: "owned"; userId: string }
+  | { kind: "foldered"; userId: string; folderId: string };
 
 /** Whether `file` is one of the `which` candidates (the indexes' rule, for checks and tests). */
 export function isCandidate(file: FileRecord, which: FileCandidates): boolean {
@@ -232,6 +235,8 @@ export function isCandidate(file: FileRecord, which: FileCandidates): boolean {
       return !!file.thumbnail && (which.after === undefined || file.id > which.after);
     case "owned":
       return file.userId === which.userId;
+    case "foldered":
+      return file.userId === which.userId && file.folderId === which.folderId;
   }
 }
 

@@ -9,7 +9,7 @@
  * folders is in `folder_files.ts`; the public page of a folder in
  * `public_folder.ts`.
  */
-import type { FileRecord } from "../../db/files.ts";
+import type { FileRecord, FileStore } from "../../db/files.ts";
 import { type FolderRecord, type FolderRemoval, FolderTreeError } from "../../db/folders.ts";
 import type { UserRecord } from "../../db/users.ts";
 import { UniqueError } from "../../db/errors.ts";
@@ -363,15 +363,16 @@ export async function deleteFolder(
       if (!removed) throw notFound();
       const ids = new Set(removed.map((f) => f.id));
       const hidden = new Set(removed.filter((f) => f.private).map((f) => f.id));
-      for (const file of await tx.files.listByUser(folder.userId)) {
-        if (file.folderId === null || !ids.has(file.folderId)) continue;
-        if (!deleteFiles) {
-          const keepPrivate = hidden.has(file.folderId) ? { private: true } : {};
-          await tx.files.update(file.id, { folderId: moveTo, ...keepPrivate }, now);
-        } else if (await tx.files.delete(file.id)) {
-          await tx.shares.deleteByTarget({ kind: "file", id: file.id });
-          deleted.push(file);
-        }
+      for (const id of ids) {
+        await emptyFolder(tx.files, folder.userId, id, async (file) => {
+          if (!deleteFiles) {
+            const keepPrivate = hidden.has(id) ? { private: true } : {};
+            await tx.files.update(file.id, { folderId: moveTo, ...keepPrivate }, now);
+          } else if (await tx.files.delete(file.id)) {
+            await tx.shares.deleteByTarget({ kind: "file", id: file.id });
+            deleted.push(file);
+          }
+        });
       }
       for (const id of ids) await tx.shares.deleteByTarget({ kind: "folder", id });
     })
@@ -383,6 +384,34 @@ export async function deleteFolder(
   }
 }
 
+/** The files a folder's removal reads at once. */
+const EMPTYING_PAGE = 200;
+
+/**
+ * Takes every file of `userId` out of its folder `folderId` (pending ones
+ * included): reads them a page at a time from the folder's index (issue #32:
+ * never every file of the user) and hands each to `takeOut`, which must move
+ * or delete it, as each page starts over. Stops when a page brings no file it
+ * has not seen (one `takeOut` could not take out).
+ */
+async function emptyFolder(
+  files: FileStore,
+  userId: string,
+  folderId: string,
+  takeOut: (file: FileRecord) => Promise<void>,
+): Promise<void> {
+  const seen = new Set<string>();
+  while (true) {
+    const page = (await files.candidates({ kind: "foldered", userId, folderId }, EMPTYING_PAGE))
+      .filter((file) => !seen.has(file.id));
+    if (page.length === 0) return;
+    for (const file of page) {
+      seen.add(file.id);
+      await takeOut(file);
+    }
+  }
+}
+
 /**
  * Before a user is deleted: its files leave its folders (to the root; those of
  * a private folder stay private), then the folders go, in one transaction.
@@ -390,13 +419,11 @@ export async function deleteFolder(
 export async function releaseUserFolders(s: Services, userId: string): Promise<void> {
   const now = new Date(s.clock.now());
   await s.store.transaction(async (tx) => {
-    const hidden = new Set(
-      (await tx.folders.listByUser(userId)).filter((f) => f.private).map((f) => f.id),
-    );
-    for (const file of await tx.files.listByUser(userId)) {
-      if (file.folderId === null) continue;
-      const keepPrivate = hidden.has(file.folderId) ? { private: true } : {};
-      await tx.files.update(file.id, { folderId: null, ...keepPrivate }, now);
+    for (const folder of await tx.folders.listByUser(userId)) {
+      const keepPrivate = folder.private ? { private: true } : {};
+      await emptyFolder(tx.files, userId, folder.id, async (file) => {
+        await tx.files.update(file.id, { folderId: null, ...keepPrivate }, now);
+      });
     }
     await tx.folders.deleteByUser(userId);
   });

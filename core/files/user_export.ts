@@ -27,7 +27,6 @@ import type { Services } from "../services.ts";
 import { zipStream } from "../zip.ts";
 import { exportableFiles, flatEntries } from "./archive.ts";
 import { EXPORTS_FOLDER } from "./naming.ts";
-import type { FileRecord } from "../../db/files.ts";
 
 /** How often a build under way says so, by touching its record. */
 export const TOUCH_EVERY_MS = 60_000;
@@ -50,27 +49,28 @@ const exportExists = () =>
  */
 export async function startUserExport(s: Services, user: UserRecord): Promise<UserExportRecord> {
   if ((await s.store.userExports.listByUser(user.id)).length > 0) throw exportExists();
-  const files = await exportableFiles(s, user.id);
-  if (files.length === 0) throw badRequest("No files to export");
+  // From the counters (issue #32): the archive then reads the files a page at a time.
+  const count = (await s.store.files.stats(user.id)).files;
+  if (count === 0) throw badRequest("No files to export");
   const now = new Date(s.clock.now());
   const record: UserExportRecord = {
     id: newId(s.random, now.getTime()),
     userId: user.id,
-    path: `${EXPORTS_FOLDER}/zexport_${user.id}_${now.getTime()}_${files.length}.zip`,
-    files: files.length,
+    path: `${EXPORTS_FOLDER}/zexport_${user.id}_${now.getTime()}_${count}.zip`,
+    files: count,
     size: 0,
     completed: false,
     createdAt: now,
     updatedAt: now,
   };
   if (!await s.store.userExports.create(record)) throw exportExists();
-  s.logger.info("user export started", { user: user.id, export: record.id, files: files.length });
-  void build(s, record, files);
+  s.logger.info("user export started", { user: user.id, export: record.id, files: count });
+  void build(s, record);
   return record;
 }
 
 /** Streams the archive into the datasource and completes the record; never rejects. */
-async function build(s: Services, record: UserExportRecord, files: FileRecord[]): Promise<void> {
+async function build(s: Services, record: UserExportRecord): Promise<void> {
   const touching = setInterval(() => {
     s.store.userExports.touch(record.id, new Date(s.clock.now())).catch((error) =>
       s.logger.warn("user export touch failed", { export: record.id, error })
@@ -78,9 +78,13 @@ async function build(s: Services, record: UserExportRecord, files: FileRecord[])
   }, TOUCH_EVERY_MS);
   Deno.unrefTimer(touching);
   try {
-    const size = await s.datasource.put(record.path, zipStream(flatEntries(s, files)), {
-      contentType: "application/zip",
-    });
+    const size = await s.datasource.put(
+      record.path,
+      zipStream(flatEntries(s, exportableFiles(s, record.userId))),
+      {
+        contentType: "application/zip",
+      },
+    );
     if (await s.store.userExports.complete(record.id, size, new Date(s.clock.now()))) {
       s.logger.info("user export completed", { export: record.id, size });
       return;

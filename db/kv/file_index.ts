@@ -55,6 +55,8 @@ const MAX_BATCH = 1000;
 
 /** The scope of the files carrying the tag `tagId` (the files list's tag filter). */
 export const tagScope = (tagId: string) => `tag:${tagId}`;
+/** The scope of the files in the folder `folderId` (the files list's folder filter). */
+export const folderScope = (folderId: string) => `folder:${folderId}`;
 /** Whether `scope` is a tag's ({@link tagScope}). */
 const isTagScope = (scope: Deno.KvKeyPart) => typeof scope === "string" && scope.startsWith("tag:");
 
@@ -66,7 +68,7 @@ function scopes(file: FileRecord | null, tags: readonly string[] = []): string[]
   if (!file || file.pending || file.userId === null) return [];
   const s = ["all"];
   if (file.favorite) s.push("fav");
-  if (file.folderId !== null) s.push(`folder:${file.folderId}`);
+  if (file.folderId !== null) s.push(folderScope(file.folderId));
   for (const tagId of new Set(tags)) s.push(tagScope(tagId));
   return s;
 }
@@ -414,7 +416,7 @@ function plan(q: FileQuery, types?: ReadonlySet<string>) {
   const scope = q.tagIds !== undefined
     ? tagScope(q.tagIds[0])
     : q.folderId !== undefined
-    ? `folder:${q.folderId}`
+    ? folderScope(q.folderId)
     : q.favorite === true
     ? "fav"
     : "all";

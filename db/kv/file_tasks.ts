@@ -17,6 +17,7 @@
 import { type FileCandidates, type FileRecord, isCandidate } from "../files.ts";
 import { getAll, upgradePages } from "./helpers.ts";
 import { viewedKey } from "./file_views.ts";
+import { EAGER_KEY, folderScope, INDEX } from "./file_index.ts";
 
 /** The prefix of every key of the index. */
 export const TASK_INDEX: Deno.KvKey = ["file_task"];
@@ -76,7 +77,8 @@ function range(which: FileCandidates): Deno.KvListSelector {
         start: ["file_task", "thumbnail", which.after, ""],
       };
     case "owned":
-      throw new Error("a user's files are listed from its copies");
+    case "foldered":
+      throw new Error("a user's files are read from its copies or its folder's index");
   }
 }
 
@@ -86,7 +88,7 @@ function range(which: FileCandidates): Deno.KvListSelector {
  */
 export async function taskCandidates(
   kv: Deno.Kv,
-  which: Exclude<FileCandidates, { kind: "owned" }>,
+  which: Exclude<FileCandidates, { kind: "owned" | "foldered" }>,
   limit: number,
 ): Promise<FileRecord[]> {
   const ids: string[] = [];
@@ -107,4 +109,31 @@ export async function backfillTaskIndex(kv: Deno.Kv): Promise<void> {
   await upgradePages<FileRecord>(kv, ["file"], BACKFILL, BACKFILL_PAGE, (op, page) => {
     for (const entry of page) for (const key of taskKeys(entry.value)) op.set(key, true);
   });
+}
+
+/**
+ * Up to `limit` records of the files in `which`'s folder: its complete files
+ * from the folder's scope of the files list's index (`./file_index.ts`),
+ * then, room left, its pending ones, found among every pending file (uploads
+ * in progress, and abandoned ones until the cleanup removes them: few,
+ * whatever the catalogue's size).
+ */
+export async function folderedCandidates(
+  kv: Deno.Kv,
+  which: Extract<FileCandidates, { kind: "foldered" }>,
+  limit: number,
+): Promise<FileRecord[]> {
+  const prefix = [...INDEX, which.userId, folderScope(which.folderId), EAGER_KEY];
+  const ids: string[] = [];
+  for await (const entry of kv.list({ prefix }, { limit, batchSize: Math.min(limit, 500) })) {
+    ids.push(entry.key.at(-1) as string);
+  }
+  if (ids.length < limit) {
+    for await (const entry of kv.list({ prefix: ["file_task", "pending"] })) {
+      ids.push(entry.key.at(-1) as string);
+    }
+  }
+  const records = await getAll<FileRecord>(kv, [...new Set(ids)].map((id) => ["file", id]));
+  return records.flatMap((e) => e.value && isCandidate(e.value, which) ? [e.value] : [])
+    .slice(0, limit);
 }

@@ -52,7 +52,7 @@ import {
 import { applyFences } from "./file_fences.ts";
 import { indexFile, MAX_CANDIDATES, searchFiles } from "./file_search.ts";
 import { backlogIds, type BuildStarter, listForBuild } from "./search_backlog.ts";
-import { taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
+import { folderedCandidates, taskCandidates, taskIndex, taskKeys } from "./file_tasks.ts";
 import { knownAbsent } from "./journal.ts";
 import { OpBuffer } from "./op_buffer.ts";
 import { leaveSearchKeys } from "./search_sweep.ts";
@@ -594,8 +594,9 @@ export class KvFiles implements FileStore {
     return records.flatMap((e) => e.value === null ? [] : [e.value]);
   }
 
-  /** From the cleaning tasks' index (`./file_tasks.ts`), or a user's copies. */
+  /** From the cleaning tasks' index (`./file_tasks.ts`), a folder's index, or a user's copies. */
   async candidates(which: FileCandidates, limit: number) {
+    if (which.kind === "foldered") return await folderedCandidates(this.kv, which, limit);
     if (which.kind !== "owned") return await taskCandidates(this.kv, which, limit);
     const files: FileRecord[] = [];
     for await (

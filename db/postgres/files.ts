@@ -215,7 +215,8 @@ export function unviewedQuery(sql: Sql, take: number) {
 /**
  * The query of `FileStore.candidates`: each kind reads its own index, and no
  * other file (partial indexes of migrations 005 and 033; a user's files,
- * `files_user_id_created_at`).
+ * `files_user_id_created_at`; a folder's, 028's `files_list_folder` and the
+ * pending files' `files_abandoned`).
  */
 export function candidatesQuery(sql: Sql, which: FileCandidates, limit: number) {
   switch (which.kind) {
@@ -237,6 +238,13 @@ export function candidatesQuery(sql: Sql, which: FileCandidates, limit: number) 
     case "owned":
       return sql<FileRow[]>`SELECT * FROM files WHERE user_id = ${which.userId}
         ORDER BY created_at LIMIT ${limit}`;
+    case "foldered":
+      // The folder's complete files from its list index, then its pending ones among all pending.
+      return sql<FileRow[]>`(SELECT * FROM files WHERE folder_id = ${which.folderId}
+          AND user_id = ${which.userId} AND folder_id IS NOT NULL AND NOT pending)
+        UNION ALL (SELECT * FROM files WHERE pending AND folder_id = ${which.folderId}
+          AND user_id = ${which.userId})
+        LIMIT ${limit}`;
   }
 }
 

@@ -8,6 +8,7 @@ import { DATASOURCE_KINDS } from "../helpers/datasources.ts";
 import { uploadFiles } from "../helpers/files.ts";
 import { type Actor, actor } from "../helpers/users.ts";
 import { readZip, sha256 } from "../helpers/zip.ts";
+import { fileRecord } from "../helpers/stores.ts";
 
 async function folder(app: TestApp, who: Actor, name: string, parentId?: string) {
   const res = await app.json("POST", "/api/user/folders", { name, parentId }, who.headers);
@@ -148,5 +149,29 @@ apiTest(
       alice.headers,
     );
     assert.equal(tooMany.status, 400);
+  },
+);
+
+apiTest(
+  "folder export: a folder of more files than the archive reads at once holds every one",
+  async (app) => {
+    const alice = await actor(app, "USER");
+    const many = await folder(app, alice, "many");
+    const records = Array.from(
+      { length: 1001 },
+      (_, i) => fileRecord(alice.user.id, { folderId: many, name: `f${i}.txt`, size: 1 }),
+    );
+    await app.services.store.files.createMany(records);
+    for (const f of records) {
+      await app.services.datasource.put(f.name, new Blob([f.name]).stream());
+    }
+    const res = await app.request(`/api/user/folders/${many}/export`, { headers: alice.headers });
+    assert.equal(res.status, 200);
+    const listing = await readZip(res.body!);
+    assert.deepEqual(
+      Object.keys(listing).sort(),
+      records.map((f) => f.name).sort(),
+      "each file once",
+    );
   },
 );

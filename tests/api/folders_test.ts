@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { apiTest, type TestApp } from "../helpers/app.ts";
 import { uploadFiles, uploadOne } from "../helpers/files.ts";
 import { type Actor, actor } from "../helpers/users.ts";
+import { fileRecord } from "../helpers/stores.ts";
 
 /** Creates a folder through the API and returns its id. */
 async function folder(app: TestApp, who: Actor, name: string, extra: object = {}) {
@@ -288,6 +289,40 @@ apiTest("folders: deleting a folder keeps its files unless cascade-files", async
     404,
   );
 });
+
+apiTest(
+  "folders: deleting a folder of more files than a page, one pending, moves every one",
+  async (app) => {
+    const a = await actor(app, "USER");
+    const store = app.services.store;
+    const big = await folder(app, a, "big");
+    const patched = await app.json(
+      "PATCH",
+      `/api/user/folders/${big}`,
+      { private: true },
+      a.headers,
+    );
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const records = Array.from({ length: 450 }, () => fileRecord(a.user.id, { folderId: big }));
+    await store.files.createMany(records);
+    const pending = fileRecord(a.user.id, { folderId: big, pending: true, size: 0 });
+    await store.files.create(pending, { maxBytes: null, maxFiles: null });
+    const elsewhere = await folder(app, a, "elsewhere");
+    const other = await uploadOne(app, { ...a.headers, "x-service-folder": elsewhere });
+
+    const gone = await app.json(
+      "DELETE",
+      `/api/user/folders/${big}`,
+      { delete: "folder" },
+      a.headers,
+    );
+    assert.deepEqual(gone.body, { success: true });
+    const after = await store.files.getMany([...records, pending].map((f) => f.id));
+    assert.equal(after.length, 451);
+    assert.ok(after.every((f) => f.folderId === null && f.private), "at the root, still private");
+    assert.equal((await fileOf(app, a, other.id)).folderId, elsewhere, "another folder's stays");
+  },
+);
 
 apiTest("folders: anonymous uploads need a folder that allows them", async (app) => {
   const a = await actor(app, "USER");

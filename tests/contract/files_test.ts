@@ -630,6 +630,34 @@ const steps: ContractSteps = {
     assert.equal(after.length, 1);
   },
 
+  async "candidates foldered: a folder's files, pending ones included, following every write"(
+    store,
+  ) {
+    const user = await storedUser(store);
+    const other = await storedUser(store);
+    const kept = await stored(store, user.id, { folderId: "f1" });
+    const hidden = await stored(store, user.id, { folderId: "f1", private: true, favorite: true });
+    const pending = await stored(store, user.id, { folderId: "f1", pending: true, size: 0 });
+    await stored(store, user.id, { pending: true, size: 0 });
+    await stored(store, user.id, { folderId: "f2" });
+    await stored(store, user.id);
+    await stored(store, other.id, { folderId: "f1" });
+    const inF1 = async (limit = 100) =>
+      ids(
+        await store.files.candidates({ kind: "foldered", userId: user.id, folderId: "f1" }, limit),
+      )
+        .sort();
+    const sorted = (...files: FileRecord[]) => ids(files).sort();
+    assert.deepEqual(await inF1(), sorted(kept, hidden, pending));
+    assert.equal((await inF1(2)).length, 2, "limit");
+    await store.files.update(kept.id, { folderId: null }, next());
+    await store.files.complete(pending.id, 3, NO_LIMITS, next());
+    assert.deepEqual(await inF1(), sorted(hidden, pending), "moved out; completed");
+    await store.files.delete(hidden.id);
+    await store.files.update(pending.id, { folderId: "f2" }, next());
+    assert.deepEqual(await inF1(), [], "deleted; moved to another folder");
+  },
+
   async "mostViewed: most views first, ties by name, complete files only, from their index"(
     store,
   ) {

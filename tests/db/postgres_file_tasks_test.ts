@@ -14,9 +14,10 @@ migratedPostgresTest(
   async (sql, store) => {
     const [owner, other] = [await storedUser(store), await storedUser(store)];
     const start = Date.UTC(2026, 0, 1);
-    // 1 in 1000 expired, exhausted, pending (a day old) or with a thumbnail; 10 files of `other`.
+    // 1 in 1000 expired, exhausted, pending (a day old) or with a thumbnail; 10 files of `other`;
+    // 2 in 1000 in a folder (one of them pending).
     await sql`INSERT INTO files (id, name, size, type, user_id, created_at, updated_at,
-      deletes_at, max_views, views, pending, thumbnail)
+      deletes_at, max_views, views, pending, thumbnail, folder_id)
     SELECT 'f' || i, 'n' || i, 1, 'text/plain',
       CASE WHEN i <= 10 THEN ${other.id} ELSE ${owner.id} END,
       ${new Date(start)}::timestamptz + i * interval '1 second',
@@ -26,7 +27,8 @@ migratedPostgresTest(
       CASE WHEN i % 1000 = 2 THEN 3 WHEN i % 100 = 3 THEN 9 END,
       CASE WHEN i % 1000 = 2 THEN 3 ELSE 1 END,
       i % 1000 = 4,
-      CASE WHEN i % 1000 = 5 THEN '.thumbnail.f' || i || '.jpg' END
+      CASE WHEN i % 1000 = 5 THEN '.thumbnail.f' || i || '.jpg' END,
+      CASE WHEN i % 1000 IN (4, 6) THEN 'folder1' END
     FROM generate_series(1, 20000) AS i`;
     await sql`ANALYZE files`;
     const by = new Date(start + 1e9);
@@ -36,6 +38,11 @@ migratedPostgresTest(
       [{ kind: "abandoned", by }, "files_abandoned", (i) => i % 1000 === 4],
       [{ kind: "thumbnailed" }, "files_thumbnailed", (i) => i % 1000 === 5],
       [{ kind: "owned", userId: other.id }, "files_user_id_created_at", (i) => i <= 10],
+      [
+        { kind: "foldered", userId: owner.id, folderId: "folder1" },
+        "files_(list_)?folder\\w*",
+        (i) => i > 10 && (i % 1000 === 4 || i % 1000 === 6),
+      ],
     ];
     for (const [which, index, wanted] of cases) {
       const plan = (await sql`EXPLAIN ${candidatesQuery(sql, which, 200)}`)
