@@ -12,7 +12,10 @@
  * server's RSS and how long it takes to exit after SIGTERM. Writes
  * `bench/results/scale.md`.
  *
- * Run alone: `deno run --allow-all --unstable-kv bench/scale.ts [--sizes=…] [--stores=…]`.
+ * With `--settle`, the requests wait after the start until the server's CPU
+ * rests (its background tasks' first passes done), and that wait is a row.
+ *
+ * Run alone: `deno run --allow-all --unstable-kv bench/scale.ts [--sizes=…] [--stores=…] [--settle]`.
  */
 import { join } from "node:path";
 import postgres from "postgres";
@@ -60,7 +63,7 @@ function options(args: string[]) {
     throw new Error("--sizes: integers ≥ 1000");
   }
   if (stores.some((s) => s !== "kv" && s !== "postgres")) throw new Error("--stores: kv,postgres");
-  return { sizes, stores };
+  return { sizes, stores, settle: args.includes("--settle") };
 }
 
 /** What one fill left for the measurements. */
@@ -85,6 +88,35 @@ async function memory(pid: number): Promise<{ rss: number; peak: number }> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]);
   return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+}
+
+/** A process's CPU time so far (user and system), in milliseconds. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+  // utime and stime, fields 14 and 15 of the line: 12 and 13 after the command's name.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A second in which a process used less CPU than this (ms) finds it at rest. */
+const REST_CPU_MS = 50;
+/** The longest {@link settled} waits. */
+const SETTLE_MAX_MS = 300_000;
+
+/**
+ * Waits until process `pid` has used under {@link REST_CPU_MS} of CPU in each
+ * of two seconds in a row (at most {@link SETTLE_MAX_MS}); returns the wait.
+ */
+async function settled(pid: number): Promise<number> {
+  const started = performance.now();
+  let quiet = 0;
+  let last = await cpuMs(pid);
+  while (quiet < 2 && performance.now() - started < SETTLE_MAX_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = await cpuMs(pid);
+    quiet = now - last < REST_CPU_MS ? quiet + 1 : 0;
+    last = now;
+  }
+  return performance.now() - started;
 }
 
 /** The `i`th of `n` files of `userId`: the newest first, a second apart. */
@@ -244,6 +276,8 @@ interface Measured {
   searchBuildMs: number | null;
   importPeakMiB: number;
   startMs: number;
+  /** With `--settle`: the wait after the start until the server's CPU rested. */
+  settleMs: number | null;
   times: { label: string; first: number; median: number }[];
   rss: number;
   peak: number;
@@ -304,7 +338,12 @@ async function bulkDelete(server: BenchServer, token: string, ids: string[]): Pr
 }
 
 /** Fills a fresh store of `kind` with `n` files and measures the server over it. */
-async function measure(kind: StoreKind, n: number, databaseUrl?: string): Promise<Measured> {
+async function measure(
+  kind: StoreKind,
+  n: number,
+  settle: boolean,
+  databaseUrl?: string,
+): Promise<Measured> {
   console.log(`== ${kind}, ${n} files`);
   const dataDir = await Deno.makeTempDir({ prefix: "ferry-bench-scale-" });
   cleanups.push(() => Deno.remove(dataDir, { recursive: true }));
@@ -334,6 +373,8 @@ async function measure(kind: StoreKind, n: number, databaseUrl?: string): Promis
   let server = await startServer(FERRY_ARGS, env, "/api/healthcheck");
   const startMs = performance.now() - starting;
   cleanups.push(() => server.stop());
+  const settleMs = settle ? await settled(server.pid) : null;
+  if (settleMs !== null) console.log(`  the server's CPU rested after ${ms(settleMs)}`);
   const times = [];
   for (const ask of asks(n, filled)) {
     const first = await timed(server, ask.path, filled.token);
@@ -357,6 +398,7 @@ async function measure(kind: StoreKind, n: number, databaseUrl?: string): Promis
     searchBuildMs,
     importPeakMiB: filled.importPeakMiB,
     startMs,
+    settleMs,
     times,
     rss,
     peak,
@@ -404,6 +446,10 @@ function table(results: Measured[]): string {
     ),
     row("importing process's peak RSS", (m) => `${m.importPeakMiB.toFixed(0)} MB`),
     row("server start (until the healthcheck answers)", (m) => ms(m.startMs)),
+    row(
+      "`--settle`: then until the server's CPU rested (background tasks' first passes)",
+      (m) => m.settleMs === null ? "—" : ms(m.settleMs),
+    ),
   ];
   for (const [i, { label }] of results[0].times.entries()) {
     lines.push(row(`${label}, first`, (m) => ms(m.times[i].first)));
@@ -443,7 +489,8 @@ const METHOD = "One user owns every file (5 types in turn, 1 in 20 a favourite, 
   "`main.ts serve` starts over the " +
   "store (local datasource, rate limits off, background tasks on as by default: the thumbnails " +
   "task goes through every image once after the start, finding no bytes, which the bench does " +
-  "not write) and each " +
+  "not write; with `--settle` the requests wait until the server's CPU rests, a row of its own) " +
+  "and each " +
   "request is asked once (its first time in that process: the files list is the first request " +
   "after the start) and three more times (their median); pages are 15 files (the default). " +
   "Then the server's `VmRSS` (`VmHWM`, its peak, in brackets) and the time from SIGTERM to its " +
@@ -478,7 +525,7 @@ async function earlierRuns(): Promise<string> {
 }
 
 if (import.meta.main) {
-  const { sizes, stores } = options(Deno.args);
+  const { sizes, stores, settle } = options(Deno.args);
   const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
   Deno.addSignalListener("SIGINT", onInterrupt);
   const results: Measured[] = [];
@@ -504,7 +551,7 @@ if (import.meta.main) {
           u.pathname = `/${db}`;
           url = u.toString();
         }
-        results.push(await measure(kind, n, url));
+        results.push(await measure(kind, n, settle, url));
         if (kind === "postgres") await admin!.unsafe(`DROP DATABASE ferry_scale_${n} WITH (FORCE)`);
       }
     }
