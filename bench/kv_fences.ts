@@ -7,8 +7,8 @@
  * (and their groups as schema 22 does, when the code measured has them);
  * then `pageIds` (the ids of a page: what `KvFiles.list` reads before the
  * records) at offsets 1,000, 300,000 and the last page, both ways, each
- * asked once (first) and {@link REPEATS} more times (median), with the keys
- * it read.
+ * asked once (first) and {@link REPEATS} more times (median; and the
+ * process's CPU a page over them, every thread), with the keys it read.
  *
  * Run: `deno run -A --unstable-kv bench/kv_fences.ts --n=1000000
  * [--sorts=name,size,updatedAt] [--keep=<dir>] [--code=<checkout>]`; with
@@ -20,6 +20,7 @@
  */
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { cpuUsage } from "node:process";
 import type { FileQuery, FileSortKey } from "../db/files.ts";
 import { compareKeys } from "../db/kv/helpers.ts";
 import { benchFile } from "./scale.ts";
@@ -91,10 +92,10 @@ async function fill(kv: Deno.Kv) {
 
 /** The fences' groups (schema 22), when the code measured has them and the store not yet. */
 async function groups(kv: Deno.Kv) {
-  const fences = await mod("db/kv/file_fences.ts");
-  if (!fences.fillFenceGroups) return;
+  const groups = await mod("db/kv/file_fence_groups.ts").catch(() => null);
+  if (!groups) return;
   const started = performance.now();
-  await fences.fillFenceGroups(kv);
+  await groups.fillFenceGroups(kv);
   console.log(`groups filled: ${seconds(started)}`);
 }
 
@@ -114,15 +115,19 @@ async function pages(kv: Deno.Kv) {
       }
     })();
   }) as unknown as typeof kv.list;
-  console.log(`| page | first (ms) | then, median of ${REPEATS} (ms) | lists | keys read |`);
-  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log(
+    `| page | first (ms) | then, median of ${REPEATS} (ms) | CPU a page, then (ms) | lists | keys read |`,
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   for (const sortBy of sorts) {
     for (const order of ["asc", "desc"] as const) {
       for (const offset of [1000, 300_000, n - 15].filter((o) => o < n)) {
         const q: FileQuery = { userId: OWNER, sortBy, order, offset, limit: 15 };
         const times: number[] = [];
         let reads = { lists: 0, keys: 0 };
+        let cpu = cpuUsage();
         for (let round = 0; round <= REPEATS; round++) {
+          if (round === 1) cpu = cpuUsage();
           Object.assign(read, { lists: 0, keys: 0 });
           const t = performance.now();
           const { ids } = await pageIds(kv, q);
@@ -131,9 +136,12 @@ async function pages(kv: Deno.Kv) {
           reads = { ...read };
         }
         const then = times.slice(1).sort((a, b) => a - b)[Math.floor(REPEATS / 2)];
+        // The process's CPU (every thread: KV's reads too) over the repeats, a page.
+        const used = cpuUsage(cpu);
+        const cpuMs = (used.user + used.system) / 1000 / REPEATS;
         console.log(
-          `| ${sortBy} ${order}, offset ${offset} | ${times[0].toFixed(1)} | ${
-            then.toFixed(1)
+          `| ${sortBy} ${order}, offset ${offset} | ${times[0].toFixed(1)} | ${then.toFixed(1)} | ${
+            cpuMs.toFixed(1)
           } | ${reads.lists} | ${reads.keys} |`,
         );
       }

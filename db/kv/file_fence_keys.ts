@@ -10,7 +10,7 @@ import { compareCodePoints } from "../files.ts";
 import { countOf } from "./file_blocks.ts";
 
 /** A block of more entries than this is split. */
-export const SPLIT_AT = 2048;
+const SPLIT_AT = 2048;
 /** The entries a split leaves in each block. */
 export const PIECE = 1024;
 /**

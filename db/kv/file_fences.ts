@@ -16,18 +16,23 @@
  * fence. A write of an entry finds its fence (the last one at or before the
  * entry: one reverse read of one key, or one read of the fences a sorted run
  * of entries spans) and sums ±1 to it in the atomic operation that writes
- * the entry ({@link FenceSums}), checking its owner's *epoch*
+ * the entry ({@link FenceSums}; and its group's, the second level of
+ * counts, found by the same reads at once: `./file_fence_groups.ts`),
+ * checking its owner's *epoch*
  * (`["file_fence_epoch", owner]`, moved by every split: one check an owner,
  * within KV's 100 an operation, where a check of each fence would take one
  * per order and scope), so that a split between its reads and its commit
- * makes it read again. A block past {@link SPLIT_AT} entries (256 in a
- * tag's scope: `sizesOf`) is marked
+ * makes it read again. A block past `SPLIT_AT` entries (256 in a tag's
+ * scope: `sizesOf`, `./file_fence_keys.ts`) is marked
  * (`["file_fence_split", …fence]`) and split by the background build
- * ({@link splitFences}): its entries read, a fence set every {@link PIECE},
- * checked against the old fence's count (moved by any write into it).
+ * ({@link splitFences}): its entries read, a fence set every `PIECE`,
+ * checked against the old fence's count (moved by any write into it); a
+ * fence is never removed but with its scope (a group may start there).
  *
- * A deep page ({@link locateByFences}) reads the fences' counts and walks
- * at most a block's entries from a fence. Descending lists ties by id
+ * A deep page ({@link locateByFences}) reads the index's groups' counts
+ * (~30 at a million entries), the fences of the group holding the offset
+ * (~32–64) and walks at most half a block's entries, from a fence or
+ * backwards from the next. Descending lists ties by id
  * ascending (`./file_index.ts`), so a fence within a run of equal values
  * does not cut the descending list: there, the page's value is found from
  * the ascending position mirrored, and its run's place from two ranks.
