@@ -16,7 +16,9 @@
  * it: left for the next recount).
  */
 import { BLOCK_KEYS, blockBase, blockPath, blockRange, countOf, DEPTH } from "./file_blocks.ts";
-import { blockSize, compareTails, FENCE_KEYS, fenceBase, readFences } from "./file_fences.ts";
+import { blockSize, FENCE_KEYS, fenceBase, readFences } from "./file_fences.ts";
+import { compareTails } from "./file_fence_keys.ts";
+import { groupBase, groupFences, readGroups } from "./file_fence_groups.ts";
 import type { FileSortKey } from "../files.ts";
 
 /** A block's path. */
@@ -132,14 +134,16 @@ export async function recountFences(
     );
     for (const { key } of fences) {
       if (read >= budget) break;
+      // A fence is kept at 0: a group may start there.
       await fixer.set(key, async () => {
         const n = await blockSize(kv, key);
         read += n;
         return n;
-      });
+      }, true);
       p.after = key;
     }
     if (read < budget) {
+      await recountGroups(kv, fixer, bases[p.index]);
       p.index++;
       p.after = null;
     }
@@ -148,18 +152,37 @@ export async function recountFences(
   return { done: p.index >= bases.length, repaired: fixer.repaired, read };
 }
 
+/**
+ * Sets each group of the index of the fences' prefix `base`
+ * (`./file_fence_groups.ts`) to the sum of its fences' counts (set right
+ * just before), each checked against the group's count read before its
+ * fences (any write into the group moves it); a group is kept at 0.
+ */
+async function recountGroups(kv: Deno.Kv, fixer: Fixer, base: Deno.KvKey): Promise<void> {
+  const groups = await readGroups(kv, groupBase(base));
+  for (const [i, { key }] of groups.entries()) {
+    await fixer.set(key, async () => {
+      const { fences } = await groupFences(kv, groups, i);
+      return fences.reduce((n, f) => n + f.count, 0);
+    }, true);
+  }
+}
+
 /** Sets counts right, each checked against what it read first. */
 class Fixer {
   repaired = 0;
   constructor(private readonly kv: Deno.Kv) {}
 
-  /** Sets `key` to the count `measure()` gives (read after it), unless a write moved it. */
-  async set(key: Deno.KvKey, measure: () => Promise<number>): Promise<void> {
+  /**
+   * Sets `key` to the count `measure()` gives (read after it), unless a
+   * write moved it; a count of 0 is removed, unless to `keep` it.
+   */
+  async set(key: Deno.KvKey, measure: () => Promise<number>, keep = false): Promise<void> {
     const current = await this.kv.get(key);
     const n = await measure();
-    if (countOf(current.value) === n && (n > 0 || current.value === null)) return;
+    if (countOf(current.value) === n && (n > 0 || current.value === null || keep)) return;
     const op = this.kv.atomic().check(current);
-    if (n === 0) op.delete(key);
+    if (n === 0 && !keep) op.delete(key);
     else op.set(key, new Deno.KvU64(BigInt(n)));
     if ((await op.commit()).ok) this.repaired++;
   }

@@ -293,10 +293,11 @@ export class IndexChange {
     for (const { key } of [...this.#sets.values(), ...this.#fresh]) n += keyBytes(key);
     for (const { key } of this.#sums.values()) n += keyBytes(key);
     for (const { key } of this.#resolved?.sums ?? []) n += keyBytes(key);
+    for (const { key } of this.#resolved?.groups ?? []) n += keyBytes(key);
     return n;
   }
 
-  /** The fences' sums {@link apply} adds at most (one an entry of a fenced order moved). */
+  /** The fences' and groups' sums {@link apply} adds at most (two an entry of a fenced order moved). */
   get fenceSize(): number {
     return this.#fences.size;
   }
@@ -363,10 +364,11 @@ const BLOCK_WRITES_PER_ENTRY = 10;
 
 /**
  * The most mutations {@link IndexChange.file} adds for one file stored anew
- * (an entry, and a fence's sum or block counts, per order and scope).
+ * (an entry, and a fence's and its group's sums or block counts, per order
+ * and scope).
  */
 export const INDEX_WRITES_PER_FILE = 3 *
-  (2 * FILE_SORT_KEYS.length + 1 +
+  (3 * FILE_SORT_KEYS.length + 1 +
     BLOCK_WRITES_PER_ENTRY * FILE_SORT_KEYS.filter(hasBlocks).length);
 
 /**

@@ -201,8 +201,10 @@ export class KvFiles implements FileStore {
     const fenced = async (op: Deno.AtomicOperation, keys: Deno.KvKey[]) => {
       const sums = await fenceEntries(this.kv, keys, 1);
       applyFences(op, sums);
-      // A sum and at most a split's mark each, the new fences, the epochs checked and moved.
-      return 2 * sums.sums.length + sums.cuts.length + 2 * sums.epochs.length;
+      // A sum and at most a split's mark each (fences and groups), the new fences, the epochs
+      // checked and moved.
+      return 2 * (sums.sums.length + sums.groups.length) + sums.cuts.length +
+        2 * sums.epochs.length;
     };
     await setInOrder(this.kv, entries, { absent: true, also: fenced });
     try {
@@ -211,9 +213,10 @@ export class KvFiles implements FileStore {
       const landed = await getAll(this.kv, files.map((f) => K.file(f.id)));
       const kept = new Set(landed.flatMap((e) => e.value === null ? [] : [e.key[1]]));
       const orphans = newEntries(files.filter((f) => !kept.has(f.id)));
-      const half = REMOVAL_LIMITS.mutations / 2; // an entry and its fence's sum each
-      for (let i = 0; i < orphans.length; i += half) {
-        const keys = orphans.slice(i, i + half).map((e) => e.key);
+      // An entry, its fence's sum and its group's each.
+      const third = Math.floor(REMOVAL_LIMITS.mutations / 3);
+      for (let i = 0; i < orphans.length; i += third) {
+        const keys = orphans.slice(i, i + third).map((e) => e.key);
         await commitChecked(async () => {
           const op = applyFences(this.kv.atomic(), await fenceEntries(this.kv, keys, -1));
           for (const key of keys) op.delete(key);

@@ -13,6 +13,7 @@ import { KvFiles, OWNER_COPIES } from "./files.ts";
 import { backfillFileStats } from "./file_stats.ts";
 import { backfillFileBlocks, backfillFileIndex } from "./file_index.ts";
 import { fillFences } from "./file_fences.ts";
+import { fillFenceGroups } from "./file_fence_groups.ts";
 import { buildOrders } from "./order_backlog.ts";
 import { upgradeSearchIndex } from "./file_search.ts";
 import { backfillTaskIndex } from "./file_tasks.ts";
@@ -83,9 +84,11 @@ import { KvWebhooks } from "./webhooks.ts";
  * the statistics page), filled from the files already stored.
  * 21: each owner's URL records are packed in chunks in its oldest-first
  * order (`./url_chunks.ts`, the URL list), from the copies schema 14 made,
- * which go. Each upgrade resumes where a stopped one left off.
+ * which go. 22: the fences of the files list's index have a second level of
+ * counts, groups of fences (`./file_fence_groups.ts`, deep pages), filled
+ * from the fences stored. Each upgrade resumes where a stopped one left off.
  */
-export const KV_SCHEMA_VERSION = 21;
+export const KV_SCHEMA_VERSION = 22;
 
 const SCHEMA_VERSION: Deno.KvKey = ["meta", "schema_version"];
 
@@ -121,6 +124,8 @@ export async function openKvStore(path?: string): Promise<KvStore> {
     if (version.value < 19) await backfillTagScopes(kv);
     if (version.value < 20) await backfillViewIndex(kv);
     if (version.value < 21) await packUrlChunks(kv);
+    // After schema 15's fill of the fences, when there was one.
+    if (version.value < 22) await fillFenceGroups(kv);
     await kv.set(SCHEMA_VERSION, KV_SCHEMA_VERSION);
   }
   await recoverJournals(kv);

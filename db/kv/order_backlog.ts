@@ -41,7 +41,7 @@ export const ORDER_FILES = 1000;
 const READ = 48;
 /**
  * A commit's mutations and bytes of keys at most (of KV's 1000 and 80 KiB),
- * an entry's fence sum (`./file_fences.ts`) counted with it.
+ * an entry's fence's and group's sums (`./file_fences.ts`) counted with it.
  */
 const MUTATIONS = 800;
 const KEY_BYTES = 56 * 1024;
@@ -115,8 +115,8 @@ async function buildSome(kv: Deno.Kv, keys: Deno.KvKey[], marks: Mark[]) {
     const entries = record.value === null || marks[i].versionstamp === null
       ? []
       : deferredEntries(record.value);
-    const cost = 2 * entries.length + 1;
-    const size = entries.reduce((n, e) => n + 2 * keyBytes(e.key), keyBytes(keys[i]));
+    const cost = 3 * entries.length + 1;
+    const size = entries.reduce((n, e) => n + 3 * keyBytes(e.key), keyBytes(keys[i]));
     if (taken > 0 && (mutations + cost > MUTATIONS || bytes + size > KEY_BYTES)) break;
     op.check(record, marks[i]).delete(keys[i]);
     sets.push(...entries);

@@ -4,10 +4,12 @@
  * every scope, against an in-memory sort of the same files through imports,
  * uploads (before and after their build), renames, favourites, views,
  * moves, deletes and bulk deletes, before and after splits (small sizes
- * forced by the split's parameters); writes into one block while it
- * splits; schema 14 → 15 (also after a stopped fill); the recount setting
- * a count made wrong by hand right; runs of new entries in key order
- * cutting blocks of their own as they are written.
+ * forced by the split's parameters, fences and their groups); writes into
+ * one block while it splits; schema 14 → 15 (also after a stopped fill);
+ * schema 21 → 22, the groups of fences (also after a stopped fill); the
+ * recount setting a fence's or a group's count made wrong by hand right;
+ * runs of new entries in key order cutting blocks of their own as they are
+ * written.
  */
 import assert from "node:assert/strict";
 import { FILE_SORT_KEYS, type FileQuery, queryFiles } from "../../db/files.ts";
@@ -15,13 +17,20 @@ import { countOf } from "../../db/kv/file_blocks.ts";
 import {
   applyFences,
   blockSize,
-  compareTails,
   FENCE_KEYS,
+  fenceBase,
   FENCES,
   FenceSums,
   fillFences,
   splitFences,
 } from "../../db/kv/file_fences.ts";
+import { compareTails } from "../../db/kv/file_fence_keys.ts";
+import {
+  fillFenceGroups,
+  groupBase,
+  groupFences,
+  readGroups,
+} from "../../db/kv/file_fence_groups.ts";
 import { pageIds } from "../../db/kv/file_index.ts";
 import { KV_SCHEMA_VERSION, type KvStore, openKvStore } from "../../db/kv/mod.ts";
 import { patient } from "../../db/kv/patient.ts";
@@ -49,14 +58,33 @@ async function assertDeepPages(store: KvStore, userId: string) {
   }
 }
 
-/** Asserts every fence's count is the entries of its block, and that there is more than one. */
+/**
+ * Asserts every fence's count is the entries of its block, and every
+ * group's the sum of its fences'; with `many`, that there is more than one
+ * fence an index, and more than one group in some.
+ */
 async function assertCounts(kv: Deno.Kv, many = false) {
   let fences = 0;
+  const indexes = new Map<string, Deno.KvKey>();
   for await (const { key, value } of kv.list({ prefix: FENCES })) {
     fences++;
     assert.equal(countOf(value), await blockSize(kv, key), JSON.stringify(key));
+    indexes.set(JSON.stringify(key.slice(0, 4)), key.slice(0, 4));
   }
-  if (many) assert.ok(fences > 3 * FENCE_KEYS.length, `${fences} fences`);
+  let split = 0;
+  for (const base of indexes.values()) {
+    const groups = await readGroups(kv, groupBase(base));
+    for (const [i, group] of groups.entries()) {
+      const { fences } = await groupFences(kv, groups, i);
+      const sum = fences.reduce((n, f) => n + f.count, 0);
+      assert.equal(group.count, sum, JSON.stringify(group.key));
+    }
+    if (groups.filter((g) => g.key.length > 5).length > 0) split++;
+  }
+  if (many) {
+    assert.ok(fences > 3 * FENCE_KEYS.length, `${fences} fences`);
+    assert.ok(split > 0, "no index of more than one group a section");
+  }
 }
 
 Deno.test("kv fences: deep pages in every order and scope through every write, before and after splits", async () => {
@@ -146,6 +174,7 @@ Deno.test("kv schema 14 → 15: fences filled from the entries stored, also afte
     const drop = async () => {
       for await (const { key } of kv.list({ prefix: FENCES })) await kv.delete(key);
       await kv.delete(["meta", "file_fence_fill"]);
+      await kv.delete(["meta", "file_fence_group_fill"]);
       await kv.set(["meta", "schema_version"], 14);
     };
     await drop();
@@ -154,6 +183,7 @@ Deno.test("kv schema 14 → 15: fences filled from the entries stored, also afte
     await fillFences(kv, { piece: 16, stop: () => commits++ >= 2 });
     assert.ok((await kv.get(["meta", "file_fence_fill"])).value !== null, "stopped half way");
     await fillFences(kv, { piece: 16 });
+    await fillFenceGroups(kv, { piece: 40 });
     await assertCounts(kv, true);
     // The upgrade on open.
     await drop();
@@ -172,6 +202,43 @@ Deno.test("kv schema 14 → 15: fences filled from the entries stored, also afte
   });
 });
 
+Deno.test("kv schema 21 → 22: groups of fences filled from the fences stored, also after a stopped fill", async () => {
+  await inTempStore(async (path) => {
+    let store = await openKvStore(path);
+    const user = await storedUser(store);
+    const kv = patient(await Deno.openKv(path));
+    try {
+      await store.files.createMany(tiedFiles(user.id, 300, "g"));
+      await splitSmall(kv, user.id);
+      await store.close();
+      // As schema 21 left it: fences, no group.
+      for (const prefix of [["file_fence_group"], ["file_fence_group_split"]]) {
+        for await (const { key } of kv.list({ prefix })) await kv.delete(key);
+      }
+      await kv.set(["meta", "schema_version"], 21);
+      // A fill stopped after two commits of 20 fences (groups of 40 entries), resumed on open.
+      let commits = 0;
+      await fillFenceGroups(kv, { piece: 40, page: 20, stop: () => commits++ >= 2 });
+      const fill = await kv.get<{ after: Deno.KvKey }>(["meta", "file_fence_group_fill"]);
+      assert.ok(fill.value && fill.value.after.length > 0, "stopped half way");
+      store = await openKvStore(path);
+      assert.equal(await store.schemaVersion(), KV_SCHEMA_VERSION);
+      await assertCounts(kv, true);
+      await assertDeepPages(store, user.id);
+      // Writes after the upgrade move the groups filled.
+      const more = tiedFiles(user.id, 80, "h");
+      await store.files.createMany(more);
+      await store.files.deleteMany(more.slice(0, 20).map((f) => f.id));
+      await store.files.update(more[30].id, { name: "a-renamed.png" }, new Date());
+      await assertCounts(kv, true);
+      await assertDeepPages(store, user.id);
+    } finally {
+      kv.close();
+      await store.close();
+    }
+  });
+});
+
 Deno.test("kv fences: a count made wrong by hand is set right by the recount's passes", async () => {
   await inTempStore(async (path) => {
     const store = await openKvStore(path);
@@ -185,6 +252,9 @@ Deno.test("kv fences: a count made wrong by hand is set right by the recount's p
           .map((e) => e.key);
       await kv.set(fences[2], new Deno.KvU64(77n));
       await kv.delete(fences[4]);
+      const groups = await readGroups(kv, groupBase(fenceBase(user.id, "all", "size")));
+      assert.ok(groups.length > 2, `${groups.length} groups`);
+      await kv.set(groups[1].key, new Deno.KvU64(5n));
       let repaired = 0;
       for (let done = false; !done;) {
         const pass = await store.files.recountStats(user.id, 100);

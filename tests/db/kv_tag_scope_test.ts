@@ -195,6 +195,16 @@ Deno.test("kv tag scope: an import's files tagged in its transaction", async () 
   }
 });
 
+/** The first key parts of a tag scope's keys in the list index (with the fences' groups, schema 22). */
+const TAG_SCOPE_PREFIXES = [
+  "file_index",
+  "file_blocks",
+  "file_fence",
+  "file_fence_split",
+  "file_fence_group",
+  "file_fence_group_split",
+];
+
 Deno.test("kv schema 18 → 19: tags' scopes filled from the links stored, also after a stop", async () => {
   await inTempStore(async (path) => {
     let store = await openKvStore(path);
@@ -212,7 +222,7 @@ Deno.test("kv schema 18 → 19: tags' scopes filled from the links stored, also 
     const kv = patient(await Deno.openKv(path));
     const links = await Array.fromAsync(kv.list({ prefix: ["tag_file"] }), (e) => e.key);
     const drop = async () => {
-      for (const first of ["file_index", "file_blocks", "file_fence", "file_fence_split"]) {
+      for (const first of TAG_SCOPE_PREFIXES) {
         for (const t of [t1, t2]) {
           for await (const { key } of kv.list({ prefix: [first, user.id, `tag:${t.id}`] })) {
             await kv.delete(key);
@@ -234,7 +244,7 @@ Deno.test("kv schema 18 → 19: tags' scopes filled from the links stored, also 
     // t2's sort first, none: t1's are then done again, which their entries tell).
     const raw = patient(await Deno.openKv(path));
     await (async (kv: Deno.Kv) => {
-      for (const first of ["file_index", "file_blocks", "file_fence", "file_fence_split"]) {
+      for (const first of TAG_SCOPE_PREFIXES) {
         for await (const { key } of kv.list({ prefix: [first, user.id, `tag:${t2.id}`] })) {
           await kv.delete(key);
         }

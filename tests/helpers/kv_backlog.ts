@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import type { FileRecord } from "../../db/files.ts";
 import { splitFences } from "../../db/kv/file_fences.ts";
+import { splitGroups } from "../../db/kv/file_fence_groups.ts";
 import { fileRecord } from "./stores.ts";
 
 /** A database path in a temporary directory, removed after `fn`. */
@@ -28,9 +29,14 @@ export const tiedFiles = (userId: string, n: number, prefix: string): FileRecord
       deletesAt: i % 2 ? new Date(Date.UTC(2030, 0, 1 + (i % 9))) : null,
     }));
 
-/** Splits every block of `owner` longer than 24 entries into blocks of 10. */
-export const splitSmall = (kv: Deno.Kv, owner: string) =>
-  splitFences(kv, { owner, all: true, at: 24, piece: 10 });
+/**
+ * Splits every block of `owner` longer than 24 entries into blocks of 10,
+ * then every group of fences of more than 48 entries into groups of 30-odd.
+ */
+export async function splitSmall(kv: Deno.Kv, owner: string): Promise<void> {
+  await splitFences(kv, { owner, all: true, at: 24, piece: 10 });
+  await splitGroups(kv, { owner, all: true, at: 48, piece: 30 });
+}
 
 /**
  * `kv` whose `n`-th commit (counted from 1) first runs `meddle` (a write of
