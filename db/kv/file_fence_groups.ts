@@ -26,7 +26,7 @@
  * (`./file_block_recount.ts`).
  */
 import { countOf } from "./file_blocks.ts";
-import { commitChecked } from "./helpers.ts";
+import { commitChecked, removeAll } from "./helpers.ts";
 import { epochKey, type Fence, keyAfter, readCounts, sizesOf } from "./file_fence_keys.ts";
 
 /** The prefixes of groups and their split marks. */
@@ -204,14 +204,7 @@ export async function fillFenceGroups(
 ): Promise<void> {
   let at = await kv.get<Fill>(FILL);
   if (at.value === null) {
-    for (const prefix of [[GROUP], [SPLITS]]) {
-      const keys = await Array.fromAsync(kv.list({ prefix }), (e) => e.key);
-      for (let i = 0; i < keys.length; i += 500) {
-        const op = kv.atomic();
-        for (const key of keys.slice(i, i + 500)) op.delete(key);
-        await op.commit();
-      }
-    }
+    for (const prefix of [[GROUP], [SPLITS]]) await removeAll(kv, prefix);
     await kv.set(FILL, { after: null, group: null, n: 0 });
     at = await kv.get<Fill>(FILL);
   }

@@ -57,7 +57,7 @@ import {
   readGroups,
   splitGroups,
 } from "./file_fence_groups.ts";
-import { commitChecked } from "./helpers.ts";
+import { commitChecked, removeAll } from "./helpers.ts";
 
 /** The prefixes of fences, epochs and split marks. */
 const FENCE = "file_fence";
@@ -539,14 +539,7 @@ export async function fillFences(
 ): Promise<void> {
   let at = await kv.get<Fill>(FILL);
   if (at.value === null) {
-    for (const prefix of [FENCES, [SPLITS]]) {
-      const keys = (await Array.fromAsync(kv.list({ prefix }))).map((e) => e.key);
-      for (let i = 0; i < keys.length; i += 500) {
-        const op = kv.atomic();
-        for (const key of keys.slice(i, i + 500)) op.delete(key);
-        await op.commit();
-      }
-    }
+    for (const prefix of [FENCES, [SPLITS]]) await removeAll(kv, prefix);
     await kv.set(FILL, { after: null, fence: null, n: 0 });
     at = await kv.get<Fill>(FILL);
   }

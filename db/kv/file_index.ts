@@ -30,7 +30,7 @@ import {
   type FileSortKey,
 } from "../files.ts";
 import { readStats } from "./file_stats.ts";
-import { getAll, upgradePages } from "./helpers.ts";
+import { getAll, removeAll, upgradePages } from "./helpers.ts";
 import { keyBytes } from "./many.ts";
 import { blockBase, blockKeys, hasBlocks, LEAF, locate, type WalkStart } from "./file_blocks.ts";
 import {
@@ -391,15 +391,7 @@ export async function dropScope(kv: Deno.Kv, owner: string, scope: string): Prom
     blockBase(owner, scope, EAGER_KEY).slice(0, 3),
     ...fencePrefixes(owner, scope),
   ];
-  for (const prefix of prefixes) {
-    while (true) {
-      const keys = await Array.fromAsync(kv.list({ prefix }, { limit: 500 }), (e) => e.key);
-      if (keys.length === 0) break;
-      const op = kv.atomic();
-      for (const key of keys) op.delete(key);
-      await op.commit();
-    }
-  }
+  for (const prefix of prefixes) await removeAll(kv, prefix);
   await kv.delete(countKey(owner, scope));
 }
 

@@ -40,7 +40,7 @@ import {
   isIndexedSearch,
   queryFiles,
 } from "../files.ts";
-import { getAll } from "./helpers.ts";
+import { getAll, removeAll } from "./helpers.ts";
 import { readStats } from "./file_stats.ts";
 import { pageIds } from "./file_index.ts";
 
@@ -362,18 +362,4 @@ export async function upgradeSearchIndex(kv: Deno.Kv, copies: Deno.KvKey): Promi
   }
   await flush();
   await kv.atomic().delete(BACKFILL_CURSOR).delete(OLD_CURSOR).commit();
-}
-
-/** Keys one atomic operation of {@link removeAll} deletes (within KV's 80 KiB of keys). */
-const REMOVE_KEYS = 400;
-
-/** Deletes every key under `prefix`, {@link REMOVE_KEYS} an atomic operation. */
-async function removeAll(kv: Deno.Kv, prefix: Deno.KvKey): Promise<void> {
-  while (true) {
-    const batch = await Array.fromAsync(kv.list({ prefix }, { limit: REMOVE_KEYS }));
-    if (batch.length === 0) return;
-    const op = kv.atomic();
-    for (const { key } of batch) op.delete(key);
-    await op.commit();
-  }
 }

@@ -1,8 +1,8 @@
 /**
  * The small helpers every Deno KV sub-store uses: a patch without its unset
  * fields, `getMany` over any number of keys, the check-and-retry loop of
- * a read-then-write atomic operation, and a schema upgrade's resumable walk
- * over any record prefix.
+ * a read-then-write atomic operation, a schema upgrade's resumable walk
+ * over any record prefix, and the removal of every key under a prefix.
  */
 
 /** Keys one `kv.getMany` may read. */
@@ -126,4 +126,18 @@ export function compareKeys(a: Deno.KvKey, b: Deno.KvKey): number {
     if (x > y) return 1;
   }
   return a.length - b.length;
+}
+
+/** Keys one atomic operation of {@link removeAll} deletes (within KV's 80 KiB of keys). */
+const REMOVE_KEYS = 400;
+
+/** Deletes every key under `prefix`, {@link REMOVE_KEYS} an atomic operation. */
+export async function removeAll(kv: Deno.Kv, prefix: Deno.KvKey): Promise<void> {
+  while (true) {
+    const batch = await Array.fromAsync(kv.list({ prefix }, { limit: REMOVE_KEYS }));
+    if (batch.length === 0) return;
+    const op = kv.atomic();
+    for (const { key } of batch) op.delete(key);
+    await op.commit();
+  }
 }
