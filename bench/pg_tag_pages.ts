@@ -14,13 +14,17 @@
  * faster than `createMany` at a million) and writes its facts to
  * `--facts=<file>`. `--measure --url=… --facts=…` opens the store (its
  * migrations run first: time it apart with `--migrate`), asks each list
- * once (the first after a start) and {@link REPEATS} more times and prints
- * a Markdown table of the first and the median, in ms.
+ * once (the first after a start) and {@link REPEATS} more times, then the
+ * writes the links' keys cost, and prints a Markdown table of the first and
+ * the median, in ms. Old code against new: run the same file from a copy of
+ * the other checkout (`git archive`), each over its own copy of the database
+ * (`CREATE DATABASE … TEMPLATE …`), alternated.
  */
 import postgres from "postgres";
 import type { FileQuery } from "../db/files.ts";
 import { openPostgresStore } from "../db/postgres/mod.ts";
 import { populateUsers } from "./helpers/users.ts";
+import { benchFile } from "./scale.ts";
 
 /** After the first ask of a list, how many more give its median. */
 const REPEATS = 5;
@@ -179,7 +183,50 @@ async function measure(url: string, f: Facts) {
     }
     console.log(`| ${label} | ${shown} | ${ms(times[0])} | ${ms(median(times.slice(1)))} |`);
   }
+  await writes(store, f);
   await store.close();
+}
+
+/**
+ * The writes the links' keys cost (migration 047's triggers): an import's
+ * run of 1,000 new files, a file tagged and untagged, a view of a tagged
+ * and of an untagged file; the median of {@link REPEATS} after a first.
+ */
+async function writes(store: Awaited<ReturnType<typeof openPostgresStore>>, f: Facts) {
+  const timed = async (label: string, write: (i: number) => Promise<unknown>) => {
+    const times: number[] = [];
+    for (let i = 0; i <= REPEATS; i++) {
+      const t = performance.now();
+      await write(i);
+      times.push(performance.now() - t);
+    }
+    console.log(`| ${label} | | ${ms(times[0])} | ${ms(median(times.slice(1)))} |`);
+  };
+  const stamp = Date.now();
+  await timed(
+    "write: createMany of 1,000 new files",
+    (run) =>
+      store.files.createMany(Array.from({ length: 1000 }, (_, i) => ({
+        ...benchFile(f.userId, i, 1000, stamp, { folderId: f.folderId }),
+        id: `w${stamp}-${run}-${i}`,
+        name: `w${stamp}-${run}-${i}.png`,
+      }))),
+  );
+  const untagged = `w${stamp}-0-0`;
+  await timed("write: a file tagged, then untagged", async () => {
+    await store.tags.setFileTags(untagged, [f.tags.small]);
+    await store.tags.setFileTags(untagged, []);
+  });
+  const tagged = (await store.files.list({
+    userId: f.userId,
+    sortBy: "createdAt",
+    order: "desc",
+    offset: 0,
+    limit: 1,
+    tagIds: [f.tags.large],
+  })).files[0].id;
+  await timed("write: a view of a tagged file", () => store.files.addView(tagged));
+  await timed("write: a view of a file", () => store.files.addView(untagged));
 }
 
 if (import.meta.main) {
