@@ -22,7 +22,8 @@ import {
 } from "../files.ts";
 import { type BlockRead, nameBlockRead } from "./file_name_blocks.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
-import { addTagSums, endTagRecount, startTagRecount, tagCount, tagFirst } from "./tag_counts.ts";
+import { addTagSums, endTagRecount, startTagRecount, tagCount } from "./tag_counts.ts";
+import { byTagLinks, countLinks, type ListSource, tagLinks } from "./tag_pages.ts";
 import { uniqueViolation } from "./unique.ts";
 import { GroupedCreates, insertCounted } from "./file_creates.ts";
 
@@ -280,26 +281,30 @@ export function listConditions(sql: Sql, q: FileQuery): PendingQuery<Row[]> {
  * The query of `q`'s page (`null`: past the end), `total` matching when
  * known. A page is an index scan of its order (migrations 019, 028, 034)
  * that stops at the page, not a sort of every match. Past the first page
- * (and on a tag's first page, which skips the files without the tag), the
- * ids before it are skipped in the index alone (an index-only scan) and
- * only the page's rows are read; past the middle (`backwards`), the index is
- * read from the end (the order reversed, nulls and ties included: reverse
- * the rows), so that no page skips more than half the matches.
+ * (and for a `source` other than the owner's files: a tag's links,
+ * `./tag_pages.ts`), the ids before it are skipped in the index alone (an
+ * index-only scan) and only the page's rows are read; past the middle
+ * (`backwards`), the index is read from the end (the order reversed, nulls
+ * and ties included: reverse the rows), so that no page skips more than
+ * half the matches.
  */
-export function listPageQuery(sql: Sql, q: FileQuery, total: number | undefined) {
-  const where = listConditions(sql, q);
+export function listPageQuery(
+  sql: Sql,
+  q: FileQuery,
+  total: number | undefined,
+  source?: ListSource,
+) {
   const fromEnd = total === undefined ? -1 : total - q.offset - q.limit;
   const backwards = total !== undefined && q.offset > 0 && fromEnd < q.offset;
   const order = sql.unsafe(sortOrder(q.sortBy, q.order, backwards));
   const limit = backwards ? q.limit + Math.min(0, fromEnd) : q.limit;
   const offset = backwards ? Math.max(0, fromEnd) : q.offset;
+  const { from, where } = source ?? { from: sql`files`, where: listConditions(sql, q) };
   const query = limit <= 0
     ? null
-    // A tag's first page too skips the files without the tag in the index alone (6 against
-    // 15 ms at 100,000, measured).
-    : offset === 0 && !q.tagIds?.length
+    : offset === 0 && !source
     ? sql<FileRow[]>`SELECT * FROM files WHERE ${where} ORDER BY ${order} LIMIT ${limit}`
-    : sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM files WHERE ${where}
+    : sql<FileRow[]>`SELECT files.* FROM (SELECT id FROM ${from} WHERE ${where}
         ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
   return { query, backwards };
@@ -599,20 +604,33 @@ export class PostgresFiles implements FileStore {
   async list(q: FileQuery) {
     const sql = this.sql;
     if (startsFromBlocks(q)) return await this.listFromBlocks(q);
-    // The count first when the owner's counters, a folder's or a tag's tell it (one small
-    // read): a page past the middle is then read from the end of its order, backwards.
+    if (byTagLinks(q)) return await this.listByTags(q);
+    // The count first when the owner's counters or a folder's tell it (one small read): a
+    // page past the middle is then read from the end of its order, backwards.
     const known = q.total ?? await countFromStats(q, () => this.stats(q.userId)) ??
-      await this.folderCount(q) ?? await tagCount(sql, q);
+      await this.folderCount(q);
     if (known === undefined && q.search) {
       const few = await this.fewMatches(q);
       if (few) return few;
     }
-    const ownerFiles = async () => (await this.stats(q.userId)).files;
-    const page = listPageQuery(sql, await tagFirst(sql, q, known, ownerFiles), known);
+    const page = listPageQuery(sql, q, known);
     const [rows, total] = await Promise.all([
       page.query ?? [],
       known ?? this.countMatches(q),
     ]);
+    return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
+  }
+
+  /**
+   * A list filtered by tags (`./tag_pages.ts`): its count first, from the
+   * tag's counter or else from the links, so that a page past the middle is
+   * read backwards; then the page, a walk of the links.
+   */
+  private async listByTags(q: FileQuery): Promise<FilePage> {
+    const source = await tagLinks(this.sql, q);
+    const total = q.total ?? await tagCount(this.sql, q) ?? await countLinks(this.sql, source);
+    const page = listPageQuery(this.sql, q, total, source);
+    const rows = await (page.query ?? []);
     return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
   }
 

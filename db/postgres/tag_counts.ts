@@ -25,42 +25,6 @@ export async function tagCount(sql: Sql, q: FileQuery): Promise<number | undefin
   return row ? Number(row.files) : 0;
 }
 
-/** The most files of a tag {@link tagFirst} reads by id. */
-export const TAG_FIRST_MAX = 20_000;
-
-/**
- * `q`, filtered by one tag, with the tag's files given by id when its page
- * lies far into the owner's files: the page's query walks the owner's files
- * in the page's order, probing each for the tag, so that a page 2,400 files
- * deep into a tag held by 1 file in 200 walks some 480,000 of them (0.7–1.2 s
- * at a million), and the first page of a tag of 3 files walks them all.
- * By id, it is the tag's files (at most {@link TAG_FIRST_MAX}) sorted. Taken
- * when the walk, from the nearer end of a `total` known, would pass more
- * than twice as many files as the tag holds; `ownerFiles` counts the owner's.
- */
-export async function tagFirst(
-  sql: Sql,
-  q: FileQuery,
-  total: number | undefined,
-  ownerFiles: () => Promise<number>,
-): Promise<FileQuery> {
-  const tags = new Set(q.tagIds ?? []);
-  if (tags.size !== 1 || q.ids !== undefined) return q;
-  const [tag] = tags;
-  const [row] = await sql<{ files: string }[]>`SELECT files FROM tag_file_counts
-    WHERE owner = ${q.userId} AND tag = ${tag}`;
-  const tagged = row ? Number(row.files) : 0;
-  if (tagged > TAG_FIRST_MAX) return q;
-  const depth = total === undefined
-    ? q.offset
-    : Math.min(q.offset, Math.max(0, total - q.offset - q.limit));
-  const walk = (depth + q.limit) * await ownerFiles() / Math.max(1, tagged);
-  if (walk <= 2 * tagged) return q;
-  const links = await sql<{ file_id: string }[]>`SELECT file_id FROM file_tags
-    WHERE tag_id = ${tag}`;
-  return { ...q, tagIds: undefined, ids: links.map((l) => l.file_id) };
-}
-
 /**
  * The start of `owner`'s recount: each of its tag counters' `touched`
  * copied, with sums of 0 (as `file_recount_sums`' are).

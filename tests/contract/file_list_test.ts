@@ -279,7 +279,8 @@ const steps: ContractSteps = {
     const [red, blue] = [tag(user.id, "red"), tag(user.id, "blue")];
     await store.tags.create(red);
     await store.tags.create(blue);
-    const files = variedFiles(user.id, 60, [crypto.randomUUID(), crypto.randomUUID()]);
+    const folders = [crypto.randomUUID(), crypto.randomUUID()];
+    const files = variedFiles(user.id, 60, folders);
     await store.files.createMany(files);
     // Another owner's file with the same tag (as a link made by hand) is never listed.
     const stranger = fileRecord(other.id);
@@ -292,7 +293,6 @@ const steps: ContractSteps = {
     // Tags moved and a tagged file deleted.
     await store.tags.setFileTags(files[0].id, [blue.id]);
     await store.files.delete(files[6].id);
-    const all = await store.files.listByUser(user.id);
     const carrying = (ids: string[]) => {
       const want = new Set(ids);
       return files.filter((f, i) => {
@@ -300,19 +300,31 @@ const steps: ContractSteps = {
         return [...want].every((t) => held.includes(t));
       }).map((f) => f.id);
     };
+    // A file's keys changed after it was tagged: its tag pages follow.
+    const later = new Date(Date.UTC(2026, 1, 1));
+    await store.files.update(files[2].id, { name: "a-renamed.bin", favorite: true }, later);
+    await store.files.update(files[4].id, { folderId: folders[0], type: "text/plain" }, later);
+    const filters: Partial<FileQuery>[] = [
+      {},
+      { favorite: true },
+      { favorite: false },
+      { typePrefixes: ["image/", "text/"] },
+      { folderId: folders[0] },
+      { folderId: folders[1], favorite: false, typePrefixes: ["video/", "text/"] },
+      { search: { field: "type", query: "image" } },
+    ];
+    const all = await store.files.listByUser(user.id);
     for (const tagIds of [[red.id], [blue.id], [red.id, blue.id], [blue.id, red.id, red.id]]) {
-      for (const sortBy of ["createdAt", "size", "name"] as const) {
+      for (const sortBy of FILE_SORT_KEYS) {
         for (const order of ["asc", "desc"] as const) {
-          for (
-            const filter of [{}, { favorite: true }, {
-              search: { field: "type" as const, query: "image" },
-            }]
-          ) {
+          for (const filter of filters) {
             for (
-              const page of [{ offset: 0, limit: 5 }, { offset: 7, limit: 5 }, {
-                offset: 0,
-                limit: 100,
-              }]
+              const page of [
+                { offset: 0, limit: 5 },
+                { offset: 7, limit: 5 },
+                { offset: 17, limit: 3 },
+                { offset: 0, limit: 100 },
+              ]
             ) {
               const q: FileQuery = { userId: user.id, sortBy, order, ...page, ...filter };
               const got = await store.files.list({ ...q, tagIds });
