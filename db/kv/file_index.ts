@@ -396,7 +396,7 @@ export async function dropScope(kv: Deno.Kv, owner: string, scope: string): Prom
 }
 
 /** The count of `owner`'s files in `scope`, kept with the index (a wrapped-around one is 0). */
-async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<number> {
+export async function scopeCount(kv: Deno.Kv, owner: string, scope: string): Promise<number> {
   const { value } = await kv.get(countKey(owner, scope));
   if (!(value instanceof Deno.KvU64)) return 0;
   return value.value >= 1n << 63n ? 0 : Number(value.value);

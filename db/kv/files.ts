@@ -59,6 +59,7 @@ import { leaveSearchKeys } from "./search_sweep.ts";
 import { endBlockRecount, recountBlocks, recountFences } from "./file_block_recount.ts";
 import { catchUpOrders, markForOrders } from "./order_backlog.ts";
 import { mostViewed } from "./file_views.ts";
+import { isTagFilter, tagFilterPage } from "./tag_filter.ts";
 
 const K = {
   file: (id: string) => ["file", id],
@@ -614,13 +615,15 @@ export class KvFiles implements FileStore {
    * A page from the owner's index (`./file_index.ts`): the entries before it
    * and its own are read, then its records. One tag's page (`tagIds`) is
    * read so from the tag's scope of the index; several tags, or a tag with a
-   * folder, favourites or privacy, read the tags' links (keys alone,
-   * intersected), then, as files given by `ids`, their records, sorted in
-   * memory (as many as the tags hold); a search reads its candidates from
-   * the search index (`./file_search.ts`).
+   * folder or favourites, from the smallest tag's scope checked against the
+   * others' (`./tag_filter.ts`); a tag with privacy or a search reads the
+   * tags' links (keys alone, intersected), then, as files given by `ids`,
+   * their records, sorted in memory; a search reads its candidates from the
+   * search index (`./file_search.ts`).
    */
   async list(query: FileQuery) {
     if (inTagScope(query)) return await this.page(query);
+    if (isTagFilter(query)) return await this.records(await tagFilterPage(this.kv, query));
     if (query.tagIds) {
       // The tag filter: the tags' files (their links' keys), then as files given by id.
       const { tagIds, ...rest } = query;
@@ -647,7 +650,11 @@ export class KvFiles implements FileStore {
 
   /** A page of the list index (`pageIds`), then its records. */
   private async page(query: FileQuery) {
-    const { ids, total } = await pageIds(this.kv, query);
+    return await this.records(await pageIds(this.kv, query));
+  }
+
+  /** The records of a page's `ids`, with its `total`. */
+  private async records({ ids, total }: { ids: string[]; total: number }) {
     const records = await getAll<FileRecord>(this.kv, ids.map(K.file));
     return { files: records.flatMap((e) => e.value ? [e.value] : []), total };
   }

@@ -7,7 +7,8 @@
  * renames, views, resizes, favourites, moves, uploads tagged before their
  * build, deletes single and bulk (a file of many tags too), a tag's deletion
  * (its scope's keys gone), an import with tags in a transaction; and the
- * upgrade from schema 18, also resumed after a stop.
+ * upgrade from schema 18, also resumed after a stop. A tag with favourites,
+ * a folder or more tags (`db/kv/tag_filter.ts`) through the same writes.
  */
 import assert from "node:assert/strict";
 import { FILE_SORT_KEYS, type FileQuery, queryFiles } from "../../db/files.ts";
@@ -43,6 +44,40 @@ async function assertTagPages(store: KvStore, userId: string, tagId: string) {
           const got = await store.files.list({ ...q, tagIds: [tagId] });
           const want = queryFiles(all, { ...q, ids });
           const label = JSON.stringify({ ...q, tagId });
+          assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), label);
+          assert.equal(got.total, want.total, label);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Asserts the pages of `tagIds` with each other filter the API combines
+ * (`db/kv/tag_filter.ts`: scopes merged or looked up), every order, both
+ * ways, across the whole result, are the records' sorted in memory.
+ */
+async function assertCombinedPages(store: KvStore, userId: string, tagIds: string[]) {
+  const all = await store.files.listByUser(userId);
+  const held = await store.tags.filesOfTags(tagIds);
+  const ids = all.map((f) => f.id).filter((id) => tagIds.every((t) => held.get(t)?.includes(id)));
+  const filters: Partial<FileQuery>[] = [
+    {},
+    { favorite: true },
+    { favorite: false, typePrefixes: ["image/", "text/"] },
+    { folderId: "folder1" },
+    { folderId: "folder1", favorite: true },
+  ];
+  for (const sortBy of FILE_SORT_KEYS) {
+    for (const order of ["asc", "desc"] as const) {
+      for (const filter of filters) {
+        const base = { userId, sortBy, order, ...filter };
+        const total = queryFiles(all, { ...base, offset: 0, limit: 1, ids }).total;
+        for (let offset = 0; offset <= total; offset += 9) {
+          const q: FileQuery = { ...base, offset, limit: 9 };
+          const got = await store.files.list({ ...q, tagIds });
+          const want = queryFiles(all, { ...q, ids });
+          const label = JSON.stringify({ ...q, tagIds });
           assert.deepEqual(got.files.map((f) => f.id), want.files.map((f) => f.id), label);
           assert.equal(got.total, want.total, label);
         }
@@ -90,6 +125,10 @@ Deno.test("kv tag scope: a tag's pages in every order through every write", asyn
       }
       await assertTagPages(store, user.id, t1.id);
       await assertTagPages(store, user.id, t2.id);
+      // A small tag with a large scope (looked up), tags of near sizes (merged).
+      for (const tagIds of [[t3.id], [t2.id], [t1.id, t3.id], [t1.id, t2.id, t3.id]]) {
+        await assertCombinedPages(store, user.id, tagIds);
+      }
       await splitSmall(kv, user.id);
       await assertFences(kv);
       await assertTagPages(store, user.id, t1.id);
@@ -112,6 +151,8 @@ Deno.test("kv tag scope: a tag's pages in every order through every write", asyn
       await store.files.update(uploads[0].id, { name: "renamed-upload.png" }, now);
       await store.files.addView(uploads[1].id);
       await store.files.delete(uploads[2].id);
+      // Their favourites' and folder's entries of the other orders wait for the build.
+      await assertCombinedPages(store, user.id, [t1.id]);
       // Deletes, single and bulk; a file of many tags.
       const many = Array.from({ length: 2 * TAGS_A_STEP + 3 }, (_, i) => tag(user.id, `m${i}`));
       for (const t of many) await store.tags.create(t);
@@ -124,6 +165,9 @@ Deno.test("kv tag scope: a tag's pages in every order through every write", asyn
       await store.buildSearchKeys();
       await assertTagPages(store, user.id, t1.id);
       await assertTagPages(store, user.id, t2.id);
+      for (const tagIds of [[t3.id], [t2.id], [t1.id, t3.id], [t2.id, t1.id]]) {
+        await assertCombinedPages(store, user.id, tagIds);
+      }
       await assertFences(kv);
       for (const t of many) {
         const left = await Array.fromAsync(
