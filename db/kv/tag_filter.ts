@@ -14,7 +14,7 @@
  * the total (exact, as every filter's), unless the query gives it.
  */
 import type { FileQuery } from "../files.ts";
-import { compareTails } from "./file_fences.ts";
+import { compareTails } from "./file_fence_keys.ts";
 import { EAGER_KEY, type IndexValue, scopeCount, tagScope, walkIndex } from "./file_index.ts";
 import { getAll } from "./helpers.ts";
 import { catchUpOrders } from "./order_backlog.ts";
