@@ -21,6 +21,7 @@ import {
   type ViewResult,
 } from "../files.ts";
 import { type BlockRead, nameBlockRead } from "./file_name_blocks.ts";
+import { groupReads, listedOrder, type OrderGroup, orderGroups } from "./file_order_groups.ts";
 import { blockStart, fromBlock, startsFromBlocks } from "./file_time_blocks.ts";
 import { addTagSums, endTagRecount, startTagRecount, tagCount } from "./tag_counts.ts";
 import { byTagLinks, countLinks, type ListSource, tagLinks } from "./tag_pages.ts";
@@ -308,6 +309,31 @@ export function listPageQuery(
         ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) AS page
       JOIN files USING (id) ORDER BY ${order}`;
   return { query, backwards };
+}
+
+/**
+ * The query of `q`'s page of an order read as two groups of `sizes`
+ * (`./file_order_groups.ts`; `null`: past the end): each group's part of the
+ * page from its own index, the page's rows then put in the list's order.
+ */
+export function groupPageQuery(
+  sql: Sql,
+  q: FileQuery,
+  groups: OrderGroup[],
+  sizes: [number, number],
+) {
+  const where = listConditions(sql, q);
+  const reads = groupReads(sizes, q.offset, q.limit);
+  if (reads.length === 0) return null;
+  const parts = reads.map(({ group, offset, limit, reversed }) => {
+    const g = groups[group];
+    const order = sql.unsafe(sortOrder(g.sortBy, g.order, reversed));
+    return sql`(SELECT id FROM files WHERE ${where} AND ${sql.unsafe(g.condition)}
+      ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`;
+  });
+  const page = parts.reduce((all, part) => sql`${all} UNION ALL ${part}`);
+  return sql<FileRow[]>`SELECT files.* FROM (${page}) AS page
+    JOIN files USING (id) ORDER BY ${sql.unsafe(sortOrder(q.sortBy, q.order, false))}`;
 }
 
 /** `files`' columns with the type each is sent as, in {@link toRow}'s order. */
@@ -601,8 +627,9 @@ export class PostgresFiles implements FileStore {
     return (await candidatesQuery(this.sql, which, limit)).map(toFile);
   }
 
-  async list(q: FileQuery) {
+  async list(query: FileQuery) {
     const sql = this.sql;
+    const q = listedOrder(query);
     if (startsFromBlocks(q)) return await this.listFromBlocks(q);
     if (byTagLinks(q)) return await this.listByTags(q);
     // The count first when the owner's counters or a folder's tell it (one small read): a
@@ -613,6 +640,8 @@ export class PostgresFiles implements FileStore {
       const few = await this.fewMatches(q);
       if (few) return few;
     }
+    const groups = orderGroups(q);
+    if (groups) return await this.listInGroups(q, groups, known);
     const page = listPageQuery(sql, q, known);
     const [rows, total] = await Promise.all([
       page.query ?? [],
@@ -632,6 +661,29 @@ export class PostgresFiles implements FileStore {
     const page = listPageQuery(this.sql, q, total, source);
     const rows = await (page.query ?? []);
     return { files: (page.backwards ? rows.reverse() : rows).map(toFile), total };
+  }
+
+  /**
+   * `q`'s page of an order read as two groups (`./file_order_groups.ts`):
+   * the small group's size from the statistics or counted, then each
+   * group's part of the page from its own index, the rows put in order.
+   */
+  private async listInGroups(q: FileQuery, groups: OrderGroup[], known: number | undefined) {
+    const sql = this.sql;
+    const small = groups.findIndex((g) => g.small);
+    const smallCount = async () => {
+      const fromStats = groups[small].condition === "favorite"
+        ? await countFromStats({ ...q, favorite: true }, () => this.stats(q.userId))
+        : undefined;
+      if (fromStats !== undefined) return fromStats;
+      const [{ n }] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM files
+        WHERE ${listConditions(sql, q)} AND ${sql.unsafe(groups[small].condition)}`;
+      return Number(n);
+    };
+    const [total, smallSize] = await Promise.all([known ?? this.countMatches(q), smallCount()]);
+    const sizes = groups.map((g) => g.small ? smallSize : Math.max(0, total - smallSize));
+    const query = groupPageQuery(sql, q, groups, [sizes[0], sizes[1]]);
+    return { files: query ? (await query).map(toFile) : [], total };
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * PostgreSQL migrations that carry data (issue #32): a database migrated up to
  * 022, holding files, is migrated to 027 with every owner's statistics
- * counted from its files, and counted on from there by the triggers.
+ * counted from its files, and counted on from there by the triggers; the
+ * later ones that change the indexes keep every order of the files stored.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -92,6 +93,58 @@ Deno.test({
         order: "desc",
       });
       assert.equal(listed.total, 1);
+    } finally {
+      await sql.end();
+      await db.drop();
+    }
+  },
+});
+
+Deno.test({
+  name: "postgres 048: the files already stored are listed by favourite and by expiry as before",
+  ignore: ignoreKind("postgres"),
+  fn: async () => {
+    const db = await freshDatabase();
+    const sql = postgres(db.url, { max: 4, onnotice: () => {} });
+    try {
+      await migrate(sql, MIGRATIONS.filter((m) => m.version < 48));
+      const store = new PostgresStore(sql);
+      const ann = await storedUser(store);
+      const day = (d: number) => new Date(Date.UTC(2027, 0, d));
+      await store.files.createMany([
+        fileRecord(ann.id, { id: "f1", favorite: true, deletesAt: day(3) }),
+        fileRecord(ann.id, { id: "f2" }),
+        fileRecord(ann.id, { id: "f3", deletesAt: day(1) }),
+        fileRecord(ann.id, { id: "f4", favorite: true }),
+        fileRecord(ann.id, { id: "f5", deletesAt: day(3) }),
+      ]);
+      const listed = async (sortBy: "favorite" | "deletesAt", order: "asc" | "desc") =>
+        (await store.files.list({ userId: ann.id, offset: 1, limit: 3, sortBy, order }))
+          .files.map((f) => f.id);
+      const before = [
+        await listed("favorite", "asc"),
+        await listed("favorite", "desc"),
+        await listed("deletesAt", "asc"),
+        await listed("deletesAt", "desc"),
+      ];
+      assert.deepEqual(before, [
+        ["f3", "f5", "f1"],
+        ["f4", "f2", "f3"],
+        ["f1", "f5", "f2"],
+        ["f5", "f3", "f2"],
+      ]);
+      assert.deepEqual(await migrate(sql, MIGRATIONS.filter((m) => m.version <= 48)), [48]);
+      const indexes = (await sql<{ name: string }[]>`
+        SELECT indexname AS name FROM pg_indexes WHERE tablename = 'files'`).map((r) => r.name);
+      assert.ok(!indexes.includes("files_list_favorite_asc"));
+      assert.ok(!indexes.includes("files_list_favorite_desc"));
+      await migrate(sql, MIGRATIONS);
+      assert.deepEqual([
+        await listed("favorite", "asc"),
+        await listed("favorite", "desc"),
+        await listed("deletesAt", "asc"),
+        await listed("deletesAt", "desc"),
+      ], before);
     } finally {
       await sql.end();
       await db.drop();

@@ -50,6 +50,7 @@ import { sql as fileFolderCounts } from "./044_file_folder_counts.ts";
 import { sql as tagFileCounts } from "./045_tag_file_counts.ts";
 import { sql as fileMostViewed } from "./046_file_most_viewed.ts";
 import { sql as fileTagOrders } from "./047_file_tag_orders.ts";
+import { sql as fileListFewerIndexes } from "./048_file_list_fewer_indexes.ts";
 
 /** One versioned migration. */
 export interface Migration {
@@ -107,4 +108,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 45, name: "tag_file_counts", sql: tagFileCounts },
   { version: 46, name: "file_most_viewed", sql: fileMostViewed },
   { version: 47, name: "file_tag_orders", sql: fileTagOrders },
+  { version: 48, name: "file_list_fewer_indexes", sql: fileListFewerIndexes },
 ];
