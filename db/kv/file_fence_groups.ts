@@ -26,8 +26,15 @@
  * (`./file_block_recount.ts`).
  */
 import { countOf } from "./file_blocks.ts";
-import { commitChecked, removeAll } from "./helpers.ts";
-import { epochKey, type Fence, keyAfter, readCounts, sizesOf } from "./file_fence_keys.ts";
+import { commitChecked } from "./helpers.ts";
+import {
+  epochKey,
+  type Fence,
+  fillCounts,
+  keyAfter,
+  readCounts,
+  sizesOf,
+} from "./file_fence_keys.ts";
 
 /** The prefixes of groups and their split marks. */
 const GROUP = "file_fence_group";
@@ -172,69 +179,28 @@ async function splitGroup(kv: Deno.Kv, group: Deno.KvKey, at: number, piece: num
   });
 }
 
-/** Where schema 22's fill of the groups stands. */
-const FILL: Deno.KvKey = ["meta", "file_fence_group_fill"];
-/** Fences one commit of the fill reads. */
+/** Fences one commit of schema 22's fill reads. */
 const FILL_PAGE = 500;
-/** The fill's state between two commits. */
-interface Fill {
-  /** The last fence read; `[]`: done. */
-  after: Deno.KvKey | null;
-  /** The group open (its count still growing), and its count so far. */
-  group: Deno.KvKey | null;
-  n: number;
-}
 
 /**
  * Schema 22's upgrade: groups and their counts for every index's fences
- * already stored, from a walk of every fence in key order,
- * {@link FILL_PAGE} a commit (`page` in tests; with the walk's state: a stopped fill resumes
- * after the last commit; a fill's first commit drops any group left before
- * it), a group started at each section and at the fence after every
- * `piece` entries (by default its scope's, {@link groupSizes}). Stops
- * between commits once `stop()` says so (tests).
+ * already stored ({@link fillCounts}: a walk of every fence in key order,
+ * {@link FILL_PAGE} a commit, `page` in tests, resumable), a group started at
+ * each section and at the fence after every `piece` entries (by default its
+ * scope's, {@link groupSizes}).
  */
 export async function fillFenceGroups(
   kv: Deno.Kv,
-  { piece, page: size = FILL_PAGE, stop = () => false }: {
-    piece?: number;
-    page?: number;
-    stop?: () => boolean;
-  } = {},
+  { piece, page = FILL_PAGE, stop }: { piece?: number; page?: number; stop?: () => boolean } = {},
 ): Promise<void> {
-  let at = await kv.get<Fill>(FILL);
-  if (at.value === null) {
-    for (const prefix of [[GROUP], [SPLITS]]) await removeAll(kv, prefix);
-    await kv.set(FILL, { after: null, group: null, n: 0 });
-    at = await kv.get<Fill>(FILL);
-  }
-  while (at.value && at.value.after?.length !== 0 && !stop()) {
-    let { after, group, n } = at.value;
-    const prefix = ["file_fence"];
-    const selector = after ? { prefix, start: [...after, ""] } : { prefix };
-    const page = await Array.fromAsync(kv.list(selector, { limit: size }));
-    const op = kv.atomic().check(at);
-    const close = () => group && op.set(group, new Deno.KvU64(BigInt(n)));
-    for (const { key, value } of page) {
-      const section = [GROUP, ...key.slice(1, 5)];
-      if (group === null || JSON.stringify(group.slice(0, 5)) !== JSON.stringify(section)) {
-        close();
-        group = section;
-        n = 0;
-      } else if (n >= (piece ?? groupSizes(key[2]).piece)) {
-        close();
-        group = [GROUP, ...key.slice(1)];
-        n = 0;
-      }
-      n += countOf(value);
-    }
-    after = page.at(-1)?.key ?? [];
-    if (page.length < size) {
-      close();
-      after = [];
-    }
-    // A failed check: another process filled this page.
-    await op.set(FILL, { after, group, n }).commit();
-    at = await kv.get<Fill>(FILL);
-  }
+  await fillCounts(kv, {
+    state: ["meta", "file_fence_group_fill"],
+    source: ["file_fence"],
+    prefix: GROUP,
+    drop: [[GROUP], [SPLITS]],
+    page,
+    weight: (entry) => countOf(entry.value),
+    piece: (key) => piece ?? groupSizes(key[2]).piece,
+    stop,
+  });
 }

@@ -4,10 +4,12 @@
  * `[prefix, owner, scope, sortKey, ...tail]` by an index entry's tail
  * `[nulls, value, id]` (or `[0]`/`[1]`, a section's first, a count of 0 when
  * never written), each counting the entries from it up to the next one of
- * its kind; their sizes, the owner's split epoch, and their reads.
+ * its kind; their sizes, the owner's split epoch, their reads, and the
+ * resumable fill that builds either from what they count.
  */
 import { compareCodePoints } from "../files.ts";
 import { countOf } from "./file_blocks.ts";
+import { removeAll } from "./helpers.ts";
 
 /** A block of more entries than this is split. */
 const SPLIT_AT = 2048;
@@ -139,4 +141,85 @@ export async function keyAfter(kv: Deno.Kv, key: Deno.KvKey): Promise<Deno.KvKey
   const range = { start: [...key, ""], end: [...key.slice(0, 4), (key[4] as number) + 1] };
   for await (const e of kv.list(range, { limit: 1 })) return e.key;
   return null;
+}
+
+/** A fill's state between two commits. */
+interface Fill {
+  /** The last key read; `[]`: done. */
+  after: Deno.KvKey | null;
+  /** The count open (still growing), and its count so far. */
+  open: Deno.KvKey | null;
+  n: number;
+}
+
+/** What {@link fillCounts} builds, and from what. */
+export interface CountsFill {
+  /** Where the fill's state is kept between commits. */
+  state: Deno.KvKey;
+  /** The prefix walked, in key order. */
+  source: Deno.KvKey;
+  /** The prefix of the counts made (`[prefix, owner, scope, sortKey, ...tail]`). */
+  prefix: string;
+  /** Prefixes cleared before the fill's first commit (its counts and their split marks). */
+  drop: Deno.KvKey[];
+  /** Keys one commit reads. */
+  page: number;
+  /** What a walked entry adds to its count; `null`: the entry is not counted. */
+  weight: (entry: Deno.KvEntry<unknown>) => number | null;
+  /** How much one count holds before the next starts (`key`: the entry that would start it). */
+  piece: (key: Deno.KvKey) => number;
+  /** Stops between commits once it says so (tests). */
+  stop?: () => boolean;
+}
+
+/**
+ * A resumable walk of every entry under `source` that counts them in runs:
+ * a count starts at each section (owner, scope, sort key, nulls) and at the
+ * entry after every `piece`, keyed by that entry's tail. `page` entries a
+ * commit, with the walk's state, so that a stopped fill resumes after its last
+ * commit; its first commit drops whatever `drop` holds.
+ */
+export async function fillCounts(kv: Deno.Kv, fill: CountsFill): Promise<void> {
+  let at = await kv.get<Fill & { fence?: Deno.KvKey | null }>(fill.state);
+  if (at.value === null) {
+    for (const prefix of fill.drop) await removeAll(kv, prefix);
+    await kv.set(fill.state, { after: null, open: null, n: 0 });
+    at = await kv.get(fill.state);
+  }
+  while (at.value && at.value.after?.length !== 0 && !fill.stop?.()) {
+    // `fence`: the state of a fill stopped by a version before the state was shared.
+    let { after, open = at.value.fence ?? null, n } = at.value;
+    const selector = after
+      ? { prefix: fill.source, start: [...after, ""] }
+      : { prefix: fill.source };
+    const page = await Array.fromAsync(
+      kv.list(selector, { limit: fill.page, batchSize: fill.page }),
+    );
+    const op = kv.atomic().check(at);
+    const close = () => open && op.set(open, new Deno.KvU64(BigInt(n)));
+    for (const entry of page) {
+      const weight = fill.weight(entry);
+      if (weight === null) continue;
+      const { key } = entry;
+      const section = [fill.prefix, ...key.slice(1, 5)];
+      if (open === null || JSON.stringify(open.slice(0, 5)) !== JSON.stringify(section)) {
+        close();
+        open = section;
+        n = 0;
+      } else if (n >= fill.piece(key)) {
+        close();
+        open = [fill.prefix, ...key.slice(1)];
+        n = 0;
+      }
+      n += weight;
+    }
+    after = page.at(-1)?.key ?? [];
+    if (page.length < fill.page) {
+      close();
+      after = [];
+    }
+    // A failed check: another process filled this page.
+    await op.set(fill.state, { after, open, n }).commit();
+    at = await kv.get(fill.state);
+  }
 }

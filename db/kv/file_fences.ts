@@ -44,6 +44,7 @@ import {
   countsAt,
   epochKey,
   type Fence,
+  fillCounts,
   PIECE,
   readCounts,
   sizesOf,
@@ -57,7 +58,7 @@ import {
   readGroups,
   splitGroups,
 } from "./file_fence_groups.ts";
-import { commitChecked, removeAll } from "./helpers.ts";
+import { commitChecked } from "./helpers.ts";
 
 /** The prefixes of fences, epochs and split marks. */
 const FENCE = "file_fence";
@@ -512,69 +513,28 @@ export async function blockSize(kv: Deno.Kv, fence: Deno.KvKey): Promise<number>
   return n;
 }
 
-/** Where schema 15's fill of the fences stands. */
-const FILL: Deno.KvKey = ["meta", "file_fence_fill"];
-/** Index entries one commit of the fill reads (its fences: a few sets). */
+/** Index entries one commit of schema 15's fill reads (its fences: a few sets). */
 const FILL_PAGE = 500;
-/** The fill's state between two commits. */
-interface Fill {
-  /** The last index entry read; `[]`: done. */
-  after: Deno.KvKey | null;
-  /** The fence open (its count still growing), and its count so far. */
-  fence: Deno.KvKey | null;
-  n: number;
-}
 
 /**
  * Schema 15's upgrade: fences and their counts for every index already
- * stored, from a walk of every entry in key order, {@link FILL_PAGE} a
- * commit (with the walk's state: a stopped fill resumes after the last
- * commit; a fill's first commit drops any fence left before it), a fence
- * set every `piece` entries. Stops between commits once `stop()` says so
- * (tests).
+ * stored ({@link fillCounts}: a walk of every entry in key order,
+ * {@link FILL_PAGE} a commit, resumable), a fence set every `piece` entries.
  */
 export async function fillFences(
   kv: Deno.Kv,
-  { piece = PIECE, stop = () => false }: { piece?: number; stop?: () => boolean } = {},
+  { piece = PIECE, stop }: { piece?: number; stop?: () => boolean } = {},
 ): Promise<void> {
-  let at = await kv.get<Fill>(FILL);
-  if (at.value === null) {
-    for (const prefix of [FENCES, [SPLITS]]) await removeAll(kv, prefix);
-    await kv.set(FILL, { after: null, fence: null, n: 0 });
-    at = await kv.get<Fill>(FILL);
-  }
-  while (at.value && at.value.after?.length !== 0 && !stop()) {
-    let { after, fence, n } = at.value;
-    const prefix = ["file_index"];
-    const selector = after ? { prefix, start: [...after, ""] } : { prefix };
-    const page = await Array.fromAsync(
-      kv.list(selector, { limit: FILL_PAGE, batchSize: FILL_PAGE }),
-    );
-    const op = kv.atomic().check(at);
-    const close = () => fence && op.set(fence, new Deno.KvU64(BigInt(n)));
-    for (const { key } of page) {
-      if (!hasFences(key[3] as FileSortKey)) continue;
-      const section = [FENCE, ...key.slice(1, 5)];
-      if (fence === null || JSON.stringify(fence.slice(0, 5)) !== JSON.stringify(section)) {
-        close();
-        fence = section;
-        n = 0;
-      } else if (n >= piece) {
-        close();
-        fence = [FENCE, ...key.slice(1)];
-        n = 0;
-      }
-      n++;
-    }
-    after = page.at(-1)?.key ?? [];
-    if (page.length < FILL_PAGE) {
-      close();
-      after = [];
-    }
-    // A failed check: another process filled this page.
-    await op.set(FILL, { after, fence, n }).commit();
-    at = await kv.get<Fill>(FILL);
-  }
+  await fillCounts(kv, {
+    state: ["meta", "file_fence_fill"],
+    source: ["file_index"],
+    prefix: FENCE,
+    drop: [FENCES, [SPLITS]],
+    page: FILL_PAGE,
+    weight: (entry) => hasFences(entry.key[3] as FileSortKey) ? 1 : null,
+    piece: () => piece,
+    stop,
+  });
 }
 
 /** Splits the block of `fence` when it holds more than `at` entries (its mark dropped). */
