@@ -32,7 +32,10 @@ export async function folderArchive(s: Services, caller: UserRecord, id: string)
   if (!folder) throw notFound();
   if (folder.userId !== caller.id) throw forbidden("You do not own this folder");
   const folders = await s.store.folders.listByUser(folder.userId);
-  return { name: folder.name, stream: zipStream(folderEntries(s, folders, folder.id, "")) };
+  return {
+    name: folder.name,
+    stream: zipStream(folderEntries(s, folder.userId, folders, folder.id, "")),
+  };
 }
 
 /** The most files one chosen archive may name. */
@@ -98,23 +101,24 @@ export async function* flatEntries(
 
 /**
  * The files of folder `folderId`, then each subfolder as a directory and its
- * contents (`folders`: every folder of the folder's owner).
+ * contents (`folders`: every folder of their owner, `owner`).
  */
 async function* folderEntries(
   s: Services,
+  owner: string,
   folders: FolderRecord[],
   folderId: string,
   prefix: string,
 ): AsyncGenerator<ZipEntry> {
   const used = new Set<string>();
-  for await (const f of exportableFiles(s, folders[0].userId, folderId)) {
+  for await (const f of exportableFiles(s, owner, folderId)) {
     yield fileEntry(s, f, prefix + uniqueName(used, zipSegment(f.name)));
   }
   for (const child of folders) {
     if (child.parentId !== folderId) continue;
     const path = prefix + uniqueName(used, zipSegment(child.name));
     yield { kind: "directory", path, modified: child.createdAt };
-    yield* folderEntries(s, folders, child.id, `${path}/`);
+    yield* folderEntries(s, owner, folders, child.id, `${path}/`);
   }
 }
 

@@ -78,13 +78,8 @@ async function build(s: Services, record: UserExportRecord): Promise<void> {
   }, TOUCH_EVERY_MS);
   Deno.unrefTimer(touching);
   try {
-    const size = await s.datasource.put(
-      record.path,
-      zipStream(flatEntries(s, exportableFiles(s, record.userId))),
-      {
-        contentType: "application/zip",
-      },
-    );
+    const archive = zipStream(flatEntries(s, exportableFiles(s, record.userId)));
+    const size = await s.datasource.put(record.path, archive, { contentType: "application/zip" });
     if (await s.store.userExports.complete(record.id, size, new Date(s.clock.now()))) {
       s.logger.info("user export completed", { export: record.id, size });
       return;
